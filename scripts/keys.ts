@@ -1,0 +1,170 @@
+// The API key CLI: npm run --silent keys -- <command> [options]. See `keys help`.
+import { parseArgs } from 'node:util';
+import { GraphQLError } from 'graphql';
+import { issueKey, revokeKey, rotateKey } from '../src/auth/api-keys.ts';
+import {
+  addDealerships,
+  assertDealershipsExist,
+  grantPermissions,
+  listKeys,
+  parsePermissions,
+  removeDealerships,
+  removePermissions,
+  showKey,
+  type KeySummary,
+} from '../src/auth/key-admin.ts';
+import { allPermissions } from '../src/auth/permissions.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDb, type Db } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+const usage = `Usage: npm run --silent keys -- <command> [options]
+
+  create --name NAME (--permission P ... | --all-permissions) [--dealership ID ...] [--expires-in-days N]
+                      prints the new key's secret (shown once; only its hash is stored)
+  list                every key, its status, permissions and dealerships
+  show ID             one key in full
+  rotate ID [--overlap-hours H]
+                      prints a new secret; the old one keeps working for H hours (default 24, 0 = now)
+  revoke ID           the key stops working on its next request
+  grant ID --permission P ...           add permissions
+  remove ID --permission P ...          remove permissions
+  restrict ID --dealership ID ...       limit the key to (more) dealerships
+  unrestrict ID --dealership ID ...     take dealerships off the key's list
+
+  --json              machine-readable output
+Permissions: ${allPermissions.join(', ')}`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    permission: { type: 'string', multiple: true },
+    'all-permissions': { type: 'boolean' },
+    dealership: { type: 'string', multiple: true },
+    'expires-in-days': { type: 'string' },
+    'overlap-hours': { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean' },
+  },
+});
+
+class UsageError extends Error {}
+
+function wholeNumber(value: string | undefined, what: string): number {
+  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number`);
+  return Number(value);
+}
+
+function keyId(): number {
+  return wholeNumber(positionals[1], 'the key ID');
+}
+
+function dealershipIds(): number[] {
+  return (values.dealership ?? []).map((value) => wholeNumber(value, '--dealership'));
+}
+
+function describe(key: KeySummary): string {
+  return [
+    `#${key.id} ${key.name} [${key.status}]`,
+    `  permissions: ${key.permissions.join(', ') || '(none)'}`,
+    `  dealerships: ${key.dealership_ids.length > 0 ? key.dealership_ids.join(', ') : 'all'}`,
+    `  created ${key.created_at}; expires ${key.expires_at ?? 'never'}; last used ${key.last_used_at ?? 'never'}${key.revoked_at ? `; revoked ${key.revoked_at}` : ''}`,
+    ...key.secrets.map((s) => `  secret dlr_${s.lookup_id}_…  created ${s.created_at}${s.retires_at ? `, retires ${s.retires_at}` : ''}`),
+  ].join('\n');
+}
+
+function print(json: unknown, human: string): void {
+  console.log(values.json ? JSON.stringify(json, null, 2) : human);
+}
+
+async function run(db: Db): Promise<void> {
+  const now = new Date();
+  const command = positionals[0];
+  switch (command) {
+    case 'create': {
+      if (!values.name) throw new UsageError('create needs --name');
+      const permissions = values['all-permissions'] ? allPermissions : parsePermissions(values.permission ?? []);
+      if (permissions.length === 0) throw new UsageError('create needs --permission P (repeatable) or --all-permissions');
+      const dealerships = dealershipIds();
+      await assertDealershipsExist(db, dealerships);
+      const days = values['expires-in-days'];
+      const expiresAt = days === undefined ? null : new Date(now.getTime() + wholeNumber(days, '--expires-in-days') * 86_400_000);
+      const created = await issueKey(db, { name: values.name, permissions, dealershipIds: dealerships, expiresAt });
+      // Only the secret on stdout, so `KEY=$(npm run --silent keys -- create ...)` works.
+      print({ id: created.id, key: created.key }, created.key);
+      return;
+    }
+    case 'list': {
+      const keys = await listKeys(db, now);
+      print(keys, keys.length > 0 ? keys.map(describe).join('\n') : 'no keys yet');
+      return;
+    }
+    case 'show': {
+      const key = await showKey(db, keyId(), now);
+      print(key, describe(key));
+      return;
+    }
+    case 'rotate': {
+      const id = keyId();
+      await showKey(db, id, now);
+      const overlapHours = values['overlap-hours'] === undefined ? 24 : wholeNumber(values['overlap-hours'], '--overlap-hours');
+      const key = await rotateKey(db, id, overlapHours * 3_600_000, now);
+      print({ id, key, previous_secrets_retire_at: new Date(now.getTime() + overlapHours * 3_600_000).toISOString() }, key);
+      return;
+    }
+    case 'revoke': {
+      const id = keyId();
+      await showKey(db, id, now);
+      await revokeKey(db, id, now);
+      print({ id, revoked_at: now.toISOString() }, `key #${id} revoked`);
+      return;
+    }
+    case 'grant':
+    case 'remove': {
+      const id = keyId();
+      const permissions = parsePermissions(values.permission ?? []);
+      if (permissions.length === 0) throw new UsageError(`${command} needs --permission P`);
+      await (command === 'grant' ? grantPermissions : removePermissions)(db, id, permissions);
+      const key = await showKey(db, id, now);
+      print(key, describe(key));
+      return;
+    }
+    case 'restrict':
+    case 'unrestrict': {
+      const id = keyId();
+      const dealerships = dealershipIds();
+      if (dealerships.length === 0) throw new UsageError(`${command} needs --dealership ID`);
+      await (command === 'restrict' ? addDealerships : removeDealerships)(db, id, dealerships);
+      const key = await showKey(db, id, now);
+      print(key, describe(key));
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+if (values.help || positionals[0] === 'help') {
+  console.log(usage);
+} else {
+  const config = loadConfig();
+  // The CLI may run before the service ever started: bring the schema up first (no demo data).
+  await migrate(config.databaseUrl);
+  const db = createDb(config.databaseUrl);
+  try {
+    await run(db);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage}`);
+      process.exitCode = 2;
+    } else if (error instanceof GraphQLError) {
+      console.error(error.message);
+      process.exitCode = 1;
+    } else {
+      throw error;
+    }
+  } finally {
+    await db.$disconnect();
+  }
+}

@@ -1,0 +1,146 @@
+// API keys: `dlr_<lookup id>_<secret><checksum>`. The prefix lets secret scanners find leaked keys,
+// the CRC-32 checksum rejects mistyped or forged keys without touching the database, the lookup id
+// finds the row, and only a SHA-256 of the whole key is stored (the key carries 190 bits of
+// randomness, so a slow password hash would add latency and no safety).
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Db } from '../db/client.ts';
+import { isPermission, type Permission } from './permissions.ts';
+
+export const KEY_PREFIX = 'dlr_';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const LOOKUP_LENGTH = 12;
+const SECRET_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9A-Za-z]{${LOOKUP_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+/** last_used_at is written at most this often per key, so reads do not all become writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Who is calling: derived once per request from the API key. */
+export interface Actor {
+  apiKeyId: number;
+  permissions: ReadonlySet<Permission>;
+  /** null: the key is not restricted and reaches every dealership. */
+  dealershipIds: readonly number[] | null;
+}
+
+function randomBase62(length: number): string {
+  // Rejection sampling keeps every character uniformly distributed.
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+function base62Checksum(text: string): string {
+  let value = crc32(text);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_LENGTH; i += 1) {
+    out = BASE62[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export interface NewSecret {
+  key: string;
+  lookupId: string;
+  hash: string;
+}
+
+export function generateKey(): NewSecret {
+  const lookupId = randomBase62(LOOKUP_LENGTH);
+  const body = `${KEY_PREFIX}${lookupId}_${randomBase62(SECRET_LENGTH)}`;
+  const key = body + base62Checksum(body);
+  return { key, lookupId, hash: hashKey(key) };
+}
+
+/** The lookup id of a well-formed key with a valid checksum, else null. */
+export function parseKey(key: string): string | null {
+  const match = KEY_PATTERN.exec(key);
+  if (!match) return null;
+  const body = key.slice(0, -CHECKSUM_LENGTH);
+  if (base62Checksum(body) !== key.slice(-CHECKSUM_LENGTH)) return null;
+  return match[1] ?? null;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The actor for a presented key, or null when the key is malformed, unknown, expired, retired or revoked. */
+export async function verifyKey(db: Db, key: string, now: Date): Promise<Actor | null> {
+  const lookupId = parseKey(key);
+  if (!lookupId) return null;
+  const secret = await db.apiKeySecret.findUnique({
+    where: { lookup_id: lookupId },
+    include: {
+      api_key: {
+        include: { permissions: { select: { permission: true } }, dealerships: { select: { dealership_id: true } } },
+      },
+    },
+  });
+  if (!secret || !sameHash(secret.secret_hash, hashKey(key))) return null;
+  const apiKey = secret.api_key;
+  if (apiKey.revoked_at && apiKey.revoked_at <= now) return null;
+  if (apiKey.expires_at && apiKey.expires_at <= now) return null;
+  if (secret.retires_at && secret.retires_at <= now) return null;
+  if (!apiKey.last_used_at || now.getTime() - apiKey.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db.apiKey.update({ where: { id: apiKey.id }, data: { last_used_at: now } });
+  }
+  const dealershipIds = apiKey.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  return {
+    apiKeyId: apiKey.id,
+    permissions: new Set(apiKey.permissions.map((row) => row.permission).filter(isPermission)),
+    dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+  };
+}
+
+export interface IssueKeyInput {
+  name: string;
+  permissions: readonly Permission[];
+  dealershipIds?: readonly number[];
+  expiresAt?: Date | null;
+}
+
+export async function issueKey(db: Db, input: IssueKeyInput): Promise<{ id: number; key: string }> {
+  const secret = generateKey();
+  const apiKey = await db.apiKey.create({
+    data: {
+      name: input.name,
+      expires_at: input.expiresAt ?? null,
+      secrets: { create: { lookup_id: secret.lookupId, secret_hash: secret.hash } },
+      permissions: { create: [...new Set(input.permissions)].map((permission) => ({ permission })) },
+      dealerships: { create: [...new Set(input.dealershipIds ?? [])].map((dealership_id) => ({ dealership_id })) },
+    },
+  });
+  return { id: apiKey.id, key: secret.key };
+}
+
+/**
+ * Gives the key a new secret. Secrets issued before keep working until `now + overlapMs`, so the
+ * integrator can deploy the new one without an outage; an overlap of 0 retires them at once.
+ */
+export async function rotateKey(db: Db, apiKeyId: number, overlapMs: number, now: Date): Promise<string> {
+  const secret = generateKey();
+  const retiresAt = new Date(now.getTime() + overlapMs);
+  await db.$transaction([
+    db.apiKeySecret.updateMany({ where: { api_key_id: apiKeyId, retires_at: null }, data: { retires_at: retiresAt } }),
+    db.apiKeySecret.updateMany({ where: { api_key_id: apiKeyId, retires_at: { gt: retiresAt } }, data: { retires_at: retiresAt } }),
+    db.apiKeySecret.create({ data: { api_key_id: apiKeyId, lookup_id: secret.lookupId, secret_hash: secret.hash } }),
+  ]);
+  return secret.key;
+}
+
+export async function revokeKey(db: Db, apiKeyId: number, now: Date): Promise<void> {
+  await db.apiKey.update({ where: { id: apiKeyId }, data: { revoked_at: now } });
+}

@@ -1,0 +1,122 @@
+// Administration of API keys for the CLI (scripts/keys.ts): the lifecycle around issue/rotate/revoke.
+import type { Db } from '../db/client.ts';
+import { notFound, invalidInput } from '../errors.ts';
+import { isPermission, type Permission } from './permissions.ts';
+
+export interface KeySummary {
+  id: number;
+  name: string;
+  permissions: string[];
+  /** Empty: every dealership. */
+  dealership_ids: number[];
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  secrets: { lookup_id: string; created_at: string; retires_at: string | null }[];
+}
+
+const summaryInclude = {
+  permissions: { select: { permission: true }, orderBy: { permission: 'asc' } },
+  dealerships: { select: { dealership_id: true }, orderBy: { dealership_id: 'asc' } },
+  secrets: { select: { lookup_id: true, created_at: true, retires_at: true }, orderBy: { id: 'asc' } },
+} as const;
+
+type KeyRow = NonNullable<Awaited<ReturnType<typeof loadKey>>>;
+
+function loadKey(db: Db, id: number) {
+  return db.apiKey.findUnique({ where: { id }, include: summaryInclude });
+}
+
+function summarise(row: KeyRow, now: Date): KeySummary {
+  const status = row.revoked_at && row.revoked_at <= now ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions.map((p) => p.permission),
+    dealership_ids: row.dealerships.map((d) => d.dealership_id),
+    status,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    secrets: row.secrets.map((s) => ({
+      lookup_id: s.lookup_id,
+      created_at: s.created_at.toISOString(),
+      retires_at: s.retires_at?.toISOString() ?? null,
+    })),
+  };
+}
+
+export async function showKey(db: Db, id: number, now: Date): Promise<KeySummary> {
+  const row = await loadKey(db, id);
+  if (!row) throw notFound('api_key');
+  return summarise(row, now);
+}
+
+export async function listKeys(db: Db, now: Date): Promise<KeySummary[]> {
+  const rows = await db.apiKey.findMany({ include: summaryInclude, orderBy: { id: 'asc' } });
+  return rows.map((row) => summarise(row, now));
+}
+
+export function parsePermissions(values: readonly string[]): Permission[] {
+  return values.map((value) => {
+    if (!isPermission(value)) throw invalidInput('permission', `"${value}" is not a permission (see README, "Permissions")`);
+    return value;
+  });
+}
+
+export async function assertDealershipsExist(db: Db, ids: readonly number[]): Promise<void> {
+  const found = await db.dealership.findMany({ where: { id: { in: [...ids] } }, select: { id: true } });
+  const missing = ids.filter((id) => !found.some((row) => row.id === id));
+  if (missing.length > 0) throw invalidInput('dealership', `no dealership with id ${missing.join(', ')}`);
+}
+
+async function assertKeyExists(db: Db, id: number): Promise<void> {
+  if (!(await db.apiKey.findUnique({ where: { id }, select: { id: true } }))) throw notFound('api_key');
+}
+
+export async function grantPermissions(db: Db, id: number, permissions: readonly Permission[]): Promise<void> {
+  await assertKeyExists(db, id);
+  await db.$transaction(
+    permissions.map((permission) =>
+      db.apiKeyPermission.upsert({
+        where: { api_key_id_permission: { api_key_id: id, permission } },
+        create: { api_key_id: id, permission },
+        update: {},
+      }),
+    ),
+  );
+}
+
+export async function removePermissions(db: Db, id: number, permissions: readonly Permission[]): Promise<void> {
+  await assertKeyExists(db, id);
+  await db.apiKeyPermission.deleteMany({ where: { api_key_id: id, permission: { in: [...permissions] } } });
+}
+
+export async function addDealerships(db: Db, id: number, dealershipIds: readonly number[]): Promise<void> {
+  await assertKeyExists(db, id);
+  await assertDealershipsExist(db, dealershipIds);
+  await db.$transaction(
+    dealershipIds.map((dealership_id) =>
+      db.apiKeyDealership.upsert({
+        where: { api_key_id_dealership_id: { api_key_id: id, dealership_id } },
+        create: { api_key_id: id, dealership_id },
+        update: {},
+      }),
+    ),
+  );
+}
+
+/** Removing the last dealership would widen the key to every dealership, so that is refused. */
+export async function removeDealerships(db: Db, id: number, dealershipIds: readonly number[]): Promise<void> {
+  await assertKeyExists(db, id);
+  const remaining = await db.apiKeyDealership.count({
+    where: { api_key_id: id, dealership_id: { notIn: [...dealershipIds] } },
+  });
+  if (remaining === 0) {
+    throw invalidInput('dealership', 'a key cannot lose its last dealership (that would open every dealership); revoke it instead');
+  }
+  await db.apiKeyDealership.deleteMany({ where: { api_key_id: id, dealership_id: { in: [...dealershipIds] } } });
+}

@@ -1,0 +1,66 @@
+// The schema builder: plugins, scalars and auth scopes. No domain types here (see src/schema/).
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { DateResolver, DateTimeISOResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
+import { GraphQLScalarType } from 'graphql';
+import type PrismaTypes from './generated/pothos-types.ts';
+import { getDatamodel } from './generated/pothos-types.ts';
+import type { Context } from './context.ts';
+import type { Permission } from './auth/permissions.ts';
+import { forbidden, unauthenticated } from './errors.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: {
+    /** Anyone, with or without a key: a deliberate, visible choice. */
+    public: boolean;
+    /** Any valid key. */
+    authenticated: boolean;
+    /** A valid key holding this permission. */
+    permission: Permission;
+  };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    Date: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+  };
+  DefaultFieldNullability: false;
+}>({
+  defaultFieldNullability: false,
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  scopeAuth: {
+    authScopes: (context) => ({
+      public: true,
+      authenticated: context.actor !== null,
+      permission: (permission) => context.actor?.permissions.has(permission) ?? false,
+    }),
+    // A missing or invalid key is 401 whatever the field; a valid key without the permission is 403.
+    unauthorizedError: (_parent, context) => (context.actor ? forbidden() : unauthenticated()),
+  },
+  prisma: {
+    client: (context) => context.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+    defaultConnectionSize: 20,
+    maxConnectionSize: 100,
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+  },
+});
+
+// DateTime answers ISO 8601 strings (2026-11-21T09:30:00.000Z), as the spec's date-time fields are.
+builder.addScalarType('DateTime', new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' }));
+builder.addScalarType('Date', DateResolver);
+builder.addScalarType('JSON', JSONResolver);
+builder.addScalarType('JSONObject', JSONObjectResolver);
+
+builder.queryType({});
+builder.mutationType({});

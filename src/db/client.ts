@@ -1,0 +1,39 @@
+// The Prisma client for the configured engine. Both generated clients come from the one data model,
+// so the SQLite client's type describes the PostgreSQL one as well.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
+import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
+import { engineOf, sqlitePath } from '../config.ts';
+
+export type Db = PrismaClient;
+export type { Prisma } from '../generated/prisma/sqlite/client.ts';
+
+export interface DbOptions {
+  /** Called for every SQL statement; tests count queries with it. */
+  onQuery?: (sql: string) => void;
+}
+
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
+  const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+  let db: Db;
+  if (engineOf(databaseUrl) === 'postgresql') {
+    const adapter = new PrismaPg({ connectionString: databaseUrl });
+    // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
+    db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
+  } else {
+    const file = sqlitePath(databaseUrl);
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    const adapter = new PrismaBetterSQLite3({ url: `file:${file}` });
+    db = new PrismaClient({ adapter, log });
+  }
+  if (options.onQuery) {
+    const onQuery = options.onQuery;
+    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) =>
+      onQuery(event.query),
+    );
+  }
+  return db;
+}

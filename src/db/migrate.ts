@@ -1,0 +1,118 @@
+// Applies prisma/migrations/*/<engine>.sql in order and records each in _gateway_migrations.
+// Prisma's own `migrate deploy` cannot run on PostgreSQL here (see shared/notes/prisma-offline.md),
+// so one runner serves both engines. Concurrent starts are safe: SQLite takes its write lock, and
+// PostgreSQL an advisory lock, before reading what was applied.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { engineOf, projectRoot, sqlitePath, type Engine } from '../config.ts';
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+/** Any fixed number: every gateway instance takes the same lock. */
+const POSTGRES_LOCK_KEY = 7_201_984;
+
+export function readMigrations(engine: Engine): Migration[] {
+  return readdirSync(migrationsDir)
+    .filter((entry) => /^\d{14}_[a-z0-9_]+$/.test(entry))
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(path.join(migrationsDir, name, `${engine}.sql`), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+function assertUnchanged(migration: Migration, appliedChecksum: string | undefined): boolean {
+  if (appliedChecksum === undefined) return false;
+  if (appliedChecksum !== migration.checksum) {
+    throw new Error(`migration ${migration.name} was changed after it was applied; add a new migration instead`);
+  }
+  return true;
+}
+
+/**
+ * Brings the database to the current schema and returns the names of the migrations it applied.
+ * On PostgreSQL, where many instances share one database, `whileLocked` runs while the advisory
+ * lock is still held, so that one instance alone seeds a fresh database. SQLite is embedded (one
+ * process owns the file), so there it simply runs after the migrations.
+ */
+export async function migrate(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+  return engineOf(databaseUrl) === 'postgresql'
+    ? migratePostgres(databaseUrl, whileLocked)
+    : migrateSqlite(databaseUrl, whileLocked);
+}
+
+async function migrateSqlite(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+  const file = sqlitePath(databaseUrl);
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 10000');
+    sqlite.exec(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
+      name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    const applied: string[] = [];
+    // IMMEDIATE takes the write lock before reading, so two processes cannot both apply a migration.
+    sqlite.transaction(() => {
+      const done = new Map(
+        (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map(
+          (row) => [row.name, row.checksum],
+        ),
+      );
+      for (const migration of readMigrations('sqlite')) {
+        if (assertUnchanged(migration, done.get(migration.name))) continue;
+        sqlite.exec(migration.sql);
+        sqlite
+          .prepare('INSERT INTO _gateway_migrations (name, checksum, applied_at) VALUES (?, ?, ?)')
+          .run(migration.name, migration.checksum, new Date().toISOString());
+        applied.push(migration.name);
+      }
+    }).immediate();
+    if (whileLocked) await whileLocked();
+    return applied;
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function migratePostgres(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [POSTGRES_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
+      name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
+    const done = new Map(rows.map((row) => [row.name, row.checksum]));
+    const applied: string[] = [];
+    for (const migration of readMigrations('postgresql')) {
+      if (assertUnchanged(migration, done.get(migration.name))) continue;
+      // PostgreSQL DDL is transactional: a failing migration leaves nothing half-applied.
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [
+          migration.name,
+          migration.checksum,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+      applied.push(migration.name);
+    }
+    if (whileLocked) await whileLocked();
+    return applied;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [POSTGRES_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}

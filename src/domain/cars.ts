@@ -1,0 +1,30 @@
+// Finding a car as the spec's paths name it: by id, slug or custom slug (4.2, 4.3, 4.19), or by VIN
+// with lookup_by=vin (4.2). A car outside the key's dealerships is not found, exactly like a car
+// that does not exist.
+import type { Actor } from '../auth/api-keys.ts';
+import { dealershipIdFilter } from '../auth/scope.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { notFound } from '../errors.ts';
+
+export type CarLookupBy = 'vin';
+
+/** The `where` that finds the car named by `identifier` among the cars the actor reaches. */
+export function carWhere(actor: Actor, identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
+  const text = identifier.trim();
+  const dealership_id = dealershipIdFilter(actor);
+  if (lookupBy === 'vin') return { vin: text.toUpperCase(), dealership_id };
+  const byText: Prisma.CarWhereInput[] = [{ slug: text }, { custom_slug: text }];
+  if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
+  return { OR: byText, dealership_id };
+}
+
+/** The car's id, or the car_not_found error. The newest car wins when several share a VIN. */
+export async function findCarId(db: Db, actor: Actor, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+  const car = await db.car.findFirst({
+    where: carWhere(actor, identifier, lookupBy),
+    select: { id: true },
+    orderBy: { created_at: 'desc' },
+  });
+  if (!car) throw notFound('car');
+  return car.id;
+}

@@ -1,0 +1,178 @@
+// The REST door: the documented paths of shared/spec/dealership-api.md, each mapped onto one root
+// field of the graph. A path that is not in this table does not exist (404).
+import type { Permission } from '../auth/permissions.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type ParamType = 'integer' | 'boolean' | 'string';
+
+export interface RestRoute {
+  method: HttpMethod;
+  /** `:name` is a path parameter (Sofa's URLPattern syntax). */
+  path: string;
+  /** `Query.<field>` or `Mutation.<field>`: the root field that answers. */
+  field: `Query.${string}` | `Mutation.${string}`;
+  /** The spec section, for the README and the OpenAPI document. */
+  spec: string;
+  summary: string;
+  /** The permission needed; 'authenticated' = any valid key; 'public' = no key at all. */
+  access: Permission | 'authenticated' | 'public';
+  successStatus?: 200 | 201 | 202 | 302;
+  /**
+   * Path and query parameters that are not plain strings. Query strings carry only text, so the
+   * REST layer parses these deliberately (see parseParam) and answers 422 naming the parameter.
+   */
+  params?: Record<string, ParamType>;
+  /** The query parameters the operation reads (documentation and the OpenAPI document). */
+  query?: readonly string[];
+  /** The JSON body's wrapper key(s), e.g. ['car'] for {"car": {...}}. */
+  body?: readonly string[];
+  /** Accept application/x-www-form-urlencoded bodies too (telephony providers post forms). */
+  acceptsForm?: boolean;
+  /** The key may come as ?token=… instead of the Authorization header (webhook providers). */
+  tokenInQuery?: boolean;
+  deprecated?: { sunset?: string; link?: string };
+}
+
+export const restRoutes: readonly RestRoute[] = [
+  { method: 'PUT', path: '/api/cars/:id', field: 'Mutation.update_car', spec: '4.1', summary: 'Update a car', access: 'update:car', params: { id: 'integer' }, body: ['car'] },
+  {
+    method: 'GET', path: '/api/v1/cars/:id/performance.json', field: 'Query.car_performance', spec: '4.2',
+    summary: "Get a car's performance figures", access: 'read:car', query: ['lookup_by'],
+  },
+  {
+    method: 'GET', path: '/api/v1/cars/:id/payment_processors.json', field: 'Query.car_payment_processors', spec: '4.3',
+    summary: "Get a car's payment processors", access: 'show:payment_processor', query: ['website'],
+  },
+  {
+    method: 'GET', path: '/api/v1/model_variants/:slug', field: 'Query.model_variant', spec: '4.4',
+    summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'],
+  },
+  {
+    method: 'GET', path: '/manufacturers/:id/offers.json', field: 'Query.manufacturer_offers', spec: '4.5',
+    summary: "List a manufacturer's offers", access: 'index:offer', params: { id: 'integer' },
+  },
+  {
+    method: 'GET', path: '/websites/:website_id/offers/:id.json', field: 'Query.website_offer', spec: '4.6',
+    summary: 'Show a website offer', access: 'index:offer', params: { website_id: 'integer', id: 'integer' },
+  },
+  {
+    method: 'GET', path: '/api/v1/apikeys/apikey_details.json', field: 'Query.apikey_details', spec: '4.7',
+    summary: 'Show the API key used for the call', access: 'authenticated',
+  },
+  {
+    method: 'PUT', path: '/api/v1/leads/:id', field: 'Mutation.update_lead', spec: '4.8', summary: 'Update a lead',
+    access: 'update:lead', params: { id: 'integer' }, body: ['lead'],
+  },
+  { method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead', successStatus: 201, body: ['lead'] },
+  {
+    method: 'POST', path: '/api/v1/partner/tokens', field: 'Mutation.create_partner_token', spec: '4.10',
+    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'],
+  },
+  {
+    method: 'POST', path: '/api/v1/lead_events/:service/create', field: 'Mutation.create_lead_event', spec: '4.11',
+    summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'],
+    deprecated: { sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' },
+  },
+  {
+    method: 'GET', path: '/dealerships/:dealership_id/contacts/:id', field: 'Query.contact', spec: '4.12', summary: 'Show a contact',
+    access: 'read:contact', params: { dealership_id: 'integer', id: 'integer' },
+  },
+  {
+    method: 'GET', path: '/dealerships/:dealership_id/contacts', field: 'Query.contacts', spec: '4.13', summary: "List a dealership's contacts",
+    access: 'read:contact', params: { dealership_id: 'integer', page: 'integer', per_page: 'integer' }, query: ['page', 'per_page'],
+  },
+  {
+    method: 'GET', path: '/api/v1/partner/dealerships', field: 'Query.partner_dealerships', spec: '4.14',
+    summary: 'List partner dealership mappings', access: 'index:dealership',
+  },
+  {
+    method: 'GET', path: '/manufacturers/:id/search_by_postcode', field: 'Query.search_dealerships_by_postcode', spec: '4.15',
+    summary: "Search a manufacturer's dealership locations by postcode", access: 'search:location', params: { id: 'integer' }, query: ['postcode'],
+  },
+  {
+    method: 'POST', path: '/api/v1/webhooks/phone_calls_webhooks/generic', field: 'Mutation.phone_call_webhook', spec: '4.16',
+    summary: 'Receive a phone call notification', access: 'create:phone_call', successStatus: 202,
+    body: ['called_number', 'caller_number'], acceptsForm: true, tokenInQuery: true,
+  },
+  {
+    method: 'GET', path: '/api/v1/dealerships/:dealership_slug/plugins', field: 'Query.dealership_plugins', spec: '4.17',
+    summary: "List a dealership's plugins", access: 'index:plugin',
+  },
+  {
+    method: 'GET', path: '/api/v1/dealerships/:dealership_slug/redirect_service', field: 'Query.car_redirect', spec: '4.18',
+    summary: "Redirect to a car's page by stock number", access: 'public', successStatus: 302, query: ['website_id', 'stocknum', 'fbclid'],
+  },
+  {
+    // Not in the spec: the other half of the 4.10 handoff. The partner sends the user's browser to
+    // the redirect_url, which lands here; no API key (a browser has none), the token is the credential.
+    method: 'GET', path: '/api/v1/partner/sign_on', field: 'Mutation.redeem_partner_token', spec: '4.10 (handoff)',
+    summary: 'Consume a partner sign-on token and hand the user to the platform', access: 'public', successStatus: 302, query: ['token'],
+  },
+  {
+    method: 'PUT', path: '/api/v1/cars/:id/reserve', field: 'Mutation.reserve_car', spec: '4.19', summary: "Update a car's reserved flag",
+    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'],
+  },
+  {
+    method: 'GET', path: '/api/v1/websites/:website_id/models', field: 'Query.website_models', spec: '4.20', summary: "List a website's models",
+    access: 'index:model', params: { version: 'integer' }, query: ['version'],
+  },
+];
+
+export interface MatchedRoute {
+  route: RestRoute;
+  params: Record<string, string>;
+}
+
+const compiled = restRoutes.map((route) => {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) =>
+      segment.replace(/:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g, (_whole, name: string | undefined, literal: string | undefined) => {
+        if (name) {
+          names.push(name);
+          return '([^/]+?)';
+        }
+        return (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      }),
+    )
+    .join('/');
+  return { route, names, pattern: new RegExp(`^${source}$`) };
+});
+
+/** The routes whose path matches, whatever their method (for 405 and Allow). */
+export function matchPath(pathname: string): MatchedRoute[] {
+  const matches: MatchedRoute[] = [];
+  for (const { route, names, pattern } of compiled) {
+    const found = pattern.exec(pathname);
+    if (!found) continue;
+    const params: Record<string, string> = {};
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(found[index + 1] ?? '');
+    });
+    matches.push({ route, params });
+  }
+  return matches;
+}
+
+const TRUE_SPELLINGS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE_SPELLINGS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+
+/**
+ * A parameter's text in its canonical spelling, or an error reason. Booleans accept the usual
+ * spellings in any case (true/false, 1/0, yes/no, on/off, t/f, y/n); integers are optional-sign digits.
+ */
+export function parseParam(type: ParamType, raw: string): { value: string } | { reason: string } {
+  const text = raw.trim();
+  if (type === 'boolean') {
+    const lower = text.toLowerCase();
+    if (TRUE_SPELLINGS.has(lower)) return { value: 'true' };
+    if (FALSE_SPELLINGS.has(lower)) return { value: 'false' };
+    return { reason: `must be true or false, got "${raw}"` };
+  }
+  if (type === 'integer') {
+    if (!/^[+-]?\d{1,15}$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
+    return { value: String(Number(text)) };
+  }
+  return { value: raw };
+}

@@ -1,0 +1,69 @@
+// Spec 4.7: the details of the key used for the call (GET /api/v1/apikeys/apikey_details.json).
+// The object types here are the documented shape exactly, because the REST body is every field.
+import { builder } from '../builder.ts';
+import { personalData } from '../auth/field-guards.ts';
+import { dealershipIdFilter, requireActor } from '../auth/scope.ts';
+
+const ApiKeyDetailsUser = builder.prismaObject('User', {
+  variant: 'ApiKeyDetailsUser',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    email: t.exposeString('email', personalData),
+  }),
+});
+
+const ApiKeyDetailsLocation = builder.prismaObject('Location', {
+  variant: 'ApiKeyDetailsLocation',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    location_type: t.exposeString('location_type'),
+  }),
+});
+
+const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
+  variant: 'ApiKeyDetailsDealership',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    locations: t.relation('locations', { type: ApiKeyDetailsLocation, query: { orderBy: { id: 'asc' } } }),
+    users: t.field({
+      type: [ApiKeyDetailsUser],
+      select: { users: { select: { user: true }, orderBy: { user_id: 'asc' } } },
+      resolve: (dealership) => dealership.users.map((link) => link.user),
+    }),
+  }),
+});
+
+const ApiKeyDetails = builder.prismaObject('ApiKey', {
+  variant: 'ApiKeyDetails',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    permissions: t.stringList({
+      select: { permissions: { select: { permission: true }, orderBy: { permission: 'asc' } } },
+      resolve: (apiKey) => apiKey.permissions.map((row) => row.permission),
+    }),
+    dealerships: t.prismaField({
+      type: [ApiKeyDetailsDealership],
+      description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
+      resolve: (query, _apiKey, _args, context) =>
+        context.db.dealership.findMany({
+          ...query,
+          where: { id: dealershipIdFilter(requireActor(context)) },
+          orderBy: { id: 'asc' },
+        }),
+    }),
+  }),
+});
+
+builder.queryField('apikey_details', (t) =>
+  t.prismaField({
+    type: ApiKeyDetails,
+    description: 'The key used for this call: id, permissions and the dealerships it reaches (spec 4.7).',
+    authScopes: { authenticated: true },
+    resolve: (query, _root, _args, context) =>
+      context.db.apiKey.findUniqueOrThrow({ ...query, where: { id: requireActor(context).apiKeyId } }),
+  }),
+);

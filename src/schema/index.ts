@@ -1,0 +1,23 @@
+// Imports every domain file (each registers its types and root fields) and builds the schema.
+import { GraphQLSchema } from 'graphql';
+import { builder } from '../builder.ts';
+import './api-key.ts';
+
+let schema: GraphQLSchema | undefined;
+
+/** The schema, built once: Pothos types are registered at import time and cannot be built twice. */
+export function getSchema(): GraphQLSchema {
+  if (!schema) {
+    const built = builder.toSchema({ sortSchema: true });
+    // Mutation is declared in builder.ts for every domain file to extend; a schema without any
+    // mutation field yet must leave the type out rather than be invalid.
+    const mutation = built.getMutationType();
+    if (mutation && Object.keys(mutation.getFields()).length === 0) {
+      const config = built.toConfig();
+      schema = new GraphQLSchema({ ...config, mutation: null, types: config.types.filter((type) => type !== mutation) });
+    } else {
+      schema = built;
+    }
+  }
+  return schema;
+}

@@ -1,0 +1,57 @@
+// The one migration command, on the engine under test: from empty, idempotent, safe when many
+// gateway instances start at once, and strict about migrations edited after they were applied.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDb } from '../src/db/client.ts';
+import { migrate, readMigrations } from '../src/db/migrate.ts';
+import { createEmptyDatabase, testEngine, type TestDatabase } from './support/database.ts';
+
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  await Promise.all(databases.map((database) => database.drop()));
+});
+
+async function emptyDatabase(): Promise<string> {
+  const database = await createEmptyDatabase();
+  databases.push(database);
+  return database.url;
+}
+
+describe(`migrations on ${testEngine}`, () => {
+  const all = readMigrations(testEngine).map((migration) => migration.name);
+
+  it('brings an empty database to the current schema, then has nothing left to do', async () => {
+    const url = await emptyDatabase();
+    expect(await migrate(url)).toEqual(all);
+    expect(await migrate(url)).toEqual([]);
+    const db = createDb(url);
+    try {
+      // The schema is usable through Prisma: a write and a read of a table with Json defaults.
+      const dealership = await db.dealership.create({ data: { name: 'Fresh Motors', slug: 'fresh-motors' } });
+      const car = await db.car.create({
+        data: { dealership_id: dealership.id, stocknum: 'F1', slug: 'f1', make: 'Kia', model: 'Rio', year: 2021 },
+      });
+      expect(car.features).toEqual([]);
+      expect(car.custom_attributes).toEqual([]);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+
+  it('applies each migration once when several instances start together', async () => {
+    const url = await emptyDatabase();
+    const results = await Promise.all([migrate(url), migrate(url), migrate(url)]);
+    expect(results.flat().sort()).toEqual(all);
+  });
+
+  it('refuses to run when an applied migration was edited afterwards', async () => {
+    const url = await emptyDatabase();
+    await migrate(url);
+    const db = createDb(url);
+    try {
+      await db.$executeRawUnsafe(`UPDATE _gateway_migrations SET checksum = 'edited'`);
+    } finally {
+      await db.$disconnect();
+    }
+    await expect(migrate(url)).rejects.toThrow(/was changed after it was applied/);
+  });
+});

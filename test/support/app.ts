@@ -1,0 +1,82 @@
+// The app under test: Yoga over a real migrated database, called with yoga.fetch (no port).
+import pino from 'pino';
+import { afterAll } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createDb, type Db } from '../../src/db/client.ts';
+import { createApp, type Yoga } from '../../src/yoga.ts';
+import { createMigratedDatabase } from './database.ts';
+
+export interface TestClock {
+  now(): Date;
+  set(date: Date | string): void;
+  advance(ms: number): void;
+}
+
+export function createClock(start = new Date('2026-11-21T09:00:00.000Z')): TestClock {
+  let current = start.getTime();
+  return {
+    now: () => new Date(current),
+    set: (date) => {
+      current = new Date(date).getTime();
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+export interface TestApp {
+  yoga: Yoga;
+  db: Db;
+  config: Config;
+  clock: TestClock;
+  /** SQL statements run since the last reset (for N+1 checks). */
+  queries: string[];
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  graphql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    key?: string,
+  ): Promise<{ status: number; data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+}
+
+/** One app per test file; its database is dropped when the file ends. */
+export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const database = await createMigratedDatabase();
+  const config: Config = { ...loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }), ...overrides };
+  const queries: string[] = [];
+  const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
+  const clock = createClock();
+  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now });
+  afterAll(async () => {
+    await db.$disconnect();
+    await database.drop();
+  });
+
+  const request: TestApp['request'] = (path, init = {}) => {
+    const { key, json, headers, ...rest } = init;
+    const allHeaders = new Headers(headers);
+    if (key) allHeaders.set('authorization', `Bearer ${key}`);
+    if (json !== undefined) allHeaders.set('content-type', 'application/json');
+    return Promise.resolve(
+      yoga.fetch(`http://gateway.test${path}`, {
+        ...rest,
+        headers: allHeaders,
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      }),
+    );
+  };
+
+  return {
+    yoga,
+    db,
+    config,
+    clock,
+    queries,
+    request,
+    async graphql(query, variables, key) {
+      const response = await request('/graphql', { method: 'POST', key, json: { query, variables } });
+      return { status: response.status, ...(await response.json()) };
+    },
+  };
+}
