@@ -22,10 +22,24 @@ export interface Context extends AppDeps {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-export async function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor | null> {
-  const header = request.headers.get('authorization');
-  const key = header ? BEARER.exec(header)?.[1] : undefined;
-  return key ? verifyKey(deps.db, key, deps.now()) : null;
+/** The key is verified once per request even when the REST layer looks at it before the context is built. */
+const actorByRequest = new WeakMap<Request, Promise<Actor | null>>();
+
+export function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor | null> {
+  let actor = actorByRequest.get(request);
+  if (!actor) {
+    const header = request.headers.get('authorization');
+    const key = header ? BEARER.exec(header)?.[1] : undefined;
+    actor = key ? verifyKey(deps.db, key, deps.now()) : Promise.resolve(null);
+    actorByRequest.set(request, actor);
+  }
+  return actor;
+}
+
+/** A request rebuilt from another (the REST layer rewrites URLs and bodies) keeps its verified actor. */
+export function carryActor(from: Request, to: Request): void {
+  const actor = actorByRequest.get(from);
+  if (actor) actorByRequest.set(to, actor);
 }
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {

@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps): Yoga {
       useRequestLog(deps),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
-      useRestRoutes(),
+      useRestRoutes(deps),
       maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
       maxAliasesPlugin({ n: queryLimits.maxAliases }),
       maxTokensPlugin({ n: queryLimits.maxTokens }),

@@ -2,13 +2,16 @@
 // root fields (so it cannot serve anything else), and requests reach it only when their path is in
 // the route table; every other path goes on to Yoga, which answers 404.
 //
-// Before Sofa sees a request, typed parameters are parsed (422 names the bad one), form bodies are
-// turned into JSON and a ?token= moves into the Authorization header, where the route allows it.
+// Before Sofa sees a request: a ?token= moves into the Authorization header where the route allows
+// it, the caller's key and permission are checked, typed parameters are parsed (422 names the bad
+// one) and form bodies are turned into JSON.
 // After, a 302 route's {"location"} becomes a real redirect and deprecated routes get their headers.
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { ExecutionArgs, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
+import { actorFromRequest, carryActor, type AppDeps } from '../context.ts';
+import { forbidden, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
 import { restError, restErrorResponse } from './errors.ts';
 
@@ -27,9 +30,20 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   );
 }
 
-/** The request Sofa should see, or the error response that ends it here. */
-async function prepareRequest(request: Request, { route, params }: MatchedRoute): Promise<Request | Response> {
+/** The request Sofa should see, or the response that ends it here. */
+async function prepareRequest(deps: AppDeps, request: Request, { route, params }: MatchedRoute): Promise<Request | Response> {
   const url = new URL(request.url);
+  const headers = new Headers(request.headers);
+  if (route.tokenInQuery) {
+    const token = url.searchParams.get('token');
+    url.searchParams.delete('token');
+    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+  }
+  // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
+  const caller = new Request(url, { method: request.method, headers });
+  const refused = await refuseCaller(deps, caller, route);
+  if (refused) return refused;
+
   for (const [name, type] of Object.entries(route.params ?? {})) {
     const fromPath = params[name];
     const raw = fromPath ?? url.searchParams.get(name);
@@ -39,12 +53,6 @@ async function prepareRequest(request: Request, { route, params }: MatchedRoute)
       return restError(422, { error: 'invalid_input', message: `${name}: ${parsed.reason}`, field: name });
     }
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
-  }
-  const headers = new Headers(request.headers);
-  if (route.tokenInQuery) {
-    const token = url.searchParams.get('token');
-    url.searchParams.delete('token');
-    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
   }
   let body: string | undefined;
   if (request.method !== 'GET' && request.body !== null) {
@@ -61,7 +69,9 @@ async function prepareRequest(request: Request, { route, params }: MatchedRoute)
       }
     }
   }
-  return new Request(url, { method: request.method, headers, body });
+  const prepared = new Request(url, { method: request.method, headers, body });
+  carryActor(caller, prepared);
+  return prepared;
 }
 
 async function finishResponse(response: Response, route: MatchedRoute['route']): Promise<Response> {
@@ -80,7 +90,19 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
   return result;
 }
 
-export function useRestRoutes(): Plugin {
+/**
+ * Who may call the route, checked before its input is read: a caller without a valid key (401) or
+ * without the permission (403) learns nothing about the shape of the input. The root field's own
+ * authScopes say the same (test/schema-auth.test.ts holds the two together) and guard /graphql.
+ */
+async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute['route']): Promise<Response | null> {
+  if (route.access === 'public') return null;
+  const actor = await actorFromRequest(deps, request);
+  const error = !actor ? unauthenticated() : route.access !== 'authenticated' && !actor.permissions.has(route.access) ? forbidden() : null;
+  return error ? restErrorResponse([error]) : null;
+}
+
+export function useRestRoutes(deps: AppDeps): Plugin {
   let sofa: SofaHandler | undefined;
   let getEnveloped: GetEnveloped | undefined;
   const envelopedByContext = new WeakMap<object, Enveloped>();
@@ -124,7 +146,7 @@ export function useRestRoutes(): Plugin {
       const handler = sofa;
       if (!handler) throw new Error('the REST layer has no schema yet');
       return (async () => {
-        const prepared = await prepareRequest(request, match);
+        const prepared = await prepareRequest(deps, request, match);
         if (prepared instanceof Response) {
           endResponse(prepared);
           return;
