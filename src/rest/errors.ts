@@ -30,17 +30,17 @@ function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody 
   }
   if (error instanceof GraphQLError || (typeof error === 'object' && error !== null && 'message' in error)) {
     const graphQLError = error as GraphQLError;
-    const http = graphQLError.extensions?.http as { status?: number } | undefined;
-    if (http?.status === 400) {
-      return { status: 400, body: { error: 'malformed_request', message: 'The request body is not valid JSON.' } };
-    }
+    // Variable errors carry http.status 400 from Yoga too: they are input errors and name the input.
     const variable = VARIABLE_MESSAGE.exec(graphQLError.message ?? '');
     if (variable?.[1]) {
+      // `Variable "$car" got invalid value "x" at "car.year"; Int cannot represent…` names car.year.
+      const field = / at "([^"]+)";/.exec(graphQLError.message)?.[1] ?? variable[1];
       const reason = graphQLError.message.replace(/^Variable "\$[^"]+" (got invalid value .*?; )?/, '');
-      return {
-        status: 422,
-        body: { error: 'invalid_input', message: `${variable[1]}: ${reason}`, field: variable[1] },
-      };
+      return { status: 422, body: { error: 'invalid_input', message: `${field}: ${reason}`, field } };
+    }
+    const http = graphQLError.extensions?.http as { status?: number } | undefined;
+    if (http?.status === 400) {
+      return { status: 400, body: { error: 'malformed_request', message: 'The request could not be read.' } };
     }
   }
   return { status: 500, body: { error: 'internal_error', message: 'Unexpected error.' } };

@@ -2,6 +2,12 @@
 import { GraphQLSchema } from 'graphql';
 import { builder } from '../builder.ts';
 import './api-key.ts';
+import './car.ts';
+import './model-variant.ts';
+import './offer.ts';
+import './contact.ts';
+import './dealership.ts';
+import './redirect.ts';
 
 let schema: GraphQLSchema | undefined;
 

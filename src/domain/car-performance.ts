@@ -1,0 +1,225 @@
+// Spec 4.2 / 2.2: a car's performance figures. Every figure is computed from stored facts (leads,
+// photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
+// Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
+import type { Actor } from '../auth/api-keys.ts';
+import type { Db } from '../db/client.ts';
+import { invalidInput } from '../errors.ts';
+import { findCarId, type CarLookupBy } from './cars.ts';
+
+const DAY_MS = 86_400_000;
+/** The photo count that days_to_twenty_photos measures the time to. */
+const PHOTO_MILESTONE = 20;
+
+export interface CarPerformanceLead {
+  id: number;
+  created_at: Date;
+  source: string;
+  lead_status: string;
+  lead_state: string;
+}
+
+export interface CarPerformancePriceChange {
+  /** When the price changed: the price row's created_at (price rows are never edited). */
+  updated_at: Date;
+  dapprice: number | null;
+  egcprice: number | null;
+}
+
+export interface CarPerformance {
+  id: number;
+  car_type: string;
+  status: string;
+  make: string;
+  model: string;
+  vin: string | null;
+  stocknum: string;
+  slug: string;
+  created_at: Date;
+  updated_at: Date;
+  days_old: number;
+  leads_count: number;
+  photos_count: number;
+  phone_calls: number;
+  price_changes_count: number;
+  days_to_twenty_photos: number | null;
+  views: number;
+  start_price: number | null;
+  last_price_change: Date | null;
+  sold_date: Date | null;
+  price_type: string;
+  leads: CarPerformanceLead[];
+  price_changes: CarPerformancePriceChange[];
+}
+
+/** Whole days from `from` to `to`, never negative (a clock skew must not produce "-1 days"). */
+export function wholeDaysBetween(from: Date, to: Date): number {
+  return Math.max(0, Math.floor((to.getTime() - from.getTime()) / DAY_MS));
+}
+
+/**
+ * Which price the car advertises: advertised_price when the dealer chose one, else the price that
+ * is set, driveaway (dapprice) first; a car with neither is on the default, dapprice.
+ */
+export function priceType(car: { advertised_price: string | null; dapprice: number | null; egcprice: number | null }): string {
+  if (car.advertised_price) return car.advertised_price;
+  if (car.dapprice === null && car.egcprice !== null) return 'egcprice';
+  return 'dapprice';
+}
+
+function groupByCar<T extends { car_id: number | null }>(rows: readonly T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) {
+    if (row.car_id === null) continue;
+    const group = groups.get(row.car_id);
+    if (group) group.push(row);
+    else groups.set(row.car_id, [row]);
+  }
+  return groups;
+}
+
+/** The figures of each of `carIds` that exists (callers have already scoped the ids to the key). */
+export async function carPerformances(db: Db, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
+  const ids = [...new Set(carIds)];
+  const result = new Map<number, CarPerformance>();
+  if (ids.length === 0) return result;
+  const inIds = { in: ids };
+  // Ordered by time then id, so "first" and "latest" are stable when rows share a timestamp.
+  const [cars, leads, photos, calls, prices, views] = await Promise.all([
+    db.car.findMany({
+      where: { id: inIds },
+      select: {
+        id: true, car_type: true, status: true, make: true, model: true, vin: true, stocknum: true, slug: true,
+        created_at: true, updated_at: true, sold_date: true, advertised_price: true, dapprice: true, egcprice: true,
+      },
+    }),
+    db.lead.findMany({
+      where: { car_id: inIds },
+      select: { id: true, car_id: true, created_at: true, source: true, lead_status: true, lead_state: true },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    }),
+    db.carPhoto.findMany({ where: { car_id: inIds }, select: { car_id: true, created_at: true }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
+    db.phoneCall.groupBy({ by: ['car_id'], where: { car_id: inIds }, _count: { _all: true } }),
+    db.carPriceChange.findMany({
+      where: { car_id: inIds },
+      select: { car_id: true, dapprice: true, egcprice: true, created_at: true },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    }),
+    db.carViewDay.groupBy({ by: ['car_id'], where: { car_id: inIds }, _sum: { views: true } }),
+  ]);
+  const leadsByCar = groupByCar(leads);
+  const photosByCar = groupByCar(photos);
+  const pricesByCar = groupByCar(prices);
+  const callsByCar = new Map(calls.map((row) => [row.car_id, row._count._all]));
+  const viewsByCar = new Map(views.map((row) => [row.car_id, row._sum.views ?? 0]));
+
+  for (const car of cars) {
+    const carPhotos = photosByCar.get(car.id) ?? [];
+    const [listing, ...changes] = pricesByCar.get(car.id) ?? [];
+    const milestonePhoto = carPhotos[PHOTO_MILESTONE - 1];
+    const latestChange = changes.at(-1);
+    result.set(car.id, {
+      id: car.id,
+      car_type: car.car_type,
+      status: car.status,
+      make: car.make,
+      model: car.model,
+      vin: car.vin,
+      stocknum: car.stocknum,
+      slug: car.slug,
+      created_at: car.created_at,
+      updated_at: car.updated_at,
+      // A sold car stops ageing on the day it was sold.
+      days_old: wholeDaysBetween(car.created_at, car.sold_date ?? now),
+      leads_count: leadsByCar.get(car.id)?.length ?? 0,
+      photos_count: carPhotos.length,
+      phone_calls: callsByCar.get(car.id) ?? 0,
+      price_changes_count: changes.length,
+      days_to_twenty_photos: milestonePhoto ? wholeDaysBetween(car.created_at, milestonePhoto.created_at) : null,
+      views: viewsByCar.get(car.id) ?? 0,
+      // A car without price rows has never changed price: its current price is its listing price.
+      start_price: listing ? (listing.dapprice ?? listing.egcprice) : (car.dapprice ?? car.egcprice),
+      last_price_change: latestChange?.created_at ?? null,
+      sold_date: car.sold_date,
+      price_type: priceType(car),
+      leads: (leadsByCar.get(car.id) ?? []).map(({ id, created_at, source, lead_status, lead_state }) => ({
+        id,
+        created_at,
+        source,
+        lead_status,
+        lead_state,
+      })),
+      price_changes: changes.map((row) => ({ updated_at: row.created_at, dapprice: row.dapprice, egcprice: row.egcprice })),
+    });
+  }
+  return result;
+}
+
+const carLookupBys: readonly CarLookupBy[] = ['vin'];
+
+/** The lookup_by of spec 4.2: absent (or blank) means ID, slug or custom slug; `vin` means VIN; anything else is a 422. */
+export function parseCarLookupBy(value: string | null | undefined): CarLookupBy | null {
+  const text = value?.trim() ?? '';
+  if (text === '') return null;
+  const known = carLookupBys.find((candidate) => candidate === text);
+  if (!known) throw invalidInput('lookup_by', `must be ${carLookupBys.map((name) => `"${name}"`).join(' or ')}, got "${value}"`);
+  return known;
+}
+
+/** Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key reaches. */
+export async function carPerformance(
+  db: Db,
+  actor: Actor,
+  identifier: string,
+  lookupBy: string | null | undefined,
+  now: Date,
+): Promise<CarPerformance> {
+  const id = await findCarId(db, actor, identifier, parseCarLookupBy(lookupBy));
+  const performance = (await carPerformances(db, [id], now)).get(id);
+  // The car was found a moment ago; it can only be missing if it was deleted in between.
+  if (!performance) throw new Error(`car ${id} disappeared while its performance was computed`);
+  return performance;
+}
+
+interface PendingLoad {
+  carId: number;
+  resolve: (value: CarPerformance | null) => void;
+  reject: (reason: unknown) => void;
+}
+
+interface PerformanceBatcher {
+  pending: PendingLoad[];
+}
+
+const batchers = new WeakMap<object, PerformanceBatcher>();
+
+/**
+ * The figures of one car, batched with every other car asked for in the same tick of the same
+ * request: a page of cars selecting `performance` costs six queries, not six per car.
+ */
+export function loadCarPerformance(
+  context: { db: Db; now: () => Date },
+  carId: number,
+): Promise<CarPerformance | null> {
+  let batcher = batchers.get(context);
+  if (!batcher) {
+    batcher = { pending: [] };
+    batchers.set(context, batcher);
+  }
+  const current = batcher;
+  return new Promise((resolve, reject) => {
+    current.pending.push({ carId, resolve, reject });
+    if (current.pending.length > 1) return;
+    // setImmediate runs after the resolvers of the current execution pass have all asked.
+    setImmediate(() => {
+      const batch = current.pending.splice(0);
+      carPerformances(
+        context.db,
+        batch.map((load) => load.carId),
+        context.now(),
+      ).then(
+        (figures) => batch.forEach((load) => load.resolve(figures.get(load.carId) ?? null)),
+        (error: unknown) => batch.forEach((load) => load.reject(error)),
+      );
+    });
+  });
+}

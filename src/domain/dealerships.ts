@@ -1,0 +1,167 @@
+// Dealerships as the key sees them: finding one by id or slug (404 when it is not reachable, exactly
+// as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
+// search over a manufacturer's dealership locations (4.15).
+import type { Actor } from '../auth/api-keys.ts';
+import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
+import type { Db } from '../db/client.ts';
+import { apiError, notFound } from '../errors.ts';
+import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
+
+/** The id of the dealership with this id or slug, if the actor reaches it; else dealership_not_found. */
+export async function requireDealershipId(db: Db, actor: Actor, by: { id: number } | { slug: string }): Promise<number> {
+  if ('id' in by && !reachesDealership(actor, by.id)) throw notFound('dealership');
+  const dealership = await db.dealership.findFirst({
+    where: 'id' in by ? { id: by.id } : { slug: by.slug.trim(), id: dealershipIdFilter(actor) },
+    select: { id: true },
+  });
+  if (!dealership) throw notFound('dealership');
+  return dealership.id;
+}
+
+export interface PartnerDealershipMapping {
+  id: number;
+  name: string;
+  dealership_id: number;
+  dealership_name: string;
+  partner_dealership_id: string;
+  partner_account_id: string;
+}
+
+/**
+ * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
+ * makes both required in every entry. Ordered by dealership id, then location id.
+ */
+export async function partnerDealershipMappings(db: Db, actor: Actor): Promise<PartnerDealershipMapping[]> {
+  const locations = await db.location.findMany({
+    where: {
+      dealership_id: dealershipIdFilter(actor),
+      partner_dealership_id: { not: null },
+      partner_account_id: { not: null },
+    },
+    select: {
+      id: true,
+      name: true,
+      dealership_id: true,
+      partner_dealership_id: true,
+      partner_account_id: true,
+      dealership: { select: { name: true } },
+    },
+    orderBy: [{ dealership_id: 'asc' }, { id: 'asc' }],
+  });
+  const mappings: PartnerDealershipMapping[] = [];
+  for (const location of locations) {
+    const partnerDealershipId = location.partner_dealership_id?.trim();
+    const partnerAccountId = location.partner_account_id?.trim();
+    if (!partnerDealershipId || !partnerAccountId) continue;
+    mappings.push({
+      id: location.id,
+      name: location.name,
+      dealership_id: location.dealership_id,
+      dealership_name: location.dealership.name,
+      partner_dealership_id: partnerDealershipId,
+      partner_account_id: partnerAccountId,
+    });
+  }
+  return mappings;
+}
+
+export interface InstalledPlugin {
+  name: string;
+  slug: string;
+  categories: string[];
+  installed_at: Date;
+  trial: boolean;
+}
+
+/** The plugins installed on a dealership the actor reaches, by plugin name (then slug). */
+export async function dealershipPlugins(db: Db, actor: Actor, dealershipSlug: string): Promise<InstalledPlugin[]> {
+  const dealershipId = await requireDealershipId(db, actor, { slug: dealershipSlug });
+  const installs = await db.dealershipPlugin.findMany({
+    where: { dealership_id: dealershipId },
+    select: { installed_at: true, trial: true, plugin: { select: { name: true, slug: true, categories: true } } },
+    orderBy: [{ plugin: { name: 'asc' } }, { plugin: { slug: 'asc' } }],
+  });
+  return installs.map(({ installed_at, trial, plugin }) => ({
+    name: plugin.name,
+    slug: plugin.slug,
+    // The column is free JSON: anything but a list of strings is not a category.
+    categories: Array.isArray(plugin.categories) ? plugin.categories.filter((entry): entry is string => typeof entry === 'string') : [],
+    installed_at,
+    trial,
+  }));
+}
+
+/** How many locations the postcode search answers. */
+export const POSTCODE_SEARCH_LIMIT = 5;
+
+export interface RankedLocation {
+  id: number;
+  distance_km: number;
+}
+
+const geolocationError = (reason: string): Error => apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
+
+/**
+ * The manufacturer's dealership locations (those of dealerships franchised for it) closest to the
+ * postcode, nearest first (ties by location id). A location is placed by its address's lat/long,
+ * else by its address's postcode; a location with neither an address nor a known postcode cannot
+ * be ranked and is left out. Restricted keys rank only their own dealerships' locations.
+ */
+export async function rankLocationsByPostcode(
+  db: Db,
+  actor: Actor,
+  input: { manufacturerId: number; postcode?: string | null },
+  geocoder: Geocoder,
+  limit = POSTCODE_SEARCH_LIMIT,
+): Promise<RankedLocation[]> {
+  // A missing postcode is the same failure as a malformed one: there is nothing to locate.
+  const postcode = input.postcode?.trim() ?? '';
+  if (!POSTCODE_PATTERN.test(postcode)) {
+    throw geolocationError(input.postcode ? `"${input.postcode}" is not a four-digit Australian postcode` : 'is required');
+  }
+  const manufacturer = await db.manufacturer.findUnique({ where: { id: input.manufacturerId }, select: { id: true } });
+  if (!manufacturer) throw notFound('manufacturer');
+  const origin = await geocoder.locate(postcode);
+  if (!origin) throw geolocationError(`no place is known for ${postcode}`);
+
+  const candidates = await db.location.findMany({
+    where: {
+      dealership_id: dealershipIdFilter(actor),
+      dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } } },
+      address: { isNot: null },
+    },
+    select: { id: true, address: { select: { lat: true, long: true, postcode: true } } },
+  });
+
+  // One lookup per distinct postcode, however many locations share it.
+  const byPostcode = new Map<string, Promise<GeoPoint | null>>();
+  const pointOf = (address: { lat: number | null; long: number | null; postcode: number }): Promise<GeoPoint | null> => {
+    if (address.lat !== null && address.long !== null) return Promise.resolve({ lat: address.lat, long: address.long });
+    const text = postcodeText(address.postcode);
+    let point = byPostcode.get(text);
+    if (!point) {
+      point = geocoder.locate(text);
+      byPostcode.set(text, point);
+    }
+    return point;
+  };
+
+  const placed = await Promise.all(
+    candidates.map(async ({ id, address }) => {
+      const point = address ? await pointOf(address) : null;
+      return point ? [{ id, distance_km: distanceKm(origin, point) }] : [];
+    }),
+  );
+  const ranked = placed.flat();
+  ranked.sort((a, b) => a.distance_km - b.distance_km || a.id - b.id);
+  return ranked.slice(0, limit);
+}
+
+/** Rows fetched by id, put back in the order of `ids`. */
+export function inIdOrder<T extends { id: number }>(rows: readonly T[], ids: readonly number[]): T[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [row] : [];
+  });
+}

@@ -1,0 +1,231 @@
+// New vehicles: a model variant as a website shows it (spec 4.4) and a website's model range (4.20).
+// A website shows only the models listed for it (WebsiteModel), so a variant of any other model is
+// "not found" there, whoever asks.
+import type { Actor } from '../auth/api-keys.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { invalidInput, notFound } from '../errors.ts';
+import { findAuthorisedWebsite } from './websites.ts';
+
+export interface CategoryRow {
+  id: number;
+  name: string;
+  slug: string;
+  position: number;
+}
+
+export interface SpecificationFieldEntry extends CategoryRow {
+  value: string;
+}
+
+export interface SpecificationGroup {
+  category: CategoryRow;
+  fields: SpecificationFieldEntry[];
+}
+
+export interface AvailabilityOptionEntry {
+  id: number;
+  availability: string;
+  configurable_option: {
+    id: number;
+    code: string;
+    description: string | null;
+    recommended_retail_price_cents: number | null;
+    position: number;
+  };
+}
+
+export interface AvailabilityGroup {
+  category: CategoryRow;
+  options: AvailabilityOptionEntry[];
+}
+
+/** The selection the grouping functions below need, for Prisma `select`s of a ModelVariant. */
+export const specificationValuesSelect = {
+  specification_values: {
+    select: {
+      value: true,
+      field: { select: { id: true, name: true, slug: true, position: true, category: { select: { id: true, name: true, slug: true, position: true } } } },
+    },
+  },
+} satisfies Prisma.ModelVariantSelect;
+
+export const availabilitiesSelect = {
+  availabilities: {
+    select: {
+      id: true,
+      availability: true,
+      option: {
+        select: {
+          id: true,
+          code: true,
+          description: true,
+          recommended_retail_price_cents: true,
+          position: true,
+          category: { select: { id: true, name: true, slug: true, position: true } },
+        },
+      },
+    },
+  },
+} satisfies Prisma.ModelVariantSelect;
+
+const byPosition = (a: { position: number; id: number }, b: { position: number; id: number }): number =>
+  a.position - b.position || a.id - b.id;
+
+function groupByCategory<T>(entries: readonly { category: CategoryRow; entry: T & { position: number; id: number } }[]) {
+  const groups = new Map<number, { category: CategoryRow; entries: (T & { position: number; id: number })[] }>();
+  for (const { category, entry } of entries) {
+    const group = groups.get(category.id);
+    if (group) group.entries.push(entry);
+    else groups.set(category.id, { category, entries: [entry] });
+  }
+  return [...groups.values()]
+    .sort((a, b) => byPosition(a.category, b.category))
+    .map((group) => ({ category: group.category, entries: group.entries.sort(byPosition) }));
+}
+
+/** The variant's specification values grouped by category; categories and fields by position. */
+export function specificationGroups(
+  values: readonly { value: string; field: CategoryRow & { category: CategoryRow } }[],
+): SpecificationGroup[] {
+  return groupByCategory(
+    values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } })),
+  ).map(({ category, entries }) => ({ category, fields: entries }));
+}
+
+/** The variant's option availabilities grouped by the option's category; both by position. */
+export function availabilityGroups(
+  rows: readonly {
+    id: number;
+    availability: string;
+    option: AvailabilityOptionEntry['configurable_option'] & { category: CategoryRow };
+  }[],
+): AvailabilityGroup[] {
+  return groupByCategory(
+    rows.map(({ id, availability, option: { category, ...option } }) => ({
+      category,
+      entry: { id, availability, position: option.position, configurable_option: option },
+    })),
+  ).map(({ category, entries }) => ({
+    category,
+    options: entries.map(({ id, availability, configurable_option }) => ({ id, availability, configurable_option })),
+  }));
+}
+
+/**
+ * Spec 4.4: the `where` of the variant with this slug, shown on the website named by ID, slug or
+ * custom slug. 404 website_not_found, 403 for a key not authorised for the website.
+ */
+export async function shownVariantWhere(
+  db: Db,
+  actor: Actor,
+  slug: string,
+  websiteIdentifier: string | null | undefined,
+): Promise<Prisma.ModelVariantWhereUniqueInput> {
+  const wanted = websiteIdentifier?.trim();
+  if (!wanted) throw invalidInput('website_id', 'is required: the ID, slug or custom slug of the website showing the variant');
+  const website = await findAuthorisedWebsite(db, actor, wanted);
+  const variant = await db.modelVariant.findFirst({
+    where: { slug: slug.trim(), model: { websites: { some: { website_id: website.id } } } },
+    select: { id: true },
+  });
+  if (!variant) throw notFound('model_variant');
+  return { id: variant.id };
+}
+
+// ─── spec 4.20: a website's models ───
+
+/** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
+export const websiteModelsVersions = [1, 2] as const;
+export type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
+
+export interface WebsiteModelVariantSummary {
+  id: number;
+  slug: string;
+  name: string;
+  price: number | null;
+}
+
+export interface WebsiteModelEntry {
+  id: number;
+  name: string;
+  slug: string;
+  new_slug: string;
+  path: string;
+  override_url: string | null;
+  position: number;
+  manufacturer: string;
+  /** The lowest price among the model's variants; null when none has a price. */
+  price_from: number | null;
+  /** Version 2 only; null in version 1, which lists models without their variants. */
+  variants: WebsiteModelVariantSummary[] | null;
+}
+
+export interface WebsiteModels {
+  website_id: number;
+  version: WebsiteModelsVersion;
+  models: WebsiteModelEntry[];
+}
+
+/** Cheapest first, unpriced variants last (sorted here: SQLite and PostgreSQL order nulls differently). */
+function cheapestFirst(a: WebsiteModelVariantSummary, b: WebsiteModelVariantSummary): number {
+  if (a.price === b.price) return a.id - b.id;
+  if (a.price === null) return 1;
+  if (b.price === null) return -1;
+  return a.price - b.price;
+}
+
+export function parseWebsiteModelsVersion(version: number | null | undefined): WebsiteModelsVersion {
+  if (version === null || version === undefined) return 1;
+  const known = websiteModelsVersions.find((candidate) => candidate === version);
+  if (known === undefined) throw invalidInput('version', `must be one of ${websiteModelsVersions.join(', ')}, got ${version}`);
+  return known;
+}
+
+/** Spec 4.20: the models the website shows, in the website's order, in one query after the website lookup. */
+export async function websiteModels(
+  db: Db,
+  actor: Actor,
+  websiteIdentifier: string,
+  requestedVersion: number | null | undefined,
+): Promise<WebsiteModels> {
+  const version = parseWebsiteModelsVersion(requestedVersion);
+  const website = await findAuthorisedWebsite(db, actor, websiteIdentifier);
+  const rows = await db.websiteModel.findMany({
+    where: { website_id: website.id },
+    orderBy: [{ position: 'asc' }, { model_id: 'asc' }],
+    select: {
+      position: true,
+      override_url: true,
+      model: {
+        select: {
+          id: true,
+          name: true,
+          slug: true,
+          new_slug: true,
+          path: true,
+          manufacturer: { select: { name: true } },
+          variants: { select: { id: true, slug: true, name: true, price: true }, orderBy: { id: 'asc' } },
+        },
+      },
+    },
+  });
+  return {
+    website_id: website.id,
+    version,
+    models: rows.map(({ position, override_url, model }) => {
+      const prices = model.variants.flatMap((variant) => (variant.price === null ? [] : [variant.price]));
+      return {
+        id: model.id,
+        name: model.name,
+        slug: model.slug,
+        new_slug: model.new_slug,
+        path: model.path,
+        override_url,
+        position,
+        manufacturer: model.manufacturer.name,
+        price_from: prices.length > 0 ? Math.min(...prices) : null,
+        variants: version === 2 ? [...model.variants].sort(cheapestFirst) : null,
+      };
+    }),
+  };
+}

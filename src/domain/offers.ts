@@ -1,0 +1,123 @@
+// Offers (spec 4.5, 4.6, record 2.5): which offers a key sees, and the derived fields of the record.
+// A manufacturer offer runs at the dealerships listed for it; a key restricted to dealerships sees
+// only the offers that run at one of its dealerships, and only its own dealerships among their
+// dealership_ids, so it learns nothing about other dealers.
+import sanitizeHtml from 'sanitize-html';
+import type { Actor } from '../auth/api-keys.ts';
+import { dealershipIdFilter } from '../auth/scope.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { notFound } from '../errors.ts';
+import { findAuthorisedWebsite } from './websites.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Basic formatting only: no scripts, styles, images, iframes or attributes except a link's href. */
+const descriptionPolicy: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'strong', 'b', 'em', 'i', 'u', 's', 'sup', 'sub', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'a'],
+  allowedAttributes: { a: ['href'] },
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+  allowProtocolRelative: false,
+};
+
+export function sanitizeDescription(html: string): string {
+  return sanitizeHtml(html, descriptionPolicy);
+}
+
+/** Midnight UTC of the day `date` falls on: offer expiry dates are calendar days, kept at midnight UTC. */
+export function utcDay(date: Date): number {
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+}
+
+/**
+ * How long an offer has left, in calendar days (UTC): an offer runs to the end of its expiry date.
+ * "expired", "today", "tomorrow", then "in N days".
+ */
+export function expiryInWords(expiresAt: Date, now: Date): string {
+  const days = Math.round((utcDay(expiresAt) - utcDay(now)) / DAY_MS);
+  if (days < 0) return 'expired';
+  if (days === 0) return 'today';
+  if (days === 1) return 'tomorrow';
+  return `in ${days} days`;
+}
+
+export interface ImageVersions {
+  url: string | null;
+  thumb: { url: string | null };
+}
+
+/** An image with its thumbnail; a missing thumbnail falls back to the image itself. */
+export function imageVersions(url: string | null | undefined, thumbUrl: string | null | undefined): ImageVersions {
+  return { url: url ?? null, thumb: { url: thumbUrl ?? url ?? null } };
+}
+
+/** Selects what imageOrModelImage needs: the offer's image and its model's first variant with an image. */
+export const imageOrModelImageSelect = {
+  image_url: true,
+  image_thumb_url: true,
+  model: {
+    select: {
+      variants: {
+        where: { image_url: { not: null } },
+        orderBy: { id: 'asc' },
+        take: 1,
+        select: { image_url: true, image_thumb_url: true },
+      },
+    },
+  },
+} satisfies Prisma.OfferSelect;
+
+export function imageOrModelImage(offer: {
+  image_url: string | null;
+  image_thumb_url: string | null;
+  model: { variants: { image_url: string | null; image_thumb_url: string | null }[] };
+}): ImageVersions {
+  if (offer.image_url) return imageVersions(offer.image_url, offer.image_thumb_url);
+  const variant = offer.model.variants[0];
+  return imageVersions(variant?.image_url, variant?.image_thumb_url);
+}
+
+/** The dealership links of an offer that the key may see (a Prisma relation query). */
+export function visibleDealershipLinks(actor: Actor | null) {
+  return {
+    where: actor ? { dealership_id: dealershipIdFilter(actor) } : { dealership_id: { in: [] } },
+    orderBy: { dealership_id: 'asc' },
+    select: { dealership_id: true },
+  } satisfies Prisma.Offer$dealershipsArgs;
+}
+
+/** The start of the day `now` falls on: offers expiring on it still run today. */
+export function stillRunning(now: Date): Prisma.DateTimeFilter {
+  return { gte: new Date(utcDay(now)) };
+}
+
+/** The manufacturer offers a key sees: still running, and at one of its dealerships for a restricted key. */
+export function runningManufacturerOffersWhere(actor: Actor, now: Date): Prisma.OfferWhereInput {
+  const dealerships = dealershipIdFilter(actor);
+  return {
+    kind: 'manufacturer',
+    expires_at: stillRunning(now),
+    ...(dealerships ? { dealerships: { some: { dealership_id: dealerships } } } : {}),
+  };
+}
+
+export function manufacturerOffersWhere(actor: Actor, manufacturerId: number, now: Date): Prisma.OfferWhereInput {
+  return { ...runningManufacturerOffersWhere(actor, now), manufacturer_id: manufacturerId };
+}
+
+/** Spec 4.5: 404 manufacturer_not_found for an unknown manufacturer; manufacturers are not dealership data. */
+export async function requireManufacturer(db: Db, manufacturerId: number): Promise<void> {
+  const manufacturer = await db.manufacturer.findUnique({ where: { id: manufacturerId }, select: { id: true } });
+  if (!manufacturer) throw notFound('manufacturer');
+}
+
+/**
+ * Spec 4.6: the `where` of the offer `offerId` of the website `websiteId`. 404 website_not_found,
+ * 403 for a key not authorised for the website, 404 offer_not_found for an offer of another website
+ * (or none). An expired offer still answers, with expiry_in_words "expired".
+ */
+export async function websiteOfferWhere(db: Db, actor: Actor, websiteId: number, offerId: number): Promise<Prisma.OfferWhereUniqueInput> {
+  const website = await findAuthorisedWebsite(db, actor, websiteId);
+  const offer = await db.offer.findFirst({ where: { id: offerId, website_id: website.id }, select: { id: true } });
+  if (!offer) throw notFound('offer');
+  return { id: offer.id };
+}

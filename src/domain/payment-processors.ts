@@ -1,0 +1,41 @@
+// Spec 4.3: a car's payment processors. A processor belongs to a dealership and is either a
+// website's own (website_id set) or the dealership's default (website_id null), which every website
+// without its own uses.
+import type { Actor } from '../auth/api-keys.ts';
+import type { Db } from '../db/client.ts';
+import { notFound } from '../errors.ts';
+import { carWhere } from './cars.ts';
+import { findWebsite } from './websites.ts';
+
+type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
+
+/**
+ * Without `website`: every processor of the car's dealership, by id. With `website` (ID, slug or
+ * custom slug): that website's own processors, else the dealership's defaults. A website of another
+ * dealership than the car's is website_not_found, like one that does not exist.
+ */
+export async function carPaymentProcessors(
+  db: Db,
+  actor: Actor,
+  carIdentifier: string,
+  websiteIdentifier: string | null | undefined,
+): Promise<ProcessorRow[]> {
+  const car = await db.car.findFirst({
+    where: carWhere(actor, carIdentifier),
+    select: { dealership_id: true },
+    orderBy: { created_at: 'desc' },
+  });
+  if (!car) throw notFound('car');
+  const wanted = websiteIdentifier?.trim();
+  if (!wanted) {
+    return db.paymentProcessor.findMany({ where: { dealership_id: car.dealership_id }, orderBy: { id: 'asc' } });
+  }
+  const website = await findWebsite(db, wanted);
+  if (!website || website.dealership_id !== car.dealership_id) throw notFound('website');
+  const candidates = await db.paymentProcessor.findMany({
+    where: { dealership_id: car.dealership_id, OR: [{ website_id: website.id }, { website_id: null }] },
+    orderBy: { id: 'asc' },
+  });
+  const own = candidates.filter((processor) => processor.website_id === website.id);
+  return own.length > 0 ? own : candidates;
+}

@@ -1,0 +1,86 @@
+// Spec 4.18: the ad-click redirect to a car's page on a dealership website, by stock number. It is
+// public (ads are followed by browsers without keys), so it only ever sends the browser to the
+// origin of a website that belongs to the named dealership: the URL is built with the URL class
+// from Website.url, nothing the caller sends becomes part of the host or the path structure, and
+// the finished URL is checked against that origin once more.
+import type { Db } from '../db/client.ts';
+import { invalidInput, notFound } from '../errors.ts';
+
+export interface CarRedirectInput {
+  dealership_slug: string;
+  /** Website id, slug or custom slug. */
+  website_id?: string | null;
+  stocknum?: string | null;
+  fbclid?: string | null;
+}
+
+/** Where a car's page lives on a website, and where its stock listing is. */
+export const CAR_PAGE_PATH = '/cars/';
+export const STOCK_LISTING_PATH = '/cars';
+const MAX_FBCLID_LENGTH = 500;
+
+/** The website's origin when it is an http(s) URL; anything else cannot be redirected to. */
+export function websiteOrigin(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
+  if (parsed.username || parsed.password) return null;
+  return parsed.origin;
+}
+
+/** The dealership's website named by id, slug or custom slug (never another dealership's), in that precedence. */
+async function findWebsite(db: Db, dealershipId: number, text: string) {
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : null;
+  const matches = await db.website.findMany({
+    where: { dealership_id: dealershipId, OR: [...(id === null ? [] : [{ id }]), { slug: text }, { custom_slug: text }] },
+    select: { id: true, slug: true, url: true },
+  });
+  return matches.find((website) => website.id === id) ?? matches.find((website) => website.slug === text) ?? matches[0] ?? null;
+}
+
+/** A car goes to the stock listing instead of its page when its page is not on the website. */
+function hasLivePage(car: { status: string; sold_date: Date | null; show_on_dealer_website: boolean }): boolean {
+  return car.show_on_dealer_website && car.sold_date === null && car.status.trim().toLowerCase() !== 'sold';
+}
+
+/**
+ * The absolute URL to redirect to: the car's page (`<origin>/cars/<custom slug or slug>`), or the
+ * website's stock listing (`<origin>/cars?stocknum=<stocknum>`) when no car has that stock number,
+ * or the car is sold or hidden from the website. A given fbclid is carried along as a query parameter.
+ */
+export async function carRedirectLocation(db: Db, input: CarRedirectInput): Promise<string> {
+  const websiteId = input.website_id?.trim() ?? '';
+  if (websiteId === '') throw invalidInput('website_id', 'is required');
+  const stocknum = input.stocknum?.trim() ?? '';
+  if (stocknum === '') throw invalidInput('stocknum', 'is required');
+  const fbclid = input.fbclid?.trim() ?? '';
+  if (fbclid.length > MAX_FBCLID_LENGTH) throw invalidInput('fbclid', `must be at most ${MAX_FBCLID_LENGTH} characters`);
+
+  const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
+  if (!dealership) throw notFound('dealership');
+  const website = await findWebsite(db, dealership.id, websiteId);
+  if (!website) throw notFound('website');
+  const origin = websiteOrigin(website.url);
+  if (!origin) throw notFound('website', 'The website has no http(s) address to redirect to.');
+
+  const car = await db.car.findUnique({
+    where: { dealership_id_stocknum: { dealership_id: dealership.id, stocknum } },
+    select: { slug: true, custom_slug: true, status: true, sold_date: true, show_on_dealer_website: true },
+  });
+
+  const target = new URL(origin);
+  if (car && hasLivePage(car)) {
+    target.pathname = CAR_PAGE_PATH + encodeURIComponent(car.custom_slug?.trim() || car.slug);
+  } else {
+    target.pathname = STOCK_LISTING_PATH;
+    target.searchParams.set('stocknum', stocknum);
+  }
+  if (fbclid !== '') target.searchParams.set('fbclid', fbclid);
+  // The path and query are built from encoded parts, so this cannot fail; it is the last word anyway.
+  if (target.origin !== origin) throw notFound('website', 'The website has no http(s) address to redirect to.');
+  return target.toString();
+}

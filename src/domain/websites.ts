@@ -1,0 +1,47 @@
+// Finding a website as the spec's paths name it (ID, slug or custom slug) and deciding whether a key
+// may act for it. Website-scoped operations (4.4, 4.6, 4.20) refuse a key whose dealerships do not
+// include the website's dealership with 403 `forbidden` (spec 5.4), unlike dealership-scoped objects,
+// which answer "not found".
+import type { Actor } from '../auth/api-keys.ts';
+import { reachesDealership } from '../auth/scope.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { forbidden, notFound } from '../errors.ts';
+
+export interface WebsiteRef {
+  id: number;
+  dealership_id: number;
+}
+
+const websiteRefSelect = { id: true, dealership_id: true } as const;
+
+/** Matches the website named by an ID, slug or custom slug. */
+export function websiteWhere(identifier: string | number): Prisma.WebsiteWhereInput {
+  if (typeof identifier === 'number') return { id: identifier };
+  const text = identifier.trim();
+  const byText: Prisma.WebsiteWhereInput[] = [{ slug: text }, { custom_slug: text }];
+  if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
+  return { OR: byText };
+}
+
+/**
+ * The website named by `identifier`, whoever owns it, or null. An ID wins over a slug or custom
+ * slug that happens to be the same digits, so a numeric identifier always means the same site.
+ */
+export async function findWebsite(db: Db, identifier: string | number): Promise<WebsiteRef | null> {
+  const rows = await db.website.findMany({ where: websiteWhere(identifier), select: websiteRefSelect, orderBy: { id: 'asc' } });
+  const asNumber = typeof identifier === 'number' ? identifier : Number(identifier.trim());
+  return rows.find((row) => row.id === asNumber) ?? rows[0] ?? null;
+}
+
+/** Whether the key may act for the website: an unrestricted key, or one holding its dealership. */
+export function reachesWebsite(actor: Actor, website: WebsiteRef): boolean {
+  return reachesDealership(actor, website.dealership_id);
+}
+
+/** The website, or 404 `website_not_found` when none has that identifier, or 403 when the key may not act for it. */
+export async function findAuthorisedWebsite(db: Db, actor: Actor, identifier: string | number): Promise<WebsiteRef> {
+  const website = await findWebsite(db, identifier);
+  if (!website) throw notFound('website');
+  if (!reachesWebsite(actor, website)) throw forbidden('This API key is not authorised for that website.');
+  return website;
+}

@@ -1,0 +1,320 @@
+// Cars: performance figures (spec 4.2, record 2.2) and payment processors (4.3) on both doors, and
+// the Car graph type with its root fields for front-end teams (GraphQL only). Every car read goes
+// through carWhere, so a car outside the key's dealerships is exactly like a car that does not exist.
+import { builder } from '../builder.ts';
+import { guardedBy } from '../auth/field-guards.ts';
+import { dealershipIdFilter, requireActor } from '../auth/scope.ts';
+import {
+  carPerformance,
+  loadCarPerformance,
+  type CarPerformance,
+  type CarPerformanceLead,
+  type CarPerformancePriceChange,
+} from '../domain/car-performance.ts';
+import { carWhere } from '../domain/cars.ts';
+import { carPaymentProcessors } from '../domain/payment-processors.ts';
+import type { Db } from '../db/client.ts';
+
+/** A Json column documented as Array<string>; anything else in it is not a string and is left out. */
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+// ─── spec 2.2: the performance record ───
+
+const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerformanceLead').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    source: t.exposeString('source'),
+    lead_status: t.exposeString('lead_status'),
+    lead_state: t.exposeString('lead_state'),
+  }),
+});
+
+const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange>('CarPerformancePriceChange').implement({
+  fields: (t) => ({
+    updated_at: t.expose('updated_at', { type: 'DateTime', description: 'When the price changed.' }),
+    dapprice: t.exposeFloat('dapprice', { nullable: true }),
+    egcprice: t.exposeFloat('egcprice', { nullable: true }),
+  }),
+});
+
+export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
+  description: 'Spec 2.2. Every figure is computed from the stored facts when asked.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    car_type: t.exposeString('car_type'),
+    status: t.exposeString('status'),
+    make: t.exposeString('make'),
+    model: t.exposeString('model'),
+    vin: t.exposeString('vin', { nullable: true, description: 'null for a car recorded without a VIN.' }),
+    stocknum: t.exposeString('stocknum'),
+    slug: t.exposeString('slug'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    days_old: t.exposeInt('days_old', { description: 'Whole days since the car was listed, up to its sold date once sold.' }),
+    leads_count: t.exposeInt('leads_count'),
+    photos_count: t.exposeInt('photos_count'),
+    phone_calls: t.exposeInt('phone_calls', { description: 'Phone calls attributed to the car.' }),
+    price_changes_count: t.exposeInt('price_changes_count', { description: 'Price changes after the listing price.' }),
+    days_to_twenty_photos: t.exposeInt('days_to_twenty_photos', {
+      nullable: true,
+      description: 'Whole days from listing to the 20th photo; null until the car has 20 photos.',
+    }),
+    views: t.exposeInt('views'),
+    start_price: t.exposeFloat('start_price', {
+      nullable: true,
+      description: 'The listing price (dapprice, else egcprice); null for a car that has never had a price.',
+    }),
+    last_price_change: t.expose('last_price_change', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the price last changed; null if it never changed.',
+    }),
+    sold_date: t.expose('sold_date', { type: 'Date', nullable: true, description: 'Year-month-day; null unless sold.' }),
+    price_type: t.exposeString('price_type', {
+      description: 'advertised_price when set, else the price that is set: dapprice (the default) or egcprice.',
+    }),
+    leads: t.field({ type: [CarPerformanceLeadRef], resolve: (performance) => performance.leads }),
+    price_changes: t.field({
+      type: [CarPerformancePriceChangeRef],
+      description: 'The changes after the listing price, oldest first.',
+      resolve: (performance) => performance.price_changes,
+    }),
+  }),
+});
+
+builder.queryField('car_performance', (t) =>
+  t.field({
+    type: CarPerformanceRef,
+    description: "Spec 4.2: a car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
+    authScopes: { permission: 'read:car' },
+    args: {
+      id: t.arg.string({ required: true }),
+      // A String checked by the resolver rather than an enum, so a bad value is the same 422 naming
+      // lookup_by on both doors (the REST error mapping turns enum coercion errors into a 400).
+      lookup_by: t.arg.string({ description: 'Only "vin": the id is a VIN. Anything else is a 422.' }),
+    },
+    resolve: (_root, args, context) => carPerformance(context.db, requireActor(context), args.id, args.lookup_by, context.now()),
+  }),
+);
+
+// ─── spec 4.3: payment processors ───
+
+type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
+
+const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
+  description: 'Spec 2.3.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    authorization_type: t.exposeString('authorization_type'),
+    authorization_key: t.exposeString('authorization_key', {
+      ...guardedBy('show:payment_processor_secret'),
+      description: 'A secret: null without show:payment_processor_secret.',
+    }),
+    merchant_id: t.exposeString('merchant_id'),
+    google_merchant_id: t.exposeString('google_merchant_id', { nullable: true }),
+    supports_all_types: t.exposeBoolean('supports_all_types'),
+    apple_pay_enabled: t.exposeBoolean('apple_pay_enabled'),
+    google_pay_enabled: t.exposeBoolean('google_pay_enabled'),
+    types: t.stringList({ resolve: (processor) => stringList(processor.types) }),
+    deposit_amount: t.exposeInt('deposit_amount'),
+  }),
+});
+
+const CarPaymentProcessors = builder.objectRef<{ payment_processors: ProcessorRow[] }>('CarPaymentProcessors').implement({
+  fields: (t) => ({
+    payment_processors: t.field({ type: [CarPaymentProcessor], resolve: (result) => result.payment_processors }),
+  }),
+});
+
+builder.queryField('car_payment_processors', (t) =>
+  t.field({
+    type: CarPaymentProcessors,
+    description:
+      "Spec 4.3: the payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
+    authScopes: { permission: 'show:payment_processor' },
+    args: {
+      id: t.arg.string({ required: true }),
+      website: t.arg.string(),
+    },
+    resolve: async (_root, args, context) => ({
+      payment_processors: await carPaymentProcessors(context.db, requireActor(context), args.id, args.website),
+    }),
+  }),
+);
+
+// ─── the graph for front-end teams ───
+
+const CarDealership = builder.prismaObject('Dealership', {
+  variant: 'CarDealership',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+  }),
+});
+
+const CarLocation = builder.prismaObject('Location', {
+  variant: 'CarLocation',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    location_type: t.exposeString('location_type'),
+  }),
+});
+
+builder.prismaObject('CarPhoto', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    url: t.exposeString('url'),
+    position: t.exposeInt('position'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('CarPriceChange', {
+  description: 'One row per change of either price; the first row is the listing price.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    dapprice: t.exposeInt('dapprice', { nullable: true }),
+    egcprice: t.exposeInt('egcprice', { nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('CarCustomAttribute').implement({
+  fields: (t) => ({ name: t.exposeString('name'), value: t.exposeString('value') }),
+});
+
+function customAttributes(value: unknown): { name: string; value: string }[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const { name, value: text } = item as Record<string, unknown>;
+    return typeof name === 'string' && typeof text === 'string' ? [{ name, value: text }] : [];
+  });
+}
+
+builder.prismaObject('Car', {
+  fields: (t) => {
+    const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+    const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+    const date = (name: 'rego_expiry' | 'compliance_date' | 'build_date' | 'sold_date') => t.expose(name, { type: 'Date', nullable: true });
+    return {
+      id: t.exposeInt('id'),
+      dealership_id: t.exposeInt('dealership_id'),
+      location_id: int('location_id'),
+      model_variant_id: int('model_variant_id'),
+      slug: t.exposeString('slug'),
+      custom_slug: text('custom_slug'),
+      stocknum: t.exposeString('stocknum'),
+      vin: text('vin'),
+      rego: text('rego'),
+      rego_expiry: date('rego_expiry'),
+      rego_state: text('rego_state'),
+      odometer: int('odometer'),
+      dapprice: int('dapprice'),
+      egcprice: int('egcprice'),
+      advertised_price: text('advertised_price'),
+      make: t.exposeString('make'),
+      model: t.exposeString('model'),
+      badge: text('badge'),
+      series: text('series'),
+      year: t.exposeInt('year'),
+      body: text('body'),
+      colour: text('colour'),
+      interior_colour: text('interior_colour'),
+      transmission: text('transmission'),
+      fuel: text('fuel'),
+      drive: text('drive'),
+      doors: int('doors'),
+      seats: int('seats'),
+      redbook_code: text('redbook_code'),
+      nvic_code: text('nvic_code'),
+      dealercomments: text('dealercomments'),
+      features: t.stringList({ select: { features: true }, resolve: (car) => stringList(car.features) }),
+      status: t.exposeString('status'),
+      car_type: t.exposeString('car_type'),
+      item_type: t.exposeString('item_type'),
+      compliance_date: date('compliance_date'),
+      build_date: date('build_date'),
+      external_video_url: text('external_video_url'),
+      show_on_dealer_website: t.exposeBoolean('show_on_dealer_website'),
+      load_to_carsales: t.exposeBoolean('load_to_carsales'),
+      load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
+      load_to_drive: t.exposeBoolean('load_to_drive'),
+      grey_market_import: t.exposeBoolean('grey_market_import'),
+      locked_fields: t.stringList({ select: { locked_fields: true }, resolve: (car) => stringList(car.locked_fields) }),
+      subscription_plan_id: text('subscription_plan_id'),
+      certified: t.exposeBoolean('certified'),
+      custom_attributes: t.field({
+        type: [CarCustomAttribute],
+        select: { custom_attributes: true },
+        resolve: (car) => customAttributes(car.custom_attributes),
+      }),
+      reserved: t.exposeBoolean('reserved'),
+      reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
+      sold_date: date('sold_date'),
+      created_at: t.expose('created_at', { type: 'DateTime' }),
+      updated_at: t.expose('updated_at', { type: 'DateTime' }),
+      dealership: t.relation('dealership', { type: CarDealership }),
+      location: t.relation('location', { type: CarLocation, nullable: true }),
+      model_variant: t.relation('model_variant', { nullable: true }),
+      photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+      price_changes: t.relation('price_changes', {
+        description: 'Every price row, oldest first: the listing price, then each change.',
+        query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+      }),
+      performance: t.field({
+        type: CarPerformanceRef,
+        description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
+        resolve: async (car, _args, context) => {
+          const performance = await loadCarPerformance(context, car.id);
+          if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
+          return performance;
+        },
+      }),
+    };
+  },
+});
+
+builder.queryField('car', (t) =>
+  t.prismaField({
+    type: 'Car',
+    nullable: true,
+    description: 'A car by ID, slug or custom slug; null when there is none among the dealerships the key reaches.',
+    authScopes: { permission: 'read:car' },
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, context) =>
+      context.db.car.findFirst({ ...query, where: carWhere(requireActor(context), args.id), orderBy: { created_at: 'desc' } }),
+  }),
+);
+
+builder.queryField('cars', (t) =>
+  t.prismaConnection({
+    type: 'Car',
+    cursor: 'id',
+    description: "The cars of the key's dealerships, by id; filters are exact matches.",
+    authScopes: { permission: 'read:car' },
+    args: {
+      dealership_id: t.arg.int(),
+      make: t.arg.string(),
+      status: t.arg.string(),
+    },
+    resolve: (query, _root, args, context) =>
+      context.db.car.findMany({
+        ...query,
+        where: {
+          AND: [
+            { dealership_id: dealershipIdFilter(requireActor(context)) },
+            args.dealership_id === null || args.dealership_id === undefined ? {} : { dealership_id: args.dealership_id },
+          ],
+          ...(args.make ? { make: args.make } : {}),
+          ...(args.status ? { status: args.status } : {}),
+        },
+        orderBy: { id: 'asc' },
+      }),
+  }),
+);

@@ -1,0 +1,88 @@
+// Spec 4.12 and 4.13: a dealership's contacts (record 2.8). The show and the list name a vehicle's
+// model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
+// Names, postcodes and regos are personal data: null for a key without read:personal_data.
+import { builder } from '../builder.ts';
+import { personalData } from '../auth/field-guards.ts';
+import { requireActor } from '../auth/scope.ts';
+import { contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
+
+const vehicleOrder = { orderBy: { id: 'asc' } } as const;
+
+const ContactVehicle = builder.prismaObject('ContactVehicle', {
+  description: "A contact's vehicle, as the contact show answers it (model name under `model`).",
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    make: t.exposeString('make'),
+    model: t.exposeString('model'),
+    year: t.exposeInt('year'),
+    rego: t.exposeString('rego', personalData),
+  }),
+});
+
+const ContactListVehicle = builder.prismaObject('ContactVehicle', {
+  variant: 'ContactListVehicle',
+  description: "A contact's vehicle, as the contact list answers it (model name under `raw_model`).",
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    make: t.exposeString('make'),
+    raw_model: t.exposeString('model'),
+    year: t.exposeInt('year'),
+    rego: t.exposeString('rego', personalData),
+  }),
+});
+
+export const Contact = builder.prismaObject('Contact', {
+  description: 'A person known to a dealership (spec 2.8).',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    first_name: t.exposeString('first_name', personalData),
+    postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
+    vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
+  }),
+});
+
+const ContactListEntry = builder.prismaObject('Contact', {
+  variant: 'ContactListEntry',
+  description: 'A contact as the contact list answers it (spec 2.8, vehicles with `raw_model`).',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    first_name: t.exposeString('first_name', personalData),
+    postcode: t.exposeString('postcode', personalData),
+    vehicles: t.relation('vehicles', { type: ContactListVehicle, query: vehicleOrder }),
+  }),
+});
+
+builder.queryField('contact', (t) =>
+  t.prismaField({
+    type: Contact,
+    description: "One contact of a dealership (spec 4.12). 404 dealership_not_found / contact_not_found.",
+    authScopes: { permission: 'read:contact' },
+    args: {
+      dealership_id: t.arg.int({ required: true }),
+      id: t.arg.int({ required: true }),
+    },
+    resolve: async (query, _root, args, context) => {
+      const where = await contactWhere(context.db, requireActor(context), args.dealership_id, args.id);
+      const contact = await context.db.contact.findFirst({ ...query, where });
+      if (!contact) throw contactNotFound();
+      return contact;
+    },
+  }),
+);
+
+builder.queryField('contacts', (t) =>
+  t.prismaField({
+    type: [ContactListEntry],
+    description: "A page of a dealership's contacts, by id (spec 4.13): page ≥ 1 (default 1), per_page 1–200 (default 50).",
+    authScopes: { permission: 'read:contact' },
+    args: {
+      dealership_id: t.arg.int({ required: true }),
+      page: t.arg.int(),
+      per_page: t.arg.int(),
+    },
+    resolve: async (query, _root, args, context) =>
+      context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, requireActor(context), args)) }),
+  }),
+);

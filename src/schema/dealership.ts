@@ -1,0 +1,296 @@
+// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User; GraphQL only),
+// and the documented operations over dealerships and their locations: partner mappings (4.14),
+// postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
+// documented shapes, because the REST body is every field of the return type.
+import { builder } from '../builder.ts';
+import { guardedBy, personalData } from '../auth/field-guards.ts';
+import { dealershipIdFilter, reachesDealership, requireActor } from '../auth/scope.ts';
+import {
+  dealershipPlugins,
+  inIdOrder,
+  partnerDealershipMappings,
+  POSTCODE_SEARCH_LIMIT,
+  rankLocationsByPostcode,
+  type InstalledPlugin,
+  type PartnerDealershipMapping,
+} from '../domain/dealerships.ts';
+import { geocoder } from '../domain/geocoding.ts';
+
+// ───────────────────────────── the graph ─────────────────────────────
+
+export const LocationAddress = builder.prismaObject('LocationAddress', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name', { nullable: true }),
+    street: t.exposeString('street'),
+    city: t.exposeString('city'),
+    seo_city: t.exposeString('seo_city', { nullable: true }),
+    state: t.exposeString('state'),
+    postcode: t.exposeInt('postcode'),
+    lat: t.exposeFloat('lat', { nullable: true }),
+    long: t.exposeFloat('long', { nullable: true }),
+    place_id: t.exposeString('place_id', { nullable: true }),
+    place_url: t.exposeString('place_url', { nullable: true }),
+  }),
+});
+
+export const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
+  description: "A location's business contact details (not personal data).",
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    email: t.exposeString('email', { nullable: true }),
+    phone: t.exposeString('phone', { nullable: true }),
+    mobile: t.exposeString('mobile', { nullable: true }),
+    landline_phone: t.exposeString('landline_phone', { nullable: true }),
+    fax: t.exposeString('fax', { nullable: true }),
+    google_maps_url: t.exposeString('google_maps_url', { nullable: true }),
+    place_id: t.exposeString('place_id', { nullable: true }),
+    facebook_url: t.exposeString('facebook_url', { nullable: true }),
+    instagram_url: t.exposeString('instagram_url', { nullable: true }),
+    linkedin_url: t.exposeString('linkedin_url', { nullable: true }),
+    mailchimp_url: t.exposeString('mailchimp_url', { nullable: true }),
+    tiktok_url: t.exposeString('tiktok_url', { nullable: true }),
+    youtube_url: t.exposeString('youtube_url', { nullable: true }),
+  }),
+});
+
+export const Website = builder.prismaObject('Website', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    custom_slug: t.exposeString('custom_slug', { nullable: true }),
+    url: t.exposeString('url'),
+  }),
+});
+
+export const Location = builder.prismaObject('Location', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    name: t.exposeString('name'),
+    location_type: t.exposeString('location_type'),
+    partner_dealership_id: t.exposeString('partner_dealership_id', { nullable: true }),
+    partner_account_id: t.exposeString('partner_account_id', { nullable: true }),
+    address: t.relation('address', { type: LocationAddress, nullable: true }),
+    contact_detail: t.relation('contact_detail', { type: LocationContactDetail, nullable: true }),
+    website: t.relation('website', { type: Website, nullable: true }),
+  }),
+});
+
+export const User = builder.prismaObject('User', {
+  description: 'A platform user (dealership staff). E-mail is personal data.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    email: t.exposeString('email', personalData),
+  }),
+});
+
+export const Dealership = builder.prismaObject('Dealership', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    locations: t.relation('locations', { type: Location, query: { orderBy: { id: 'asc' } } }),
+    websites: t.relation('websites', { type: Website, query: { orderBy: { id: 'asc' } } }),
+    users: t.field({
+      type: [User],
+      select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
+      resolve: (dealership) => dealership.users.map((link) => link.user),
+    }),
+    // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
+    // reached from, so without that permission the connection is null rather than an error.
+    cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, ...guardedBy('read:car') }),
+  }),
+});
+
+builder.queryField('dealership', (t) =>
+  t.prismaField({
+    type: Dealership,
+    nullable: true,
+    description: 'A dealership the key reaches; null when it does not exist or is not reachable.',
+    authScopes: { permission: 'index:dealership' },
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, context) =>
+      reachesDealership(requireActor(context), args.id) ? context.db.dealership.findUnique({ ...query, where: { id: args.id } }) : null,
+  }),
+);
+
+builder.queryField('dealerships', (t) =>
+  t.prismaConnection({
+    type: Dealership,
+    cursor: 'id',
+    description: 'The dealerships the key reaches, by id.',
+    authScopes: { permission: 'index:dealership' },
+    resolve: (query, _root, _args, context) =>
+      context.db.dealership.findMany({ ...query, where: { id: dealershipIdFilter(requireActor(context)) }, orderBy: { id: 'asc' } }),
+  }),
+);
+
+// ───────────────────────────── 4.14 partner mappings ─────────────────────────────
+
+const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('PartnerDealership').implement({
+  description: 'A platform location mapped to its ids at the partner (spec 2.10).',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The platform location id.' }),
+    name: t.exposeString('name', { description: 'The location name.' }),
+    dealership_id: t.exposeInt('dealership_id'),
+    dealership_name: t.exposeString('dealership_name'),
+    partner_dealership_id: t.exposeString('partner_dealership_id', { description: "The location's id at the partner (primary)." }),
+    partner_account_id: t.exposeString('partner_account_id', { description: "The account/group id at the partner (secondary)." }),
+  }),
+});
+
+const PartnerDealerships = builder.objectRef<{ dealerships: PartnerDealershipMapping[] }>('PartnerDealerships').implement({
+  fields: (t) => ({ dealerships: t.expose('dealerships', { type: [PartnerDealershipRef] }) }),
+});
+
+builder.queryField('partner_dealerships', (t) =>
+  t.field({
+    type: PartnerDealerships,
+    description: "The partner mappings of the key's dealerships, by dealership then location id (spec 4.14).",
+    authScopes: { permission: 'index:dealership' },
+    resolve: async (_root, _args, context) => ({ dealerships: await partnerDealershipMappings(context.db, requireActor(context)) }),
+  }),
+);
+
+// ───────────────────────────── 4.15 postcode search ─────────────────────────────
+
+const addressable = 'Location';
+
+const DealershipSearchAddress = builder.prismaObject('LocationAddress', {
+  variant: 'DealershipSearchAddress',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    addressable_id: t.exposeInt('location_id'),
+    addressable_type: t.string({ resolve: () => addressable }),
+    city: t.exposeString('city'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    long: t.exposeFloat('long', { nullable: true }),
+    lat: t.exposeFloat('lat', { nullable: true }),
+    name: t.exposeString('name', { nullable: true }),
+    place_id: t.exposeString('place_id', { nullable: true }),
+    place_url: t.exposeString('place_url', { nullable: true }),
+    seo_city: t.exposeString('seo_city', { nullable: true }),
+    postcode: t.exposeInt('postcode'),
+    state: t.exposeString('state'),
+    street: t.exposeString('street'),
+  }),
+});
+
+const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetail', {
+  variant: 'DealershipSearchContactDetail',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    contactable_id: t.exposeInt('location_id'),
+    contactable_type: t.string({ resolve: () => addressable }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    email: t.exposeString('email', { nullable: true }),
+    facebook_url: t.exposeString('facebook_url', { nullable: true }),
+    fax: t.exposeString('fax', { nullable: true }),
+    google_maps_url: t.exposeString('google_maps_url', { nullable: true }),
+    instagram_url: t.exposeString('instagram_url', { nullable: true }),
+    landline_phone: t.exposeString('landline_phone', { nullable: true }),
+    linkedin_url: t.exposeString('linkedin_url', { nullable: true }),
+    mailchimp_url: t.exposeString('mailchimp_url', { nullable: true }),
+    mobile: t.exposeString('mobile', { nullable: true }),
+    phone: t.exposeString('phone', { nullable: true }),
+    place_id: t.exposeString('place_id', { nullable: true }),
+    tiktok_url: t.exposeString('tiktok_url', { nullable: true }),
+    youtube_url: t.exposeString('youtube_url', { nullable: true }),
+  }),
+});
+
+const DealershipSearchWebsite = builder.prismaObject('Website', {
+  variant: 'DealershipSearchWebsite',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    url: t.exposeString('url'),
+  }),
+});
+
+const DealershipSearchResult = builder.prismaObject('Location', {
+  variant: 'DealershipSearchResult',
+  description: 'A dealership location found by the postcode search (spec 2.9).',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The location id.' }),
+    dealership_id: t.exposeInt('dealership_id'),
+    name: t.exposeString('name'),
+    website_url: t.string({
+      nullable: true,
+      select: { website: { select: { url: true } } },
+      resolve: (location) => location.website?.url ?? null,
+    }),
+    // The search only answers locations with an address (it cannot rank the others).
+    address: t.field({
+      type: DealershipSearchAddress,
+      select: (_args, _context, nested) => ({ address: nested(true) }),
+      resolve: (location) => {
+        if (!location.address) throw new Error(`location ${location.id} has no address`);
+        return location.address;
+      },
+    }),
+    contact_detail: t.relation('contact_detail', { type: DealershipSearchContactDetail, nullable: true }),
+    website: t.relation('website', { type: DealershipSearchWebsite, nullable: true }),
+  }),
+});
+
+builder.queryField('search_dealerships_by_postcode', (t) =>
+  t.prismaField({
+    type: [DealershipSearchResult],
+    description:
+      `The ${POSTCODE_SEARCH_LIMIT} locations of the manufacturer's dealerships closest to the postcode, nearest first ` +
+      '(spec 4.15). 422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
+    authScopes: { permission: 'search:location' },
+    args: {
+      id: t.arg.int({ required: true, description: 'The manufacturer id.' }),
+      // Nullable so a missing postcode gets the search's own 422 (geolocation_error naming postcode)
+      // on both doors: Sofa reports a missing required query parameter as a 400 "body is not valid JSON".
+      postcode: t.arg.string({ description: 'Four-digit Australian postcode (required).' }),
+    },
+    resolve: async (query, _root, args, context) => {
+      const ranked = await rankLocationsByPostcode(
+        context.db,
+        requireActor(context),
+        { manufacturerId: args.id, postcode: args.postcode },
+        geocoder(),
+      );
+      const ids = ranked.map((location) => location.id);
+      if (ids.length === 0) return [];
+      return inIdOrder(await context.db.location.findMany({ ...query, where: { id: { in: ids } } }), ids);
+    },
+  }),
+);
+
+// ───────────────────────────── 4.17 plugins ─────────────────────────────
+
+const PluginRef = builder.objectRef<InstalledPlugin>('InstalledPlugin').implement({
+  description: 'A plugin installed on a dealership (spec 2.11).',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    categories: t.exposeStringList('categories'),
+    installed_at: t.expose('installed_at', { type: 'DateTime' }),
+    trial: t.exposeBoolean('trial'),
+  }),
+});
+
+const DealershipPlugins = builder.objectRef<{ plugins: InstalledPlugin[] }>('DealershipPlugins').implement({
+  fields: (t) => ({ plugins: t.expose('plugins', { type: [PluginRef] }) }),
+});
+
+builder.queryField('dealership_plugins', (t) =>
+  t.field({
+    type: DealershipPlugins,
+    description: "The plugins of a dealership the key reaches, by plugin name (spec 4.17).",
+    authScopes: { permission: 'index:plugin' },
+    args: { dealership_slug: t.arg.string({ required: true }) },
+    resolve: async (_root, args, context) => ({
+      plugins: await dealershipPlugins(context.db, requireActor(context), args.dealership_slug),
+    }),
+  }),
+);

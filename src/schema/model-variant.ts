@@ -1,0 +1,282 @@
+// New vehicles: a model variant as a website shows it (spec 4.4, record 2.4), a website's model
+// range (4.20), and the Model / ModelVariant graph types front-end teams follow from cars and
+// manufacturers. The REST return types are the documented shapes exactly (Sofa selects every field);
+// the two `category` objects have distinct type names so each list keeps its full nested shape.
+import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { builder } from '../builder.ts';
+import { requireActor } from '../auth/scope.ts';
+import {
+  availabilitiesSelect,
+  availabilityGroups,
+  shownVariantWhere,
+  specificationGroups,
+  specificationValuesSelect,
+  websiteModels,
+  type AvailabilityGroup,
+  type AvailabilityOptionEntry,
+  type CategoryRow,
+  type SpecificationFieldEntry,
+  type SpecificationGroup,
+  type WebsiteModelEntry,
+  type WebsiteModels,
+  type WebsiteModelVariantSummary,
+} from '../domain/model-variants.ts';
+import { imageVersions, type ImageVersions } from '../domain/offers.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** The `t` of every prismaObject of ModelVariant, so its variants can share field definitions. */
+type FieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
+  Types,
+  PrismaModelTypes & PrismaTypes['ModelVariant'],
+  ShapeFromSelection<Types, PrismaModelTypes & PrismaTypes['ModelVariant'], { select: unknown; include: unknown }> & {
+    [prismaModelName]?: 'ModelVariant';
+  }
+>;
+
+// ─── small shared shapes ───
+
+export const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('CatalogueImageThumb').implement({
+  fields: (t) => ({ url: t.exposeString('url', { nullable: true }) }),
+});
+
+/** `{ url, thumb { url } }`, the image shape of model variants and offers. */
+export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage').implement({
+  fields: (t) => ({
+    url: t.exposeString('url', { nullable: true }),
+    thumb: t.field({ type: CatalogueImageThumb, resolve: (image) => image.thumb }),
+  }),
+});
+
+interface BannerData {
+  key: string | null;
+  url: string | null;
+  height: number;
+  width: number;
+}
+
+const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBannerData').implement({
+  fields: (t) => ({
+    key: t.exposeString('key', { nullable: true }),
+    url: t.exposeString('url', { nullable: true }),
+    height: t.exposeInt('height'),
+    width: t.exposeInt('width'),
+  }),
+});
+
+function categoryType(name: string) {
+  return builder.objectRef<CategoryRow>(name).implement({
+    fields: (t) => ({
+      id: t.exposeInt('id'),
+      name: t.exposeString('name'),
+      slug: t.exposeString('slug'),
+      position: t.exposeInt('position'),
+    }),
+  });
+}
+
+const ModelVariantSpecificationCategory = categoryType('ModelVariantSpecificationCategory');
+const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityCategory');
+
+const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    position: t.exposeInt('position'),
+    value: t.exposeString('value'),
+  }),
+});
+
+const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVariantSpecification').implement({
+  fields: (t) => ({
+    category: t.field({ type: ModelVariantSpecificationCategory, resolve: (group) => group.category }),
+    fields: t.field({ type: [ModelVariantSpecificationField], resolve: (group) => group.fields }),
+  }),
+});
+
+const ModelVariantConfigurableOption = builder
+  .objectRef<AvailabilityOptionEntry['configurable_option']>('ModelVariantConfigurableOption')
+  .implement({
+    fields: (t) => ({
+      id: t.exposeInt('id'),
+      code: t.exposeString('code'),
+      description: t.exposeString('description', { nullable: true }),
+      recommended_retail_price_cents: t.exposeInt('recommended_retail_price_cents', { nullable: true }),
+      position: t.exposeInt('position'),
+    }),
+  });
+
+const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry>('ModelVariantAvailabilityOption').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    availability: t.exposeString('availability', { description: 'standard, optional or unavailable.' }),
+    configurable_option: t.field({ type: ModelVariantConfigurableOption, resolve: (option) => option.configurable_option }),
+  }),
+});
+
+const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVariantAvailability').implement({
+  fields: (t) => ({
+    category: t.field({ type: ModelVariantAvailabilityCategory, resolve: (group) => group.category }),
+    options: t.field({ type: [ModelVariantAvailabilityOption], resolve: (group) => group.options }),
+  }),
+});
+
+// ─── the variant record (2.4), shared by the REST type and the graph type ───
+
+function variantRecordFields(t: FieldBuilder) {
+  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+  const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+  return {
+    id: t.exposeInt('id'),
+    model_id: t.exposeInt('model_id'),
+    slug: t.exposeString('slug'),
+    name: t.exposeString('name'),
+    full_name: t.exposeString('full_name'),
+    bodyStyle: text('bodyStyle'),
+    transmission: text('transmission'),
+    modelCode: text('modelCode'),
+    engine_capacity: text('engine_capacity'),
+    fuel: text('fuel'),
+    redbookCode: text('redbookCode'),
+    series: text('series'),
+    variant_category: text('variant_category'),
+    vehicle_category: text('vehicle_category'),
+    description: text('description'),
+    short_description: text('short_description'),
+    youtube_id: text('youtube_id'),
+    brochure_url: text('brochure_url'),
+    interior_image_url: text('interior_image_url'),
+    second_interior_image_url: text('second_interior_image_url'),
+    isHybrid: t.exposeBoolean('isHybrid', { nullable: true }),
+    isElectric: t.exposeBoolean('isElectric', { nullable: true }),
+    cylinders: int('cylinders'),
+    year: int('year'),
+    tare_weight: int('tare_weight'),
+    gvm: int('gvm'),
+    seats: int('seats'),
+    price: int('price'),
+    image: t.field({
+      type: CatalogueImage,
+      select: { image_url: true, image_thumb_url: true },
+      resolve: (variant) => imageVersions(variant.image_url, variant.image_thumb_url),
+    }),
+    banner_data: t.field({
+      type: ModelVariantBannerData,
+      select: { banner_key: true, banner_url: true, banner_height: true, banner_width: true },
+      resolve: (variant) => ({ key: variant.banner_key, url: variant.banner_url, height: variant.banner_height, width: variant.banner_width }),
+    }),
+    specifications: t.field({
+      type: [ModelVariantSpecification],
+      description: 'Specification values grouped by category; categories and fields ordered by position.',
+      select: specificationValuesSelect,
+      resolve: (variant) => specificationGroups(variant.specification_values),
+    }),
+    availability_matrix: t.field({
+      type: [ModelVariantAvailability],
+      description: "The variant's configurable options grouped by category; categories and options ordered by position.",
+      select: availabilitiesSelect,
+      resolve: (variant) => availabilityGroups(variant.availabilities),
+    }),
+  };
+}
+
+/** Spec 2.4 exactly: the REST body of GET /api/v1/model_variants/{slug}. */
+const ModelVariantDetails = builder.prismaObject('ModelVariant', {
+  variant: 'ModelVariantDetails',
+  fields: (t) => variantRecordFields(t),
+});
+
+/** The graph type: the same record plus the way back to its model. */
+builder.prismaObject('ModelVariant', {
+  fields: (t) => ({
+    ...variantRecordFields(t),
+    model: t.relation('model'),
+  }),
+});
+
+builder.prismaObject('Model', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    manufacturer_id: t.exposeInt('manufacturer_id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    new_slug: t.exposeString('new_slug'),
+    path: t.exposeString('path'),
+    manufacturer: t.relation('manufacturer'),
+    variants: t.relation('variants', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+builder.queryField('model_variant', (t) =>
+  t.prismaField({
+    type: ModelVariantDetails,
+    description:
+      'Spec 4.4: a model variant by slug, as the website (ID, slug or custom slug) shows it. 404 website_not_found; 403 for a key not authorised for the website; 404 model_variant_not_found when the website does not show its model.',
+    authScopes: { permission: 'show:model_variant' },
+    args: {
+      slug: t.arg.string({ required: true }),
+      // Required, but checked by the resolver: a missing website_id is then the same 422 naming it on
+      // both doors (the REST error mapping turns a missing required variable into a 400).
+      website_id: t.arg.string({ description: 'Required: the website ID, slug or custom slug. Missing is a 422.' }),
+    },
+    resolve: async (query, _root, args, context) =>
+      context.db.modelVariant.findUniqueOrThrow({
+        ...query,
+        where: await shownVariantWhere(context.db, requireActor(context), args.slug, args.website_id),
+      }),
+  }),
+);
+
+// ─── spec 4.20: a website's models ───
+
+const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSummary>('WebsiteModelVariantSummary').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    slug: t.exposeString('slug'),
+    name: t.exposeString('name'),
+    price: t.exposeInt('price', { nullable: true }),
+  }),
+});
+
+const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelEntry').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    new_slug: t.exposeString('new_slug'),
+    path: t.exposeString('path'),
+    override_url: t.exposeString('override_url', { nullable: true, description: "Where this website sends the model's pages instead, if anywhere." }),
+    position: t.exposeInt('position', { description: "The model's place in the website's range." }),
+    manufacturer: t.exposeString('manufacturer', { description: "The manufacturer's name." }),
+    price_from: t.exposeInt('price_from', { nullable: true, description: 'The lowest price among the variants; null when none has a price.' }),
+    variants: t.field({
+      type: [WebsiteModelVariantSummaryRef],
+      nullable: true,
+      description: 'Version 2 only (cheapest first, unpriced last); null in version 1.',
+      resolve: (entry) => entry.variants,
+    }),
+  }),
+});
+
+const WebsiteModelsRef = builder.objectRef<WebsiteModels>('WebsiteModels').implement({
+  fields: (t) => ({
+    website_id: t.exposeInt('website_id'),
+    version: t.exposeInt('version'),
+    models: t.field({ type: [WebsiteModelEntryRef], resolve: (result) => result.models }),
+  }),
+});
+
+builder.queryField('website_models', (t) =>
+  t.field({
+    type: WebsiteModelsRef,
+    description:
+      "Spec 4.20: the models a website (ID, slug or custom slug) shows, in its order. version 1 (default): the models; version 2: each model also lists its variants. 404 website_not_found; 403 for a key not authorised for the website; 422 for another version.",
+    authScopes: { permission: 'index:model' },
+    args: {
+      website_id: t.arg.string({ required: true, description: 'Website ID, slug or custom slug.' }),
+      version: t.arg.int({ description: '1 (default) or 2.' }),
+    },
+    resolve: (_root, args, context) => websiteModels(context.db, requireActor(context), args.website_id, args.version),
+  }),
+);

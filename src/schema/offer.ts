@@ -1,0 +1,246 @@
+// Offers (spec 4.5, 4.6, record 2.5) on both doors, and the Manufacturer / Offer graph for
+// front-end teams. The list form (4.5) and the website form (4.6) of the record are distinct REST
+// types, each exactly its documented shape; the graph's Offer type carries the union of both.
+import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { builder } from '../builder.ts';
+import { requireActor } from '../auth/scope.ts';
+import {
+  expiryInWords,
+  imageOrModelImage,
+  imageOrModelImageSelect,
+  imageVersions,
+  manufacturerOffersWhere,
+  requireManufacturer,
+  runningManufacturerOffersWhere,
+  sanitizeDescription,
+  visibleDealershipLinks,
+  websiteOfferWhere,
+} from '../domain/offers.ts';
+import { CatalogueImage } from './model-variant.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** The `t` of every prismaObject of Offer, so its variants can share field definitions. */
+type FieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
+  Types,
+  PrismaModelTypes & PrismaTypes['Offer'],
+  ShapeFromSelection<Types, PrismaModelTypes & PrismaTypes['Offer'], { select: unknown; include: unknown }> & {
+    [prismaModelName]?: 'Offer';
+  }
+>;
+
+const OfferModel = builder.prismaObject('Model', {
+  variant: 'OfferModel',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    new_slug: t.exposeString('new_slug'),
+    path: t.exposeString('path'),
+  }),
+});
+
+interface WebsiteOfferModelShape {
+  name: string;
+  slug: string;
+  new_slug: string;
+  path: string;
+  override_url: string | null;
+}
+
+const WebsiteOfferModel = builder.objectRef<WebsiteOfferModelShape>('WebsiteOfferModel').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    new_slug: t.exposeString('new_slug'),
+    path: t.exposeString('path'),
+    override_url: t.exposeString('override_url', { nullable: true, description: "Where the website sends this model's pages instead, if anywhere." }),
+  }),
+});
+
+const OfferLocation = builder.prismaObject('Location', {
+  variant: 'OfferLocation',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+  }),
+});
+
+/** The fields every form of the offer record shares (2.5). */
+function commonOfferFields(t: FieldBuilder) {
+  return {
+    id: t.exposeInt('id'),
+    manufacturer_id: t.exposeInt('manufacturer_id'),
+    name: t.exposeString('name'),
+    disclaimer: t.exposeString('disclaimer', { nullable: true }),
+    expires_at: t.expose('expires_at', { type: 'Date', description: 'The last day the offer runs (year-month-day).' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    description: t.exposeString('description', { description: 'HTML as written by its author.' }),
+    sanitized_description: t.string({
+      description: 'The description with basic formatting only: no scripts, styles or attributes except links.',
+      select: { description: true },
+      resolve: (offer) => sanitizeDescription(offer.description),
+    }),
+    manufacturer: t.string({
+      description: "The manufacturer's name.",
+      select: { manufacturer: { select: { name: true } } },
+      resolve: (offer) => offer.manufacturer.name,
+    }),
+    expiry_in_words: t.string({
+      description: '"expired", "today", "tomorrow" or "in N days" (calendar days, UTC).',
+      select: { expires_at: true },
+      resolve: (offer, _args, context) => expiryInWords(offer.expires_at, context.now()),
+    }),
+    dealership_ids: t.field({
+      type: ['Int'],
+      description: 'The dealerships the offer runs at, among those the key reaches.',
+      select: (_args, context) => ({ dealerships: visibleDealershipLinks(context.actor) }),
+      resolve: (offer) => offer.dealerships.map((link) => link.dealership_id),
+    }),
+  };
+}
+
+function listOfferFields(t: FieldBuilder) {
+  return {
+    images: t.field({
+      type: [CatalogueImage],
+      select: { images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], select: { url: true, thumb_url: true } } },
+      resolve: (offer) => offer.images.map((image) => imageVersions(image.url, image.thumb_url)),
+    }),
+    image_or_model_image: t.field({
+      type: CatalogueImage,
+      description: "The offer's image, else the image of its model's first variant that has one.",
+      select: imageOrModelImageSelect,
+      resolve: (offer) => imageOrModelImage(offer),
+    }),
+  };
+}
+
+function websiteOfferFields(t: FieldBuilder) {
+  return {
+    category: t.exposeString('category', { nullable: true }),
+    preferred_locations: t.field({
+      type: [OfferLocation],
+      select: (_args, _context, nestedSelection) => ({
+        preferred_locations: { orderBy: { location_id: 'asc' }, select: { location: nestedSelection(true) } },
+      }),
+      resolve: (offer) => offer.preferred_locations.map((link) => link.location),
+    }),
+  };
+}
+
+/** Spec 2.5, list form: the REST body elements of GET /manufacturers/{id}/offers.json. */
+const ManufacturerOffer = builder.prismaObject('Offer', {
+  variant: 'ManufacturerOffer',
+  fields: (t) => ({
+    ...commonOfferFields(t),
+    ...listOfferFields(t),
+    model: t.relation('model', { type: OfferModel }),
+  }),
+});
+
+/** Spec 2.5, website form: the REST body of GET /websites/{website_id}/offers/{id}.json. */
+const WebsiteOffer = builder.prismaObject('Offer', {
+  variant: 'WebsiteOffer',
+  fields: (t) => ({
+    ...commonOfferFields(t),
+    ...websiteOfferFields(t),
+    model: t.field({
+      type: WebsiteOfferModel,
+      // A website lists tens of models: its list is the cheap way to the one WebsiteModel row.
+      select: {
+        model_id: true,
+        model: { select: { name: true, slug: true, new_slug: true, path: true } },
+        website: { select: { models: { select: { model_id: true, override_url: true } } } },
+      },
+      resolve: (offer) => ({
+        ...offer.model,
+        override_url: offer.website?.models.find((entry) => entry.model_id === offer.model_id)?.override_url ?? null,
+      }),
+    }),
+  }),
+});
+
+/** The graph's offer: both forms' fields, with its model and manufacturer as graph objects. */
+builder.prismaObject('Offer', {
+  fields: (t) => ({
+    ...commonOfferFields(t),
+    ...listOfferFields(t),
+    ...websiteOfferFields(t),
+    kind: t.exposeString('kind', { description: 'manufacturer or website.' }),
+    website_id: t.exposeInt('website_id', { nullable: true }),
+    model_id: t.exposeInt('model_id'),
+    model: t.relation('model'),
+  }),
+});
+
+builder.queryField('manufacturer_offers', (t) =>
+  t.prismaField({
+    type: [ManufacturerOffer],
+    description:
+      "Spec 4.5: the manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
+    authScopes: { permission: 'index:offer' },
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, args, context) => {
+      await requireManufacturer(context.db, args.id);
+      return context.db.offer.findMany({
+        ...query,
+        where: manufacturerOffersWhere(requireActor(context), args.id, context.now()),
+        orderBy: { id: 'asc' },
+      });
+    },
+  }),
+);
+
+builder.queryField('website_offer', (t) =>
+  t.prismaField({
+    type: WebsiteOffer,
+    description:
+      'Spec 4.6: one offer of a website. 404 website_not_found; 403 for a key not authorised for the website; 404 offer_not_found for an offer of another website.',
+    authScopes: { permission: 'index:offer' },
+    args: { website_id: t.arg.int({ required: true }), id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, args, context) =>
+      context.db.offer.findUniqueOrThrow({
+        ...query,
+        where: await websiteOfferWhere(context.db, requireActor(context), args.website_id, args.id),
+      }),
+  }),
+);
+
+// ─── the graph: manufacturers, their models and offers ───
+
+builder.prismaObject('Manufacturer', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    models: t.relation('models', { query: { orderBy: { id: 'asc' } } }),
+    offers: t.relation('offers', {
+      description: 'Its running manufacturer offers, as manufacturer_offers lists them.',
+      authScopes: { permission: 'index:offer' },
+      query: (_args, context) => ({
+        where: runningManufacturerOffersWhere(requireActor(context), context.now()),
+        orderBy: { id: 'asc' },
+      }),
+    }),
+  }),
+});
+
+builder.queryField('manufacturers', (t) =>
+  t.prismaField({
+    type: ['Manufacturer'],
+    description: 'Every manufacturer, by id. Manufacturers and their models are catalogue data, not any dealership’s.',
+    authScopes: { permission: 'index:offer' },
+    resolve: (query, _root, _args, context) => context.db.manufacturer.findMany({ ...query, orderBy: { id: 'asc' } }),
+  }),
+);
+
+builder.queryField('manufacturer', (t) =>
+  t.prismaField({
+    type: 'Manufacturer',
+    nullable: true,
+    authScopes: { permission: 'index:offer' },
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, context) => context.db.manufacturer.findUnique({ ...query, where: { id: args.id } }),
+  }),
+);

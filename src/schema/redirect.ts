@@ -1,0 +1,29 @@
+// Spec 4.18: the ad-click redirect by stock number. Public on purpose: ads are followed by browsers
+// that hold no key. REST answers a 302 with the location (the route table's 302 turns the
+// {"location"} object into the redirect); GraphQL answers the object.
+import { builder } from '../builder.ts';
+import { carRedirectLocation } from '../domain/redirects.ts';
+
+const CarRedirect = builder.objectRef<{ location: string }>('CarRedirect').implement({
+  description: 'Where the browser is sent: always on the origin of the named website.',
+  fields: (t) => ({ location: t.exposeString('location') }),
+});
+
+builder.queryField('car_redirect', (t) =>
+  t.field({
+    type: CarRedirect,
+    description:
+      "The page of the dealership's car with this stock number on the website (id, slug or custom slug); the website's " +
+      'stock listing when no car has it, or the car is sold or hidden. 404 for an unknown dealership or a website not of it.',
+    authScopes: { public: true },
+    args: {
+      dealership_slug: t.arg.string({ required: true }),
+      // website_id and stocknum are required, checked by the resolver so that a missing one is a 422
+      // naming it on both doors (Sofa reports a missing required query parameter as a 400 "body is not valid JSON").
+      website_id: t.arg.string({ description: 'Website id, slug or custom slug (required).' }),
+      stocknum: t.arg.string({ description: 'Stock number (required).' }),
+      fbclid: t.arg.string({ description: 'Carried through to the target URL.' }),
+    },
+    resolve: async (_root, args, context) => ({ location: await carRedirectLocation(context.db, args) }),
+  }),
+);
