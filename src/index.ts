@@ -4,6 +4,7 @@ import { createDb } from './db/client.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
+import { startOutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
 
 const config = loadConfig();
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   const deps = { config, db, logger, now: () => new Date() };
   const app = createApp(deps);
   const server = createHttpServer(app, config.bodyLimitBytes, logger);
+  // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
+  const outbox = startOutboxWorker(deps);
   server.listen(config.port, config.host, () => {
     logger.info(
       { port: config.port, engine: config.engine },
@@ -30,7 +33,9 @@ async function main(): Promise<void> {
     const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
     force.unref();
     server.close(() => {
-      db.$disconnect()
+      outbox
+        .stop()
+        .then(() => db.$disconnect())
         .catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'))
         .finally(() => {
           logger.info('stopped');

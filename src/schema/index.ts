@@ -2,9 +2,11 @@
 import { GraphQLSchema } from 'graphql';
 import { builder } from '../builder.ts';
 import './api-key.ts';
+import './lead.ts';
 import './car.ts';
 import './model-variant.ts';
 import './offer.ts';
+import './car-writes.ts';
 import './contact.ts';
 import './dealership.ts';
 import './redirect.ts';

@@ -1,0 +1,30 @@
+// Spec 4.19 and the state table of section 3: a car's reserved flag (PUT /api/v1/cars/{id}/reserve,
+// Mutation.reserve_car).
+//
+// reserved=true reserves a free car and refuses a reserved one (409 car_already_reserved);
+// reserved=false releases the reservation and is idempotent (a free car stays free, 200). A car of a
+// dealership the key cannot reach answers exactly like a car that does not exist (404), so a key
+// cannot probe other dealerships' stock.
+import type { Actor } from '../auth/api-keys.ts';
+import type { Db } from '../db/client.ts';
+import { conflict } from '../errors.ts';
+import { findCarId } from './cars.ts';
+
+export const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
+
+/** Sets or clears the reservation of the car named by id, slug or custom slug; returns its id. */
+export async function setCarReserved(db: Db, actor: Actor, input: { id: string; reserved: boolean }, now: Date): Promise<number> {
+  const carId = await findCarId(db, actor, input.id);
+  if (!input.reserved) {
+    await db.car.updateMany({ where: { id: carId, reserved: true }, data: { reserved: false, reserved_at: null, updated_at: now } });
+    return carId;
+  }
+  // The condition is checked by the database in the same statement that writes, so of any number
+  // of concurrent reservations exactly one finds the car free.
+  const { count } = await db.car.updateMany({
+    where: { id: carId, reserved: false },
+    data: { reserved: true, reserved_at: now, updated_at: now },
+  });
+  if (count === 0) throw carAlreadyReserved();
+  return carId;
+}

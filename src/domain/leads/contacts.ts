@@ -1,0 +1,86 @@
+// A new lead joins the dealership's contact for that person: the contact with the same e-mail
+// (case-insensitive), else the oldest one with the same phone, else a new contact. A matched
+// contact keeps what it knows (staff curate contacts): the lead only fills its blanks and raises its
+// flags (sms_verified, and high_priority for a `golden` lead, which marks the whole cluster).
+import type { Prisma } from '../../db/client.ts';
+import { normalizePhone } from '../phone.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export interface LeadPerson {
+  name?: string | null;
+  last_name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  /** From address_attributes.postcode. */
+  postcode?: number | null;
+  sms_verified?: boolean;
+  golden?: boolean;
+}
+
+/** An Australian postcode is four digits: 800 is written 0800. */
+export function postcodeText(postcode: number | null | undefined): string | null {
+  if (postcode === null || postcode === undefined) return null;
+  return String(postcode).padStart(4, '0');
+}
+
+export async function attachContact(tx: Tx, dealership_id: number, person: LeadPerson, now: Date): Promise<number> {
+  const email = person.email?.trim() || null;
+  const email_normalized = email?.toLowerCase() ?? null;
+  // A number that does not parse (strict validation off) is matched as written.
+  const phone = person.phone ? (normalizePhone(person.phone) ?? person.phone.trim()) : null;
+  const postcode = postcodeText(person.postcode);
+
+  let contact = email_normalized
+    ? await tx.contact.findUnique({ where: { dealership_id_email_normalized: { dealership_id, email_normalized } } })
+    : null;
+  if (!contact && phone) {
+    contact = await tx.contact.findFirst({ where: { dealership_id, phone }, orderBy: { id: 'asc' } });
+  }
+
+  if (!contact) {
+    const created = await tx.contact.create({
+      data: {
+        dealership_id,
+        first_name: person.name ?? '',
+        last_name: person.last_name ?? null,
+        email,
+        email_normalized,
+        phone,
+        postcode,
+        sms_verified: person.sms_verified ?? false,
+        high_priority: person.golden ?? false,
+        created_at: now,
+        updated_at: now,
+      },
+      select: { id: true },
+    });
+    return created.id;
+  }
+
+  const data: Prisma.ContactUncheckedUpdateInput = {};
+  if (!contact.first_name && person.name) data.first_name = person.name;
+  if (!contact.last_name && person.last_name) data.last_name = person.last_name;
+  // Matched by phone, so no contact of this dealership has this e-mail yet.
+  if (!contact.email_normalized && email) {
+    data.email = email;
+    data.email_normalized = email_normalized;
+  }
+  if (!contact.phone && phone) data.phone = phone;
+  if (!contact.postcode && postcode) data.postcode = postcode;
+  if (person.sms_verified && !contact.sms_verified) data.sms_verified = true;
+  if (person.golden && !contact.high_priority) data.high_priority = true;
+  if (Object.keys(data).length > 0) {
+    await tx.contact.update({ where: { id: contact.id }, data: { ...data, updated_at: now } });
+  }
+  return contact.id;
+}
+
+/** An update's flags reach the lead's contact as on create: verified and high priority only ever rise. */
+export async function raiseContactFlags(tx: Tx, contactId: number, flags: { sms_verified?: boolean; golden?: boolean }, now: Date): Promise<void> {
+  const data: Prisma.ContactUncheckedUpdateManyInput = {};
+  if (flags.sms_verified) data.sms_verified = true;
+  if (flags.golden) data.high_priority = true;
+  if (Object.keys(data).length === 0) return;
+  await tx.contact.updateMany({ where: { id: contactId }, data: { ...data, updated_at: now } });
+}

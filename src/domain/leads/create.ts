@@ -1,0 +1,134 @@
+// Lead creation (spec 4.9) as one unit: the lead, its contact, payment, address, file rows, outbox
+// messages and idempotency record are written in one transaction, so a failure leaves none of them.
+// Attachment bytes cannot join a database transaction: they are written first and removed again
+// when the transaction does not commit (a crash in between leaves an unreferenced file, never a row
+// pointing at a missing file).
+import type { Logger } from 'pino';
+import type { Actor } from '../../auth/api-keys.ts';
+import { reachesDealership } from '../../auth/scope.ts';
+import type { Db, Prisma } from '../../db/client.ts';
+import { notFound } from '../../errors.ts';
+import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
+import type { FileStorage } from '../../storage/file-storage.ts';
+import { attachContact } from './contacts.ts';
+import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
+import { claimKey, isUniqueViolation, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
+import { loadLeadRecord, type LeadRecord } from './record.ts';
+import { resolveLeadReferences } from './references.ts';
+import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
+
+export interface LeadWriteDeps {
+  db: Db;
+  actor: Actor;
+  now: Date;
+  storage: FileStorage;
+  maxFileBytes: number;
+  logger?: Logger;
+}
+
+/** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
+const MAX_ATTEMPTS = 3;
+const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
+const CREATED = 201;
+
+export async function createLead(
+  deps: LeadWriteDeps,
+  input: LeadInputData,
+  idempotencyKey: string | null = null,
+): Promise<LeadRecord> {
+  const { db, actor, now, storage } = deps;
+  const claim: IdempotencyClaim | null = idempotencyKey
+    ? { apiKeyId: actor.apiKeyId, key: idempotencyKey, hash: requestHash('create_lead', input) }
+    : null;
+  if (claim) {
+    const earlier = await storedAnswer<LeadRecord>(db, claim);
+    if (earlier) return earlier.body;
+  }
+
+  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes });
+  const dealershipId = valid.dealership_id;
+  if (dealershipId === undefined) throw new Error('validateLead lets no new lead through without a dealership');
+  // Before any file is written; that the dealership exists is checked inside the transaction.
+  if (!reachesDealership(actor, dealershipId)) throw notFound('dealership');
+
+  const files = await storeLeadFiles(storage, valid.files, now);
+  let committed = false;
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, claim, now), TRANSACTION_OPTIONS);
+        committed = true;
+        return record;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+        // A concurrent request committed first: with the same Idempotency-Key, answer as it was
+        // answered; else it made this person's contact, which the next attempt joins.
+        if (claim) {
+          const earlier = await storedAnswer<LeadRecord>(db, claim);
+          if (earlier) return earlier.body;
+        }
+      }
+    }
+  } finally {
+    if (!committed) await removeLeadFiles(storage, files, deps.logger);
+  }
+}
+
+async function writeLead(
+  tx: Prisma.TransactionClient,
+  dealershipId: number,
+  valid: ValidLead,
+  files: readonly StoredLeadFile[],
+  claim: IdempotencyClaim | null,
+  now: Date,
+): Promise<LeadRecord> {
+  // First, so a concurrent duplicate blocks here (PostgreSQL) until this one commits or rolls back.
+  if (claim) await claimKey(tx, claim, now);
+
+  const dealership = await tx.dealership.findUnique({ where: { id: dealershipId }, select: { id: true, slug: true, name: true } });
+  if (!dealership) throw notFound('dealership');
+  const columns = { ...valid.columns };
+  const { user_id } = await resolveLeadReferences(tx, dealership, { ...valid, columns });
+
+  const contactId = await attachContact(
+    tx,
+    dealership.id,
+    {
+      name: columns.name,
+      last_name: columns.last_name,
+      email: columns.email,
+      phone: columns.phone,
+      postcode: valid.address?.postcode,
+      sms_verified: columns.sms_verified,
+      golden: columns.golden,
+    },
+    now,
+  );
+
+  const { charge_breakdown, category, source, ...scalar } = columns;
+  // validateLead requires these on create; the check keeps the types honest.
+  if (category === undefined || source === undefined) throw new Error('validateLead lets no new lead through without category and source');
+  const lead = await tx.lead.create({
+    data: {
+      ...scalar,
+      ...(charge_breakdown !== undefined && charge_breakdown !== null ? { charge_breakdown } : {}),
+      category,
+      source,
+      dealership_id: dealership.id,
+      contact_id: contactId,
+      user_id: user_id ?? null,
+      created_at: now,
+      updated_at: now,
+      files: files.length
+        ? { createMany: { data: files.map((file) => ({ ...file, created_at: now })) } }
+        : undefined,
+      payment: valid.payment?.amount !== undefined ? { create: { ...valid.payment, amount: valid.payment.amount, created_at: now } } : undefined,
+      address: valid.address ? { create: valid.address } : undefined,
+    },
+  });
+
+  await enqueueLeadNotifications(tx, lead, dealership, now);
+  const record = await loadLeadRecord(tx, lead.id);
+  if (claim) await recordAnswer(tx, claim, CREATED, record);
+  return record;
+}

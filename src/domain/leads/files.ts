@@ -1,0 +1,136 @@
+// Lead attachments (lead_files_attributes): base64 text in the JSON body, decoded and checked here,
+// stored through a FileStorage under a key the service makes. The client's own description of the
+// file (a name, a data: URL's type) is never used: the content type is sniffed from the bytes and
+// only documents and images are accepted, since dealership staff open these files.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { invalidInput } from '../../errors.ts';
+import type { FileStorage } from '../../storage/file-storage.ts';
+import { LEAD_FILE_TYPES, MAX_LEAD_FILES, type LeadFileType } from './values.ts';
+
+export interface LeadFileInputData {
+  file_type?: string | null;
+  file?: string | null;
+}
+
+export interface DecodedLeadFile {
+  file_type: LeadFileType;
+  bytes: Buffer;
+  byte_size: number;
+  sha256: string;
+  content_type: string;
+}
+
+export interface StoredLeadFile extends Omit<DecodedLeadFile, 'bytes'> {
+  storage_key: string;
+}
+
+/** An optional data: URL prefix; its declared type is ignored. */
+const DATA_URL_PREFIX = /^data:[^,;]*(;[^,;]*)*;base64,/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+const startsWith = (bytes: Buffer, signature: readonly number[], offset = 0): boolean =>
+  bytes.length >= offset + signature.length && signature.every((byte, index) => bytes[offset + index] === byte);
+const ascii = (text: string): number[] => [...text].map((char) => char.charCodeAt(0));
+
+/** The content type the bytes show, or null for anything that is not an accepted document or image. */
+export function sniffContentType(bytes: Buffer): string | null {
+  if (startsWith(bytes, ascii('%PDF-'))) return 'application/pdf';
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'image/gif';
+  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'image/webp';
+  if (startsWith(bytes, ascii('{\\rtf'))) return 'application/rtf';
+  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'application/msword';
+  // A .docx is a zip whose parts live under word/; any other zip is refused.
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) && bytes.includes('word/')) {
+    return 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+  }
+  return isPlainText(bytes) ? 'text/plain' : null;
+}
+
+function isPlainText(bytes: Buffer): boolean {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // Control characters other than tab, newline, carriage return and form feed mean binary data.
+    return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks and decodes every attachment; errors name the entry (lead.lead_files_attributes[1].file). */
+export function decodeLeadFiles(
+  files: readonly LeadFileInputData[],
+  options: { maxBytes: number; existingCount?: number; path?: string },
+): DecodedLeadFile[] {
+  const base = options.path ?? 'lead.lead_files_attributes';
+  const allowed = MAX_LEAD_FILES - (options.existingCount ?? 0);
+  if (files.length > allowed) {
+    throw invalidInput(
+      base,
+      options.existingCount
+        ? `a lead has at most ${MAX_LEAD_FILES} files; this one has ${options.existingCount}, so at most ${Math.max(allowed, 0)} more`
+        : `at most ${MAX_LEAD_FILES} files per lead, got ${files.length}`,
+    );
+  }
+  return files.map((entry, index) => {
+    const at = `${base}[${index}]`;
+    const fileType = entry.file_type?.trim();
+    if (!fileType) throw invalidInput(`${at}.file_type`, `is required (one of ${LEAD_FILE_TYPES.join(', ')})`);
+    if (!(LEAD_FILE_TYPES as readonly string[]).includes(fileType)) {
+      throw invalidInput(`${at}.file_type`, `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${entry.file_type}"`);
+    }
+    const bytes = decodeBase64(entry.file, `${at}.file`, options.maxBytes);
+    const contentType = sniffContentType(bytes);
+    if (!contentType) {
+      throw invalidInput(`${at}.file`, 'must be a PDF, Word (.doc, .docx), RTF, plain text or image (PNG, JPEG, GIF, WebP) file');
+    }
+    return {
+      file_type: fileType as LeadFileType,
+      bytes,
+      byte_size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      content_type: contentType,
+    };
+  });
+}
+
+function decodeBase64(raw: string | null | undefined, field: string, maxBytes: number): Buffer {
+  if (raw === null || raw === undefined || raw.trim() === '') throw invalidInput(field, 'is required: the file content, base64-encoded');
+  const text = raw.trim().replace(DATA_URL_PREFIX, '').replace(/\s+/g, '');
+  if (text.length % 4 !== 0 || !BASE64.test(text)) throw invalidInput(field, 'must be base64-encoded file content');
+  // Measured before decoding, so an oversized file costs no memory beyond the body already read.
+  const size = (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+  if (size === 0) throw invalidInput(field, 'is empty');
+  if (size > maxBytes) throw invalidInput(field, `is ${size} bytes; a file may be at most ${maxBytes} bytes`);
+  return Buffer.from(text, 'base64');
+}
+
+/** Writes the files under fresh keys (leads/<year>/<month>/<uuid>); on any failure none are left behind. */
+export async function storeLeadFiles(storage: FileStorage, files: readonly DecodedLeadFile[], now: Date): Promise<StoredLeadFile[]> {
+  const stored: StoredLeadFile[] = [];
+  const folder = `leads/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  try {
+    for (const { bytes, ...file } of files) {
+      const storage_key = `${folder}/${randomUUID()}`;
+      await storage.put(storage_key, bytes);
+      stored.push({ ...file, storage_key });
+    }
+  } catch (error) {
+    await removeLeadFiles(storage, stored);
+    throw error;
+  }
+  return stored;
+}
+
+/** Best effort: a file that cannot be removed is logged, and the original error is what the caller sees. */
+export async function removeLeadFiles(storage: FileStorage, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
+  for (const file of files) {
+    try {
+      await storage.delete(file.storage_key);
+    } catch (error) {
+      logger?.error({ err: error, storage_key: file.storage_key }, 'could not remove an uncommitted lead file');
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// Idempotency-Key for lead creation (draft-ietf-httpapi-idempotency-key-header): a retried POST with
+// the same key from the same API key and the same body gets the first answer back and creates
+// nothing; the same key with a different body is a 422 idempotency_key_reused. The record is written
+// in the creating transaction, claimed first, so a concurrent duplicate waits on (PostgreSQL) or
+// queues behind (SQLite) the first and then finds its answer; the unique (api_key_id, key) constraint
+// is what guarantees one lead. Failed requests leave no record (their transaction rolled back), so
+// they can be retried with the same key.
+import { createHash } from 'node:crypto';
+import type { Db, Prisma } from '../../db/client.ts';
+import { apiError, invalidInput } from '../../errors.ts';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const MAX_KEY_LENGTH = 255;
+/** Visible ASCII: the draft makes the key a string; this keeps it printable and storable anywhere. */
+const KEY_PATTERN = /^[\x21-\x7e]+$/;
+const IN_PROGRESS = 0;
+
+/** The request's Idempotency-Key, or null when it has none. */
+export function idempotencyKeyOf(request: Request): string | null {
+  const raw = request.headers.get(IDEMPOTENCY_HEADER);
+  if (raw === null) return null;
+  // The draft sends the key as a structured-field string ("..."); a bare token is accepted as well.
+  const key = raw.trim().replace(/^"(.*)"$/, '$1');
+  if (key === '' || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
+    throw invalidInput(IDEMPOTENCY_HEADER, `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters`);
+  }
+  return key;
+}
+
+/** JSON with object keys sorted, so the same body hashes the same however its keys were ordered. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Which operation and which arguments: the same lead sent through REST or GraphQL hashes the same. */
+export function requestHash(operation: string, input: unknown): string {
+  return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
+}
+
+export const idempotencyKeyReused = () =>
+  apiError(
+    'BAD_USER_INPUT',
+    'idempotency_key_reused',
+    `This ${IDEMPOTENCY_HEADER} was already used by this API key for a different request; use a new key for a new request.`,
+  );
+
+export interface IdempotencyClaim {
+  apiKeyId: number;
+  key: string;
+  hash: string;
+}
+
+/** The stored answer for this key, if the first request completed; a different body is refused. */
+export async function storedAnswer<T>(db: Db | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<{ status: number; body: T } | null> {
+  const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
+  if (!record) return null;
+  if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
+  // Status 0 is a claim whose transaction has not finished: SQLite's one connection lets it be seen.
+  // The caller goes on to its own transaction, which queues behind that one and then finds the answer.
+  if (record.response_status === IN_PROGRESS) return null;
+  return { status: record.response_status, body: JSON.parse(record.response_body) as T };
+}
+
+/** First statement of the creating transaction: takes the key, or fails on the unique constraint. */
+export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim, now: Date): Promise<void> {
+  await tx.idempotencyRecord.create({
+    data: { api_key_id: claim.apiKeyId, key: claim.key, request_hash: claim.hash, response_status: IN_PROGRESS, response_body: 'null', created_at: now },
+  });
+}
+
+/** Last statement of the creating transaction: the answer a retry will get. */
+export async function recordAnswer(tx: Prisma.TransactionClient, claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+  await tx.idempotencyRecord.update({
+    where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } },
+    data: { response_status: status, response_body: JSON.stringify(body) },
+  });
+}
+
+/** Prisma's unique-constraint violation (P2002), on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}

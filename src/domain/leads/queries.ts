@@ -1,0 +1,30 @@
+// Reading leads in the graph: only the key's dealerships, so another dealership's lead is not found,
+// exactly like a lead that does not exist.
+import type { Actor } from '../../auth/api-keys.ts';
+import { dealershipIdFilter } from '../../auth/scope.ts';
+import type { Db, Prisma } from '../../db/client.ts';
+import { requireDealershipId } from '../dealerships.ts';
+
+export function leadWhere(actor: Actor, id: number): Prisma.LeadWhereInput {
+  return { id, dealership_id: dealershipIdFilter(actor) };
+}
+
+export interface LeadListFilter {
+  dealership_id?: number | null;
+  contact_id?: number | null;
+  car_id?: number | null;
+  category?: string | null;
+  lead_state?: string | null;
+}
+
+export async function leadListWhere(db: Db, actor: Actor, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
+  const dealership_id =
+    typeof filter.dealership_id === 'number' ? await requireDealershipId(db, actor, { id: filter.dealership_id }) : dealershipIdFilter(actor);
+  return {
+    dealership_id,
+    ...(typeof filter.contact_id === 'number' ? { contact_id: filter.contact_id } : {}),
+    ...(typeof filter.car_id === 'number' ? { car_id: filter.car_id } : {}),
+    ...(filter.category ? { category: filter.category } : {}),
+    ...(filter.lead_state ? { lead_state: filter.lead_state } : {}),
+  };
+}

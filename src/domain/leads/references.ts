@@ -1,0 +1,146 @@
+// The rows a lead points at, checked inside the write's transaction so what is checked is what is
+// linked. Everything a lead names must belong to the lead's dealership; the new-vehicle ids must
+// exist and agree (a variant of that model, a colour of that model). Two names are soft matches by
+// design: `stocknum` links the dealership's car with that stock number if there is one (spec 2.7:
+// "if one exists"), and `user_email` links the platform user of that dealership if there is one —
+// a customer's enquiry is never refused because a form carried a stale staff address.
+import type { Prisma } from '../../db/client.ts';
+import { invalidInput } from '../../errors.ts';
+import type { LeadColumns, ValidLead } from './validation.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export interface LeadDealership {
+  id: number;
+  slug: string;
+}
+
+/** What the lead stores now (update), for the fields this request leaves alone. */
+export type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
+
+const notInDealership = (field: string, thing: string, dealershipId: number) =>
+  invalidInput(`lead.${field}`, `is not ${thing} of dealership ${dealershipId}`);
+
+/**
+ * Checks the references of `valid` and completes its columns: website_id from website_slug, car_id
+ * from stocknum, model_id from the variant or colour. Returns the user the lead is linked to, when
+ * this request names one (user_email).
+ */
+export async function resolveLeadReferences(
+  tx: Tx,
+  dealership: LeadDealership,
+  valid: ValidLead,
+  stored?: StoredReferences,
+): Promise<{ user_id?: number | null }> {
+  const { columns } = valid;
+  const dealership_id = dealership.id;
+
+  if (columns.dealership_slug && columns.dealership_slug !== dealership.slug) {
+    throw invalidInput('lead.dealership_slug', `is not the slug of dealership ${dealership_id} ("${dealership.slug}")`);
+  }
+
+  if (typeof columns.website_id === 'number') {
+    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: { slug: true, custom_slug: true } });
+    if (!website) throw notInDealership('website_id', 'a website', dealership_id);
+    if (columns.website_slug && columns.website_slug !== website.slug && columns.website_slug !== website.custom_slug) {
+      throw invalidInput('lead.website_slug', `is not the slug of website ${columns.website_id}`);
+    }
+  } else if (columns.website_id === undefined && columns.website_slug) {
+    const website = await tx.website.findFirst({
+      where: { dealership_id, OR: [{ slug: columns.website_slug }, { custom_slug: columns.website_slug }] },
+      select: { id: true },
+    });
+    if (!website) throw notInDealership('website_slug', 'a website', dealership_id);
+    columns.website_id = website.id;
+  }
+
+  if (typeof columns.location_id === 'number') {
+    const location = await tx.location.findFirst({ where: { id: columns.location_id, dealership_id }, select: { id: true } });
+    if (!location) throw notInDealership('location_id', 'a location', dealership_id);
+  }
+
+  if (typeof columns.car_id === 'number') {
+    if (!(await carOfDealership(tx, columns.car_id, dealership_id))) throw notInDealership('car_id', 'a car', dealership_id);
+  } else if (columns.car_id === undefined && columns.stocknum) {
+    const car = await tx.car.findUnique({ where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } }, select: { id: true } });
+    columns.car_id = car?.id ?? null;
+  }
+
+  await checkNewVehicle(tx, columns, stored);
+
+  if (typeof columns.team_member_id === 'number') {
+    const member = await tx.dealershipUser.findUnique({
+      where: { dealership_id_user_id: { dealership_id, user_id: columns.team_member_id } },
+      select: { user_id: true },
+    });
+    if (!member) throw notInDealership('team_member_id', 'a user', dealership_id);
+  }
+
+  if (valid.payment) {
+    const { car_id, payment_processor_id } = valid.payment;
+    if (typeof car_id === 'number' && !(await carOfDealership(tx, car_id, dealership_id))) {
+      throw notInDealership('payment_attributes.car_id', 'a car', dealership_id);
+    }
+    if (typeof payment_processor_id === 'number') {
+      const processor = await tx.paymentProcessor.findFirst({ where: { id: payment_processor_id, dealership_id }, select: { id: true } });
+      if (!processor) throw notInDealership('payment_attributes.payment_processor_id', 'a payment processor', dealership_id);
+    }
+  }
+
+  if (columns.user_email === undefined) return {};
+  if (columns.user_email === null) return { user_id: null };
+  const user = await tx.user.findFirst({
+    where: { email_normalized: columns.user_email.toLowerCase(), dealerships: { some: { dealership_id } } },
+    select: { id: true },
+  });
+  return { user_id: user?.id ?? null };
+}
+
+async function carOfDealership(tx: Tx, id: number, dealership_id: number): Promise<boolean> {
+  return (await tx.car.findFirst({ where: { id, dealership_id }, select: { id: true } })) !== null;
+}
+
+/**
+ * model_id, model_variant_id and colour_id must exist and agree. When the request names a variant or
+ * colour but no model, the model is taken from it; a mismatch is blamed on a field the request sent.
+ */
+async function checkNewVehicle(tx: Tx, columns: LeadColumns, stored?: StoredReferences): Promise<void> {
+  // What the request sent, fixed before model_id may be filled in below.
+  const sentFields = new Set((['model_id', 'model_variant_id', 'colour_id'] as const).filter((field) => columns[field] !== undefined));
+  const sent = (field: 'model_id' | 'model_variant_id' | 'colour_id') => sentFields.has(field);
+  if (sentFields.size === 0) return;
+
+  if (typeof columns.model_id === 'number') {
+    const model = await tx.model.findUnique({ where: { id: columns.model_id }, select: { id: true } });
+    if (!model) throw invalidInput('lead.model_id', `is not a model (no model ${columns.model_id})`);
+  }
+  const variantId = sent('model_variant_id') ? columns.model_variant_id : stored?.model_variant_id;
+  const colourId = sent('colour_id') ? columns.colour_id : stored?.colour_id;
+  const variant =
+    typeof variantId === 'number' ? await tx.modelVariant.findUnique({ where: { id: variantId }, select: { model_id: true } }) : null;
+  if (typeof variantId === 'number' && !variant) {
+    throw invalidInput('lead.model_variant_id', `is not a model variant (no model variant ${variantId})`);
+  }
+  const colour = typeof colourId === 'number' ? await tx.colour.findUnique({ where: { id: colourId }, select: { model_id: true } }) : null;
+  if (typeof colourId === 'number' && !colour) throw invalidInput('lead.colour_id', `is not a colour (no colour ${colourId})`);
+
+  let modelId: number | null | undefined;
+  if (sent('model_id')) {
+    modelId = columns.model_id;
+  } else {
+    const fromRequest = (sent('model_variant_id') ? variant?.model_id : undefined) ?? (sent('colour_id') ? colour?.model_id : undefined);
+    modelId = fromRequest ?? stored?.model_id ?? variant?.model_id ?? colour?.model_id ?? null;
+    if (modelId !== (stored?.model_id ?? null)) columns.model_id = modelId;
+  }
+
+  const blame = (own: 'model_variant_id' | 'colour_id'): string => {
+    const field = sent(own) ? own : sent('model_id') ? 'model_id' : sent('model_variant_id') ? 'model_variant_id' : 'colour_id';
+    return `lead.${field}`;
+  };
+  if (variant && variant.model_id !== modelId) {
+    throw invalidInput(blame('model_variant_id'), `model variant ${variantId} is a variant of model ${variant.model_id}, not of model ${modelId ?? 'none'}`);
+  }
+  if (colour && colour.model_id !== modelId) {
+    throw invalidInput(blame('colour_id'), `colour ${colourId} is a colour of model ${colour.model_id}, not of model ${modelId ?? 'none'}`);
+  }
+}

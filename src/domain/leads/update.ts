@@ -1,0 +1,131 @@
+// Lead update (spec 4.8): a partial update of a lead of the key's dealerships that is at most
+// 3 days (72 hours) old by the service clock. Absent fields keep their values; the field rules are
+// the create rules (validation.ts). The lead keeps its dealership and its contact: a contact is the
+// dealership's record of a person, so changing a lead's e-mail or phone does not move or edit it;
+// only `golden` and `sms_verified` reach the contact, as on create. Attachments sent on update are
+// added to the lead's files (at most 5 in all). No notification is sent for an update.
+import { dealershipIdFilter } from '../../auth/scope.ts';
+import type { Prisma } from '../../db/client.ts';
+import { apiError, invalidInput, notFound } from '../../errors.ts';
+// The runtime values (DbNull) are the same objects for both engines' clients: one Prisma runtime.
+import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
+import { raiseContactFlags } from './contacts.ts';
+import type { LeadWriteDeps } from './create.ts';
+import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
+import { loadLeadRecord, type LeadRecord } from './record.ts';
+import { resolveLeadReferences } from './references.ts';
+import { validateLead, type ExistingLead, type LeadInputData } from './validation.ts';
+import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
+
+export const leadTooOld = () =>
+  apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
+
+/** A lead created at `createdAt` can be updated until exactly 72 hours later, inclusive. */
+export function isUpdatable(createdAt: Date, now: Date): boolean {
+  return now.getTime() - createdAt.getTime() <= LEAD_UPDATE_WINDOW_MS;
+}
+
+type StoredLead = Prisma.LeadModel & { has_payment: boolean; file_count: number };
+
+/** The lead and what its rules need, one query at a time (see loadLeadRecord on why, in a transaction). */
+async function readStoredLead(db: Prisma.TransactionClient, where: Prisma.LeadWhereInput): Promise<StoredLead | null> {
+  const lead = await db.lead.findFirst({ where });
+  if (!lead) return null;
+  const payments = await db.leadPayment.count({ where: { lead_id: lead.id } });
+  const file_count = await db.leadFile.count({ where: { lead_id: lead.id } });
+  return { ...lead, has_payment: payments > 0, file_count };
+}
+
+function existingOf(lead: StoredLead): ExistingLead {
+  return {
+    dealership_id: lead.dealership_id,
+    category: lead.category,
+    fields: lead.fields,
+    team_member_id: lead.team_member_id,
+    disable_strict_validation: lead.disable_strict_validation,
+    has_payment: lead.has_payment,
+    file_count: lead.file_count,
+  };
+}
+
+export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInputData): Promise<LeadRecord> {
+  const { db, actor, now, storage } = deps;
+  const lead = await readStoredLead(db, { id, dealership_id: dealershipIdFilter(actor) });
+  if (!lead) throw notFound('lead');
+  if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
+
+  // Checked here so a mistake costs no file write; checked again under the row lock below.
+  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, existing: existingOf(lead) });
+  const files = await storeLeadFiles(storage, valid.files, now);
+  let committed = false;
+  try {
+    const record = await db.$transaction((tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes }), {
+      maxWait: 15_000,
+      timeout: 30_000,
+    });
+    committed = true;
+    return record;
+  } finally {
+    if (!committed) await removeLeadFiles(storage, files, deps.logger);
+  }
+}
+
+async function writeUpdate(
+  tx: Prisma.TransactionClient,
+  id: number,
+  input: LeadInputData,
+  files: readonly StoredLeadFile[],
+  options: { now: Date; maxFileBytes: number },
+): Promise<LeadRecord> {
+  const { now } = options;
+  // Written first: takes the row lock (PostgreSQL), so concurrent updates of one lead queue up and
+  // each one's rules (age, category and fields, payment, file count) hold against the row as it is now.
+  const touched = await tx.lead.updateMany({ where: { id }, data: { updated_at: now } });
+  if (touched.count === 0) throw notFound('lead');
+  const current = await readStoredLead(tx, { id });
+  if (!current) throw notFound('lead');
+  if (!isUpdatable(current.created_at, now)) throw leadTooOld();
+  // The files are decoded and written already; only their count is checked again.
+  const valid = validateLead({ ...input, lead_files_attributes: null }, { ...options, existing: existingOf(current) });
+  if (current.file_count + files.length > MAX_LEAD_FILES) {
+    throw invalidInput('lead.lead_files_attributes', `a lead has at most ${MAX_LEAD_FILES} files; this one has ${current.file_count}`);
+  }
+
+  const dealership = await tx.dealership.findUniqueOrThrow({ where: { id: current.dealership_id }, select: { id: true, slug: true } });
+  const columns = { ...valid.columns };
+  const { user_id } = await resolveLeadReferences(tx, dealership, { ...valid, columns }, current);
+
+  const { charge_breakdown, ...scalar } = columns;
+  const data: Prisma.LeadUncheckedUpdateInput = { ...scalar, updated_at: now };
+  if (charge_breakdown !== undefined) data.charge_breakdown = charge_breakdown === null ? PrismaValues.DbNull : charge_breakdown;
+  if (user_id !== undefined) data.user_id = user_id;
+  await tx.lead.update({ where: { id }, data });
+
+  if (valid.payment === null) {
+    await tx.leadPayment.deleteMany({ where: { lead_id: id } });
+  } else if (valid.payment) {
+    const { amount, ...rest } = valid.payment;
+    // amount is absent only when the lead has a payment already (validation requires it otherwise).
+    if (amount === undefined) {
+      await tx.leadPayment.updateMany({ where: { lead_id: id }, data: rest });
+    } else {
+      await tx.leadPayment.upsert({
+        where: { lead_id: id },
+        create: { ...rest, amount, lead_id: id, created_at: now },
+        update: { ...rest, amount },
+      });
+    }
+  }
+  if (valid.address === null) {
+    await tx.leadAddress.deleteMany({ where: { lead_id: id } });
+  } else if (valid.address) {
+    await tx.leadAddress.upsert({ where: { lead_id: id }, create: { ...valid.address, lead_id: id }, update: valid.address });
+  }
+  if (files.length > 0) {
+    await tx.leadFile.createMany({ data: files.map((file) => ({ ...file, lead_id: id, created_at: now })) });
+  }
+  if (current.contact_id !== null) {
+    await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);
+  }
+  return loadLeadRecord(tx, id);
+}

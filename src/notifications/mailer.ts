@@ -1,0 +1,43 @@
+// How notifications leave the service: over SMTP (nodemailer) when SMTP_URL is set, else as a log
+// line, so development and demos need no mail server and still show what would have been sent.
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  /** Resolves once the server accepted the message; rejects with the server's reason otherwise. */
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logger: Logger): Mailer {
+  if (!config.smtpUrl) {
+    return {
+      async send(mail) {
+        logger.info({ mail: { from: config.mailFrom, ...mail } }, 'notification (no SMTP_URL: logged, not sent)');
+      },
+      close() {},
+    };
+  }
+  // Timeouts bound a hung server well inside the worker's lease on a message (worker.ts).
+  const transport = nodemailer.createTransport({
+    url: config.smtpUrl,
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// Lead notifications (spec 6), written as OutboxMessage rows in the transaction that creates the
+// lead: they exist exactly when the lead does, and the worker (worker.ts) delivers them later, so a
+// slow or failing mail server never fails or slows a lead.
+//
+// - The customer's acknowledgement, unless send_customer_email is false or the lead has no usable
+//   e-mail address; due delay_customer_email_minutes after creation.
+// - The dealership's notification, due delay_dealership_notification_minutes after creation, one
+//   message per recipient (so one bouncing address does not hold back the others): the team member
+//   a Team Member Enquiry is for, else the platform user the lead is linked to (user_email), else
+//   every user of the dealership. The data model has no dealership mailbox, so users it is.
+import type { Prisma } from '../db/client.ts';
+import { isEmailAddress } from '../domain/leads/validation.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export const CUSTOMER_EMAIL = 'lead_customer_email';
+export const DEALERSHIP_NOTIFICATION = 'lead_dealership_notification';
+
+const MINUTE_MS = 60_000;
+
+type NotifiedLead = Pick<
+  Prisma.LeadModel,
+  | 'id' | 'dealership_id' | 'name' | 'last_name' | 'email' | 'phone' | 'message' | 'category' | 'source' | 'marketing_source'
+  | 'stocknum' | 'car_id' | 'team_member_id' | 'user_id' | 'send_customer_email' | 'delay_customer_email_minutes'
+  | 'delay_dealership_notification_minutes' | 'created_at'
+>;
+
+function fullName(lead: NotifiedLead): string | null {
+  const name = [lead.name, lead.last_name].filter((part) => part).join(' ');
+  return name || null;
+}
+
+async function dealershipRecipients(tx: Tx, lead: NotifiedLead): Promise<string[]> {
+  const named = lead.team_member_id ?? lead.user_id;
+  const users = await tx.user.findMany({
+    where: named !== null ? { id: named } : { dealerships: { some: { dealership_id: lead.dealership_id } } },
+    select: { email: true },
+    orderBy: { id: 'asc' },
+  });
+  return [...new Set(users.map((user) => user.email.trim()).filter(isEmailAddress))];
+}
+
+export async function enqueueLeadNotifications(tx: Tx, lead: NotifiedLead, dealership: { name: string }, now: Date): Promise<void> {
+  const car = lead.car_id
+    ? await tx.car.findUnique({ where: { id: lead.car_id }, select: { year: true, make: true, model: true, stocknum: true } })
+    : null;
+  const vehicle = car ? `${car.year} ${car.make} ${car.model} (stock number ${car.stocknum})` : lead.stocknum ? `stock number ${lead.stocknum}` : null;
+  const name = fullName(lead);
+  const rows: Prisma.OutboxMessageCreateManyInput[] = [];
+
+  const customerEmail = lead.email?.trim();
+  if (lead.send_customer_email && customerEmail && isEmailAddress(customerEmail)) {
+    rows.push({
+      kind: CUSTOMER_EMAIL,
+      lead_id: lead.id,
+      recipient: customerEmail,
+      subject: `Thank you for your enquiry with ${dealership.name}`.replace(/\s+/g, ' '),
+      body: [
+        `Hi ${lead.name ?? 'there'},`,
+        '',
+        `Thank you for your ${lead.category.toLowerCase()} with ${dealership.name}. We have received it and a member of our team will be in touch shortly.`,
+        ...(vehicle ? ['', `Vehicle: ${vehicle}`] : []),
+        '',
+        `Your reference: lead #${lead.id}`,
+        '',
+        dealership.name,
+      ].join('\n'),
+      due_at: new Date(now.getTime() + (lead.delay_customer_email_minutes ?? 0) * MINUTE_MS),
+      created_at: now,
+    });
+  }
+
+  const details: [string, string | null][] = [
+    ['Lead', `#${lead.id}`],
+    ['Category', lead.category],
+    ['Source', lead.source],
+    ['Marketing source', lead.marketing_source],
+    ['Name', name],
+    ['E-mail', lead.email],
+    ['Phone', lead.phone],
+    ['Vehicle', vehicle],
+    ['Received', lead.created_at.toISOString()],
+  ];
+  const dealershipBody = [
+    `A new lead arrived for ${dealership.name}.`,
+    '',
+    ...details.filter((entry): entry is [string, string] => entry[1] !== null).map(([label, value]) => `${label}: ${value}`),
+    ...(lead.message ? ['', 'Message:', lead.message] : []),
+  ].join('\n');
+  for (const recipient of await dealershipRecipients(tx, lead)) {
+    rows.push({
+      kind: DEALERSHIP_NOTIFICATION,
+      lead_id: lead.id,
+      recipient,
+      // Header text: no line breaks from customer input.
+      subject: `New lead #${lead.id}: ${lead.category}${name ? ` from ${name}` : ''}`.replace(/\s+/g, ' '),
+      body: dealershipBody,
+      due_at: new Date(now.getTime() + (lead.delay_dealership_notification_minutes ?? 0) * MINUTE_MS),
+      created_at: now,
+    });
+  }
+
+  if (rows.length > 0) await tx.outboxMessage.createMany({ data: rows });
+}

@@ -1,0 +1,218 @@
+// Spec 4.1 (update car, PUT /api/cars/{id}) and 4.19 (reserve flag, PUT /api/v1/cars/{id}/reserve).
+// The REST body is every field of these return types, so they are the documented write answers
+// exactly, kept apart from the graph `Car` type of src/schema/car.ts.
+import { builder } from '../builder.ts';
+import { requireActor } from '../auth/scope.ts';
+import { invalidInput } from '../errors.ts';
+import { setCarReserved } from '../domain/car-reservations.ts';
+import {
+  LOCKABLE_CAR_FIELDS,
+  jsonAttributes,
+  jsonStrings,
+  updateCar,
+  type CarCustomAttribute,
+  type UpdateCarResult,
+} from '../domain/car-updates.ts';
+
+// `car` and `reserved` are required, but declared nullable and checked by the resolver: a missing
+// non-null variable is a coercion error that the REST door answers as 400 "not valid JSON"
+// (src/rest/errors.ts tests extensions.http.status before its variable-name rule), whereas a
+// missing body wrapper or query parameter must be a 422 naming it.
+const REQUIRED_AT_RUN_TIME = 'Required: missing or null is an invalid_input error naming it.';
+
+const DATE_TEXT = 'Day/month/year, e.g. "31/12/2026" ("2026-12-31" is accepted too). Null clears it.';
+
+const CarCustomAttributeInput = builder.inputType('CarCustomAttributeInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    value: t.string({ required: true }),
+  }),
+});
+
+const CarInput = builder.inputType('CarInput', {
+  description:
+    'The car record of spec 2.1, replacing the stored one (a PUT): stocknum, dealership_id, make, model and year are required; ' +
+    'any other field left out stays as it is, and null clears it (an empty list for lists). Fields the car has locked are left unchanged.',
+  fields: (t) => ({
+    stocknum: t.string({ required: true, description: 'Stock number, unique within the dealership.' }),
+    dealership_id: t.int({ required: true, description: 'A dealership the key can access; the car may move to it.' }),
+    make: t.string({ required: true }),
+    model: t.string({ required: true }),
+    year: t.int({ required: true }),
+    rego: t.string({ description: 'Registration plate.' }),
+    rego_expiry: t.string({ description: DATE_TEXT }),
+    rego_state: t.string(),
+    vin: t.string({ description: 'Stored upper-case.' }),
+    location_id: t.int({ description: 'A location of the car’s dealership.' }),
+    odometer: t.int(),
+    dapprice: t.int({ description: 'Driveaway price. A change is recorded in the price history.' }),
+    egcprice: t.int({ description: 'Excluding government charges price. A change is recorded in the price history.' }),
+    advertised_price: t.string({ description: 'When both prices exist, says which one to use.' }),
+    badge: t.string(),
+    series: t.string(),
+    body: t.string(),
+    colour: t.string(),
+    interior_colour: t.string(),
+    transmission: t.string(),
+    fuel: t.string(),
+    drive: t.string(),
+    doors: t.int(),
+    seats: t.int(),
+    redbook_code: t.string(),
+    nvic_code: t.string(),
+    dealercomments: t.string(),
+    features: t.stringList(),
+    status: t.string({ description: 'Cannot be null.' }),
+    car_type: t.string({ description: 'Cannot be null.' }),
+    item_type: t.string({ description: 'Cannot be null.' }),
+    compliance_date: t.string({ description: DATE_TEXT }),
+    build_date: t.string({ description: DATE_TEXT }),
+    external_video_url: t.string({ description: 'An absolute http(s) URL; never fetched by the service.' }),
+    show_on_dealer_website: t.boolean(),
+    load_to_carsales: t.boolean({ description: 'List the car on the carsales channel.' }),
+    load_to_autotrader: t.boolean({ description: 'List the car on the autotrader channel.' }),
+    load_to_drive: t.boolean({ description: 'List the car on the drive channel.' }),
+    grey_market_import: t.boolean(),
+    subscription_plan_id: t.string(),
+    certified: t.boolean(),
+    custom_attributes: t.field({ type: [CarCustomAttributeInput], description: 'Names must be distinct.' }),
+    locked_fields: t.stringList({
+      description: `Car fields that later updates through the API leave unchanged (listed in skipped_fields). One of: ${LOCKABLE_CAR_FIELDS.join(', ')}.`,
+    }),
+    images: t.stringList({
+      description: 'Absolute http(s) image URLs, in display order, replacing the car’s photos; never fetched by the service.',
+    }),
+    match_existing_car_by_stocknum: t.boolean({
+      description: 'When true, the car updated is the one with this stocknum in this dealership_id, whatever the id says.',
+    }),
+  }),
+});
+
+const CarRecordCustomAttribute = builder.objectRef<CarCustomAttribute>('CarRecordCustomAttribute').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    value: t.exposeString('value'),
+  }),
+});
+
+/** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */
+const CarRecord = builder.prismaObject('Car', {
+  variant: 'CarRecord',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    slug: t.exposeString('slug'),
+    stocknum: t.exposeString('stocknum'),
+    dealership_id: t.exposeInt('dealership_id'),
+    location_id: t.exposeInt('location_id', { nullable: true }),
+    rego: t.exposeString('rego', { nullable: true }),
+    rego_expiry: t.expose('rego_expiry', { type: 'Date', nullable: true }),
+    rego_state: t.exposeString('rego_state', { nullable: true }),
+    vin: t.exposeString('vin', { nullable: true }),
+    odometer: t.exposeInt('odometer', { nullable: true }),
+    dapprice: t.exposeInt('dapprice', { nullable: true }),
+    egcprice: t.exposeInt('egcprice', { nullable: true }),
+    advertised_price: t.exposeString('advertised_price', { nullable: true }),
+    make: t.exposeString('make'),
+    model: t.exposeString('model'),
+    badge: t.exposeString('badge', { nullable: true }),
+    series: t.exposeString('series', { nullable: true }),
+    year: t.exposeInt('year'),
+    body: t.exposeString('body', { nullable: true }),
+    colour: t.exposeString('colour', { nullable: true }),
+    interior_colour: t.exposeString('interior_colour', { nullable: true }),
+    transmission: t.exposeString('transmission', { nullable: true }),
+    fuel: t.exposeString('fuel', { nullable: true }),
+    drive: t.exposeString('drive', { nullable: true }),
+    doors: t.exposeInt('doors', { nullable: true }),
+    seats: t.exposeInt('seats', { nullable: true }),
+    redbook_code: t.exposeString('redbook_code', { nullable: true }),
+    nvic_code: t.exposeString('nvic_code', { nullable: true }),
+    dealercomments: t.exposeString('dealercomments', { nullable: true }),
+    features: t.stringList({ resolve: (car) => jsonStrings(car.features) }),
+    status: t.exposeString('status'),
+    car_type: t.exposeString('car_type'),
+    item_type: t.exposeString('item_type'),
+    compliance_date: t.expose('compliance_date', { type: 'Date', nullable: true }),
+    build_date: t.expose('build_date', { type: 'Date', nullable: true }),
+    external_video_url: t.exposeString('external_video_url', { nullable: true }),
+    show_on_dealer_website: t.exposeBoolean('show_on_dealer_website'),
+    load_to_carsales: t.exposeBoolean('load_to_carsales'),
+    load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
+    load_to_drive: t.exposeBoolean('load_to_drive'),
+    grey_market_import: t.exposeBoolean('grey_market_import'),
+    subscription_plan_id: t.exposeString('subscription_plan_id', { nullable: true }),
+    certified: t.exposeBoolean('certified'),
+    custom_attributes: t.field({ type: [CarRecordCustomAttribute], resolve: (car) => jsonAttributes(car.custom_attributes) }),
+    locked_fields: t.stringList({ resolve: (car) => jsonStrings(car.locked_fields) }),
+    images: t.stringList({
+      description: 'Photo URLs in display order.',
+      select: { photos: { select: { url: true }, orderBy: [{ position: 'asc' }, { id: 'asc' }] } },
+      resolve: (car) => car.photos.map((photo) => photo.url),
+    }),
+    reserved: t.exposeBoolean('reserved'),
+    reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').implement({
+  description: 'The answer of update_car: the stored car after the update, and the supplied fields its locks left unchanged.',
+  fields: (t) => ({
+    car: t.prismaField({
+      type: CarRecord,
+      resolve: (query, result, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: result.carId } }),
+    }),
+    skipped_fields: t.stringList({
+      description: 'Fields of the request left unchanged because the car has them in locked_fields.',
+      resolve: (result) => result.skippedFields,
+    }),
+  }),
+});
+
+builder.mutationField('update_car', (t) =>
+  t.field({
+    type: UpdateCarPayload,
+    description: 'Update a car record (spec 4.1, PUT /api/cars/{id} with {"car": {...}}), in one transaction.',
+    authScopes: { permission: 'update:car' },
+    args: {
+      id: t.arg.int({ required: true, description: 'Car id (ignored when car.match_existing_car_by_stocknum is true).' }),
+      car: t.arg({ type: CarInput, description: REQUIRED_AT_RUN_TIME }),
+    },
+    resolve: (_root, { id, car }, context) => {
+      if (!car) throw invalidInput('car', 'is required: send the car fields under "car", as in {"car": {"stocknum": "…", "dealership_id": 1, …}}');
+      return updateCar(context.db, requireActor(context), { id, car }, context.now());
+    },
+  }),
+);
+
+const CarReservation = builder.prismaObject('Car', {
+  variant: 'CarReservation',
+  description: 'A car’s reservation state, as reserve_car leaves it.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    slug: t.exposeString('slug'),
+    stocknum: t.exposeString('stocknum'),
+    reserved: t.exposeBoolean('reserved'),
+    reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+builder.mutationField('reserve_car', (t) =>
+  t.prismaField({
+    type: CarReservation,
+    description:
+      'Reserve a free car (reserved: true; 409 car_already_reserved when it is reserved) or release it (reserved: false, ' +
+      'idempotent) (spec 4.19, PUT /api/v1/cars/{id}/reserve?reserved=true|false).',
+    authScopes: { permission: 'reserve:car' },
+    args: {
+      id: t.arg.string({ required: true, description: 'Car id, slug or custom slug.' }),
+      reserved: t.arg.boolean({ description: REQUIRED_AT_RUN_TIME }),
+    },
+    resolve: async (query, _root, args, context) => {
+      if (args.reserved == null) throw invalidInput('reserved', 'is required: true or false');
+      const id = await setCarReserved(context.db, requireActor(context), { id: args.id, reserved: args.reserved }, context.now());
+      return context.db.car.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);

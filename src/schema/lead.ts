@@ -1,0 +1,423 @@
+// Spec 4.9 (create lead, POST /api/v1/leads) and 4.8 (update lead, PUT /api/v1/leads/{id}), and the
+// lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
+// every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
+// the rest for front-end teams. Rules: src/domain/leads/.
+import { builder } from '../builder.ts';
+import { guardedBy, personalData } from '../auth/field-guards.ts';
+import { requireActor } from '../auth/scope.ts';
+import type { Context } from '../context.ts';
+import { invalidInput, notFound } from '../errors.ts';
+import { createLead, type LeadWriteDeps } from '../domain/leads/create.ts';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../domain/leads/idempotency.ts';
+import { leadListWhere, leadWhere } from '../domain/leads/queries.ts';
+import { fieldsObject, tagList, type LeadRecord, type LeadRecordAddress, type LeadRecordFile, type LeadRecordPayment } from '../domain/leads/record.ts';
+import { updateLead } from '../domain/leads/update.ts';
+import type { LeadInputData } from '../domain/leads/validation.ts';
+import {
+  DOCUMENT_TYPES,
+  DOCUMENTED_LEAD_SOURCES,
+  DOCUMENTED_MARKETING_SOURCES,
+  LEAD_CATEGORIES,
+  LEAD_FILE_TYPES,
+  MAX_LEAD_FILES,
+  MAX_NOTIFICATION_DELAY_MINUTES,
+} from '../domain/leads/values.ts';
+import { fileStorageFor } from '../storage/file-storage.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
+
+// ───────────────────────────── inputs ─────────────────────────────
+
+const LeadFileInput = builder.inputType('LeadFileInput', {
+  description: `An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`,
+  fields: (t) => ({
+    file_type: t.string({ description: `One of ${LEAD_FILE_TYPES.join(', ')}. Required.` }),
+    file: t.string({ description: 'The file content, base64-encoded (a data: URL prefix is allowed and ignored). Required; at most LEAD_FILE_MAX_BYTES decoded.' }),
+  }),
+});
+
+const LeadPaymentInput = builder.inputType('LeadPaymentInput', {
+  fields: (t) => ({
+    amount: t.float({ description: '0 or more; required unless the lead already has a payment.' }),
+    car_id: t.int({ description: 'A car of the lead’s dealership.' }),
+    payment_processor_id: t.int({ description: 'A payment processor of the lead’s dealership.' }),
+    external_transaction_id: t.string(),
+  }),
+});
+
+const LeadAddressInput = builder.inputType('LeadAddressInput', {
+  fields: (t) => ({
+    street: t.string(),
+    city: t.string(),
+    state: t.string(),
+    state_long: t.string(),
+    country: t.string(),
+    postcode: t.int({ description: 'Also becomes the postcode of a new contact (four digits: 800 is 0800).' }),
+  }),
+});
+
+// Every field is optional in the schema and required (or not) by the domain, so a missing field is
+// a 422 that names it (`lead.email`), on both doors.
+const leadFields = (t: InputFields) => ({
+  name: t.string({ description: 'Customer full name. Personal data.' }),
+  last_name: t.string({ description: 'Personal data.' }),
+  email: t.string({ description: 'Required on create. Checked unless disable_strict_validation. Personal data.' }),
+  phone: t.string({
+    description: 'Required on create. Australian numbers in their usual forms, stored as E.164 (+61412345678), unless disable_strict_validation (stored as sent). Personal data.',
+  }),
+  message: t.string(),
+  dealership_id: t.int({ description: 'Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.' }),
+  dealership_slug: t.string({ description: 'When sent, the slug of that dealership.' }),
+  category: t.string({ description: `Required on create. One of: ${LEAD_CATEGORIES.join('; ')}.` }),
+  source: t.string({ description: `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party source configured in LEAD_EXTRA_SOURCES.` }),
+  marketing_source: t.string({
+    description: `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party source configured in LEAD_EXTRA_MARKETING_SOURCES.`,
+  }),
+  website_id: t.int({ description: 'A website of the dealership.' }),
+  website_slug: t.string({ description: 'Slug or custom slug of a website of the dealership; sets website_id when that is not sent.' }),
+  page_id: t.int(),
+  stocknum: t.string({ description: 'Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).' }),
+  provider: t.string(),
+  provider_id: t.string(),
+  certified: t.boolean(),
+  golden: t.boolean({ description: 'Marks the contact’s lead cluster high priority.' }),
+  location_id: t.int({ description: 'A location of the dealership.' }),
+  send_customer_email: t.boolean({ description: 'false: no acknowledgement e-mail to the customer (default true).' }),
+  car_id: t.int({ description: 'A car of the dealership.' }),
+  model_id: t.int(),
+  model_variant_id: t.int({ description: 'A variant of model_id (which is taken from it when not sent).' }),
+  colour_id: t.int({ description: 'A colour of model_id (which is taken from it when not sent).' }),
+  team_member_id: t.int({ description: 'Team Member Enquiry leads only: a user of the dealership.' }),
+  user_email: t.string({ description: 'A platform user of the dealership to link (case-insensitive); an unknown address is stored unlinked.' }),
+  lead_state: t.string({ description: 'Free text, 1 to 64 characters (default "new").' }),
+  sms_verified: t.boolean({ description: 'Marks the contact as SMS verified.' }),
+  tags: t.stringList(),
+  opt_in_to_marketing: t.boolean(),
+  delay_customer_email_minutes: t.int({ description: `0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.` }),
+  delay_dealership_notification_minutes: t.int({ description: `0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.` }),
+  disable_strict_validation: t.boolean({ description: 'true: email and phone are stored as sent, unchecked.' }),
+  time_on_site_seconds: t.int(),
+  time_to_submit_seconds: t.int(),
+  lead_files_attributes: t.field({ type: [LeadFileInput] }),
+  payment_attributes: t.field({ type: LeadPaymentInput }),
+  address_attributes: t.field({ type: LeadAddressInput, description: 'Personal data.' }),
+  fields: t.field({
+    type: 'JSON',
+    description: `An object of free key/value pairs. A Document Request carries document_type: one of ${DOCUMENT_TYPES.join(', ')}.`,
+  }),
+  charge_breakdown: t.field({
+    type: 'JSON',
+    description: 'An object with `total` ({amount: number, …}), `charges` ([{name: string, amount: number, …}]) or both.',
+  }),
+  customer_address: t.string({ description: 'Personal data.' }),
+  dob: t.string({ description: 'Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.' }),
+});
+
+const LeadInput = builder.inputType('LeadInput', {
+  description: 'A new lead (spec 2.7): email, phone, dealership_id, category and source are required.',
+  fields: leadFields,
+});
+
+const LeadUpdateInput = builder.inputType('LeadUpdateInput', {
+  description:
+    'Changes to a lead (spec 2.7 names and rules): a field left out keeps its value, null clears an optional one ' +
+    '(payment_attributes / address_attributes: null removes them); email, phone, category and source cannot be cleared. ' +
+    'Files sent are added to the lead’s files.',
+  fields: leadFields,
+});
+
+// ───────────────────────────── the write answer (REST body) ─────────────────────────────
+
+const LeadRecordPaymentRef = builder.objectRef<LeadRecordPayment>('LeadRecordPayment').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    amount: t.exposeFloat('amount'),
+    car_id: t.exposeInt('car_id', { nullable: true }),
+    payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
+    external_transaction_id: t.exposeString('external_transaction_id', { nullable: true }),
+  }),
+});
+
+const LeadRecordAddressRef = builder.objectRef<LeadRecordAddress>('LeadRecordAddress').implement({
+  fields: (t) => ({
+    street: t.exposeString('street', { nullable: true }),
+    city: t.exposeString('city', { nullable: true }),
+    state: t.exposeString('state', { nullable: true }),
+    state_long: t.exposeString('state_long', { nullable: true }),
+    country: t.exposeString('country', { nullable: true }),
+    postcode: t.exposeInt('postcode', { nullable: true }),
+  }),
+});
+
+const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    file_type: t.exposeString('file_type'),
+    byte_size: t.exposeInt('byte_size'),
+    content_type: t.exposeString('content_type', { nullable: true, description: 'Read from the bytes, never from the client.' }),
+    sha256: t.exposeString('sha256'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
+  description:
+    'A lead as create and update answer it: the stored fields of spec 2.7 (phone in E.164), what it was linked to, and its state. ' +
+    'Personal data (names, e-mail, phone, user_email, customer_address, dob, address) is null without read:personal_data — ' +
+    'also for the key that just sent it, so one rule holds for every answer about a lead.',
+  fields: (t) => {
+    const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
+      t.exposeInt(name, { nullable: true });
+    const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
+      t.exposeString(name, { nullable: true });
+    const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
+    const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
+      t.exposeInt(name, { nullable: true });
+    return {
+      id: t.exposeInt('id'),
+      dealership_id: t.exposeInt('dealership_id'),
+      contact_id: id('contact_id'),
+      website_id: id('website_id'),
+      location_id: id('location_id'),
+      car_id: id('car_id'),
+      model_id: id('model_id'),
+      model_variant_id: id('model_variant_id'),
+      colour_id: id('colour_id'),
+      team_member_id: id('team_member_id'),
+      user_id: id('user_id'),
+      page_id: id('page_id'),
+      name: personal('name'),
+      last_name: personal('last_name'),
+      email: personal('email'),
+      phone: personal('phone'),
+      user_email: personal('user_email'),
+      customer_address: personal('customer_address'),
+      dob: t.expose('dob', { type: 'Date', ...personalData }),
+      message: text('message'),
+      dealership_slug: text('dealership_slug'),
+      website_slug: text('website_slug'),
+      category: t.exposeString('category'),
+      source: t.exposeString('source'),
+      marketing_source: text('marketing_source'),
+      stocknum: text('stocknum'),
+      provider: text('provider'),
+      provider_id: text('provider_id'),
+      certified: t.exposeBoolean('certified'),
+      golden: t.exposeBoolean('golden'),
+      send_customer_email: t.exposeBoolean('send_customer_email'),
+      lead_state: t.exposeString('lead_state'),
+      lead_status: t.exposeString('lead_status'),
+      sms_verified: t.exposeBoolean('sms_verified'),
+      tags: t.exposeStringList('tags'),
+      opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
+      delay_customer_email_minutes: count('delay_customer_email_minutes'),
+      delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
+      disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
+      time_on_site_seconds: count('time_on_site_seconds'),
+      time_to_submit_seconds: count('time_to_submit_seconds'),
+      fields: t.expose('fields', { type: 'JSONObject' }),
+      charge_breakdown: t.expose('charge_breakdown', { type: 'JSON', nullable: true }),
+      created_at: t.expose('created_at', { type: 'DateTime' }),
+      updated_at: t.expose('updated_at', { type: 'DateTime' }),
+      payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
+      address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
+      files: t.expose('files', { type: [LeadRecordFileRef] }),
+    };
+  },
+});
+
+const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').implement({
+  description: 'The answer of create_lead and update_lead: {"lead": {...}}.',
+  fields: (t) => ({ lead: t.expose('lead', { type: LeadRecordRef }) }),
+});
+
+function writeDeps(context: Context): LeadWriteDeps {
+  return {
+    db: context.db,
+    actor: requireActor(context),
+    now: context.now(),
+    storage: fileStorageFor(context.config),
+    maxFileBytes: context.config.leadFileMaxBytes,
+    logger: context.logger,
+  };
+}
+
+// `lead` is declared optional and required here: a missing wrapper is then a 422 naming `lead`.
+function leadArgument(lead: LeadInputData | null | undefined): LeadInputData {
+  if (!lead) throw invalidInput('lead', 'is required: send the lead’s fields in an object under "lead"');
+  return lead;
+}
+
+builder.mutationField('create_lead', (t) =>
+  t.field({
+    type: LeadPayload,
+    description:
+      `Creates a lead (spec 4.9), its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
+      `An ${IDEMPOTENCY_HEADER} header makes retries safe: the same key and body answer the first result; the same key with another body is 422 idempotency_key_reused.`,
+    authScopes: { permission: 'create:lead' },
+    args: { lead: t.arg({ type: LeadInput }) },
+    resolve: async (_root, args, context) => {
+      const idempotencyKey = idempotencyKeyOf(context.request);
+      return { lead: await createLead(writeDeps(context), leadArgument(args.lead), idempotencyKey) };
+    },
+  }),
+);
+
+builder.mutationField('update_lead', (t) =>
+  t.field({
+    type: LeadPayload,
+    description:
+      'Updates a lead of up to 3 days (72 hours) old (spec 4.8); only the fields sent change. ' +
+      '404 lead_not_found (also for another dealership’s lead); 409 lead_too_old after 72 hours.',
+    authScopes: { permission: 'update:lead' },
+    args: {
+      id: t.arg.int({ required: true }),
+      lead: t.arg({ type: LeadUpdateInput }),
+    },
+    resolve: async (_root, args, context) => ({ lead: await updateLead(writeDeps(context), args.id, leadArgument(args.lead)) }),
+  }),
+);
+
+// ───────────────────────────── the graph ─────────────────────────────
+
+builder.prismaObject('LeadPayment', {
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    amount: t.exposeFloat('amount'),
+    car_id: t.exposeInt('car_id', { nullable: true }),
+    payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
+    external_transaction_id: t.exposeString('external_transaction_id', { nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('LeadAddress', {
+  fields: (t) => ({
+    street: t.exposeString('street', { nullable: true }),
+    city: t.exposeString('city', { nullable: true }),
+    state: t.exposeString('state', { nullable: true }),
+    state_long: t.exposeString('state_long', { nullable: true }),
+    country: t.exposeString('country', { nullable: true }),
+    postcode: t.exposeInt('postcode', { nullable: true }),
+  }),
+});
+
+builder.prismaObject('LeadFile', {
+  description: 'An attachment’s facts; the bytes stay in the file storage.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    file_type: t.exposeString('file_type'),
+    byte_size: t.exposeInt('byte_size'),
+    content_type: t.exposeString('content_type', { nullable: true }),
+    sha256: t.exposeString('sha256'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('Lead', {
+  description:
+    'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
+    '(null without), so read:lead does not open them.',
+  fields: (t) => {
+    const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
+      t.exposeInt(name, { nullable: true });
+    const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
+      t.exposeString(name, { nullable: true });
+    const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
+    const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
+      t.exposeInt(name, { nullable: true });
+    return {
+      id: t.exposeInt('id'),
+      dealership_id: t.exposeInt('dealership_id'),
+      contact_id: id('contact_id'),
+      website_id: id('website_id'),
+      location_id: id('location_id'),
+      car_id: id('car_id'),
+      model_id: id('model_id'),
+      model_variant_id: id('model_variant_id'),
+      colour_id: id('colour_id'),
+      team_member_id: id('team_member_id'),
+      user_id: id('user_id'),
+      page_id: id('page_id'),
+      name: personal('name'),
+      last_name: personal('last_name'),
+      email: personal('email'),
+      phone: personal('phone'),
+      user_email: personal('user_email'),
+      customer_address: personal('customer_address'),
+      dob: t.expose('dob', { type: 'Date', ...personalData }),
+      message: text('message'),
+      dealership_slug: text('dealership_slug'),
+      website_slug: text('website_slug'),
+      category: t.exposeString('category'),
+      source: t.exposeString('source'),
+      marketing_source: text('marketing_source'),
+      stocknum: text('stocknum'),
+      provider: text('provider'),
+      provider_id: text('provider_id'),
+      certified: t.exposeBoolean('certified'),
+      golden: t.exposeBoolean('golden'),
+      send_customer_email: t.exposeBoolean('send_customer_email'),
+      lead_state: t.exposeString('lead_state'),
+      lead_status: t.exposeString('lead_status'),
+      sms_verified: t.exposeBoolean('sms_verified'),
+      tags: t.stringList({ select: { tags: true }, resolve: (lead) => tagList(lead.tags) }),
+      opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
+      delay_customer_email_minutes: count('delay_customer_email_minutes'),
+      delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
+      disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
+      time_on_site_seconds: count('time_on_site_seconds'),
+      time_to_submit_seconds: count('time_to_submit_seconds'),
+      fields: t.field({ type: 'JSONObject', select: { fields: true }, resolve: (lead) => fieldsObject(lead.fields) }),
+      charge_breakdown: t.field({ type: 'JSON', nullable: true, select: { charge_breakdown: true }, resolve: (lead) => lead.charge_breakdown }),
+      created_at: t.expose('created_at', { type: 'DateTime' }),
+      updated_at: t.expose('updated_at', { type: 'DateTime' }),
+      contact: t.relation('contact', guardedBy('read:contact')),
+      car: t.relation('car', guardedBy('read:car')),
+      payment: t.relation('payment', { nullable: true }),
+      address: t.relation('address', personalData),
+      files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
+    };
+  },
+});
+
+builder.prismaObjectField('Car', 'leads', (t) =>
+  t.relation('leads', {
+    ...guardedBy('read:lead'),
+    description: 'The car’s leads, newest first; null without read:lead.',
+    query: { orderBy: [{ created_at: 'desc' }, { id: 'desc' }] },
+  }),
+);
+
+builder.queryField('lead', (t) =>
+  t.prismaField({
+    type: 'Lead',
+    description: 'A lead of the key’s dealerships. 404 lead_not_found otherwise.',
+    authScopes: { permission: 'read:lead' },
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, args, context) => {
+      const lead = await context.db.lead.findFirst({ ...query, where: leadWhere(requireActor(context), args.id) });
+      if (!lead) throw notFound('lead');
+      return lead;
+    },
+  }),
+);
+
+builder.queryField('leads', (t) =>
+  t.prismaConnection({
+    type: 'Lead',
+    cursor: 'id',
+    description: 'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
+    authScopes: { permission: 'read:lead' },
+    args: {
+      dealership_id: t.arg.int(),
+      contact_id: t.arg.int(),
+      car_id: t.arg.int(),
+      category: t.arg.string(),
+      lead_state: t.arg.string(),
+    },
+    resolve: async (query, _root, args, context) =>
+      context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, requireActor(context), args), orderBy: { id: 'desc' } }),
+  }),
+);

@@ -1,0 +1,274 @@
+// Spec 6: creating a lead writes its notifications to the outbox in the same transaction; the worker
+// delivers them over real SMTP (a local smtp-server) when they are due, claims each message once
+// across instances, and retries failures with exponential backoff until it gives up.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../src/db/client.ts';
+import { createMailer } from '../src/notifications/mailer.ts';
+import { CUSTOMER_EMAIL, DEALERSHIP_NOTIFICATION } from '../src/notifications/outbox.ts';
+import { deliverDueMessages, retryDelayMs, startOutboxWorker, type OutboxDeps } from '../src/notifications/worker.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { makeCar, makeDealership, makeKey, makeUser } from './support/fixtures.ts';
+import { samplePayload, startSmtpServer, type TestSmtpServer } from './support/fixtures-leads.ts';
+
+const MINUTE = 60_000;
+const silent = pino({ level: 'silent' });
+
+let app: TestApp;
+let smtp: TestSmtpServer;
+let dealer: { id: number; name: string };
+let quiet: { id: number; name: string };
+let ann: { id: number; email: string };
+let bob: { id: number; email: string };
+let writer: { key: string };
+let deps: OutboxDeps;
+let n = 0;
+
+async function createLead(overrides: Record<string, unknown> = {}, dealershipId = dealer.id): Promise<{ id: number }> {
+  n += 1;
+  const response = await app.request('/api/v1/leads', {
+    method: 'POST',
+    key: writer.key,
+    json: { lead: samplePayload(dealershipId, { email: `buyer.${n}@example.com`, phone: `0415 000 ${String(n).padStart(3, '0')}`, ...overrides }) },
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()).lead;
+}
+
+function outboxOf(leadId: number) {
+  return app.db.outboxMessage.findMany({ where: { lead_id: leadId }, orderBy: { id: 'asc' } });
+}
+
+beforeAll(async () => {
+  app = await createTestApp();
+  smtp = await startSmtpServer();
+  dealer = await makeDealership(app.db, { name: 'Harbour Motors' });
+  quiet = await makeDealership(app.db);
+  ann = await makeUser(app.db, [dealer.id], { name: 'Ann', email: 'ann@harbour.example.com' });
+  bob = await makeUser(app.db, [dealer.id], { name: 'Bob', email: 'bob@harbour.example.com' });
+  writer = await makeKey(app.db, { permissions: ['create:lead'] });
+  deps = {
+    db: app.db,
+    mailer: createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent),
+    logger: silent,
+    now: app.clock.now,
+    policy: { maxAttempts: 3, backoffBaseMs: MINUTE, backoffMaxMs: 10 * MINUTE },
+  };
+});
+
+afterAll(async () => {
+  deps.mailer.close();
+  await smtp.close();
+});
+
+beforeEach(async () => {
+  await app.db.outboxMessage.deleteMany();
+  smtp.received.length = 0;
+  smtp.rejectWith = null;
+});
+
+describe('the outbox rows written with the lead', () => {
+  it('are the customer e-mail and one dealership notification per user, due after their delays', async () => {
+    const car = await makeCar(app.db, dealer.id, { stocknum: 'H77', year: 2021, make: 'Mazda', model: 'CX-5' });
+    const now = app.clock.now().getTime();
+    const lead = await createLead({ name: 'Jane', last_name: 'Citizen', stocknum: 'H77', delay_customer_email_minutes: 15, delay_dealership_notification_minutes: 5 });
+    const rows = await outboxOf(lead.id);
+    expect(rows.map((row) => [row.kind, row.recipient, row.status, row.attempts, row.due_at.getTime()])).toEqual([
+      [CUSTOMER_EMAIL, `buyer.${n}@example.com`, 'pending', 0, now + 15 * MINUTE],
+      [DEALERSHIP_NOTIFICATION, ann.email, 'pending', 0, now + 5 * MINUTE],
+      [DEALERSHIP_NOTIFICATION, bob.email, 'pending', 0, now + 5 * MINUTE],
+    ]);
+    const [customer, dealership] = rows;
+    expect(customer?.subject).toBe('Thank you for your enquiry with Harbour Motors');
+    expect(customer?.body).toContain(`Your reference: lead #${lead.id}`);
+    expect(customer?.body).toContain(`Vehicle: 2021 Mazda CX-5 (stock number H77)`);
+    expect(dealership?.subject).toBe(`New lead #${lead.id}: Used Vehicle Enquiry from Jane Citizen`);
+    expect(dealership?.body).toContain('Phone: +61415000');
+    expect(dealership?.body).toContain('Message:\nIs this car still available?');
+    expect(car.id).toBeGreaterThan(0);
+  });
+
+  it('leave out the customer e-mail when send_customer_email is false', async () => {
+    const lead = await createLead({ send_customer_email: false });
+    expect((await outboxOf(lead.id)).map((row) => row.kind)).toEqual([DEALERSHIP_NOTIFICATION, DEALERSHIP_NOTIFICATION]);
+  });
+
+  it('leave out the customer e-mail when the unchecked e-mail is not an address', async () => {
+    const lead = await createLead({ email: 'no email given', disable_strict_validation: true });
+    expect((await outboxOf(lead.id)).map((row) => row.kind)).toEqual([DEALERSHIP_NOTIFICATION, DEALERSHIP_NOTIFICATION]);
+  });
+
+  it('notify only the team member of a Team Member Enquiry, or only the linked user', async () => {
+    const forBob = await createLead({ category: 'Team Member Enquiry', team_member_id: bob.id, send_customer_email: false });
+    expect((await outboxOf(forBob.id)).map((row) => row.recipient)).toEqual([bob.email]);
+    const linked = await createLead({ user_email: 'ANN@harbour.example.com', send_customer_email: false });
+    expect((await outboxOf(linked.id)).map((row) => row.recipient)).toEqual([ann.email]);
+  });
+
+  it('are only the customer e-mail for a dealership without users', async () => {
+    const lead = await createLead({}, quiet.id);
+    expect((await outboxOf(lead.id)).map((row) => row.kind)).toEqual([CUSTOMER_EMAIL]);
+  });
+});
+
+describe('delivery over SMTP', () => {
+  it('sends each message when it is due, not before', async () => {
+    const lead = await createLead({ name: 'Jane', delay_customer_email_minutes: 10 });
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 2, retried: 0, failed: 0 });
+    expect(smtp.received.map((mail) => mail.to)).toEqual([[ann.email], [bob.email]]);
+    for (const mail of smtp.received) {
+      expect(mail.from).toBe('no-reply@dealership.local');
+      expect(mail.subject).toBe(`New lead #${lead.id}: Used Vehicle Enquiry from Jane Citizen`);
+      expect(mail.text).toContain(`Lead: #${lead.id}`);
+    }
+
+    app.clock.advance(10 * MINUTE - 1);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    expect(smtp.received).toHaveLength(2);
+
+    app.clock.advance(1);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 1, retried: 0, failed: 0 });
+    const customer = smtp.received[2];
+    expect(customer?.to).toEqual([`buyer.${n}@example.com`]);
+    expect(customer?.subject).toBe('Thank you for your enquiry with Harbour Motors');
+    expect(customer?.text).toContain('Hi Jane,');
+    expect(customer?.text).toContain(`Your reference: lead #${lead.id}`);
+
+    const rows = await outboxOf(lead.id);
+    expect(rows.every((row) => row.status === 'sent' && row.attempts === 1 && row.locked_until === null && row.last_error === null)).toBe(true);
+    expect(rows[0]?.sent_at?.toISOString()).toBe(app.clock.now().toISOString());
+    // Sent messages are not sent again.
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    expect(smtp.received).toHaveLength(3);
+  });
+
+  it('retries a refused message with exponential backoff, then marks it failed', async () => {
+    smtp.rejectWith = 'Mailbox unavailable';
+    const lead = await createLead({}, quiet.id);
+    const start = app.clock.now().getTime();
+
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 1, failed: 0 });
+    let [row] = await outboxOf(lead.id);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, locked_until: null });
+    expect(row?.last_error).toContain('Mailbox unavailable');
+    expect(row?.due_at.getTime()).toBe(start + MINUTE);
+
+    // Not retried before its new due time.
+    app.clock.advance(MINUTE - 1);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    app.clock.advance(1);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 1, failed: 0 });
+    [row] = await outboxOf(lead.id);
+    expect(row).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(row?.due_at.getTime()).toBe(start + MINUTE + 2 * MINUTE);
+
+    app.clock.advance(2 * MINUTE);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 1 });
+    [row] = await outboxOf(lead.id);
+    expect(row).toMatchObject({ status: 'failed', attempts: 3, locked_until: null, sent_at: null });
+    expect(row?.last_error).toContain('Mailbox unavailable');
+
+    // A failed message stays failed, even once the server accepts mail again.
+    smtp.rejectWith = null;
+    app.clock.advance(60 * MINUTE);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it('delivers a message on the retry after a failure', async () => {
+    smtp.rejectWith = 'Try again later';
+    const lead = await createLead({}, quiet.id);
+    await deliverDueMessages(deps);
+    smtp.rejectWith = null;
+    app.clock.advance(MINUTE);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 1, retried: 0, failed: 0 });
+    const [row] = await outboxOf(lead.id);
+    expect(row).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+    expect(smtp.received).toHaveLength(1);
+  });
+
+  it('an unreachable server counts as a failed attempt', async () => {
+    const closed = await startSmtpServer();
+    await closed.close();
+    const unreachable: OutboxDeps = { ...deps, mailer: createMailer({ smtpUrl: closed.url, mailFrom: 'x@example.com' }, silent) };
+    const lead = await createLead({}, quiet.id);
+    expect(await deliverDueMessages(unreachable)).toEqual({ sent: 0, retried: 1, failed: 0 });
+    const [row] = await outboxOf(lead.id);
+    expect(row?.last_error).toBeTruthy();
+    unreachable.mailer.close();
+  });
+});
+
+describe('many instances', () => {
+  let second: Db;
+  beforeAll(() => {
+    second = createDb(app.config.databaseUrl);
+  });
+  afterAll(async () => {
+    await second.$disconnect();
+  });
+
+  it('never send one message twice', async () => {
+    for (let i = 0; i < 5; i += 1) await createLead();
+    const due = await app.db.outboxMessage.count({ where: { status: 'pending' } });
+    expect(due).toBe(15);
+    const other: OutboxDeps = { ...deps, db: second, mailer: createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent) };
+    const reports = await Promise.all([deliverDueMessages(deps), deliverDueMessages(other), deliverDueMessages(deps), deliverDueMessages(other)]);
+    other.mailer.close();
+    expect(reports.reduce((sum, report) => sum + report.sent, 0)).toBe(15);
+    expect(smtp.received).toHaveLength(15);
+    const rows = await app.db.outboxMessage.findMany();
+    expect(rows.every((row) => row.status === 'sent' && row.attempts === 1)).toBe(true);
+  });
+
+  it('leave a message claimed by another instance alone until its lease ends', async () => {
+    const lead = await createLead({}, quiet.id);
+    const [row] = await outboxOf(lead.id);
+    const leaseEnd = new Date(app.clock.now().getTime() + 2 * MINUTE);
+    await app.db.outboxMessage.update({ where: { id: row?.id }, data: { locked_until: leaseEnd, attempts: 1 } });
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    // The other instance died: once the lease ends the message is claimed again.
+    app.clock.set(leaseEnd);
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 1, retried: 0, failed: 0 });
+    expect((await outboxOf(lead.id))[0]).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+});
+
+describe('the worker', () => {
+  it('polls, delivers over SMTP_URL, and stops cleanly', async () => {
+    const lead = await createLead({}, quiet.id);
+    const worker = startOutboxWorker({
+      db: app.db,
+      config: { smtpUrl: smtp.url, mailFrom: app.config.mailFrom },
+      logger: silent,
+      now: app.clock.now,
+      intervalMs: 20,
+    });
+    const deadline = Date.now() + 5_000;
+    while (smtp.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await worker.stop();
+    expect(smtp.received.map((mail) => mail.to)).toEqual([[`buyer.${n}@example.com`]]);
+    expect((await outboxOf(lead.id))[0]?.status).toBe('sent');
+    // Stopped: a new due message is left for the next worker.
+    const later = await createLead({}, quiet.id);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await outboxOf(later.id))[0]?.status).toBe('pending');
+  });
+
+  it('without SMTP_URL writes each message to the log and counts it sent', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const lead = await createLead({}, quiet.id);
+    const report = await deliverDueMessages({ ...deps, logger, mailer: createMailer({ smtpUrl: null, mailFrom: 'from@example.com' }, logger) });
+    expect(report).toEqual({ sent: 1, retried: 0, failed: 0 });
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.mail);
+    expect(logged.mail).toMatchObject({ from: 'from@example.com', to: `buyer.${n}@example.com`, subject: `Thank you for your enquiry with ${quiet.name}` });
+    expect(logged.mail.text).toContain(`lead #${lead.id}`);
+    expect((await outboxOf(lead.id))[0]?.status).toBe('sent');
+  });
+
+  it('waits 1, 2, 4 … minutes between attempts, capped at an hour', () => {
+    expect([1, 2, 3, 4, 6, 7, 10].map((attempts) => retryDelayMs(attempts) / MINUTE)).toEqual([1, 2, 4, 8, 32, 60, 60]);
+  });
+});
