@@ -1,0 +1,209 @@
+// Spec 4.11 (deprecated): a messaging service records an event against a lead. The payload comes in
+// the query string, so it arrives either as qs-nested text (?data[leadId]=12&data[messageDetail][sentBy]=…)
+// or as JSON text (?data={"leadId":12,…}), and GraphQL clients send an object. This file decides
+// what is accepted and names the field at fault (`data.leadId`, `data.messageDetail.sentDate` …).
+import { z } from 'zod';
+import type { Actor } from '../auth/api-keys.ts';
+import { dealershipIdFilter } from '../auth/scope.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { apiError, invalidInput } from '../errors.ts';
+
+/**
+ * Allowed `service` names are not listed by the spec: any lower-case slug is accepted (compared
+ * case-insensitively and stored lower-cased), so a new messaging service needs no release.
+ */
+const SERVICE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/** `sentDate` carries no zone; the platform's dealerships keep Sydney time (AEST/AEDT). */
+export const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
+
+const MAX_INT = 2_147_483_647;
+const SHORT_TEXT = 255;
+const LONG_TEXT = 10_000;
+const URL_TEXT = 2_048;
+const DAY_MS = 86_400_000;
+
+const LEAD_ID_RULE = 'must be a lead id (a positive whole number)';
+
+/** Text trimmed; blank counts as absent (a query string cannot send null). */
+const optionalText = (max: number) =>
+  z
+    .string({ error: 'must be text' })
+    .nullish()
+    .transform((value) => (value == null || value.trim() === '' ? null : value.trim()))
+    .refine((value) => value === null || value.length <= max, `must be at most ${max} characters`);
+
+const optionalUrl = optionalText(URL_TEXT).refine((value) => value === null || isHttpUrl(value), 'must be an http(s) URL');
+
+const leadIdSchema = z
+  .union([z.number(), z.string()], { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : LEAD_ID_RULE) })
+  .transform((value, context) => {
+    const text = String(value).trim();
+    const id = /^\d{1,10}$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isInteger(id) || id < 1 || id > MAX_INT) {
+      context.addIssue({ code: 'custom', message: LEAD_ID_RULE });
+      return z.NEVER;
+    }
+    return id;
+  });
+
+const sentDateSchema = optionalText(64).transform((value, context) => {
+  if (value === null) return null;
+  const date = parseSentDate(value);
+  if (!date) {
+    context.addIssue({ code: 'custom', message: 'must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)' });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const leadEventSchema = z.object({
+  leadId: leadIdSchema,
+  // Fields not listed are ignored: the services that still call this deprecated route send more.
+  messageDetail: z.object(
+    {
+      contactType: optionalText(SHORT_TEXT),
+      description: optionalText(LONG_TEXT),
+      sentDate: sentDateSchema,
+      sentBy: optionalText(SHORT_TEXT),
+      linkStopCommunication: optionalUrl,
+      linkReplyAsAssistant: optionalUrl,
+    },
+    { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be an object') },
+  ),
+});
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** The zone's offset from UTC (ms) at an instant. */
+function zoneOffsetMs(instantMs: number, timeZone: string): number {
+  const whole = Math.floor(instantMs / 1000) * 1000;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(whole));
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - whole;
+}
+
+/**
+ * `2026-11-20 14:30`, `2026-11-20T14:30:05.123` (Sydney wall-clock time) or the same with `Z` or
+ * `+10:00`, else null. A wall-clock time that happens twice when daylight saving ends is the
+ * first of the two.
+ */
+export function parseSentDate(text: string): Date | null {
+  const match = DATE_TIME.exec(text.trim());
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s, ms, zone] = match;
+  const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0), Number((ms ?? '0').padEnd(3, '0')));
+  const check = new Date(wall);
+  // Date.UTC rolls 30 February over into March; a real date reads back unchanged.
+  if (
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    check.getUTCHours() !== Number(h) ||
+    check.getUTCMinutes() !== Number(mi) ||
+    check.getUTCSeconds() !== Number(s ?? 0)
+  ) {
+    return null;
+  }
+  if (zone) {
+    if (zone.toUpperCase() === 'Z') return check;
+    const [, sign, hh, mm] = /^([+-])(\d{2}):?(\d{2})$/.exec(zone) ?? [];
+    const offset = (Number(hh) * 60 + Number(mm)) * 60_000 * (sign === '-' ? -1 : 1);
+    return new Date(wall - offset);
+  }
+  // Offsets change at most once around a given day, so the one before and the one after are the
+  // only candidates; an hour skipped when daylight saving starts moves forward by the gap.
+  const before = zoneOffsetMs(wall - DAY_MS, SENT_DATE_TIME_ZONE);
+  const after = zoneOffsetMs(wall + DAY_MS, SENT_DATE_TIME_ZONE);
+  const candidates = [wall - before, wall - after].filter((instant) => zoneOffsetMs(instant, SENT_DATE_TIME_ZONE) === wall - instant);
+  return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
+}
+
+export interface LeadEventInput {
+  service: string;
+  /** An object (GraphQL, or the query string's nested form) or JSON text (?data={…}). */
+  data: unknown;
+}
+
+export interface ValidLeadEvent {
+  service: string;
+  leadId: number;
+  contact_type: string | null;
+  description: string | null;
+  sent_date: Date | null;
+  sent_by: string | null;
+  link_stop_communication: string | null;
+  link_reply_as_assistant: string | null;
+}
+
+function dataObject(data: unknown): object {
+  if (data === null || data === undefined || (typeof data === 'string' && data.trim() === '')) throw invalidInput('data', 'is required');
+  let value = data;
+  if (typeof data === 'string') {
+    try {
+      value = JSON.parse(data);
+    } catch {
+      throw invalidInput('data', 'must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text');
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidInput('data', 'must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text');
+  }
+  return value;
+}
+
+/** The event to record, or a 422 naming the field (`service`, `data.leadId`, `data.messageDetail.sentDate` …). */
+export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
+  const service = input.service.trim().toLowerCase();
+  if (!SERVICE_PATTERN.test(service)) {
+    throw invalidInput('service', 'must be a service name of 1 to 40 letters, digits, "-" or "_"');
+  }
+  const parsed = leadEventSchema.safeParse(dataObject(input.data));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = ['data', ...(issue?.path ?? []).map(String)].join('.');
+    throw invalidInput(path, issue?.message ?? 'is not valid');
+  }
+  const { leadId, messageDetail } = parsed.data;
+  return {
+    service,
+    leadId,
+    contact_type: messageDetail.contactType,
+    description: messageDetail.description,
+    sent_date: messageDetail.sentDate,
+    sent_by: messageDetail.sentBy,
+    link_stop_communication: messageDetail.linkStopCommunication,
+    link_reply_as_assistant: messageDetail.linkReplyAsAssistant,
+  };
+}
+
+/** The spec's own wording for 4.11: "no lead found". */
+export const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
+
+type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
+
+/**
+ * Records the event against the lead. A lead outside the key's dealerships is `no_lead_found`,
+ * exactly like a lead that does not exist.
+ */
+export async function createLeadEvent(db: Db, actor: Actor, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
+  const { leadId, ...event } = validateLeadEvent(input);
+  const lead = await db.lead.findFirst({ where: { id: leadId, dealership_id: dealershipIdFilter(actor) }, select: { id: true } });
+  if (!lead) throw noLeadFound();
+  return db.leadEvent.create({ ...query, data: { ...event, lead_id: lead.id, created_at: now } });
+}

@@ -1,0 +1,188 @@
+// The partner sign-on handoff (spec 4.10 and its redeem half). The partner's server asks for a token
+// for a platform user; the user's browser brings the token to GET /api/v1/partner/sign_on, which
+// spends it once and hands the browser to the platform with a short-lived signed session value.
+//
+// Only a SHA-256 of a token is stored: a database leak gives nothing that can be redeemed. A token
+// carries 256 random bits, so a plain hash (no salt, no slow hash) is enough, as for API keys.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Actor } from '../auth/api-keys.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { apiError, invalidInput } from '../errors.ts';
+
+/** Spec 8: the sign-on token lives 10 minutes. */
+export const PARTNER_TOKEN_TTL_MS = 10 * 60_000;
+/** The session value only has to survive one redirect, so it lives 2 minutes. */
+export const SESSION_TTL_SECONDS = 120;
+export const SIGN_ON_PATH = '/api/v1/partner/sign_on';
+/** Where the platform receives the handoff; it verifies `session` with verifySessionValue. */
+export const PLATFORM_SSO_PATH = '/sso/partner';
+
+const TOKEN_BYTES = 32;
+/** 32 bytes in base64url without padding. Anything else cannot be a token and is not looked up. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const EMAIL_MAX_LENGTH = 254;
+
+export function hashPartnerToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface PartnerTokenGrant {
+  redirect_url: string;
+  expires_at: Date;
+}
+
+/**
+ * A sign-on token for the platform user with this e-mail (case-insensitive). A key restricted to
+ * dealerships only reaches users of those dealerships; anyone else answers like an unknown e-mail.
+ */
+export async function createPartnerToken(
+  db: Db,
+  actor: Actor,
+  config: Pick<Config, 'publicUrl'>,
+  email: string | null | undefined,
+  now: Date,
+): Promise<PartnerTokenGrant> {
+  const text = email?.trim() ?? '';
+  if (text === '') throw invalidInput('email', 'is required', 'email_required');
+  if (text.length > EMAIL_MAX_LENGTH) throw invalidInput('email', `must be at most ${EMAIL_MAX_LENGTH} characters`);
+
+  const user = await db.user.findFirst({
+    where: {
+      email_normalized: text.toLowerCase(),
+      ...(actor.dealershipIds ? { dealerships: { some: { dealership_id: { in: [...actor.dealershipIds] } } } } : {}),
+    },
+    select: { id: true },
+  });
+  if (!user) {
+    throw apiError('NOT_FOUND', 'no_platform_account', 'There is no platform account for that e-mail address.');
+  }
+
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  const expiresAt = new Date(now.getTime() + PARTNER_TOKEN_TTL_MS);
+  await db.partnerToken.create({
+    data: { token_hash: hashPartnerToken(token), user_id: user.id, api_key_id: actor.apiKeyId, expires_at: expiresAt, created_at: now },
+  });
+  const redirect = new URL(`${config.publicUrl}${SIGN_ON_PATH}`);
+  redirect.searchParams.set('token', token);
+  return { redirect_url: redirect.toString(), expires_at: expiresAt };
+}
+
+const tokenNotFound = () => apiError('NOT_FOUND', 'token_not_found', 'This sign-on link is not valid.');
+
+/**
+ * Spends a token, once: the conditional update is the only check that counts, so of two concurrent
+ * redemptions exactly one changes the row and wins. The losers are then told why.
+ * Answers the platform URL carrying the signed session value.
+ */
+export async function redeemPartnerToken(
+  db: Db,
+  config: Pick<Config, 'platformUrl' | 'sessionSigningSecret'>,
+  token: string | null | undefined,
+  now: Date,
+): Promise<{ location: string }> {
+  const text = token?.trim() ?? '';
+  if (!TOKEN_PATTERN.test(text)) throw tokenNotFound();
+  const tokenHash = hashPartnerToken(text);
+
+  const spent = await db.partnerToken.updateMany({
+    where: { token_hash: tokenHash, used_at: null, expires_at: { gt: now } },
+    data: { used_at: now },
+  });
+  const row = await db.partnerToken.findUnique({
+    where: { token_hash: tokenHash },
+    select: { used_at: true, expires_at: true, user: { select: { id: true, email: true } } },
+  });
+  if (!row) throw tokenNotFound();
+  if (spent.count !== 1) {
+    if (row.used_at) throw apiError('GONE', 'token_used', 'This sign-on link has already been used. Start the sign-on again from the partner.');
+    throw apiError('GONE', 'token_expired', 'This sign-on link has expired. Start the sign-on again from the partner.');
+  }
+
+  const session = signSessionValue({ sub: String(row.user.id), email: row.user.email }, config.sessionSigningSecret, now);
+  const location = new URL(`${config.platformUrl}${PLATFORM_SSO_PATH}`);
+  location.searchParams.set('session', session);
+  return { location: location.toString() };
+}
+
+// ── The session value: a compact JWS (JWT, HS256), so the platform can verify it with any JWT library
+//    or with verifySessionValue below. It says who signed on and is valid for SESSION_TTL_SECONDS.
+
+export const SESSION_ISSUER = 'dealership-gateway';
+export const SESSION_AUDIENCE = 'platform-partner-sso';
+
+export interface SessionClaims {
+  iss: typeof SESSION_ISSUER;
+  aud: typeof SESSION_AUDIENCE;
+  /** The platform user id, as a string (JWT convention). */
+  sub: string;
+  email: string;
+  /** Seconds since the epoch. */
+  iat: number;
+  exp: number;
+  /** Unique per session value: the platform refuses a jti it has already accepted. */
+  jti: string;
+}
+
+const SESSION_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+function signature(signingInput: string, secret: string): Buffer {
+  return createHmac('sha256', secret).update(signingInput).digest();
+}
+
+export function signSessionValue(subject: { sub: string; email: string }, secret: string, now: Date): string {
+  const iat = Math.floor(now.getTime() / 1000);
+  const claims: SessionClaims = {
+    iss: SESSION_ISSUER,
+    aud: SESSION_AUDIENCE,
+    sub: subject.sub,
+    email: subject.email,
+    iat,
+    exp: iat + SESSION_TTL_SECONDS,
+    jti: randomBytes(16).toString('base64url'),
+  };
+  const signingInput = `${SESSION_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${signingInput}.${signature(signingInput, secret).toString('base64url')}`;
+}
+
+function isClaims(value: unknown): value is SessionClaims {
+  if (typeof value !== 'object' || value === null) return false;
+  const claims = value as Record<string, unknown>;
+  return (
+    claims.iss === SESSION_ISSUER &&
+    claims.aud === SESSION_AUDIENCE &&
+    typeof claims.sub === 'string' &&
+    typeof claims.email === 'string' &&
+    Number.isInteger(claims.iat) &&
+    Number.isInteger(claims.exp) &&
+    typeof claims.jti === 'string'
+  );
+}
+
+/** Clocks of the gateway and the platform may differ this much. */
+const CLOCK_SKEW_SECONDS = 30;
+
+/**
+ * The claims of a session value signed with `secret` and valid at `now`, else null (malformed,
+ * forged, another algorithm, expired, or issued in the future). Single use of `jti` is the
+ * platform's to enforce.
+ */
+export function verifySessionValue(value: string, secret: string, now: Date): SessionClaims | null {
+  const parts = value.split('.');
+  if (parts.length !== 3) return null;
+  const [header, payload, sig] = parts as [string, string, string];
+  if (header !== SESSION_HEADER || !/^[A-Za-z0-9_-]+$/.test(payload) || !/^[A-Za-z0-9_-]+$/.test(sig)) return null;
+  const expected = signature(`${header}.${payload}`, secret);
+  const given = Buffer.from(sig, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!isClaims(claims)) return null;
+  const seconds = Math.floor(now.getTime() / 1000);
+  if (claims.exp <= seconds || claims.iat > seconds + CLOCK_SKEW_SECONDS) return null;
+  return claims;
+}

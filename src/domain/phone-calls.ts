@@ -1,0 +1,131 @@
+// Spec 4.16: a call-tracking provider reports a phone call (the number called and the caller's).
+// The call is attributed to the location whose tracking number was called, and to a car when the
+// caller recently enquired about one there, so it counts in that car's performance figures.
+// Providers retry deliveries, so one call must be recorded once however often it arrives.
+import { createHash } from 'node:crypto';
+import type { Actor } from '../auth/api-keys.ts';
+import { reachesDealership } from '../auth/scope.ts';
+import type { Db } from '../db/client.ts';
+import { invalidInput } from '../errors.ts';
+import { normalizePhone } from './phone.ts';
+
+/** A caller's lead about a car makes their calls count for that car for this long. */
+export const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
+/** Without a provider call id, deliveries of the same numbers within this window are one call. */
+export const DEDUPE_WINDOW_MS = 60_000;
+const NUMBER_MAX_LENGTH = 64;
+const CALL_ID_MAX_LENGTH = 128;
+
+export interface PhoneCallInput {
+  called_number: string | null | undefined;
+  caller_number: string | null | undefined;
+  /** The provider's id of the call (e.g. Twilio's CallSid); the best key for spotting repeats. */
+  call_id?: string | null;
+}
+
+export interface PhoneCallReceipt {
+  /** `duplicate`: this call was already recorded; `id` is the first record's. */
+  status: 'accepted' | 'duplicate';
+  id: number;
+}
+
+/**
+ * A number as stored: E.164 when it is a valid number; otherwise kept, so the call is still
+ * recorded: its digits (and a leading +) when it has any, else the text in lower case (withheld
+ * callers arrive as "anonymous", "private" …). Only E.164 numbers match locations and leads.
+ */
+export function storedNumber(raw: string | null | undefined, field: string): { value: string; e164: boolean } {
+  const text = raw?.trim() ?? '';
+  if (text === '') throw invalidInput(field, 'is required');
+  if (text.length > NUMBER_MAX_LENGTH) throw invalidInput(field, `must be at most ${NUMBER_MAX_LENGTH} characters`);
+  const e164 = normalizePhone(text);
+  if (e164) return { value: e164, e164: true };
+  const digits = text.replace(/\D/g, '');
+  if (digits !== '') return { value: `${text.startsWith('+') ? '+' : ''}${digits}`, e164: false };
+  return { value: text.toLowerCase(), e164: false };
+}
+
+function sha256(parts: readonly (string | number)[]): string {
+  return createHash('sha256').update(parts.join('\n')).digest('hex');
+}
+
+/**
+ * Repeats are recognised per API key (the provider's identity), so one key can never pre-empt the
+ * calls another key reports: by the provider's call id when sent, else by the two numbers within a
+ * minute-long window of arrival.
+ */
+function dedupeKeys(actor: Actor, called: string, caller: string, callId: string | null, now: Date): { key: string; earlier: string[] } {
+  if (callId !== null) return { key: sha256(['call', actor.apiKeyId, callId]), earlier: [] };
+  const bucket = Math.floor(now.getTime() / DEDUPE_WINDOW_MS);
+  const windowKey = (b: number) => sha256(['window', actor.apiKeyId, called, caller, b]);
+  // A retry just after a window boundary still finds the first delivery in the window before.
+  return { key: windowKey(bucket), earlier: [windowKey(bucket - 1)] };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === 'P2002';
+}
+
+/**
+ * The car the caller most recently enquired about at this dealership within the window: their
+ * lead's phone, or its contact's phone, is the calling number.
+ */
+async function attributedCarId(db: Db, dealershipId: number, caller: string, now: Date): Promise<number | null> {
+  const lead = await db.lead.findFirst({
+    where: {
+      dealership_id: dealershipId,
+      car: { dealership_id: dealershipId },
+      created_at: { gte: new Date(now.getTime() - CAR_ATTRIBUTION_WINDOW_MS), lte: now },
+      OR: [{ phone: caller }, { contact: { phone: caller } }],
+    },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    select: { car_id: true },
+  });
+  return lead?.car_id ?? null;
+}
+
+/**
+ * Records a call once. The location is the one whose tracking number was called, among the
+ * dealerships the key reaches; a call to any other number is recorded without a dealership, and
+ * the answer does not say which, so a key cannot probe other dealerships' numbers.
+ */
+export async function recordPhoneCall(db: Db, actor: Actor, input: PhoneCallInput, now: Date): Promise<PhoneCallReceipt> {
+  const called = storedNumber(input.called_number, 'called_number');
+  const caller = storedNumber(input.caller_number, 'caller_number');
+  const callId = input.call_id?.trim() || null;
+  if (callId !== null && callId.length > CALL_ID_MAX_LENGTH) {
+    throw invalidInput('call_id', `must be at most ${CALL_ID_MAX_LENGTH} characters`);
+  }
+
+  const { key, earlier } = dedupeKeys(actor, called.value, caller.value, callId, now);
+  const seen = await db.phoneCall.findFirst({ where: { dedupe_key: { in: [key, ...earlier] } }, select: { id: true } });
+  if (seen) return { status: 'duplicate', id: seen.id };
+
+  const found = called.e164
+    ? await db.location.findUnique({ where: { tracking_phone: called.value }, select: { id: true, dealership_id: true } })
+    : null;
+  const location = found && reachesDealership(actor, found.dealership_id) ? found : null;
+  const carId = location && caller.e164 ? await attributedCarId(db, location.dealership_id, caller.value, now) : null;
+
+  try {
+    const call = await db.phoneCall.create({
+      data: {
+        dedupe_key: key,
+        called_number: called.value,
+        caller_number: caller.value,
+        dealership_id: location?.dealership_id ?? null,
+        location_id: location?.id ?? null,
+        car_id: carId,
+        received_at: now,
+      },
+      select: { id: true },
+    });
+    return { status: 'accepted', id: call.id };
+  } catch (error) {
+    // A concurrent delivery of the same call won the unique dedupe_key: this one is the repeat.
+    if (!isUniqueViolation(error)) throw error;
+    const first = await db.phoneCall.findUnique({ where: { dedupe_key: key }, select: { id: true } });
+    if (!first) throw error;
+    return { status: 'duplicate', id: first.id };
+  }
+}

@@ -1,0 +1,48 @@
+// Spec 4.10 and the handoff that completes it: the partner's server creates a sign-on token
+// (POST /api/v1/partner/tokens), the user's browser redeems it (GET /api/v1/partner/sign_on?token=…)
+// and is redirected to the platform with a signed session value. Rules: src/domain/partner-sign-on.ts.
+import { builder } from '../builder.ts';
+import { requireActor } from '../auth/scope.ts';
+import { createPartnerToken, redeemPartnerToken, type PartnerTokenGrant } from '../domain/partner-sign-on.ts';
+
+const PartnerToken = builder.objectRef<PartnerTokenGrant>('PartnerToken').implement({
+  description: 'Where to send the user\'s browser to finish signing on, and until when that works.',
+  fields: (t) => ({
+    redirect_url: t.exposeString('redirect_url', { description: 'Full URL of the sign-on handoff; it carries the one-time token.' }),
+    expires_at: t.expose('expires_at', { type: 'DateTime' }),
+  }),
+});
+
+const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').implement({
+  description: 'The platform URL the browser is redirected to (REST answers it as a 302 Location).',
+  fields: (t) => ({
+    location: t.exposeString('location'),
+  }),
+});
+
+builder.mutationField('create_partner_token', (t) =>
+  t.field({
+    type: PartnerToken,
+    description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail (spec 4.10).',
+    authScopes: { permission: 'create:partner_token' },
+    args: {
+      // Nullable so a missing e-mail gets the documented `email_required` error, not a variable error.
+      email: t.arg.string({ required: false }),
+    },
+    resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args.email, context.now()),
+  }),
+);
+
+builder.mutationField('redeem_partner_token', (t) =>
+  t.field({
+    type: PartnerSignOn,
+    description:
+      "Spends a sign-on token once and answers the platform URL with a signed, 2-minute session value. Public: the user's browser has no API key; the token is the credential.",
+    authScopes: { public: true },
+    args: {
+      // Nullable so a link without its token is the same token_not_found as a wrong one.
+      token: t.arg.string({ required: false }),
+    },
+    resolve: (_root, args, context) => redeemPartnerToken(context.db, context.config, args.token, context.now()),
+  }),
+);

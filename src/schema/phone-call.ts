@@ -1,0 +1,43 @@
+// Spec 4.16: the generic phone calls webhook (POST /api/v1/webhooks/phone_calls_webhooks/generic,
+// JSON or form-encoded, 202). The provider authenticates with an API key holding create:phone_call,
+// as `Authorization: Bearer <key>` or as `?token=<key>` (the REST layer moves it into the header).
+// Rules: src/domain/phone-calls.ts.
+import { builder } from '../builder.ts';
+import { requireActor } from '../auth/scope.ts';
+import { recordPhoneCall, type PhoneCallReceipt } from '../domain/phone-calls.ts';
+
+const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
+  values: {
+    accepted: { description: 'The call is recorded.' },
+    duplicate: { description: 'A repeated delivery of a call already recorded; nothing new is counted.' },
+  } as const,
+});
+
+const PhoneCallReceiptRef = builder.objectRef<PhoneCallReceipt>('PhoneCallReceipt').implement({
+  fields: (t) => ({
+    status: t.expose('status', { type: PhoneCallStatus }),
+    id: t.exposeInt('id', { description: 'The recorded call; a repeated delivery answers the first one.' }),
+  }),
+});
+
+builder.mutationField('phone_call_webhook', (t) =>
+  t.field({
+    type: PhoneCallReceiptRef,
+    description: 'Records a phone call reported by a call-tracking provider, once however often it is delivered (spec 4.16).',
+    authScopes: { permission: 'create:phone_call' },
+    // Both numbers are required, by the domain: a missing one is then a 422 naming it on both doors.
+    args: {
+      called_number: t.arg.string({ description: 'Required. The number dialled: a location\'s tracking number.' }),
+      caller_number: t.arg.string({ description: 'Required. The number that called.' }),
+      call_id: t.arg.string({ description: "The provider's id of the call: repeated deliveries with it are recognised exactly." }),
+      CallSid: t.arg.string({ description: 'Twilio\'s name for call_id (form posts); call_id wins when both are sent.' }),
+    },
+    resolve: (_root, args, context) =>
+      recordPhoneCall(
+        context.db,
+        requireActor(context),
+        { called_number: args.called_number, caller_number: args.caller_number, call_id: args.call_id ?? args.CallSid ?? null },
+        context.now(),
+      ),
+  }),
+);
