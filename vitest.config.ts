@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+// `npm run test:browser` runs the headless-browser tests (they need Debian's chromium) instead.
+const browserSuite = process.env.VITEST_SUITE === 'browser';
 
 export default defineConfig({
   resolve: {
@@ -10,10 +12,11 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: browserSuite ? ['test/browser/**/*.test.ts'] : ['test/**/*.test.ts'],
+    exclude: browserSuite ? ['node_modules/**'] : ['test/browser/**', 'node_modules/**'],
     // Each test file gets its own freshly migrated database (test/support/app.ts), so files run in parallel.
     pool: 'forks',
-    testTimeout: 30_000,
+    testTimeout: browserSuite ? 90_000 : 30_000,
     hookTimeout: 60_000,
   },
 });

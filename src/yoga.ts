@@ -7,6 +7,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { useBodyLimit, useHealthChecks, useRequestLog } from './http-plugins.ts';
+import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
 
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Yoga {
       useRequestLog(deps),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
+      useApiDocs(),
       useRestRoutes(deps),
       maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
       maxAliasesPlugin({ n: queryLimits.maxAliases }),

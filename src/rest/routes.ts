@@ -31,10 +31,16 @@ export interface RestRoute {
   /** The key may come as ?token=… instead of the Authorization header (webhook providers). */
   tokenInQuery?: boolean;
   deprecated?: { sunset?: string; link?: string };
+  /** The error statuses the operation answers with, when they differ from what its shape implies. */
+  errors?: readonly number[];
 }
 
 export const restRoutes: readonly RestRoute[] = [
-  { method: 'PUT', path: '/api/cars/:id', field: 'Mutation.update_car', spec: '4.1', summary: 'Update a car', access: 'update:car', params: { id: 'integer' }, body: ['car'] },
+  {
+    method: 'PUT', path: '/api/cars/:id', field: 'Mutation.update_car', spec: '4.1', summary: 'Update a car', access: 'update:car',
+    params: { id: 'integer' }, body: ['car'],
+    errors: [400, 401, 403, 404, 409, 413, 422],
+  },
   {
     method: 'GET', path: '/api/v1/cars/:id/performance.json', field: 'Query.car_performance', spec: '4.2',
     summary: "Get a car's performance figures", access: 'read:car', query: ['lookup_by'],
@@ -61,13 +67,15 @@ export const restRoutes: readonly RestRoute[] = [
   },
   {
     method: 'PUT', path: '/api/v1/leads/:id', field: 'Mutation.update_lead', spec: '4.8', summary: 'Update a lead',
-    access: 'update:lead', params: { id: 'integer' }, body: ['lead'],
+    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], errors: [400, 401, 403, 404, 409, 413, 422],
   },
-  { method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead', successStatus: 201, body: ['lead'] },
+  {
+    method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead',
+    successStatus: 201, body: ['lead'], errors: [400, 401, 403, 404, 413, 422],
+  },
   {
     method: 'POST', path: '/api/v1/partner/tokens', field: 'Mutation.create_partner_token', spec: '4.10',
-    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'],
-  },
+    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'], errors: [400, 401, 403, 404, 413, 422] },
   {
     method: 'POST', path: '/api/v1/lead_events/:service/create', field: 'Mutation.create_lead_event', spec: '4.11',
     summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'],
@@ -106,11 +114,10 @@ export const restRoutes: readonly RestRoute[] = [
     // Not in the spec: the other half of the 4.10 handoff. The partner sends the user's browser to
     // the redirect_url, which lands here; no API key (a browser has none), the token is the credential.
     method: 'GET', path: '/api/v1/partner/sign_on', field: 'Mutation.redeem_partner_token', spec: '4.10 (handoff)',
-    summary: 'Consume a partner sign-on token and hand the user to the platform', access: 'public', successStatus: 302, query: ['token'],
-  },
+    summary: 'Consume a partner sign-on token and hand the user to the platform', access: 'public', successStatus: 302, query: ['token'], errors: [404, 410, 422] },
   {
     method: 'PUT', path: '/api/v1/cars/:id/reserve', field: 'Mutation.reserve_car', spec: '4.19', summary: "Update a car's reserved flag",
-    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'],
+    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'], errors: [401, 403, 404, 409, 422],
   },
   {
     method: 'GET', path: '/api/v1/websites/:website_id/models', field: 'Query.website_models', spec: '4.20', summary: "List a website's models",

@@ -4,6 +4,7 @@ import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
+import { assertMatchesContract } from './contract.ts';
 import { createMigratedDatabase } from './database.ts';
 
 export interface TestClock {
@@ -64,7 +65,11 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
         headers: allHeaders,
         ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
       }),
-    );
+    ).then(async (response) => {
+      // Every REST answer in the suite is also a check of the published contract.
+      await assertMatchesContract(rest.method ?? 'GET', path, response);
+      return response;
+    });
   };
 
   return {

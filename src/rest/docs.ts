@@ -1,0 +1,82 @@
+// The contract, served: the OpenAPI document at /openapi.json and Swagger UI at /docs, whose code
+// comes from the swagger-ui-dist package on this server (no CDN), so it works with no internet.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { buildOpenApiDocument } from './openapi.ts';
+import { jsonResponse } from './errors.ts';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const assets: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <title>Dealership API — REST paths</title>
+  <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css" />
+  <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+  <script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script>
+  <script src="${DOCS_PATH}/init.js"></script>
+</body>
+</html>
+`;
+
+// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it.
+const init = `window.ui = SwaggerUIBundle({
+  url: '${OPENAPI_PATH}',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});
+`;
+
+export function useApiDocs(): Plugin {
+  let documentJson: string | undefined;
+  const fileCache = new Map<string, ArrayBuffer>();
+  return {
+    onSchemaChange({ schema }: { schema: GraphQLSchema }) {
+      documentJson = JSON.stringify(buildOpenApiDocument(schema), null, 2);
+    },
+    onRequest({ request, url, endResponse }) {
+      if (request.method !== 'GET') return;
+      if (url.pathname === OPENAPI_PATH && documentJson) {
+        endResponse(new Response(documentJson, { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+      } else if (url.pathname === DOCS_PATH || url.pathname === `${DOCS_PATH}/`) {
+        endResponse(new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }));
+      } else if (url.pathname === `${DOCS_PATH}/init.js`) {
+        endResponse(new Response(init, { headers: { 'content-type': 'text/javascript; charset=utf-8' } }));
+      } else if (url.pathname.startsWith(`${DOCS_PATH}/`)) {
+        const name = url.pathname.slice(DOCS_PATH.length + 1);
+        const type = assets[name];
+        if (!type) {
+          endResponse(jsonResponse(404, { error: 'not_found', message: 'No such path.' }));
+          return;
+        }
+        let bytes = fileCache.get(name);
+        if (!bytes) {
+          const file = readFileSync(path.join(swaggerDir, name));
+          bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+          fileCache.set(name, bytes);
+        }
+        endResponse(new Response(bytes, { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } }));
+      }
+    },
+  };
+}

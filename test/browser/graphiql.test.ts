@@ -1,0 +1,116 @@
+// GraphiQL in a real headless browser (Debian's chromium, driven by playwright-core) with the
+// network closed: every request to anything but this server is refused and recorded. The page must
+// load, run a query with a key and show its data, and its docs explorer must list the types.
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/http-server.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { makeDealership, makeKey } from '../support/fixtures.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let app: TestApp;
+let server: ReturnType<typeof createHttpServer>;
+let origin: string;
+let browser: Browser;
+let key: string;
+let keyId: number;
+const leftTheMachine: string[] = [];
+
+beforeAll(async () => {
+  app = await createTestApp();
+  app.clock.set(new Date());
+  await makeDealership(app.db, { name: 'Browser Test Motors', slug: 'browser-test-motors' });
+  ({ key, id: keyId } = await makeKey(app.db, { permissions: ['read:car'] }));
+  server = createHttpServer(app.yoga, app.config.bodyLimitBytes, pino({ level: 'silent' }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // Name resolution for every host but this server fails: the network is closed.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+async function openPage(path: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    leftTheMachine.push(url.href);
+    return route.abort();
+  });
+  await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+  return page;
+}
+
+describe('GraphiQL with the network closed', () => {
+  it('loads, runs a query with a key and shows the data', async () => {
+    const page = await openPage('/graphql');
+    await page.getByRole('button', { name: /Execute query/ }).waitFor({ timeout: 30_000 });
+
+    await page.getByText('Headers', { exact: true }).click();
+    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor').last();
+    await headersEditor.click();
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
+
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    // The default query asks for the key's id and permissions: the answer shows this key's.
+    const response = page.locator('.graphiql-response');
+    await expect.poll(async () => response.innerText(), { timeout: 30_000 }).toContain('read:car');
+    // The editor renders spaces as no-break spaces: compare with white space folded.
+    const text = (await response.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('"apikey_details"');
+    expect(text).toContain(`"id": ${keyId},`);
+    expect(text).not.toContain('errors');
+    expect(leftTheMachine).toEqual([]);
+    await page.close();
+  });
+
+  it('lists the schema types in the docs explorer', async () => {
+    const page = await openPage('/graphql');
+    await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+    const explorer = page.locator('.graphiql-doc-explorer');
+    await expect.poll(async () => explorer.innerText(), { timeout: 30_000 }).toContain('Query');
+    await explorer.getByText('Query', { exact: true }).first().click();
+    await expect.poll(async () => explorer.innerText(), { timeout: 30_000 }).toContain('apikey_details');
+    expect(leftTheMachine).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('Swagger UI with the network closed', () => {
+  it('loads the OpenAPI document and tries an operation with a key', async () => {
+    const page = await openPage('/docs');
+    await expect.poll(async () => page.locator('.information-container').innerText(), { timeout: 30_000 }).toContain('Dealership Platform Public API');
+    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
+    await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
+    await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
+
+    const operation = page.locator('#operations-apikeys-apikey_details');
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    await expect.poll(async () => operation.locator('.responses-wrapper .live-responses-table').innerText(), { timeout: 30_000 }).toContain('Browser Test Motors');
+    expect(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
+    expect(leftTheMachine).toEqual([]);
+    await page.close();
+  });
+});

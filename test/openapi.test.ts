@@ -1,0 +1,102 @@
+// The published contract: a valid OpenAPI 3.1 document covering exactly the REST route table,
+// served with Swagger UI from this server, and a checker that really rejects what it should.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../src/rest/routes.ts';
+import { openApiPath } from '../src/rest/openapi.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { assertMatchesContract, openApiDocument } from './support/contract.ts';
+
+type Operation = { parameters?: { name: string; in: string }[]; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[]; 'x-permission'?: string };
+type Paths = Record<string, Record<string, Operation>>;
+
+let app: TestApp;
+let served: { openapi: string; paths: Paths };
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const response = await app.request('/openapi.json');
+  expect(response.status).toBe(200);
+  served = await response.json();
+});
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 by a third-party validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served) as unknown as Parameters<Validator["validate"]>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is the document the suite validates responses against', () => {
+    expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+
+  it('has exactly the operations of the route table, and every route is implemented', () => {
+    const documented = Object.entries(served.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const routed = restRoutes.map((route) => `${route.method} ${openApiPath(route.path)}`);
+    expect(documented.sort()).toEqual(routed.sort());
+  });
+
+  it('reads each parameter where it is really read, with no mangled path keys', () => {
+    for (const [path, operations] of Object.entries(served.paths)) {
+      expect(path).not.toMatch(/\{[^}]*\.[^}]*\}/); // Sofa's {id.json}
+      for (const [method, operation] of Object.entries(operations)) {
+        const names = (operation.parameters ?? []).map((parameter) => parameter.name);
+        expect(new Set(names).size, `${method} ${path}`).toBe(names.length);
+        const pathParams = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+        expect(pathParams.sort()).toEqual([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort());
+        if (method === 'get') expect(operation.requestBody).toBeUndefined();
+      }
+    }
+  });
+
+  it('states the security and permission of each operation', () => {
+    for (const route of restRoutes) {
+      const operation = served.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+      expect(operation?.['x-permission']).toBe(route.access);
+      expect(operation?.security).toEqual(route.access === 'public' ? [] : [{ bearer: [] }]);
+      if (route.access !== 'public') expect(Object.keys(operation?.responses ?? {})).toContain('401');
+    }
+  });
+});
+
+describe('the contract checker', () => {
+  const details = '/api/v1/apikeys/apikey_details.json';
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+  it('accepts a documented answer', async () => {
+    await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [] }))).resolves.toBeUndefined();
+  });
+
+  it('rejects an extra field, a missing field, a wrong type and an undocumented status', async () => {
+    await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], secret: 'x' }))).rejects.toThrow(/does not match/);
+    await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [] }))).rejects.toThrow(/does not match/);
+    await expect(assertMatchesContract('GET', details, json(200, { id: '1', permissions: [], dealerships: [] }))).rejects.toThrow(/does not match/);
+    await expect(assertMatchesContract('GET', details, json(418, { error: 'teapot', message: 'x' }))).rejects.toThrow(/does not list/);
+    await expect(assertMatchesContract('GET', details, json(401, { error: 'unauthorized' }))).rejects.toThrow(/does not match/);
+  });
+});
+
+describe('Swagger UI', () => {
+  it('is served with its code from this server, loading nothing from elsewhere', async () => {
+    const page = await app.request('/docs');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    for (const asset of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '')) {
+      const response = await app.request(asset);
+      expect(response.status, asset).toBe(200);
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(100);
+    }
+    const init = await (await app.request('/docs/init.js')).text();
+    expect(init).toContain("url: '/openapi.json'");
+    expect(init).toContain('persistAuthorization: true');
+  });
+
+  it('answers 404 for files it does not serve', async () => {
+    expect((await app.request('/docs/../package.json')).status).toBe(404);
+    expect((await app.request('/docs/swagger-ui-bundle.js.map')).status).toBe(404);
+  });
+});

@@ -1,0 +1,72 @@
+// Every REST response the suite receives is checked against the OpenAPI document the service
+// serves: a status the document does not list for that operation, or a body its schema does not
+// describe, fails the test that made the call. Validation is by Ajv (JSON Schema 2020-12, the
+// dialect of OpenAPI 3.1), not by hand.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.ts';
+import { matchPath } from '../../src/rest/routes.ts';
+import { getSchema } from '../../src/schema/index.ts';
+
+const DOCUMENT_ID = 'https://gateway.test/openapi.json';
+let document: Record<string, unknown> | undefined;
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+export function openApiDocument(): Record<string, unknown> {
+  document ??= buildOpenApiDocument(getSchema());
+  return document;
+}
+
+function validatorFor(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    if (!ajv) {
+      ajv = new Ajv2020({ strict: false, allErrors: true });
+      (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
+      ajv.addSchema({ ...openApiDocument(), $id: DOCUMENT_ID });
+    }
+    validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+type Responses = Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+
+/** Throws when a REST response differs from what the document promises; ignores non-REST paths. */
+export async function assertMatchesContract(method: string, url: string, response: Response): Promise<void> {
+  const pathname = new URL(url, 'http://gateway.test').pathname;
+  const match = matchPath(pathname).find((candidate) => candidate.route.method === method.toUpperCase());
+  if (!match) return;
+  const path = openApiPath(match.route.path);
+  const paths = openApiDocument().paths as Record<string, Record<string, { responses: Responses }>>;
+  const operation = paths[path]?.[method.toLowerCase()];
+  if (!operation) return; // a documented path whose operation is not built in this schema answers 404
+  const status = String(response.status);
+  const documented = operation.responses[status];
+  if (!documented) {
+    const body = await response.clone().text();
+    throw new Error(`${method} ${pathname} answered ${status}, which the OpenAPI document does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`);
+  }
+  if (!documented.content) {
+    if (status === '302' && !response.headers.get('location')) throw new Error(`${method} ${pathname}: 302 without Location`);
+    return;
+  }
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`${method} ${pathname} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+  const pointer = `/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const validate = validatorFor(pointer);
+  if (!validate(body)) {
+    throw new Error(
+      `${method} ${pathname} ${status}: the body does not match the OpenAPI document: ${JSON.stringify(validate.errors?.slice(0, 5))}\nbody: ${text.slice(0, 500)}`,
+    );
+  }
+}
