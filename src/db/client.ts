@@ -2,11 +2,11 @@
 // so the SQLite client's type describes the PostgreSQL one as well.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
+import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 
 export type Db = PrismaClient;
 export type { Prisma } from '../generated/prisma/sqlite/client.ts';
@@ -26,7 +26,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = new PrismaBetterSQLite3({ url: `file:${file}` });
+    const adapter = serialisedSqliteAdapter(`file:${file}`);
     db = new PrismaClient({ adapter, log });
   }
   if (options.onQuery) {

@@ -1,0 +1,51 @@
+// Isolation between requests on the engine under test: a query from one request, made while another
+// request's transaction is open, neither sees that transaction's uncommitted rows nor is rolled
+// back with it. (On SQLite, one connection serves every request: src/db/sqlite-adapter.ts.)
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { makeDealership } from './support/fixtures.ts';
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  await makeDealership(app.db);
+});
+
+describe('a transaction in flight', () => {
+  it('is invisible to, and cannot undo, queries made outside it', async () => {
+    const before = await app.db.dealership.count();
+    let letTheTransactionEnd!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letTheTransactionEnd = resolve;
+    });
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const transaction = app.db
+      .$transaction(
+        async (tx) => {
+          await tx.dealership.create({ data: { name: 'Uncommitted Motors', slug: 'uncommitted-motors' } });
+          begun();
+          await held;
+          throw new Error('roll back');
+        },
+        { timeout: 20_000 },
+      )
+      .catch((error: unknown) => error);
+    await started;
+
+    // Prisma queries are lazy: then() sends them now, while the transaction is open.
+    const writtenOutside = app.db.manufacturer.create({ data: { name: 'Outside', slug: 'outside-maker' } }).then((row) => row);
+    const countedOutside = app.db.dealership.count().then((count) => count);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    letTheTransactionEnd();
+
+    expect(await transaction).toBeInstanceOf(Error);
+    expect(await countedOutside).toBe(before);
+    await writtenOutside;
+    expect(await app.db.manufacturer.findUnique({ where: { slug: 'outside-maker' } })).not.toBeNull();
+    expect(await app.db.dealership.count()).toBe(before);
+  });
+});
