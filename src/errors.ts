@@ -1,7 +1,7 @@
 // The error model (shared/design.md): expected failures are GraphQLErrors with a stable
 // extensions.code; GraphQL answers them with 200 + errors, the REST door maps the code to a status
 // and a body {"error": "<snake_case>", "message": "..."}. Anything else is masked by Yoga.
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 
 export const statusByCode = {
   BAD_REQUEST: 400,
@@ -55,4 +55,31 @@ export function isApiError(error: unknown): error is GraphQLError & { extensions
     (error.extensions.code as string) in statusByCode &&
     typeof error.extensions.error === 'string'
   );
+}
+
+/**
+ * GraphQL's own input errors, raised while it coerces the variables (a missing required argument,
+ * a value of the wrong type, an unknown or missing input field), read as the variable, the field at
+ * fault (a path that starts with the variable's name) and the reason: `Variable "$car" got invalid
+ * value {…} at "car.year"; Int cannot represent…` is car.year. Null for any other error.
+ */
+export function variableInputError(error: unknown): { variable: string; field: string; reason: string } | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { message, nodes, originalError } = error as Partial<GraphQLError>;
+  if (typeof message !== 'string' || nodes?.[0]?.kind !== Kind.VARIABLE_DEFINITION) return null;
+  const variable = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)" /.exec(message)?.[1];
+  if (!variable) return null;
+  if (/^Variable "[^"]+" of required type "[^"]+" was not provided\.$/.test(message)) return { variable, field: variable, reason: 'is required' };
+  if (/^Variable "[^"]+" of non-null type "[^"]+" must not be null\.$/.test(message)) return { variable, field: variable, reason: 'must not be null' };
+  // `<prefix>; <reason>`: the prefix quotes the value as sent, so it is split off by the reason's own
+  // text rather than searched (a value may contain anything, `; ` and ` at "…"` included).
+  const reason = originalError?.message;
+  if (!reason || !message.endsWith(`; ${reason}`)) return null;
+  const prefix = message.slice(0, message.length - reason.length - 2);
+  const path = / at "([^"]+)"$/.exec(prefix)?.[1] ?? variable;
+  const missing = /^Field "([^"]+)" of required type "[^"]+" was not provided\.$/.exec(reason);
+  if (missing) return { variable, field: `${path}.${missing[1]}`, reason: 'is required' };
+  const unknown = /^Field "([^"]+)" is not defined by type "[^"]+"\./.exec(reason);
+  if (unknown) return { variable, field: `${path}.${unknown[1]}`, reason };
+  return { variable, field: path, reason };
 }

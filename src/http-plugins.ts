@@ -1,6 +1,8 @@
-// Small Yoga plugins for the HTTP concerns both doors share: liveness/readiness, the body limit and
-// one structured log line per request.
+// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit, one
+// structured log line per request, and the error model's code on GraphQL's own input errors.
+import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 
@@ -60,6 +62,55 @@ export function useRequestLog(deps: AppDeps): Plugin {
         },
         'request',
       );
+    },
+  };
+}
+
+/** The argument each variable is passed to directly (`update_car(car: $input)`: input is car). */
+function argumentsByVariable(document: DocumentNode): Map<string, string> {
+  const names = new Map<string, string>();
+  visit(document, {
+    Argument(node) {
+      if (node.value.kind === Kind.VARIABLE && !names.has(node.value.name.value)) names.set(node.value.name.value, node.name.value);
+    },
+  });
+  return names;
+}
+
+/**
+ * Gives GraphQL's input errors the error model's code and field on /graphql (the REST door words
+ * them itself, src/rest/errors.ts), so a missing or malformed argument is BAD_USER_INPUT naming the
+ * argument on both doors, whether the schema or a domain rule refuses it.
+ */
+export function useInputErrorCodes(): Plugin {
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors?.length) return;
+          let changed = false;
+          const errors = result.errors.map((error) => {
+            const input = error.extensions?.code === undefined ? variableInputError(error) : null;
+            if (!input) return error;
+            changed = true;
+            const argument = argumentsByVariable(args.document).get(input.variable) ?? input.variable;
+            return new GraphQLError(error.message, {
+              nodes: error.nodes,
+              source: error.source,
+              positions: error.positions,
+              path: error.path,
+              originalError: error.originalError,
+              extensions: {
+                ...error.extensions,
+                code: 'BAD_USER_INPUT',
+                error: 'invalid_input',
+                field: argument + input.field.slice(input.variable.length),
+              },
+            });
+          });
+          if (changed) setResult({ ...result, errors });
+        },
+      };
     },
   };
 }

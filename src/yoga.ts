@@ -6,7 +6,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
-import { useBodyLimit, useHealthChecks, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useInputErrorCodes, useRequestLog } from './http-plugins.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
@@ -44,6 +44,7 @@ export function createApp(deps: AppDeps): Yoga {
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(),
       useRestRoutes(deps),
+      useInputErrorCodes(),
       maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
       maxAliasesPlugin({ n: queryLimits.maxAliases }),
       maxTokensPlugin({ n: queryLimits.maxTokens }),

@@ -2,8 +2,8 @@
 // dealership scoping, paging and its 422s, the auth matrix and a constant query count.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeDealership, makeKey } from './support/fixtures.ts';
-import { makeContact, makeContactVehicle } from './support/fixtures-dealership.ts';
+import { makeContact, makeDealership, makeKey } from './support/fixtures.ts';
+import { makeContactVehicle } from './support/fixtures-dealership.ts';
 
 const SHOW = `query ($dealership_id: Int!, $id: Int!) {
   contact(dealership_id: $dealership_id, id: $id) { id dealership_id first_name postcode vehicles { id make model year rego } }
@@ -57,6 +57,24 @@ beforeAll(async () => {
   withoutPermission = await makeKey(app.db, { permissions: ['read:car', 'read:personal_data', 'index:dealership'] });
 });
 
+/**
+ * Olivia as the show (model name under `model`) or the list (under `raw_model`) answers her; without
+ * read:personal_data her first name, postcode and regos are null.
+ */
+function oliviaAnswer(modelKey: 'model' | 'raw_model', { personalData }: { personalData: boolean }) {
+  const personal = <T>(value: T): T | null => (personalData ? value : null);
+  return {
+    id: olivia.id,
+    dealership_id: north.id,
+    first_name: personal('Olivia'),
+    postcode: personal('0800'),
+    vehicles: [
+      { id: cx5.id, make: 'Mazda', [modelKey]: 'CX-5', year: 2019, rego: personal('ABC123') },
+      { id: hilux.id, make: 'Toyota', [modelKey]: 'Hilux', year: 2022, rego: personal('1XY2ZZ') },
+    ],
+  };
+}
+
 const showPath = (dealershipId: number | string, id: number | string) => `/dealerships/${dealershipId}/contacts/${id}`;
 const listPath = (dealershipId: number | string, query = '') => `/dealerships/${dealershipId}/contacts${query}`;
 
@@ -64,16 +82,7 @@ describe('GET /dealerships/{dealership_id}/contacts/{id}', () => {
   it('answers the contact with its vehicles, the model name under `model`', async () => {
     const response = await app.request(showPath(north.id, olivia.id), { key: full.key });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
-      id: olivia.id,
-      dealership_id: north.id,
-      first_name: 'Olivia',
-      postcode: '0800',
-      vehicles: [
-        { id: cx5.id, make: 'Mazda', model: 'CX-5', year: 2019, rego: 'ABC123' },
-        { id: hilux.id, make: 'Toyota', model: 'Hilux', year: 2022, rego: '1XY2ZZ' },
-      ],
-    });
+    expect(await response.json()).toEqual(oliviaAnswer('model', { personalData: true }));
   });
 
   it('answers null postcode and no vehicles as such', async () => {
@@ -85,16 +94,7 @@ describe('GET /dealerships/{dealership_id}/contacts/{id}', () => {
   it('hides first_name, postcode and regos without read:personal_data', async () => {
     const response = await app.request(showPath(north.id, olivia.id), { key: withoutPersonal.key });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
-      id: olivia.id,
-      dealership_id: north.id,
-      first_name: null,
-      postcode: null,
-      vehicles: [
-        { id: cx5.id, make: 'Mazda', model: 'CX-5', year: 2019, rego: null },
-        { id: hilux.id, make: 'Toyota', model: 'Hilux', year: 2022, rego: null },
-      ],
-    });
+    expect(await response.json()).toEqual(oliviaAnswer('model', { personalData: false }));
   });
 
   it('answers the same through GraphQL, for each key', async () => {
@@ -168,16 +168,7 @@ describe('GET /dealerships/{dealership_id}/contacts', () => {
     const response = await app.request(listPath(north.id), { key: full.key });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([
-      {
-        id: olivia.id,
-        dealership_id: north.id,
-        first_name: 'Olivia',
-        postcode: '0800',
-        vehicles: [
-          { id: cx5.id, make: 'Mazda', raw_model: 'CX-5', year: 2019, rego: 'ABC123' },
-          { id: hilux.id, make: 'Toyota', raw_model: 'Hilux', year: 2022, rego: '1XY2ZZ' },
-        ],
-      },
+      oliviaAnswer('raw_model', { personalData: true }),
       { id: noah.id, dealership_id: north.id, first_name: 'Noah', postcode: null, vehicles: [] },
     ]);
   });
@@ -190,16 +181,7 @@ describe('GET /dealerships/{dealership_id}/contacts', () => {
 
   it('hides personal data without read:personal_data', async () => {
     const body = await (await app.request(listPath(north.id), { key: withoutPersonal.key })).json();
-    expect(body[0]).toEqual({
-      id: olivia.id,
-      dealership_id: north.id,
-      first_name: null,
-      postcode: null,
-      vehicles: [
-        { id: cx5.id, make: 'Mazda', raw_model: 'CX-5', year: 2019, rego: null },
-        { id: hilux.id, make: 'Toyota', raw_model: 'Hilux', year: 2022, rego: null },
-      ],
-    });
+    expect(body[0]).toEqual(oliviaAnswer('raw_model', { personalData: false }));
   });
 
   it('answers the same through GraphQL', async () => {

@@ -7,18 +7,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
-import { makeCar, makeDealership, makeKey, makeLocation, makeManufacturer, makeUser, makeWebsite } from './support/fixtures.ts';
+import { makePaymentProcessor } from './support/fixtures-catalogue.ts';
+import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeUser, makeWebsite } from './support/fixtures.ts';
 import {
   CREATE_LEAD,
   EXE_BYTES,
   PDF_BYTES,
   PNG_BYTES,
   emptyRecord,
-  makeColour,
-  makeLeadContact,
-  makeLeadModel,
-  makeLeadVariant,
-  makeProcessor,
+  makeLeadCatalogue,
   samplePayload,
   tempStorageDir,
 } from './support/fixtures-leads.ts';
@@ -91,15 +88,9 @@ beforeAll(async () => {
   southCar = await makeCar(app.db, south.id, { stocknum: 'S100' });
   staff = await makeUser(app.db, [north.id], { email: 'Sam.Sales@Northside.example.com' });
   southStaff = await makeUser(app.db, [south.id]);
-  const maker = await makeManufacturer(app.db);
-  model = await makeLeadModel(app.db, maker.id);
-  const otherModel = await makeLeadModel(app.db, maker.id);
-  variant = await makeLeadVariant(app.db, model.id);
-  colour = await makeColour(app.db, model.id);
-  otherVariant = await makeLeadVariant(app.db, otherModel.id);
-  otherColour = await makeColour(app.db, otherModel.id);
-  processor = await makeProcessor(app.db, north.id);
-  southProcessor = await makeProcessor(app.db, south.id);
+  ({ model, variant, colour, otherVariant, otherColour } = await makeLeadCatalogue(app.db));
+  processor = await makePaymentProcessor(app.db, north.id);
+  southProcessor = await makePaymentProcessor(app.db, south.id);
   writer = await makeKey(app.db, { permissions: ['create:lead', 'read:personal_data'] });
   blind = await makeKey(app.db, { permissions: ['create:lead'], dealershipIds: [north.id] });
   southOnly = await makeKey(app.db, { permissions: ['create:lead', 'read:personal_data'], dealershipIds: [south.id] });
@@ -401,7 +392,11 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     expect(await nested.json()).toMatchObject({ error: 'invalid_input', field: 'lead.payment_attributes.amount' });
     const unknown = await post(samplePayload(north.id, { ...person(), favourite_colour: 'red' }), writer.key);
     expect(unknown.status).toBe(422);
-    expect((await unknown.json()).message).toContain('Field "favourite_colour" is not defined by type "LeadInput"');
+    expect(await unknown.json()).toEqual({
+      error: 'invalid_input',
+      field: 'lead.favourite_colour',
+      message: 'lead.favourite_colour: Field "favourite_colour" is not defined by type "LeadInput".',
+    });
     expect(await counts()).toEqual(before);
   });
 
@@ -531,7 +526,7 @@ describe('matching', () => {
 
 describe('the contact', () => {
   it('joins the contact with the same e-mail (any case), fills its blanks and keeps what it knows', async () => {
-    const known = await makeLeadContact(app.db, north.id, { first_name: 'Kim', email: 'Kim.Known@Example.com', email_normalized: 'kim.known@example.com' });
+    const known = await makeContact(app.db, north.id, { first_name: 'Kim', email: 'Kim.Known@Example.com', email_normalized: 'kim.known@example.com' });
     const before = await app.db.contact.count();
     const { lead } = await (
       await post(samplePayload(north.id, { name: 'Kimberly', email: 'KIM.KNOWN@example.com', phone: '0412 000 111', golden: true }), writer.key)
@@ -543,8 +538,8 @@ describe('the contact', () => {
   });
 
   it('else joins the oldest contact with the same phone and records the e-mail on it', async () => {
-    const first = await makeLeadContact(app.db, north.id, { phone: '+61412000222' });
-    await makeLeadContact(app.db, north.id, { phone: '+61412000222' });
+    const first = await makeContact(app.db, north.id, { phone: '+61412000222' });
+    await makeContact(app.db, north.id, { phone: '+61412000222' });
     const { lead } = await (await post(samplePayload(north.id, { email: 'phone.match@example.com', phone: '0412 000 222', sms_verified: true }), writer.key)).json();
     expect(lead.contact_id).toBe(first.id);
     const contact = await app.db.contact.findUniqueOrThrow({ where: { id: first.id } });

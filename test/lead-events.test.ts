@@ -8,7 +8,7 @@ import { makeDealership, makeKey } from './support/fixtures.ts';
 import { makeLead } from './support/fixtures-events.ts';
 
 const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
-const CREATE = `mutation ($service: String!, $data: LeadEventData) {
+const CREATE = `mutation ($service: String!, $data: LeadEventData!) {
   create_lead_event(service: $service, data: $data) {
     id lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at
   }

@@ -3,8 +3,8 @@
 // permissions, and no N+1 across a page of leads.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
-import { makeLeadContact, makeStoredLead } from './support/fixtures-leads.ts';
+import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
+import { makeStoredLead } from './support/fixtures-leads.ts';
 
 const LEAD = `query ($id: Int!) { lead(id: $id) {
   id dealership_id category source lead_state name email phone dob tags fields charge_breakdown created_at
@@ -28,7 +28,7 @@ beforeAll(async () => {
   north = await makeDealership(app.db);
   south = await makeDealership(app.db);
   car = await makeCar(app.db, north.id, { stocknum: 'G1' });
-  contact = await makeLeadContact(app.db, north.id, { first_name: 'Jo' });
+  contact = await makeContact(app.db, north.id, { first_name: 'Jo' });
   lead = await makeStoredLead(app.db, north.id, {
     name: 'Jo Citizen',
     email: 'jo@example.com',
@@ -135,7 +135,7 @@ describe('Query.leads', () => {
 
   it('loads a page of leads with their relations in a fixed number of queries', async () => {
     for (let i = 0; i < 12; i += 1) {
-      const person = await makeLeadContact(app.db, north.id);
+      const person = await makeContact(app.db, north.id);
       await makeStoredLead(app.db, north.id, { contact_id: person.id, payment: { create: { amount: i } } });
     }
     app.queries.length = 0;

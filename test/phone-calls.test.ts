@@ -3,11 +3,11 @@
 // restricted keys, 422 naming the missing number, 401/403, and the car's performance figure.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
-import { makeContact, makeLead } from './support/fixtures-events.ts';
+import { makeCar, makeContact, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
+import { makeLead } from './support/fixtures-events.ts';
 
 const PATH = '/api/v1/webhooks/phone_calls_webhooks/generic';
-const WEBHOOK = `mutation ($called: String, $caller: String, $call_id: String) {
+const WEBHOOK = `mutation ($called: String!, $caller: String!, $call_id: String) {
   phone_call_webhook(called_number: $called, caller_number: $caller, call_id: $call_id) { status id }
 }`;
 const DAY = 86_400_000;

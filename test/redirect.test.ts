@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeWebsite } from './support/fixtures.ts';
 
-const QUERY = `query ($dealership_slug: String!, $website_id: String, $stocknum: String, $fbclid: String) {
+const QUERY = `query ($dealership_slug: String!, $website_id: String!, $stocknum: String!, $fbclid: String) {
   car_redirect(dealership_slug: $dealership_slug, website_id: $website_id, stocknum: $stocknum, fbclid: $fbclid) { location }
 }`;
 const ORIGIN = 'https://www.harbourmotors.example.com.au';

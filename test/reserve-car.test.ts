@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
 
-const RESERVE = `mutation Reserve($id: String!, $reserved: Boolean) {
+const RESERVE = `mutation Reserve($id: String!, $reserved: Boolean!) {
   reserve_car(id: $id, reserved: $reserved) { id slug stocknum reserved reserved_at }
 }`;
 
@@ -120,7 +120,7 @@ describe('PUT /api/v1/cars/:id/reserve', () => {
     const before = await stored(car.id);
     const response = await reserve(car.id, '');
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'reserved', message: 'reserved: is required: true or false' });
+    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'reserved', message: 'reserved: is required' });
     const graph = await app.graphql(RESERVE, { id: String(car.id) }, reserver);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reserved' });
     expect(await stored(car.id)).toEqual(before);

@@ -3,14 +3,12 @@
 // permissions, and what changes in the stored rows (and what does not).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey, makeManufacturer, makeUser } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import {
   CREATE_LEAD,
   PDF_BYTES,
   UPDATE_LEAD,
-  makeColour,
-  makeLeadModel,
-  makeLeadVariant,
+  makeLeadCatalogue,
   makeStoredLead,
   samplePayload,
   tempStorageDir,
@@ -76,12 +74,7 @@ beforeAll(async () => {
   car = await makeCar(app.db, north.id, { stocknum: 'U100' });
   southCar = await makeCar(app.db, south.id, { stocknum: 'U200' });
   staff = await makeUser(app.db, [north.id]);
-  const maker = await makeManufacturer(app.db);
-  model = await makeLeadModel(app.db, maker.id);
-  const otherModel = await makeLeadModel(app.db, maker.id);
-  variant = await makeLeadVariant(app.db, model.id);
-  colour = await makeColour(app.db, model.id);
-  otherVariant = await makeLeadVariant(app.db, otherModel.id);
+  ({ model, variant, colour, otherVariant } = await makeLeadCatalogue(app.db));
   editor = await makeKey(app.db, { permissions: ['create:lead', 'update:lead', 'read:personal_data'] });
   blind = await makeKey(app.db, { permissions: ['update:lead'], dealershipIds: [north.id] });
   southEditor = await makeKey(app.db, { permissions: ['update:lead', 'read:personal_data'], dealershipIds: [south.id] });

@@ -3,7 +3,6 @@
 // Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
 import type { Actor } from '../auth/api-keys.ts';
 import type { Db } from '../db/client.ts';
-import { invalidInput } from '../errors.ts';
 import { findCarId, type CarLookupBy } from './cars.ts';
 
 const DAY_MS = 86_400_000;
@@ -154,26 +153,15 @@ export async function carPerformances(db: Db, carIds: readonly number[], now: Da
   return result;
 }
 
-const carLookupBys: readonly CarLookupBy[] = ['vin'];
-
-/** The lookup_by of spec 4.2: absent (or blank) means ID, slug or custom slug; `vin` means VIN; anything else is a 422. */
-export function parseCarLookupBy(value: string | null | undefined): CarLookupBy | null {
-  const text = value?.trim() ?? '';
-  if (text === '') return null;
-  const known = carLookupBys.find((candidate) => candidate === text);
-  if (!known) throw invalidInput('lookup_by', `must be ${carLookupBys.map((name) => `"${name}"`).join(' or ')}, got "${value}"`);
-  return known;
-}
-
 /** Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key reaches. */
 export async function carPerformance(
   db: Db,
   actor: Actor,
   identifier: string,
-  lookupBy: string | null | undefined,
+  lookupBy: CarLookupBy | null | undefined,
   now: Date,
 ): Promise<CarPerformance> {
-  const id = await findCarId(db, actor, identifier, parseCarLookupBy(lookupBy));
+  const id = await findCarId(db, actor, identifier, lookupBy);
   const performance = (await carPerformances(db, [id], now)).get(id);
   // The car was found a moment ago; it can only be missing if it was deleted in between.
   if (!performance) throw new Error(`car ${id} disappeared while its performance was computed`);

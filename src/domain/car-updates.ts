@@ -12,6 +12,7 @@ import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { parseDayMonthYear } from './dates.ts';
+import { jsonStrings } from './json-columns.ts';
 
 export interface CarCustomAttribute {
   name: string;
@@ -224,21 +225,6 @@ export function validateCarInput(car: CarInput, now: Date): CarChanges {
 
   const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);
   return { data, ...(images ? { images } : {}), supplied, matchByStocknum: car.match_existing_car_by_stocknum === true };
-}
-
-/** A Json column documented as Array<string> (features, locked_fields); anything else in it is left out. */
-export function jsonStrings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
-
-/** The custom_attributes Json column; entries that are not {name, value} strings are left out. */
-export function jsonAttributes(value: unknown): CarCustomAttribute[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item: unknown) =>
-    typeof item === 'object' && item !== null && 'name' in item && 'value' in item && typeof item.name === 'string' && typeof item.value === 'string'
-      ? [{ name: item.name, value: item.value }]
-      : [],
-  );
 }
 
 function isUniqueViolation(error: unknown): boolean {

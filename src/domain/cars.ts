@@ -6,7 +6,9 @@ import { dealershipIdFilter } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 
-export type CarLookupBy = 'vin';
+/** What lookup_by may say (4.2): `vin` means the identifier is a VIN; without it, an ID, slug or custom slug. */
+export const CAR_LOOKUP_BYS = ['vin'] as const;
+export type CarLookupBy = (typeof CAR_LOOKUP_BYS)[number];
 
 /** The `where` that finds the car named by `identifier` among the cars the actor reaches. */
 export function carWhere(actor: Actor, identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {

@@ -6,6 +6,7 @@ import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
 import type { Db } from '../db/client.ts';
 import { apiError, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
+import { jsonStrings } from './json-columns.ts';
 
 /** The id of the dealership with this id or slug, if the actor reaches it; else dealership_not_found. */
 export async function requireDealershipId(db: Db, actor: Actor, by: { id: number } | { slug: string }): Promise<number> {
@@ -84,8 +85,7 @@ export async function dealershipPlugins(db: Db, actor: Actor, dealershipSlug: st
   return installs.map(({ installed_at, trial, plugin }) => ({
     name: plugin.name,
     slug: plugin.slug,
-    // The column is free JSON: anything but a list of strings is not a category.
-    categories: Array.isArray(plugin.categories) ? plugin.categories.filter((entry): entry is string => typeof entry === 'string') : [],
+    categories: jsonStrings(plugin.categories),
     installed_at,
     trial,
   }));

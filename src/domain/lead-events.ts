@@ -152,7 +152,8 @@ export interface ValidLeadEvent {
 }
 
 function dataObject(data: unknown): object {
-  if (data === null || data === undefined || (typeof data === 'string' && data.trim() === '')) throw invalidInput('data', 'is required');
+  // The schema requires data; JSON text that is blank (only spaces) counts as missing.
+  if (typeof data === 'string' && data.trim() === '') throw invalidInput('data', 'is required');
   let value = data;
   if (typeof data === 'string') {
     try {

@@ -119,10 +119,11 @@ export async function shownVariantWhere(
   db: Db,
   actor: Actor,
   slug: string,
-  websiteIdentifier: string | null | undefined,
+  websiteIdentifier: string,
 ): Promise<Prisma.ModelVariantWhereUniqueInput> {
-  const wanted = websiteIdentifier?.trim();
-  if (!wanted) throw invalidInput('website_id', 'is required: the ID, slug or custom slug of the website showing the variant');
+  // The schema requires website_id; blank (only spaces) counts as missing.
+  const wanted = websiteIdentifier.trim();
+  if (!wanted) throw invalidInput('website_id', 'is required');
   const website = await findAuthorisedWebsite(db, actor, wanted);
   const variant = await db.modelVariant.findFirst({
     where: { slug: slug.trim(), model: { websites: { some: { website_id: website.id } } } },

@@ -17,8 +17,8 @@ const NUMBER_MAX_LENGTH = 64;
 const CALL_ID_MAX_LENGTH = 128;
 
 export interface PhoneCallInput {
-  called_number: string | null | undefined;
-  caller_number: string | null | undefined;
+  called_number: string;
+  caller_number: string;
   /** The provider's id of the call (e.g. Twilio's CallSid); the best key for spotting repeats. */
   call_id?: string | null;
 }
@@ -34,8 +34,9 @@ export interface PhoneCallReceipt {
  * recorded: its digits (and a leading +) when it has any, else the text in lower case (withheld
  * callers arrive as "anonymous", "private" …). Only E.164 numbers match locations and leads.
  */
-export function storedNumber(raw: string | null | undefined, field: string): { value: string; e164: boolean } {
-  const text = raw?.trim() ?? '';
+export function storedNumber(raw: string, field: string): { value: string; e164: boolean } {
+  // Blank (a form field sent empty, or only spaces) counts as missing.
+  const text = raw.trim();
   if (text === '') throw invalidInput(field, 'is required');
   if (text.length > NUMBER_MAX_LENGTH) throw invalidInput(field, `must be at most ${NUMBER_MAX_LENGTH} characters`);
   const e164 = normalizePhone(text);

@@ -9,8 +9,8 @@ import { invalidInput, notFound } from '../errors.ts';
 export interface CarRedirectInput {
   dealership_slug: string;
   /** Website id, slug or custom slug. */
-  website_id?: string | null;
-  stocknum?: string | null;
+  website_id: string;
+  stocknum: string;
   fbclid?: string | null;
 }
 
@@ -53,9 +53,10 @@ function hasLivePage(car: { status: string; sold_date: Date | null; show_on_deal
  * or the car is sold or hidden from the website. A given fbclid is carried along as a query parameter.
  */
 export async function carRedirectLocation(db: Db, input: CarRedirectInput): Promise<string> {
-  const websiteId = input.website_id?.trim() ?? '';
+  // Both are required by the schema; blank (only spaces) counts as missing.
+  const websiteId = input.website_id.trim();
   if (websiteId === '') throw invalidInput('website_id', 'is required');
-  const stocknum = input.stocknum?.trim() ?? '';
+  const stocknum = input.stocknum.trim();
   if (stocknum === '') throw invalidInput('stocknum', 'is required');
   const fbclid = input.fbclid?.trim() ?? '';
   if (fbclid.length > MAX_FBCLID_LENGTH) throw invalidInput('fbclid', `must be at most ${MAX_FBCLID_LENGTH} characters`);

@@ -3,22 +3,9 @@
 // exactly, kept apart from the graph `Car` type of src/schema/car.ts.
 import { builder } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
-import { invalidInput } from '../errors.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';
-import {
-  LOCKABLE_CAR_FIELDS,
-  jsonAttributes,
-  jsonStrings,
-  updateCar,
-  type CarCustomAttribute,
-  type UpdateCarResult,
-} from '../domain/car-updates.ts';
-
-// `car` and `reserved` are required, but declared nullable and checked by the resolver: a missing
-// non-null variable is a coercion error that the REST door answers as 400 "not valid JSON"
-// (src/rest/errors.ts tests extensions.http.status before its variable-name rule), whereas a
-// missing body wrapper or query parameter must be a 422 naming it.
-const REQUIRED_AT_RUN_TIME = 'Required: missing or null is an invalid_input error naming it.';
+import { LOCKABLE_CAR_FIELDS, updateCar, type CarCustomAttribute, type UpdateCarResult } from '../domain/car-updates.ts';
+import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 
 const DATE_TEXT = 'Day/month/year, e.g. "31/12/2026" ("2026-12-31" is accepted too). Null clears it.';
 
@@ -177,12 +164,9 @@ builder.mutationField('update_car', (t) =>
     authScopes: { permission: 'update:car' },
     args: {
       id: t.arg.int({ required: true, description: 'Car id (ignored when car.match_existing_car_by_stocknum is true).' }),
-      car: t.arg({ type: CarInput, description: REQUIRED_AT_RUN_TIME }),
+      car: t.arg({ type: CarInput, required: true, description: 'The car fields, sent under "car": {"car": {"stocknum": "…", "dealership_id": 1, …}}.' }),
     },
-    resolve: (_root, { id, car }, context) => {
-      if (!car) throw invalidInput('car', 'is required: send the car fields under "car", as in {"car": {"stocknum": "…", "dealership_id": 1, …}}');
-      return updateCar(context.db, requireActor(context), { id, car }, context.now());
-    },
+    resolve: (_root, { id, car }, context) => updateCar(context.db, requireActor(context), { id, car }, context.now()),
   }),
 );
 
@@ -207,10 +191,9 @@ builder.mutationField('reserve_car', (t) =>
     authScopes: { permission: 'reserve:car' },
     args: {
       id: t.arg.string({ required: true, description: 'Car id, slug or custom slug.' }),
-      reserved: t.arg.boolean({ description: REQUIRED_AT_RUN_TIME }),
+      reserved: t.arg.boolean({ required: true, description: 'true reserves the car, false releases it.' }),
     },
     resolve: async (query, _root, args, context) => {
-      if (args.reserved == null) throw invalidInput('reserved', 'is required: true or false');
       const id = await setCarReserved(context.db, requireActor(context), { id: args.id, reserved: args.reserved }, context.now());
       return context.db.car.findUniqueOrThrow({ ...query, where: { id } });
     },

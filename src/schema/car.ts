@@ -11,14 +11,10 @@ import {
   type CarPerformanceLead,
   type CarPerformancePriceChange,
 } from '../domain/car-performance.ts';
-import { carWhere } from '../domain/cars.ts';
+import { CAR_LOOKUP_BYS, carWhere } from '../domain/cars.ts';
+import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
-
-/** A Json column documented as Array<string>; anything else in it is not a string and is left out. */
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
 
 // ─── spec 2.2: the performance record ───
 
@@ -85,6 +81,11 @@ export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerforman
   }),
 });
 
+const CarLookupBy = builder.enumType('CarLookupBy', {
+  description: 'How car_performance reads its id.',
+  values: CAR_LOOKUP_BYS,
+});
+
 builder.queryField('car_performance', (t) =>
   t.field({
     type: CarPerformanceRef,
@@ -92,9 +93,7 @@ builder.queryField('car_performance', (t) =>
     authScopes: { permission: 'read:car' },
     args: {
       id: t.arg.string({ required: true }),
-      // A String checked by the resolver rather than an enum, so a bad value is the same 422 naming
-      // lookup_by on both doors (the REST error mapping turns enum coercion errors into a 400).
-      lookup_by: t.arg.string({ description: 'Only "vin": the id is a VIN. Anything else is a 422.' }),
+      lookup_by: t.arg({ type: CarLookupBy, description: 'vin: the id is a VIN. Left out: the id is an ID, slug or custom slug.' }),
     },
     resolve: (_root, args, context) => carPerformance(context.db, requireActor(context), args.id, args.lookup_by, context.now()),
   }),
@@ -118,7 +117,7 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
     supports_all_types: t.exposeBoolean('supports_all_types'),
     apple_pay_enabled: t.exposeBoolean('apple_pay_enabled'),
     google_pay_enabled: t.exposeBoolean('google_pay_enabled'),
-    types: t.stringList({ resolve: (processor) => stringList(processor.types) }),
+    types: t.stringList({ resolve: (processor) => jsonStrings(processor.types) }),
     deposit_amount: t.exposeInt('deposit_amount'),
   }),
 });
@@ -188,15 +187,6 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
   fields: (t) => ({ name: t.exposeString('name'), value: t.exposeString('value') }),
 });
 
-function customAttributes(value: unknown): { name: string; value: string }[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item: unknown) => {
-    if (typeof item !== 'object' || item === null) return [];
-    const { name, value: text } = item as Record<string, unknown>;
-    return typeof name === 'string' && typeof text === 'string' ? [{ name, value: text }] : [];
-  });
-}
-
 builder.prismaObject('Car', {
   fields: (t) => {
     const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
@@ -234,7 +224,7 @@ builder.prismaObject('Car', {
       redbook_code: text('redbook_code'),
       nvic_code: text('nvic_code'),
       dealercomments: text('dealercomments'),
-      features: t.stringList({ select: { features: true }, resolve: (car) => stringList(car.features) }),
+      features: t.stringList({ select: { features: true }, resolve: (car) => jsonStrings(car.features) }),
       status: t.exposeString('status'),
       car_type: t.exposeString('car_type'),
       item_type: t.exposeString('item_type'),
@@ -246,13 +236,13 @@ builder.prismaObject('Car', {
       load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
       load_to_drive: t.exposeBoolean('load_to_drive'),
       grey_market_import: t.exposeBoolean('grey_market_import'),
-      locked_fields: t.stringList({ select: { locked_fields: true }, resolve: (car) => stringList(car.locked_fields) }),
+      locked_fields: t.stringList({ select: { locked_fields: true }, resolve: (car) => jsonStrings(car.locked_fields) }),
       subscription_plan_id: text('subscription_plan_id'),
       certified: t.exposeBoolean('certified'),
       custom_attributes: t.field({
         type: [CarCustomAttribute],
         select: { custom_attributes: true },
-        resolve: (car) => customAttributes(car.custom_attributes),
+        resolve: (car) => jsonAttributes(car.custom_attributes),
       }),
       reserved: t.exposeBoolean('reserved'),
       reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),

@@ -248,8 +248,7 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
     authScopes: { permission: 'search:location' },
     args: {
       id: t.arg.int({ required: true, description: 'The manufacturer id.' }),
-      // Nullable so a missing postcode gets the search's own 422 (geolocation_error naming postcode)
-      // on both doors: Sofa reports a missing required query parameter as a 400 "body is not valid JSON".
+      // Nullable on purpose: missing or blank is spec 4.15's geolocation_error, which a required arg's invalid_input would replace.
       postcode: t.arg.string({ description: 'Four-digit Australian postcode (required).' }),
     },
     resolve: async (query, _root, args, context) => {

@@ -54,8 +54,7 @@ builder.mutationField('create_lead_event', (t) =>
     authScopes: { permission: 'create:lead_event' },
     args: {
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),
-      // Optional here, required by the domain: a missing `data` is then a 422 naming it on both doors.
-      data: t.arg({ type: LeadEventData, required: false, description: 'Required: the lead and the message detail.' }),
+      data: t.arg({ type: LeadEventData, required: true, description: 'The lead and the message detail.' }),
     },
     resolve: (query, _root, args, context) =>
       createLeadEvent(context.db, requireActor(context), { service: args.service, data: args.data }, context.now(), query),

@@ -6,13 +6,13 @@ import { builder } from '../builder.ts';
 import { guardedBy, personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
 import type { Context } from '../context.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { createLead, type LeadWriteDeps } from '../domain/leads/create.ts';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../domain/leads/idempotency.ts';
 import { leadListWhere, leadWhere } from '../domain/leads/queries.ts';
-import { fieldsObject, tagList, type LeadRecord, type LeadRecordAddress, type LeadRecordFile, type LeadRecordPayment } from '../domain/leads/record.ts';
+import { jsonObject, jsonStrings } from '../domain/json-columns.ts';
+import type { LeadRecord, LeadRecordAddress, LeadRecordFile, LeadRecordPayment } from '../domain/leads/record.ts';
 import { updateLead } from '../domain/leads/update.ts';
-import type { LeadInputData } from '../domain/leads/validation.ts';
 import {
   DOCUMENT_TYPES,
   DOCUMENTED_LEAD_SOURCES,
@@ -127,105 +127,133 @@ const LeadUpdateInput = builder.inputType('LeadUpdateInput', {
   fields: leadFields,
 });
 
-// ───────────────────────────── the write answer (REST body) ─────────────────────────────
+// ─────────────── the lead's own fields and parts, for both lead types ───────────────
 
-const LeadRecordPaymentRef = builder.objectRef<LeadRecordPayment>('LeadRecordPayment').implement({
-  fields: (t) => ({
+/**
+ * The lead's own fields (and below, those of its payment, address and files), defined once for both
+ * lead types. LeadRecord, the write answer, reads them from the plain record that a retried create
+ * replays from its stored JSON (src/domain/leads/idempotency.ts), so it cannot be a Prisma object;
+ * the graph's Lead reads them from the Prisma row. Dates are ISO text in one and Date objects in the
+ * other; the scalars answer both alike.
+ */
+type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'created_at' | 'updated_at' | 'tags' | 'fields'> & {
+  dob: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  /** Free JSON in the column, a list of strings in the record. */
+  tags: unknown;
+  /** Free JSON in the column, an object in the record. */
+  fields: unknown;
+};
+
+function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadColumns>) {
+  const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
+    t.exposeInt(name, { nullable: true });
+  const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
+    t.exposeString(name, { nullable: true });
+  const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
+  const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
+    t.exposeInt(name, { nullable: true });
+  return {
+    id: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    contact_id: id('contact_id'),
+    website_id: id('website_id'),
+    location_id: id('location_id'),
+    car_id: id('car_id'),
+    model_id: id('model_id'),
+    model_variant_id: id('model_variant_id'),
+    colour_id: id('colour_id'),
+    team_member_id: id('team_member_id'),
+    user_id: id('user_id'),
+    page_id: id('page_id'),
+    name: personal('name'),
+    last_name: personal('last_name'),
+    email: personal('email'),
+    phone: personal('phone'),
+    user_email: personal('user_email'),
+    customer_address: personal('customer_address'),
+    dob: t.expose('dob', { type: 'Date', ...personalData }),
+    message: text('message'),
+    dealership_slug: text('dealership_slug'),
+    website_slug: text('website_slug'),
+    category: t.exposeString('category'),
+    source: t.exposeString('source'),
+    marketing_source: text('marketing_source'),
+    stocknum: text('stocknum'),
+    provider: text('provider'),
+    provider_id: text('provider_id'),
+    certified: t.exposeBoolean('certified'),
+    golden: t.exposeBoolean('golden'),
+    send_customer_email: t.exposeBoolean('send_customer_email'),
+    lead_state: t.exposeString('lead_state'),
+    lead_status: t.exposeString('lead_status'),
+    sms_verified: t.exposeBoolean('sms_verified'),
+    tags: t.stringList({ resolve: (lead) => jsonStrings(lead.tags) }),
+    opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
+    delay_customer_email_minutes: count('delay_customer_email_minutes'),
+    delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
+    disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
+    time_on_site_seconds: count('time_on_site_seconds'),
+    time_to_submit_seconds: count('time_to_submit_seconds'),
+    fields: t.field({ type: 'JSONObject', resolve: (lead) => jsonObject(lead.fields) }),
+    charge_breakdown: t.field({ type: 'JSON', nullable: true, resolve: (lead) => lead.charge_breakdown ?? null }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  };
+}
+
+function paymentFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadRecordPayment>) {
+  return {
     id: t.exposeInt('id'),
     amount: t.exposeFloat('amount'),
     car_id: t.exposeInt('car_id', { nullable: true }),
     payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
     external_transaction_id: t.exposeString('external_transaction_id', { nullable: true }),
-  }),
-});
+  };
+}
 
-const LeadRecordAddressRef = builder.objectRef<LeadRecordAddress>('LeadRecordAddress').implement({
-  fields: (t) => ({
+function addressFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadRecordAddress>) {
+  return {
     street: t.exposeString('street', { nullable: true }),
     city: t.exposeString('city', { nullable: true }),
     state: t.exposeString('state', { nullable: true }),
     state_long: t.exposeString('state_long', { nullable: true }),
     country: t.exposeString('country', { nullable: true }),
     postcode: t.exposeInt('postcode', { nullable: true }),
-  }),
-});
+  };
+}
 
-const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').implement({
-  fields: (t) => ({
+function fileFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Omit<LeadRecordFile, 'created_at'> & { created_at: Date | string }>) {
+  return {
     id: t.exposeInt('id'),
     file_type: t.exposeString('file_type'),
     byte_size: t.exposeInt('byte_size'),
     content_type: t.exposeString('content_type', { nullable: true, description: 'Read from the bytes, never from the client.' }),
     sha256: t.exposeString('sha256'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-  }),
-});
+  };
+}
+
+// ───────────────────────────── the write answer (REST body) ─────────────────────────────
+
+const LeadRecordPaymentRef = builder.objectRef<LeadRecordPayment>('LeadRecordPayment').implement({ fields: paymentFields });
+const LeadRecordAddressRef = builder.objectRef<LeadRecordAddress>('LeadRecordAddress').implement({ fields: addressFields });
+const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').implement({ fields: fileFields });
 
 const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
   description:
     'A lead as create and update answer it: the stored fields of spec 2.7 (phone in E.164), what it was linked to, and its state. ' +
     'Personal data (names, e-mail, phone, user_email, customer_address, dob, address) is null without read:personal_data — ' +
     'also for the key that just sent it, so one rule holds for every answer about a lead.',
-  fields: (t) => {
-    const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
-      t.exposeInt(name, { nullable: true });
-    const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
-      t.exposeString(name, { nullable: true });
-    const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
-    const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
-      t.exposeInt(name, { nullable: true });
-    return {
-      id: t.exposeInt('id'),
-      dealership_id: t.exposeInt('dealership_id'),
-      contact_id: id('contact_id'),
-      website_id: id('website_id'),
-      location_id: id('location_id'),
-      car_id: id('car_id'),
-      model_id: id('model_id'),
-      model_variant_id: id('model_variant_id'),
-      colour_id: id('colour_id'),
-      team_member_id: id('team_member_id'),
-      user_id: id('user_id'),
-      page_id: id('page_id'),
-      name: personal('name'),
-      last_name: personal('last_name'),
-      email: personal('email'),
-      phone: personal('phone'),
-      user_email: personal('user_email'),
-      customer_address: personal('customer_address'),
-      dob: t.expose('dob', { type: 'Date', ...personalData }),
-      message: text('message'),
-      dealership_slug: text('dealership_slug'),
-      website_slug: text('website_slug'),
-      category: t.exposeString('category'),
-      source: t.exposeString('source'),
-      marketing_source: text('marketing_source'),
-      stocknum: text('stocknum'),
-      provider: text('provider'),
-      provider_id: text('provider_id'),
-      certified: t.exposeBoolean('certified'),
-      golden: t.exposeBoolean('golden'),
-      send_customer_email: t.exposeBoolean('send_customer_email'),
-      lead_state: t.exposeString('lead_state'),
-      lead_status: t.exposeString('lead_status'),
-      sms_verified: t.exposeBoolean('sms_verified'),
-      tags: t.exposeStringList('tags'),
-      opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
-      delay_customer_email_minutes: count('delay_customer_email_minutes'),
-      delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
-      disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
-      time_on_site_seconds: count('time_on_site_seconds'),
-      time_to_submit_seconds: count('time_to_submit_seconds'),
-      fields: t.expose('fields', { type: 'JSONObject' }),
-      charge_breakdown: t.expose('charge_breakdown', { type: 'JSON', nullable: true }),
-      created_at: t.expose('created_at', { type: 'DateTime' }),
-      updated_at: t.expose('updated_at', { type: 'DateTime' }),
-      payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
-      address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
-      files: t.expose('files', { type: [LeadRecordFileRef] }),
-    };
-  },
+  fields: (t) => ({
+    payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
+    address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
+    files: t.expose('files', { type: [LeadRecordFileRef] }),
+  }),
 });
+
+builder.objectFields(LeadRecordRef, leadColumnFields);
 
 const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').implement({
   description: 'The answer of create_lead and update_lead: {"lead": {...}}.',
@@ -243,12 +271,6 @@ function writeDeps(context: Context): LeadWriteDeps {
   };
 }
 
-// `lead` is declared optional and required here: a missing wrapper is then a 422 naming `lead`.
-function leadArgument(lead: LeadInputData | null | undefined): LeadInputData {
-  if (!lead) throw invalidInput('lead', 'is required: send the lead’s fields in an object under "lead"');
-  return lead;
-}
-
 builder.mutationField('create_lead', (t) =>
   t.field({
     type: LeadPayload,
@@ -256,10 +278,10 @@ builder.mutationField('create_lead', (t) =>
       `Creates a lead (spec 4.9), its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
       `An ${IDEMPOTENCY_HEADER} header makes retries safe: the same key and body answer the first result; the same key with another body is 422 idempotency_key_reused.`,
     authScopes: { permission: 'create:lead' },
-    args: { lead: t.arg({ type: LeadInput }) },
+    args: { lead: t.arg({ type: LeadInput, required: true, description: 'The lead’s fields, sent under "lead".' }) },
     resolve: async (_root, args, context) => {
       const idempotencyKey = idempotencyKeyOf(context.request);
-      return { lead: await createLead(writeDeps(context), leadArgument(args.lead), idempotencyKey) };
+      return { lead: await createLead(writeDeps(context), args.lead, idempotencyKey) };
     },
   }),
 );
@@ -273,114 +295,35 @@ builder.mutationField('update_lead', (t) =>
     authScopes: { permission: 'update:lead' },
     args: {
       id: t.arg.int({ required: true }),
-      lead: t.arg({ type: LeadUpdateInput }),
+      lead: t.arg({ type: LeadUpdateInput, required: true, description: 'The changes, sent under "lead".' }),
     },
-    resolve: async (_root, args, context) => ({ lead: await updateLead(writeDeps(context), args.id, leadArgument(args.lead)) }),
+    resolve: async (_root, args, context) => ({ lead: await updateLead(writeDeps(context), args.id, args.lead) }),
   }),
 );
 
 // ───────────────────────────── the graph ─────────────────────────────
 
-builder.prismaObject('LeadPayment', {
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    amount: t.exposeFloat('amount'),
-    car_id: t.exposeInt('car_id', { nullable: true }),
-    payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
-    external_transaction_id: t.exposeString('external_transaction_id', { nullable: true }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-  }),
+const LeadPaymentRef = builder.prismaObject('LeadPayment', {
+  fields: (t) => ({ created_at: t.expose('created_at', { type: 'DateTime' }) }),
 });
+builder.objectFields(LeadPaymentRef, paymentFields);
+builder.objectFields(builder.prismaObject('LeadAddress', {}), addressFields);
+builder.objectFields(builder.prismaObject('LeadFile', { description: 'An attachment’s facts; the bytes stay in the file storage.' }), fileFields);
 
-builder.prismaObject('LeadAddress', {
-  fields: (t) => ({
-    street: t.exposeString('street', { nullable: true }),
-    city: t.exposeString('city', { nullable: true }),
-    state: t.exposeString('state', { nullable: true }),
-    state_long: t.exposeString('state_long', { nullable: true }),
-    country: t.exposeString('country', { nullable: true }),
-    postcode: t.exposeInt('postcode', { nullable: true }),
-  }),
-});
-
-builder.prismaObject('LeadFile', {
-  description: 'An attachment’s facts; the bytes stay in the file storage.',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    file_type: t.exposeString('file_type'),
-    byte_size: t.exposeInt('byte_size'),
-    content_type: t.exposeString('content_type', { nullable: true }),
-    sha256: t.exposeString('sha256'),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-  }),
-});
-
-builder.prismaObject('Lead', {
+const LeadRef = builder.prismaObject('Lead', {
   description:
     'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
     '(null without), so read:lead does not open them.',
-  fields: (t) => {
-    const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
-      t.exposeInt(name, { nullable: true });
-    const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
-      t.exposeString(name, { nullable: true });
-    const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
-    const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
-      t.exposeInt(name, { nullable: true });
-    return {
-      id: t.exposeInt('id'),
-      dealership_id: t.exposeInt('dealership_id'),
-      contact_id: id('contact_id'),
-      website_id: id('website_id'),
-      location_id: id('location_id'),
-      car_id: id('car_id'),
-      model_id: id('model_id'),
-      model_variant_id: id('model_variant_id'),
-      colour_id: id('colour_id'),
-      team_member_id: id('team_member_id'),
-      user_id: id('user_id'),
-      page_id: id('page_id'),
-      name: personal('name'),
-      last_name: personal('last_name'),
-      email: personal('email'),
-      phone: personal('phone'),
-      user_email: personal('user_email'),
-      customer_address: personal('customer_address'),
-      dob: t.expose('dob', { type: 'Date', ...personalData }),
-      message: text('message'),
-      dealership_slug: text('dealership_slug'),
-      website_slug: text('website_slug'),
-      category: t.exposeString('category'),
-      source: t.exposeString('source'),
-      marketing_source: text('marketing_source'),
-      stocknum: text('stocknum'),
-      provider: text('provider'),
-      provider_id: text('provider_id'),
-      certified: t.exposeBoolean('certified'),
-      golden: t.exposeBoolean('golden'),
-      send_customer_email: t.exposeBoolean('send_customer_email'),
-      lead_state: t.exposeString('lead_state'),
-      lead_status: t.exposeString('lead_status'),
-      sms_verified: t.exposeBoolean('sms_verified'),
-      tags: t.stringList({ select: { tags: true }, resolve: (lead) => tagList(lead.tags) }),
-      opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
-      delay_customer_email_minutes: count('delay_customer_email_minutes'),
-      delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
-      disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
-      time_on_site_seconds: count('time_on_site_seconds'),
-      time_to_submit_seconds: count('time_to_submit_seconds'),
-      fields: t.field({ type: 'JSONObject', select: { fields: true }, resolve: (lead) => fieldsObject(lead.fields) }),
-      charge_breakdown: t.field({ type: 'JSON', nullable: true, select: { charge_breakdown: true }, resolve: (lead) => lead.charge_breakdown }),
-      created_at: t.expose('created_at', { type: 'DateTime' }),
-      updated_at: t.expose('updated_at', { type: 'DateTime' }),
-      contact: t.relation('contact', guardedBy('read:contact')),
-      car: t.relation('car', guardedBy('read:car')),
-      payment: t.relation('payment', { nullable: true }),
-      address: t.relation('address', personalData),
-      files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
-    };
-  },
+  fields: (t) => ({
+    contact: t.relation('contact', guardedBy('read:contact')),
+    car: t.relation('car', guardedBy('read:car')),
+    payment: t.relation('payment', { nullable: true }),
+    address: t.relation('address', personalData),
+    files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
+  }),
 });
+
+builder.objectFields(LeadRef, leadColumnFields);
 
 builder.prismaObjectField('Car', 'leads', (t) =>
   t.relation('leads', {

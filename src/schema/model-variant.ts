@@ -216,9 +216,7 @@ builder.queryField('model_variant', (t) =>
     authScopes: { permission: 'show:model_variant' },
     args: {
       slug: t.arg.string({ required: true }),
-      // Required, but checked by the resolver: a missing website_id is then the same 422 naming it on
-      // both doors (the REST error mapping turns a missing required variable into a 400).
-      website_id: t.arg.string({ description: 'Required: the website ID, slug or custom slug. Missing is a 422.' }),
+      website_id: t.arg.string({ required: true, description: 'The website ID, slug or custom slug.' }),
     },
     resolve: async (query, _root, args, context) =>
       context.db.modelVariant.findUniqueOrThrow({

@@ -26,7 +26,7 @@ builder.mutationField('create_partner_token', (t) =>
     description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail (spec 4.10).',
     authScopes: { permission: 'create:partner_token' },
     args: {
-      // Nullable so a missing e-mail gets the documented `email_required` error, not a variable error.
+      // Nullable on purpose: missing or blank is spec 4.10's email_required, which a required arg's invalid_input would replace.
       email: t.arg.string({ required: false }),
     },
     resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args.email, context.now()),
@@ -40,7 +40,7 @@ builder.mutationField('redeem_partner_token', (t) =>
       "Spends a sign-on token once and answers the platform URL with a signed, 2-minute session value. Public: the user's browser has no API key; the token is the credential.",
     authScopes: { public: true },
     args: {
-      // Nullable so a link without its token is the same token_not_found as a wrong one.
+      // Nullable on purpose: a link without its token (or ?token=) is the same 404 token_not_found as a wrong one.
       token: t.arg.string({ required: false }),
     },
     resolve: (_root, args, context) => redeemPartnerToken(context.db, context.config, args.token, context.now()),

@@ -25,10 +25,9 @@ builder.mutationField('phone_call_webhook', (t) =>
     type: PhoneCallReceiptRef,
     description: 'Records a phone call reported by a call-tracking provider, once however often it is delivered (spec 4.16).',
     authScopes: { permission: 'create:phone_call' },
-    // Both numbers are required, by the domain: a missing one is then a 422 naming it on both doors.
     args: {
-      called_number: t.arg.string({ description: 'Required. The number dialled: a location\'s tracking number.' }),
-      caller_number: t.arg.string({ description: 'Required. The number that called.' }),
+      called_number: t.arg.string({ required: true, description: 'The number dialled: a location\'s tracking number.' }),
+      caller_number: t.arg.string({ required: true, description: 'The number that called.' }),
       call_id: t.arg.string({ description: "The provider's id of the call: repeated deliveries with it are recognised exactly." }),
       CallSid: t.arg.string({ description: 'Twilio\'s name for call_id (form posts); call_id wins when both are sent.' }),
     },

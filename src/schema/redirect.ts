@@ -18,10 +18,8 @@ builder.queryField('car_redirect', (t) =>
     authScopes: { public: true },
     args: {
       dealership_slug: t.arg.string({ required: true }),
-      // website_id and stocknum are required, checked by the resolver so that a missing one is a 422
-      // naming it on both doors (Sofa reports a missing required query parameter as a 400 "body is not valid JSON").
-      website_id: t.arg.string({ description: 'Website id, slug or custom slug (required).' }),
-      stocknum: t.arg.string({ description: 'Stock number (required).' }),
+      website_id: t.arg.string({ required: true, description: 'Website id, slug or custom slug.' }),
+      stocknum: t.arg.string({ required: true, description: 'Stock number.' }),
       fbclid: t.arg.string({ description: 'Carried through to the target URL.' }),
     },
     resolve: async (_root, args, context) => ({ location: await carRedirectLocation(context.db, args) }),

@@ -1,6 +1,6 @@
 // The app under test: Yoga over a real migrated database, called with yoga.fetch (no port).
 import pino from 'pino';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
@@ -39,6 +39,12 @@ export interface TestApp {
     variables?: Record<string, unknown>,
     key?: string,
   ): Promise<{ status: number; data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+}
+
+/** A REST answer's status and JSON body, checked together; `label` names the case inside a loop. */
+export async function expectAnswer(response: Response, status: number, body: unknown, label?: string): Promise<void> {
+  expect(response.status, label).toBe(status);
+  expect(await response.json(), label).toEqual(body);
 }
 
 /** One app per test file; its database is dropped when the file ends. */

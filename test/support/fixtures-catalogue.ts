@@ -1,12 +1,7 @@
 // Factories for cars' facts, payment processors, new-vehicle catalogue and offers: each makes valid
 // rows with unique slugs and takes overrides.
 import type { Db, Prisma } from '../../src/db/client.ts';
-
-let sequence = 0;
-const next = (): number => {
-  sequence += 1;
-  return sequence;
-};
+import { uniqueNumber } from './fixtures.ts';
 
 const DAY_MS = 86_400_000;
 export const daysAfter = (date: Date, days: number): Date => new Date(date.getTime() + days * DAY_MS);
@@ -40,14 +35,14 @@ export async function makeViewDay(db: Db, carId: number, day: Date, views: numbe
 }
 
 export async function makePhoneCall(db: Db, carId: number | null, data: Partial<Prisma.PhoneCallUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.phoneCall.create({
     data: { dedupe_key: `call-${n}`, called_number: '+61390000000', caller_number: `+6140000${String(n).padStart(4, '0')}`, car_id: carId, ...data },
   });
 }
 
 export async function makePaymentProcessor(db: Db, dealershipId: number, data: Partial<Prisma.PaymentProcessorUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.paymentProcessor.create({
     data: { dealership_id: dealershipId, authorization_type: 'api_key', authorization_key: `sk_live_${n}`, merchant_id: `merchant-${n}`, ...data },
   });
@@ -56,14 +51,14 @@ export async function makePaymentProcessor(db: Db, dealershipId: number, data: P
 // ─── the new-vehicle catalogue ───
 
 export async function makeModel(db: Db, manufacturerId: number, data: Partial<Prisma.ModelUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.model.create({
     data: { manufacturer_id: manufacturerId, name: `Model ${n}`, slug: `model-${n}`, new_slug: `new-model-${n}`, path: `/new/model-${n}`, ...data },
   });
 }
 
 export async function makeVariant(db: Db, modelId: number, data: Partial<Prisma.ModelVariantUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.modelVariant.create({
     data: { model_id: modelId, slug: `variant-${n}`, name: `Variant ${n}`, full_name: `Full Variant ${n}`, ...data },
   });
@@ -74,12 +69,12 @@ export async function showModel(db: Db, websiteId: number, modelId: number, posi
 }
 
 export async function makeSpecCategory(db: Db, data: Partial<Prisma.SpecificationCategoryUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.specificationCategory.create({ data: { name: `Category ${n}`, slug: `category-${n}`, position: n, ...data } });
 }
 
 export async function makeSpecField(db: Db, categoryId: number, data: Partial<Prisma.SpecificationFieldUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.specificationField.create({ data: { category_id: categoryId, name: `Field ${n}`, slug: `field-${n}`, position: n, ...data } });
 }
 
@@ -88,7 +83,7 @@ export async function setSpecValue(db: Db, variantId: number, fieldId: number, v
 }
 
 export async function makeOption(db: Db, categoryId: number, data: Partial<Prisma.ConfigurableOptionUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.configurableOption.create({ data: { category_id: categoryId, code: `OPT${n}`, position: n, ...data } });
 }
 
@@ -103,7 +98,7 @@ export async function makeOffer(
   data: Pick<Prisma.OfferUncheckedCreateInput, 'manufacturer_id' | 'model_id'> & Partial<Prisma.OfferUncheckedCreateInput>,
   dealershipIds: readonly number[] = [],
 ) {
-  const n = next();
+  const n = uniqueNumber();
   return db.offer.create({
     data: {
       kind: 'manufacturer',

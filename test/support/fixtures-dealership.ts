@@ -1,27 +1,17 @@
-// Typed factories for dealership-area rows: contacts and their vehicles, location addresses and
+// Typed factories for dealership-area rows: contacts' vehicles (contacts: fixtures.ts), location addresses and
 // contact details, franchises, plugins. Each makes one valid row and takes overrides.
 import type { Db, Prisma } from '../../src/db/client.ts';
-
-let sequence = 0;
-const next = (): number => {
-  sequence += 1;
-  return sequence;
-};
-
-export async function makeContact(db: Db, dealershipId: number, data: Partial<Prisma.ContactUncheckedCreateInput> = {}) {
-  const n = next();
-  return db.contact.create({ data: { dealership_id: dealershipId, first_name: `Person${n}`, ...data } });
-}
+import { uniqueNumber } from './fixtures.ts';
 
 export async function makeContactVehicle(db: Db, contactId: number, data: Partial<Prisma.ContactVehicleUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.contactVehicle.create({
     data: { contact_id: contactId, make: 'Mazda', model: 'CX-5', year: 2019, rego: `REG${n}`, ...data },
   });
 }
 
 export async function makeAddress(db: Db, locationId: number, data: Partial<Prisma.LocationAddressUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.locationAddress.create({
     data: { location_id: locationId, street: `${n} Main Road`, city: 'Melbourne', state: 'VIC', postcode: 3000, ...data },
   });
@@ -37,7 +27,7 @@ export async function franchise(db: Db, dealershipId: number, manufacturerId: nu
 }
 
 export async function makePlugin(db: Db, data: Partial<Prisma.PluginUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.plugin.create({ data: { name: `Plugin ${n}`, slug: `plugin-${n}`, categories: ['marketing'], ...data } });
 }
 

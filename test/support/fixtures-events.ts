@@ -1,16 +1,11 @@
 // Factories for the inbound events (lead events, phone calls) and the partner sign-on tests.
 import { createHash } from 'node:crypto';
 import type { Db, Prisma } from '../../src/db/client.ts';
-
-let sequence = 0;
-const next = (): number => {
-  sequence += 1;
-  return sequence;
-};
+import { uniqueNumber } from './fixtures.ts';
 
 /** A lead with only what the data model requires, so these tests do not depend on lead creation rules. */
 export async function makeLead(db: Db, dealershipId: number, data: Partial<Prisma.LeadUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.lead.create({
     data: {
       dealership_id: dealershipId,
@@ -21,11 +16,6 @@ export async function makeLead(db: Db, dealershipId: number, data: Partial<Prism
       ...data,
     },
   });
-}
-
-export async function makeContact(db: Db, dealershipId: number, data: Partial<Prisma.ContactUncheckedCreateInput> = {}) {
-  const n = next();
-  return db.contact.create({ data: { dealership_id: dealershipId, first_name: `Contact ${n}`, ...data } });
 }
 
 /** A partner token row as createPartnerToken stores it (hash only), for expiry and reuse cases. */

@@ -1,50 +1,50 @@
-// Test data for the lead tests: new-vehicle catalogue rows, payment processors, contacts, stored
-// leads, sample payloads and attachments, and a real local SMTP server that records what it receives.
+// Test data for the lead tests: new-vehicle catalogue rows, stored leads,
+// sample payloads and attachments, and a real local SMTP server that records what it receives.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import type { Db, Prisma } from '../../src/db/client.ts';
-
-let sequence = 0;
-const next = (): number => {
-  sequence += 1;
-  return sequence;
-};
+import { makeManufacturer, uniqueNumber } from './fixtures.ts';
 
 export async function makeLeadModel(db: Db, manufacturerId: number, data: Partial<Prisma.ModelUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.model.create({
     data: { manufacturer_id: manufacturerId, name: `Model ${n}`, slug: `lead-model-${n}`, new_slug: `lead-model-${n}`, path: `/models/lead-model-${n}`, ...data },
   });
 }
 
 export async function makeLeadVariant(db: Db, modelId: number, data: Partial<Prisma.ModelVariantUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.modelVariant.create({ data: { model_id: modelId, slug: `lead-variant-${n}`, name: `Variant ${n}`, full_name: `Variant ${n} full`, ...data } });
 }
 
 export async function makeColour(db: Db, modelId: number, data: Partial<Prisma.ColourUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.colour.create({ data: { model_id: modelId, name: `Colour ${n}`, code: `C${n}`, ...data } });
 }
 
-export async function makeProcessor(db: Db, dealershipId: number, data: Partial<Prisma.PaymentProcessorUncheckedCreateInput> = {}) {
-  const n = next();
-  return db.paymentProcessor.create({
-    data: { dealership_id: dealershipId, authorization_type: 'stripe', authorization_key: `sk_${n}`, merchant_id: `m_${n}`, ...data },
-  });
-}
+type Row = { id: number };
 
-export async function makeLeadContact(db: Db, dealershipId: number, data: Partial<Prisma.ContactUncheckedCreateInput> = {}) {
-  const n = next();
-  return db.contact.create({ data: { dealership_id: dealershipId, first_name: `Person ${n}`, ...data } });
+/**
+ * A manufacturer's two models, each with a variant and a colour: what the lead rules on model_id,
+ * model_variant_id and colour_id are checked against (`other…` belong to the second model).
+ */
+export async function makeLeadCatalogue(db: Db): Promise<Record<'model' | 'variant' | 'colour' | 'otherModel' | 'otherVariant' | 'otherColour', Row>> {
+  const maker = await makeManufacturer(db);
+  const model = await makeLeadModel(db, maker.id);
+  const otherModel = await makeLeadModel(db, maker.id);
+  const variant = await makeLeadVariant(db, model.id);
+  const colour = await makeColour(db, model.id);
+  const otherVariant = await makeLeadVariant(db, otherModel.id);
+  const otherColour = await makeColour(db, otherModel.id);
+  return { model, variant, colour, otherModel, otherVariant, otherColour };
 }
 
 /** A lead row written directly (not through the API), e.g. to update or to age. */
 export async function makeStoredLead(db: Db, dealershipId: number, data: Partial<Prisma.LeadUncheckedCreateInput> = {}) {
-  const n = next();
+  const n = uniqueNumber();
   return db.lead.create({
     data: {
       dealership_id: dealershipId,
@@ -182,8 +182,8 @@ export const LEAD_RECORD_SELECTION = `
   address { street city state state_long country postcode }
   files { id file_type byte_size content_type sha256 created_at }`;
 
-export const CREATE_LEAD = `mutation ($lead: LeadInput) { create_lead(lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
-export const UPDATE_LEAD = `mutation ($id: Int!, $lead: LeadUpdateInput) { update_lead(id: $id, lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
+export const CREATE_LEAD = `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
+export const UPDATE_LEAD = `mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
 
 /** A LeadRecord with every optional field empty; tests spread what they expect on top. */
 export function emptyRecord(fields: Record<string, unknown>): Record<string, unknown> {

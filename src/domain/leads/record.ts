@@ -3,7 +3,7 @@
 // plain JSON-ready data (dates as ISO text), so the idempotency record can keep the first answer and
 // hand it back unchanged to a retry.
 import type { Db, Prisma } from '../../db/client.ts';
-import { isPlainObject } from './validation.ts';
+import { jsonObject, jsonStrings } from '../json-columns.ts';
 
 export interface LeadRecordPayment {
   id: number;
@@ -89,21 +89,12 @@ interface LeadWithParts extends Prisma.LeadModel {
   files: Prisma.LeadFileModel[];
 }
 
-/** The tags column is free JSON: anything but a list of strings is not a tag. */
-export function tagList(value: Prisma.JsonValue): string[] {
-  return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
-}
-
-export function fieldsObject(value: Prisma.JsonValue): Record<string, unknown> {
-  return isPlainObject(value) ? value : {};
-}
-
 function toRecord(lead: LeadWithParts): LeadRecord {
   const { payment, address, files, dob, created_at, updated_at, tags, fields, charge_breakdown, ...columns } = lead;
   return {
     ...columns,
-    tags: tagList(tags),
-    fields: fieldsObject(fields),
+    tags: jsonStrings(tags),
+    fields: jsonObject(fields),
     charge_breakdown: charge_breakdown ?? null,
     dob: dob ? dob.toISOString().slice(0, 10) : null,
     created_at: created_at.toISOString(),

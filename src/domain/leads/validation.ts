@@ -9,6 +9,7 @@
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseDayMonthYear } from '../dates.ts';
+import { isPlainObject } from '../json-columns.ts';
 import { normalizePhone } from '../phone.ts';
 import { decodeLeadFiles, type DecodedLeadFile, type LeadFileInputData } from './files.ts';
 import {
@@ -83,63 +84,26 @@ export interface LeadInputData {
   dob?: string | null;
 }
 
+/** The fields that always have a value once stored: required (email, phone, category, source) or with a default. */
+type NeverNull =
+  | 'email' | 'phone' | 'category' | 'source' | 'lead_state'
+  | 'certified' | 'golden' | 'send_customer_email' | 'sms_verified' | 'opt_in_to_marketing' | 'disable_strict_validation';
+
 /** Lead columns in their stored form; on update only the ones the request changes are present. */
-export interface LeadColumns {
-  name?: string | null;
-  last_name?: string | null;
-  email?: string;
-  phone?: string;
-  message?: string | null;
-  dealership_slug?: string | null;
-  category?: string;
-  source?: string;
-  marketing_source?: string | null;
-  website_id?: number | null;
-  website_slug?: string | null;
-  page_id?: number | null;
-  stocknum?: string | null;
-  provider?: string | null;
-  provider_id?: string | null;
-  certified?: boolean;
-  golden?: boolean;
-  location_id?: number | null;
-  send_customer_email?: boolean;
-  car_id?: number | null;
-  model_id?: number | null;
-  model_variant_id?: number | null;
-  colour_id?: number | null;
-  team_member_id?: number | null;
-  user_email?: string | null;
-  lead_state?: string;
-  sms_verified?: boolean;
+export type LeadColumns = Omit<
+  LeadInputData,
+  NeverNull | 'dealership_id' | 'lead_files_attributes' | 'payment_attributes' | 'address_attributes' | 'tags' | 'fields' | 'charge_breakdown' | 'dob'
+> & { [Name in NeverNull]?: NonNullable<LeadInputData[Name]> } & {
   tags?: string[];
-  opt_in_to_marketing?: boolean;
-  delay_customer_email_minutes?: number | null;
-  delay_dealership_notification_minutes?: number | null;
-  disable_strict_validation?: boolean;
-  time_on_site_seconds?: number | null;
-  time_to_submit_seconds?: number | null;
   fields?: Prisma.InputJsonObject;
   charge_breakdown?: Prisma.InputJsonValue | null;
-  customer_address?: string | null;
   dob?: Date | null;
-}
+};
 
-export interface ValidPayment {
-  amount?: number;
-  car_id?: number | null;
-  payment_processor_id?: number | null;
-  external_transaction_id?: string | null;
-}
+/** A payment as stored: its amount, once given, is never null. */
+export type ValidPayment = Omit<LeadPaymentInputData, 'amount'> & { amount?: number };
 
-export interface ValidAddress {
-  street?: string | null;
-  city?: string | null;
-  state?: string | null;
-  state_long?: string | null;
-  country?: string | null;
-  postcode?: number | null;
-}
+export type ValidAddress = LeadAddressInputData;
 
 export interface ValidLead {
   /** Create: the dealership named; update: absent (a lead stays with its dealership). */
@@ -180,10 +144,6 @@ export function isEmailAddress(text: string): boolean {
 const MAX_LEAD_STATE_LENGTH = 64;
 
 const path = (field: string): string => `lead.${field}`;
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Trimmed text; blank is null. undefined stays undefined (not sent). */
 function optionalText(value: string | null | undefined): string | null | undefined {
