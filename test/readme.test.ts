@@ -1,0 +1,95 @@
+// README.md is a user's guide, so it is tested like code: its REST table is the route table, its
+// permission table is the catalogue, and its GraphQL and curl examples run against the demo data.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allPermissions } from '../src/auth/permissions.ts';
+import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
+import { restRoutes } from '../src/rest/routes.ts';
+import { seedDemoData } from '../prisma/seed.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { makeKey } from './support/fixtures.ts';
+
+const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
+let app: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  await seedDemoData(app.db, { now: app.clock.now() });
+  key = (await makeKey(app.db, { permissions: allPermissions })).key;
+}, 120_000);
+
+function tableRows(heading: string): string[][] {
+  const section = readme.slice(readme.indexOf(heading));
+  const lines = section.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+describe('README.md', () => {
+  it('lists exactly the REST routes, with their permission, success and error statuses', () => {
+    const rows = tableRows('## REST paths');
+    const documented = rows.map(([method, pathCell, , permission, success, errors, field]) => ({
+      key: `${method} ${(pathCell ?? '').replace(/`/g, '').replace(/\?.*$/, '')}`,
+      permission: (permission ?? '').replace(/`/g, ''),
+      success: Number(success),
+      errors: (errors ?? '').split(' ').map(Number),
+      field: (field ?? '').replace(/`/g, ''),
+    }));
+    const expected = restRoutes.map((route) => ({
+      key: `${route.method} ${openApiPath(route.path)}`,
+      permission: route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : route.access,
+      success: route.successStatus ?? 200,
+      errors: errorStatusesOf(route),
+      field: route.field.split('.')[1],
+    }));
+    const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
+    expect(documented.sort(byKey)).toEqual(expected.sort(byKey));
+  });
+
+  it('documents every permission', () => {
+    const documented = tableRows('## Permissions').map(([name]) => (name ?? '').replace(/`/g, ''));
+    expect(documented.sort()).toEqual([...allPermissions].sort());
+  });
+
+  it('has GraphQL examples that run without errors on the demo data', async () => {
+    const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    const operations = blocks.join('\n').split(/\n(?=(?:query|mutation) )/).map((text) => text.replace(/^#.*$/gm, '').trim()).filter(Boolean);
+    expect(operations.length).toBeGreaterThanOrEqual(8);
+    for (const operation of operations) {
+      const result = await app.graphql(operation, {}, key);
+      expect(result.errors, operation.slice(0, 80)).toBeUndefined();
+      expect(result.data, operation.slice(0, 80)).toBeTruthy();
+    }
+  });
+
+  it('has curl examples that succeed on the demo data', async () => {
+    const commands = readme
+      .slice(readme.indexOf('Examples against the demo data'))
+      .split('```sh')[1]!
+      .split('```')[0]!
+      .replace(/\\\n\s*/g, ' ')
+      .split(/\ncurl /)
+      .slice(1)
+      .map((line) => line.replace(/\n/g, ' '));
+    expect(commands.length).toBeGreaterThanOrEqual(10);
+    for (const command of commands) {
+      const url = /"\$B(\/[^"]*)"/.exec(command)?.[1];
+      expect(url, command).toBeDefined();
+      const method = /-X (\w+)/.exec(command)?.[1] ?? (command.includes(' -d ') ? 'POST' : 'GET');
+      const body = /-d '([\s\S]*)'/.exec(command)?.[1];
+      const response = await app.request(url!, {
+        method,
+        key: command.includes('"$H"') ? key : undefined,
+        ...(body ? { json: JSON.parse(body) } : {}),
+      });
+      expect([200, 201, 202, 302], `${method} ${url}: ${await response.clone().text()}`).toContain(response.status);
+    }
+  });
+});
