@@ -10,12 +10,10 @@ import {
   type GraphQLObjectType,
 } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allPermissions } from '../src/auth/permissions.ts';
 import { matchPath, restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { seedDemoData } from '../prisma/seed.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { makeKey } from './support/fixtures.ts';
+import type { TestApp } from './support/app.ts';
+import { createDemoApp } from './support/demo.ts';
 
 /** One call per read path, on the demo data. */
 const samples: Record<string, string> = {
@@ -38,9 +36,7 @@ let app: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await seedDemoData(app.db, { now: app.clock.now() });
-  key = (await makeKey(app.db, { permissions: allPermissions })).key;
+  ({ app, key } = await createDemoApp());
 }, 120_000);
 
 function selection(type: GraphQLObjectType): string {

@@ -6,18 +6,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
 import { restRoutes } from '../src/rest/routes.ts';
-import { seedDemoData } from '../prisma/seed.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { makeKey } from './support/fixtures.ts';
+import type { TestApp } from './support/app.ts';
+import { createDemoApp } from './support/demo.ts';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
 let app: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await seedDemoData(app.db, { now: app.clock.now() });
-  key = (await makeKey(app.db, { permissions: allPermissions })).key;
+  ({ app, key } = await createDemoApp());
 }, 120_000);
 
 function tableRows(heading: string): string[][] {
