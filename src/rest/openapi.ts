@@ -44,6 +44,7 @@ const errorDescriptions: Record<number, string> = {
   410: 'Gone: the token expired or was used already.',
   413: 'The request body is over the size limit.',
   422: 'Invalid input: `field` names the parameter or body field at fault.',
+  500: 'Unexpected error (logged; nothing internal in the body).',
 };
 
 /** The error statuses a route can answer with: its own list, else what its shape implies. */
@@ -193,8 +194,9 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
           headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' } },
         }
       : { description: 'Success.', content: { 'application/json': { schema: writer.output(field.type) } } };
+  // 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
   const errors = Object.fromEntries(
-    errorStatusesOf(route).map((code) => [
+    [...errorStatusesOf(route), 500].map((code) => [
       String(code),
       { description: errorDescriptions[code] ?? 'Error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     ]),
