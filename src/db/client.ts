@@ -37,3 +37,8 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   }
   return db;
 }
+
+/** Prisma's unique-constraint violation (P2002), on either engine: the database settled a race. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}

@@ -9,7 +9,7 @@
 // Everything is written in one transaction: a refused request leaves the car exactly as it was.
 import type { Actor } from '../auth/api-keys.ts';
 import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import { isUniqueViolation, type Db, type Prisma } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { parseDayMonthYear } from './dates.ts';
 import { jsonStrings } from './json-columns.ts';
@@ -225,10 +225,6 @@ export function validateCarInput(car: CarInput, now: Date): CarChanges {
 
   const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);
   return { data, ...(images ? { images } : {}), supplied, matchByStocknum: car.match_existing_car_by_stocknum === true };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'P2002';
 }
 
 const stocknumTaken = (stocknum: string) =>

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import type { Db } from '../db/client.ts';
+import { isUniqueViolation, type Db } from '../db/client.ts';
 import { invalidInput } from '../errors.ts';
 import { normalizePhone } from './phone.ts';
 
@@ -61,10 +61,6 @@ function dedupeKeys(actor: Actor, called: string, caller: string, callId: string
   const windowKey = (b: number) => sha256(['window', actor.apiKeyId, called, caller, b]);
   // A retry just after a window boundary still finds the first delivery in the window before.
   return { key: windowKey(bucket), earlier: [windowKey(bucket - 1)] };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === 'P2002';
 }
 
 /**

@@ -31,10 +31,9 @@ export const LeadEvent = builder.prismaObject('LeadEvent', {
 
 // `data` is a scalar, not an input object: the query string delivers it as nested text or as JSON
 // text, and only the domain can then name the field at fault (an input object would answer type
-// errors about the whole of `data`). The builder's scalar map is closed (src/builder.ts), so the
-// scalar is registered with JSON's shapes: its values are unknown until the domain validates them.
+// errors about the whole of `data`). Its values are unknown until the domain validates them.
 const LeadEventData = builder.addScalarType(
-  'LeadEventData' as 'JSON',
+  'LeadEventData',
   new GraphQLScalarType({
     ...JSONResolver.toConfig(),
     name: 'LeadEventData',
@@ -42,6 +41,7 @@ const LeadEventData = builder.addScalarType(
       'Object {leadId: Int (or its text), messageDetail: {contactType, description, sentDate, sentBy, linkStopCommunication, linkReplyAsAssistant: String}}. ' +
       'sentDate is a date-time without zone (read as Australia/Sydney time); the links are http(s) URLs. ' +
       'REST sends it in the query string, nested (?data[leadId]=12&data[messageDetail][sentBy]=Ana) or as JSON text (?data={"leadId":12,…}).',
+    // Not JSON's own specification: the shape above is what it accepts.
     specifiedByURL: null,
   }),
 );

@@ -6,13 +6,13 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
-import type { Db, Prisma } from '../../db/client.ts';
+import { isUniqueViolation, type Db, type Prisma } from '../../db/client.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
-import { claimKey, isUniqueViolation, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
+import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';

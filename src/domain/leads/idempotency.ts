@@ -83,7 +83,3 @@ export async function recordAnswer(tx: Prisma.TransactionClient, claim: Idempote
   });
 }
 
-/** Prisma's unique-constraint violation (P2002), on either engine. */
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
-}
