@@ -16,6 +16,8 @@ export default defineConfig({
     exclude: browserSuite ? ['node_modules/**'] : ['test/browser/**', 'node_modules/**'],
     // Each test file gets its own freshly migrated database (test/support/app.ts), so files run in parallel.
     pool: 'forks',
+    setupFiles: ['test/support/setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: browserSuite ? 90_000 : 30_000,
     hookTimeout: 60_000,
   },

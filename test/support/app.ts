@@ -1,10 +1,11 @@
 // The app under test: Yoga over a real migrated database, called with yoga.fetch (no port).
 import pino from 'pino';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
 import { assertMatchesContract } from './contract.ts';
+import { onFileEnd } from './cleanup.ts';
 import { createMigratedDatabase } from './database.ts';
 
 export interface TestClock {
@@ -55,7 +56,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
   const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now });
-  afterAll(async () => {
+  onFileEnd(async () => {
     await db.$disconnect();
     await database.drop();
   });

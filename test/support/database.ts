@@ -8,7 +8,12 @@ import { migrate } from '../../src/db/migrate.ts';
 import type { Engine } from '../../src/config.ts';
 
 export const testEngine: Engine = process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
-const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/** Every database of one `vitest run` starts with this (test/support/global-setup.ts checks none is left). */
+export function testDatabasePrefix(): string {
+  return `dgw_test_${process.env.TEST_RUN_ID ?? 'adhoc'}_`;
+}
 
 export interface TestDatabase {
   url: string;
@@ -17,7 +22,7 @@ export interface TestDatabase {
 
 /** An empty database (not migrated). */
 export async function createEmptyDatabase(): Promise<TestDatabase> {
-  const name = `dgw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = `${testDatabasePrefix()}${process.pid}_${randomBytes(4).toString('hex')}`;
   if (testEngine === 'sqlite') {
     const file = path.join(tmpdir(), `${name}.db`);
     return {

@@ -1,0 +1,5 @@
+// Runs in every test file before its tests (vitest setupFiles).
+import { afterAll } from 'vitest';
+import { runFileCleanups } from './cleanup.ts';
+
+afterAll(runFileCleanups);
