@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { geocoder, PostcodeGeocoder } from '../src/domain/geocoding.ts';
+import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createApp } from '../src/yoga.ts';
 
 const { values } = parseArgs({
@@ -59,7 +60,8 @@ try {
   }
   const { key } = await issueKey(db, { name: 'bench', permissions: ['search:location'], dealershipIds: [], expiresAt: null });
   const config = { ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
-  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now: () => new Date() });
+  const now = (): Date => new Date();
+  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }) });
   const search = async (postcode: string): Promise<number> => {
     const started = performance.now();
     const response = await app.fetch(`http://bench.test/manufacturers/${manufacturer.id}/search_by_postcode?postcode=${postcode}`, {

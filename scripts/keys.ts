@@ -17,6 +17,8 @@ import { allPermissions } from '../src/auth/permissions.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
+import pino from 'pino';
 
 const usage = `Usage: npm run --silent keys -- <command> [options]
 
@@ -78,7 +80,8 @@ function print(json: unknown, human: string): void {
   console.log(values.json ? JSON.stringify(json, null, 2) : human);
 }
 
-async function run(db: Db): Promise<void> {
+/** Runs the command; answers the id of a key whose verdict instances must drop, if any. */
+async function run(db: Db): Promise<number | null> {
   const now = new Date();
   const command = positionals[0];
   switch (command) {
@@ -93,17 +96,17 @@ async function run(db: Db): Promise<void> {
       const created = await issueKey(db, { name: values.name, permissions, dealershipIds: dealerships, expiresAt });
       // Only the secret on stdout, so `KEY=$(npm run --silent keys -- create ...)` works.
       print({ id: created.id, key: created.key }, created.key);
-      return;
+      return null;
     }
     case 'list': {
       const keys = await listKeys(db, now);
       print(keys, keys.length > 0 ? keys.map(describe).join('\n') : 'no keys yet');
-      return;
+      return null;
     }
     case 'show': {
       const key = await showKey(db, keyId(), now);
       print(key, describe(key));
-      return;
+      return null;
     }
     case 'rotate': {
       const id = keyId();
@@ -111,14 +114,14 @@ async function run(db: Db): Promise<void> {
       const overlapHours = values['overlap-hours'] === undefined ? 24 : wholeNumber(values['overlap-hours'], '--overlap-hours');
       const key = await rotateKey(db, id, overlapHours * 3_600_000, now);
       print({ id, key, previous_secrets_retire_at: new Date(now.getTime() + overlapHours * 3_600_000).toISOString() }, key);
-      return;
+      return id;
     }
     case 'revoke': {
       const id = keyId();
       await showKey(db, id, now);
       await revokeKey(db, id, now);
       print({ id, revoked_at: now.toISOString() }, `key #${id} revoked`);
-      return;
+      return id;
     }
     case 'grant':
     case 'remove': {
@@ -128,7 +131,7 @@ async function run(db: Db): Promise<void> {
       await (command === 'grant' ? grantPermissions : removePermissions)(db, id, permissions);
       const key = await showKey(db, id, now);
       print(key, describe(key));
-      return;
+      return id;
     }
     case 'restrict':
     case 'unrestrict': {
@@ -138,10 +141,22 @@ async function run(db: Db): Promise<void> {
       await (command === 'restrict' ? addDealerships : removeDealerships)(db, id, dealerships);
       const key = await showKey(db, id, now);
       print(key, describe(key));
-      return;
+      return id;
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+/** Running instances drop what they remember of the key at once (without Redis: within API_KEY_CACHE_TTL_MS). */
+async function announceKeyChange(redisUrl: string, apiKeyId: number): Promise<void> {
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const redis = connectRedis(redisUrl, logger);
+  try {
+    await redis.ready().catch(() => undefined);
+    await redisKeyChangeFeed(redis, logger).publish(apiKeyId);
+  } finally {
+    await redis.close();
   }
 }
 
@@ -153,7 +168,8 @@ if (values.help || positionals[0] === 'help') {
   await migrate(config.databaseUrl);
   const db = createDb(config.databaseUrl);
   try {
-    await run(db);
+    const changed = await run(db);
+    if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${usage}`);

@@ -32,6 +32,10 @@ export interface Config {
   leadFileMaxBytes: number;
   /** Grace period after SIGTERM before open requests are cut. */
   shutdownGraceMs: number;
+  /** redis://…; null: caches and key verdicts live in each instance's memory only. */
+  redisUrl: string | null;
+  /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
+  apiKeyCacheTtlMs: number;
 }
 
 /** Development default only: production refuses to start without SESSION_SIGNING_SECRET. */
@@ -99,5 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorageDir: path.resolve(projectRoot, env.FILE_STORAGE_DIR || 'data/files'),
     leadFileMaxBytes: integer('LEAD_FILE_MAX_BYTES', 5 * 1024 * 1024, env),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, env),
+    redisUrl: env.REDIS_URL || null,
+    apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_MS', 5_000, env),
   };
 }

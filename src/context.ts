@@ -3,7 +3,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
-import { verifyKey, type Actor } from './auth/api-keys.ts';
+import type { Actor } from './auth/api-keys.ts';
+import type { KeyVerifier } from './auth/key-cache.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   logger: Logger;
   /** The time; tests move it to check expiries. */
   now: () => Date;
+  /** Verifies API keys, remembering verdicts briefly (src/auth/key-cache.ts). */
+  keys: KeyVerifier;
 }
 
 export interface Context extends AppDeps {
@@ -30,7 +33,7 @@ export function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor
   if (!actor) {
     const header = request.headers.get('authorization');
     const key = header ? BEARER.exec(header)?.[1] : undefined;
-    actor = key ? verifyKey(deps.db, key, deps.now()) : Promise.resolve(null);
+    actor = key ? deps.keys.verify(key) : Promise.resolve(null);
     actorByRequest.set(request, actor);
   }
   return actor;

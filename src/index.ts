@@ -6,6 +6,8 @@ import { createHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { startOutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
+import { createKeyVerifier } from './auth/key-cache.ts';
+import { connectRedis, redisKeyChangeFeed } from './redis.ts';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -13,7 +15,10 @@ const db = createDb(config.databaseUrl);
 
 async function main(): Promise<void> {
   await prepareDatabase(config, db, logger);
-  const deps = { config, db, logger, now: () => new Date() };
+  const now = (): Date => new Date();
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
+  const deps = { config, db, logger, now, keys };
   const app = createApp(deps);
   const server = createHttpServer(app, config.bodyLimitBytes, logger);
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
@@ -35,7 +40,7 @@ async function main(): Promise<void> {
     server.close(() => {
       outbox
         .stop()
-        .then(() => db.$disconnect())
+        .then(() => Promise.all([db.$disconnect(), redis?.close()]))
         .catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'))
         .finally(() => {
           logger.info('stopped');

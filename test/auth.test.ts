@@ -54,10 +54,12 @@ describe('key lifecycle', () => {
     expect(graph.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
-  it('refuses a revoked key on its next request', async () => {
+  it('refuses a revoked key once the remembered verdict runs out (API_KEY_CACHE_TTL_MS), at the latest', async () => {
     const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
     expect(await detailsStatus(key)).toBe(200);
     await revokeKey(app.db, id, app.clock.now());
+    // Without Redis to announce it, this instance learns of the revocation within the TTL.
+    app.clock.advance(app.config.apiKeyCacheTtlMs);
     expect(await detailsStatus(key)).toBe(401);
   });
 

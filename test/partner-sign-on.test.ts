@@ -7,6 +7,7 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/yoga.ts';
 import { verifySessionValue, signSessionValue, type SessionClaims } from '../src/domain/partner-sign-on.ts';
+import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';
@@ -329,7 +330,7 @@ describe('logging', () => {
         done();
       },
     });
-    const yoga = createApp({ config: app.config, db: app.db, logger: pino({ level: 'trace' }, sink), now: app.clock.now });
+    const yoga = createApp({ config: app.config, db: app.db, logger: pino({ level: 'trace' }, sink), now: app.clock.now, keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }) });
     const created = await yoga.fetch('http://gateway.test/api/v1/partner/tokens', {
       method: 'POST',
       headers: { authorization: `Bearer ${partnerKey}`, 'content-type': 'application/json' },

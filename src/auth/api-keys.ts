@@ -77,15 +77,35 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The actor for a presented key, or null when the key is malformed, unknown, expired, retired or revoked. */
-export async function verifyKey(db: Db, key: string, now: Date): Promise<Actor | null> {
+/** A key found valid, and until when that verdict may be reused without asking the database again. */
+export interface VerifiedKey {
+  actor: Actor;
+  /** The earliest of the key's expiry and its secret's retirement; null: neither is set. */
+  validUntil: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Looks a presented key up (one statement): its actor, or null when the key is malformed, unknown,
+ * expired, retired or revoked. Callers remember the verdict briefly (src/auth/key-cache.ts).
+ */
+export async function lookUpKey(db: Db, key: string, now: Date): Promise<VerifiedKey | null> {
   const lookupId = parseKey(key);
   if (!lookupId) return null;
   const secret = await db.apiKeySecret.findUnique({
     where: { lookup_id: lookupId },
-    include: {
+    select: {
+      secret_hash: true,
+      retires_at: true,
       api_key: {
-        include: { permissions: { select: { permission: true } }, dealerships: { select: { dealership_id: true } } },
+        select: {
+          id: true,
+          revoked_at: true,
+          expires_at: true,
+          last_used_at: true,
+          permissions: { select: { permission: true } },
+          dealerships: { select: { dealership_id: true } },
+        },
       },
     },
   });
@@ -94,15 +114,32 @@ export async function verifyKey(db: Db, key: string, now: Date): Promise<Actor |
   if (apiKey.revoked_at && apiKey.revoked_at <= now) return null;
   if (apiKey.expires_at && apiKey.expires_at <= now) return null;
   if (secret.retires_at && secret.retires_at <= now) return null;
-  if (!apiKey.last_used_at || now.getTime() - apiKey.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await db.apiKey.update({ where: { id: apiKey.id }, data: { last_used_at: now } });
-  }
   const dealershipIds = apiKey.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  const deadlines = [apiKey.expires_at, secret.retires_at, apiKey.revoked_at].filter((date): date is Date => date !== null);
   return {
-    apiKeyId: apiKey.id,
-    permissions: new Set(apiKey.permissions.map((row) => row.permission).filter(isPermission)),
-    dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+    actor: {
+      apiKeyId: apiKey.id,
+      permissions: new Set(apiKey.permissions.map((row) => row.permission).filter(isPermission)),
+      dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+    },
+    validUntil: deadlines.length > 0 ? new Date(Math.min(...deadlines.map((date) => date.getTime()))) : null,
+    lastUsedAt: apiKey.last_used_at,
   };
+}
+
+/**
+ * Records that the key was used. The condition makes it at most one write a minute per key across
+ * every instance, whatever each instance remembers.
+ */
+export async function recordKeyUse(db: Db, apiKeyId: number, now: Date): Promise<void> {
+  await db.apiKey.updateMany({
+    where: { id: apiKeyId, OR: [{ last_used_at: null }, { last_used_at: { lte: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] },
+    data: { last_used_at: now },
+  });
+}
+
+export function lastUseIsStale(lastUsedAt: Date | null, now: Date): boolean {
+  return !lastUsedAt || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
 export interface IssueKeyInput {

@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { createKeyVerifier } from '../../src/auth/key-cache.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
 import { assertMatchesContract } from './contract.ts';
@@ -55,7 +56,8 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
-  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now });
+  const keys = createKeyVerifier({ db, now: clock.now, ttlMs: config.apiKeyCacheTtlMs });
+  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now, keys });
   onFileEnd(async () => {
     await db.$disconnect();
     await database.drop();
