@@ -36,6 +36,8 @@ export interface Config {
   redisUrl: string | null;
   /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
   apiKeyCacheTtlMs: number;
+  /** Serve repeated reads from the response cache (src/response-cache.ts). */
+  responseCache: boolean;
 }
 
 /** Development default only: production refuses to start without SESSION_SIGNING_SECRET. */
@@ -105,5 +107,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, env),
     redisUrl: env.REDIS_URL || null,
     apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_MS', 5_000, env),
+    responseCache: flag('RESPONSE_CACHE', true, env),
   };
 }

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';
+import type { ReadCacheOptions } from './response-cache.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -15,6 +16,8 @@ export interface AppDeps {
   now: () => Date;
   /** Verifies API keys, remembering verdicts briefly (src/auth/key-cache.ts). */
   keys: KeyVerifier;
+  /** The response cache's store and generation; null: reads are never cached (src/response-cache.ts). */
+  readCache: ReadCacheOptions | null;
 }
 
 export interface Context extends AppDeps {

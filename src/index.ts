@@ -8,6 +8,7 @@ import { startOutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
 import { createKeyVerifier } from './auth/key-cache.ts';
 import { connectRedis, redisKeyChangeFeed } from './redis.ts';
+import { inMemoryReadCache, redisGeneration, redisStore } from './response-cache.ts';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -18,7 +19,12 @@ async function main(): Promise<void> {
   const now = (): Date => new Date();
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
-  const deps = { config, db, logger, now, keys };
+  const readCache = !config.responseCache
+    ? null
+    : redis
+      ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
+      : inMemoryReadCache();
+  const deps = { config, db, logger, now, keys, readCache };
   const app = createApp(deps);
   const server = createHttpServer(app, config.bodyLimitBytes, logger);
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.

@@ -10,6 +10,8 @@ import { useBodyLimit, useHealthChecks, useInputErrorCodes, useRequestLog } from
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
+import { useReadCache } from './response-cache.ts';
+import { useETags } from './http-etags.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -40,11 +42,13 @@ export function createApp(deps: AppDeps): Yoga {
     },
     plugins: [
       useRequestLog(deps),
+      useETags(),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(),
       useRestRoutes(deps),
       useInputErrorCodes(),
+      ...(deps.readCache ? useReadCache(deps.readCache) : []),
       maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
       maxAliasesPlugin({ n: queryLimits.maxAliases }),
       maxTokensPlugin({ n: queryLimits.maxTokens }),

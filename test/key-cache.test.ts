@@ -93,7 +93,7 @@ describe('several instances sharing Redis', () => {
     redis = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
     instances = redis.slice(0, 2).map((connections) => {
       const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * MINUTE, changes: redisKeyChangeFeed(connections, logger) });
-      return { keys, yoga: createApp({ config: app.config, db: app.db, logger, now: app.clock.now, keys }) };
+      return { keys, yoga: createApp({ config: app.config, db: app.db, logger, now: app.clock.now, keys, readCache: null }) };
     });
     await Promise.all(redis.map((connections) => connections.ready()));
     onFileEnd(async () => {

@@ -330,7 +330,7 @@ describe('logging', () => {
         done();
       },
     });
-    const yoga = createApp({ config: app.config, db: app.db, logger: pino({ level: 'trace' }, sink), now: app.clock.now, keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }) });
+    const yoga = createApp({ config: app.config, db: app.db, logger: pino({ level: 'trace' }, sink), now: app.clock.now, keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }), readCache: null });
     const created = await yoga.fetch('http://gateway.test/api/v1/partner/tokens', {
       method: 'POST',
       headers: { authorization: `Bearer ${partnerKey}`, 'content-type': 'application/json' },

@@ -149,6 +149,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
   const field = writer.rootField(route);
   if (!field) return null;
   const argsByName = new Map(field.args.map((arg) => [arg.name, arg]));
+  // Successful GET answers carry an ETag and honour If-None-Match (src/http-etags.ts).
+  const conditional = route.method === 'GET' && (route.successStatus ?? 200) === 200;
   const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
   const parameters = [
     ...pathNames.map((name) => ({ name, in: 'path', required: true, schema: parameterSchema(route, writer, argsByName.get(name), name) })),
@@ -167,6 +169,9 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     }),
     ...(route.tokenInQuery
       ? [{ name: 'token', in: 'query', required: false, description: 'The API key, for providers that cannot send an Authorization header.', schema: { type: 'string' } }]
+      : []),
+    ...(conditional
+      ? [{ name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.', schema: { type: 'string' } }]
       : []),
   ];
   const body = route.body
@@ -193,7 +198,12 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
           description: 'Redirect to the Location header.',
           headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' } },
         }
-      : { description: 'Success.', content: { 'application/json': { schema: writer.output(field.type) } } };
+      : {
+          description: 'Success.',
+          ...(conditional ? { headers: { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } } : {}),
+          content: { 'application/json': { schema: writer.output(field.type) } },
+        };
+  const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
   // 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
   const errors = Object.fromEntries(
     [...errorStatusesOf(route), 500].map((code) => [
@@ -219,7 +229,7 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     security: route.access === 'public' ? [] : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: { [String(status)]: success, ...errors },
+    responses: { [String(status)]: success, ...notModified, ...errors },
   };
 }
 

@@ -57,7 +57,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
   const keys = createKeyVerifier({ db, now: clock.now, ttlMs: config.apiKeyCacheTtlMs });
-  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now, keys });
+  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now, keys, readCache: null });
   onFileEnd(async () => {
     await db.$disconnect();
     await database.drop();

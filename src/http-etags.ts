@@ -1,0 +1,37 @@
+// Conditional GETs on both doors: every successful GET answer carries a strong ETag (a digest of the
+// exact body), and a request whose If-None-Match names it is answered 304 with no body. Combined with
+// the response cache, a client polling an unchanged record costs neither a query nor the transfer.
+import { createHash } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+
+/** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
+export function matchesETag(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}
+
+// Headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5).
+const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'expires', 'vary', 'deprecation', 'sunset'];
+
+export function useETags(): Plugin {
+  return {
+    async onResponse({ request, response, setResponse }) {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || response.status !== 200 || response.headers.has('etag')) return;
+      const body = new Uint8Array(await response.arrayBuffer());
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      const ifNoneMatch = request.headers.get('if-none-match');
+      if (ifNoneMatch && matchesETag(ifNoneMatch, etag)) {
+        const headers = new Headers({ etag });
+        for (const name of NOT_MODIFIED_HEADERS) {
+          const value = response.headers.get(name);
+          if (value !== null) headers.set(name, value);
+        }
+        setResponse(new Response(null, { status: 304, headers }));
+        return;
+      }
+      const headers = new Headers(response.headers);
+      headers.set('etag', etag);
+      setResponse(new Response(body, { status: response.status, headers }));
+    },
+  };
+}
