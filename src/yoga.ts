@@ -12,6 +12,7 @@ import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
 import { useReadCache } from './response-cache.ts';
 import { useETags } from './http-etags.ts';
+import { useCompression } from './http-compression.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -42,7 +43,9 @@ export function createApp(deps: AppDeps): Yoga {
     },
     plugins: [
       useRequestLog(deps),
+      // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
       useETags(),
+      useCompression(),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(),

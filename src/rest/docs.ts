@@ -11,7 +11,10 @@ import { jsonResponse } from './errors.ts';
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
 
-const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const swaggerPackage = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json');
+const swaggerDir = path.dirname(swaggerPackage);
+/** In the asset URLs, so a new Swagger UI is a new URL and browsers may keep each version for a year. */
+const swaggerVersion = (JSON.parse(readFileSync(swaggerPackage, 'utf8')) as { version: string }).version;
 const assets: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -24,13 +27,13 @@ const page = `<!doctype html>
 <head>
   <meta charset="utf-8" />
   <title>Dealership API — REST paths</title>
-  <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css" />
-  <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png" />
+  <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css?v=${swaggerVersion}" />
+  <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png?v=${swaggerVersion}" />
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
-  <script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script>
+  <script src="${DOCS_PATH}/swagger-ui-bundle.js?v=${swaggerVersion}"></script>
+  <script src="${DOCS_PATH}/swagger-ui-standalone-preset.js?v=${swaggerVersion}"></script>
   <script src="${DOCS_PATH}/init.js"></script>
 </body>
 </html>
@@ -75,7 +78,7 @@ export function useApiDocs(): Plugin {
           bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
           fileCache.set(name, bytes);
         }
-        endResponse(new Response(bytes, { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } }));
+        endResponse(new Response(bytes, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } }));
       }
     },
   };

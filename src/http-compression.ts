@@ -1,0 +1,81 @@
+// Compresses answers worth compressing: JSON, HTML, JavaScript, CSS and text over a threshold,
+// with brotli or gzip as the client accepts (brotli first). The explorer pages are the big ones
+// (GraphiQL's page inlines its code), so compressed bodies of answers that carry an ETag are kept
+// in a small cache by ETag and encoding: a page is compressed once, not once per visit.
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Plugin } from 'graphql-yoga';
+
+/** Smaller bodies gain nothing worth a compressor's time. */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+const COMPRESSIBLE = /^(application\/(json|graphql-response\+json|javascript)|text\/)/i;
+const MEMO_MAX_BYTES = 16 * 1024 * 1024;
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+type Encoding = 'br' | 'gzip';
+
+/** The encoding to answer with, from Accept-Encoding (q=0 refuses one). */
+export function chooseEncoding(acceptEncoding: string | null): Encoding | null {
+  if (!acceptEncoding) return null;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    if (name) accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const weight = (name: Encoding): number => accepted.get(name) ?? accepted.get('*') ?? 0;
+  if (weight('br') > 0) return 'br';
+  if (weight('gzip') > 0) return 'gzip';
+  return null;
+}
+
+function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+    : gzipAsync(body, { level: 6 });
+}
+
+export function useCompression(): Plugin {
+  const memo = new Map<string, Buffer>();
+  let memoBytes = 0;
+  const remember = (id: string, compressed: Buffer): void => {
+    while (memoBytes + compressed.byteLength > MEMO_MAX_BYTES && memo.size > 0) {
+      const [oldest, bytes] = memo.entries().next().value as [string, Buffer];
+      memo.delete(oldest);
+      memoBytes -= bytes.byteLength;
+    }
+    if (compressed.byteLength <= MEMO_MAX_BYTES) {
+      memo.set(id, compressed);
+      memoBytes += compressed.byteLength;
+    }
+  };
+
+  return {
+    async onResponse({ request, response, setResponse }) {
+      const type = response.headers.get('content-type') ?? '';
+      if (!response.body || response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+      const encoding = chooseEncoding(request.headers.get('accept-encoding'));
+      const headers = new Headers(response.headers);
+      headers.append('vary', 'Accept-Encoding');
+      const body = new Uint8Array(await response.arrayBuffer());
+      if (!encoding || body.byteLength < COMPRESSION_THRESHOLD_BYTES) {
+        setResponse(new Response(body, { status: response.status, headers }));
+        return;
+      }
+      const etag = response.headers.get('etag');
+      const memoId = etag ? `${encoding}:${etag}` : null;
+      let compressed = memoId ? memo.get(memoId) : undefined;
+      if (!compressed) {
+        compressed = await compress(body, encoding);
+        if (memoId) remember(memoId, compressed);
+      }
+      headers.set('content-encoding', encoding);
+      headers.delete('content-length');
+      // The bytes differ per encoding, so the validator is only weakly the same answer (as nginx does).
+      if (etag && !etag.startsWith('W/')) headers.set('etag', `W/${etag}`);
+      setResponse(new Response(new Uint8Array(compressed), { status: response.status, headers }));
+    },
+  };
+}
