@@ -2,6 +2,7 @@
 // The object types here are the documented shape exactly, because the REST body is every field.
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
+import type { Actor } from '../auth/api-keys.ts';
 import { dealershipIdFilter, requireActor } from '../auth/scope.ts';
 
 const ApiKeyDetailsUser = builder.prismaObject('User', {
@@ -37,33 +38,26 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   }),
 });
 
-const ApiKeyDetails = builder.prismaObject('ApiKey', {
-  variant: 'ApiKeyDetails',
+// Built from the verified caller, not read again: the key's id and permissions are already known,
+// so the answer costs only the statements of its dealerships.
+const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    permissions: t.stringList({
-      select: { permissions: { select: { permission: true }, orderBy: { permission: 'asc' } } },
-      resolve: (apiKey) => apiKey.permissions.map((row) => row.permission),
-    }),
+    id: t.int({ resolve: (actor) => actor.apiKeyId }),
+    permissions: t.stringList({ resolve: (actor) => [...actor.permissions].sort() }),
     dealerships: t.prismaField({
       type: [ApiKeyDetailsDealership],
       description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
-      resolve: (query, _apiKey, _args, context) =>
-        context.db.dealership.findMany({
-          ...query,
-          where: { id: dealershipIdFilter(requireActor(context)) },
-          orderBy: { id: 'asc' },
-        }),
+      resolve: (query, actor, _args, context) =>
+        context.db.dealership.findMany({ ...query, where: { id: dealershipIdFilter(actor) }, orderBy: { id: 'asc' } }),
     }),
   }),
 });
 
 builder.queryField('apikey_details', (t) =>
-  t.prismaField({
+  t.field({
     type: ApiKeyDetails,
     description: 'The key used for this call: id, permissions and the dealerships it reaches (spec 4.7).',
     authScopes: { authenticated: true },
-    resolve: (query, _root, _args, context) =>
-      context.db.apiKey.findUniqueOrThrow({ ...query, where: { id: requireActor(context).apiKeyId } }),
+    resolve: (_root, _args, context) => requireActor(context),
   }),
 );

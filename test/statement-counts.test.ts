@@ -1,0 +1,45 @@
+// How many SQL statements each REST path costs on the demo data, uncached and with the key's
+// verdict already remembered: the README's table "Statements per request" is checked against it.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from './support/app.ts';
+import { createDemoApp } from './support/demo.ts';
+import { samplePayload } from './support/fixtures-leads.ts';
+
+let app: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  ({ app, key } = await createDemoApp());
+}, 120_000);
+
+/** The README's rows: `| GET /api/v1/… | 3 |`. */
+function documentedCounts(): Map<string, number> {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.split('### Statements per request')[1]?.split('\n## ')[0] ?? '';
+  const rows = [...section.matchAll(/^\| `(GET|POST|PUT) ([^`]+)` \| (\d+) \|/gm)];
+  return new Map(rows.map((row) => [`${row[1]} ${row[2]}`, Number(row[3])]));
+}
+
+async function statementsFor(method: string, path: string): Promise<number> {
+  // The key's first use (lookup, last_used_at) is not the path's cost: warm it first.
+  await app.request('/api/v1/apikeys/apikey_details.json', { key });
+  app.queries.length = 0;
+  const init = method === 'POST' ? { method, key, json: { lead: samplePayload(1, { stocknum: 'MEL1002' }) } } : method === 'PUT' ? { method, key } : { key };
+  const response = await app.request(path, init);
+  expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(400);
+  return app.queries.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql.trim())).length;
+}
+
+describe('statements per request, uncached', () => {
+  const documented = documentedCounts();
+  it('the README documents a count for the sample of every REST path', () => {
+    expect(documented.size).toBeGreaterThanOrEqual(15);
+  });
+  for (const [request, expected] of documented) {
+    it(`${request} runs ${expected} statements`, async () => {
+      const [method, path] = request.split(' ') as [string, string];
+      expect(await statementsFor(method, path)).toBe(expected);
+    });
+  }
+});
