@@ -58,7 +58,7 @@ try {
     }
   }
   const { key } = await issueKey(db, { name: 'bench', permissions: ['search:location'], dealershipIds: [], expiresAt: null });
-  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
+  const config = { ...loadConfig({ APP_MODE: 'development', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
   const app = createApp({ config, db, logger: pino({ level: 'silent' }), now: () => new Date() });
   const search = async (postcode: string): Promise<number> => {
     const started = performance.now();

@@ -1,23 +1,41 @@
 // The only place that opens a port: prepares the database, serves the app, shuts down cleanly.
-import { loadConfig } from './config.ts';
-import { createDb } from './db/client.ts';
+import { ConfigError, loadConfig, processEnvironment, type Config } from './config.ts';
+import { createDb, type Db } from './db/client.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { startOutboxWorker } from './notifications/worker.ts';
+import { DatabaseStartupError, failStartup, warnIfDevelopmentMode } from './startup.ts';
 import { createApp } from './yoga.ts';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig(processEnvironment());
+} catch (error) {
+  failStartup(error);
+}
 const logger = createLogger(config.logLevel);
-const db = createDb(config.databaseUrl);
+warnIfDevelopmentMode(config, logger);
+let db: Db;
+try {
+  db = createDb(config.databaseUrl);
+} catch (error) {
+  failStartup(new DatabaseStartupError(config.databaseUrl, error), logger, config);
+}
 
 async function main(): Promise<void> {
-  await prepareDatabase(config, db, logger);
+  // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
+  // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
+  await prepareDatabase(config, db, logger).catch((error: unknown) => {
+    throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
+  });
   const deps = { config, db, logger, now: () => new Date() };
   const app = createApp(deps);
   const server = createHttpServer(app, config.bodyLimitBytes, logger);
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
+  // A port in use or not allowed ends the start with one line naming PORT/HOST.
+  server.once('error', (error) => failStartup(error, logger, config));
   server.listen(config.port, config.host, () => {
     logger.info(
       { port: config.port, engine: config.engine },
@@ -48,7 +66,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  logger.fatal({ err: error }, 'start-up failed');
-  process.exit(1);
-});
+main().catch((error: unknown) => failStartup(error, logger, config));

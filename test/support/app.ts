@@ -2,10 +2,23 @@
 import pino from 'pino';
 import { afterAll, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { keyringOf, type Keyring } from '../../src/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
 import { assertMatchesContract } from './contract.ts';
 import { createMigratedDatabase } from './database.ts';
+
+/** The encryption key of the test apps (production rules: no development default is used). */
+export const TEST_ENCRYPTION_KEY = { id: 'test-2026', key: Buffer.alloc(32, 7) };
+export const testKeyring: Keyring = keyringOf([TEST_ENCRYPTION_KEY]);
+
+/** The settings a test app (and a test's child process) runs with, outside development mode. */
+export const testSettings = {
+  PUBLIC_URL: 'http://localhost:4000',
+  SESSION_SIGNING_SECRET: 'test-only-session-signing-secret-0123456789',
+  SECRETS_ENCRYPTION_KEYS: `${TEST_ENCRYPTION_KEY.id}:${TEST_ENCRYPTION_KEY.key.toString('base64')}`,
+  LOG_LEVEL: 'silent',
+} as const;
 
 export interface TestClock {
   now(): Date;
@@ -50,7 +63,7 @@ export async function expectAnswer(response: Response, status: number, body: unk
 /** One app per test file; its database is dropped when the file ends. */
 export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
-  const config: Config = { ...loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }), ...overrides };
+  const config: Config = { ...loadConfig({ ...testSettings, DATABASE_URL: database.url }), ...overrides };
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
