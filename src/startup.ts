@@ -47,6 +47,9 @@ function databaseFailure(error: DatabaseStartupError): StartupFailure {
     '28000': `${where} refused the connection for this user: fix DATABASE_URL or the server's access rules`,
     '3D000': `the database named in DATABASE_URL does not exist on ${where}: create it (createdb) or fix the name`,
     EACCES: `${where} cannot be created or opened (permission denied): choose a writable path in DATABASE_URL`,
+    EROFS: `${where} is on a read-only file system: choose a writable path in DATABASE_URL`,
+    ENOTDIR: `${where} cannot be created: a part of its directory is a file: choose another path in DATABASE_URL`,
+    EEXIST: `${where} cannot be created: a part of its directory is a file: choose another path in DATABASE_URL`,
     SQLITE_CANTOPEN: `${where} cannot be created or opened: choose a writable path in DATABASE_URL`,
     SQLITE_NOTADB: `${where} is not a SQLite database: point DATABASE_URL at a database file`,
   };
