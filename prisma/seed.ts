@@ -2,6 +2,8 @@
 // Every row gets an explicit id 1..N so README examples can rely on them, and every timestamp is
 // computed from `now` with a seeded PRNG: the same `now` always gives the same data.
 import type { Db, Prisma } from '../src/db/client.ts';
+import { sealProcessorKey } from '../src/domain/stored-secrets.ts';
+import type { Keyring } from '../src/secrets.ts';
 
 export interface SeedSummary {
   manufacturers: number;
@@ -621,7 +623,8 @@ const SERIAL_TABLES: readonly string[] = [
 
 // ───────────────────────────── the seed ─────────────────────────────
 
-export async function seedDemoData(db: Db, options: { now?: Date } = {}): Promise<SeedSummary> {
+/** `keyring` encrypts the secrets the demo data holds (payment processors' keys), as the service stores them. */
+export async function seedDemoData(db: Db, options: { now?: Date; keyring: Keyring }): Promise<SeedSummary> {
   const now = options.now ?? new Date();
   const random = new Random(0x5eed2025);
   const ago = (ms: number): Date => new Date(now.getTime() - ms);
@@ -821,7 +824,7 @@ export async function seedDemoData(db: Db, options: { now?: Date } = {}): Promis
     const created = ago(random.int(30, 400) * DAY);
     processors.push({
       id, dealership_id: d.id, website_id: websiteId, authorization_type: type,
-      authorization_key: type === 'stripe' ? `sk_test_${random.chars(ALNUM, 24)}` : `wc_test_${random.chars(HEX, 32)}`,
+      authorization_key: sealProcessorKey(options.keyring, type === 'stripe' ? `sk_test_${random.chars(ALNUM, 24)}` : `wc_test_${random.chars(HEX, 32)}`),
       merchant_id: type === 'stripe' ? `acct_${random.chars(ALNUM, 16)}` : `${d.seed.name.replace(/[^A-Za-z]/g, '')}_REST`,
       google_merchant_id: random.chance(0.5) ? `BCR2DN4T${random.chars(UPPER + DIGITS, 8)}` : null,
       supports_all_types: allTypes, apple_pay_enabled: random.chance(0.6), google_pay_enabled: random.chance(0.5),

@@ -59,7 +59,7 @@ try {
     }
   }
   const { key } = await issueKey(db, { name: 'bench', permissions: ['search:location'], dealershipIds: [], expiresAt: null });
-  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
+  const config = { ...loadConfig({ APP_MODE: 'development', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
   const now = (): Date => new Date();
   const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null });
   const search = async (postcode: string): Promise<number> => {

@@ -14,11 +14,12 @@ import {
   type KeySummary,
 } from '../src/auth/key-admin.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadDatabaseConfig } from '../src/config.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
 import pino from 'pino';
+import { DatabaseStartupError, explainStartupFailure } from '../src/startup.ts';
 
 const usage = `Usage: npm run --silent keys -- <command> [options]
 
@@ -37,21 +38,36 @@ const usage = `Usage: npm run --silent keys -- <command> [options]
   --json              machine-readable output
 Permissions: ${allPermissions.join(', ')}`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    permission: { type: 'string', multiple: true },
-    'all-permissions': { type: 'boolean' },
-    dealership: { type: 'string', multiple: true },
-    'expires-in-days': { type: 'string' },
-    'overlap-hours': { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean' },
-  },
-});
-
 class UsageError extends Error {}
+
+/** Prints the problem and the usage on stderr, and ends with exit code 2 (a usage error). */
+function usageFailure(message: string): never {
+  console.error(`${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        permission: { type: 'string', multiple: true },
+        'all-permissions': { type: 'boolean' },
+        dealership: { type: 'string', multiple: true },
+        'expires-in-days': { type: 'string' },
+        'overlap-hours': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    // node:util's message names the option and how to pass a value that starts with a dash.
+    usageFailure(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const { values, positionals } = parseCommandLine();
 
 function wholeNumber(value: string | undefined, what: string): number {
   if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number`);
@@ -79,6 +95,8 @@ function describe(key: KeySummary): string {
 function print(json: unknown, human: string): void {
   console.log(values.json ? JSON.stringify(json, null, 2) : human);
 }
+
+const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict']);
 
 /** Runs the command; answers the id of a key whose verdict instances must drop, if any. */
 async function run(db: Db): Promise<number | null> {
@@ -162,18 +180,29 @@ async function announceKeyChange(redisUrl: string, apiKeyId: number): Promise<vo
 
 if (values.help || positionals[0] === 'help') {
   console.log(usage);
+} else if (!commands.has(positionals[0] ?? '')) {
+  usageFailure(positionals[0] ? `unknown command "${positionals[0]}"` : 'no command given');
 } else {
-  const config = loadConfig();
-  // The CLI may run before the service ever started: bring the schema up first (no demo data).
-  await migrate(config.databaseUrl);
-  const db = createDb(config.databaseUrl);
+  let db: Db;
+  let config: ReturnType<typeof loadDatabaseConfig>;
+  try {
+    config = loadDatabaseConfig();
+    // The CLI may run before the service ever started: bring the schema up first (no demo data).
+    await migrate(config.databaseUrl).catch((error: unknown) => {
+      throw new DatabaseStartupError(config.databaseUrl, error);
+    });
+    db = createDb(config.databaseUrl);
+  } catch (error) {
+    // A bad DATABASE_URL or a database that does not answer: one line saying what to do.
+    console.error(explainStartupFailure(error).message.replace(/^cannot start: /, ''));
+    process.exit(1);
+  }
   try {
     const changed = await run(db);
     if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${usage}`);
-      process.exitCode = 2;
+      usageFailure(error.message);
     } else if (error instanceof GraphQLError) {
       console.error(error.message);
       process.exitCode = 1;

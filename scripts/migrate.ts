@@ -1,8 +1,8 @@
 // npm run db:migrate: brings the database of DATABASE_URL (an empty SQLite file or an empty
 // PostgreSQL database included) to the current schema. Offline; no Prisma engine is downloaded.
-import { loadConfig } from '../src/config.ts';
+import { loadDatabaseConfig } from '../src/config.ts';
 import { migrate } from '../src/db/migrate.ts';
 
-const config = loadConfig();
+const config = loadDatabaseConfig();
 const applied = await migrate(config.databaseUrl);
 console.log(applied.length > 0 ? `${config.engine}: applied ${applied.join(', ')}` : `${config.engine}: schema is current`);

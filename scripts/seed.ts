@@ -1,10 +1,11 @@
-// npm run db:seed: migrates, then fills an empty database with the demo data.
-import { loadConfig } from '../src/config.ts';
+// npm run db:seed [-- --dev]: migrates, then fills an empty database with the demo data, its secrets
+// encrypted with SECRETS_ENCRYPTION_KEYS (or, with --dev, the development key).
+import { loadConfig, processEnvironment } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { prepareDatabase } from '../src/db/prepare.ts';
 import { createLogger } from '../src/logger.ts';
 
-const config = loadConfig();
+const config = loadConfig(processEnvironment());
 const db = createDb(config.databaseUrl);
 try {
   await prepareDatabase(config, db, createLogger(config.logLevel), true);

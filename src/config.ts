@@ -1,13 +1,26 @@
-// Every setting comes from the environment, with the defaults documented in README.md.
+// Every setting comes from the environment, with the defaults documented in README.md. All of them are
+// checked here, with zod, before anything starts: a bad start names every bad setting at once.
+//
+// Two modes. By default every secret and the public URL must be set (the service refuses to start
+// without them). Development mode (APP_MODE=development, or `--dev` on the command line, which
+// `npm start` uses for the demo) fills them with public development values and seeds demo data; the
+// service logs a warning that it is not for production.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { DEVELOPMENT_KEY, keyringOf, parseEncryptionKeys, type Keyring } from './secrets.ts';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type AppMode = 'production' | 'development';
 
 export interface Config {
+  /** development: public development values stand in for missing secrets (never for production). */
+  mode: AppMode;
+  /** The settings that fell back to a public development value (development mode only). */
+  developmentDefaults: readonly string[];
   port: number;
   host: string;
   databaseUrl: string;
@@ -23,6 +36,8 @@ export interface Config {
   platformUrl: string;
   /** HMAC key for the short-lived session values handed to the platform; shared by all instances. */
   sessionSigningSecret: string;
+  /** Encrypts secrets stored in the database (payment processors' authorization_key). */
+  secretsKeyring: Keyring;
   /** smtp(s)://user:pass@host:port; null: notifications are written to the log instead of sent. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -40,23 +55,185 @@ export interface Config {
   responseCache: boolean;
 }
 
-/** Development default only: production refuses to start without SESSION_SIGNING_SECRET. */
+/** Development mode only: public, so the service refuses to use it outside development mode. */
 const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
+export const SESSION_SIGNING_SECRET_MIN_LENGTH = 32;
 
-function integer(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  return value;
+// ─── reporting ───
+
+export interface SettingProblem {
+  /** The environment variable at fault. */
+  setting: string;
+  /** What is wrong and what to do, in words for the operator. */
+  message: string;
 }
 
-function flag(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, got "${env[name]}"`);
+/** Settings that must never be echoed back in a message (their values are secrets or hold passwords). */
+const CONFIDENTIAL_SETTINGS = new Set(['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL']);
+
+/** One or more settings are wrong; the message lists every one of them. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: readonly SettingProblem[]) {
+    super(problems.map((problem) => `${problem.setting} ${problem.message}`).join('; '));
+  }
+}
+
+function describeProblem(setting: string, message: string, env: NodeJS.ProcessEnv): SettingProblem {
+  const raw = env[setting];
+  const got = raw !== undefined && raw !== '' && !CONFIDENTIAL_SETTINGS.has(setting) ? ` (got "${raw}")` : '';
+  return { setting, message: `${message}${got}` };
+}
+
+// ─── the settings, as zod schemas of their environment text ───
+
+/** An empty variable counts as unset, as in most shells' `VAR= command`. */
+const unsetIfEmpty = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema.optional());
+
+const wholeNumber = (max = Number.MAX_SAFE_INTEGER) =>
+  optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `must be a whole number from 0 to ${max}`)
+      .transform(Number)
+      .refine((value) => value <= max, `must be a whole number from 0 to ${max}`),
+  );
+
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+const trueOrFalse = optional(
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), 'must be true or false')
+    .transform((value) => TRUE_WORDS.includes(value)),
+);
+
+const httpOrigin = optional(
+  z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
+    .transform((value) => value.replace(/\/+$/, '')),
+);
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
+
+const settingsSchema = z.object({
+  APP_MODE: optional(z.enum(['production', 'development'], 'must be development or production (or unset)')),
+  NODE_ENV: optional(z.string()),
+  PORT: wholeNumber(65_535),
+  HOST: optional(z.string().trim()),
+  DATABASE_URL: optional(
+    z.string().trim().superRefine((value, context) => {
+      const problem = databaseUrlProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  LOG_LEVEL: optional(z.enum(logLevels, `must be one of ${logLevels.join(', ')}`)),
+  BODY_LIMIT_BYTES: wholeNumber(),
+  SEED_DEMO_DATA: trueOrFalse,
+  PUBLIC_URL: httpOrigin,
+  PLATFORM_URL: httpOrigin,
+  SESSION_SIGNING_SECRET: optional(
+    z.string().min(SESSION_SIGNING_SECRET_MIN_LENGTH, `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`),
+  ),
+  SECRETS_ENCRYPTION_KEYS: optional(
+    z.string().transform((value, context) => {
+      const parsed = parseEncryptionKeys(value);
+      if ('problems' in parsed) {
+        for (const message of parsed.problems) context.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return keyringOf(parsed.keys);
+    }),
+  ),
+  SMTP_URL: optional(
+    z.string().trim().refine((value) => /^smtps?:\/\/[^/\s]/.test(value), 'must be smtp://user:pass@host:port or smtps://…'),
+  ),
+  MAIL_FROM: optional(z.string().trim()),
+  FILE_STORAGE_DIR: optional(z.string().trim()),
+  LEAD_FILE_MAX_BYTES: wholeNumber(),
+  SHUTDOWN_GRACE_MS: wholeNumber(),
+  REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
+  API_KEY_CACHE_TTL_MS: wholeNumber(),
+  RESPONSE_CACHE: trueOrFalse,
+});
+
+type SettingName = keyof typeof settingsSchema.shape;
+type Settings = z.output<typeof settingsSchema>;
+
+/** Settings the service cannot run safely without; development mode supplies public stand-ins. */
+const REQUIRED_OUTSIDE_DEVELOPMENT = {
+  PUBLIC_URL: "is required: set it to this service's public origin, e.g. https://api.example.com",
+  SESSION_SIGNING_SECRET: `is required: set it to a random value of ${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
+  SECRETS_ENCRYPTION_KEYS: 'is required: set it to <key id>:<base64 32-byte key>; make one with: npm run --silent secrets -- new-key',
+} as const satisfies Partial<Record<SettingName, string>>;
+
+const DEVELOPMENT_MODE_HINT = ' (or start in development mode, APP_MODE=development or --dev, for a local demo only)';
+
+/**
+ * Validates the chosen settings, and the mode rules for those of them that are required outside
+ * development mode. Throws one ConfigError listing every problem.
+ */
+function parseSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Settings, K | 'APP_MODE'> & { mode: AppMode } {
+  const mask: { [P in SettingName]?: true } = Object.fromEntries([...names, 'APP_MODE', 'NODE_ENV'].map((name) => [name, true]));
+  // The picked schema's output is the chosen part of Settings (zod cannot type a generic pick).
+  const result = (settingsSchema.pick(mask) as unknown as z.ZodType<Partial<Settings>>).safeParse(env);
+  const problems: SettingProblem[] = [];
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const setting = String(issue.path[0] ?? 'environment');
+      problems.push(describeProblem(setting, issue.message, env));
+    }
+  }
+  const settings: Partial<Settings> = result.success ? result.data : {};
+  const mode: AppMode = settings.APP_MODE === 'development' ? 'development' : 'production';
+  if (mode === 'development' && env.NODE_ENV === 'production') {
+    problems.push({ setting: 'APP_MODE', message: 'development cannot be combined with NODE_ENV=production: remove one of them' });
+  }
+  if (mode === 'production') {
+    for (const [setting, message] of Object.entries(REQUIRED_OUTSIDE_DEVELOPMENT) as [keyof typeof REQUIRED_OUTSIDE_DEVELOPMENT, string][]) {
+      const alreadyReported = problems.some((problem) => problem.setting === setting);
+      if ((names as readonly string[]).includes(setting) && unsetIfEmpty(env[setting]) === undefined && !alreadyReported) {
+        problems.push({ setting, message: `${message}${DEVELOPMENT_MODE_HINT}` });
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...(settings as Pick<Settings, K | 'APP_MODE'>), mode };
+}
+
+/** The environment of this process, with `--dev` on the command line meaning APP_MODE=development. */
+export function processEnvironment(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return argv.slice(2).includes('--dev') ? { ...env, APP_MODE: 'development' } : env;
+}
+
+// ─── database URLs ───
+
+function databaseUrlProblem(value: string): string | null {
+  if (value.startsWith('file:')) return value.length > 'file:'.length ? null : 'must name a file after file:, e.g. file:./data/dealership.db';
+  if (!/^postgres(ql)?:\/\//.test(value)) {
+    return 'must start with file: (SQLite, e.g. file:./data/dealership.db) or postgresql:// (PostgreSQL, e.g. postgresql://user@host:5432/dealership)';
+  }
+  try {
+    const url = new URL(value);
+    if (url.hostname === '') return 'must name a host, e.g. postgresql://user@host:5432/dealership';
+    if (url.pathname.length <= 1) return 'must name a database, e.g. postgresql://user@host:5432/dealership';
+    return null;
+  } catch {
+    return 'is not a valid URL: check for characters that need %-encoding in the password';
+  }
 }
 
 export function engineOf(databaseUrl: string): Engine {
@@ -72,41 +249,78 @@ export function sqlitePath(databaseUrl: string): string {
   return path.isAbsolute(file) ? file : path.join(projectRoot, file);
 }
 
-function signingSecret(env: NodeJS.ProcessEnv): string {
-  const secret = env.SESSION_SIGNING_SECRET;
-  if (secret) {
-    if (secret.length < 32) throw new Error('SESSION_SIGNING_SECRET must be at least 32 characters');
-    return secret;
-  }
-  if (env.NODE_ENV === 'production') throw new Error('SESSION_SIGNING_SECRET is required in production');
-  return DEV_SIGNING_SECRET;
+/** Where a database URL points, without its password: safe for logs. */
+export function describeDatabase(databaseUrl: string): string {
+  if (engineOf(databaseUrl) === 'sqlite') return sqlitePath(databaseUrl);
+  const url = new URL(databaseUrl);
+  return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }
 
-const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DEFAULT_DATABASE_URL = 'file:./data/dealership.db';
 
+// ─── loaders ───
+
+/** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl'> {
+  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL']);
+  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  return { databaseUrl, engine: engineOf(databaseUrl), redisUrl: settings.REDIS_URL ?? null };
+}
+
+function keyringFrom(settings: { SECRETS_ENCRYPTION_KEYS?: Keyring | undefined }, developmentDefaults: string[]): Keyring {
+  if (settings.SECRETS_ENCRYPTION_KEYS) return settings.SECRETS_ENCRYPTION_KEYS;
+  // parseSettings has refused a missing key outside development mode.
+  developmentDefaults.push('SECRETS_ENCRYPTION_KEYS');
+  return keyringOf([DEVELOPMENT_KEY]);
+}
+
+/** What the secrets CLI needs: the database and the encryption keys. */
+export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
+  const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
+  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  return { databaseUrl, engine: engineOf(databaseUrl), mode: settings.mode, secretsKeyring: keyringFrom(settings, []) };
+}
+
+/** Every setting, checked; throws a ConfigError naming each bad or missing one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const databaseUrl = env.DATABASE_URL || 'file:./data/dealership.db';
-  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
-  if (!logLevels.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  const settings = parseSettings(env, Object.keys(settingsSchema.shape) as SettingName[]);
+  const developmentDefaults: string[] = [];
+  const port = settings.PORT ?? 4000;
+  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  let publicUrl = settings.PUBLIC_URL;
+  if (publicUrl === undefined) {
+    developmentDefaults.push('PUBLIC_URL');
+    publicUrl = `http://localhost:${port}`;
+  }
+  let sessionSigningSecret = settings.SESSION_SIGNING_SECRET;
+  if (sessionSigningSecret === undefined) {
+    developmentDefaults.push('SESSION_SIGNING_SECRET');
+    sessionSigningSecret = DEV_SIGNING_SECRET;
+  }
+  const secretsKeyring = keyringFrom(settings, developmentDefaults);
   return {
-    port: integer('PORT', 4000, env),
-    host: env.HOST || '0.0.0.0',
+    mode: settings.mode,
+    developmentDefaults,
+    port,
+    host: settings.HOST ?? '0.0.0.0',
     databaseUrl,
     engine: engineOf(databaseUrl),
-    logLevel,
+    logLevel: settings.LOG_LEVEL ?? 'info',
     // Lead attachments travel base64-encoded inside the JSON body, so the body limit leaves room for them.
-    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 10 * 1024 * 1024, env),
-    seedDemoData: flag('SEED_DEMO_DATA', env.NODE_ENV !== 'production', env),
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${integer('PORT', 4000, env)}`).replace(/\/+$/, ''),
-    platformUrl: (env.PLATFORM_URL || 'http://localhost:3000').replace(/\/+$/, ''),
-    sessionSigningSecret: signingSecret(env),
-    smtpUrl: env.SMTP_URL || null,
-    mailFrom: env.MAIL_FROM || 'Dealership Platform <no-reply@dealership.local>',
-    fileStorageDir: path.resolve(projectRoot, env.FILE_STORAGE_DIR || 'data/files'),
-    leadFileMaxBytes: integer('LEAD_FILE_MAX_BYTES', 5 * 1024 * 1024, env),
-    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, env),
-    redisUrl: env.REDIS_URL || null,
-    apiKeyCacheTtlMs: integer('API_KEY_CACHE_TTL_MS', 5_000, env),
-    responseCache: flag('RESPONSE_CACHE', true, env),
+    bodyLimitBytes: settings.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
+    // Demo data belongs to the development demo: a real deployment never gets it by accident.
+    seedDemoData: settings.SEED_DEMO_DATA ?? settings.mode === 'development',
+    publicUrl,
+    platformUrl: settings.PLATFORM_URL ?? 'http://localhost:3000',
+    sessionSigningSecret,
+    secretsKeyring,
+    smtpUrl: settings.SMTP_URL ?? null,
+    mailFrom: settings.MAIL_FROM ?? 'Dealership Platform <no-reply@dealership.local>',
+    fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
+    leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES ?? 5 * 1024 * 1024,
+    shutdownGraceMs: settings.SHUTDOWN_GRACE_MS ?? 10_000,
+    redisUrl: settings.REDIS_URL ?? null,
+    apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
+    responseCache: settings.RESPONSE_CACHE ?? true,
   };
 }

@@ -1,21 +1,37 @@
 // The only place that opens a port: prepares the database, serves the app, shuts down cleanly.
-import { loadConfig } from './config.ts';
-import { createDb } from './db/client.ts';
+import { ConfigError, loadConfig, processEnvironment, type Config } from './config.ts';
+import { createDb, type Db } from './db/client.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { createHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { startOutboxWorker } from './notifications/worker.ts';
+import { DatabaseStartupError, failStartup, warnIfDevelopmentMode } from './startup.ts';
 import { createApp } from './yoga.ts';
 import { createKeyVerifier } from './auth/key-cache.ts';
 import { connectRedis, redisKeyChangeFeed } from './redis.ts';
 import { inMemoryReadCache, redisGeneration, redisStore } from './response-cache.ts';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig(processEnvironment());
+} catch (error) {
+  failStartup(error);
+}
 const logger = createLogger(config.logLevel);
-const db = createDb(config.databaseUrl);
+warnIfDevelopmentMode(config, logger);
+let db: Db;
+try {
+  db = createDb(config.databaseUrl);
+} catch (error) {
+  failStartup(new DatabaseStartupError(config.databaseUrl, error), logger, config);
+}
 
 async function main(): Promise<void> {
-  await prepareDatabase(config, db, logger);
+  // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
+  // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
+  await prepareDatabase(config, db, logger).catch((error: unknown) => {
+    throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
+  });
   const now = (): Date => new Date();
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
@@ -29,6 +45,8 @@ async function main(): Promise<void> {
   const server = createHttpServer(app, config.bodyLimitBytes, logger);
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
+  // A port in use or not allowed ends the start with one line naming PORT/HOST.
+  server.once('error', (error) => failStartup(error, logger, config));
   server.listen(config.port, config.host, () => {
     logger.info(
       { port: config.port, engine: config.engine },
@@ -59,7 +77,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  logger.fatal({ err: error }, 'start-up failed');
-  process.exit(1);
-});
+main().catch((error: unknown) => failStartup(error, logger, config));

@@ -2,6 +2,7 @@
 // 401/403, dealership restriction), redemption (302 with a verifiable session, single use under
 // concurrency, expiry on the controllable clock, unknown tokens), and tokens never stored or logged.
 import { createHash } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -184,7 +185,7 @@ describe('GET /api/v1/partner/sign_on', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     const session = sessionOf(response.headers.get('location')!);
 
-    const claims = verifySessionValue(session, app.config.sessionSigningSecret, app.clock.now());
+    const claims = await verifySessionValue(session, app.config.sessionSigningSecret, app.clock.now());
     const iat = Math.floor(app.clock.now().getTime() / 1000);
     expect(claims).toEqual({
       iss: 'dealership-gateway',
@@ -274,7 +275,7 @@ describe('GET /api/v1/partner/sign_on', () => {
     const token = await newToken();
     const graph = await app.graphql<{ redeem_partner_token: { location: string } }>(REDEEM, { token });
     expect(graph.errors).toBeUndefined();
-    const claims = verifySessionValue(sessionOf(graph.data!.redeem_partner_token.location), app.config.sessionSigningSecret, app.clock.now());
+    const claims = await verifySessionValue(sessionOf(graph.data!.redeem_partner_token.location), app.config.sessionSigningSecret, app.clock.now());
     expect(claims?.sub).toBe(String(priya.id));
 
     const again = await app.graphql(REDEEM, { token });
@@ -286,7 +287,7 @@ describe('GET /api/v1/partner/sign_on', () => {
   it('signs on the user the token was made for, whatever the case of the e-mail asked for', async () => {
     const token = await newToken('SAM@SOUTHSIDE.EXAMPLE.COM');
     const response = await app.request(`${SIGN_ON}?token=${token}`);
-    const claims = verifySessionValue(sessionOf(response.headers.get('location')!), app.config.sessionSigningSecret, app.clock.now());
+    const claims = await verifySessionValue(sessionOf(response.headers.get('location')!), app.config.sessionSigningSecret, app.clock.now());
     expect(claims).toMatchObject({ sub: String(sam.id), email: sam.email });
   });
 });
@@ -296,28 +297,46 @@ describe('verifySessionValue', () => {
   const now = new Date('2026-11-21T09:00:00.000Z');
   const value = () => signSessionValue({ sub: '7', email: 'a@b.example' }, secret, now);
 
-  it('accepts a value it signed until it expires 2 minutes later', () => {
-    const session = value();
-    expect(verifySessionValue(session, secret, now)?.sub).toBe('7');
-    expect(verifySessionValue(session, secret, new Date(now.getTime() + 119_000))?.email).toBe('a@b.example');
-    expect(verifySessionValue(session, secret, new Date(now.getTime() + 120_000))).toBeNull();
+  it('accepts a value it signed until it expires 2 minutes later', async () => {
+    const session = await value();
+    expect((await verifySessionValue(session, secret, now))?.sub).toBe('7');
+    expect((await verifySessionValue(session, secret, new Date(now.getTime() + 119_000)))?.email).toBe('a@b.example');
+    expect(await verifySessionValue(session, secret, new Date(now.getTime() + 120_000))).toBeNull();
   });
 
-  it('refuses another secret, a changed payload or signature, and junk', () => {
-    const session = value();
+  it('refuses another secret, a changed payload or signature, and junk', async () => {
+    const session = await value();
     const [header, payload, sig] = session.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as SessionClaims;
     const forged = Buffer.from(JSON.stringify({ ...claims, sub: '1' })).toString('base64url');
-    expect(verifySessionValue(session, `${secret}x`, now)).toBeNull();
-    expect(verifySessionValue(`${header}.${forged}.${sig}`, secret, now)).toBeNull();
-    expect(verifySessionValue(`${header}.${payload}.${sig.slice(0, -2)}`, secret, now)).toBeNull();
-    expect(verifySessionValue(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`, secret, now)).toBeNull();
-    expect(verifySessionValue('junk', secret, now)).toBeNull();
+    expect(await verifySessionValue(session, `${secret}x`, now)).toBeNull();
+    expect(await verifySessionValue(`${header}.${forged}.${sig}`, secret, now)).toBeNull();
+    expect(await verifySessionValue(`${header}.${payload}.${sig.slice(0, -2)}`, secret, now)).toBeNull();
+    expect(await verifySessionValue(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`, secret, now)).toBeNull();
+    expect(await verifySessionValue('junk', secret, now)).toBeNull();
   });
 
-  it('refuses a value issued in the future', () => {
-    const session = signSessionValue({ sub: '7', email: 'a@b.example' }, secret, new Date(now.getTime() + 5 * 60_000));
-    expect(verifySessionValue(session, secret, now)).toBeNull();
+  it('refuses a value issued in the future', async () => {
+    const session = await signSessionValue({ sub: '7', email: 'a@b.example' }, secret, new Date(now.getTime() + 5 * 60_000));
+    expect(await verifySessionValue(session, secret, now)).toBeNull();
+  });
+
+  it('is a standard JWT: another JWT library reads ours, and we read one it signed with the header in another order', async () => {
+    const key = new TextEncoder().encode(secret);
+    const ours = await value();
+    const { payload, protectedHeader } = await jwtVerify(ours, key, { currentDate: now, issuer: 'dealership-gateway', audience: 'platform-partner-sso' });
+    expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(payload).toMatchObject({ sub: '7', email: 'a@b.example', exp: payload.iat! + 120 });
+    const iat = Math.floor(now.getTime() / 1000);
+    // The hand-rolled verifier compared the header text byte for byte and refused this valid value.
+    const theirs = await new SignJWT({ email: 'c@d.example', iss: 'dealership-gateway', aud: 'platform-partner-sso', sub: '9', iat, exp: iat + 120, jti: 'j-1' })
+      .setProtectedHeader({ typ: 'JWT', alg: 'HS256' })
+      .sign(key);
+    expect(await verifySessionValue(theirs, secret, now)).toMatchObject({ sub: '9', email: 'c@d.example', jti: 'j-1' });
+    const hs512 = await new SignJWT({ email: 'c@d.example', iss: 'dealership-gateway', aud: 'platform-partner-sso', sub: '9', iat, exp: iat + 120, jti: 'j-2' })
+      .setProtectedHeader({ alg: 'HS512', typ: 'JWT' })
+      .sign(new Uint8Array(64).fill(1));
+    expect(await verifySessionValue(hs512, secret, now)).toBeNull();
   });
 });
 

@@ -2,9 +2,11 @@
 // website's own (website_id set) or the dealership's default (website_id null), which every website
 // without its own uses.
 import type { Actor } from '../auth/api-keys.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { carWhere } from './cars.ts';
+import { openProcessorKey } from './stored-secrets.ts';
 import { findWebsite } from './websites.ts';
 
 type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
@@ -38,4 +40,12 @@ export async function carPaymentProcessors(
   });
   const own = candidates.filter((processor) => processor.website_id === website.id);
   return own.length > 0 ? own : candidates;
+}
+
+/**
+ * The processor's authorization_key in clear. It is stored encrypted and decrypted only here, when a
+ * key allowed to see it (show:payment_processor_secret) asks for the field.
+ */
+export function processorAuthorizationKey(config: Pick<Config, 'secretsKeyring'>, processor: Pick<ProcessorRow, 'authorization_key'>): string {
+  return openProcessorKey(config.secretsKeyring, processor.authorization_key);
 }

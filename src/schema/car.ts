@@ -13,7 +13,7 @@ import {
 } from '../domain/car-performance.ts';
 import { CAR_LOOKUP_BYS, carWhere } from '../domain/cars.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
-import { carPaymentProcessors } from '../domain/payment-processors.ts';
+import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
 
 // ─── spec 2.2: the performance record ───
@@ -108,9 +108,10 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
   fields: (t) => ({
     id: t.exposeInt('id'),
     authorization_type: t.exposeString('authorization_type'),
-    authorization_key: t.exposeString('authorization_key', {
+    authorization_key: t.string({
       ...guardedBy('show:payment_processor_secret'),
       description: 'A secret: null without show:payment_processor_secret.',
+      resolve: (processor, _args, context) => processorAuthorizationKey(context.config, processor),
     }),
     merchant_id: t.exposeString('merchant_id'),
     google_merchant_id: t.exposeString('google_merchant_id', { nullable: true }),

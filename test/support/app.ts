@@ -3,11 +3,25 @@ import pino from 'pino';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createKeyVerifier } from '../../src/auth/key-cache.ts';
+import { keyringOf, type Keyring } from '../../src/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
+import type { AppDeps } from '../../src/context.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
 import { assertMatchesContract } from './contract.ts';
 import { onFileEnd } from './cleanup.ts';
 import { createMigratedDatabase } from './database.ts';
+
+/** The encryption key of the test apps (production rules: no development default is used). */
+export const TEST_ENCRYPTION_KEY = { id: 'test-2026', key: Buffer.alloc(32, 7) };
+export const testKeyring: Keyring = keyringOf([TEST_ENCRYPTION_KEY]);
+
+/** The settings a test app (and a test's child process) runs with, outside development mode. */
+export const testSettings = {
+  PUBLIC_URL: 'http://localhost:4000',
+  SESSION_SIGNING_SECRET: 'test-only-session-signing-secret-0123456789',
+  SECRETS_ENCRYPTION_KEYS: `${TEST_ENCRYPTION_KEY.id}:${TEST_ENCRYPTION_KEY.key.toString('base64')}`,
+  LOG_LEVEL: 'silent',
+} as const;
 
 export interface TestClock {
   now(): Date;
@@ -49,15 +63,28 @@ export async function expectAnswer(response: Response, status: number, body: unk
   expect(await response.json(), label).toEqual(body);
 }
 
+/**
+ * What one more instance of the service over the same database needs (its own key verifier, no
+ * response cache unless given): for tests that run several instances or another configuration.
+ */
+export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overrides: Partial<AppDeps> = {}): AppDeps {
+  return {
+    ...base,
+    logger: pino({ level: 'silent' }),
+    keys: createKeyVerifier({ db: base.db, now: base.now, ttlMs: base.config.apiKeyCacheTtlMs }),
+    readCache: null,
+    ...overrides,
+  };
+}
+
 /** One app per test file; its database is dropped when the file ends. */
 export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
-  const config: Config = { ...loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }), ...overrides };
+  const config: Config = { ...loadConfig({ ...testSettings, DATABASE_URL: database.url }), ...overrides };
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
-  const keys = createKeyVerifier({ db, now: clock.now, ttlMs: config.apiKeyCacheTtlMs });
-  const yoga = createApp({ config, db, logger: pino({ level: 'silent' }), now: clock.now, keys, readCache: null });
+  const yoga = createApp(instanceDeps({ config, db, now: clock.now }));
   onFileEnd(async () => {
     await db.$disconnect();
     await database.drop();

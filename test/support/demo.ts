@@ -7,7 +7,7 @@ import { makeKey } from './fixtures.ts';
 
 export async function createDemoApp(): Promise<{ app: TestApp; key: string }> {
   const app = await createTestApp();
-  await seedDemoData(app.db, { now: app.clock.now() });
+  await seedDemoData(app.db, { now: app.clock.now(), keyring: app.config.secretsKeyring });
   const { key } = await makeKey(app.db, { permissions: allPermissions });
   return { app, key };
 }

@@ -1,6 +1,8 @@
 // Factories for cars' facts, payment processors, new-vehicle catalogue and offers: each makes valid
 // rows with unique slugs and takes overrides.
 import type { Db, Prisma } from '../../src/db/client.ts';
+import { sealProcessorKey } from '../../src/domain/stored-secrets.ts';
+import { testKeyring } from './app.ts';
 import { uniqueNumber } from './fixtures.ts';
 
 const DAY_MS = 86_400_000;
@@ -41,10 +43,18 @@ export async function makePhoneCall(db: Db, carId: number | null, data: Partial<
   });
 }
 
+/** `authorization_key` is given in clear and stored encrypted, as the service stores it. */
 export async function makePaymentProcessor(db: Db, dealershipId: number, data: Partial<Prisma.PaymentProcessorUncheckedCreateInput> = {}) {
   const n = uniqueNumber();
+  const { authorization_key: authorizationKey = `sk_live_${n}`, ...rest } = data;
   return db.paymentProcessor.create({
-    data: { dealership_id: dealershipId, authorization_type: 'api_key', authorization_key: `sk_live_${n}`, merchant_id: `merchant-${n}`, ...data },
+    data: {
+      dealership_id: dealershipId,
+      authorization_type: 'api_key',
+      authorization_key: sealProcessorKey(testKeyring, authorizationKey),
+      merchant_id: `merchant-${n}`,
+      ...rest,
+    },
   });
 }
 

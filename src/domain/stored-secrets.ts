@@ -1,0 +1,121 @@
+// The secrets the service has to read back (so cannot hash) and therefore stores encrypted
+// (src/secrets.ts). Every such column is listed once, here: the seed and the fixtures seal through
+// it, readers open through it, and the start-up check and the re-encryption command walk it.
+// (API keys and partner tokens are only ever compared, so they are stored as SHA-256 hashes.)
+import type { Logger } from 'pino';
+import { ConfigError } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { envelopeKeyId, open, seal, type Keyring } from '../secrets.ts';
+
+interface StoredValue {
+  id: number;
+  value: string;
+}
+
+export interface EncryptedColumn {
+  /** Model.field: also the additional data authenticated with every value of the column. */
+  name: string;
+  read(db: Db): Promise<StoredValue[]>;
+  /** Replaces `from` by `to` only if the row still holds `from` (another instance may be at it too). */
+  replace(db: Db, id: number, from: string, to: string): Promise<boolean>;
+}
+
+export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
+
+export const encryptedColumns: readonly EncryptedColumn[] = [
+  {
+    name: PAYMENT_PROCESSOR_KEY,
+    read: async (db) =>
+      (await db.paymentProcessor.findMany({ select: { id: true, authorization_key: true }, orderBy: { id: 'asc' } })).map((row) => ({
+        id: row.id,
+        value: row.authorization_key,
+      })),
+    replace: async (db, id, from, to) =>
+      (await db.paymentProcessor.updateMany({ where: { id, authorization_key: from }, data: { authorization_key: to } })).count === 1,
+  },
+];
+
+/** A payment processor's authorization_key as it is stored. */
+export const sealProcessorKey = (keyring: Keyring, plaintext: string): string => seal(keyring, PAYMENT_PROCESSOR_KEY, plaintext);
+export const openProcessorKey = (keyring: Keyring, stored: string): string => open(keyring, PAYMENT_PROCESSOR_KEY, stored);
+
+/** How many stored values each key id holds, per column; `plaintext` counts values not yet encrypted. */
+export async function storedSecretsCensus(db: Db): Promise<Record<string, Record<string, number>>> {
+  const census: Record<string, Record<string, number>> = {};
+  for (const column of encryptedColumns) {
+    const counts: Record<string, number> = {};
+    for (const { value } of await column.read(db)) {
+      const keyId = envelopeKeyId(value) ?? 'plaintext';
+      counts[keyId] = (counts[keyId] ?? 0) + 1;
+    }
+    census[column.name] = counts;
+  }
+  return census;
+}
+
+export interface ReencryptionResult {
+  column: string;
+  /** Values now under the current key that were under another key, or stored in plaintext. */
+  reencrypted: number;
+  encryptedPlaintext: number;
+  unchanged: number;
+}
+
+/**
+ * Puts every stored secret under the keyring's current key: values under an older (still
+ * configured) key are decrypted and encrypted again; plaintext values left from before encryption
+ * are encrypted. A value under a key the keyring does not hold stops the run (SecretUnreadableError)
+ * before anything of that value changes. Safe to run again, and beside running instances.
+ */
+export async function reencryptStoredSecrets(db: Db, keyring: Keyring, options: { plaintextOnly?: boolean } = {}): Promise<ReencryptionResult[]> {
+  const results: ReencryptionResult[] = [];
+  for (const column of encryptedColumns) {
+    const result: ReencryptionResult = { column: column.name, reencrypted: 0, encryptedPlaintext: 0, unchanged: 0 };
+    for (const { id, value } of await column.read(db)) {
+      const keyId = envelopeKeyId(value);
+      if (keyId === keyring.current.id || (keyId !== null && options.plaintextOnly)) {
+        result.unchanged += 1;
+        continue;
+      }
+      const plaintext = keyId === null ? value : open(keyring, column.name, value);
+      if (await column.replace(db, id, value, seal(keyring, column.name, plaintext))) {
+        if (keyId === null) result.encryptedPlaintext += 1;
+        else result.reencrypted += 1;
+      }
+    }
+    results.push(result);
+  }
+  return results;
+}
+
+/**
+ * At start: refuses to run when stored secrets are under a key SECRETS_ENCRYPTION_KEYS no longer
+ * holds (they could not be read), and encrypts any plaintext value (a database from before
+ * encryption), so the database never holds a readable secret once the service runs.
+ */
+export async function secureStoredSecrets(db: Db, keyring: Keyring, logger: Logger): Promise<void> {
+  const census = await storedSecretsCensus(db);
+  const missing = new Set<string>();
+  const older = new Set<string>();
+  for (const counts of Object.values(census)) {
+    for (const keyId of Object.keys(counts)) {
+      if (keyId === 'plaintext' || keyId === keyring.current.id) continue;
+      (keyring.all.has(keyId) ? older : missing).add(keyId);
+    }
+  }
+  if (missing.size > 0) {
+    const ids = [...missing].map((id) => `"${id}"`).join(', ');
+    throw new ConfigError([
+      {
+        setting: 'SECRETS_ENCRYPTION_KEYS',
+        message: `does not hold key ${ids}, under which stored secrets are encrypted: add it back (after the current key), run npm run secrets -- reencrypt, and only then remove it`,
+      },
+    ]);
+  }
+  const results = await reencryptStoredSecrets(db, keyring, { plaintextOnly: true });
+  const encrypted = results.reduce((sum, result) => sum + result.encryptedPlaintext, 0);
+  if (encrypted > 0) logger.warn({ encrypted }, `encrypted ${encrypted} stored secret(s) that were in plaintext`);
+  if (older.size > 0) {
+    logger.info({ key_ids: [...older] }, 'some stored secrets use an older encryption key: run npm run secrets -- reencrypt to move them to the current key');
+  }
+}

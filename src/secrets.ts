@@ -1,0 +1,118 @@
+// Secrets stored in the database (payment processors' authorization_key) are encrypted at rest with
+// AES-256-GCM under a key from the environment (SECRETS_ENCRYPTION_KEYS). Each stored value is an
+// envelope in the same text column, so no schema change is needed and every value names its key:
+//
+//     v1.<key id>.<iv, 12 bytes>.<auth tag, 16 bytes>.<ciphertext>      (base64url parts)
+//
+// The first configured key encrypts; every configured key decrypts, so a key can be rotated by
+// adding a new one first, re-encrypting (npm run secrets -- reencrypt) and then removing the old one.
+// The column's name is authenticated with the value (GCM additional data), so an envelope copied
+// into another secret column does not decrypt there.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+export interface EncryptionKey {
+  /** Stored beside every value it encrypts: letters, digits, `_` and `-`, at most 32. */
+  id: string;
+  /** 32 bytes. */
+  key: Buffer;
+}
+
+/** The configured keys: `current` encrypts, every one of `all` decrypts. */
+export interface Keyring {
+  current: EncryptionKey;
+  all: ReadonlyMap<string, EncryptionKey>;
+}
+
+export const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+export const KEY_BYTES = 32;
+const ENVELOPE_VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const ENVELOPE_PATTERN = /^v1\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
+
+/**
+ * The key of development mode only: derived from a public phrase, so anything it encrypts is as good
+ * as plaintext. The service refuses to start without SECRETS_ENCRYPTION_KEYS outside development mode.
+ */
+export const DEVELOPMENT_KEY: EncryptionKey = {
+  id: 'dev',
+  key: createHash('sha256').update('dealership-gateway development key: not a secret').digest(),
+};
+
+export function keyringOf(keys: readonly EncryptionKey[]): Keyring {
+  const [current] = keys;
+  if (!current) throw new Error('a keyring needs at least one key');
+  return { current, all: new Map(keys.map((key) => [key.id, key])) };
+}
+
+/**
+ * Parses `kid:base64key,kid:base64key` (standard or url-safe base64 of 32 bytes). Answers the keys,
+ * or the reasons the text is not valid (never echoing key material).
+ */
+export function parseEncryptionKeys(text: string): { keys: EncryptionKey[] } | { problems: string[] } {
+  const keys: EncryptionKey[] = [];
+  const problems: string[] = [];
+  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 0) problems.push('lists no key');
+  entries.forEach((entry, index) => {
+    const separator = entry.indexOf(':');
+    const id = separator < 0 ? '' : entry.slice(0, separator);
+    const material = separator < 0 ? '' : entry.slice(separator + 1);
+    const position = `entry ${index + 1}`;
+    if (!KEY_ID_PATTERN.test(id)) {
+      problems.push(`${position} must be <key id>:<base64 key>, the id made of letters, digits, _ or - (at most 32)`);
+      return;
+    }
+    const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(material) ? Buffer.from(material, 'base64') : Buffer.alloc(0);
+    if (key.length !== KEY_BYTES) {
+      problems.push(`key "${id}" must be ${KEY_BYTES} bytes in base64 (make one with: npm run --silent secrets -- new-key)`);
+      return;
+    }
+    if (keys.some((other) => other.id === id)) {
+      problems.push(`key id "${id}" is listed twice`);
+      return;
+    }
+    keys.push({ id, key });
+  });
+  return problems.length > 0 ? { problems } : { keys };
+}
+
+/** A fresh key in the format of SECRETS_ENCRYPTION_KEYS. */
+export function newEncryptionKeyText(id: string): string {
+  return `${id}:${randomBytes(KEY_BYTES).toString('base64')}`;
+}
+
+export function seal(keyring: Keyring, column: string, plaintext: string): string {
+  const { id, key } = keyring.current;
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(column));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return [ENVELOPE_VERSION, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+}
+
+/** The key id of an envelope; null for a value that is not one (a plaintext left from before encryption). */
+export function envelopeKeyId(value: string): string | null {
+  return ENVELOPE_PATTERN.exec(value)?.[1] ?? null;
+}
+
+/** Why a stored secret cannot be read. The message names the key id, never the value. */
+export class SecretUnreadableError extends Error {
+  override name = 'SecretUnreadableError';
+}
+
+export function open(keyring: Keyring, column: string, envelope: string): string {
+  const match = ENVELOPE_PATTERN.exec(envelope);
+  if (!match) throw new SecretUnreadableError(`${column} holds a value that is not encrypted`);
+  const [, id, iv, tag, ciphertext] = match as unknown as [string, string, string, string, string];
+  const key = keyring.all.get(id);
+  if (!key) throw new SecretUnreadableError(`${column} is encrypted with key "${id}", which SECRETS_ENCRYPTION_KEYS does not hold`);
+  const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+  decipher.setAAD(Buffer.from(column));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  try {
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SecretUnreadableError(`${column} does not decrypt with key "${id}" (altered, or encrypted for another column)`);
+  }
+}

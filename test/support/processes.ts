@@ -1,0 +1,87 @@
+// The service and its CLIs as real child processes, as an operator runs them: output, exit code,
+// and for the service the moment it listens.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const projectDir = path.resolve(import.meta.dirname, '../..');
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Only what a bare shell has: the child sees no setting the test did not give it. */
+export function bareEnvironment(settings: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...settings };
+}
+
+function launch(script: string, args: readonly string[], settings: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: projectDir, env: bareEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs a script to its end. */
+export function runScript(script: string, args: readonly string[], settings: Record<string, string>): Promise<Finished> {
+  const child = launch(script, args, settings);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface RunningService {
+  /** Every log line so far, parsed. */
+  lines: Record<string, unknown>[];
+  stop(): Promise<number | null>;
+}
+
+/** Starts the service and resolves once it listens, or rejects with its output if it ends first. */
+export function startService(args: readonly string[], settings: Record<string, string>): Promise<RunningService> {
+  const child = launch('src/index.ts', args, settings);
+  const lines: Record<string, unknown>[] = [];
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const complete = output.split('\n');
+      output = complete.pop() ?? '';
+      for (const line of complete) {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        lines.push(parsed);
+        if (String(parsed.msg).startsWith('listening on')) {
+          resolve({
+            lines,
+            stop: () => {
+              child.kill('SIGTERM');
+              return exited;
+            },
+          });
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`the service ended (${code}) before listening: ${JSON.stringify(lines)}`)));
+  });
+}
+
+/** A port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Holds a port open until released, so that another process finds it in use. */
+export async function occupyPort(): Promise<{ port: number; release(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const { port } = server.address() as { port: number };
+  return { port, release: () => new Promise((resolve) => server.close(() => resolve())) };
+}
