@@ -2,7 +2,7 @@
 // The object types here are the documented shape exactly, because the REST body is every field.
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
-import { dealershipIdFilter, requireActor } from '../auth/scope.ts';
+import { requireActor } from '../auth/scope.ts';
 
 const ApiKeyDetailsUser = builder.prismaObject('User', {
   variant: 'ApiKeyDetailsUser',
@@ -49,11 +49,8 @@ const ApiKeyDetails = builder.prismaObject('ApiKey', {
       type: [ApiKeyDetailsDealership],
       description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
       resolve: (query, _apiKey, _args, context) =>
-        context.db.dealership.findMany({
-          ...query,
-          where: { id: dealershipIdFilter(requireActor(context)) },
-          orderBy: { id: 'asc' },
-        }),
+        // The caller's scoped client answers exactly the dealerships the key reaches.
+        context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
     }),
   }),
 });
