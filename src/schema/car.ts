@@ -249,7 +249,8 @@ builder.prismaObject('Car', {
       sold_date: date('sold_date'),
       created_at: t.expose('created_at', { type: 'DateTime' }),
       updated_at: t.expose('updated_at', { type: 'DateTime' }),
-      dealership: t.relation('dealership', { type: CarDealership }),
+      // Null without index:dealership (src/auth/type-guards.ts).
+      dealership: t.relation('dealership', { type: CarDealership, nullable: true }),
       location: t.relation('location', { type: CarLocation, nullable: true }),
       model_variant: t.relation('model_variant', { nullable: true }),
       photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),

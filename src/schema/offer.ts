@@ -216,8 +216,7 @@ builder.prismaObject('Manufacturer', {
     slug: t.exposeString('slug'),
     models: t.relation('models', { query: { orderBy: { id: 'asc' } } }),
     offers: t.relation('offers', {
-      description: 'Its running manufacturer offers, as manufacturer_offers lists them.',
-      authScopes: { permission: 'index:offer' },
+      description: 'Its running manufacturer offers, as manufacturer_offers lists them; empty without index:offer.',
       query: (_args, context) => ({
         where: runningManufacturerOffersWhere(requireActor(context), context.now()),
         orderBy: { id: 'asc' },
