@@ -2,7 +2,7 @@
 // A website shows only the models listed for it (WebsiteModel), so a variant of any other model is
 // "not found" there, whoever asks.
 import type { Actor } from '../auth/api-keys.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { findAuthorisedWebsite } from './websites.ts';

@@ -3,8 +3,7 @@
 // postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
 // documented shapes, because the REST body is every field of the return type.
 import { builder } from '../builder.ts';
-import { guardedBy, personalData } from '../auth/field-guards.ts';
-import { requireActor } from '../auth/scope.ts';
+import { personalData } from '../auth/field-guards.ts';
 import {
   dealershipPlugins,
   inIdOrder,

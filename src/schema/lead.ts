@@ -3,7 +3,7 @@
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
 import { builder } from '../builder.ts';
-import { guardedBy, personalData } from '../auth/field-guards.ts';
+import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
 import type { Context } from '../context.ts';
 import { notFound } from '../errors.ts';
