@@ -6,6 +6,7 @@ import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ReadCacheOptions } from './response-cache.ts';
+import { forActor } from './db/scoped.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -21,6 +22,17 @@ export interface AppDeps {
 }
 
 export interface Context extends AppDeps {
+  /**
+   * The caller's client: every read and write is kept to the key's dealerships (src/db/scoped.ts),
+   * and a request without a key reaches no dealership's rows at all.
+   */
+  db: Db;
+  /**
+   * The escape hatch, for the few reads that are deliberately global (the public redirect, the
+   * partner sign-on landing, the website lookup that tells 403 from 404, phone calls' per-key dedupe
+   * records). Never for data a key reads or writes as its own.
+   */
+  unscopedDb: Db;
   request: Request;
   /** null when no key, or no valid key, was presented. */
   actor: Actor | null;
@@ -49,5 +61,6 @@ export function carryActor(from: Request, to: Request): void {
 }
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
-  return { ...deps, request, actor: await actorFromRequest(deps, request) };
+  const actor = await actorFromRequest(deps, request);
+  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor };
 }

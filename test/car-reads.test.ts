@@ -105,7 +105,8 @@ beforeAll(async () => {
 
   keys = {
     all: await makeKey(app.db, { permissions: ['read:car'] }),
-    north: await makeKey(app.db, { permissions: ['read:car', 'show:payment_processor'], dealershipIds: [north.id] }),
+    // index:dealership: Car.dealership is dealership data, null without it (src/auth/type-guards.ts).
+    north: await makeKey(app.db, { permissions: ['read:car', 'show:payment_processor', 'index:dealership'], dealershipIds: [north.id] }),
     south: await makeKey(app.db, { permissions: ['read:car', 'show:payment_processor'], dealershipIds: [south.id] }),
     noPermission: await makeKey(app.db, { permissions: ['update:car', 'index:offer'] }),
     processors: await makeKey(app.db, { permissions: ['show:payment_processor'] }),

@@ -1,5 +1,6 @@
-// Which dealerships a key reaches. Every read and write of a dealership's data goes through these,
-// so an object outside the key's dealerships is indistinguishable from one that does not exist.
+// Which dealerships a key reaches. Rows are scoped in one place, the caller's client
+// (src/db/scoped.ts); these answer the questions a rule asks before it touches rows (which error
+// a write into a dealership the key does not reach answers).
 import type { Actor } from './api-keys.ts';
 import type { Context } from '../context.ts';
 import { unauthenticated } from '../errors.ts';
@@ -8,11 +9,6 @@ import { unauthenticated } from '../errors.ts';
 export function requireActor(context: Pick<Context, 'actor'>): Actor {
   if (!context.actor) throw unauthenticated();
   return context.actor;
-}
-
-/** A Prisma `where` fragment on a dealership id column: everything for unrestricted keys. */
-export function dealershipIdFilter(actor: Actor): { in: number[] } | undefined {
-  return actor.dealershipIds ? { in: [...actor.dealershipIds] } : undefined;
 }
 
 export function reachesDealership(actor: Actor, dealershipId: number): boolean {

@@ -1,7 +1,6 @@
 // Spec 4.2 / 2.2: a car's performance figures. Every figure is computed from stored facts (leads,
 // photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
 // Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
-import type { Actor } from '../auth/api-keys.ts';
 import type { Db } from '../db/client.ts';
 import { findCarId, type CarLookupBy } from './cars.ts';
 
@@ -76,7 +75,10 @@ function groupByCar<T extends { car_id: number | null }>(rows: readonly T[]): Ma
   return groups;
 }
 
-/** The figures of each of `carIds` that exists (callers have already scoped the ids to the key). */
+/**
+ * The figures of each of `carIds` that exists. `db` is the caller's scoped client: a foreign car
+ * has no figures, and a car's leads, calls and the rest count only rows of the key's dealerships.
+ */
 export async function carPerformances(db: Db, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const ids = [...new Set(carIds)];
   const result = new Map<number, CarPerformance>();
@@ -156,12 +158,11 @@ export async function carPerformances(db: Db, carIds: readonly number[], now: Da
 /** Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key reaches. */
 export async function carPerformance(
   db: Db,
-  actor: Actor,
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   now: Date,
 ): Promise<CarPerformance> {
-  const id = await findCarId(db, actor, identifier, lookupBy);
+  const id = await findCarId(db, identifier, lookupBy);
   const performance = (await carPerformances(db, [id], now)).get(id);
   // The car was found a moment ago; it can only be missing if it was deleted in between.
   if (!performance) throw new Error(`car ${id} disappeared while its performance was computed`);

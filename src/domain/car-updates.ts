@@ -8,7 +8,7 @@
 // whole record does not overwrite its own edits, so refusing the request would break every feed.
 // Everything is written in one transaction: a refused request leaves the car exactly as it was.
 import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
+import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Db, type Prisma } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { parseDayMonthYear } from './dates.ts';
@@ -277,7 +277,7 @@ export async function updateCar(db: Db, actor: Actor, input: { id: number; car: 
 
       const where: Prisma.CarWhereInput = changes.matchByStocknum
         ? { dealership_id: targetDealershipId, stocknum: input.car.stocknum.trim() }
-        : { id: input.id, dealership_id: dealershipIdFilter(actor) };
+        : { id: input.id };
       // Writing first takes the row lock (PostgreSQL) before the car is read, so two concurrent
       // updates cannot both compare against the same old prices and lose a price change.
       const touched = await tx.car.updateMany({ where, data: { updated_at: now } });

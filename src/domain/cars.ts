@@ -1,8 +1,6 @@
 // Finding a car as the spec's paths name it: by id, slug or custom slug (4.2, 4.3, 4.19), or by VIN
-// with lookup_by=vin (4.2). A car outside the key's dealerships is not found, exactly like a car
-// that does not exist.
-import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter } from '../auth/scope.ts';
+// with lookup_by=vin (4.2). Read through the caller's scoped client (src/db/scoped.ts), a car outside
+// the key's dealerships is not found, exactly like a car that does not exist.
 import type { Db, Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 
@@ -10,20 +8,19 @@ import { notFound } from '../errors.ts';
 export const CAR_LOOKUP_BYS = ['vin'] as const;
 export type CarLookupBy = (typeof CAR_LOOKUP_BYS)[number];
 
-/** The `where` that finds the car named by `identifier` among the cars the actor reaches. */
-export function carWhere(actor: Actor, identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
+/** The `where` that finds the car named by `identifier`. */
+export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
   const text = identifier.trim();
-  const dealership_id = dealershipIdFilter(actor);
-  if (lookupBy === 'vin') return { vin: text.toUpperCase(), dealership_id };
+  if (lookupBy === 'vin') return { vin: text.toUpperCase() };
   const byText: Prisma.CarWhereInput[] = [{ slug: text }, { custom_slug: text }];
   if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
-  return { OR: byText, dealership_id };
+  return { OR: byText };
 }
 
 /** The car's id, or the car_not_found error. The newest car wins when several share a VIN. */
-export async function findCarId(db: Db, actor: Actor, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
   const car = await db.car.findFirst({
-    where: carWhere(actor, identifier, lookupBy),
+    where: carWhere(identifier, lookupBy),
     select: { id: true },
     orderBy: { created_at: 'desc' },
   });

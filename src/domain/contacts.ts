@@ -1,7 +1,6 @@
 // A dealership's contacts (spec 4.12, 4.13). The dealership is checked first, so a dealership the
 // key does not reach answers dealership_not_found whatever the contact id; a contact is then looked
 // for only inside that dealership, so one dealership's contacts never appear under another.
-import type { Actor } from '../auth/api-keys.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { requireDealershipId } from './dealerships.ts';
@@ -26,20 +25,19 @@ export function contactPage(input: { page?: number | null; per_page?: number | n
 }
 
 /** The `where` of one contact of a dealership the actor reaches; dealership_not_found otherwise. */
-export async function contactWhere(db: Db, actor: Actor, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
-  const dealership_id = await requireDealershipId(db, actor, { id: dealershipId });
+export async function contactWhere(db: Db, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
+  const dealership_id = await requireDealershipId(db, { id: dealershipId });
   return { id: contactId, dealership_id };
 }
 
 /** A page of a reachable dealership's contacts, ordered by id. */
 export async function contactListArgs(
   db: Db,
-  actor: Actor,
   input: { dealership_id: number; page?: number | null; per_page?: number | null },
 ): Promise<{ where: Prisma.ContactWhereInput; orderBy: Prisma.ContactOrderByWithRelationInput; skip: number; take: number }> {
   // Paging is checked before the dealership so a bad parameter is reported without a query.
   const { skip, take } = contactPage(input);
-  const dealership_id = await requireDealershipId(db, actor, { id: input.dealership_id });
+  const dealership_id = await requireDealershipId(db, { id: input.dealership_id });
   return { where: { dealership_id }, orderBy: { id: 'asc' }, skip, take };
 }
 

@@ -1,18 +1,18 @@
 // Dealerships as the key sees them: finding one by id or slug (404 when it is not reachable, exactly
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's dealership locations (4.15).
-import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter, reachesDealership } from '../auth/scope.ts';
 import type { Db } from '../db/client.ts';
 import { apiError, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
 import { jsonStrings } from './json-columns.ts';
 
-/** The id of the dealership with this id or slug, if the actor reaches it; else dealership_not_found. */
-export async function requireDealershipId(db: Db, actor: Actor, by: { id: number } | { slug: string }): Promise<number> {
-  if ('id' in by && !reachesDealership(actor, by.id)) throw notFound('dealership');
+/**
+ * The id of the dealership with this id or slug, read through the caller's scoped client: one the
+ * key does not reach is dealership_not_found, like one that does not exist.
+ */
+export async function requireDealershipId(db: Db, by: { id: number } | { slug: string }): Promise<number> {
   const dealership = await db.dealership.findFirst({
-    where: 'id' in by ? { id: by.id } : { slug: by.slug.trim(), id: dealershipIdFilter(actor) },
+    where: 'id' in by ? { id: by.id } : { slug: by.slug.trim() },
     select: { id: true },
   });
   if (!dealership) throw notFound('dealership');
@@ -32,10 +32,9 @@ export interface PartnerDealershipMapping {
  * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
  * makes both required in every entry. Ordered by dealership id, then location id.
  */
-export async function partnerDealershipMappings(db: Db, actor: Actor): Promise<PartnerDealershipMapping[]> {
+export async function partnerDealershipMappings(db: Db): Promise<PartnerDealershipMapping[]> {
   const locations = await db.location.findMany({
     where: {
-      dealership_id: dealershipIdFilter(actor),
       partner_dealership_id: { not: null },
       partner_account_id: { not: null },
     },
@@ -75,8 +74,8 @@ export interface InstalledPlugin {
 }
 
 /** The plugins installed on a dealership the actor reaches, by plugin name (then slug). */
-export async function dealershipPlugins(db: Db, actor: Actor, dealershipSlug: string): Promise<InstalledPlugin[]> {
-  const dealershipId = await requireDealershipId(db, actor, { slug: dealershipSlug });
+export async function dealershipPlugins(db: Db, dealershipSlug: string): Promise<InstalledPlugin[]> {
+  const dealershipId = await requireDealershipId(db, { slug: dealershipSlug });
   const installs = await db.dealershipPlugin.findMany({
     where: { dealership_id: dealershipId },
     select: { installed_at: true, trial: true, plugin: { select: { name: true, slug: true, categories: true } } },
@@ -109,7 +108,6 @@ const geolocationError = (reason: string): Error => apiError('BAD_USER_INPUT', '
  */
 export async function rankLocationsByPostcode(
   db: Db,
-  actor: Actor,
   input: { manufacturerId: number; postcode?: string | null },
   geocoder: Geocoder,
   limit = POSTCODE_SEARCH_LIMIT,
@@ -126,7 +124,6 @@ export async function rankLocationsByPostcode(
 
   const candidates = await db.location.findMany({
     where: {
-      dealership_id: dealershipIdFilter(actor),
       dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } } },
       address: { isNot: null },
     },

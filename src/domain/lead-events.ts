@@ -3,8 +3,6 @@
 // or as JSON text (?data={"leadId":12,…}), and GraphQL clients send an object. This file decides
 // what is accepted and names the field at fault (`data.leadId`, `data.messageDetail.sentDate` …).
 import { z } from 'zod';
-import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { apiError, invalidInput } from '../errors.ts';
 
@@ -199,12 +197,12 @@ export const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
 
 /**
- * Records the event against the lead. A lead outside the key's dealerships is `no_lead_found`,
- * exactly like a lead that does not exist.
+ * Records the event against the lead. Read through the caller's scoped client, a lead outside the
+ * key's dealerships is `no_lead_found`, exactly like a lead that does not exist.
  */
-export async function createLeadEvent(db: Db, actor: Actor, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
+export async function createLeadEvent(db: Db, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
   const { leadId, ...event } = validateLeadEvent(input);
-  const lead = await db.lead.findFirst({ where: { id: leadId, dealership_id: dealershipIdFilter(actor) }, select: { id: true } });
+  const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true } });
   if (!lead) throw noLeadFound();
   return db.leadEvent.create({ ...query, data: { ...event, lead_id: lead.id, created_at: now } });
 }

@@ -2,8 +2,9 @@
 // A website shows only the models listed for it (WebsiteModel), so a variant of any other model is
 // "not found" there, whoever asks.
 import type { Actor } from '../auth/api-keys.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
+import type { DbClients } from '../db/scoped.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
 export interface CategoryRow {
@@ -116,7 +117,7 @@ export function availabilityGroups(
  * custom slug. 404 website_not_found, 403 for a key not authorised for the website.
  */
 export async function shownVariantWhere(
-  db: Db,
+  clients: DbClients,
   actor: Actor,
   slug: string,
   websiteIdentifier: string,
@@ -124,8 +125,8 @@ export async function shownVariantWhere(
   // The schema requires website_id; blank (only spaces) counts as missing.
   const wanted = websiteIdentifier.trim();
   if (!wanted) throw invalidInput('website_id', 'is required');
-  const website = await findAuthorisedWebsite(db, actor, wanted);
-  const variant = await db.modelVariant.findFirst({
+  const website = await findAuthorisedWebsite(clients, actor, wanted);
+  const variant = await clients.db.modelVariant.findFirst({
     where: { slug: slug.trim(), model: { websites: { some: { website_id: website.id } } } },
     select: { id: true },
   });
@@ -184,14 +185,14 @@ export function parseWebsiteModelsVersion(version: number | null | undefined): W
 
 /** Spec 4.20: the models the website shows, in the website's order, in one query after the website lookup. */
 export async function websiteModels(
-  db: Db,
+  clients: DbClients,
   actor: Actor,
   websiteIdentifier: string,
   requestedVersion: number | null | undefined,
 ): Promise<WebsiteModels> {
   const version = parseWebsiteModelsVersion(requestedVersion);
-  const website = await findAuthorisedWebsite(db, actor, websiteIdentifier);
-  const rows = await db.websiteModel.findMany({
+  const website = await findAuthorisedWebsite(clients, actor, websiteIdentifier);
+  const rows = await clients.db.websiteModel.findMany({
     where: { website_id: website.id },
     orderBy: [{ position: 'asc' }, { model_id: 'asc' }],
     select: {

@@ -4,10 +4,10 @@
 // dealership_ids, so it learns nothing about other dealers.
 import sanitizeHtml from 'sanitize-html';
 import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { findAuthorisedWebsite } from './websites.ts';
+import type { DbClients } from '../db/scoped.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -76,10 +76,12 @@ export function imageOrModelImage(offer: {
   return imageVersions(variant?.image_url, variant?.image_thumb_url);
 }
 
-/** The dealership links of an offer that the key may see (a Prisma relation query). */
-export function visibleDealershipLinks(actor: Actor | null) {
+/**
+ * The dealership links of an offer, as a Prisma relation query: read through the caller's scoped
+ * client, they are only the links to the key's dealerships (none without a key).
+ */
+export function visibleDealershipLinks() {
   return {
-    where: actor ? { dealership_id: dealershipIdFilter(actor) } : { dealership_id: { in: [] } },
     orderBy: { dealership_id: 'asc' },
     select: { dealership_id: true },
   } satisfies Prisma.Offer$dealershipsArgs;
@@ -90,13 +92,16 @@ export function stillRunning(now: Date): Prisma.DateTimeFilter {
   return { gte: new Date(utcDay(now)) };
 }
 
-/** The manufacturer offers a key sees: still running, and at one of its dealerships for a restricted key. */
+/**
+ * The manufacturer offers a key sees: still running, and at one of its dealerships for a restricted
+ * key. Offers are catalogue data (not scoped by src/db/scoped.ts), so which ones a key sees is this
+ * rule of the offers area.
+ */
 export function runningManufacturerOffersWhere(actor: Actor, now: Date): Prisma.OfferWhereInput {
-  const dealerships = dealershipIdFilter(actor);
   return {
     kind: 'manufacturer',
     expires_at: stillRunning(now),
-    ...(dealerships ? { dealerships: { some: { dealership_id: dealerships } } } : {}),
+    ...(actor.dealershipIds ? { dealerships: { some: { dealership_id: { in: [...actor.dealershipIds] } } } } : {}),
   };
 }
 
@@ -115,9 +120,14 @@ export async function requireManufacturer(db: Db, manufacturerId: number): Promi
  * 403 for a key not authorised for the website, 404 offer_not_found for an offer of another website
  * (or none). An expired offer still answers, with expiry_in_words "expired".
  */
-export async function websiteOfferWhere(db: Db, actor: Actor, websiteId: number, offerId: number): Promise<Prisma.OfferWhereUniqueInput> {
-  const website = await findAuthorisedWebsite(db, actor, websiteId);
-  const offer = await db.offer.findFirst({ where: { id: offerId, website_id: website.id }, select: { id: true } });
+export async function websiteOfferWhere(
+  clients: DbClients,
+  actor: Actor,
+  websiteId: number,
+  offerId: number,
+): Promise<Prisma.OfferWhereUniqueInput> {
+  const website = await findAuthorisedWebsite(clients, actor, websiteId);
+  const offer = await clients.db.offer.findFirst({ where: { id: offerId, website_id: website.id }, select: { id: true } });
   if (!offer) throw notFound('offer');
   return { id: offer.id };
 }

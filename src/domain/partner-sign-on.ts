@@ -48,11 +48,9 @@ export async function createPartnerToken(
   if (text === '') throw invalidInput('email', 'is required', 'email_required');
   if (text.length > EMAIL_MAX_LENGTH) throw invalidInput('email', `must be at most ${EMAIL_MAX_LENGTH} characters`);
 
+  // Through the caller's scoped client: only users linked to one of the key's dealerships.
   const user = await db.user.findFirst({
-    where: {
-      email_normalized: text.toLowerCase(),
-      ...(actor.dealershipIds ? { dealerships: { some: { dealership_id: { in: [...actor.dealershipIds] } } } } : {}),
-    },
+    where: { email_normalized: text.toLowerCase() },
     select: { id: true },
   });
   if (!user) {

@@ -1,7 +1,6 @@
 // Spec 4.3: a car's payment processors. A processor belongs to a dealership and is either a
 // website's own (website_id set) or the dealership's default (website_id null), which every website
 // without its own uses.
-import type { Actor } from '../auth/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
@@ -18,12 +17,11 @@ type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[numb
  */
 export async function carPaymentProcessors(
   db: Db,
-  actor: Actor,
   carIdentifier: string,
   websiteIdentifier: string | null | undefined,
 ): Promise<ProcessorRow[]> {
   const car = await db.car.findFirst({
-    where: carWhere(actor, carIdentifier),
+    where: carWhere(carIdentifier),
     select: { dealership_id: true },
     orderBy: { created_at: 'desc' },
   });

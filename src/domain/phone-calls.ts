@@ -4,8 +4,8 @@
 // Providers retry deliveries, so one call must be recorded once however often it arrives.
 import { createHash } from 'node:crypto';
 import type { Actor } from '../auth/api-keys.ts';
-import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
+import type { DbClients } from '../db/scoped.ts';
 import { invalidInput } from '../errors.ts';
 import { normalizePhone } from './phone.ts';
 
@@ -86,7 +86,8 @@ async function attributedCarId(db: Db, dealershipId: number, caller: string, now
  * dealerships the key reaches; a call to any other number is recorded without a dealership, and
  * the answer does not say which, so a key cannot probe other dealerships' numbers.
  */
-export async function recordPhoneCall(db: Db, actor: Actor, input: PhoneCallInput, now: Date): Promise<PhoneCallReceipt> {
+export async function recordPhoneCall(clients: DbClients, actor: Actor, input: PhoneCallInput, now: Date): Promise<PhoneCallReceipt> {
+  const { db, unscopedDb } = clients;
   const called = storedNumber(input.called_number, 'called_number');
   const caller = storedNumber(input.caller_number, 'caller_number');
   const callId = input.call_id?.trim() || null;
@@ -95,13 +96,15 @@ export async function recordPhoneCall(db: Db, actor: Actor, input: PhoneCallInpu
   }
 
   const { key, earlier } = dedupeKeys(actor, called.value, caller.value, callId, now);
-  const seen = await db.phoneCall.findFirst({ where: { dedupe_key: { in: [key, ...earlier] } }, select: { id: true } });
+  // Dedupe keys are made from the reporting key's id, so these lookups only ever find that key's own
+  // deliveries; they are unscoped because a call that matched no dealership is no dealership's row.
+  const seen = await unscopedDb.phoneCall.findFirst({ where: { dedupe_key: { in: [key, ...earlier] } }, select: { id: true } });
   if (seen) return { status: 'duplicate', id: seen.id };
 
-  const found = called.e164
+  // Through the scoped client: another dealership's tracking number matches nothing.
+  const location = called.e164
     ? await db.location.findUnique({ where: { tracking_phone: called.value }, select: { id: true, dealership_id: true } })
     : null;
-  const location = found && reachesDealership(actor, found.dealership_id) ? found : null;
   const carId = location && caller.e164 ? await attributedCarId(db, location.dealership_id, caller.value, now) : null;
 
   try {
@@ -121,7 +124,7 @@ export async function recordPhoneCall(db: Db, actor: Actor, input: PhoneCallInpu
   } catch (error) {
     // A concurrent delivery of the same call won the unique dedupe_key: this one is the repeat.
     if (!isUniqueViolation(error)) throw error;
-    const first = await db.phoneCall.findUnique({ where: { dedupe_key: key }, select: { id: true } });
+    const first = await unscopedDb.phoneCall.findUnique({ where: { dedupe_key: key }, select: { id: true } });
     if (!first) throw error;
     return { status: 'duplicate', id: first.id };
   }

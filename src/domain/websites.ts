@@ -5,6 +5,7 @@
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
+import type { DbClients } from '../db/scoped.ts';
 import { forbidden, notFound } from '../errors.ts';
 
 export interface WebsiteRef {
@@ -38,9 +39,13 @@ export function reachesWebsite(actor: Actor, website: WebsiteRef): boolean {
   return reachesDealership(actor, website.dealership_id);
 }
 
-/** The website, or 404 `website_not_found` when none has that identifier, or 403 when the key may not act for it. */
-export async function findAuthorisedWebsite(db: Db, actor: Actor, identifier: string | number): Promise<WebsiteRef> {
-  const website = await findWebsite(db, identifier);
+/**
+ * The website, or 404 `website_not_found` when none has that identifier, or 403 when the key may not
+ * act for it. The spec answers another dealership's website with 403, not 404, so this lookup is
+ * deliberately unscoped (the escape hatch of src/db/scoped.ts); it answers only the website's id.
+ */
+export async function findAuthorisedWebsite(clients: DbClients, actor: Actor, identifier: string | number): Promise<WebsiteRef> {
+  const website = await findWebsite(clients.unscopedDb, identifier);
   if (!website) throw notFound('website');
   if (!reachesWebsite(actor, website)) throw forbidden('This API key is not authorised for that website.');
   return website;

@@ -3,7 +3,7 @@
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import type { Actor } from '../auth/api-keys.ts';
-import { dealershipIdFilter, requireActor } from '../auth/scope.ts';
+import { requireActor } from '../auth/scope.ts';
 
 const ApiKeyDetailsUser = builder.prismaObject('User', {
   variant: 'ApiKeyDetailsUser',
@@ -47,8 +47,9 @@ const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
     dealerships: t.prismaField({
       type: [ApiKeyDetailsDealership],
       description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
-      resolve: (query, actor, _args, context) =>
-        context.db.dealership.findMany({ ...query, where: { id: dealershipIdFilter(actor) }, orderBy: { id: 'asc' } }),
+      resolve: (query, _apiKey, _args, context) =>
+        // The caller's scoped client answers exactly the dealerships the key reaches.
+        context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
     }),
   }),
 });

@@ -221,7 +221,7 @@ builder.queryField('model_variant', (t) =>
     resolve: async (query, _root, args, context) =>
       context.db.modelVariant.findUniqueOrThrow({
         ...query,
-        where: await shownVariantWhere(context.db, requireActor(context), args.slug, args.website_id),
+        where: await shownVariantWhere(context, requireActor(context), args.slug, args.website_id),
       }),
   }),
 );
@@ -275,6 +275,6 @@ builder.queryField('website_models', (t) =>
       website_id: t.arg.string({ required: true, description: 'Website ID, slug or custom slug.' }),
       version: t.arg.int({ description: '1 (default) or 2.' }),
     },
-    resolve: (_root, args, context) => websiteModels(context.db, requireActor(context), args.website_id, args.version),
+    resolve: (_root, args, context) => websiteModels(context, requireActor(context), args.website_id, args.version),
   }),
 );

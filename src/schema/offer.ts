@@ -94,7 +94,7 @@ function commonOfferFields(t: FieldBuilder) {
     dealership_ids: t.field({
       type: ['Int'],
       description: 'The dealerships the offer runs at, among those the key reaches.',
-      select: (_args, context) => ({ dealerships: visibleDealershipLinks(context.actor) }),
+      select: { dealerships: visibleDealershipLinks() },
       resolve: (offer) => offer.dealerships.map((link) => link.dealership_id),
     }),
   };
@@ -202,7 +202,7 @@ builder.queryField('website_offer', (t) =>
     resolve: async (query, _root, args, context) =>
       context.db.offer.findUniqueOrThrow({
         ...query,
-        where: await websiteOfferWhere(context.db, requireActor(context), args.website_id, args.id),
+        where: await websiteOfferWhere(context, requireActor(context), args.website_id, args.id),
       }),
   }),
 );
@@ -216,8 +216,7 @@ builder.prismaObject('Manufacturer', {
     slug: t.exposeString('slug'),
     models: t.relation('models', { query: { orderBy: { id: 'asc' } } }),
     offers: t.relation('offers', {
-      description: 'Its running manufacturer offers, as manufacturer_offers lists them.',
-      authScopes: { permission: 'index:offer' },
+      description: 'Its running manufacturer offers, as manufacturer_offers lists them; empty without index:offer.',
       query: (_args, context) => ({
         where: runningManufacturerOffersWhere(requireActor(context), context.now()),
         orderBy: { id: 'asc' },

@@ -43,6 +43,7 @@ builder.mutationField('redeem_partner_token', (t) =>
       // Nullable on purpose: a link without its token (or ?token=) is the same 404 token_not_found as a wrong one.
       token: t.arg.string({ required: false }),
     },
-    resolve: (_root, args, context) => redeemPartnerToken(context.db, context.config, args.token, context.now()),
+    // Public: the browser holds no key; the single-use token names the one row the escape hatch reads.
+    resolve: (_root, args, context) => redeemPartnerToken(context.unscopedDb, context.config, args.token, context.now()),
   }),
 );

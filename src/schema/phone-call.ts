@@ -33,7 +33,7 @@ builder.mutationField('phone_call_webhook', (t) =>
     },
     resolve: (_root, args, context) =>
       recordPhoneCall(
-        context.db,
+        context,
         requireActor(context),
         { called_number: args.called_number, caller_number: args.caller_number, call_id: args.call_id ?? args.CallSid ?? null },
         context.now(),

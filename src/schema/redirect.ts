@@ -22,6 +22,7 @@ builder.queryField('car_redirect', (t) =>
       stocknum: t.arg.string({ required: true, description: 'Stock number.' }),
       fbclid: t.arg.string({ description: 'Carried through to the target URL.' }),
     },
-    resolve: async (_root, args, context) => ({ location: await carRedirectLocation(context.db, args) }),
+    // Public: no key, so no scope; the escape hatch reads only the named dealership's website and car.
+    resolve: async (_root, args, context) => ({ location: await carRedirectLocation(context.unscopedDb, args) }),
   }),
 );

@@ -1,13 +1,7 @@
-// Reading leads in the graph: only the key's dealerships, so another dealership's lead is not found,
-// exactly like a lead that does not exist.
-import type { Actor } from '../../auth/api-keys.ts';
-import { dealershipIdFilter } from '../../auth/scope.ts';
+// Reading leads in the graph, through the caller's scoped client: only the key's dealerships, so
+// another dealership's lead is not found, exactly like a lead that does not exist.
 import type { Db, Prisma } from '../../db/client.ts';
 import { requireDealershipId } from '../dealerships.ts';
-
-export function leadWhere(actor: Actor, id: number): Prisma.LeadWhereInput {
-  return { id, dealership_id: dealershipIdFilter(actor) };
-}
 
 export interface LeadListFilter {
   dealership_id?: number | null;
@@ -17,11 +11,9 @@ export interface LeadListFilter {
   lead_state?: string | null;
 }
 
-export async function leadListWhere(db: Db, actor: Actor, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
-  const dealership_id =
-    typeof filter.dealership_id === 'number' ? await requireDealershipId(db, actor, { id: filter.dealership_id }) : dealershipIdFilter(actor);
+export async function leadListWhere(db: Db, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
   return {
-    dealership_id,
+    ...(typeof filter.dealership_id === 'number' ? { dealership_id: await requireDealershipId(db, { id: filter.dealership_id }) } : {}),
     ...(typeof filter.contact_id === 'number' ? { contact_id: filter.contact_id } : {}),
     ...(typeof filter.car_id === 'number' ? { car_id: filter.car_id } : {}),
     ...(filter.category ? { category: filter.category } : {}),

@@ -4,7 +4,6 @@
 // dealership's record of a person, so changing a lead's e-mail or phone does not move or edit it;
 // only `golden` and `sms_verified` reach the contact, as on create. Attachments sent on update are
 // added to the lead's files (at most 5 in all). No notification is sent for an update.
-import { dealershipIdFilter } from '../../auth/scope.ts';
 import type { Prisma } from '../../db/client.ts';
 import { apiError, invalidInput, notFound } from '../../errors.ts';
 // The runtime values (DbNull) are the same objects for both engines' clients: one Prisma runtime.
@@ -49,8 +48,8 @@ function existingOf(lead: StoredLead): ExistingLead {
 }
 
 export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInputData): Promise<LeadRecord> {
-  const { db, actor, now, storage } = deps;
-  const lead = await readStoredLead(db, { id, dealership_id: dealershipIdFilter(actor) });
+  const { db, now, storage } = deps;
+  const lead = await readStoredLead(db, { id });
   if (!lead) throw notFound('lead');
   if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
 

@@ -1,0 +1,478 @@
+// The one place dealership scoping is decided. A key restricted to dealerships gets a Prisma client
+// (`forActor`) that adds the dealership condition to every read and write of a dealership-owned
+// model, at the top level and inside nested `include` / `select` (any depth, `_count` included), so
+// resolvers, domain functions and Pothos relations can only ever see the key's rows: a row of
+// another dealership answers exactly like a row that does not exist.
+//
+// How each model belongs to a dealership is data, in `dealershipScope` below; the relations are read
+// from the Prisma datamodel. test/tenant-isolation.test.ts fails when a model that holds a
+// dealership's data (derived from the datamodel) is missing from the table.
+//
+// The escape hatch: the unscoped client is `deps.db` / `context.unscopedDb`, used only for reads that
+// are deliberately global (grep for `unscopedDb`): the API key lookup, the public redirect and
+// partner sign-on landing, the website lookup that tells "not yours" (403) from "missing" (404),
+// phone calls' per-key dedupe records, the CLIs, the outbox worker, migrations and the seed.
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import { notFound } from '../errors.ts';
+import type { Db } from './client.ts';
+
+export type ModelName = keyof PrismaTypes & string;
+
+/** How the rows of one model belong to dealerships. */
+export type ScopeRule =
+  /** The row names its dealership in `column`, the foreign key of `relation`. */
+  | { kind: 'dealership'; column: string; relation: string }
+  /** The Dealership itself, by id. */
+  | { kind: 'dealership-itself' }
+  /** The row belongs to the dealership of the row `relation` points at (a car's photo, a lead's event). */
+  | { kind: 'owner'; relation: string }
+  /** The row is visible when one of its links in the list `relation` is (a user, through their dealership links). */
+  | { kind: 'links'; relation: string }
+  /** No dealership's data: catalogue, access control, or rows only the server itself reads. */
+  | { kind: 'global'; reason: string };
+
+const byDealershipId = { kind: 'dealership', column: 'dealership_id', relation: 'dealership' } as const;
+const ownedBy = (relation: string) => ({ kind: 'owner', relation }) as const;
+const global = (reason: string) => ({ kind: 'global', reason }) as const;
+
+/** Every model of the datamodel, and how it is scoped (the type makes a new model impossible to leave out). */
+export const dealershipScope: Record<ModelName, ScopeRule> = {
+  Dealership: { kind: 'dealership-itself' },
+  Car: byDealershipId,
+  Lead: byDealershipId,
+  Contact: byDealershipId,
+  Location: byDealershipId,
+  Website: byDealershipId,
+  PaymentProcessor: byDealershipId,
+  // A call that matched no tracking number has no dealership: it is no restricted key's row.
+  PhoneCall: byDealershipId,
+  DealershipUser: byDealershipId,
+  DealershipPlugin: byDealershipId,
+  DealershipManufacturer: byDealershipId,
+  OfferDealership: byDealershipId,
+  ApiKeyDealership: byDealershipId,
+  CarPhoto: ownedBy('car'),
+  CarPriceChange: ownedBy('car'),
+  CarViewDay: ownedBy('car'),
+  LeadFile: ownedBy('lead'),
+  LeadPayment: ownedBy('lead'),
+  LeadAddress: ownedBy('lead'),
+  LeadEvent: ownedBy('lead'),
+  // A message without a lead is no restricted key's row; only the outbox worker (unscoped) reads them.
+  OutboxMessage: ownedBy('lead'),
+  ContactVehicle: ownedBy('contact'),
+  LocationAddress: ownedBy('location'),
+  LocationContactDetail: ownedBy('location'),
+  WebsiteModel: ownedBy('website'),
+  OfferPreferredLocation: ownedBy('location'),
+  User: { kind: 'links', relation: 'dealerships' },
+  Manufacturer: global('catalogue'),
+  Model: global('catalogue'),
+  Colour: global('catalogue'),
+  ModelVariant: global('catalogue'),
+  SpecificationCategory: global('catalogue'),
+  SpecificationField: global('catalogue'),
+  SpecificationValue: global('catalogue'),
+  ConfigurableOption: global('catalogue'),
+  VariantAvailability: global('catalogue'),
+  OfferImage: global('catalogue'),
+  Plugin: global('catalogue'),
+  // Offers are catalogue data shown across dealerships; who sees which is decided by the website's
+  // authorisation (403) and by their dealership links (OfferDealership, scoped above).
+  Offer: global('catalogue: visibility follows the website authorisation and the scoped dealership links'),
+  ApiKey: global('access control: a key reads only itself (apikey_details); the CLI manages keys'),
+  ApiKeySecret: global('access control: read by the key lookup only'),
+  ApiKeyPermission: global('access control'),
+  PartnerToken: global("access control: created for a user the key reaches, redeemed by the public sign-on landing"),
+  IdempotencyRecord: global('per API key, never per dealership'),
+};
+
+// ───────────────────────────── the datamodel ─────────────────────────────
+
+export interface RelationInfo {
+  target: ModelName;
+  isList: boolean;
+  /** The field on the target that is the other side of this relation. */
+  back: string | undefined;
+  /** True when this side holds the foreign key. */
+  holdsForeignKey: boolean;
+}
+
+const datamodel = getDatamodel().datamodel.models as Record<
+  string,
+  { fields: readonly { name: string; kind: string; type: string; isList: boolean; relationName?: string; relationFromFields?: readonly string[] }[] }
+>;
+
+const relationsByModel = new Map<string, Map<string, RelationInfo>>();
+for (const [model, { fields }] of Object.entries(datamodel)) {
+  const relations = new Map<string, RelationInfo>();
+  for (const field of fields) {
+    if (field.kind !== 'object') continue;
+    const back = datamodel[field.type]?.fields.find(
+      (other) => other.relationName === field.relationName && !(field.type === model && other.name === field.name),
+    );
+    relations.set(field.name, {
+      target: field.type as ModelName,
+      isList: field.isList,
+      back: back?.name,
+      holdsForeignKey: (field.relationFromFields?.length ?? 0) > 0,
+    });
+  }
+  relationsByModel.set(model, relations);
+}
+
+/** The relation fields of a model, from the Prisma datamodel. */
+export function relationsOf(model: string): ReadonlyMap<string, RelationInfo> {
+  return relationsByModel.get(model) ?? new Map();
+}
+
+export const modelNames = Object.keys(datamodel) as ModelName[];
+
+function ruleOf(model: string): ScopeRule {
+  return dealershipScope[model as ModelName] ?? global('not a model');
+}
+
+export function isScoped(model: string): boolean {
+  return ruleOf(model).kind !== 'global';
+}
+
+/**
+ * Whether the row a relation leads to is in the caller's scope whenever the row it starts from is:
+ * the relation is the row's own owner (a car's dealership, a photo's car), or the related row is
+ * owned by, or linked through, this one (a dealership's cars, a location's address, a dealership
+ * link's user). Everything returned by the scoped client is in scope, so by induction these need no
+ * condition; every other relation to a scoped model gets one.
+ */
+export function inScopeByConstruction(model: string, field: string): boolean {
+  const relation = relationsOf(model).get(field);
+  if (!relation) return true;
+  const targetRule = ruleOf(relation.target);
+  if (targetRule.kind === 'global') return true;
+  const rule = ruleOf(model);
+  if ((rule.kind === 'dealership' || rule.kind === 'owner') && rule.relation === field) return true;
+  if ((targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') && targetRule.relation === relation.back) {
+    return true;
+  }
+  return false;
+}
+
+// ───────────────────────────── conditions for one set of dealerships ─────────────────────────────
+
+type Args = Record<string, unknown>;
+type Where = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a result row of a to-one relation must show to be in scope, and which probe keys were added. */
+interface RowCheck {
+  check: (row: Args) => boolean;
+}
+
+/** How to post-process a result: relations to check or walk, and keys added only to check them. */
+interface ResultPlan {
+  relations: Map<string, { check?: RowCheck['check']; strip: string[]; plan?: ResultPlan }>;
+}
+
+class Scope {
+  private readonly wheres = new Map<string, Where | null>();
+  private readonly allowed: ReadonlySet<number>;
+
+  constructor(readonly dealershipIds: readonly number[]) {
+    this.allowed = new Set(dealershipIds);
+  }
+
+  reaches(dealershipId: unknown): boolean {
+    return typeof dealershipId === 'number' && this.allowed.has(dealershipId);
+  }
+
+  /** The `where` that keeps a model's rows to the caller's dealerships; null for a global model. */
+  where(model: string): Where | null {
+    if (this.wheres.has(model)) return this.wheres.get(model) ?? null;
+    const rule = ruleOf(model);
+    let where: Where | null;
+    switch (rule.kind) {
+      case 'dealership':
+        where = { [rule.column]: { in: [...this.dealershipIds] } };
+        break;
+      case 'dealership-itself':
+        where = { id: { in: [...this.dealershipIds] } };
+        break;
+      case 'owner':
+        where = { [rule.relation]: { is: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+        break;
+      case 'links':
+        where = { [rule.relation]: { some: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+        break;
+      case 'global':
+        where = null;
+        break;
+    }
+    this.wheres.set(model, where);
+    return where;
+  }
+
+  private requiredWhere(target: string | undefined, from: string): Where {
+    const where = target ? this.where(target) : null;
+    if (!where) throw new Error(`dealership scope of ${from}: its owner must be a scoped model`);
+    return where;
+  }
+
+  /** The selection a to-one related row needs to be checked, and the check. */
+  private probe(model: string): { select: Args; check: (row: Args) => boolean } {
+    const rule = ruleOf(model);
+    switch (rule.kind) {
+      case 'dealership':
+        return { select: { [rule.column]: true }, check: (row) => this.reaches(row[rule.column]) };
+      case 'dealership-itself':
+        return { select: { id: true }, check: (row) => this.reaches(row.id) };
+      case 'owner': {
+        const owner = this.probe(relationsOf(model).get(rule.relation)?.target ?? '');
+        return {
+          select: { [rule.relation]: { select: owner.select } },
+          check: (row) => isObject(row[rule.relation]) && owner.check(row[rule.relation] as Args),
+        };
+      }
+      case 'links': {
+        const link = relationsOf(model).get(rule.relation)?.target ?? '';
+        const linkWhere = this.where(link);
+        return {
+          select: { [rule.relation]: { where: linkWhere, select: this.probe(link).select, take: 1 } },
+          check: (row) => Array.isArray(row[rule.relation]) && (row[rule.relation] as unknown[]).length > 0,
+        };
+      }
+      case 'global':
+        return { select: {}, check: () => true };
+    }
+  }
+
+  /** `where` AND the scope, keeping the unique fields of a unique `where` at the top level. */
+  restrict(model: string, where: unknown): Where | undefined {
+    const scope = this.where(model);
+    if (!scope) return where as Where | undefined;
+    if (!isObject(where)) return scope;
+    const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
+    return { ...where, AND: [...and, scope] };
+  }
+
+  /**
+   * Scopes the relations inside `args.select` / `args.include` (a copy is made) and answers how the
+   * result must be post-processed, or null when it need not be.
+   */
+  nested(model: string, args: Args): ResultPlan | null {
+    const plan: ResultPlan = { relations: new Map() };
+    for (const key of ['select', 'include'] as const) {
+      const selection = args[key];
+      if (!isObject(selection)) continue;
+      const scoped: Args = { ...selection };
+      args[key] = scoped;
+      for (const [field, value] of Object.entries(selection)) {
+        if (field === '_count') {
+          scoped._count = this.count(model, value);
+          continue;
+        }
+        const relation = relationsOf(model).get(field);
+        if (!relation || !value) continue;
+        const relationArgs: Args = isObject(value) ? { ...value } : {};
+        const childPlan = this.nested(relation.target, relationArgs);
+        const needsScope = !inScopeByConstruction(model, field);
+        let check: RowCheck['check'] | undefined;
+        let strip: string[] = [];
+        if (needsScope && relation.isList) {
+          relationArgs.where = this.restrict(relation.target, relationArgs.where);
+        } else if (needsScope) {
+          // Prisma cannot filter a to-one include: the related row's scope columns are selected and
+          // a row of another dealership is replaced by null in the result.
+          const probe = this.probe(relation.target);
+          strip = addProbe(relationArgs, probe.select, `${model}.${field}`);
+          check = probe.check;
+        }
+        scoped[field] = value === true && Object.keys(relationArgs).length === 0 ? true : relationArgs;
+        if (childPlan || check) plan.relations.set(field, { check, strip, plan: childPlan ?? undefined });
+      }
+    }
+    return plan.relations.size > 0 ? plan : null;
+  }
+
+  /** `_count` of relations: each relation to a scoped model counts only rows in scope. */
+  private count(model: string, value: unknown): unknown {
+    const relations = relationsOf(model);
+    let counted: Args;
+    if (value === true) {
+      counted = Object.fromEntries([...relations].filter(([, relation]) => relation.isList).map(([field]) => [field, true]));
+    } else if (isObject(value) && isObject(value.select)) {
+      counted = value.select;
+    } else {
+      return value;
+    }
+    const select: Args = {};
+    for (const [field, spec] of Object.entries(counted)) {
+      const relation = relations.get(field);
+      if (!relation || !spec || inScopeByConstruction(model, field)) {
+        select[field] = spec;
+        continue;
+      }
+      const countArgs: Args = isObject(spec) ? { ...spec } : {};
+      countArgs.where = this.restrict(relation.target, countArgs.where);
+      select[field] = countArgs;
+    }
+    return { select };
+  }
+
+  /**
+   * A write names its dealership in the data: creating or moving a row into a dealership outside
+   * the caller's scope answers like a dealership that does not exist. A row owned through another
+   * row (a lead's file, a car's photo) is written under an owner that was itself found through this
+   * client, so it cannot land outside the scope.
+   */
+  checkData(model: string, data: unknown): void {
+    const rule = ruleOf(model);
+    if (Array.isArray(data)) {
+      for (const row of data) this.checkData(model, row);
+      return;
+    }
+    if (!isObject(data)) return;
+    if (rule.kind === 'dealership-itself') throw notFound('dealership');
+    if (rule.kind !== 'dealership') return;
+    const column = data[rule.column];
+    const named = isObject(column) && 'set' in column ? column.set : column;
+    if (named !== undefined && named !== null && !this.reaches(named)) throw notFound('dealership');
+    const relation = data[rule.relation];
+    if (isObject(relation)) {
+      const connect = relation.connect;
+      if (!isObject(connect) || !this.reaches(connect.id) || Object.keys(relation).length !== 1) throw notFound('dealership');
+    }
+  }
+}
+
+/** Adds the probe's fields to a relation's args; answers the keys added only for the check (to strip). */
+function addProbe(relationArgs: Args, probe: Args, where: string): string[] {
+  const added: string[] = [];
+  const select = relationArgs.select;
+  if (isObject(select)) {
+    const merged: Args = { ...select };
+    for (const [key, value] of Object.entries(probe)) {
+      if (merged[key] === undefined || merged[key] === false) {
+        merged[key] = value;
+        added.push(key);
+      } else if (value !== true) {
+        // The relation the check goes through is already selected for another purpose.
+        throw new Error(`dealership scope: ${where} selects ${key}; select it through its own relation field instead`);
+      }
+    }
+    relationArgs.select = merged;
+    return added;
+  }
+  // Without `select` every scalar is in the row already; relations the check goes through are included.
+  const relationsNeeded = Object.entries(probe).filter(([, value]) => value !== true);
+  if (relationsNeeded.length === 0) return added;
+  const include: Args = isObject(relationArgs.include) ? { ...relationArgs.include } : {};
+  for (const [key, value] of relationsNeeded) {
+    if (include[key] !== undefined && include[key] !== false) {
+      throw new Error(`dealership scope: ${where} includes ${key}; include it through its own relation field instead`);
+    }
+    include[key] = value;
+    added.push(key);
+  }
+  relationArgs.include = include;
+  return added;
+}
+
+/** Applies a plan to a result: foreign to-one rows become null, probe-only keys are removed. */
+function applyPlan(plan: ResultPlan, result: unknown): void {
+  if (Array.isArray(result)) {
+    for (const row of result) applyPlan(plan, row);
+    return;
+  }
+  if (!isObject(result)) return;
+  for (const [field, { check, strip, plan: child }] of plan.relations) {
+    const related = result[field];
+    if (related === null || related === undefined) continue;
+    if (check && isObject(related) && !check(related)) {
+      result[field] = null;
+      continue;
+    }
+    if (child) applyPlan(child, related);
+    if (isObject(related)) for (const key of strip) delete related[key];
+  }
+}
+
+const READS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
+const FILTERED_WRITES = new Set(['update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert']);
+const CREATES = new Set(['create', 'createMany', 'createManyAndReturn']);
+/** Operations whose answer is rows, so nested relations are scoped and the result checked. */
+const RETURNS_ROWS = new Set([
+  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany',
+  'create', 'createManyAndReturn', 'update', 'updateManyAndReturn', 'upsert', 'delete',
+]);
+
+function scopedClient(db: Db, scope: Scope): Db {
+  const extended = db.$extends({
+    name: 'dealership-scope',
+    query: {
+      $allModels: {
+        async $allOperations({ model, operation, args, query }) {
+          const scopedArgs: Args = isObject(args) ? { ...args } : {};
+          if (READS.has(operation) || FILTERED_WRITES.has(operation)) {
+            const where = scope.restrict(model, scopedArgs.where);
+            if (where !== undefined) scopedArgs.where = where;
+          }
+          if (CREATES.has(operation)) scope.checkData(model, scopedArgs.data);
+          if (operation === 'update' || operation === 'updateMany' || operation === 'updateManyAndReturn') scope.checkData(model, scopedArgs.data);
+          if (operation === 'upsert') {
+            scope.checkData(model, scopedArgs.create);
+            scope.checkData(model, scopedArgs.update);
+          }
+          const plan = RETURNS_ROWS.has(operation) ? scope.nested(model, scopedArgs) : null;
+          const result = await query(scopedArgs as typeof args);
+          if (plan) applyPlan(plan, result);
+          return result;
+        },
+      },
+    },
+  });
+  // A query-only extension leaves every model's API exactly as it was, so the client keeps the base
+  // type that resolvers, domain functions and Pothos are written against.
+  return extended as unknown as Db;
+}
+
+/**
+ * What a domain function gets when it must tell "not yours" from "missing" (the website-scoped
+ * operations' 403): the caller's scoped client, and the escape hatch for that one lookup.
+ */
+export interface DbClients {
+  db: Db;
+  unscopedDb: Db;
+}
+
+/** Scoped clients are cached per base client and per distinct set of dealerships. */
+const clientsByDb = new WeakMap<Db, Map<string, Db>>();
+const MAX_CACHED_SCOPES = 1000;
+
+/**
+ * The client for a caller that reaches `dealershipIds` (null: every dealership, the client itself).
+ * An empty list reaches nothing: the client of a request without a key.
+ */
+export function forDealerships(db: Db, dealershipIds: readonly number[] | null): Db {
+  if (dealershipIds === null) return db;
+  const ids = [...new Set(dealershipIds)].sort((a, b) => a - b);
+  const cacheKey = ids.join(',');
+  let clients = clientsByDb.get(db);
+  if (!clients) {
+    clients = new Map();
+    clientsByDb.set(db, clients);
+  }
+  let client = clients.get(cacheKey);
+  if (!client) {
+    // A bounded cache: sets beyond the bound (never in practice: one per key) are rebuilt when asked.
+    if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
+    client = scopedClient(db, new Scope(ids));
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+/** The client for a request's caller: the key's dealerships, or nothing at all without a key. */
+export function forActor(db: Db, actor: { dealershipIds: readonly number[] | null } | null): Db {
+  return forDealerships(db, actor ? actor.dealershipIds : []);
+}
