@@ -32,6 +32,12 @@ export interface Config {
   leadFileMaxBytes: number;
   /** Grace period after SIGTERM before open requests are cut. */
   shutdownGraceMs: number;
+  /** NODE_ENV=production: introspection needs `read:schema`, errors carry no field suggestions. */
+  production: boolean;
+  /** Serve GraphiQL (/graphql in a browser) and Swagger UI (/docs). */
+  explorers: boolean;
+  /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
+  corsOrigins: readonly string[];
 }
 
 /** Development default only: production refuses to start without SESSION_SIGNING_SECRET. */
@@ -76,6 +82,31 @@ function signingSecret(env: NodeJS.ProcessEnv): string {
   return DEV_SIGNING_SECRET;
 }
 
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://shop.example.com`), or `*`. Each must be a bare
+ * http(s) origin, written as browsers send it in `Origin`, so the comparison is exact; `null` (sent by
+ * sandboxed frames and files) is refused, since any page can make its requests carry it.
+ */
+function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.CORS_ORIGINS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error('CORS_ORIGINS must be * alone or a list of origins, not both');
+    return ['*'];
+  }
+  return entries.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
+      throw new Error(`CORS_ORIGINS must list origins such as https://shop.example.com (scheme, host and port only), got "${entry}"`);
+    }
+    return url.origin;
+  });
+}
+
 const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -99,5 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorageDir: path.resolve(projectRoot, env.FILE_STORAGE_DIR || 'data/files'),
     leadFileMaxBytes: integer('LEAD_FILE_MAX_BYTES', 5 * 1024 * 1024, env),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, env),
+    production: env.NODE_ENV === 'production',
+    // The explorers are a development aid; a production deployment opts in with EXPLORERS=on.
+    explorers: flag('EXPLORERS', env.NODE_ENV !== 'production', env),
+    corsOrigins: corsOrigins(env),
   };
 }
