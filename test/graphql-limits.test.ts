@@ -3,9 +3,10 @@
 // passed as variables cost what the same literal costs; unbounded lists have an assumed size, so
 // aliases of them cannot multiply an answer; the REST door's fixed documents are not refused.
 import { getIntrospectionQuery, parse } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { ASSUMED_LIST_SIZE, INTROSPECTION_COST, operationShape, queryLimits } from '../src/graphql-limits.ts';
+import { ASSUMED_LIST_SIZE, INTROSPECTION_COST, operationCost, operationShape, queryLimits, useQueryLimits } from '../src/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
@@ -98,8 +99,14 @@ describe('lists without a page size', () => {
 
 describe('document limits', () => {
   it('tokens: the maximum is accepted, one more is refused before parsing', async () => {
-    // `{ apikey_details {` and `} }` are 5 tokens; each `id` one more.
-    const withTokens = (count: number) => `{ apikey_details { ${'id '.repeat(count - 5)}} }`;
+    // `{ a: apikey_details {`, `} b: apikey_details {` and `} }` are 12 tokens; each repeated `id`
+    // one more. They are split over two selection sets: GraphQL's own validation gives up on ~1,000
+    // equal fields in one.
+    const withTokens = (count: number) => {
+      const repeated = count - 12;
+      const second = Math.floor(repeated / 2);
+      return `{ a: apikey_details { ${'id '.repeat(repeated - second)}} b: apikey_details { ${'id '.repeat(second)}} }`;
+    };
     expectAccepted(await app.graphql(withTokens(queryLimits.maxTokens), {}, key));
     const refused = await app.graphql(withTokens(queryLimits.maxTokens + 1), {}, key);
     expectRefused(refused, 'query_too_long');
@@ -179,5 +186,26 @@ describe('the REST door', () => {
     expect(listed.status).toBe(200);
     // The same page through /graphql is over the limit: the REST answer was not costed as a GraphQL client's document.
     expect(shapeOf(`{ contacts(dealership_id: 1, per_page: 200) { id first_name postcode vehicles { make raw_model year rego } } }`).cost).toBeGreaterThan(queryLimits.maxCost);
+  });
+});
+
+describe('operationCost', () => {
+  it('is what a later plugin (a per-key budget) reads for the operation that ran, variables included', async () => {
+    const seen: (number | undefined)[] = [];
+    const budget: Plugin = {
+      onExecute({ args }) {
+        return { onExecuteDone: () => void seen.push(operationCost(args.contextValue as object)) };
+      },
+    };
+    const yoga = createYoga({ schema: getSchema(), plugins: [useQueryLimits(), budget], logging: false });
+    const query = `query ($n: Int) { ${carPage('first: $n')} }`;
+    for (const n of [1, 50]) {
+      await yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables: { n } }),
+      });
+    }
+    expect(seen).toEqual([2 + 67, 2 + 67 * 50]);
   });
 });
