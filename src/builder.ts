@@ -11,6 +11,9 @@ import type { Context } from './context.ts';
 import type { Permission } from './auth/permissions.ts';
 import { forbidden, unauthenticated } from './errors.ts';
 
+/** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
+export const connectionPageSize = { default: 20, max: 100 } as const;
+
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
@@ -49,8 +52,8 @@ export const builder = new SchemaBuilder<{
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
-    defaultConnectionSize: 20,
-    maxConnectionSize: 100,
+    defaultConnectionSize: connectionPageSize.default,
+    maxConnectionSize: connectionPageSize.max,
   },
   relay: {
     clientMutationId: 'omit',

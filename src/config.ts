@@ -53,6 +53,12 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** Serve repeated reads from the response cache (src/response-cache.ts). */
   responseCache: boolean;
+  /** NODE_ENV=production: introspection needs `read:schema`, errors carry no field suggestions. */
+  production: boolean;
+  /** Serve GraphiQL (/graphql in a browser) and Swagger UI (/docs). */
+  explorers: boolean;
+  /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
+  corsOrigins: readonly string[];
 }
 
 /** Development mode only: public, so the service refuses to use it outside development mode. */
@@ -168,6 +174,17 @@ const settingsSchema = z.object({
   REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
   API_KEY_CACHE_TTL_MS: wholeNumber(),
   RESPONSE_CACHE: trueOrFalse,
+  EXPLORERS: trueOrFalse,
+  CORS_ORIGINS: optional(
+    z.string().transform((value, context) => {
+      const parsed = parseCorsOrigins(value);
+      if ('problem' in parsed) {
+        context.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.origins;
+    }),
+  ),
 });
 
 type SettingName = keyof typeof settingsSchema.shape;
@@ -258,6 +275,30 @@ export function describeDatabase(databaseUrl: string): string {
 
 const DEFAULT_DATABASE_URL = 'file:./data/dealership.db';
 
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://shop.example.com`), or `*`. Each must be a bare
+ * http(s) origin, written as browsers send it in `Origin`, so the comparison is exact; `null` (sent by
+ * sandboxed frames and files) is refused, since any page can make its requests carry it.
+ */
+function parseCorsOrigins(value: string): { origins: string[] } | { problem: string } {
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.includes('*')) return entries.length > 1 ? { problem: 'must be * alone or a list of origins, not both' } : { origins: ['*'] };
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
+      return { problem: `must list origins such as https://shop.example.com (scheme, host and port only), not "${entry}"` };
+    }
+    origins.push(url.origin);
+  }
+  return { origins };
+}
+
 // ─── loaders ───
 
 /** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
@@ -322,5 +363,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: settings.REDIS_URL ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
     responseCache: settings.RESPONSE_CACHE ?? true,
+    production: env.NODE_ENV === 'production',
+    // The explorers are a development aid; a production deployment opts in with EXPLORERS=on.
+    explorers: settings.EXPLORERS ?? env.NODE_ENV !== 'production',
+    corsOrigins: settings.CORS_ORIGINS ?? [],
   };
 }

@@ -1,11 +1,8 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
+import { graphiqlOptions, graphiqlPage } from './explorers.ts';
+import { useQueryLimits } from './graphql-limits.ts';
 import { useBodyLimit, useHealthChecks, useInputErrorCodes, useRequestLog } from './http-plugins.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -13,24 +10,23 @@ import { getSchema } from './schema/index.ts';
 import { useReadCache } from './response-cache.ts';
 import { useETags } from './http-etags.ts';
 import { useCompression } from './http-compression.ts';
+import { useSchemaPrivacy } from './schema-privacy.ts';
+import { useSecurityHeaders } from './security-headers.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
-
-/**
- * Limits on what one /graphql document may ask for. REST paths run fixed documents and are not
- * parsed from the request, so these protect the GraphQL door (shared/notes/sofa-pothos.md).
- */
-export const queryLimits = { maxDepth: 10, maxAliases: 15, maxTokens: 3000, maxCost: 20_000 } as const;
 
 export function createApp(deps: AppDeps): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
     graphqlEndpoint: '/graphql',
-    // GraphiQL's code is served by the service itself, so it works with no internet access.
-    graphiql: { title: 'Dealership API', defaultQuery: '{\n  apikey_details {\n    id\n    permissions\n  }\n}\n' },
-    renderGraphiQL,
+    // GraphiQL's code is served by the service itself, so it works with no internet access; off in
+    // production unless EXPLORERS=on.
+    graphiql: deps.config.explorers ? graphiqlOptions : false,
+    renderGraphiQL: () => graphiqlPage().html,
     landingPage: false,
+    // CORS is answered by useSecurityHeaders, for the configured origins only.
+    cors: false,
     // Yoga's own health check answers 200 for any URL that merely ends in its endpoint; ours is exact
     // (src/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
     healthCheckEndpoint: ' disabled',
@@ -42,20 +38,20 @@ export function createApp(deps: AppDeps): Yoga {
       error: (...args) => deps.logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     plugins: [
+      useSecurityHeaders({ origins: deps.config.corsOrigins }),
       useRequestLog(deps),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
       useETags(),
       useCompression(),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
-      useApiDocs(),
+      useApiDocs(deps.config.explorers),
       useRestRoutes(deps),
       useInputErrorCodes(),
+      useSchemaPrivacy({ production: deps.config.production }),
+      useQueryLimits(),
+      // After the limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
-      maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
-      maxAliasesPlugin({ n: queryLimits.maxAliases }),
-      maxTokensPlugin({ n: queryLimits.maxTokens }),
-      costLimitPlugin({ maxCost: queryLimits.maxCost }),
     ],
   });
 }

@@ -45,12 +45,31 @@ const init = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   persistAuthorization: true,
+  // No badge fetched from validator.swagger.io: the page calls this server only.
+  validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
   layout: 'StandaloneLayout',
 });
 `;
 
-export function useApiDocs(): Plugin {
+/**
+ * Swagger UI's policy: its scripts and styles are files of this server (React sets some styles
+ * inline), it calls only this origin ("Try it out"), and it is never framed.
+ */
+export const DOCS_PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
+export function useApiDocs(explorers: boolean): Plugin {
   let documentJson: string | undefined;
   const fileCache = new Map<string, ArrayBuffer>();
   return {
@@ -61,6 +80,8 @@ export function useApiDocs(): Plugin {
       if (request.method !== 'GET') return;
       if (url.pathname === OPENAPI_PATH && documentJson) {
         endResponse(new Response(documentJson, { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+      } else if (!explorers) {
+        return;
       } else if (url.pathname === DOCS_PATH || url.pathname === `${DOCS_PATH}/`) {
         endResponse(new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }));
       } else if (url.pathname === `${DOCS_PATH}/init.js`) {

@@ -3,7 +3,8 @@
 // Names, postcodes and regos are personal data: null for a key without read:personal_data.
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
-import { contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
+import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
+import type { ListSize } from '../graphql-limits.ts';
 
 const vehicleOrder = { orderBy: { id: 'asc' } } as const;
 
@@ -76,6 +77,13 @@ builder.queryField('contacts', (t) =>
     type: [ContactListEntry],
     description: "A page of a dealership's contacts, by id (spec 4.13): page ≥ 1 (default 1), per_page 1–200 (default 50).",
     authScopes: { permission: 'read:contact' },
+    extensions: {
+      listSize: {
+        slicingArgument: 'per_page',
+        defaultSize: CONTACT_PAGING.defaultPerPage,
+        maxSize: CONTACT_PAGING.maxPerPage,
+      } satisfies ListSize,
+    },
     args: {
       dealership_id: t.arg.int({ required: true }),
       page: t.arg.int(),

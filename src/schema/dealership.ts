@@ -14,6 +14,7 @@ import {
   type PartnerDealershipMapping,
 } from '../domain/dealerships.ts';
 import { geocoder } from '../domain/geocoding.ts';
+import type { ListSize } from '../graphql-limits.ts';
 
 // ───────────────────────────── the graph ─────────────────────────────
 
@@ -245,6 +246,7 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
       `The ${POSTCODE_SEARCH_LIMIT} locations of the manufacturer's dealerships closest to the postcode, nearest first ` +
       '(spec 4.15). 422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
     authScopes: { permission: 'search:location' },
+    extensions: { listSize: { defaultSize: POSTCODE_SEARCH_LIMIT } satisfies ListSize },
     args: {
       id: t.arg.int({ required: true, description: 'The manufacturer id.' }),
       // Nullable on purpose: missing or blank is spec 4.15's geolocation_error, which a required arg's invalid_input would replace.

@@ -18,6 +18,8 @@ let browser: Browser;
 let key: string;
 let keyId: number;
 const leftTheMachine: string[] = [];
+// What the pages' Content-Security-Policy blocked: the explorers must need nothing it forbids.
+const blockedByPolicy: string[] = [];
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -50,6 +52,9 @@ afterAll(async () => {
 
 async function openPage(path: string): Promise<Page> {
   const page = await browser.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) blockedByPolicy.push(`${path}: ${message.text()}`);
+  });
   await page.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     if (url.origin === origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
@@ -80,6 +85,7 @@ describe('GraphiQL with the network closed', () => {
     expect(text).toContain(`"id": ${keyId},`);
     expect(text).not.toContain('errors');
     expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
     await page.close();
   });
 
@@ -91,6 +97,7 @@ describe('GraphiQL with the network closed', () => {
     await explorer.getByText('Query', { exact: true }).first().click();
     await expect.poll(async () => explorer.innerText(), { timeout: 30_000 }).toContain('apikey_details');
     expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
     await page.close();
   });
 });
@@ -111,6 +118,7 @@ describe('Swagger UI with the network closed', () => {
     await expect.poll(async () => operation.locator('.responses-wrapper .live-responses-table').innerText(), { timeout: 30_000 }).toContain('Browser Test Motors');
     expect(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
     expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
     await page.close();
   });
 });

@@ -1,0 +1,319 @@
+// What one GraphQL document may ask for, and what it costs. The limits hold on the GraphQL door,
+// where the client writes the document; the REST door runs the route table's fixed documents
+// (bounded by their own parameter checks), whose cost is still computed so that a per-key budget
+// can count both doors alike (`operationCost`).
+//
+// Text limits (characters, tokens) are checked on the request's parameters, before the document is
+// parsed. Shape limits (depth, aliases, directives) and the cost are checked just before execution,
+// when the variables are known: a page size passed as `$n` is the value the resolver will see,
+// coerced by GraphQL's own rules, so it costs exactly what the same literal costs.
+import {
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  isListType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  Lexer,
+  Source,
+  TokenKind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { connectionPageSize } from './builder.ts';
+import { apiError } from './errors.ts';
+
+export const queryLimits = {
+  /** Characters in the document (variables travel apart and are bounded by the body limit). */
+  maxCharacters: 20_000,
+  /** Lexical tokens in the document (names, punctuation, values; comments excluded). */
+  maxTokens: 1_000,
+  /** Fields nested inside each other, fragments expanded: `{ cars { edges { node { id } } } }` is 4. */
+  maxDepth: 8,
+  /** Aliased fields, counted each time a fragment holding them is spread. */
+  maxAliases: 15,
+  /** Directive uses (`@include`, `@skip`, …), counted like aliases. */
+  maxDirectives: 50,
+  /** The estimated cost of the operation (see `operationShape`). */
+  maxCost: 5_000,
+} as const;
+
+/**
+ * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
+ * follow a relation (a car's photos, a manufacturer's models). Connections use their page size.
+ */
+export const ASSUMED_LIST_SIZE = 10;
+
+/**
+ * Introspection may answer the whole schema (about 200 KB): one `__schema` or `__type` field costs
+ * this much, so a document holds at most two. How deep it may nest is GraphQL's own rule
+ * (MaxIntrospectionDepthRule, part of validation).
+ */
+export const INTROSPECTION_COST = 2_000;
+
+/**
+ * A list field's size, declared in its `extensions.listSize` when it is paged by its own argument
+ * (`contacts(per_page:)`) or bounded by a rule (the 5 nearest locations).
+ */
+export interface ListSize {
+  /** The argument that sets how many items are answered. */
+  slicingArgument?: string;
+  /** The size when that argument is absent, or the fixed size when there is none. */
+  defaultSize: number;
+  /** The most the argument may ask for. */
+  maxSize?: number;
+}
+
+export interface OperationShape {
+  cost: number;
+  depth: number;
+  aliases: number;
+  directives: number;
+}
+
+type Limit = 'characters' | 'tokens' | 'depth' | 'aliases' | 'directives' | 'cost';
+
+const limitErrors: Record<Limit, { error: string; describe: (max: number, found: number) => string }> = {
+  characters: {
+    error: 'query_too_long',
+    describe: (max, found) => `The document has ${found} characters; at most ${max} are accepted (send long text as variables).`,
+  },
+  tokens: {
+    error: 'query_too_long',
+    describe: (max, found) => `The document has more than ${max} tokens (found at least ${found}); split it into smaller operations.`,
+  },
+  depth: {
+    error: 'query_too_deep',
+    describe: (max, found) => `The operation nests fields ${found} deep; at most ${max} levels are accepted.`,
+  },
+  aliases: {
+    error: 'too_many_aliases',
+    describe: (max, found) => `The operation uses ${found} aliases; at most ${max} are accepted.`,
+  },
+  directives: {
+    error: 'too_many_directives',
+    describe: (max, found) => `The operation uses ${found} directives; at most ${max} are accepted.`,
+  },
+  cost: {
+    error: 'query_too_costly',
+    describe: (max, found) =>
+      `The operation's estimated cost is ${found}; at most ${max} is accepted. Ask for smaller pages (first/last), fewer fields or fewer aliases.`,
+  },
+};
+
+function limitError(limit: Limit, max: number, found: number) {
+  const { error, describe } = limitErrors[limit];
+  return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found });
+}
+
+/** Counts the document's tokens, stopping one past `max`; a lexical error is left to the parser. */
+export function countTokens(document: string, max: number): number {
+  const lexer = new Lexer(new Source(document));
+  let count = 0;
+  try {
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF && count <= max; token = lexer.advance()) count += 1;
+  } catch {
+    // A syntax error: the parser reports it with its position.
+  }
+  return count;
+}
+
+interface SelectionTotals {
+  cost: number;
+  /** Deepest field level reached below the selection set's own level. */
+  depth: number;
+  aliases: number;
+  directives: number;
+}
+
+const empty = (): SelectionTotals => ({ cost: 0, depth: 0, aliases: 0, directives: 0 });
+
+function listSizeOf(field: GraphQLField<unknown, unknown>): ListSize | undefined {
+  const declared = field.extensions?.listSize as ListSize | undefined;
+  return declared && typeof declared.defaultSize === 'number' ? declared : undefined;
+}
+
+/** A Relay connection: paged by first/last, answering its items through `edges`. */
+function isConnection(field: GraphQLField<unknown, unknown>): boolean {
+  const type = getNamedType(field.type);
+  return field.args.some((arg) => arg.name === 'first') && isObjectType(type) && 'edges' in type.getFields();
+}
+
+function clampSize(value: unknown, fallback: number, max: number | undefined): number {
+  const size = typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : fallback;
+  return max === undefined ? size : Math.min(size, max);
+}
+
+/**
+ * The cost, depth, aliases and directives of the operation that would run, with its fragments
+ * expanded. Cost: every field costs 1 plus what it selects, and a list field multiplies what it
+ * selects by its size: a connection's `edges` by the page size (`first`/`last`, default 20, at
+ * most 100), a field with `extensions.listSize` by its argument, any other list by
+ * ASSUMED_LIST_SIZE. Introspection fields cost INTROSPECTION_COST and are not counted for depth.
+ * Null when the operation cannot be found (execution reports that itself).
+ */
+export function operationShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown> | null | undefined,
+): OperationShape | null {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return null;
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return null;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
+  // Invalid variables stop execution with their own error; until then, count with the defaults.
+  const variables = 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  // A fragment costs the same wherever it is spread (given the page size around it), so each is
+  // walked once: a document that spreads fragments inside fragments cannot make this walk explode.
+  const fragmentTotals = new Map<string, SelectionTotals>();
+  const walking = new Set<string>();
+
+  function fieldTotals(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
+    const totals = empty();
+    totals.aliases += node.alias ? 1 : 0;
+    totals.directives += node.directives?.length ?? 0;
+    const name = node.name.value;
+    if (name === '__schema' || name === '__type') {
+      totals.cost = INTROSPECTION_COST;
+      return totals;
+    }
+    if (name === '__typename' || !(isObjectType(parent) || isInterfaceType(parent))) {
+      totals.cost = 1;
+      totals.depth = 1;
+      return totals;
+    }
+    const field = parent.getFields()[name];
+    if (!field) return totals;
+    let args: Record<string, unknown> = {};
+    try {
+      args = getArgumentValues(field, node, variables);
+    } catch {
+      // An invalid argument stops execution with its own error.
+    }
+    const declared = listSizeOf(field);
+    let multiplier = 1;
+    if (isListType(getNullableType(field.type))) {
+      if (declared) {
+        const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
+        multiplier = clampSize(requested, declared.defaultSize, declared.maxSize);
+      } else {
+        multiplier = pageSize ?? ASSUMED_LIST_SIZE;
+      }
+    }
+    const childPageSize = isConnection(field)
+      ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max)
+      : undefined;
+    const type = getNamedType(field.type);
+    const children = node.selectionSet ? selectionTotals(node.selectionSet, type, childPageSize) : empty();
+    totals.cost = 1 + multiplier * children.cost;
+    totals.depth = 1 + children.depth;
+    // Aliases and directives inside a list are written once and answered many times: counted once.
+    totals.aliases += children.aliases;
+    totals.directives += children.directives;
+    return totals;
+  }
+
+  function selectionTotals(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
+    const totals = empty();
+    const add = (part: SelectionTotals): void => {
+      totals.cost += part.cost;
+      totals.depth = Math.max(totals.depth, part.depth);
+      totals.aliases += part.aliases;
+      totals.directives += part.directives;
+    };
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        add(fieldTotals(selection, type, pageSize));
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        const part = condition ? selectionTotals(selection.selectionSet, condition, pageSize) : empty();
+        add({ ...part, directives: part.directives + (selection.directives?.length ?? 0) });
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        add({ ...empty(), directives: selection.directives?.length ?? 0 });
+        if (!fragment || walking.has(name)) continue;
+        const key = `${name}:${pageSize ?? ''}`;
+        let part = fragmentTotals.get(key);
+        if (!part) {
+          walking.add(name);
+          const condition = schema.getType(fragment.typeCondition.name.value);
+          part = condition ? selectionTotals(fragment.selectionSet, condition, pageSize) : empty();
+          part = { ...part, directives: part.directives + (fragment.directives?.length ?? 0) };
+          walking.delete(name);
+          fragmentTotals.set(key, part);
+        }
+        add(part);
+      }
+    }
+    return totals;
+  }
+
+  const totals = selectionTotals(operation.selectionSet, rootType, undefined);
+  const directives =
+    totals.directives +
+    (operation.directives?.length ?? 0) +
+    (operation.variableDefinitions ?? []).reduce((sum, definition) => sum + (definition.directives?.length ?? 0), 0);
+  return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives };
+}
+
+const costByContext = new WeakMap<object, number>();
+
+/** The estimated cost of the operation run with this context (either door); undefined before execution. */
+export function operationCost(context: object): number | undefined {
+  return costByContext.get(context);
+}
+
+/** The first limit the shape exceeds, as the error the client receives. */
+export function shapeLimitError(shape: OperationShape) {
+  if (shape.depth > queryLimits.maxDepth) return limitError('depth', queryLimits.maxDepth, shape.depth);
+  if (shape.aliases > queryLimits.maxAliases) return limitError('aliases', queryLimits.maxAliases, shape.aliases);
+  if (shape.directives > queryLimits.maxDirectives) return limitError('directives', queryLimits.maxDirectives, shape.directives);
+  if (shape.cost > queryLimits.maxCost) return limitError('cost', queryLimits.maxCost, shape.cost);
+  return null;
+}
+
+/**
+ * The limits as one Yoga plugin. Requests whose parameters Yoga read from the client (the GraphQL
+ * door) are remembered, so that only their operations are refused; every operation's cost is kept.
+ */
+export function useQueryLimits(): Plugin {
+  const fromGraphqlDoor = new WeakSet<Request>();
+  return {
+    onParams({ params, request, setResult }) {
+      fromGraphqlDoor.add(request);
+      const query = params.query;
+      if (typeof query !== 'string') return;
+      if (query.length > queryLimits.maxCharacters) {
+        setResult({ errors: [limitError('characters', queryLimits.maxCharacters, query.length)] });
+        return;
+      }
+      const tokens = countTokens(query, queryLimits.maxTokens);
+      if (tokens > queryLimits.maxTokens) setResult({ errors: [limitError('tokens', queryLimits.maxTokens, tokens)] });
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const shape = operationShape(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
+      if (!shape) return;
+      const context = args.contextValue as { request?: Request };
+      costByContext.set(context, shape.cost);
+      if (!context.request || !fromGraphqlDoor.has(context.request)) return;
+      const refused = shapeLimitError(shape);
+      if (refused) setResultAndStopExecution({ errors: [refused] });
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// The headers that make answers safe to receive in a browser, on every answer of both doors, the
+// explorers and the errors alike: CORS for the origins the operator lists (never with credentials),
+// no content sniffing, no framing, no referrer, a Content-Security-Policy (the explorer pages get
+// the policy their code needs, everything else none at all) and no caching of what a key was needed for.
+import type { Plugin } from 'graphql-yoga';
+import { graphiqlPage } from './explorers.ts';
+import { jsonResponse } from './rest/errors.ts';
+import { DOCS_PAGE_POLICY, DOCS_PATH } from './rest/docs.ts';
+
+/** Response headers a page on an allowed origin may read (rate limits, deprecation, tracing). */
+export const EXPOSED_HEADERS = [
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+  'Retry-After',
+  'Request-Id',
+] as const;
+
+/** Request headers a page on an allowed origin may send. */
+export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id'] as const;
+export const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
+
+/** For answers that are not pages: load nothing, be framed by nothing. */
+export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/** How long a browser may reuse a preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE = 600;
+
+function explorerPolicy(pathname: string): string | null {
+  if (pathname === '/graphql' || pathname === '/graphql/') return graphiqlPage().policy;
+  if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`) return DOCS_PAGE_POLICY;
+  return null;
+}
+
+/** A key was presented: in the Authorization header, or as ?token= (webhooks, partner sign-on). */
+function carriesCredential(request: Request, url: URL): boolean {
+  return request.headers.has('authorization') || url.searchParams.has('token');
+}
+
+export interface CorsOptions {
+  /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
+  origins: readonly string[];
+}
+
+export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
+  const anyOrigin = origins.includes('*');
+  const allowed = new Set(origins);
+  // `null` is what sandboxed frames and file: pages send: any page can produce it, so it is never allowed.
+  const allowedOrigin = (origin: string | null): string | null => {
+    if (!origin || origin === 'null') return null;
+    if (anyOrigin) return '*';
+    return allowed.has(origin) ? origin : null;
+  };
+
+  return {
+    onRequest({ request, endResponse }) {
+      if (request.method !== 'OPTIONS') return;
+      const origin = request.headers.get('origin');
+      if (origin === null) {
+        endResponse(new Response(null, { status: 204, headers: { allow: [...ALLOWED_METHODS, 'OPTIONS'].join(', ') } }));
+        return;
+      }
+      const allowOrigin = allowedOrigin(origin);
+      if (!allowOrigin) {
+        endResponse(
+          jsonResponse(403, {
+            error: 'origin_not_allowed',
+            message: 'Pages on this origin may not call the API from a browser (the operator lists the allowed origins in CORS_ORIGINS).',
+          }),
+        );
+        return;
+      }
+      endResponse(
+        new Response(null, {
+          status: 204,
+          headers: {
+            'access-control-allow-origin': allowOrigin,
+            'access-control-allow-methods': ALLOWED_METHODS.join(', '),
+            'access-control-allow-headers': ALLOWED_REQUEST_HEADERS.join(', '),
+            'access-control-max-age': String(PREFLIGHT_MAX_AGE),
+          },
+        }),
+      );
+    },
+    onResponse({ request, response, setResponse }) {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = {
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+        'referrer-policy': 'no-referrer',
+      };
+      const isPage = response.headers.get('content-type')?.startsWith('text/html') ?? false;
+      headers['content-security-policy'] = (isPage ? explorerPolicy(url.pathname) : null) ?? API_POLICY;
+      if (carriesCredential(request, url)) headers['cache-control'] = 'no-store';
+      const allowOrigin = allowedOrigin(request.headers.get('origin'));
+      if (allowOrigin) {
+        headers['access-control-allow-origin'] = allowOrigin;
+        headers['access-control-expose-headers'] = EXPOSED_HEADERS.join(', ');
+      }
+      // Answers differ by Origin when specific origins are listed: caches must keep them apart.
+      const vary = !anyOrigin && allowed.size > 0 ? 'Origin' : null;
+      try {
+        for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+        if (vary) response.headers.append('vary', vary);
+      } catch {
+        // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
+        const copy = new Headers(response.headers);
+        for (const [name, value] of Object.entries(headers)) copy.set(name, value);
+        if (vary) copy.append('vary', vary);
+        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers: copy }));
+      }
+    },
+  };
+}
