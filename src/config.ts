@@ -1,8 +1,17 @@
 // Every setting comes from the environment, with the defaults documented in README.md.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The nearest folder above `from` holding package.json: the same from src/ (tsx) and from dist/src/ (compiled). */
+export function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -30,8 +39,16 @@ export interface Config {
   fileStorageDir: string;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
-  /** Grace period after SIGTERM before open requests are cut. */
+  /** After SIGTERM the process drains and exits within this long; open requests are cut just before. */
   shutdownGraceMs: number;
+  /** A client must have sent a request's headers within this long, or its connection is cut (408). */
+  httpHeadersTimeoutMs: number;
+  /** ... and the whole request, body included, within this long. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  httpKeepAliveTimeoutMs: number;
+  /** Open connections beyond this many are closed as soon as they are accepted. */
+  httpMaxConnections: number;
 }
 
 /** Development default only: production refuses to start without SESSION_SIGNING_SECRET. */
@@ -76,12 +93,23 @@ function signingSecret(env: NodeJS.ProcessEnv): string {
   return DEV_SIGNING_SECRET;
 }
 
+function positiveInteger(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const value = integer(name, fallback, env);
+  if (value === 0) throw new Error(`${name} must be greater than 0`);
+  return value;
+}
+
 const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || 'file:./data/dealership.db';
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!logLevels.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  const httpHeadersTimeoutMs = positiveInteger('HTTP_HEADERS_TIMEOUT_MS', 10_000, env);
+  const httpRequestTimeoutMs = positiveInteger('HTTP_REQUEST_TIMEOUT_MS', 30_000, env);
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
+    throw new Error('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
   return {
     port: integer('PORT', 4000, env),
     host: env.HOST || '0.0.0.0',
@@ -98,6 +126,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.MAIL_FROM || 'Dealership Platform <no-reply@dealership.local>',
     fileStorageDir: path.resolve(projectRoot, env.FILE_STORAGE_DIR || 'data/files'),
     leadFileMaxBytes: integer('LEAD_FILE_MAX_BYTES', 5 * 1024 * 1024, env),
-    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, env),
+    shutdownGraceMs: positiveInteger('SHUTDOWN_GRACE_MS', 10_000, env),
+    // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: positiveInteger('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, env),
+    httpMaxConnections: positiveInteger('HTTP_MAX_CONNECTIONS', 1_000, env),
   };
 }

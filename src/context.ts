@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import { verifyKey, type Actor } from './auth/api-keys.ts';
 
 /** The long-lived things a request's context is made from. */
@@ -12,6 +13,8 @@ export interface AppDeps {
   logger: Logger;
   /** The time; tests move it to check expiries. */
   now: () => Date;
+  /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
+  lifecycle?: Lifecycle;
 }
 
 export interface Context extends AppDeps {

@@ -1,51 +1,30 @@
-// The only place that opens a port: prepares the database, serves the app, shuts down cleanly.
+// The process: reads the settings, starts the service (src/service.ts) and stops it on SIGTERM or
+// SIGINT, exiting 0 within SHUTDOWN_GRACE_MS.
 import { loadConfig } from './config.ts';
-import { createDb } from './db/client.ts';
-import { prepareDatabase } from './db/prepare.ts';
-import { createHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
-import { startOutboxWorker } from './notifications/worker.ts';
-import { createApp } from './yoga.ts';
+import { startService } from './service.ts';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const db = createDb(config.databaseUrl);
 
 async function main(): Promise<void> {
-  await prepareDatabase(config, db, logger);
-  const deps = { config, db, logger, now: () => new Date() };
-  const app = createApp(deps);
-  const server = createHttpServer(app, config.bodyLimitBytes, logger);
-  // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
-  const outbox = startOutboxWorker(deps);
-  server.listen(config.port, config.host, () => {
-    logger.info(
-      { port: config.port, engine: config.engine },
-      `listening on http://localhost:${config.port} (GraphiQL at /graphql, REST docs at /docs); get a key with: npm run --silent keys -- create --name demo --all-permissions`,
+  const service = await startService(config, logger);
+  logger.info(
+    { port: service.address.port, engine: config.engine },
+    `listening on http://localhost:${service.address.port} (GraphiQL at /graphql, REST docs at /docs); get a key with: npm run --silent keys -- create --name demo --all-permissions`,
+  );
+  const stop = (signal: NodeJS.Signals): void => {
+    service.stop(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
     );
-  });
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing open requests');
-    const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-    force.unref();
-    server.close(() => {
-      outbox
-        .stop()
-        .then(() => db.$disconnect())
-        .catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'))
-        .finally(() => {
-          logger.info('stopped');
-          process.exit(0);
-        });
-    });
-    server.closeIdleConnections();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: a second signal (npm forwards one too) must not kill the process mid-drain.
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

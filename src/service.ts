@@ -1,0 +1,112 @@
+// The running service: database, app, HTTP server and outbox worker started together, and stopped
+// together so that nothing received is lost. src/index.ts wires it to the process (port, signals,
+// exit); tests drive it directly.
+//
+// Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
+//  1. `/ready` answers 503 and the listening socket closes (new connections are refused);
+//  2. every request already received, including ones arriving on open keep-alive connections, is
+//     answered, with `Connection: close`; idle keep-alive connections are closed;
+//  3. at the same time the outbox worker finishes the message it is sending and claims no more;
+//  4. the database is closed.
+// Connections still open shortly before the grace period ends are cut (and logged), so the process
+// always exits in time.
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createDb, type Db } from './db/client.ts';
+import { prepareDatabase } from './db/prepare.ts';
+import { createHttpServer, type GatewayServer } from './http-server.ts';
+import { createLifecycle } from './lifecycle.ts';
+import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
+import { createApp } from './yoga.ts';
+
+/** Time kept at the end of the grace period for closing the database after connections are cut. */
+const CLOSE_RESERVE_MS = 1_000;
+
+export interface ShutdownReport {
+  signal: string;
+  /** Connections that were still open when the grace period ran out, and were cut. */
+  cutConnections: number;
+  /** Whether the outbox worker and the database closed within the grace period. */
+  closedInTime: boolean;
+  ms: number;
+}
+
+export interface RunningService {
+  address: AddressInfo;
+  http: GatewayServer;
+  /** Idempotent: a second call returns the first call's result. */
+  stop(signal: string): Promise<ShutdownReport>;
+}
+
+export interface StopParts {
+  http: GatewayServer;
+  outbox: OutboxWorker;
+  db: Pick<Db, '$disconnect'>;
+  logger: Logger;
+  graceMs: number;
+}
+
+/** Resolves with the promise's outcome, or with false once `deadline` (epoch ms) has passed. */
+function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    promise.then(
+      () => (clearTimeout(timer), resolve(true)),
+      () => (clearTimeout(timer), resolve(true)),
+    );
+  });
+}
+
+/** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
+export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
+  const { http, outbox, db, logger, graceMs } = parts;
+  const started = Date.now();
+  const deadline = started + graceMs;
+  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
+
+  let cutConnections = 0;
+  const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
+  const cut = setTimeout(() => {
+    cutConnections = http.cutConnections();
+    logger.warn({ connections: cutConnections, grace_ms: graceMs }, 'grace period ending: cut the connections still open');
+  }, cutAfterMs);
+
+  const outboxStopped = outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed'));
+  await http.drain();
+  clearTimeout(cut);
+  let closedInTime = await settledBy(outboxStopped, deadline);
+  if (!closedInTime) logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
+  const disconnected = db.$disconnect().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
+  closedInTime = (await settledBy(disconnected, deadline)) && closedInTime;
+  const report: ShutdownReport = { signal, cutConnections, closedInTime, ms: Date.now() - started };
+  logger.info({ ...report }, 'stopped');
+  return report;
+}
+
+/** Prepares the database, then serves on config.port/host and runs the outbox worker. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const db = createDb(config.databaseUrl);
+  await prepareDatabase(config, db, logger);
+  const lifecycle = createLifecycle();
+  const deps = { config, db, logger, now: () => new Date(), lifecycle };
+  const http = createHttpServer(createApp(deps), config, logger, lifecycle);
+  let address: AddressInfo;
+  try {
+    address = await http.listen(config.port, config.host);
+  } catch (error) {
+    await db.$disconnect();
+    throw error;
+  }
+  // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
+  const outbox = startOutboxWorker(deps);
+  let stopping: Promise<ShutdownReport> | undefined;
+  return {
+    address,
+    http,
+    stop(signal) {
+      stopping ??= stopService({ http, outbox, db, logger, graceMs: config.shutdownGraceMs }, signal);
+      return stopping;
+    },
+  };
+}
