@@ -14,21 +14,15 @@ export type HttpServerSettings = Pick<
   'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
 >;
 
-/**
- * While draining, a keep-alive connection that was idle when the shutdown began stays open this long
- * before it is closed: a client that just got an answer and is sending its next request right now
- * gets that request answered (with `Connection: close`) instead of a reset connection.
- */
-const IDLE_LINGER_MS = 500;
-
 export interface GatewayServer {
   readonly server: Server;
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
-   * Stops accepting connections and answers every request already received with `Connection: close`;
-   * idle keep-alive connections are closed. Resolves once no connection is left open.
+   * Stops accepting connections and answers every request already received with `Connection: close`.
+   * A keep-alive connection that was idle when the drain began is closed when its keep-alive timeout
+   * ends, or after `maxIdleLingerMs` if that comes first. Resolves once no connection is left open.
    */
-  drain(): Promise<void>;
+  drain(maxIdleLingerMs?: number): Promise<void>;
   /** Destroys every connection still open (the grace period is over); returns how many there were. */
   cutConnections(): number;
   /** Connections open now. */
@@ -139,19 +133,24 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         });
       });
     },
-    drain() {
+    drain(maxIdleLingerMs = settings.httpKeepAliveTimeoutMs) {
       drained ??= new Promise<void>((resolve) => {
         lifecycle.draining = true;
         // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
         // connection at once, and a client may be sending its next request on one at this very
-        // moment (it would get a reset, not an answer). Those are closed after IDLE_LINGER_MS below.
+        // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
+        // timeout instead, as in normal operation: a client (or a load balancer's pool) still
+        // sending on it meanwhile is answered, with `Connection: close`.
         // The listening socket closes now, so new connections are refused.
         onDrained = resolve;
         NetServer.prototype.close.call(server, () => {
           listenerClosed = true;
           settleDrain();
         });
-        const linger = setTimeout(() => server.closeIdleConnections(), IDLE_LINGER_MS);
+        // setImmediate: timers run before the event loop reads the sockets, so under load a request
+        // may be waiting unread in a socket Node still counts as idle. The check phase comes right
+        // after the sockets are read: whatever had arrived is then being handled, not idle.
+        const linger = setTimeout(() => setImmediate(() => server.closeIdleConnections()), Math.min(settings.httpKeepAliveTimeoutMs, maxIdleLingerMs));
         linger.unref();
       });
       return drained;

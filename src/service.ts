@@ -5,7 +5,8 @@
 // Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
 //  1. `/ready` answers 503 and the listening socket closes (new connections are refused);
 //  2. every request already received, including ones arriving on open keep-alive connections, is
-//     answered, with `Connection: close`; idle keep-alive connections are closed;
+//     answered, with `Connection: close`; idle keep-alive connections are closed when their
+//     keep-alive timeout ends (at most half the grace period);
 //  3. at the same time the outbox worker finishes the message it is sending and claims no more;
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
@@ -73,7 +74,9 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   }, cutAfterMs);
 
   const outboxStopped = outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed'));
-  await http.drain();
+  // Idle keep-alive connections get at most half the grace period, so that a client that stays
+  // idle never holds the exit up to the cut.
+  await http.drain(graceMs / 2);
   clearTimeout(cut);
   let closedInTime = await settledBy(outboxStopped, deadline);
   if (!closedInTime) logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');

@@ -142,7 +142,7 @@ describe('slow clients', () => {
 describe('draining', () => {
   it('answers what it received with Connection: close, reports /ready 503, refuses new connections and closes idle ones', async () => {
     const lifecycle = createLifecycle();
-    const { gateway, port: drainPort } = await serve({}, lifecycle);
+    const { gateway, port: drainPort } = await serve({ httpKeepAliveTimeoutMs: 1_000 }, lifecycle);
     const idle = keepAliveClient(drainPort);
     const busy = keepAliveClient(drainPort);
     const prober = keepAliveClient(drainPort);
@@ -181,7 +181,7 @@ describe('draining', () => {
     expect(inFlight.received().toLowerCase()).toContain('connection: close');
     expect(inFlight.received()).toContain('"apikey_details"');
 
-    // The idle keep-alive connection is closed by the server without a request; then the drain ends.
+    // The idle keep-alive connection is closed by the server (its keep-alive timeout); then the drain ends.
     await drained;
     expect(gateway.openConnections()).toBe(0);
     for (const client of [idle, busy, prober]) client.close();
