@@ -1,11 +1,13 @@
 // Start-up time and memory of the compiled service (`npm run measure:start`):
-//   tsx scripts/measure-start.ts [--starts N] [--requests M]
+//   tsx scripts/measure-start.ts [--starts N] [--requests M] [--tsx]
 //
 // Builds dist/ if it is stale, prepares a throw-away SQLite database with the demo data (one start
 // that migrates and seeds), then starts `node dist/src/index.js` on it N times (default 5) and times
 // each from spawn to the first 200 from /health. On the last start it sends M requests (default
 // 1,000; a mix of REST and GraphQL reads, 8 at a time) and prints the process's resident memory (RSS)
-// after that warm-up. Measures only: nothing here passes or fails.
+// after that warm-up. Each start is reported as wall-clock time and as the CPU time the process used
+// until it answered (the figure that does not depend on how busy the machine is). --tsx starts
+// src/index.ts through tsx instead, for comparison. Measures only: nothing here passes or fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,7 +19,9 @@ import { allPermissions } from '../src/auth/permissions.ts';
 import { createDb } from '../src/db/client.ts';
 import { build, distDir, isStale } from './build.ts';
 
-const { values } = parseArgs({ options: { starts: { type: 'string', default: '5' }, requests: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({
+  options: { starts: { type: 'string', default: '5' }, requests: { type: 'string', default: '1000' }, tsx: { type: 'boolean', default: false } },
+});
 const starts = Number(values.starts);
 const requests = Number(values.requests);
 
@@ -36,7 +40,8 @@ function freePort(): Promise<number> {
 }
 
 function startService(port: number): ChildProcess {
-  return spawn(process.execPath, [path.join(distDir, 'src', 'index.js')], {
+  const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [path.join(distDir, 'src', 'index.js')];
+  return spawn(process.execPath, entry, {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files') },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -63,6 +68,12 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** User + system CPU time the process has used so far (Linux /proc, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssMegabytes(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '')) / 1024;
@@ -83,15 +94,20 @@ const car = await db.car.findFirstOrThrow({ select: { id: true } });
 await db.$disconnect();
 
 const timings: number[] = [];
+const cpuTimings: number[] = [];
 for (let run = 0; run < starts; run += 1) {
   port = await freePort();
   const spawnedAt = performance.now();
   child = startService(port);
   timings.push(await untilHealthy(port, spawnedAt, child));
+  cpuTimings.push(cpuMs(child.pid ?? 0));
   if (run < starts - 1) await stop(child);
 }
-const sorted = [...timings].sort((a, b) => a - b);
-console.log(`start-up to /health on the existing database: median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms (runs: ${timings.map((ms) => ms.toFixed(0)).join(', ')} ms)`);
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const list = (values: number[]): string => values.map((ms) => ms.toFixed(0)).join(', ');
+console.log(`${values.tsx ? 'tsx src/index.ts' : 'node dist/src/index.js'}: start-up to /health on the existing database`);
+console.log(`  wall clock: median ${median(timings).toFixed(0)} ms (runs: ${list(timings)} ms)`);
+console.log(`  CPU time:   median ${median(cpuTimings).toFixed(0)} ms (runs: ${list(cpuTimings)} ms)`);
 
 const rssBefore = rssMegabytes(child.pid ?? 0);
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

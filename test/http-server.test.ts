@@ -142,7 +142,9 @@ describe('slow clients', () => {
 describe('draining', () => {
   it('answers what it received with Connection: close, reports /ready 503, refuses new connections and closes idle ones', async () => {
     const lifecycle = createLifecycle();
-    const { gateway, port: drainPort } = await serve({ httpKeepAliveTimeoutMs: 1_000 }, lifecycle);
+    // A long keep-alive timeout, so that no connection of this test is closed for idling before the
+    // drain (however busy the machine); the drain closes idle ones after the linger passed to it.
+    const { gateway, port: drainPort } = await serve({ httpKeepAliveTimeoutMs: 30_000 }, lifecycle);
     const idle = keepAliveClient(drainPort);
     const busy = keepAliveClient(drainPort);
     const prober = keepAliveClient(drainPort);
@@ -156,18 +158,20 @@ describe('draining', () => {
     );
     await sleep(50);
 
-    const drained = gateway.drain();
+    const drained = gateway.drain(3_000);
     let drainedYet = false;
     void drained.then(() => (drainedYet = true));
     expect(lifecycle.draining).toBe(true);
 
-    // On a connection that was open before: answered, /ready is 503, and the connection is closed after.
-    const ready = (await prober.send('GET', '/ready')) as HttpAnswer;
+    // Requests arriving on keep-alive connections opened before the drain are answered, each with
+    // Connection: close; /ready is 503.
+    const [ready, queued] = (await Promise.all([
+      prober.send('GET', '/ready'),
+      busy.send('POST', '/graphql', { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: query }),
+    ])) as [HttpAnswer, HttpAnswer];
     expect(ready).toMatchObject({ status: 503, reusedSocket: true });
     expect(JSON.parse(ready.body)).toEqual({ status: 'draining' });
     expect(ready.headers.connection).toBe('close');
-    // A request arriving on a keep-alive connection during the drain is answered too.
-    const queued = (await busy.send('POST', '/graphql', { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: query })) as HttpAnswer;
     expect(queued).toMatchObject({ status: 200, reusedSocket: true });
     expect(queued.headers.connection).toBe('close');
     // A new connection is refused.
@@ -181,7 +185,7 @@ describe('draining', () => {
     expect(inFlight.received().toLowerCase()).toContain('connection: close');
     expect(inFlight.received()).toContain('"apikey_details"');
 
-    // The idle keep-alive connection is closed by the server (its keep-alive timeout); then the drain ends.
+    // The idle keep-alive connection is closed by the server after the linger; then the drain ends.
     await drained;
     expect(gateway.openConnections()).toBe(0);
     for (const client of [idle, busy, prober]) client.close();

@@ -69,9 +69,13 @@ function startProcess(port: number): Promise<void> {
       LOG_LEVEL: 'info',
       SEED_DEMO_DATA: 'false',
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
-      // The /ready request below keeps its headers open across the signal on purpose.
+      // The /ready request below keeps its headers open across the signal on purpose; and on a
+      // machine busy enough to stall a client for seconds, the normal keep-alive timeout would
+      // close connections before the signal (the race every HTTP/1.1 keep-alive client must retry),
+      // which is not what this test is about.
       HTTP_HEADERS_TIMEOUT_MS: '60000',
       HTTP_REQUEST_TIMEOUT_MS: '60000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000',
       FILE_STORAGE_DIR: storageDir,
       PUBLIC_URL: 'http://127.0.0.1',
       SESSION_SIGNING_SECRET: 'shutdown-test-signing-secret-0123456789',
