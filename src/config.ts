@@ -5,12 +5,21 @@
 // without them). Development mode (APP_MODE=development, or `--dev` on the command line, which
 // `npm start` uses for the demo) fills them with public development values and seeds demo data; the
 // service logs a warning that it is not for production.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEVELOPMENT_KEY, keyringOf, parseEncryptionKeys, type Keyring } from './secrets.ts';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The nearest folder above `from` holding package.json: the same from src/ (tsx) and from dist/src/ (compiled). */
+export function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -45,7 +54,7 @@ export interface Config {
   fileStorageDir: string;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
-  /** Grace period after SIGTERM before open requests are cut. */
+  /** After SIGTERM the process drains and exits within this long; open requests are cut just before. */
   shutdownGraceMs: number;
   /** redis://…; null: caches and key verdicts live in each instance's memory only. */
   redisUrl: string | null;
@@ -59,6 +68,14 @@ export interface Config {
   explorers: boolean;
   /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
   corsOrigins: readonly string[];
+  /** A client must have sent a request's headers within this long, or its connection is cut (408). */
+  httpHeadersTimeoutMs: number;
+  /** ... and the whole request, body included, within this long. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  httpKeepAliveTimeoutMs: number;
+  /** Open connections beyond this many are closed as soon as they are accepted. */
+  httpMaxConnections: number;
 }
 
 /** Development mode only: public, so the service refuses to use it outside development mode. */
@@ -106,6 +123,15 @@ const wholeNumber = (max = Number.MAX_SAFE_INTEGER) =>
       .transform(Number)
       .refine((value) => value <= max, `must be a whole number from 0 to ${max}`),
   );
+
+const positiveWholeNumber = optional(
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number greater than 0')
+    .transform(Number)
+    .refine((value) => value > 0 && value <= Number.MAX_SAFE_INTEGER, 'must be a whole number greater than 0'),
+);
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
@@ -170,7 +196,11 @@ const settingsSchema = z.object({
   MAIL_FROM: optional(z.string().trim()),
   FILE_STORAGE_DIR: optional(z.string().trim()),
   LEAD_FILE_MAX_BYTES: wholeNumber(),
-  SHUTDOWN_GRACE_MS: wholeNumber(),
+  SHUTDOWN_GRACE_MS: positiveWholeNumber,
+  HTTP_HEADERS_TIMEOUT_MS: positiveWholeNumber,
+  HTTP_REQUEST_TIMEOUT_MS: positiveWholeNumber,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveWholeNumber,
+  HTTP_MAX_CONNECTIONS: positiveWholeNumber,
   REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
   API_KEY_CACHE_TTL_MS: wholeNumber(),
   RESPONSE_CACHE: trueOrFalse,
@@ -339,6 +369,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSigningSecret = DEV_SIGNING_SECRET;
   }
   const secretsKeyring = keyringFrom(settings, developmentDefaults);
+  const httpHeadersTimeoutMs = settings.HTTP_HEADERS_TIMEOUT_MS ?? 10_000;
+  const httpRequestTimeoutMs = settings.HTTP_REQUEST_TIMEOUT_MS ?? 30_000;
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
+    throw new ConfigError([
+      { setting: 'HTTP_HEADERS_TIMEOUT_MS', message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)' },
+    ]);
+  }
   return {
     mode: settings.mode,
     developmentDefaults,
@@ -360,6 +397,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
     leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES ?? 5 * 1024 * 1024,
     shutdownGraceMs: settings.SHUTDOWN_GRACE_MS ?? 10_000,
+    // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
+    httpMaxConnections: settings.HTTP_MAX_CONNECTIONS ?? 1_000,
     redisUrl: settings.REDIS_URL ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
     responseCache: settings.RESPONSE_CACHE ?? true,

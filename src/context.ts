@@ -7,6 +7,7 @@ import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ReadCacheOptions } from './response-cache.ts';
 import { forActor } from './db/scoped.ts';
+import type { Lifecycle } from './lifecycle.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -19,6 +20,8 @@ export interface AppDeps {
   keys: KeyVerifier;
   /** The response cache's store and generation; null: reads are never cached (src/response-cache.ts). */
   readCache: ReadCacheOptions | null;
+  /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
+  lifecycle?: Lifecycle;
 }
 
 export interface Context extends AppDeps {

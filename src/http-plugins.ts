@@ -6,7 +6,10 @@ import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 
-/** `/health`: the process answers. `/ready`: and its database does too. */
+/**
+ * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
+ * While draining, `/ready` is 503 at once so a load balancer sends no new work; `/health` stays 200.
+ */
 export function useHealthChecks(deps: AppDeps): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
@@ -16,6 +19,10 @@ export function useHealthChecks(deps: AppDeps): Plugin {
         return undefined;
       }
       if (url.pathname !== '/ready') return undefined;
+      if (deps.lifecycle?.draining) {
+        endResponse(jsonResponse(503, { status: 'draining' }));
+        return undefined;
+      }
       return deps.db.$queryRaw`SELECT 1`.then(
         () => endResponse(jsonResponse(200, { status: 'ready' })),
         (error: unknown) => {

@@ -1,8 +1,33 @@
 // The Node HTTP server around the app: the request body is read here with a hard cap, so a client
-// that sends no Content-Length (chunked) cannot make the server buffer more than the limit.
+// that sends no Content-Length (chunked) cannot make the server buffer more than the limit; slow
+// clients are cut by the header and request timeouts; open connections are capped; and a shutdown
+// drains the connections without dropping a request that was received.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import type { Yoga } from './yoga.ts';
+
+export type HttpServerSettings = Pick<
+  Config,
+  'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
+>;
+
+export interface GatewayServer {
+  readonly server: Server;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /**
+   * Stops accepting connections and answers every request already received with `Connection: close`.
+   * A keep-alive connection that was idle when the drain began is closed when its keep-alive timeout
+   * ends, or after `maxIdleLingerMs` if that comes first. Resolves once no connection is left open.
+   */
+  drain(maxIdleLingerMs?: number): Promise<void>;
+  /** Destroys every connection still open (the grace period is over); returns how many there were. */
+  cutConnections(): number;
+  /** Connections open now. */
+  openConnections(): number;
+}
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
   const chunks: Buffer[] = [];
@@ -22,36 +47,119 @@ function tooLarge(limit: number): Response {
   });
 }
 
-async function handle(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage): Promise<Response> {
   const declared = Number(req.headers['content-length'] ?? '0');
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
   // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
   const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
-  let response: Response;
-  if (body === 'too_large') {
-    response = tooLarge(bodyLimitBytes);
-  } else {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (Array.isArray(value)) value.forEach((item) => headers.append(name, item));
-      else if (value !== undefined) headers.set(name, value);
-    }
-    headers.delete('transfer-encoding');
-    const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-    const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
-    response = await app.fetch(request);
+  if (body === 'too_large') return tooLarge(bodyLimitBytes);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) value.forEach((item) => headers.append(name, item));
+    else if (value !== undefined) headers.set(name, value);
   }
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.appendHeader(name, value));
-  res.end(Buffer.from(await response.arrayBuffer()));
+  headers.delete('transfer-encoding');
+  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+  const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+  return app.fetch(request);
 }
 
-export function createHttpServer(app: Yoga, bodyLimitBytes: number, logger: Logger): Server {
-  return createServer((req, res) => {
-    handle(app, bodyLimitBytes, req, res).catch((error: unknown) => {
-      logger.error({ err: error }, 'request failed outside the app');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.' }));
+export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
+  /** Requests received on each open connection and not yet answered (more than one when pipelined). */
+  const unanswered = new Map<Socket, number>();
+
+  const write = async (req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> => {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.statusCode = response.status;
+    response.headers.forEach((value, name) => res.appendHeader(name, value));
+    // Decided when the answer is written, not when the request came in: a request received before
+    // the shutdown and answered after it still tells its client to open no further request here.
+    // With pipelined requests queued behind this one, the last of them carries the close instead.
+    if (lifecycle.draining && (unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
+    res.end(body);
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: settings.httpHeadersTimeoutMs,
+      requestTimeout: settings.httpRequestTimeoutMs,
+      keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
+      // How often Node checks the two timeouts above (its default, 30 s, would let a slow client
+      // outlive a timeout of a few seconds by up to half a minute).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      const socket = req.socket;
+      unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
+      });
+      answer(app, settings.bodyLimitBytes, req)
+        .then((response) => write(req, res, response))
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'request failed outside the app');
+          if (!res.headersSent) {
+            res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', ...(lifecycle.draining ? { connection: 'close' } : {}) });
+          }
+          res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.' }));
+        });
+    },
+  );
+  server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
+  server.maxConnections = settings.httpMaxConnections;
+  let listenerClosed = false;
+  let onDrained: (() => void) | undefined;
+  const settleDrain = (): void => {
+    if (listenerClosed && unanswered.size === 0) onDrained?.();
+  };
+  server.on('connection', (socket: Socket) => {
+    unanswered.set(socket, 0);
+    socket.once('close', () => {
+      unanswered.delete(socket);
+      settleDrain();
     });
   });
+  server.on('drop', () => logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached'));
+
+  let drained: Promise<void> | undefined;
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    drain(maxIdleLingerMs = settings.httpKeepAliveTimeoutMs) {
+      drained ??= new Promise<void>((resolve) => {
+        lifecycle.draining = true;
+        // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
+        // connection at once, and a client may be sending its next request on one at this very
+        // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
+        // timeout instead, as in normal operation: a client (or a load balancer's pool) still
+        // sending on it meanwhile is answered, with `Connection: close`.
+        // The listening socket closes now, so new connections are refused.
+        onDrained = resolve;
+        NetServer.prototype.close.call(server, () => {
+          listenerClosed = true;
+          settleDrain();
+        });
+        // setImmediate: timers run before the event loop reads the sockets, so under load a request
+        // may be waiting unread in a socket Node still counts as idle. The check phase comes right
+        // after the sockets are read: whatever had arrived is then being handled, not idle.
+        const linger = setTimeout(() => setImmediate(() => server.closeIdleConnections()), Math.min(settings.httpKeepAliveTimeoutMs, maxIdleLingerMs));
+        linger.unref();
+      });
+      return drained;
+    },
+    cutConnections() {
+      const open = unanswered.size;
+      for (const socket of unanswered.keys()) socket.destroy();
+      return open;
+    },
+    openConnections: () => unanswered.size,
+  };
 }

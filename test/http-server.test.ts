@@ -1,28 +1,56 @@
-// The Node server around the app, on a loopback port: bodies are capped even without a length.
+// The Node server around the app, on a loopback port: bodies are capped even without a length, slow
+// clients are cut by the configured timeouts, connections are capped, and a drain answers every
+// request it received before it closes the connections.
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../src/http-server.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import type { Config } from '../src/config.ts';
+import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http-server.ts';
+import { createLifecycle, type Lifecycle } from '../src/lifecycle.ts';
+import { createApp } from '../src/yoga.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
+import { isAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer } from './support/http-client.ts';
 
+const silent = pino({ level: 'silent' });
 const LIMIT = 4096;
+// Small on purpose: the timeouts are the behaviour under test, and the suite must stay quick.
+const HEADERS_TIMEOUT_MS = 300;
+const REQUEST_TIMEOUT_MS = 600;
 let app: TestApp;
-let server: ReturnType<typeof createHttpServer>;
-let port: number;
 let key: string;
+const servers: GatewayServer[] = [];
+
+async function serve(overrides: Partial<HttpServerSettings> = {}, lifecycle: Lifecycle = createLifecycle()): Promise<{ gateway: GatewayServer; port: number }> {
+  const config: Config = app.config;
+  const settings: HttpServerSettings = {
+    bodyLimitBytes: LIMIT,
+    httpHeadersTimeoutMs: HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: REQUEST_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: 5_000,
+    httpMaxConnections: 100,
+    ...overrides,
+  };
+  const yoga = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { lifecycle }));
+  const gateway = createHttpServer(yoga, settings, silent, lifecycle);
+  servers.push(gateway);
+  const { port } = await gateway.listen(0, '127.0.0.1');
+  return { gateway, port };
+}
+
+let port: number;
 
 beforeAll(async () => {
   app = await createTestApp();
   key = (await makeKey(app.db, { permissions: ['read:car'] })).key;
-  server = createHttpServer(app.yoga, LIMIT, pino({ level: 'silent' }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  ({ port } = await serve());
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  for (const gateway of servers) {
+    gateway.cutConnections();
+    await gateway.drain();
+  }
 });
 
 function send(chunks: string[], headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -38,12 +66,11 @@ function send(chunks: string[], headers: Record<string, string>): Promise<{ stat
   });
 }
 
+const query = JSON.stringify({ query: '{ apikey_details { id } }' });
+
 describe('the HTTP server', () => {
   it('serves a request end to end', async () => {
-    const result = await send([JSON.stringify({ query: '{ apikey_details { id } }' })], {
-      'content-type': 'application/json',
-      authorization: `Bearer ${key}`,
-    });
+    const result = await send([query], { 'content-type': 'application/json', authorization: `Bearer ${key}` });
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body).data.apikey_details.id).toEqual(expect.any(Number));
   });
@@ -56,5 +83,111 @@ describe('the HTTP server', () => {
     });
     expect(result.status).toBe(413);
     expect(JSON.parse(result.body).error).toBe('payload_too_large');
+  });
+});
+
+describe('slow clients', () => {
+  // Each client keeps sending, one piece every 50 ms, for up to 100 pieces (5 s, far beyond the
+  // timeouts); the server must close the connection long before the client runs out.
+  const DRIP_MS = 50;
+  const MAX_PIECES = 100;
+
+  async function drip(pieces: (i: number) => string, start: string): Promise<{ sent: number; received: string }> {
+    const connection = await openRaw(port);
+    connection.socket.write(start);
+    let sent = 0;
+    while (!connection.isClosed() && sent < MAX_PIECES) {
+      await sleep(DRIP_MS);
+      if (connection.isClosed()) break;
+      connection.socket.write(pieces(sent));
+      sent += 1;
+    }
+    connection.socket.destroy();
+    return { sent, received: connection.received() };
+  }
+
+  it('cuts a connection whose headers arrive slowly, with 408', async () => {
+    const result = await drip((i) => `x-slow-${i}: 1\r\n`, 'GET /health HTTP/1.1\r\nHost: gateway.test\r\n');
+    expect(result.sent).toBeLessThan(MAX_PIECES);
+    expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('cuts a connection whose body arrives slowly, with 408', async () => {
+    const length = MAX_PIECES + query.length;
+    const head = `POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const result = await drip(() => ' ', head);
+    expect(result.sent).toBeLessThan(MAX_PIECES);
+    expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes connections over the cap as soon as they are accepted', async () => {
+    const capped = await serve({ httpMaxConnections: 2 });
+    const holders = [keepAliveClient(capped.port), keepAliveClient(capped.port)];
+    for (const holder of holders) expect(await holder.send('GET', '/health')).toMatchObject({ status: 200 });
+    const third = keepAliveClient(capped.port);
+    const refused = await third.send('GET', '/health');
+    expect(isAnswer(refused)).toBe(false);
+    // A held connection is let go: the next client gets in.
+    holders[0]?.close();
+    let admitted: Awaited<ReturnType<typeof third.send>> = refused;
+    for (let attempt = 0; attempt < 50 && !isAnswer(admitted); attempt += 1) {
+      await sleep(20);
+      admitted = await third.send('GET', '/health');
+    }
+    expect(admitted).toMatchObject({ status: 200 });
+    for (const client of [...holders, third]) client.close();
+  });
+});
+
+describe('draining', () => {
+  it('answers what it received with Connection: close, reports /ready 503, refuses new connections and closes idle ones', async () => {
+    const lifecycle = createLifecycle();
+    // A long keep-alive timeout, so that no connection of this test is closed for idling before the
+    // drain (however busy the machine); the drain closes idle ones after the linger passed to it.
+    const { gateway, port: drainPort } = await serve({ httpKeepAliveTimeoutMs: 30_000 }, lifecycle);
+    const idle = keepAliveClient(drainPort);
+    const busy = keepAliveClient(drainPort);
+    const prober = keepAliveClient(drainPort);
+    for (const client of [idle, busy, prober]) expect(await client.send('GET', '/health')).toMatchObject({ status: 200, reusedSocket: false });
+
+    // A request whose headers arrived and whose body is still on its way when the drain begins.
+    const inFlight = await openRaw(drainPort);
+    const body = query;
+    inFlight.socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await sleep(50);
+
+    const drained = gateway.drain(3_000);
+    let drainedYet = false;
+    void drained.then(() => (drainedYet = true));
+    expect(lifecycle.draining).toBe(true);
+
+    // Requests arriving on keep-alive connections opened before the drain are answered, each with
+    // Connection: close; /ready is 503.
+    const [ready, queued] = (await Promise.all([
+      prober.send('GET', '/ready'),
+      busy.send('POST', '/graphql', { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: query }),
+    ])) as [HttpAnswer, HttpAnswer];
+    expect(ready).toMatchObject({ status: 503, reusedSocket: true });
+    expect(JSON.parse(ready.body)).toEqual({ status: 'draining' });
+    expect(ready.headers.connection).toBe('close');
+    expect(queued).toMatchObject({ status: 200, reusedSocket: true });
+    expect(queued.headers.connection).toBe('close');
+    // A new connection is refused.
+    expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
+
+    // The request that was in flight is completed and answered.
+    expect(drainedYet).toBe(false);
+    inFlight.socket.write(body.slice(5));
+    await inFlight.closed;
+    expect(inFlight.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(inFlight.received().toLowerCase()).toContain('connection: close');
+    expect(inFlight.received()).toContain('"apikey_details"');
+
+    // The idle keep-alive connection is closed by the server after the linger; then the drain ends.
+    await drained;
+    expect(gateway.openConnections()).toBe(0);
+    for (const client of [idle, busy, prober]) client.close();
   });
 });

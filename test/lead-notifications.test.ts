@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
-import { createMailer } from '../src/notifications/mailer.ts';
+import { createMailer, type Mailer } from '../src/notifications/mailer.ts';
 import { CUSTOMER_EMAIL, DEALERSHIP_NOTIFICATION } from '../src/notifications/outbox.ts';
 import { deliverDueMessages, retryDelayMs, startOutboxWorker, type OutboxDeps } from '../src/notifications/worker.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -254,6 +254,38 @@ describe('the worker', () => {
     const later = await createLead({}, quiet.id);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await outboxOf(later.id))[0]?.status).toBe('pending');
+  });
+
+  it('on stop() finishes the message it is sending and claims no more of its batch', async () => {
+    for (let i = 0; i < 3; i += 1) await createLead({}, quiet.id);
+    const due = await app.db.outboxMessage.findMany({ where: { status: 'pending', due_at: { lte: app.clock.now() } }, orderBy: { id: 'asc' } });
+    expect(due.length).toBeGreaterThanOrEqual(3);
+    // A mailer that holds the first message until the test lets it go: stop() is called mid-send.
+    const sentTo: string[] = [];
+    let sending: () => void = () => undefined;
+    const firstSendStarted = new Promise<void>((resolve) => (sending = resolve));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const mailer: Mailer = {
+      async send(mail) {
+        sentTo.push(mail.to);
+        sending();
+        await released;
+      },
+      close() {},
+    };
+    const worker = startOutboxWorker({ db: app.db, config: { smtpUrl: null, mailFrom: app.config.mailFrom }, logger: silent, now: app.clock.now, mailer, intervalMs: 20 });
+    await firstSendStarted;
+    const stopped = worker.stop();
+    release();
+    await stopped;
+
+    expect(sentTo).toHaveLength(1);
+    const after = await app.db.outboxMessage.findMany({ where: { id: { in: due.map((row) => row.id) } }, orderBy: { id: 'asc' } });
+    const [held, ...rest] = after;
+    // The message in hand is finished (sent, lease released); the rest of the batch was never claimed.
+    expect(held).toMatchObject({ id: due[0]?.id, status: 'sent', locked_until: null, recipient: sentTo[0] });
+    expect(rest).toEqual(due.slice(1));
   });
 
   it('without SMTP_URL writes each message to the log and counts it sent', async () => {

@@ -36,6 +36,11 @@ export interface OutboxDeps {
   logger: Logger;
   now: () => Date;
   policy?: Partial<DeliveryPolicy>;
+  /**
+   * Asked before each claim: false once the worker is stopping, so a shutdown finishes the message
+   * in hand and leaves the rest of the batch unclaimed (no lease to wait out) for another instance.
+   */
+  mayClaim?: () => boolean;
 }
 
 export interface DeliveryReport {
@@ -67,6 +72,7 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
   });
 
   for (const message of candidates) {
+    if (deps.mayClaim && !deps.mayClaim()) break;
     const lease = new Date(now.getTime() + policy.leaseMs);
     // The attempt count in the condition makes the claim exact: if another instance claimed (and
     // perhaps released) the message since it was read, the count differs and this claim matches nothing.
@@ -120,12 +126,15 @@ export interface OutboxWorkerOptions {
   policy?: Partial<DeliveryPolicy>;
 }
 
-/** Runs deliverDueMessages every intervalMs (default 5 s) until stopped; stop() waits for the tick in progress. */
+/**
+ * Runs deliverDueMessages every intervalMs (default 5 s) until stopped. stop() claims nothing more
+ * and resolves once the message being sent (if any) is settled.
+ */
 export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { logger, intervalMs = 5_000 } = options;
   const mailer = options.mailer ?? createMailer(options.config, logger);
-  const deps: OutboxDeps = { db: options.db, mailer, logger, now: options.now, policy: options.policy };
   let stopped = false;
+  const deps: OutboxDeps = { db: options.db, mailer, logger, now: options.now, policy: options.policy, mayClaim: () => !stopped };
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
 

@@ -1,11 +1,11 @@
 // GraphiQL in a real headless browser (Debian's chromium, driven by playwright-core) with the
 // network closed: every request to anything but this server is refused and recorded. The page must
 // load, run a query with a key and show its data, and its docs explorer must list the types.
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http-server.ts';
+import { createLifecycle } from '../../src/lifecycle.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { makeDealership, makeKey } from '../support/fixtures.ts';
 
@@ -26,9 +26,8 @@ beforeAll(async () => {
   app.clock.set(new Date());
   await makeDealership(app.db, { name: 'Browser Test Motors', slug: 'browser-test-motors' });
   ({ key, id: keyId } = await makeKey(app.db, { permissions: ['read:car'] }));
-  server = createHttpServer(app.yoga, app.config.bodyLimitBytes, pino({ level: 'silent' }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = createHttpServer(app.yoga, app.config, pino({ level: 'silent' }), createLifecycle());
+  origin = `http://127.0.0.1:${(await server.listen(0, '127.0.0.1')).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -47,7 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.drain();
 });
 
 async function openPage(path: string): Promise<Page> {

@@ -1,0 +1,143 @@
+// The running service: database, app, HTTP server and outbox worker started together, and stopped
+// together so that nothing received is lost. src/index.ts wires it to the process (port, signals,
+// exit); tests drive it directly.
+//
+// Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
+//  1. `/ready` answers 503 and the listening socket closes (new connections are refused);
+//  2. every request already received, including ones arriving on open keep-alive connections, is
+//     answered, with `Connection: close`; idle keep-alive connections are closed when their
+//     keep-alive timeout ends (at most half the grace period);
+//  3. at the same time the outbox worker finishes the message it is sending and claims no more;
+//  4. the database is closed.
+// Connections still open shortly before the grace period ends are cut (and logged), so the process
+// always exits in time.
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createKeyVerifier } from './auth/key-cache.ts';
+import { ConfigError, type Config } from './config.ts';
+import { createDb, type Db } from './db/client.ts';
+import { prepareDatabase } from './db/prepare.ts';
+import { connectRedis, redisKeyChangeFeed, type RedisConnections } from './redis.ts';
+import { inMemoryReadCache, redisGeneration, redisStore } from './response-cache.ts';
+import { DatabaseStartupError } from './startup.ts';
+import { createHttpServer, type GatewayServer } from './http-server.ts';
+import { createLifecycle } from './lifecycle.ts';
+import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
+import { createApp } from './yoga.ts';
+
+/** Time kept at the end of the grace period for closing the database after connections are cut. */
+const CLOSE_RESERVE_MS = 1_000;
+
+export interface ShutdownReport {
+  signal: string;
+  /** Connections that were still open when the grace period ran out, and were cut. */
+  cutConnections: number;
+  /** Whether the outbox worker and the database closed within the grace period. */
+  closedInTime: boolean;
+  ms: number;
+}
+
+export interface RunningService {
+  address: AddressInfo;
+  http: GatewayServer;
+  /** Idempotent: a second call returns the first call's result. */
+  stop(signal: string): Promise<ShutdownReport>;
+}
+
+export interface StopParts {
+  http: GatewayServer;
+  outbox: OutboxWorker;
+  db: Pick<Db, '$disconnect'>;
+  /** Closed with the database, when REDIS_URL is set. */
+  redis?: Pick<RedisConnections, 'close'> | null;
+  logger: Logger;
+  graceMs: number;
+}
+
+/** Resolves with the promise's outcome, or with false once `deadline` (epoch ms) has passed. */
+function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    promise.then(
+      () => (clearTimeout(timer), resolve(true)),
+      () => (clearTimeout(timer), resolve(true)),
+    );
+  });
+}
+
+/** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
+export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
+  const { http, outbox, db, redis, logger, graceMs } = parts;
+  const started = Date.now();
+  const deadline = started + graceMs;
+  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
+
+  let cutConnections = 0;
+  const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
+  const cut = setTimeout(() => {
+    cutConnections = http.cutConnections();
+    logger.warn({ connections: cutConnections, grace_ms: graceMs }, 'grace period ending: cut the connections still open');
+  }, cutAfterMs);
+
+  const outboxStopped = outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed'));
+  // Idle keep-alive connections get at most half the grace period, so that a client that stays
+  // idle never holds the exit up to the cut.
+  await http.drain(graceMs / 2);
+  clearTimeout(cut);
+  let closedInTime = await settledBy(outboxStopped, deadline);
+  if (!closedInTime) logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
+  const disconnected = Promise.all([
+    db.$disconnect().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed')),
+    redis?.close(),
+  ]);
+  closedInTime = (await settledBy(disconnected, deadline)) && closedInTime;
+  const report: ShutdownReport = { signal, cutConnections, closedInTime, ms: Date.now() - started };
+  logger.info({ ...report }, 'stopped');
+  return report;
+}
+
+/** Prepares the database, then serves on config.port/host and runs the outbox worker. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  let db: Db;
+  try {
+    db = createDb(config.databaseUrl);
+  } catch (error) {
+    throw new DatabaseStartupError(config.databaseUrl, error);
+  }
+  // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
+  // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
+  await prepareDatabase(config, db, logger).catch((error: unknown) => {
+    throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
+  });
+  const lifecycle = createLifecycle();
+  const now = (): Date => new Date();
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
+  const readCache = !config.responseCache
+    ? null
+    : redis
+      ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
+      : inMemoryReadCache();
+  const deps = { config, db, logger, now, keys, readCache, lifecycle };
+  const http = createHttpServer(createApp(deps), config, logger, lifecycle);
+  let address: AddressInfo;
+  try {
+    address = await http.listen(config.port, config.host);
+  } catch (error) {
+    keys.close();
+    await Promise.all([db.$disconnect(), redis?.close()]);
+    throw error;
+  }
+  // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
+  const outbox = startOutboxWorker(deps);
+  let stopping: Promise<ShutdownReport> | undefined;
+  return {
+    address,
+    http,
+    stop(signal) {
+      keys.close();
+      stopping ??= stopService({ http, outbox, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
+      return stopping;
+    },
+  };
+}
