@@ -6,7 +6,8 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
-import { useBodyLimit, useHealthChecks, useInputErrorCodes, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
@@ -45,6 +46,8 @@ export function createApp(deps: AppDeps): Yoga {
       useApiDocs(),
       useRestRoutes(deps),
       useInputErrorCodes(),
+      useReadableGraphQLParams(),
+      useInputChecks(),
       maxDepthPlugin({ n: queryLimits.maxDepth, flattenFragments: true }),
       maxAliasesPlugin({ n: queryLimits.maxAliases }),
       maxTokensPlugin({ n: queryLimits.maxTokens }),

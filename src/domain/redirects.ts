@@ -17,7 +17,6 @@ export interface CarRedirectInput {
 /** Where a car's page lives on a website, and where its stock listing is. */
 export const CAR_PAGE_PATH = '/cars/';
 export const STOCK_LISTING_PATH = '/cars';
-const MAX_FBCLID_LENGTH = 500;
 
 /** The website's origin when it is an http(s) URL; anything else cannot be redirected to. */
 export function websiteOrigin(url: string): string | null {
@@ -59,7 +58,6 @@ export async function carRedirectLocation(db: Db, input: CarRedirectInput): Prom
   const stocknum = input.stocknum.trim();
   if (stocknum === '') throw invalidInput('stocknum', 'is required');
   const fbclid = input.fbclid?.trim() ?? '';
-  if (fbclid.length > MAX_FBCLID_LENGTH) throw invalidInput('fbclid', `must be at most ${MAX_FBCLID_LENGTH} characters`);
 
   const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
   if (!dealership) throw notFound('dealership');
