@@ -40,7 +40,9 @@ const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
 function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
   if (typeof value === 'string') {
-    const reason = textProblem(value, JSON_TEXT_MAX_LENGTH);
+    // The whole value as one string is JSON text (lead event data may come as ?data={…}); the domain
+    // parses and checks it, and the request's size bounds it.
+    const reason = textProblem(value, depth === 0 ? Number.POSITIVE_INFINITY : JSON_TEXT_MAX_LENGTH);
     return reason ? { field: path, reason } : null;
   }
   if (value === null || typeof value !== 'object') return null;

@@ -161,7 +161,7 @@ describe('the GraphQL door under fuzzing', () => {
       JSON.stringify({ query: `{ car(id: "${'x'.repeat(200_000)}") { id } }` }),
       `{"query":"{__typename}","variables":{"v":${deeplyNestedJson(5_000)}}}`,
     ];
-    const contentTypes = ['application/json', 'application/graphql+json', 'text/plain', 'application/x-www-form-urlencoded'];
+    const contentTypes = ['application/json', 'application/graphql+json', 'application/graphql', 'multipart/form-data; boundary=x', 'text/plain', 'application/x-www-form-urlencoded'];
     for (let round = 0; round < 4; round += 1) {
       for (const search of getSearches) {
         await harness.send('GET', `/graphql?${search}`, { method: 'GET', headers: { accept: 'application/json', ...harness.authorization(random) } });
