@@ -107,6 +107,27 @@ describe('an integer parameter outside 32 bits', () => {
   });
 });
 
+describe('an identifier given as text ("id, slug or custom slug") that is a number beyond 32 bits', () => {
+  it('finds nothing (404), on every engine, instead of overflowing the database integer', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/api/v1/cars/2147483648/performance.json', 'car_not_found'],
+      ['GET', '/api/v1/cars/9999999999/payment_processors.json', 'car_not_found'],
+      ['PUT', '/api/v1/cars/4294967296/reserve?reserved=true', 'car_not_found'],
+      ['GET', '/api/v1/websites/2147483648/models', 'website_not_found'],
+      ['GET', '/api/v1/model_variants/some-variant?website_id=2147483648', 'website_not_found'],
+    ];
+    for (const [method, path, error] of cases) {
+      const response = await app.request(path, { method, key });
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toMatchObject({ error });
+    }
+    const dealership = await app.db.dealership.findUniqueOrThrow({ where: { id: dealershipId } });
+    const redirect = await app.request(`/api/v1/dealerships/${dealership.slug}/redirect_service?website_id=2147483648&stocknum=A1`);
+    expect(redirect.status).toBe(404);
+    expect(await redirect.json()).toMatchObject({ error: 'website_not_found' });
+  });
+});
+
 /** JSON values of every type but the one the GraphQL input type takes. */
 function wrongJsonFor(type: GraphQLInputType): unknown[] {
   const named = getNamedType(type);
@@ -287,14 +308,20 @@ describe('every text input of the schema', () => {
     expect(inputs.length).toBeGreaterThanOrEqual(100);
   });
 
-  it('refuses a lone surrogate with a 422 naming the field, before anything runs', async () => {
+  it('refuses a lone surrogate or a NUL character with a 422 naming the field, before anything runs', async () => {
     const before = await storedRows();
+    const cases = [
+      ['Jo\ud800rdan', 'must be valid Unicode text (it contains an unpaired surrogate)'],
+      ['nul\u0000here', 'must not contain the NUL character (U+0000)'],
+    ] as const;
     for (const input of inputs) {
-      const { query, variables } = operationWith(input, 'Jo\ud800rdan');
-      const result = await app.graphql(query, variables, key);
-      const label = `${input.field.name}: ${fieldLabel(input)}`;
-      expect(result.errors?.[0]?.extensions, label).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: fieldLabel(input) });
-      expect(result.errors?.[0]?.message, label).toBe(`${fieldLabel(input)}: must be valid Unicode text (it contains an unpaired surrogate)`);
+      for (const [text, reason] of cases) {
+        const { query, variables } = operationWith(input, text);
+        const result = await app.graphql(query, variables, key);
+        const label = `${input.field.name}: ${fieldLabel(input)} ${JSON.stringify(text)}`;
+        expect(result.errors?.[0]?.extensions, label).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: fieldLabel(input) });
+        expect(result.errors?.[0]?.message, label).toBe(`${fieldLabel(input)}: ${reason}`);
+      }
     }
     expect(await storedRows()).toEqual(before);
   });

@@ -1,6 +1,7 @@
 // Finding a car as the spec's paths name it: by id, slug or custom slug (4.2, 4.3, 4.19), or by VIN
 // with lookup_by=vin (4.2). A car outside the key's dealerships is not found, exactly like a car
 // that does not exist.
+import { rowIdFromText } from './input-limits.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { dealershipIdFilter } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
@@ -16,7 +17,8 @@ export function carWhere(actor: Actor, identifier: string, lookupBy?: CarLookupB
   const dealership_id = dealershipIdFilter(actor);
   if (lookupBy === 'vin') return { vin: text.toUpperCase(), dealership_id };
   const byText: Prisma.CarWhereInput[] = [{ slug: text }, { custom_slug: text }];
-  if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
+  const id = rowIdFromText(text);
+  if (id !== null) byText.unshift({ id });
   return { OR: byText, dealership_id };
 }
 

@@ -53,6 +53,20 @@ export const MAX_JSON_DEPTH = 32;
 /** Each text inside free-form JSON, keys included, is at most this long. */
 export const JSON_TEXT_MAX_LENGTH = 10_000;
 
+/** Row ids are 32-bit in the database (PostgreSQL integer). */
+const MAX_ROW_ID = 2_147_483_647;
+
+/**
+ * The row id that an identifier given as text ("id, slug or custom slug") names, or null when the
+ * text is not one: digits only, and within the database's id range, so a longer number is looked
+ * up as a slug instead of overflowing the database's integer.
+ */
+export function rowIdFromText(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_ROW_ID ? id : null;
+}
+
 export function textMaxLength(name: string): number {
   return TEXT_MAX_LENGTHS[name] ?? DEFAULT_TEXT_MAX_LENGTH;
 }
@@ -64,6 +78,8 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** Why this text is refused, or null when it may be used. */
 export function textProblem(text: string, maxLength: number): string | null {
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it contains an unpaired surrogate)';
+  // PostgreSQL text and jsonb cannot hold U+0000, so no engine may be handed one.
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (text.length > maxLength) return `must be at most ${maxLength} characters`;
   return null;
 }

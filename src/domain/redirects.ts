@@ -3,6 +3,7 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
+import { rowIdFromText } from './input-limits.ts';
 import type { Db } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
 
@@ -33,7 +34,7 @@ export function websiteOrigin(url: string): string | null {
 
 /** The dealership's website named by id, slug or custom slug (never another dealership's), in that precedence. */
 async function findWebsite(db: Db, dealershipId: number, text: string) {
-  const id = /^\d{1,15}$/.test(text) ? Number(text) : null;
+  const id = rowIdFromText(text);
   const matches = await db.website.findMany({
     where: { dealership_id: dealershipId, OR: [...(id === null ? [] : [{ id }]), { slug: text }, { custom_slug: text }] },
     select: { id: true, slug: true, url: true },
