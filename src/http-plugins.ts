@@ -1,6 +1,7 @@
 // Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit, one
 // structured log line per request, and the error model's code on GraphQL's own input errors.
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
+import { createGraphQLError } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
 import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
@@ -118,6 +119,28 @@ export function useInputErrorCodes(): Plugin {
           if (changed) setResult({ ...result, errors });
         },
       };
+    },
+  };
+}
+
+/**
+ * GraphQL parameters that are not JSON (`/graphql?query={__typename}&variables={`) are the client's
+ * mistake: 400, not the 500 Yoga's request parsers answer when JSON.parse throws inside them.
+ */
+export function useReadableGraphQLParams(): Plugin {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          throw createGraphQLError('The GraphQL parameters are not valid JSON (variables and extensions must be JSON objects).', {
+            extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+          });
+        }
+      });
     },
   };
 }

@@ -3,7 +3,8 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useInputErrorCodes, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
@@ -48,9 +49,11 @@ export function createApp(deps: AppDeps): Yoga {
       useApiDocs(deps.config.explorers),
       useRestRoutes(deps),
       useInputErrorCodes(),
+      useReadableGraphQLParams(),
+      useInputChecks(),
       useSchemaPrivacy({ production: deps.config.production }),
       useQueryLimits(),
-      // After the limits: only a document that passed them is ever answered, or stored, by the cache.
+      // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
     ],
   });

@@ -1,6 +1,7 @@
 // Finding a car as the spec's paths name it: by id, slug or custom slug (4.2, 4.3, 4.19), or by VIN
 // with lookup_by=vin (4.2). Read through the caller's scoped client (src/db/scoped.ts), a car outside
 // the key's dealerships is not found, exactly like a car that does not exist.
+import { rowIdFromText } from './input-limits.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 
@@ -13,7 +14,8 @@ export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Pri
   const text = identifier.trim();
   if (lookupBy === 'vin') return { vin: text.toUpperCase() };
   const byText: Prisma.CarWhereInput[] = [{ slug: text }, { custom_slug: text }];
-  if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
+  const id = rowIdFromText(text);
+  if (id !== null) byText.unshift({ id });
   return { OR: byText };
 }
 

@@ -22,7 +22,6 @@ export const PLATFORM_SSO_PATH = '/sso/partner';
 const TOKEN_BYTES = 32;
 /** 32 bytes in base64url without padding. Anything else cannot be a token and is not looked up. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-const EMAIL_MAX_LENGTH = 254;
 
 export function hashPartnerToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -46,7 +45,6 @@ export async function createPartnerToken(
 ): Promise<PartnerTokenGrant> {
   const text = email?.trim() ?? '';
   if (text === '') throw invalidInput('email', 'is required', 'email_required');
-  if (text.length > EMAIL_MAX_LENGTH) throw invalidInput('email', `must be at most ${EMAIL_MAX_LENGTH} characters`);
 
   // Through the caller's scoped client: only users linked to one of the key's dealerships.
   const user = await db.user.findFirst({

@@ -13,8 +13,6 @@ import { normalizePhone } from './phone.ts';
 export const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
 /** Without a provider call id, deliveries of the same numbers within this window are one call. */
 export const DEDUPE_WINDOW_MS = 60_000;
-const NUMBER_MAX_LENGTH = 64;
-const CALL_ID_MAX_LENGTH = 128;
 
 export interface PhoneCallInput {
   called_number: string;
@@ -38,7 +36,6 @@ export function storedNumber(raw: string, field: string): { value: string; e164:
   // Blank (a form field sent empty, or only spaces) counts as missing.
   const text = raw.trim();
   if (text === '') throw invalidInput(field, 'is required');
-  if (text.length > NUMBER_MAX_LENGTH) throw invalidInput(field, `must be at most ${NUMBER_MAX_LENGTH} characters`);
   const e164 = normalizePhone(text);
   if (e164) return { value: e164, e164: true };
   const digits = text.replace(/\D/g, '');
@@ -90,10 +87,8 @@ export async function recordPhoneCall(clients: DbClients, actor: Actor, input: P
   const { db, unscopedDb } = clients;
   const called = storedNumber(input.called_number, 'called_number');
   const caller = storedNumber(input.caller_number, 'caller_number');
+  // Lengths are limited for every input in one place (src/domain/input-limits.ts).
   const callId = input.call_id?.trim() || null;
-  if (callId !== null && callId.length > CALL_ID_MAX_LENGTH) {
-    throw invalidInput('call_id', `must be at most ${CALL_ID_MAX_LENGTH} characters`);
-  }
 
   const { key, earlier } = dedupeKeys(actor, called.value, caller.value, callId, now);
   // Dedupe keys are made from the reporting key's id, so these lookups only ever find that key's own

@@ -3,6 +3,7 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
+import { rowIdFromText } from './input-limits.ts';
 import type { Db } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
 
@@ -17,7 +18,6 @@ export interface CarRedirectInput {
 /** Where a car's page lives on a website, and where its stock listing is. */
 export const CAR_PAGE_PATH = '/cars/';
 export const STOCK_LISTING_PATH = '/cars';
-const MAX_FBCLID_LENGTH = 500;
 
 /** The website's origin when it is an http(s) URL; anything else cannot be redirected to. */
 export function websiteOrigin(url: string): string | null {
@@ -34,7 +34,7 @@ export function websiteOrigin(url: string): string | null {
 
 /** The dealership's website named by id, slug or custom slug (never another dealership's), in that precedence. */
 async function findWebsite(db: Db, dealershipId: number, text: string) {
-  const id = /^\d{1,15}$/.test(text) ? Number(text) : null;
+  const id = rowIdFromText(text);
   const matches = await db.website.findMany({
     where: { dealership_id: dealershipId, OR: [...(id === null ? [] : [{ id }]), { slug: text }, { custom_slug: text }] },
     select: { id: true, slug: true, url: true },
@@ -59,7 +59,6 @@ export async function carRedirectLocation(db: Db, input: CarRedirectInput): Prom
   const stocknum = input.stocknum.trim();
   if (stocknum === '') throw invalidInput('stocknum', 'is required');
   const fbclid = input.fbclid?.trim() ?? '';
-  if (fbclid.length > MAX_FBCLID_LENGTH) throw invalidInput('fbclid', `must be at most ${MAX_FBCLID_LENGTH} characters`);
 
   const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
   if (!dealership) throw notFound('dealership');

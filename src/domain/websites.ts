@@ -2,6 +2,7 @@
 // may act for it. Website-scoped operations (4.4, 4.6, 4.20) refuse a key whose dealerships do not
 // include the website's dealership with 403 `forbidden` (spec 5.4), unlike dealership-scoped objects,
 // which answer "not found".
+import { rowIdFromText } from './input-limits.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
@@ -20,7 +21,8 @@ export function websiteWhere(identifier: string | number): Prisma.WebsiteWhereIn
   if (typeof identifier === 'number') return { id: identifier };
   const text = identifier.trim();
   const byText: Prisma.WebsiteWhereInput[] = [{ slug: text }, { custom_slug: text }];
-  if (/^\d{1,15}$/.test(text)) byText.unshift({ id: Number(text) });
+  const id = rowIdFromText(text);
+  if (id !== null) byText.unshift({ id });
   return { OR: byText };
 }
 

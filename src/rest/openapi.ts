@@ -35,7 +35,7 @@ const scalarSchemas: Record<string, JsonSchema> = {
 };
 
 const errorDescriptions: Record<number, string> = {
-  400: 'Malformed request: the body is not valid JSON.',
+  400: 'Malformed request: the body is not valid JSON, or a path parameter is not valid percent-encoded UTF-8.',
   401: 'Missing, malformed, unknown, expired or revoked API key (one body for all).',
   403: 'The key lacks the permission this operation needs, or is not authorised for the website.',
   404: 'Not found, or outside the dealerships of the key (answered alike).',
@@ -53,8 +53,12 @@ export function errorStatusesOf(route: RestRoute): number[] {
   const statuses = new Set<number>();
   if (route.access !== 'public') statuses.add(401);
   if (route.access !== 'public' && route.access !== 'authenticated') statuses.add(403);
-  if (/:/.test(route.path)) statuses.add(404);
-  if (route.params || route.query || route.body) statuses.add(422);
+  if (/:/.test(route.path)) {
+    statuses.add(400); // a path parameter that is not percent-encoded UTF-8
+    statuses.add(404);
+  }
+  // Every text input has a maximum length (src/domain/input-limits.ts), path parameters included.
+  if (/:/.test(route.path) || route.params || route.query || route.body) statuses.add(422);
   if (route.body) {
     statuses.add(400);
     statuses.add(413);

@@ -3,16 +3,18 @@
 // the route table; every other path goes on to Yoga, which answers 404.
 //
 // Before Sofa sees a request: a ?token= moves into the Authorization header where the route allows
-// it, the caller's key and permission are checked, typed parameters are parsed (422 names the bad
-// one) and form bodies are turned into JSON.
+// it, the caller's key and permission are checked, form bodies are turned into JSON, every argument's
+// JSON type is checked against the root field's (src/rest/arguments.ts) and typed parameters are
+// parsed (422 names the bad one). A path parameter that does not decode is a 400 before all that.
 // After, a 302 route's {"location"} becomes a real redirect and deprecated routes get their headers.
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import type { ExecutionArgs, GraphQLSchema } from 'graphql';
+import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, type AppDeps } from '../context.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
+import { restArgumentProblem } from './arguments.ts';
 import { restError, restErrorResponse } from './errors.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
@@ -31,18 +33,47 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** The request Sofa should see, or the response that ends it here. */
-async function prepareRequest(deps: AppDeps, request: Request, { route, params }: MatchedRoute): Promise<Request | Response> {
+async function prepareRequest(
+  deps: AppDeps,
+  request: Request,
+  { route, params }: MatchedRoute,
+  field: GraphQLField<unknown, unknown>,
+): Promise<Request | Response> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
   if (route.tokenInQuery) {
     const token = url.searchParams.get('token');
     url.searchParams.delete('token');
-    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+    // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
+    if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
   }
   // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
   const caller = new Request(url, { method: request.method, headers });
   const refused = await refuseCaller(deps, caller, route);
   if (refused) return refused;
+
+  let body: string | undefined;
+  let parsedBody: unknown;
+  if (request.method !== 'GET' && request.body !== null) {
+    body = await request.text();
+    const contentType = headers.get('content-type') ?? '';
+    if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) {
+      parsedBody = Object.fromEntries(new URLSearchParams(body));
+      body = JSON.stringify(parsedBody);
+      headers.set('content-type', 'application/json');
+    } else if (body.trim() !== '') {
+      try {
+        parsedBody = JSON.parse(body);
+      } catch {
+        return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
+      }
+    }
+  }
+  const argumentProblem = restArgumentProblem(field, { pathParams: params, query: url.searchParams, body: parsedBody });
+  if (argumentProblem) {
+    const { field: name, reason } = argumentProblem;
+    return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
+  }
 
   for (const [name, type] of Object.entries(route.params ?? {})) {
     const fromPath = params[name];
@@ -53,21 +84,6 @@ async function prepareRequest(deps: AppDeps, request: Request, { route, params }
       return restError(422, { error: 'invalid_input', message: `${name}: ${parsed.reason}`, field: name });
     }
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
-  }
-  let body: string | undefined;
-  if (request.method !== 'GET' && request.body !== null) {
-    body = await request.text();
-    const contentType = headers.get('content-type') ?? '';
-    if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) {
-      body = JSON.stringify(Object.fromEntries(new URLSearchParams(body)));
-      headers.set('content-type', 'application/json');
-    } else if (body.trim() !== '') {
-      try {
-        JSON.parse(body);
-      } catch {
-        return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
-      }
-    }
   }
   const prepared = new Request(url, { method: request.method, headers, body });
   carryActor(caller, prepared);
@@ -104,6 +120,7 @@ async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute
 
 export function useRestRoutes(deps: AppDeps): Plugin {
   let sofa: SofaHandler | undefined;
+  let rootFields = new Map<string, GraphQLField<unknown, unknown>>();
   let getEnveloped: GetEnveloped | undefined;
   const envelopedByContext = new WeakMap<object, Enveloped>();
 
@@ -112,6 +129,13 @@ export function useRestRoutes(deps: AppDeps): Plugin {
       getEnveloped = yoga.getEnveloped;
     },
     onSchemaChange({ schema }) {
+      rootFields = new Map(
+        restRoutes.flatMap((route) => {
+          const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+          const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
+          return field ? [[route.field, field] as const] : [];
+        }),
+      );
       sofa = createSofaHandler({
         basePath: '',
         schema: restSchema(schema),
@@ -137,6 +161,12 @@ export function useRestRoutes(deps: AppDeps): Plugin {
     onRequest({ request, url, endResponse, serverContext }) {
       const matches = matchPath(url.pathname);
       if (matches.length === 0) return undefined;
+      // A path parameter that is not percent-encoded UTF-8 cannot name anything: refused before any other work.
+      const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
+      if (malformed) {
+        endResponse(restError(400, { error: 'malformed_request', message: `The path parameter ${malformed} is not valid percent-encoded UTF-8.` }));
+        return undefined;
+      }
       const match = matches.find((candidate) => candidate.route.method === request.method);
       if (!match) {
         const allow = [...new Set(matches.map((candidate) => candidate.route.method))].join(', ');
@@ -145,8 +175,14 @@ export function useRestRoutes(deps: AppDeps): Plugin {
       }
       const handler = sofa;
       if (!handler) throw new Error('the REST layer has no schema yet');
+      const field = rootFields.get(match.route.field);
+      // A documented route whose root field does not exist yet answers like any unknown path.
+      if (!field) {
+        endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
+        return undefined;
+      }
       return (async () => {
-        const prepared = await prepareRequest(deps, request, match);
+        const prepared = await prepareRequest(deps, request, match, field);
         if (prepared instanceof Response) {
           endResponse(prepared);
           return;

@@ -117,7 +117,7 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Consume a partner sign-on token and hand the user to the platform', access: 'public', successStatus: 302, query: ['token'], errors: [404, 410, 422] },
   {
     method: 'PUT', path: '/api/v1/cars/:id/reserve', field: 'Mutation.reserve_car', spec: '4.19', summary: "Update a car's reserved flag",
-    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'], errors: [401, 403, 404, 409, 422],
+    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'], errors: [400, 401, 403, 404, 409, 422],
   },
   {
     method: 'GET', path: '/api/v1/websites/:website_id/models', field: 'Query.website_models', spec: '4.20', summary: "List a website's models",
@@ -128,6 +128,8 @@ export const restRoutes: readonly RestRoute[] = [
 export interface MatchedRoute {
   route: RestRoute;
   params: Record<string, string>;
+  /** A path parameter whose percent-escapes do not decode to UTF-8 text (`%E0%A4%A`), if any. */
+  malformedParam?: string;
 }
 
 const compiled = restRoutes.map((route) => {
@@ -147,6 +149,15 @@ const compiled = restRoutes.map((route) => {
   return { route, names, pattern: new RegExp(`^${source}$`) };
 });
 
+/** A path segment's text, or null when its percent-escapes are not UTF-8 (decodeURIComponent throws). */
+function decodePathSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 /** The routes whose path matches, whatever their method (for 405 and Allow). */
 export function matchPath(pathname: string): MatchedRoute[] {
   const matches: MatchedRoute[] = [];
@@ -154,14 +165,19 @@ export function matchPath(pathname: string): MatchedRoute[] {
     const found = pattern.exec(pathname);
     if (!found) continue;
     const params: Record<string, string> = {};
+    let malformedParam: string | undefined;
     names.forEach((name, index) => {
-      params[name] = decodeURIComponent(found[index + 1] ?? '');
+      const decoded = decodePathSegment(found[index + 1] ?? '');
+      if (decoded === null) malformedParam ??= name;
+      else params[name] = decoded;
     });
-    matches.push({ route, params });
+    matches.push({ route, params, ...(malformedParam ? { malformedParam } : {}) });
   }
   return matches;
 }
 
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
 const TRUE_SPELLINGS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_SPELLINGS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
@@ -178,8 +194,11 @@ export function parseParam(type: ParamType, raw: string): { value: string } | { 
     return { reason: `must be true or false, got "${raw}"` };
   }
   if (type === 'integer') {
-    if (!/^[+-]?\d{1,15}$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
-    return { value: String(Number(text)) };
+    // Integer parameters are GraphQL Ints: 32-bit signed, so a larger number is refused here, by name.
+    if (!/^[+-]?\d+$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
+    const value = Number(text);
+    if (value < INT_MIN || value > INT_MAX) return { reason: `must be a whole number from ${INT_MIN} to ${INT_MAX}` };
+    return { value: String(value) };
   }
   return { value: raw };
 }

@@ -141,8 +141,6 @@ export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && EMAIL.test(text);
 }
 
-const MAX_LEAD_STATE_LENGTH = 64;
-
 const path = (field: string): string => `lead.${field}`;
 
 /** Trimmed text; blank is null. undefined stays undefined (not sent). */
@@ -311,7 +309,6 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   if (input.lead_state !== undefined && !(input.lead_state === null && creating)) {
     const state = input.lead_state?.trim();
     if (!state) throw invalidInput(path('lead_state'), 'must be a non-empty text');
-    if (state.length > MAX_LEAD_STATE_LENGTH) throw invalidInput(path('lead_state'), `must be at most ${MAX_LEAD_STATE_LENGTH} characters`);
     columns.lead_state = state;
   }
 

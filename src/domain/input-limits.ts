@@ -1,0 +1,85 @@
+// What any text or JSON input may be, whatever the operation and whichever door it came through:
+// the one table of maximum lengths, the nesting limit for free-form JSON, and the rule that text is
+// well-formed Unicode. src/input-checks.ts applies them to every argument of every operation before
+// it runs, so no resolver, domain function or database driver sees input outside them.
+
+/**
+ * Maximum length, in characters (UTF-16 code units, as JavaScript counts them), of text inputs by
+ * field or argument name; every other text input has DEFAULT_TEXT_MAX_LENGTH. A list of texts
+ * (`tags`, `images`) limits each entry. The README's "Input limits" table is this one.
+ */
+export const TEXT_MAX_LENGTHS: Readonly<Record<string, number>> = {
+  // People and their words
+  name: 200,
+  last_name: 200,
+  email: 254,
+  user_email: 254,
+  phone: 64,
+  called_number: 64,
+  caller_number: 64,
+  customer_address: 500,
+  street: 200,
+  city: 100,
+  state: 100,
+  state_long: 100,
+  country: 100,
+  message: 10_000,
+  dealercomments: 10_000,
+  // Car details
+  features: 200,
+  value: 1_000,
+  images: 2_048,
+  external_video_url: 2_048,
+  locked_fields: 64,
+  // Lead bookkeeping
+  lead_state: 64,
+  tags: 100,
+  // Provider references
+  call_id: 128,
+  CallSid: 128,
+  fbclid: 500,
+};
+
+export const DEFAULT_TEXT_MAX_LENGTH = 255;
+
+/**
+ * Attachment content (base64) is limited by its decoded size, LEAD_FILE_MAX_BYTES, and the request
+ * body limit, not by this table (src/domain/leads/files.ts).
+ */
+export const UNLIMITED_TEXT_FIELDS: ReadonlySet<string> = new Set(['LeadFileInput.file']);
+
+/** Free-form JSON (lead.fields, lead.charge_breakdown, lead event data) nests at most this deep. */
+export const MAX_JSON_DEPTH = 32;
+/** Each text inside free-form JSON, keys included, is at most this long. */
+export const JSON_TEXT_MAX_LENGTH = 10_000;
+
+/** Row ids are 32-bit in the database (PostgreSQL integer). */
+const MAX_ROW_ID = 2_147_483_647;
+
+/**
+ * The row id that an identifier given as text ("id, slug or custom slug") names, or null when the
+ * text is not one: digits only, and within the database's id range, so a longer number is looked
+ * up as a slug instead of overflowing the database's integer.
+ */
+export function rowIdFromText(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_ROW_ID ? id : null;
+}
+
+export function textMaxLength(name: string): number {
+  return TEXT_MAX_LENGTHS[name] ?? DEFAULT_TEXT_MAX_LENGTH;
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one: text that is
+// not Unicode (JSON's "\ud800"), which no database stores and no e-mail can carry.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why this text is refused, or null when it may be used. */
+export function textProblem(text: string, maxLength: number): string | null {
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it contains an unpaired surrogate)';
+  // PostgreSQL text and jsonb cannot hold U+0000, so no engine may be handed one.
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (text.length > maxLength) return `must be at most ${maxLength} characters`;
+  return null;
+}

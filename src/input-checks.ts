@@ -1,0 +1,164 @@
+// One check of every input of every operation, on both doors (the REST door executes through the
+// same envelope, src/rest/plugin.ts), before any resolver runs: each argument's value, literal or
+// variable, at any depth, is walked with its GraphQL type. Text must be well-formed Unicode and
+// within its maximum length; free-form JSON must nest within the limit and hold only such text.
+// The first problem answers 422 (BAD_USER_INPUT) naming the field by its path (`lead.message`,
+// `car.images[2]`, `lead.fields.a.b`). The limits themselves are src/domain/input-limits.ts.
+import {
+  getArgumentValues,
+  getVariableValues,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from './domain/input-limits.ts';
+import { invalidInput } from './errors.ts';
+
+interface InputProblem {
+  field: string;
+  reason: string;
+}
+
+/** Scalars whose input value is text as sent. Date and DateTime arrive as parsed Dates. */
+const TEXT_SCALARS = new Set(['String', 'ID']);
+/** Scalars whose input value is any JSON, walked as such. */
+const JSON_SCALARS = new Set(['JSON', 'JSONObject', 'LeadEventData']);
+
+const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+
+/** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
+function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
+  if (typeof value === 'string') {
+    // The whole value as one string is JSON text (lead event data may come as ?data={…}); the domain
+    // parses and checks it, and the request's size bounds it.
+    const reason = textProblem(value, depth === 0 ? Number.POSITIVE_INFINITY : JSON_TEXT_MAX_LENGTH);
+    return reason ? { field: path, reason } : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_JSON_DEPTH) return { field: root, reason: `must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep` };
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const problem = jsonProblem(item, root, `${path}[${index}]`, depth + 1);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const keyReason = textProblem(key, JSON_TEXT_MAX_LENGTH);
+    if (keyReason) return { field: path, reason: `has a key that ${keyReason}` };
+    const problem = jsonProblem(item, root, keyPath(path, key), depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * `name` is the field or argument whose limit applies (a list's entries share it); `owner` is the
+ * input type declaring it, for the few fields the length table does not govern.
+ */
+function valueProblem(value: unknown, type: GraphQLInputType, path: string, name: string, owner: string): InputProblem | null {
+  if (value === null || value === undefined) return null;
+  if (isNonNullType(type)) return valueProblem(value, type.ofType, path, name, owner);
+  if (isListType(type)) {
+    if (!Array.isArray(value)) return valueProblem(value, type.ofType, path, name, owner);
+    for (const [index, item] of value.entries()) {
+      const problem = valueProblem(item, type.ofType, `${path}[${index}]`, name, owner);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (isInputObjectType(type)) {
+    if (typeof value !== 'object') return null;
+    const fields = type.getFields();
+    for (const [fieldName, fieldValue] of Object.entries(value)) {
+      const field = fields[fieldName];
+      if (!field) continue;
+      const problem = valueProblem(fieldValue, field.type, `${path}.${fieldName}`, fieldName, type.name);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (isEnumType(type) || !isScalarType(type)) return null;
+  if (TEXT_SCALARS.has(type.name) && typeof value === 'string') {
+    const maxLength = UNLIMITED_TEXT_FIELDS.has(`${owner}.${name}`) ? Number.POSITIVE_INFINITY : textMaxLength(name);
+    const reason = textProblem(value, maxLength);
+    return reason ? { field: path, reason } : null;
+  }
+  if (JSON_SCALARS.has(type.name)) return jsonProblem(value, path, path, 0);
+  return null;
+}
+
+function selectedOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  return operationName ? operations.find((operation) => operation.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+}
+
+/**
+ * The first input problem of the operation, or null. Values that GraphQL itself will refuse (a
+ * wrong type, a missing variable) are left to it: its error names them already.
+ */
+export function findInputProblem(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rawVariables: Record<string, unknown> | null | undefined,
+  operationName: string | null | undefined,
+): InputProblem | null {
+  const operation = selectedOperation(document, operationName);
+  if (!operation) return null;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
+  if ('errors' in coerced && coerced.errors) return null;
+  const variables = coerced.coerced;
+  const typeInfo = new TypeInfo(schema);
+  let found: InputProblem | null = null;
+  // Every field with arguments, in the operation and in the fragments it may spread.
+  const definitions = document.definitions.filter((definition) => definition === operation || definition.kind === Kind.FRAGMENT_DEFINITION);
+  for (const definition of definitions) {
+    visit(
+      definition,
+      visitWithTypeInfo(typeInfo, {
+        Field(node) {
+          if (found || !node.arguments?.length) return undefined;
+          const field = typeInfo.getFieldDef();
+          if (!field) return undefined;
+          let args: Record<string, unknown>;
+          try {
+            args = getArgumentValues(field, node, variables);
+          } catch {
+            return undefined; // GraphQL refuses it itself, naming the argument.
+          }
+          for (const arg of field.args) {
+            const problem = valueProblem(args[arg.name], arg.type, arg.name, arg.name, '');
+            if (problem) {
+              found = problem;
+              return false;
+            }
+          }
+          return undefined;
+        },
+      }),
+    );
+    if (found) break;
+  }
+  return found;
+}
+
+/** Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts. */
+export function useInputChecks(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const problem = findInputProblem(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+      if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
+    },
+  };
+}
