@@ -66,6 +66,8 @@ export interface Config {
   production: boolean;
   /** Serve GraphiQL (/graphql in a browser) and Swagger UI (/docs). */
   explorers: boolean;
+  /** The highest estimated cost one GraphQL operation may have (src/graphql-limits.ts). */
+  graphqlMaxCost: number;
   /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
   corsOrigins: readonly string[];
   /** A client must have sent a request's headers within this long, or its connection is cut (408). */
@@ -77,6 +79,9 @@ export interface Config {
   /** Open connections beyond this many are closed as soon as they are accepted. */
   httpMaxConnections: number;
 }
+
+/** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
+export const DEFAULT_GRAPHQL_MAX_COST = 5_000;
 
 /** Development mode only: public, so the service refuses to use it outside development mode. */
 const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
@@ -205,6 +210,7 @@ const settingsSchema = z.object({
   API_KEY_CACHE_TTL_MS: wholeNumber(),
   RESPONSE_CACHE: trueOrFalse,
   EXPLORERS: trueOrFalse,
+  GRAPHQL_MAX_COST: positiveWholeNumber,
   CORS_ORIGINS: optional(
     z.string().transform((value, context) => {
       const parsed = parseCorsOrigins(value);
@@ -409,5 +415,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The explorers are a development aid; a production deployment opts in with EXPLORERS=on.
     explorers: settings.EXPLORERS ?? env.NODE_ENV !== 'production',
     corsOrigins: settings.CORS_ORIGINS ?? [],
+    graphqlMaxCost: settings.GRAPHQL_MAX_COST ?? DEFAULT_GRAPHQL_MAX_COST,
   };
 }

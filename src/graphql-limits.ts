@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { connectionPageSize } from './builder.ts';
+import { DEFAULT_GRAPHQL_MAX_COST } from './config.ts';
 import { apiError } from './errors.ts';
 
 export const queryLimits = {
@@ -43,9 +44,11 @@ export const queryLimits = {
   maxAliases: 15,
   /** Directive uses (`@include`, `@skip`, …), counted like aliases. */
   maxDirectives: 50,
-  /** The estimated cost of the operation (see `operationShape`). */
-  maxCost: 5_000,
+  /** The estimated cost of the operation (see `operationShape`); GRAPHQL_MAX_COST sets it. */
+  maxCost: DEFAULT_GRAPHQL_MAX_COST,
 } as const;
+
+export type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
 
 /**
  * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
@@ -280,11 +283,11 @@ export function operationCost(context: object): number | undefined {
 }
 
 /** The first limit the shape exceeds, as the error the client receives. */
-export function shapeLimitError(shape: OperationShape) {
-  if (shape.depth > queryLimits.maxDepth) return limitError('depth', queryLimits.maxDepth, shape.depth);
-  if (shape.aliases > queryLimits.maxAliases) return limitError('aliases', queryLimits.maxAliases, shape.aliases);
-  if (shape.directives > queryLimits.maxDirectives) return limitError('directives', queryLimits.maxDirectives, shape.directives);
-  if (shape.cost > queryLimits.maxCost) return limitError('cost', queryLimits.maxCost, shape.cost);
+export function shapeLimitError(shape: OperationShape, limits: QueryLimits = queryLimits) {
+  if (shape.depth > limits.maxDepth) return limitError('depth', limits.maxDepth, shape.depth);
+  if (shape.aliases > limits.maxAliases) return limitError('aliases', limits.maxAliases, shape.aliases);
+  if (shape.directives > limits.maxDirectives) return limitError('directives', limits.maxDirectives, shape.directives);
+  if (shape.cost > limits.maxCost) return limitError('cost', limits.maxCost, shape.cost);
   return null;
 }
 
@@ -292,19 +295,19 @@ export function shapeLimitError(shape: OperationShape) {
  * The limits as one Yoga plugin. Requests whose parameters Yoga read from the client (the GraphQL
  * door) are remembered, so that only their operations are refused; every operation's cost is kept.
  */
-export function useQueryLimits(): Plugin {
+export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
   return {
     onParams({ params, request, setResult }) {
       fromGraphqlDoor.add(request);
       const query = params.query;
       if (typeof query !== 'string') return;
-      if (query.length > queryLimits.maxCharacters) {
-        setResult({ errors: [limitError('characters', queryLimits.maxCharacters, query.length)] });
+      if (query.length > limits.maxCharacters) {
+        setResult({ errors: [limitError('characters', limits.maxCharacters, query.length)] });
         return;
       }
-      const tokens = countTokens(query, queryLimits.maxTokens);
-      if (tokens > queryLimits.maxTokens) setResult({ errors: [limitError('tokens', queryLimits.maxTokens, tokens)] });
+      const tokens = countTokens(query, limits.maxTokens);
+      if (tokens > limits.maxTokens) setResult({ errors: [limitError('tokens', limits.maxTokens, tokens)] });
     },
     onExecute({ args, setResultAndStopExecution }) {
       const shape = operationShape(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
@@ -312,7 +315,7 @@ export function useQueryLimits(): Plugin {
       const context = args.contextValue as { request?: Request };
       costByContext.set(context, shape.cost);
       if (!context.request || !fromGraphqlDoor.has(context.request)) return;
-      const refused = shapeLimitError(shape);
+      const refused = shapeLimitError(shape, limits);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };

@@ -2,7 +2,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
-import { useQueryLimits } from './graphql-limits.ts';
+import { queryLimits, useQueryLimits } from './graphql-limits.ts';
 import { useBodyLimit, useHealthChecks, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Yoga {
       useReadableGraphQLParams(),
       useInputChecks(),
       useSchemaPrivacy({ production: deps.config.production }),
-      useQueryLimits(),
+      useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
     ],

@@ -2,7 +2,7 @@
 // routes answer with: the REST body IS the root field's result, so one source describes both, and
 // test/openapi-contract.test.ts validates real responses against this document.
 // (Sofa's generated document repeats arguments as query and body parameters and mangles paths such
-// as `{id.json}`; see shared/notes/sofa-pothos.md. This one reads each parameter where it is read.)
+// as `{id.json}`. This one reads each parameter where it is read.)
 import {
   getNamedType,
   isEnumType,

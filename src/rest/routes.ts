@@ -1,4 +1,4 @@
-// The REST door: the documented paths of shared/spec/dealership-api.md, each mapped onto one root
+// The REST door: the documented paths of the API specification (see README, REST paths), each mapped onto one root
 // field of the graph. A path that is not in this table does not exist (404).
 import type { Permission } from '../auth/permissions.ts';
 
