@@ -1,13 +1,11 @@
-// The Prisma CLI here never downloads a native engine: `engine: "js"` with a driver adapter makes
-// it use the WASM schema engine (see ../shared/notes/prisma-offline.md). Migrations themselves are
-// applied by src/db/migrate.ts; the CLI only generates clients and diffs schemas.
+// Configuration of the Prisma 7 CLI, which this project uses for one thing: `prisma generate`
+// (scripts/prisma-generate.ts). The service reaches its database through driver adapters
+// (src/db/client.ts), migrations are applied by src/db/migrate.ts and written by
+// scripts/migration-new.ts, so no datasource url is configured here and no CLI command that
+// connects to a database is used.
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 
 export default defineConfig({
-  experimental: { adapter: true },
-  engine: 'js',
   schema: path.join('prisma', 'schema.prisma'),
-  adapter: async () => new PrismaBetterSQLite3({ url: 'file::memory:' }),
 });

@@ -1,5 +1,5 @@
 // Applies prisma/migrations/*/<engine>.sql in order and records each in _gateway_migrations.
-// Prisma's own `migrate deploy` cannot run on PostgreSQL here (see shared/notes/prisma-offline.md),
+// Prisma's own `migrate deploy` needs a native schema engine that these machines cannot download,
 // so one runner serves both engines. Concurrent starts are safe: SQLite takes its write lock, and
 // PostgreSQL an advisory lock, before reading what was applied.
 import { createHash } from 'node:crypto';
@@ -15,16 +15,17 @@ export interface Migration {
   checksum: string;
 }
 
-const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 /** Any fixed number: every gateway instance takes the same lock. */
 const POSTGRES_LOCK_KEY = 7_201_984;
 
-export function readMigrations(engine: Engine): Migration[] {
-  return readdirSync(migrationsDir)
+/** The migrations of `dir` (the project's own unless a test writes a throwaway set elsewhere). */
+export function readMigrations(engine: Engine, dir = migrationsDir): Migration[] {
+  return readdirSync(dir)
     .filter((entry) => /^\d{14}_[a-z0-9_]+$/.test(entry))
     .sort()
     .map((name) => {
-      const sql = readFileSync(path.join(migrationsDir, name, `${engine}.sql`), 'utf8');
+      const sql = readFileSync(path.join(dir, name, `${engine}.sql`), 'utf8');
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
 }
@@ -43,13 +44,13 @@ function assertUnchanged(migration: Migration, appliedChecksum: string | undefin
  * lock is still held, so that one instance alone seeds a fresh database. SQLite is embedded (one
  * process owns the file), so there it simply runs after the migrations.
  */
-export async function migrate(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+export async function migrate(databaseUrl: string, whileLocked?: () => Promise<void>, dir = migrationsDir): Promise<string[]> {
   return engineOf(databaseUrl) === 'postgresql'
-    ? migratePostgres(databaseUrl, whileLocked)
-    : migrateSqlite(databaseUrl, whileLocked);
+    ? migratePostgres(databaseUrl, dir, whileLocked)
+    : migrateSqlite(databaseUrl, dir, whileLocked);
 }
 
-async function migrateSqlite(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
   const file = sqlitePath(databaseUrl);
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
@@ -66,7 +67,7 @@ async function migrateSqlite(databaseUrl: string, whileLocked?: () => Promise<vo
           (row) => [row.name, row.checksum],
         ),
       );
-      for (const migration of readMigrations('sqlite')) {
+      for (const migration of readMigrations('sqlite', dir)) {
         if (assertUnchanged(migration, done.get(migration.name))) continue;
         sqlite.exec(migration.sql);
         sqlite
@@ -82,7 +83,7 @@ async function migrateSqlite(databaseUrl: string, whileLocked?: () => Promise<vo
   }
 }
 
-async function migratePostgres(databaseUrl: string, whileLocked?: () => Promise<void>): Promise<string[]> {
+async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -92,7 +93,7 @@ async function migratePostgres(databaseUrl: string, whileLocked?: () => Promise<
     const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
     const done = new Map(rows.map((row) => [row.name, row.checksum]));
     const applied: string[] = [];
-    for (const migration of readMigrations('postgresql')) {
+    for (const migration of readMigrations('postgresql', dir)) {
       if (assertUnchanged(migration, done.get(migration.name))) continue;
       // PostgreSQL DDL is transactional: a failing migration leaves nothing half-applied.
       await client.query('BEGIN');

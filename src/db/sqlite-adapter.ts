@@ -4,9 +4,9 @@
 // open transaction's uncommitted rows and, worse, be rolled back with it after it had answered.
 // Here a transaction holds the one lock from BEGIN to COMMIT/ROLLBACK, and plain queries take it
 // too. (PostgreSQL has a pool of connections and needs none of this.)
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 
-type Factory = PrismaBetterSQLite3;
+type Factory = PrismaBetterSqlite3;
 type Adapter = Awaited<ReturnType<Factory['connect']>>;
 type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
 
@@ -75,7 +75,7 @@ function serialise(adapter: Adapter): Adapter {
 }
 
 export function serialisedSqliteAdapter(url: string): Factory {
-  const factory = new PrismaBetterSQLite3({ url });
+  const factory = new PrismaBetterSqlite3({ url });
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
