@@ -1,0 +1,611 @@
+// `npm run bench`: the service against honest peers, in one run, on SQLite and on PostgreSQL.
+//
+//   npm run bench [-- --quick] [--engine sqlite|postgresql] [--duration 2] [--rounds 3]
+//                 [--connections 32] [--baseline-dir /path/to/another/checkout]
+//
+// For each engine it prepares a fresh database (a SQLite file in a temporary directory, or a
+// PostgreSQL database dgw_bench_<random> dropped at the end), issues a key with the keys CLI, and
+// starts, each as a child process on a free loopback port:
+// - service            the service as `npm start` runs it (compiled when dist/ exists, else tsx);
+//                      its first start migrates and seeds the demo data;
+// - service, no cache  the same with RESPONSE_CACHE=false, for the uncached rows (on SQLite over its
+//                      own copy of the seeded file: one SQLite file serves one instance);
+// - bare               scripts/bench-bare-handler.ts: node:http + the same Prisma queries, for the
+//                      two point reads only (the floor the ORM sets);
+// - main               with --baseline-dir: another checkout of this project (today's main) over its
+//                      own copy of the demo data, started with tsx as it was.
+// It checks every answer once (status; REST body = GraphQL data; bare body = service body), warms
+// up, then runs rounds in which every target is driven on every server in turn (interleaved, so a
+// noisy neighbour hurts all alike), and prints the medians of the rounds per target and server:
+// req/s, p50, p99, CPU ms per request (utime+stime of the listening process over the requests
+// served) and the ratios, then start-up times and RSS. Loopback only; it stops by itself and kills
+// its children on exit and on Ctrl-C.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs, promisify, isDeepStrictEqual } from 'node:util';
+import autocannon from 'autocannon';
+import { Kind, OperationTypeNode, print } from 'graphql';
+import { buildOperationNodeForField } from '@graphql-tools/utils';
+import pg from 'pg';
+import { createSofa } from 'sofa-api';
+import { projectRoot, type Engine } from '../src/config.ts';
+import { restSchema } from '../src/rest/plugin.ts';
+import { getSchema } from '../src/schema/index.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    engine: { type: 'string' },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'baseline-dir': { type: 'string' },
+    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const engines: Engine[] =
+  options.engine === undefined ? ['sqlite', 'postgresql'] : options.engine === 'sqlite' || options.engine === 'postgresql' ? [options.engine] : [];
+if (engines.length === 0) throw new Error('--engine must be sqlite or postgresql');
+const durationSeconds = positive('duration', options.duration, options.quick ? 1 : 2);
+const rounds = Math.round(positive('rounds', options.rounds, options.quick ? 1 : 3));
+const connections = Math.round(positive('connections', options.connections, 32));
+const warmUpSeconds = 1;
+const baselineDir = options['baseline-dir'] ? path.resolve(options['baseline-dir']) : null;
+if (baselineDir && !existsSync(path.join(baselineDir, 'src', 'index.ts'))) throw new Error(`--baseline-dir ${baselineDir} is not a checkout of this project`);
+/** Give up on a server that has not answered /health by then (a first start seeds the demo data). */
+const START_TIMEOUT_MS = 180_000;
+const CLOCK_TICKS_PER_SECOND = 100;
+
+// ─── what is measured ───
+
+type Role = 'service' | 'service-nocache' | 'bare' | 'main';
+const roleLabels: Record<Role, string> = { service: 'service', 'service-nocache': 'service, no cache', bare: 'bare handler', main: 'main' };
+
+interface Read {
+  name: string;
+  method: 'GET' | 'POST';
+  restPath: string;
+  restBody?: unknown;
+  status: number;
+  kind: OperationTypeNode;
+  field: string;
+  variables: Record<string, unknown>;
+  /** A point read: also measured uncached and against the bare handler. */
+  point: boolean;
+}
+
+// Lead fields without a stock number, so the repeated POSTs do not pile leads onto car 1, whose
+// performance (with its lead list) is one of the reads.
+const lead = {
+  name: 'Jordan Lee', email: 'jordan.bench@example.com', phone: '0412 345 678', dealership_id: 1,
+  category: 'Used Vehicle Enquiry', source: 'Website', message: 'Is it still available?', send_customer_email: false,
+};
+
+const reads: Read[] = [
+  { name: 'apikey_details', method: 'GET', restPath: '/api/v1/apikeys/apikey_details.json', status: 200, kind: OperationTypeNode.QUERY, field: 'apikey_details', variables: {}, point: true },
+  { name: 'car performance', method: 'GET', restPath: '/api/v1/cars/1/performance.json', status: 200, kind: OperationTypeNode.QUERY, field: 'car_performance', variables: { id: '1' }, point: true },
+  {
+    name: 'model variant', method: 'GET', restPath: '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=richmond-toyota', status: 200,
+    kind: OperationTypeNode.QUERY, field: 'model_variant', variables: { slug: 'toyota-corolla-sx-hybrid', website_id: 'richmond-toyota' }, point: false,
+  },
+  { name: 'offers (list)', method: 'GET', restPath: '/manufacturers/1/offers.json', status: 200, kind: OperationTypeNode.QUERY, field: 'manufacturer_offers', variables: { id: 1 }, point: false },
+  {
+    name: 'models v2', method: 'GET', restPath: '/api/v1/websites/richmond-toyota/models?version=2', status: 200,
+    kind: OperationTypeNode.QUERY, field: 'website_models', variables: { website_id: 'richmond-toyota', version: 2 }, point: false,
+  },
+  {
+    name: 'postcode search', method: 'GET', restPath: '/manufacturers/1/search_by_postcode?postcode=3000', status: 200,
+    kind: OperationTypeNode.QUERY, field: 'search_dealerships_by_postcode', variables: { id: 1, postcode: '3000' }, point: false,
+  },
+  {
+    name: 'contacts (50)', method: 'GET', restPath: '/dealerships/1/contacts?per_page=50', status: 200,
+    kind: OperationTypeNode.QUERY, field: 'contacts', variables: { dealership_id: 1, per_page: 50 }, point: false,
+  },
+  { name: 'lead POST', method: 'POST', restPath: '/api/v1/leads', restBody: { lead }, status: 201, kind: OperationTypeNode.MUTATION, field: 'create_lead', variables: { lead }, point: false },
+];
+
+type Door = 'REST' | 'GraphQL';
+interface Target {
+  read: Read;
+  door: Door;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  roles: Role[];
+}
+
+/** The GraphQL document of a root field with exactly the selection its REST path answers (built as Sofa builds it). */
+function restSelectionDocuments(): Map<string, string> {
+  const schema = restSchema(getSchema());
+  const { models } = createSofa({ basePath: '', schema });
+  const documents = new Map<string, string>();
+  for (const read of reads) {
+    const operation = buildOperationNodeForField({ schema, kind: read.kind, field: read.field, models, ignore: [], circularReferenceDepth: 1 });
+    documents.set(read.field, print({ kind: Kind.DOCUMENT, definitions: [operation] }));
+  }
+  return documents;
+}
+
+function targetsFor(withBaseline: boolean): Target[] {
+  const documents = restSelectionDocuments();
+  const main: Role[] = withBaseline ? ['main'] : [];
+  return reads.flatMap((read): Target[] => {
+    const serviceRoles: Role[] = read.point ? ['service', 'service-nocache'] : ['service'];
+    return [
+      {
+        read, door: 'REST', method: read.method, path: read.restPath, roles: [...serviceRoles, ...(read.point ? (['bare'] as Role[]) : []), ...main],
+        ...(read.restBody === undefined ? {} : { body: JSON.stringify(read.restBody) }),
+      },
+      { read, door: 'GraphQL', method: 'POST', path: '/graphql', body: JSON.stringify({ query: documents.get(read.field), variables: read.variables }), roles: [...serviceRoles, ...main] },
+    ];
+  });
+}
+
+// ─── child processes ───
+
+const children = new Set<ChildProcess>();
+
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    // Each child leads its own process group, so npm/tsx wrappers and the server go together.
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    children.delete(child);
+    return;
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  killTree(child, 'SIGTERM');
+  const timer = setTimeout(() => killTree(child, 'SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+  children.delete(child);
+}
+
+process.on('exit', () => children.forEach((child) => killTree(child, 'SIGKILL')));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface StartCommand {
+  command: string;
+  args: string[];
+  /** How the report names it. */
+  shown: string;
+}
+
+/** What `npm start` runs in a checkout: the compiled service when it has dist/, else TypeScript through tsx. */
+function startCommand(dir: string): StartCommand {
+  if (existsSync(path.join(dir, 'dist'))) return { command: 'npm', args: ['run', '--silent', 'start'], shown: 'npm start' };
+  // --dev: the demo's development mode (a checkout from before it ignores the flag).
+  return { command: path.join(dir, 'node_modules', '.bin', 'tsx'), args: ['src/index.ts', '--dev'], shown: 'tsx src/index.ts --dev' };
+}
+
+/** The environment of every child: loopback, quiet, in-memory caches, nothing inherited that changes behaviour. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...extra };
+  for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT']) if (!(name in extra)) delete env[name];
+  return env;
+}
+
+interface Server {
+  role: Role;
+  port: number;
+  child: ChildProcess;
+  /** The process that listens on the port (npm and tsx may sit between it and `child`). */
+  pid: number;
+  command: string;
+  startupMs: number;
+}
+
+async function startServer(role: Role, dir: string, command: StartCommand, env: NodeJS.ProcessEnv): Promise<Server> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command.command, command.args, { cwd: dir, env: { ...env, PORT: String(port) }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  while (performance.now() - started < START_TIMEOUT_MS) {
+    if (child.exitCode !== null) throw new Error(`${roleLabels[role]} exited with ${child.exitCode} before answering /health:\n${stderr}`);
+    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    if (healthy) {
+      const startupMs = performance.now() - started;
+      return { role, port, child, pid: listeningPid(port, child.pid ?? 0), command: command.shown, startupMs };
+    }
+    await sleep(25);
+  }
+  throw new Error(`${roleLabels[role]} did not answer /health within ${START_TIMEOUT_MS / 1000} s:\n${stderr}`);
+}
+
+// ─── /proc: which process listens, its CPU time and memory ───
+
+function socketInode(port: number): string | null {
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const local = fields[1];
+      // State 0A is LISTEN.
+      if (local && fields[3] === '0A' && Number.parseInt(local.split(':')[1] ?? '', 16) === port) return fields[9] ?? null;
+    }
+  }
+  return null;
+}
+
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parentOf.set(Number(entry), Number(statFields(Number(entry))[1]));
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  const found = [root];
+  for (let i = 0; i < found.length; i += 1) for (const [pid, parent] of parentOf) if (parent === found[i]) found.push(pid);
+  return found;
+}
+
+function listeningPid(port: number, root: number): number {
+  const inode = socketInode(port);
+  if (!inode) return root;
+  for (const pid of descendants(root)) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
+      }
+    } catch {
+      // Not ours to read, or gone.
+    }
+  }
+  return root;
+}
+
+/** User + system CPU time of the process, in milliseconds. */
+function cpuMs(pid: number): number {
+  const fields = statFields(pid);
+  // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+// ─── databases and keys ───
+
+const run = promisify(execFile);
+
+interface Database {
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function createDatabase(engine: Engine, label: string): Promise<Database> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), `dgw-bench-${label}-`));
+    return { url: `file:${path.join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `dgw_bench_${randomBytes(4).toString('hex')}${label === 'service' ? '' : `_${label}`}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: options['postgres-url'] });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(options['postgres-url']);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+const databases = new Set<Database>();
+
+async function issueKey(dir: string, databaseUrl: string): Promise<string> {
+  const { stdout } = await run('npm', ['run', '--silent', 'keys', '--', 'create', '--name', 'bench', '--all-permissions'], {
+    cwd: dir,
+    env: childEnv({ DATABASE_URL: databaseUrl }),
+  });
+  const key = stdout.split('\n').map((line) => line.trim()).find((line) => line.startsWith('dlr_'));
+  if (!key) throw new Error(`the keys CLI in ${dir} printed no key:\n${stdout}`);
+  return key;
+}
+
+// ─── load ───
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  failures: number;
+}
+
+function requestInit(target: Target, key: string): { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (target.body !== undefined) headers['content-type'] = 'application/json';
+  return { method: target.method, headers, ...(target.body === undefined ? {} : { body: target.body }) };
+}
+
+async function drive(server: Server, target: Target, key: string, seconds: number): Promise<Sample> {
+  const before = cpuMs(server.pid);
+  const result = await autocannon({ url: `http://127.0.0.1:${server.port}${target.path}`, connections, duration: seconds, timeout: 30, ...requestInit(target, key) });
+  const spent = cpuMs(server.pid) - before;
+  const total = result.requests.total;
+  return {
+    rps: total / (result.duration || seconds),
+    // No answer within the run: no latency to speak of (autocannon would say 0).
+    p50: total > 0 ? result.latency.p50 : Number.NaN,
+    p99: total > 0 ? result.latency.p99 : Number.NaN,
+    cpuMsPerRequest: total > 0 ? spent / total : Number.NaN,
+    failures: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** One request: the status must be the expected one; answers the body (GraphQL: the root field's data). */
+async function probe(server: Server, target: Target, key: string): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, requestInit(target, key));
+  const text = await response.text();
+  const expected = target.door === 'GraphQL' ? 200 : target.read.status;
+  const parsed = JSON.parse(text) as { data?: Record<string, unknown>; errors?: unknown };
+  if (response.status !== expected || (target.door === 'GraphQL' && parsed.errors !== undefined)) {
+    throw new Error(`${roleLabels[server.role]} ${target.door} ${target.read.name}: ${response.status} ${text.slice(0, 400)}`);
+  }
+  return target.door === 'GraphQL' ? parsed.data?.[target.read.field] : parsed;
+}
+
+// ─── report ───
+
+const median = (values: number[]): number => {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ')).join('\n');
+}
+
+const fixed = (value: number, digits: number): string => (Number.isNaN(value) ? '-' : value.toFixed(digits));
+const ratio = (value: number): string => (Number.isNaN(value) ? '' : `${value.toFixed(2)}×`);
+
+interface EngineResult {
+  engine: Engine;
+  lines: string[];
+}
+
+async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineResult> {
+  const lines: string[] = [];
+  const log = (line: string): void => {
+    console.error(`[${engine}] ${line}`);
+  };
+  const database = await createDatabase(engine, 'service');
+  databases.add(database);
+  const servers: Server[] = [];
+  try {
+    log('issuing a key (the CLI migrates the new database)');
+    const key = await issueKey(projectRoot, database.url);
+    const command = startCommand(projectRoot);
+    const serviceEnv = childEnv({ DATABASE_URL: database.url, FILE_STORAGE_DIR: path.join(tmpdir(), `dgw-bench-files-${process.pid}`) });
+    log(`starting the service (${command.shown}); its first start seeds the demo data`);
+    const first = await startServer('service-nocache', projectRoot, command, { ...serviceEnv, RESPONSE_CACHE: 'false' });
+    let uncached = first;
+    if (engine === 'sqlite') {
+      // One SQLite file serves one instance: two instances' outbox workers writing the same file
+      // would fail each other's lead POSTs. The uncached instance gets its own copy of the seeded file.
+      await stopChild(first.child);
+      const file = database.url.slice('file:'.length);
+      const copy = path.join(path.dirname(file), 'bench-uncached.db');
+      for (const suffix of ['', '-wal']) if (existsSync(`${file}${suffix}`)) copyFileSync(`${file}${suffix}`, `${copy}${suffix}`);
+      uncached = await startServer('service-nocache', projectRoot, command, { ...serviceEnv, DATABASE_URL: `file:${copy}`, RESPONSE_CACHE: 'false' });
+    }
+    servers.push(uncached);
+    const service = await startServer('service', projectRoot, command, serviceEnv);
+    servers.push(service);
+    const bareCommand: StartCommand = { command: path.join(projectRoot, 'node_modules', '.bin', 'tsx'), args: ['scripts/bench-bare-handler.ts'], shown: 'tsx scripts/bench-bare-handler.ts' };
+    servers.push(await startServer('bare', projectRoot, bareCommand, childEnv({ DATABASE_URL: database.url })));
+    const keys = new Map<Role, string>([['service', key], ['service-nocache', key], ['bare', key]]);
+    if (baselineDir) {
+      const baselineDatabase = await createDatabase(engine, 'main');
+      databases.add(baselineDatabase);
+      log(`issuing a key and starting main (${baselineDir}) over its own database`);
+      keys.set('main', await issueKey(baselineDir, baselineDatabase.url));
+      servers.push(
+        await startServer('main', baselineDir, startCommand(baselineDir), childEnv({ DATABASE_URL: baselineDatabase.url, FILE_STORAGE_DIR: path.join(tmpdir(), `dgw-bench-main-files-${process.pid}`) })),
+      );
+    }
+    const serverOf = (role: Role): Server => {
+      const found = servers.find((server) => server.role === role);
+      if (!found) throw new Error(`no ${role} server`);
+      return found;
+    };
+    const keyOf = (role: Role): string => keys.get(role) ?? key;
+
+    // Every answer once: the right status, and the comparisons the ratios rely on.
+    log('checking every answer');
+    const checks: string[] = [];
+    for (const read of reads) {
+      const restTarget = targets.find((target) => target.read === read && target.door === 'REST');
+      const graphTarget = targets.find((target) => target.read === read && target.door === 'GraphQL');
+      if (!restTarget || !graphTarget) continue;
+      const bodies = new Map<string, unknown>();
+      for (const target of [restTarget, graphTarget]) {
+        for (const role of target.roles) bodies.set(`${role} ${target.door}`, await probe(serverOf(role), target, keyOf(role)));
+      }
+      if (read.method === 'GET') {
+        checks.push(`${read.name}: GraphQL data = REST body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('service GraphQL')) ? 'yes' : 'NO'}`);
+        if (read.point) checks.push(`${read.name}: bare handler body = service body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('bare REST')) ? 'yes' : 'NO'}`);
+      }
+    }
+
+    log(`warming up (${warmUpSeconds} s per target and server)`);
+    for (const target of targets) for (const role of target.roles) await drive(serverOf(role), target, keyOf(role), warmUpSeconds);
+
+    const samples = new Map<string, Sample[]>();
+    for (let round = 1; round <= rounds; round += 1) {
+      log(`round ${round} of ${rounds}`);
+      for (const target of targets) {
+        for (const role of target.roles) {
+          const id = `${target.read.name}|${target.door}|${role}`;
+          // One request first: a lead POST (a mutation) starts a new cache generation, and the
+          // measured run is of a warm cache, not of 32 simultaneous misses.
+          await probe(serverOf(role), target, keyOf(role));
+          const sample = await drive(serverOf(role), target, keyOf(role), durationSeconds);
+          samples.set(id, [...(samples.get(id) ?? []), sample]);
+        }
+      }
+    }
+    const rss = new Map(servers.map((server) => [server.role, rssMb(server.pid)]));
+
+    const rpsOf = (read: Read, door: Door, role: Role): number => median((samples.get(`${read.name}|${door}|${role}`) ?? []).map((sample) => sample.rps));
+    const rows: string[][] = [['target', 'door', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'failed', '× bare', '× main', 'GraphQL/REST']];
+    for (const target of targets) {
+      for (const role of target.roles) {
+        const runs = samples.get(`${target.read.name}|${target.door}|${role}`) ?? [];
+        const rps = median(runs.map((sample) => sample.rps));
+        const bare = target.read.point && role !== 'bare' && role !== 'main' ? rps / rpsOf(target.read, 'REST', 'bare') : Number.NaN;
+        const main = baselineDir && role !== 'main' && role !== 'bare' ? rps / rpsOf(target.read, target.door, 'main') : Number.NaN;
+        const graphToRest = target.door === 'GraphQL' ? rps / rpsOf(target.read, 'REST', role) : Number.NaN;
+        rows.push([
+          target.read.name, target.door, roleLabels[role], fixed(rps, 0),
+          fixed(median(runs.map((sample) => sample.p50)), 0), fixed(median(runs.map((sample) => sample.p99)), 0),
+          fixed(median(runs.map((sample) => sample.cpuMsPerRequest)), 2), String(runs.reduce((sum, sample) => sum + sample.failures, 0)),
+          ratio(bare), ratio(main), ratio(graphToRest),
+        ]);
+      }
+    }
+    lines.push(`## ${engine}: ${connections} connections, ${rounds} round(s) of ${durationSeconds} s per target and server, interleaved; medians of the rounds`);
+    lines.push('', table(rows), '');
+    lines.push(table([
+      ['server', 'command', 'start-up to /health', 'RSS after the run'],
+      ['service (first start)', first.command, `${fixed(first.startupMs, 0)} ms (migrate + seed the demo data)`, ''],
+      ...servers.map((server) => [
+        roleLabels[server.role], server.command,
+        `${fixed(server.startupMs, 0)} ms${server === first ? ' (first start)' : server.role === 'main' ? ' (first start: seed)' : ''}`,
+        `${fixed(rss.get(server.role) ?? Number.NaN, 0)} MB`,
+      ]),
+    ]));
+    lines.push('', 'checks:', ...checks.map((check) => `  ${check}`), '');
+
+    // The issue's targets, stated against this run's figures (reported, not asserted).
+    const cached = reads.filter((read) => read.method === 'GET');
+    const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
+    const goals: string[] = [];
+    for (const read of cached.filter((candidate) => candidate.point)) {
+      const bareRps = rpsOf(read, 'REST', 'bare');
+      const cachedRatio = rpsOf(read, 'REST', 'service') / bareRps;
+      const uncachedRatio = rpsOf(read, 'REST', 'service-nocache') / bareRps;
+      goals.push(`cached ${read.name} ≥ 5× bare: ${ratio(cachedRatio)} ${verdict(cachedRatio >= 5)}`);
+      goals.push(`uncached ${read.name} ≥ 1.0× bare: ${ratio(uncachedRatio)} ${verdict(uncachedRatio >= 1)}`);
+    }
+    for (const read of reads) {
+      const graphToRest = rpsOf(read, 'GraphQL', 'service') / rpsOf(read, 'REST', 'service');
+      goals.push(`GraphQL within 10% of REST, ${read.name}: ${ratio(graphToRest)} ${verdict(graphToRest >= 0.9)}`);
+    }
+    const worstP99 = Math.max(
+      ...cached.flatMap((read) => (['REST', 'GraphQL'] as Door[]).map((door) => median((samples.get(`${read.name}|${door}|service`) ?? []).map((sample) => sample.p99)))),
+    );
+    goals.push(`p99 under 250 ms on cached reads (worst): ${fixed(worstP99, 0)} ms ${verdict(worstP99 < 250)}`);
+    goals.push(`start-up under 1 s on an existing database: ${fixed(service.startupMs, 0)} ms ${verdict(service.startupMs < 1000)}`);
+    const worstRss = Math.max(rss.get('service') ?? Number.NaN, rss.get('service-nocache') ?? Number.NaN);
+    goals.push(`RSS under 250 MB: ${fixed(worstRss, 0)} MB ${verdict(worstRss < 250)}`);
+    if (baselineDir) {
+      for (const read of cached) {
+        const times = rpsOf(read, 'REST', 'service') / rpsOf(read, 'REST', 'main');
+        goals.push(`cached ${read.name} ≥ 10× main: ${ratio(times)} ${verdict(times >= 10)}`);
+      }
+      for (const read of cached.filter((candidate) => candidate.point)) {
+        const times = rpsOf(read, 'REST', 'service-nocache') / rpsOf(read, 'REST', 'main');
+        goals.push(`uncached ${read.name} ≥ 2× main: ${ratio(times)} ${verdict(times >= 2)}`);
+      }
+      const leadRead = reads.find((read) => read.method === 'POST');
+      if (leadRead) {
+        const times = rpsOf(leadRead, 'REST', 'service') / rpsOf(leadRead, 'REST', 'main');
+        goals.push(`lead POST ≥ 1.5× main: ${ratio(times)} ${verdict(times >= 1.5)}`);
+      }
+    }
+    lines.push('targets (REST rows unless named):', ...goals.map((goal) => `  ${goal}`), '');
+    return { engine, lines };
+  } finally {
+    await Promise.all(servers.map((server) => stopChild(server.child)));
+    for (const db of databases) {
+      await db.drop().catch((error: unknown) => console.error(`could not drop a bench database: ${String(error)}`));
+      databases.delete(db);
+    }
+  }
+}
+
+async function cleanUpAndExit(code: number): Promise<never> {
+  await Promise.all([...children].map((child) => stopChild(child)));
+  for (const db of databases) await db.drop().catch(() => undefined);
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void cleanUpAndExit(130));
+process.on('SIGTERM', () => void cleanUpAndExit(143));
+
+async function main(): Promise<void> {
+  // The service is measured as `npm start` runs it: compiled.
+  await run('npm', ['run', '--silent', 'build', '--', '--if-stale'], { cwd: projectRoot });
+  const targets = targetsFor(baselineDir !== null);
+  const header = [
+    `# npm run bench: ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}`,
+    `service: ${startCommand(projectRoot).shown}${baselineDir ? `; main: ${baselineDir}` : ''}`,
+    '',
+  ];
+  const results: EngineResult[] = [];
+  for (const engine of engines) results.push(await benchEngine(engine, targets));
+  console.log([...header, ...results.flatMap((result) => result.lines)].join('\n'));
+}
+
+main().then(
+  () => cleanUpAndExit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    return cleanUpAndExit(1);
+  },
+);
