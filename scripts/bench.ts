@@ -23,7 +23,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify, isDeepStrictEqual } from 'node:util';
@@ -35,6 +34,7 @@ import { createSofa } from 'sofa-api';
 import { projectRoot, type Engine } from '../src/config.ts';
 import { restSchema } from '../src/rest/plugin.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { freePort } from './free-port.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -182,17 +182,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 process.on('exit', () => children.forEach((child) => killTree(child, 'SIGKILL')));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -15,11 +15,10 @@ import {
 } from '../src/auth/key-admin.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { loadDatabaseConfig } from '../src/config.ts';
-import { createDb, type Db } from '../src/db/client.ts';
-import { migrate } from '../src/db/migrate.ts';
+import type { Db } from '../src/db/client.ts';
+import { openCliDatabase } from './cli-database.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
 import pino from 'pino';
-import { DatabaseStartupError, explainStartupFailure } from '../src/startup.ts';
 
 const usage = `Usage: npm run --silent keys -- <command> [options]
 
@@ -183,20 +182,7 @@ if (values.help || positionals[0] === 'help') {
 } else if (!commands.has(positionals[0] ?? '')) {
   usageFailure(positionals[0] ? `unknown command "${positionals[0]}"` : 'no command given');
 } else {
-  let db: Db;
-  let config: ReturnType<typeof loadDatabaseConfig>;
-  try {
-    config = loadDatabaseConfig();
-    // The CLI may run before the service ever started: bring the schema up first (no demo data).
-    await migrate(config.databaseUrl).catch((error: unknown) => {
-      throw new DatabaseStartupError(config.databaseUrl, error);
-    });
-    db = createDb(config.databaseUrl);
-  } catch (error) {
-    // A bad DATABASE_URL or a database that does not answer: one line saying what to do.
-    console.error(explainStartupFailure(error).message.replace(/^cannot start: /, ''));
-    process.exit(1);
-  }
+  const { db, config } = await openCliDatabase(() => loadDatabaseConfig());
   try {
     const changed = await run(db);
     if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);

@@ -10,7 +10,6 @@
 // src/index.ts through tsx instead, for comparison. Measures only: nothing here passes or fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +17,7 @@ import { issueKey } from '../src/auth/api-keys.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { createDb } from '../src/db/client.ts';
 import { build, distDir, isStale } from './build.ts';
+import { freePort } from './free-port.ts';
 
 const { values } = parseArgs({
   options: { starts: { type: 'string', default: '5' }, requests: { type: 'string', default: '1000' }, tsx: { type: 'boolean', default: false } },
@@ -28,16 +28,6 @@ const requests = Number(values.requests);
 const folder = mkdtempSync(path.join(tmpdir(), 'measure-start-'));
 const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function startService(port: number): ChildProcess {
   const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [path.join(distDir, 'src', 'index.js')];

@@ -1,11 +1,10 @@
 // The stored secrets' CLI: npm run --silent secrets -- <command>. See `secrets help`.
 import { parseArgs } from 'node:util';
 import { loadSecretsConfig, processEnvironment } from '../src/config.ts';
-import { createDb, type Db } from '../src/db/client.ts';
-import { migrate } from '../src/db/migrate.ts';
+import type { Db } from '../src/db/client.ts';
+import { openCliDatabase } from './cli-database.ts';
 import { reencryptStoredSecrets, storedSecretsCensus } from '../src/domain/stored-secrets.ts';
 import { KEY_ID_PATTERN, newEncryptionKeyText, SecretUnreadableError } from '../src/secrets.ts';
-import { DatabaseStartupError, explainStartupFailure } from '../src/startup.ts';
 
 const usage = `Usage: npm run --silent secrets -- <command> [options]
 
@@ -42,18 +41,7 @@ function print(json: unknown, human: string): void {
 }
 
 async function withDatabase(work: (db: Db, config: ReturnType<typeof loadSecretsConfig>) => Promise<void>): Promise<void> {
-  let config: ReturnType<typeof loadSecretsConfig>;
-  let db: Db;
-  try {
-    config = loadSecretsConfig(processEnvironment());
-    await migrate(config.databaseUrl).catch((error: unknown) => {
-      throw new DatabaseStartupError(config.databaseUrl, error);
-    });
-    db = createDb(config.databaseUrl);
-  } catch (error) {
-    console.error(explainStartupFailure(error).message.replace(/^cannot start: /, ''));
-    process.exit(1);
-  }
+  const { db, config } = await openCliDatabase(() => loadSecretsConfig(processEnvironment()));
   try {
     await work(db, config);
   } catch (error) {

@@ -2,12 +2,12 @@
 // to it: a SIGTERM to the npm process stops the server, and npm exits 0.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/config.ts';
 import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
 import { keepAliveClient, sleep } from './support/http-client.ts';
+import { freePort } from '../scripts/free-port.ts';
 
 let database: TestDatabase;
 
@@ -19,16 +19,6 @@ afterAll(async () => {
   await database.drop();
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm start', () => {
   it('serves from dist/ and stops, exiting 0, when npm gets SIGTERM', async () => {

@@ -4,7 +4,6 @@
 // connection. The process runs src/index.ts through tsx (the same code `npm start` runs compiled).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { createMigratedDatabase, type TestDatabase } from './support/database.ts
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { isAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer, type HttpFailure, type KeepAliveClient } from './support/http-client.ts';
+import { freePort } from '../scripts/free-port.ts';
 
 const CLIENTS = 32;
 /** Every client stops after this many requests, whatever happens (bounds the test). */
@@ -47,17 +47,6 @@ let child: ChildProcess;
 const logs: LogLine[] = [];
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-/** A port nobody listens on now (asked of the kernel, then released for the service). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(port: number): Promise<void> {
   child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {

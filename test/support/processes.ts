@@ -69,14 +69,7 @@ export function startService(args: readonly string[], settings: Record<string, s
   });
 }
 
-/** A port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../../scripts/free-port.ts';
 
 /** Holds a port open until released, so that another process finds it in use. */
 export async function occupyPort(): Promise<{ port: number; release(): Promise<void> }> {

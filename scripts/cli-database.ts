@@ -1,0 +1,19 @@
+// How the CLIs (keys, secrets) open the database: they may run before the service ever started, so
+// they bring the schema up first (no demo data); a bad DATABASE_URL or a database that does not
+// answer ends the command with one line saying what to do, not a stack trace.
+import { createDb, type Db } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { DatabaseStartupError, explainStartupFailure } from '../src/startup.ts';
+
+export async function openCliDatabase<C extends { databaseUrl: string }>(loadSettings: () => C): Promise<{ db: Db; config: C }> {
+  try {
+    const config = loadSettings();
+    await migrate(config.databaseUrl).catch((error: unknown) => {
+      throw new DatabaseStartupError(config.databaseUrl, error);
+    });
+    return { db: createDb(config.databaseUrl), config };
+  } catch (error) {
+    console.error(explainStartupFailure(error).message.replace(/^cannot start: /, ''));
+    process.exit(1);
+  }
+}
