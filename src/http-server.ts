@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Yoga } from './yoga.ts';
+import { PROTECTIVE_HEADERS } from './security-headers.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -43,7 +44,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | '
 function tooLarge(limit: number): Response {
   return new Response(JSON.stringify({ error: 'payload_too_large', message: `The request body is over ${limit} bytes.` }), {
     status: 413,
-    headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
+    headers: { ...PROTECTIVE_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' },
   });
 }
 
@@ -99,7 +100,12 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         .catch((error: unknown) => {
           logger.error({ err: error }, 'request failed outside the app');
           if (!res.headersSent) {
-            res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', ...(lifecycle.draining ? { connection: 'close' } : {}) });
+            res.writeHead(500, {
+              ...PROTECTIVE_HEADERS,
+              'content-type': 'application/json; charset=utf-8',
+              'cache-control': 'no-store',
+              ...(lifecycle.draining ? { connection: 'close' } : {}),
+            });
           }
           res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.' }));
         });

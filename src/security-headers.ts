@@ -28,6 +28,17 @@ export const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
 /** For answers that are not pages: load nothing, be framed by nothing. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
+/**
+ * What every answer carries, whoever builds it: this plugin for the app's answers, and the HTTP
+ * server for the few it answers itself (a chunked body over the limit, a failure outside the app).
+ */
+export const PROTECTIVE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': API_POLICY,
+} as const;
+
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 
@@ -89,11 +100,7 @@ export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
     },
     onResponse({ request, response, setResponse }) {
       const url = new URL(request.url);
-      const headers: Record<string, string> = {
-        'x-content-type-options': 'nosniff',
-        'x-frame-options': 'DENY',
-        'referrer-policy': 'no-referrer',
-      };
+      const headers: Record<string, string> = { ...PROTECTIVE_HEADERS };
       const isPage = response.headers.get('content-type')?.startsWith('text/html') ?? false;
       headers['content-security-policy'] = (isPage ? explorerPolicy(url.pathname) : null) ?? API_POLICY;
       if (carriesCredential(request, url)) headers['cache-control'] = 'no-store';

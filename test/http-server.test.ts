@@ -1,8 +1,9 @@
 // The Node server around the app, on a loopback port: bodies are capped even without a length, slow
 // clients are cut by the configured timeouts, connections are capped, and a drain answers every
 // request it received before it closes the connections.
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import pino from 'pino';
+import { PROTECTIVE_HEADERS } from '../src/security-headers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.ts';
 import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http-server.ts';
@@ -53,12 +54,12 @@ afterAll(async () => {
   }
 });
 
-function send(chunks: string[], headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function send(chunks: string[], headers: Record<string, string>): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);
     for (const chunk of chunks) req.write(chunk);
@@ -83,6 +84,9 @@ describe('the HTTP server', () => {
     });
     expect(result.status).toBe(413);
     expect(JSON.parse(result.body).error).toBe('payload_too_large');
+    // Answered by the server itself, outside the app, with the same protective headers as every answer.
+    for (const [name, value] of Object.entries(PROTECTIVE_HEADERS)) expect(result.headers[name], name).toBe(value);
+    expect(result.headers['cache-control']).toBe('no-store');
   });
 });
 
