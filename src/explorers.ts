@@ -26,19 +26,31 @@ let rendered: { html: string; policy: string } | undefined;
 export function graphiqlPage(): { html: string; policy: string } {
   if (!rendered) {
     const html = renderGraphiQL(graphiqlOptions);
-    const policy = [
-      "default-src 'none'",
-      `script-src ${inlineScriptHashes(html).join(' ')}`,
-      'worker-src blob:',
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data: blob:",
-      "font-src 'self' data:",
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; ');
+    const policy = explorerPagePolicy({
+      scripts: inlineScriptHashes(html),
+      extra: ['worker-src blob:'],
+      images: "'self' data: blob:",
+    });
     rendered = { html, policy };
   }
   return rendered;
+}
+
+/**
+ * The Content-Security-Policy of an explorer page (GraphiQL, Swagger UI): this server's own files and
+ * the named scripts only, nothing from elsewhere, never framed.
+ */
+export function explorerPagePolicy(page: { scripts: readonly string[]; images: string; extra?: readonly string[] }): string {
+  return [
+    "default-src 'none'",
+    `script-src ${page.scripts.join(' ')}`,
+    ...(page.extra ?? []),
+    "style-src 'self' 'unsafe-inline'",
+    `img-src ${page.images}`,
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }

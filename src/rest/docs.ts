@@ -7,6 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument } from './openapi.ts';
 import { jsonResponse } from './errors.ts';
+import { explorerPagePolicy } from '../explorers.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -56,17 +57,7 @@ const init = `window.ui = SwaggerUIBundle({
  * Swagger UI's policy: its scripts and styles are files of this server (React sets some styles
  * inline), it calls only this origin ("Try it out"), and it is never framed.
  */
-export const DOCS_PAGE_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_PAGE_POLICY = explorerPagePolicy({ scripts: ["'self'"], images: "'self' data:" });
 
 /** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean): Plugin {
