@@ -14,7 +14,8 @@ import {
   type KeySummary,
 } from '../src/auth/key-admin.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { loadDatabaseConfig } from '../src/config.ts';
+import { loadDatabaseConfig, type Engine } from '../src/config.ts';
+import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { openCliDatabase } from './cli-database.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
@@ -98,8 +99,10 @@ function print(json: unknown, human: string): void {
 const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict']);
 
 /** Runs the command; answers the id of a key whose verdict instances must drop, if any. */
-async function run(db: Db): Promise<number | null> {
-  const now = new Date();
+async function run(db: Db, engine: Engine): Promise<number | null> {
+  // The database's time, as the instances use it: a revocation or an expiry set from a machine whose
+  // clock is off takes effect when it says, not minutes early or late.
+  const now = await databaseNow(db, engine);
   const command = positionals[0];
   switch (command) {
     case 'create': {
@@ -184,7 +187,7 @@ if (values.help || positionals[0] === 'help') {
 } else {
   const { db, config } = await openCliDatabase(() => loadDatabaseConfig());
   try {
-    const changed = await run(db);
+    const changed = await run(db, config.engine);
     if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -78,10 +78,25 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Open connections beyond this many are closed as soon as they are accepted. */
   httpMaxConnections: number;
+  /**
+   * How long an outbox claim lasts without renewal: the sender renews it while it sends, so this is
+   * how soon another instance retries a message whose sender died (src/notifications/worker.ts).
+   */
+  outboxLeaseMs: number;
+  /** Pause between two outbox polling rounds. */
+  outboxPollIntervalMs: number;
+  /** How long an Idempotency-Key's answer is kept; after it, the key is free and old records are purged. */
+  idempotencyTtlMs: number;
 }
 
 /** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
 export const DEFAULT_GRAPHQL_MAX_COST = 5_000;
+
+/** Below this, a lease could end between two of its renewals on a busy machine. */
+export const MIN_OUTBOX_LEASE_MS = 1_000;
+const HOUR_MS = 3_600_000;
+/** A year: records kept longer only grow the table, retries never come that late. */
+const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
 
 /** Development mode only: public, so the service refuses to use it outside development mode. */
 const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
@@ -206,6 +221,23 @@ const settingsSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: positiveWholeNumber,
   HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveWholeNumber,
   HTTP_MAX_CONNECTIONS: positiveWholeNumber,
+  OUTBOX_LEASE_MS: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`)
+      .transform(Number)
+      .refine((value) => value >= MIN_OUTBOX_LEASE_MS && value <= Number.MAX_SAFE_INTEGER, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`),
+  ),
+  OUTBOX_POLL_INTERVAL_MS: positiveWholeNumber,
+  IDEMPOTENCY_TTL_HOURS: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`)
+      .transform(Number)
+      .refine((value) => value >= 1 && value <= MAX_IDEMPOTENCY_TTL_HOURS, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`),
+  ),
   REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
   API_KEY_CACHE_TTL_MS: wholeNumber(),
   RESPONSE_CACHE: trueOrFalse,
@@ -408,6 +440,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
     httpMaxConnections: settings.HTTP_MAX_CONNECTIONS ?? 1_000,
+    outboxLeaseMs: settings.OUTBOX_LEASE_MS ?? 120_000,
+    outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS ?? 5_000,
+    idempotencyTtlMs: (settings.IDEMPOTENCY_TTL_HOURS ?? 24) * HOUR_MS,
     redisUrl: settings.REDIS_URL ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
     responseCache: settings.RESPONSE_CACHE ?? true,

@@ -7,7 +7,8 @@
 //  2. every request already received, including ones arriving on open keep-alive connections, is
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
-//  3. at the same time the outbox worker finishes the message it is sending and claims no more;
+//  3. at the same time the outbox worker finishes the message it is sending and claims no more, and
+//     the background tasks (database clock, idempotency purge) stop;
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
 // always exits in time.
@@ -16,6 +17,8 @@ import type { Logger } from 'pino';
 import { createKeyVerifier } from './auth/key-cache.ts';
 import { ConfigError, type Config } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
+import { createDatabaseClock } from './db/clock.ts';
+import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { connectRedis, redisKeyChangeFeed, type RedisConnections } from './redis.ts';
 import { inMemoryReadCache, redisGeneration, redisStore } from './response-cache.ts';
@@ -47,6 +50,8 @@ export interface RunningService {
 export interface StopParts {
   http: GatewayServer;
   outbox: OutboxWorker;
+  /** Periodic work stopped with the outbox worker (their rounds are short). */
+  background?: readonly BackgroundTask[];
   db: Pick<Db, '$disconnect'>;
   /** Closed with the database, when REDIS_URL is set. */
   redis?: Pick<RedisConnections, 'close'> | null;
@@ -67,7 +72,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 
 /** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
 export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
-  const { http, outbox, db, redis, logger, graceMs } = parts;
+  const { http, outbox, background = [], db, redis, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
   logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
@@ -79,7 +84,10 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
     logger.warn({ connections: cutConnections, grace_ms: graceMs }, 'grace period ending: cut the connections still open');
   }, cutAfterMs);
 
-  const outboxStopped = outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed'));
+  const outboxStopped = Promise.all([
+    outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed')),
+    ...background.map((task) => task.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping a background task failed'))),
+  ]);
   // Idle keep-alive connections get at most half the grace period, so that a client that stays
   // idle never holds the exit up to the cut.
   await http.drain(graceMs / 2);
@@ -110,7 +118,17 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
   const lifecycle = createLifecycle();
-  const now = (): Date => new Date();
+  // Every rule comparing times across requests and instances reads the database's clock (src/db/clock.ts).
+  const clock = createDatabaseClock(db, config.engine);
+  try {
+    await clock.sync();
+  } catch (error) {
+    await db.$disconnect();
+    throw new DatabaseStartupError(config.databaseUrl, error);
+  }
+  clock.start(logger);
+  logger.info({ offset_ms: clock.offsetMs() }, 'database clock read: the rules use its time');
+  const now = clock.now;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
   const readCache = !config.responseCache
@@ -125,18 +143,23 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     address = await http.listen(config.port, config.host);
   } catch (error) {
     keys.close();
+    clock.stop();
     await Promise.all([db.$disconnect(), redis?.close()]);
     throw error;
   }
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
+  const background: BackgroundTask[] = [
+    { stop: async () => clock.stop() } satisfies BackgroundTask,
+    startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
+  ];
   let stopping: Promise<ShutdownReport> | undefined;
   return {
     address,
     http,
     stop(signal) {
       keys.close();
-      stopping ??= stopService({ http, outbox, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
+      stopping ??= stopService({ http, outbox, background, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
       return stopping;
     },
   };

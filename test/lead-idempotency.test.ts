@@ -1,8 +1,11 @@
 // Idempotency-Key on lead creation: a retry gets the first answer and creates nothing; the same key
 // with another body is refused; keys belong to one API key; concurrent duplicates still make one
 // lead (the unique constraint decides); failed requests leave the key free.
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { purgeExpiredIdempotencyRecords, startIdempotencyPurge } from '../src/domain/leads/idempotency.ts';
+import { createTestApp, testSettings, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { CREATE_LEAD, PDF_BYTES, samplePayload, tempStorageDir } from './support/fixtures-leads.ts';
 
@@ -191,5 +194,71 @@ describe('concurrent POSTs with the same Idempotency-Key', () => {
       expect((await response.json()).error).toBe('idempotency_key_reused');
     }
     expect((await counts()).leads).toBe(before.leads + 1);
+  });
+});
+
+describe('expiry (IDEMPOTENCY_TTL_HOURS)', () => {
+  const HOUR = 3_600_000;
+
+  it('is 24 hours unless set; the setting is whole hours', () => {
+    expect(app.config.idempotencyTtlMs).toBe(24 * HOUR);
+    expect(loadConfig({ ...testSettings, IDEMPOTENCY_TTL_HOURS: '48' }).idempotencyTtlMs).toBe(48 * HOUR);
+    for (const bad of ['0', '1.5', '-1', 'a day', '8761']) {
+      expect(() => loadConfig({ ...testSettings, IDEMPOTENCY_TTL_HOURS: bad }), bad).toThrow(/IDEMPOTENCY_TTL_HOURS must be a whole number of hours from 1 to 8760/);
+    }
+  });
+
+  it('a replay within the lifetime gets the first answer; after it, the key is free: a new lead, whatever the body', async () => {
+    const lead = payload();
+    const first = await (await post(lead, 'expiring-1')).json();
+    app.clock.advance(24 * HOUR);
+    const retry = await post(lead, 'expiring-1');
+    expect(await retry.json()).toEqual(first);
+
+    app.clock.advance(1);
+    const before = await counts();
+    const late = await post(lead, 'expiring-1');
+    expect(late.status).toBe(201);
+    const lateBody = await late.json();
+    expect(lateBody.lead.id).not.toBe(first.lead.id);
+    expect(await counts()).toMatchObject({ leads: before.leads + 1, records: before.records });
+    // The new request holds the key now: a replay gets its answer, another body is refused.
+    expect(await (await post(lead, 'expiring-1')).json()).toEqual(lateBody);
+    expect((await post(payload(), 'expiring-1')).status).toBe(422);
+
+    // Expired, a key reused with another body is a new request too, not a 422.
+    app.clock.advance(24 * HOUR + 1);
+    const other = await post(payload(), 'expiring-1');
+    expect(other.status).toBe(201);
+  });
+
+  it('expired records are purged in the background, and only those', async () => {
+    await app.db.idempotencyRecord.deleteMany();
+    await post(payload(), 'purge-old-1');
+    await post(payload(), 'purge-old-2');
+    app.clock.advance(2 * HOUR);
+    await post(payload(), 'purge-young');
+    // 24 hours after the first two, one hour after the third... plus one millisecond.
+    app.clock.advance(22 * HOUR + 1);
+    const ttlMs = app.config.idempotencyTtlMs;
+    expect(await purgeExpiredIdempotencyRecords(app.db, app.config.engine, app.clock.now, ttlMs)).toBe(2);
+    expect((await app.db.idempotencyRecord.findMany()).map((record) => record.key)).toEqual(['purge-young']);
+    expect(await purgeExpiredIdempotencyRecords(app.db, app.config.engine, app.clock.now, ttlMs)).toBe(0);
+
+    // The background task runs a round when it starts, then every interval.
+    app.clock.advance(2 * HOUR);
+    const purge = startIdempotencyPurge({ db: app.db, engine: app.config.engine, now: app.clock.now, ttlMs, logger: pino({ level: 'silent' }) }, 60_000);
+    await purge.stop();
+    expect(await app.db.idempotencyRecord.count()).toBe(0);
+  });
+
+  it('a backlog larger than one purge statement is purged whole', async () => {
+    await app.db.idempotencyRecord.deleteMany();
+    const createdAt = new Date(app.clock.now().getTime() - 25 * HOUR);
+    await app.db.idempotencyRecord.createMany({
+      data: Array.from({ length: 2_345 }, (_, i) => ({ api_key_id: keyA.id, key: `backlog-${i}`, request_hash: 'x', response_status: 201, response_body: '{}', created_at: createdAt })),
+    });
+    expect(await purgeExpiredIdempotencyRecords(app.db, app.config.engine, app.clock.now, app.config.idempotencyTtlMs)).toBe(2_345);
+    expect(await app.db.idempotencyRecord.count()).toBe(0);
   });
 });

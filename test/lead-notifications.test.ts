@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
 import { createMailer, type Mailer } from '../src/notifications/mailer.ts';
-import { CUSTOMER_EMAIL, DEALERSHIP_NOTIFICATION } from '../src/notifications/outbox.ts';
+import { CUSTOMER_EMAIL, DEALERSHIP_NOTIFICATION, outboxMessageId } from '../src/notifications/outbox.ts';
 import { deliverDueMessages, retryDelayMs, startOutboxWorker, type OutboxDeps } from '../src/notifications/worker.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeUser } from './support/fixtures.ts';
@@ -51,6 +51,8 @@ beforeAll(async () => {
   deps = {
     db: app.db,
     mailer: createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent),
+    engine: app.config.engine,
+    mailFrom: app.config.mailFrom,
     logger: silent,
     now: app.clock.now,
     policy: { maxAttempts: 3, backoffBaseMs: MINUTE, backoffMaxMs: 10 * MINUTE },
@@ -65,6 +67,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await app.db.outboxMessage.deleteMany();
   smtp.received.length = 0;
+  smtp.arrived.length = 0;
   smtp.rejectWith = null;
 });
 
@@ -200,6 +203,113 @@ describe('delivery over SMTP', () => {
   });
 });
 
+describe('the Message-ID', () => {
+  it('is the outbox row\'s own, the same when the message is sent again after a crash', async () => {
+    const lead = await createLead({}, quiet.id);
+    const [row] = await outboxOf(lead.id);
+    if (!row) throw new Error('no outbox row');
+    const expected = outboxMessageId(row, app.config.mailFrom);
+    expect(expected).toMatch(new RegExp(`^<outbox-${row.id}-[0-9a-z]+@dealership\\.local>$`));
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 1, retried: 0, failed: 0 });
+    // The sender died after the server accepted the message and before marking it sent: the row is
+    // still pending and its lease ran out; the next claim sends it again, under the same id.
+    await app.db.outboxMessage.update({ where: { id: row.id }, data: { status: 'pending', sent_at: null, locked_until: app.clock.now() } });
+    expect(await deliverDueMessages(deps)).toEqual({ sent: 1, retried: 0, failed: 0 });
+    expect(smtp.received.map((mail) => mail.messageId)).toEqual([expected, expected]);
+  });
+
+  it('differs between rows, and between rows of another database that share an id', () => {
+    const created_at = new Date('2026-11-21T09:00:00.000Z');
+    const ids = new Set([
+      outboxMessageId({ id: 1, created_at }, 'Dealers <mail@example.com>'),
+      outboxMessageId({ id: 2, created_at }, 'Dealers <mail@example.com>'),
+      outboxMessageId({ id: 1, created_at: new Date(created_at.getTime() + 1) }, 'Dealers <mail@example.com>'),
+    ]);
+    expect(ids.size).toBe(3);
+    expect(outboxMessageId({ id: 1, created_at }, 'mail@example.com')).toMatch(/@example\.com>$/);
+  });
+});
+
+describe('leases', () => {
+  it('are taken per message just before it is sent, from that moment, however long the round has run', async () => {
+    for (let i = 0; i < 3; i += 1) await createLead({}, quiet.id);
+    const lease = 2 * MINUTE;
+    const leaseLeft: number[] = [];
+    // A slow server: each message takes a whole lease to be answered. A lease computed once per round
+    // would already be over when the later messages are sent, and another instance could claim them.
+    const slow: OutboxDeps = {
+      ...deps,
+      policy: { ...deps.policy, leaseMs: lease },
+      mailer: {
+        async send(mail) {
+          const row = await app.db.outboxMessage.findFirstOrThrow({ where: { recipient: mail.to, status: 'pending' } });
+          leaseLeft.push(row.locked_until!.getTime() - app.clock.now().getTime());
+          app.clock.advance(lease);
+        },
+        close() {},
+      },
+    };
+    expect(await deliverDueMessages(slow)).toEqual({ sent: 3, retried: 0, failed: 0 });
+    expect(leaseLeft).toEqual([lease, lease, lease]);
+  });
+
+  it('are renewed while a slow server answers, so another instance never claims the message in hand', async () => {
+    const lead = await createLead({}, quiet.id);
+    const leaseMs = 3_000;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => undefined;
+    const sending = new Promise<void>((resolve) => (started = resolve));
+    const holding: OutboxDeps = {
+      ...deps,
+      policy: { ...deps.policy, leaseMs },
+      mailer: {
+        async send() {
+          started();
+          await released;
+        },
+        close() {},
+      },
+    };
+    const first = deliverDueMessages(holding);
+    await sending;
+    const [claimed] = await outboxOf(lead.id);
+    // Time passes beyond the lease while the server is still answering; the sender renews.
+    app.clock.advance(2 * leaseMs);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const [row] = await outboxOf(lead.id);
+      if (row?.locked_until && row.locked_until > app.clock.now()) break;
+      if (Date.now() > deadline) throw new Error('the lease was not renewed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const secondSent: string[] = [];
+    const second: OutboxDeps = { ...deps, mailer: { send: async (mail) => void secondSent.push(mail.to), close() {} } };
+    expect(await deliverDueMessages(second)).toEqual({ sent: 0, retried: 0, failed: 0 });
+    release();
+    expect(await first).toEqual({ sent: 1, retried: 0, failed: 0 });
+    expect(secondSent).toEqual([]);
+    expect((await outboxOf(lead.id))[0]).toMatchObject({ status: 'sent', attempts: claimed?.attempts, locked_until: null });
+  });
+
+  it('a sender whose claim was taken over changes nothing when it finishes', async () => {
+    const lead = await createLead({}, quiet.id);
+    const takenOver: OutboxDeps = {
+      ...deps,
+      mailer: {
+        async send() {
+          // Another instance claimed it meanwhile (this sender had lost the database for a whole lease).
+          const [row] = await outboxOf(lead.id);
+          await app.db.outboxMessage.update({ where: { id: row!.id }, data: { attempts: { increment: 1 } } });
+        },
+        close() {},
+      },
+    };
+    await deliverDueMessages(takenOver);
+    expect((await outboxOf(lead.id))[0]).toMatchObject({ status: 'pending', attempts: 2, sent_at: null });
+  });
+});
+
 describe('many instances', () => {
   let second: Db;
   beforeAll(() => {
@@ -240,7 +350,7 @@ describe('the worker', () => {
     const lead = await createLead({}, quiet.id);
     const worker = startOutboxWorker({
       db: app.db,
-      config: { smtpUrl: smtp.url, mailFrom: app.config.mailFrom },
+      config: { smtpUrl: smtp.url, mailFrom: app.config.mailFrom, engine: app.config.engine },
       logger: silent,
       now: app.clock.now,
       intervalMs: 20,
@@ -274,7 +384,7 @@ describe('the worker', () => {
       },
       close() {},
     };
-    const worker = startOutboxWorker({ db: app.db, config: { smtpUrl: null, mailFrom: app.config.mailFrom }, logger: silent, now: app.clock.now, mailer, intervalMs: 20 });
+    const worker = startOutboxWorker({ db: app.db, config: { smtpUrl: null, mailFrom: app.config.mailFrom, engine: app.config.engine }, logger: silent, now: app.clock.now, mailer, intervalMs: 20 });
     await firstSendStarted;
     const stopped = worker.stop();
     release();

@@ -8,6 +8,8 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** `<…@…>`: the same on every attempt of one outbox message, so a receiver can spot a repeat. */
+  messageId: string;
 }
 
 export interface Mailer {
@@ -25,7 +27,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
       close() {},
     };
   }
-  // Timeouts bound a hung server well inside the worker's lease on a message (worker.ts).
+  // Timeouts bound a hung server; the worker renews its lease on the message meanwhile (worker.ts).
   const transport = nodemailer.createTransport({
     url: config.smtpUrl,
     connectionTimeout: 15_000,
@@ -34,7 +36,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
   });
   return {
     async send(mail) {
-      await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text });
+      await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId });
     },
     close() {
       transport.close();

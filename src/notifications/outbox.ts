@@ -40,6 +40,21 @@ async function dealershipRecipients(tx: Tx, lead: NotifiedLead): Promise<string[
   return [...new Set(users.map((user) => user.email.trim()).filter(isEmailAddress))];
 }
 
+/** The domain of an address in `Name <user@domain>` or `user@domain`; a fixed one when it has none. */
+function senderDomain(mailFrom: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1];
+  return domain ?? 'dealership-gateway.invalid';
+}
+
+/**
+ * The Message-ID of an outbox row, the same on every attempt: a retry after a crash (when the first
+ * attempt may have arrived) is recognisable downstream as the same message. The row's creation time
+ * tells apart rows of different databases that share an id.
+ */
+export function outboxMessageId(row: { id: number; created_at: Date }, mailFrom: string): string {
+  return `<outbox-${row.id}-${row.created_at.getTime().toString(36)}@${senderDomain(mailFrom)}>`;
+}
+
 export async function enqueueLeadNotifications(tx: Tx, lead: NotifiedLead, dealership: { name: string }, now: Date): Promise<void> {
   const car = lead.car_id
     ? await tx.car.findUnique({ where: { id: lead.car_id }, select: { year: true, make: true, model: true, stocknum: true } })

@@ -1,19 +1,37 @@
-// Delivers due outbox messages. Many gateway instances run this against one database, so a message
-// is claimed with a conditional update (still pending, due, unlocked, and the attempt count read) that
-// only one instance can win; the claim is a lease (locked_until), so a message whose instance died
-// mid-send is picked up again when the lease ends. A failed send is retried with exponential backoff
-// and, after the last attempt, marked failed with its last error kept.
+// Delivers due outbox messages. Every gateway instance runs this against the one database.
 //
-// Time comes from `now` (tests drive it); deliverDueMessages is one tick, startOutboxWorker repeats it.
+// What it promises is at-least-once delivery, with each message sent once in practice:
+// - A message is claimed alone, just before it is sent, and the claim is a lease computed at that
+//   moment (locked_until = now + OUTBOX_LEASE_MS). On PostgreSQL the claim is one statement that
+//   picks the next due, unleased message with FOR UPDATE SKIP LOCKED and computes the lease from
+//   the database's own now(), so concurrent instances never pick the same row and no instance's
+//   clock matters. On SQLite (one writer) it is a conditional update on the row as it was read.
+// - While the message is being sent the lease is renewed every third of its length, so a slow mail
+//   server never lets it end under a living sender; only a sender that died (or lost the database
+//   for a whole lease) lets another instance claim the message again.
+// - Each claim increments `attempts`, which is therefore the claim's identity: renewing, marking
+//   sent and scheduling a retry all require the row to still carry this claim's attempt count, so a
+//   sender that lost its claim changes nothing.
+// - A message can still go out twice: when a sender dies after the server accepted the message and
+//   before it was marked sent, the next claim sends it again. That retry carries the same
+//   Message-ID (outbox.ts), so the receiving side can recognise it. Exactly-once is impossible
+//   across SMTP, which has no way to ask whether a message arrived.
+// A failed send is retried with exponential backoff and, after the last attempt, marked failed with
+// its last error kept.
+//
+// Time comes from `now`: the database's clock in the service (src/db/clock.ts), a test clock in tests.
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config, Engine } from '../config.ts';
+import type { Clock } from '../db/clock.ts';
+import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
 import { createMailer, type Mailer } from './mailer.ts';
+import { outboxMessageId } from './outbox.ts';
 
 export interface DeliveryPolicy {
-  /** Messages claimed per tick. */
+  /** Messages sent per polling round at most (one at a time), so a round ends and the loop breathes. */
   batchSize: number;
-  /** How long a claim lasts; longer than the mailer's own timeouts. */
+  /** How long a claim lasts unless renewed; the sender renews it every third of this while sending. */
   leaseMs: number;
   /** Attempts before a message is marked failed. */
   maxAttempts: number;
@@ -32,13 +50,16 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
 
 export interface OutboxDeps {
   db: Db;
+  engine: Engine;
   mailer: Mailer;
   logger: Logger;
-  now: () => Date;
+  now: Clock;
+  /** The domain of the Message-IDs (the sender's, from MAIL_FROM). */
+  mailFrom: string;
   policy?: Partial<DeliveryPolicy>;
   /**
    * Asked before each claim: false once the worker is stopping, so a shutdown finishes the message
-   * in hand and leaves the rest of the batch unclaimed (no lease to wait out) for another instance.
+   * in hand and claims no other (nothing is left leased for another instance to wait out).
    */
   mayClaim?: () => boolean;
 }
@@ -55,57 +76,140 @@ export function retryDelayMs(attempts: number, policy: Pick<DeliveryPolicy, 'bac
 }
 
 const MAX_ERROR_LENGTH = 1000;
+/** Renewals closer together than this would only load the database. */
+const MIN_RENEWAL_MS = 100;
 
-/** One tick: claims the due messages and sends each once. */
+/** A message this instance holds: `attempts` is the claim's identity (each claim increments it). */
+interface ClaimedMessage {
+  id: number;
+  attempts: number;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: Date;
+}
+
+/** Still pending and still carrying this claim: what every write of the holder requires. */
+function heldBy(message: Pick<ClaimedMessage, 'id' | 'attempts'>) {
+  return { id: message.id, attempts: message.attempts, status: 'pending' as const };
+}
+
+/** Claims the next due message with a fresh lease, or answers null when none is due. */
+async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMessage | null> {
+  const { db } = deps;
+  if (deps.engine === 'postgresql') {
+    const now = sqlNow(deps.now);
+    const rows = await db.$queryRaw<ClaimedMessage[]>`
+      UPDATE outbox_messages AS message
+      SET attempts = message.attempts + 1, locked_until = ${now} + ${leaseMs} * interval '1 millisecond'
+      FROM (
+        SELECT id FROM outbox_messages
+        WHERE status = 'pending' AND due_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})
+        ORDER BY due_at, id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      ) AS next
+      WHERE message.id = next.id
+      RETURNING message.id, message.attempts, message.recipient, message.subject, message.body, message.created_at`;
+    return rows[0] ?? null;
+  }
+  // SQLite has one writer: the update below runs alone, and matches only the row as it was read.
+  for (;;) {
+    const now = deps.now();
+    const claimable = { status: 'pending' as const, due_at: { lte: now }, OR: [{ locked_until: null }, { locked_until: { lte: now } }] };
+    const next = await db.outboxMessage.findFirst({
+      where: claimable,
+      orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
+      select: { id: true, attempts: true, recipient: true, subject: true, body: true, created_at: true },
+    });
+    if (!next) return null;
+    const claimed = await db.outboxMessage.updateMany({
+      where: { id: next.id, attempts: next.attempts, ...claimable },
+      data: { locked_until: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
+    });
+    if (claimed.count === 1) return { ...next, attempts: next.attempts + 1 };
+  }
+}
+
+/** Extends the lease from now; false when the claim is no longer this sender's. */
+async function renewLease(deps: OutboxDeps, message: ClaimedMessage, leaseMs: number): Promise<boolean> {
+  if (deps.engine === 'postgresql') {
+    const renewed = await deps.db.$executeRaw`
+      UPDATE outbox_messages SET locked_until = ${sqlNow(deps.now)} + ${leaseMs} * interval '1 millisecond'
+      WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'`;
+    return renewed === 1;
+  }
+  const renewed = await deps.db.outboxMessage.updateMany({ where: heldBy(message), data: { locked_until: new Date(deps.now().getTime() + leaseMs) } });
+  return renewed.count === 1;
+}
+
+/** Runs `send` while renewing the message's lease every third of its length. */
+async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, leaseMs: number, send: () => Promise<void>): Promise<void> {
+  let lost = false;
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(
+    () => {
+      renewing = renewing.then(async () => {
+        try {
+          if (!(await renewLease(deps, message, leaseMs)) && !lost) {
+            lost = true;
+            deps.logger.warn({ outbox_id: message.id, attempts: message.attempts }, 'lost the claim on a notification while sending it; it may be sent twice (same Message-ID)');
+          }
+        } catch (error) {
+          deps.logger.warn({ err: error, outbox_id: message.id }, 'renewing the lease on a notification failed; retrying at the next renewal');
+        }
+      });
+    },
+    Math.max(Math.floor(leaseMs / 3), MIN_RENEWAL_MS),
+  );
+  timer.unref();
+  try {
+    await send();
+  } finally {
+    clearInterval(timer);
+    await renewing;
+  }
+}
+
+/** One polling round: claims due messages one at a time, each just before sending it. */
 export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryReport> {
   const { db, mailer, logger } = deps;
   const policy = { ...defaultDeliveryPolicy, ...deps.policy };
   const report: DeliveryReport = { sent: 0, retried: 0, failed: 0 };
-  const now = deps.now();
-  const claimable = { status: 'pending' as const, due_at: { lte: now }, OR: [{ locked_until: null }, { locked_until: { lte: now } }] };
 
-  const candidates = await db.outboxMessage.findMany({
-    where: claimable,
-    orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
-    take: policy.batchSize,
-    select: { id: true, attempts: true, recipient: true, subject: true, body: true },
-  });
-
-  for (const message of candidates) {
+  for (let handled = 0; handled < policy.batchSize; handled += 1) {
     if (deps.mayClaim && !deps.mayClaim()) break;
-    const lease = new Date(now.getTime() + policy.leaseMs);
-    // The attempt count in the condition makes the claim exact: if another instance claimed (and
-    // perhaps released) the message since it was read, the count differs and this claim matches nothing.
-    const claimed = await db.outboxMessage.updateMany({
-      where: { id: message.id, attempts: message.attempts, ...claimable },
-      data: { locked_until: lease, attempts: { increment: 1 } },
-    });
-    if (claimed.count !== 1) continue;
-    const attempts = message.attempts + 1;
-    const ours = { id: message.id, locked_until: lease };
+    const message = await claimNext(deps, policy.leaseMs);
+    if (!message) break;
+    const messageId = outboxMessageId(message, deps.mailFrom);
 
     try {
-      await mailer.send({ to: message.recipient, subject: message.subject, text: message.body });
+      await sendWhileHolding(deps, message, policy.leaseMs, () =>
+        mailer.send({ to: message.recipient, subject: message.subject, text: message.body, messageId }),
+      );
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
-      const failedAt = deps.now();
-      if (attempts >= policy.maxAttempts) {
-        await db.outboxMessage.updateMany({ where: ours, data: { status: 'failed', locked_until: null, last_error: reason } });
+      if (message.attempts >= policy.maxAttempts) {
+        await db.outboxMessage.updateMany({ where: heldBy(message), data: { status: 'failed', locked_until: null, last_error: reason } });
         report.failed += 1;
-        logger.error({ outbox_id: message.id, attempts, err: error }, 'notification failed for good');
+        logger.error({ outbox_id: message.id, attempts: message.attempts, err: error }, 'notification failed for good');
       } else {
-        const retryAt = new Date(failedAt.getTime() + retryDelayMs(attempts, policy));
-        await db.outboxMessage.updateMany({ where: ours, data: { due_at: retryAt, locked_until: null, last_error: reason } });
+        const retryAt = new Date(deps.now().getTime() + retryDelayMs(message.attempts, policy));
+        await db.outboxMessage.updateMany({ where: heldBy(message), data: { due_at: retryAt, locked_until: null, last_error: reason } });
         report.retried += 1;
-        logger.warn({ outbox_id: message.id, attempts, retry_at: retryAt.toISOString(), err: error }, 'notification failed; will retry');
+        logger.warn({ outbox_id: message.id, attempts: message.attempts, retry_at: retryAt.toISOString(), err: error }, 'notification failed; will retry');
       }
       continue;
     }
+    // Marked sent even if the lease ran out meanwhile, as long as no one claimed the message since:
+    // that is what keeps it from being sent again.
     const done = await db.outboxMessage.updateMany({
-      where: ours,
+      where: heldBy(message),
       data: { status: 'sent', sent_at: deps.now(), locked_until: null, last_error: null },
     });
-    if (done.count !== 1) logger.warn({ outbox_id: message.id }, 'notification sent after its lease ended; it may be sent twice');
+    if (done.count !== 1) {
+      logger.warn({ outbox_id: message.id, message_id: messageId }, 'notification sent after another instance claimed it; it may be sent twice (same Message-ID)');
+    }
     report.sent += 1;
   }
   return report;
@@ -117,24 +221,34 @@ export interface OutboxWorker {
 
 export interface OutboxWorkerOptions {
   db: Db;
-  config: Pick<Config, 'smtpUrl' | 'mailFrom'>;
+  config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
   logger: Logger;
-  now: () => Date;
-  /** Pause between ticks. */
+  now: Clock;
+  /** Pause between rounds; default OUTBOX_POLL_INTERVAL_MS, else 5 s. */
   intervalMs?: number;
   mailer?: Mailer;
   policy?: Partial<DeliveryPolicy>;
 }
 
 /**
- * Runs deliverDueMessages every intervalMs (default 5 s) until stopped. stop() claims nothing more
- * and resolves once the message being sent (if any) is settled.
+ * Runs deliverDueMessages every intervalMs until stopped. stop() claims nothing more and resolves
+ * once the message being sent (if any) is settled.
  */
 export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
-  const { logger, intervalMs = 5_000 } = options;
-  const mailer = options.mailer ?? createMailer(options.config, logger);
+  const { logger, config } = options;
+  const intervalMs = options.intervalMs ?? config.outboxPollIntervalMs ?? 5_000;
+  const mailer = options.mailer ?? createMailer(config, logger);
   let stopped = false;
-  const deps: OutboxDeps = { db: options.db, mailer, logger, now: options.now, policy: options.policy, mayClaim: () => !stopped };
+  const deps: OutboxDeps = {
+    db: options.db,
+    engine: config.engine,
+    mailer,
+    logger,
+    now: options.now,
+    mailFrom: config.mailFrom,
+    policy: { ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}), ...options.policy },
+    mayClaim: () => !stopped,
+  };
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
 
@@ -143,7 +257,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       const report = await deliverDueMessages(deps);
       if (report.sent + report.retried + report.failed > 0) logger.info({ ...report }, 'outbox delivery');
     } catch (error) {
-      logger.error({ err: error }, 'outbox delivery tick failed');
+      logger.error({ err: error }, 'outbox delivery round failed');
     } finally {
       if (!stopped) {
         timer = setTimeout(run, intervalMs);

@@ -267,6 +267,7 @@ function writeDeps(context: Context): LeadWriteDeps {
     now: context.now(),
     storage: fileStorageFor(context.config),
     maxFileBytes: context.config.leadFileMaxBytes,
+    idempotencyTtlMs: context.config.idempotencyTtlMs,
     logger: context.logger,
   };
 }

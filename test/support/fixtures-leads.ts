@@ -98,13 +98,24 @@ export interface ReceivedMail {
   raw: string;
   subject: string;
   text: string;
+  /** The Message-ID header, as sent. */
+  messageId: string;
 }
 
 export interface TestSmtpServer {
   url: string;
+  /** Messages accepted: the server answered 250 on a connection that was still open. */
   received: ReceivedMail[];
+  /** Every message whose content arrived, accepted or not (its sender may have died before the reply). */
+  arrived: ReceivedMail[];
   /** When set, the server refuses every recipient with this reply. */
   rejectWith: string | null;
+  /** A slow server: each message's reply waits this long after its content arrived. */
+  replyDelayMs: number;
+  /** When set, replies also wait for this (a test holds a message in flight). */
+  holdReplies: Promise<void> | null;
+  /** Called when a message's content has arrived, before the reply. */
+  onArrival: ((mail: ReceivedMail) => void) | null;
   close(): Promise<void>;
 }
 
@@ -129,10 +140,15 @@ function bodyText(raw: string): string {
 /** A real SMTP server on 127.0.0.1 (a free port), no TLS, no auth. */
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
+  const closedSessions = new Set<string>();
   const state: TestSmtpServer = {
     url: '',
     received,
+    arrived: [],
     rejectWith: null,
+    replyDelayMs: 0,
+    holdReplies: null,
+    onArrival: null,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const options: SMTPServerOptions = {
@@ -153,15 +169,31 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({
+        const mail: ReceivedMail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw,
           subject: headerValue(raw, 'Subject'),
           text: bodyText(raw),
-        });
-        callback();
+          messageId: headerValue(raw, 'Message-ID'),
+        };
+        state.arrived.push(mail);
+        state.onArrival?.(mail);
+        const reply = (): void => {
+          // A reply to a sender that is gone was never received: the message was not delivered.
+          if (!closedSessions.has(session.id)) received.push(mail);
+          callback();
+        };
+        if (state.replyDelayMs === 0 && !state.holdReplies) {
+          reply();
+          return;
+        }
+        const held = state.holdReplies ?? Promise.resolve();
+        void Promise.all([held, new Promise((resolve) => setTimeout(resolve, state.replyDelayMs))]).then(reply);
       });
+    },
+    onClose(session) {
+      closedSessions.add(session.id);
     },
   };
   const server = new SMTPServer(options);

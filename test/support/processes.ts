@@ -37,7 +37,10 @@ export function runScript(script: string, args: readonly string[], settings: Rec
 export interface RunningService {
   /** Every log line so far, parsed. */
   lines: Record<string, unknown>[];
+  /** SIGTERM, then resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL (no chance to clean up, as a crash or an OOM kill), then resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 /** Starts the service and resolves once it listens, or rejects with its output if it ends first. */
@@ -60,6 +63,10 @@ export function startService(args: readonly string[], settings: Record<string, s
             stop: () => {
               child.kill('SIGTERM');
               return exited;
+            },
+            kill: async () => {
+              child.kill('SIGKILL');
+              await exited;
             },
           });
         }

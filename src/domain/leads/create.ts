@@ -23,6 +23,8 @@ export interface LeadWriteDeps {
   now: Date;
   storage: FileStorage;
   maxFileBytes: number;
+  /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlMs: number;
   logger?: Logger;
 }
 
@@ -38,7 +40,7 @@ export async function createLead(
 ): Promise<LeadRecord> {
   const { db, actor, now, storage } = deps;
   const claim: IdempotencyClaim | null = idempotencyKey
-    ? { apiKeyId: actor.apiKeyId, key: idempotencyKey, hash: requestHash('create_lead', input) }
+    ? { apiKeyId: actor.apiKeyId, key: idempotencyKey, hash: requestHash('create_lead', input), expiredBefore: new Date(now.getTime() - deps.idempotencyTtlMs) }
     : null;
   if (claim) {
     const earlier = await storedAnswer<LeadRecord>(db, claim);

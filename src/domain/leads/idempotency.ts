@@ -5,7 +5,14 @@
 // queues behind (SQLite) the first and then finds its answer; the unique (api_key_id, key) constraint
 // is what guarantees one lead. Failed requests leave no record (their transaction rolled back), so
 // they can be retried with the same key.
+//
+// A record lives IDEMPOTENCY_TTL_HOURS (24 h by default), by the database's clock: after that the key
+// is free again (a replay is a new request, whatever its body), and a background task deletes the
+// expired records (purgeExpiredIdempotencyRecords).
 import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Engine } from '../../config.ts';
+import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import { apiError, invalidInput } from '../../errors.ts';
 
@@ -55,12 +62,14 @@ export interface IdempotencyClaim {
   apiKeyId: number;
   key: string;
   hash: string;
+  /** Records made before this moment have expired: their key is free. */
+  expiredBefore: Date;
 }
 
-/** The stored answer for this key, if the first request completed; a different body is refused. */
+/** The stored answer for this key, if the first request completed and has not expired; a different body is refused. */
 export async function storedAnswer<T>(db: Db | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<{ status: number; body: T } | null> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
-  if (!record) return null;
+  if (!record || record.created_at < claim.expiredBefore) return null;
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
   // Status 0 is a claim whose transaction has not finished: SQLite's one connection lets it be seen.
   // The caller goes on to its own transaction, which queues behind that one and then finds the answer.
@@ -68,8 +77,12 @@ export async function storedAnswer<T>(db: Db | Prisma.TransactionClient, claim: 
   return { status: record.response_status, body: JSON.parse(record.response_body) as T };
 }
 
-/** First statement of the creating transaction: takes the key, or fails on the unique constraint. */
+/**
+ * First statements of the creating transaction: frees the key if its record has expired (the purge
+ * may not have run yet), then takes it, or fails on the unique constraint.
+ */
 export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim, now: Date): Promise<void> {
+  await tx.idempotencyRecord.deleteMany({ where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } } });
   await tx.idempotencyRecord.create({
     data: { api_key_id: claim.apiKeyId, key: claim.key, request_hash: claim.hash, response_status: IN_PROGRESS, response_body: 'null', created_at: now },
   });
@@ -83,3 +96,74 @@ export async function recordAnswer(tx: Prisma.TransactionClient, claim: Idempote
   });
 }
 
+
+/** Records deleted per statement: a backlog is purged in bounded steps, never one long lock. */
+const PURGE_BATCH = 1_000;
+/** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
+const PURGE_LOCK_KEY = 0x1de0_7e11;
+
+/**
+ * Deletes the records older than `ttlMs` by the database's clock; answers how many. On PostgreSQL
+ * an instance that finds another one purging skips this round.
+ */
+export async function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    let deleted: number;
+    if (engine === 'postgresql') {
+      deleted = await db.$transaction(async (tx) => {
+        const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
+        if (!lock?.locked) return 0;
+        return tx.$executeRaw`
+          DELETE FROM idempotency_records WHERE id IN (
+            SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond' LIMIT ${PURGE_BATCH})`;
+      });
+    } else {
+      const cutoff = new Date(now().getTime() - ttlMs);
+      const expired = await db.idempotencyRecord.findMany({ where: { created_at: { lt: cutoff } }, select: { id: true }, take: PURGE_BATCH });
+      deleted = expired.length === 0 ? 0 : (await db.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
+    }
+    purged += deleted;
+    if (deleted < PURGE_BATCH) return purged;
+  }
+}
+
+/** How often the background purge runs. */
+export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
+
+export interface BackgroundTask {
+  /** Resolves once a round in progress has finished. */
+  stop(): Promise<void>;
+}
+
+/** Purges expired records now and then every `intervalMs` until stopped; failures are logged, never thrown. */
+export function startIdempotencyPurge(
+  options: { db: Db; engine: Engine; now: Clock; ttlMs: number; logger: Logger },
+  intervalMs = IDEMPOTENCY_PURGE_INTERVAL_MS,
+): BackgroundTask {
+  const { db, engine, now, ttlMs, logger } = options;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const round = async (): Promise<void> => {
+    try {
+      const purged = await purgeExpiredIdempotencyRecords(db, engine, now, ttlMs);
+      if (purged > 0) logger.info({ purged, ttl_hours: ttlMs / 3_600_000 }, 'purged expired idempotency records');
+    } catch (error) {
+      logger.warn({ err: error }, 'purging expired idempotency records failed; retrying at the next round');
+    } finally {
+      if (!stopped) {
+        timer = setTimeout(() => (current = round()), intervalMs);
+        timer.unref();
+      }
+    }
+  };
+  current = round();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}
