@@ -1,7 +1,8 @@
 // Applies prisma/migrations/*/<engine>.sql in order and records each in _gateway_migrations.
 // Prisma's own `migrate deploy` needs a native schema engine that these machines cannot download,
 // so one runner serves both engines. Concurrent starts are safe: SQLite takes its write lock, and
-// PostgreSQL an advisory lock, before reading what was applied.
+// PostgreSQL a transaction-level advisory lock, before reading what was applied; nothing is held on a
+// connection beyond a transaction, so migrations also run through PgBouncer in transaction mode.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -83,37 +84,54 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
   }
 }
 
+/**
+ * Runs `work` inside a transaction that first takes the migration lock. The lock is
+ * transaction-level (pg_advisory_xact_lock): PostgreSQL releases it at COMMIT or ROLLBACK, and it
+ * lives on the one server connection the transaction runs on. A session-level lock would not
+ * survive a pooler in transaction mode (PgBouncer hands each transaction any server connection, so
+ * the unlock could reach another one and leave the lock held for good).
+ */
+async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_LOCK_KEY]);
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
 async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [POSTGRES_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
-      name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
-    const done = new Map(rows.map((row) => [row.name, row.checksum]));
+    const migrations = readMigrations('postgresql', dir);
     const applied: string[] = [];
-    for (const migration of readMigrations('postgresql', dir)) {
-      if (assertUnchanged(migration, done.get(migration.name))) continue;
-      // PostgreSQL DDL is transactional: a failing migration leaves nothing half-applied.
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [
-          migration.name,
-          migration.checksum,
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-      applied.push(migration.name);
+    // One migration per locked transaction, each reading afresh what is applied: PostgreSQL DDL is
+    // transactional, so a failing migration leaves nothing of itself behind, and the ones before it stay.
+    for (;;) {
+      const next = await inLockedTransaction(client, async () => {
+        await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
+          name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+        const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
+        const done = new Map(rows.map((row) => [row.name, row.checksum]));
+        const pending = migrations.find((migration) => !assertUnchanged(migration, done.get(migration.name)));
+        if (!pending) return null;
+        await client.query(pending.sql);
+        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [pending.name, pending.checksum]);
+        return pending.name;
+      });
+      if (next === null) break;
+      applied.push(next);
     }
-    if (whileLocked) await whileLocked();
+    // The seed writes through other connections (they see the committed schema); this transaction
+    // only holds the lock meanwhile, so a second instance waits, then finds the data there.
+    if (whileLocked) await inLockedTransaction(client, whileLocked);
     return applied;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [POSTGRES_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
 }
