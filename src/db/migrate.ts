@@ -108,25 +108,23 @@ async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: (
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const migrations = readMigrations('postgresql', dir);
-    const applied: string[] = [];
-    // One migration per locked transaction, each reading afresh what is applied: PostgreSQL DDL is
-    // transactional, so a failing migration leaves nothing of itself behind, and the ones before it stay.
-    for (;;) {
-      const next = await inLockedTransaction(client, async () => {
-        await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
-          name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-        const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
-        const done = new Map(rows.map((row) => [row.name, row.checksum]));
-        const pending = migrations.find((migration) => !assertUnchanged(migration, done.get(migration.name)));
-        if (!pending) return null;
-        await client.query(pending.sql);
-        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [pending.name, pending.checksum]);
-        return pending.name;
-      });
-      if (next === null) break;
-      applied.push(next);
-    }
+    // All pending migrations in one locked transaction: one instance brings the schema up to date
+    // and the others, waiting on the lock, find nothing left to do. PostgreSQL DDL is transactional,
+    // so a failing migration leaves the database exactly as it was.
+    const applied = await inLockedTransaction(client, async () => {
+      await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
+        name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
+      const done = new Map(rows.map((row) => [row.name, row.checksum]));
+      const names: string[] = [];
+      for (const migration of readMigrations('postgresql', dir)) {
+        if (assertUnchanged(migration, done.get(migration.name))) continue;
+        await client.query(migration.sql);
+        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
+        names.push(migration.name);
+      }
+      return names;
+    });
     // The seed writes through other connections (they see the committed schema); this transaction
     // only holds the lock meanwhile, so a second instance waits, then finds the data there.
     if (whileLocked) await inLockedTransaction(client, whileLocked);

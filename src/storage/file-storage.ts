@@ -8,8 +8,8 @@
 // Keys are made by the service (src/domain/leads/files.ts), never from a client's file name.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import type { Config, FileStorageKind } from '../config.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { Config, FileStorageKind, S3Settings } from '../config.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
 export interface FileStorage {
@@ -111,19 +111,14 @@ export class DatabaseStorage implements FileStorage {
 
 // ─── an S3-compatible bucket ───
 
-export interface S3StorageSettings {
-  bucket: string;
-  /** Put before every key (`gateway/` → `gateway/leads/2026/11/<uuid>`); empty for none. */
-  keyPrefix: string;
-  region: string;
-  /** null: AWS's own endpoint for the region. */
-  endpoint: string | null;
-  /** Address the bucket in the path (`https://host/bucket/key`), as most self-hosted stores need. */
-  forcePathStyle: boolean;
-}
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+let s3Sdk: Promise<S3Sdk> | undefined;
+/** The SDK is large (hundreds of modules): loaded on first use, so instances without S3 never pay for it at start. */
+const loadS3Sdk = (): Promise<S3Sdk> => (s3Sdk ??= import('@aws-sdk/client-s3'));
 
 /** Credentials are not settings of this service: the SDK's standard chain finds them (AWS_ACCESS_KEY_ID …, profiles, instance roles). */
-export function createS3Client(settings: S3StorageSettings): S3Client {
+export async function createS3Client(settings: S3Settings): Promise<S3Client> {
+  const { S3Client } = await loadS3Sdk();
   return new S3Client({
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
@@ -138,24 +133,32 @@ export function createS3Client(settings: S3StorageSettings): S3Client {
   });
 }
 
-const isMissing = (error: unknown): boolean =>
-  error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
+/** The HTTP status of an S3 service error (the SDK's S3ServiceException carries it in $metadata). */
+function s3Status(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
+  return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+}
 
 export class S3Storage implements FileStorage {
   readonly kind = 's3';
-  constructor(
-    private readonly client: S3Client,
-    private readonly settings: Pick<S3StorageSettings, 'bucket' | 'keyPrefix'>,
-  ) {}
+  private client: Promise<S3Client> | undefined;
+  constructor(private readonly settings: S3Settings) {}
+
+  private async connection(): Promise<{ client: S3Client; sdk: S3Sdk }> {
+    this.client ??= createS3Client(this.settings);
+    const [client, sdk] = await Promise.all([this.client, loadS3Sdk()]);
+    return { client, sdk };
+  }
 
   private objectKey(key: string): string {
     return `${this.settings.keyPrefix}${checkedKey(key)}`;
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
+    const { client, sdk } = await this.connection();
     try {
-      await this.client.send(
-        new PutObjectCommand({
+      await client.send(
+        new sdk.PutObjectCommand({
           Bucket: this.settings.bucket,
           Key: this.objectKey(key),
           Body: bytes,
@@ -167,24 +170,26 @@ export class S3Storage implements FileStorage {
         }),
       );
     } catch (error) {
-      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412) throw new StorageKeyTakenError(key);
+      if (s3Status(error) === 412) throw new StorageKeyTakenError(key);
       throw error;
     }
   }
 
   async get(key: string): Promise<Uint8Array | null> {
+    const { client, sdk } = await this.connection();
     try {
-      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
       return answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
     } catch (error) {
-      if (isMissing(error)) return null;
+      if (s3Status(error) === 404) return null;
       throw error;
     }
   }
 
   async delete(key: string): Promise<void> {
     // S3 answers a delete of a missing object with success: already gone is not an error.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+    const { client, sdk } = await this.connection();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
   }
 }
 
@@ -197,7 +202,7 @@ export function createFileStorage(config: Pick<Config, 'fileStorage' | 'fileStor
       return new DatabaseStorage(db);
     case 's3':
       if (!config.s3) throw new Error('FILE_STORAGE=s3 needs the S3 settings (S3_BUCKET …)');
-      return new S3Storage(createS3Client(config.s3), config.s3);
+      return new S3Storage(config.s3);
     case 'local':
       return new LocalDirectoryStorage(config.fileStorageDir);
   }
