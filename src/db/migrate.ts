@@ -85,22 +85,34 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
 }
 
 /**
- * Runs `work` inside a transaction that first takes the migration lock. The lock is
- * transaction-level (pg_advisory_xact_lock): PostgreSQL releases it at COMMIT or ROLLBACK, and it
- * lives on the one server connection the transaction runs on. A session-level lock would not
- * survive a pooler in transaction mode (PgBouncer hands each transaction any server connection, so
- * the unlock could reach another one and leave the lock held for good).
+ * Runs `work` inside a transaction that holds the migration lock. The lock is transaction-level
+ * (pg_advisory_xact_lock): PostgreSQL releases it at COMMIT or ROLLBACK, and it lives on the one
+ * server connection the transaction runs on. A session-level lock would not survive a pooler in
+ * transaction mode (PgBouncer hands each transaction any server connection, so the unlock could
+ * reach another one and leave the lock held for good).
+ *
+ * A waiting instance does not block inside a transaction: it tries, and when the lock is taken it
+ * ends its transaction and tries again a little later. Behind a pooler, a blocked transaction would
+ * hold a server connection for as long as it waits, and with as many instances starting as the
+ * pooler has server connections, the holder's seed (which writes through other connections) would
+ * find none free.
  */
 async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_LOCK_KEY]);
-    const result = await work();
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+  for (let waitMs = 50; ; waitMs = Math.min(waitMs * 2, 1_000)) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [POSTGRES_LOCK_KEY]);
+      if (rows[0]?.locked) {
+        const result = await work();
+        await client.query('COMMIT');
+        return result;
+      }
+      await client.query('ROLLBACK');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 }
 
