@@ -1,6 +1,7 @@
 // The stored secrets' CLI: npm run --silent secrets -- <command>. See `secrets help`.
 import { parseArgs } from 'node:util';
-import { loadSecretsConfig, processEnvironment } from '../src/config.ts';
+import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config.ts';
+import { recordSessionSecret } from '../src/domain/shared-settings.ts';
 import type { Db } from '../src/db/client.ts';
 import { openCliDatabase } from './cli-database.ts';
 import { reencryptStoredSecrets, storedSecretsCensus } from '../src/domain/stored-secrets.ts';
@@ -13,12 +14,17 @@ const usage = `Usage: npm run --silent secrets -- <command> [options]
   status              how many stored secrets each key id encrypts (plaintext: not yet encrypted)
   reencrypt           encrypts every stored secret with the first key of SECRETS_ENCRYPTION_KEYS
                       (decrypting with any key listed); plaintext values are encrypted too
+  record-session-secret
+                      records the fingerprint of SESSION_SIGNING_SECRET as the one every instance
+                      sharing the database must use (instances with another secret refuse to start)
 
   --json              machine-readable output
   --dev               development mode: the public development key when SECRETS_ENCRYPTION_KEYS is unset
 
 Rotation: put the new key first in SECRETS_ENCRYPTION_KEYS and keep the old one after it
-("new:…,old:…"), restart the instances, run reencrypt, then remove the old key and restart again.`;
+("new:…,old:…"), restart the instances, run reencrypt, then remove the old key and restart again.
+Session signing secret: run record-session-secret with the new SESSION_SIGNING_SECRET, then restart
+every instance with it (until restarted, the others keep signing with the old one).`;
 
 function usageFailure(message: string): never {
   console.error(`${message}\n\n${usage}`);
@@ -77,6 +83,14 @@ if (values.help || command === 'help') {
     );
     print({ current_key: config.secretsKeyring.current.id, columns: results }, lines.join('\n'));
   });
+} else if (command === 'record-session-secret') {
+  const { db, config } = await openCliDatabase(() => loadSessionSecretConfig(processEnvironment()));
+  try {
+    const { replaced } = await recordSessionSecret(db, config.sessionSigningSecret);
+    print({ recorded: true, replaced }, replaced ? 'recorded the new SESSION_SIGNING_SECRET: restart every instance with it' : 'recorded SESSION_SIGNING_SECRET (it was already the recorded one, or none was)');
+  } finally {
+    await db.$disconnect();
+  }
 } else {
   usageFailure(command ? `unknown command "${command}"` : 'no command given');
 }

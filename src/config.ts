@@ -24,6 +24,21 @@ export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.met
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type AppMode = 'production' | 'development';
+/** Where lead attachments' bytes are kept (src/storage/file-storage.ts). */
+export type FileStorageKind = 'local' | 'database' | 's3';
+export const FILE_STORAGE_KINDS = ['local', 'database', 's3'] as const satisfies readonly FileStorageKind[];
+
+/** The bucket of FILE_STORAGE=s3; credentials come from the AWS SDK's standard chain, not from here. */
+export interface S3Settings {
+  bucket: string;
+  /** Put before every key (`gateway/` → `gateway/leads/2026/11/<uuid>`); empty for none. */
+  keyPrefix: string;
+  region: string;
+  /** null: AWS's own endpoint for the region. */
+  endpoint: string | null;
+  /** Address the bucket in the path (`https://host/bucket/key`), as most self-hosted stores need. */
+  forcePathStyle: boolean;
+}
 
 export interface Config {
   /** development: public development values stand in for missing secrets (never for production). */
@@ -50,8 +65,14 @@ export interface Config {
   /** smtp(s)://user:pass@host:port; null: notifications are written to the log instead of sent. */
   smtpUrl: string | null;
   mailFrom: string;
-  /** Where lead attachments are stored (the local-directory file storage). */
+  /** Which store keeps lead attachments: the database by default on PostgreSQL, the directory on SQLite. */
+  fileStorage: FileStorageKind;
+  /** The directory of FILE_STORAGE=local. */
   fileStorageDir: string;
+  /** The bucket of FILE_STORAGE=s3; null otherwise. */
+  s3: S3Settings | null;
+  /** PostgreSQL: the most connections one instance opens (its pg pool size). */
+  databasePoolMax: number;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
   /** After SIGTERM the process drains and exits within this long; open requests are cut just before. */
@@ -97,6 +118,8 @@ export const MIN_OUTBOX_LEASE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 /** A year: records kept longer only grow the table, retries never come that late. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
+/** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
+export const DEFAULT_DATABASE_POOL_MAX = 10;
 
 /** Development mode only: public, so the service refuses to use it outside development mode. */
 const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
@@ -214,7 +237,26 @@ const settingsSchema = z.object({
     z.string().trim().refine((value) => /^smtps?:\/\/[^/\s]/.test(value), 'must be smtp://user:pass@host:port or smtps://…'),
   ),
   MAIL_FROM: optional(z.string().trim()),
+  FILE_STORAGE: optional(z.enum(FILE_STORAGE_KINDS, `must be one of ${FILE_STORAGE_KINDS.join(', ')}`)),
   FILE_STORAGE_DIR: optional(z.string().trim()),
+  S3_BUCKET: optional(
+    z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
+  ),
+  S3_KEY_PREFIX: optional(
+    z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._\/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
+  ),
+  S3_REGION: optional(z.string().trim().regex(/^[a-z0-9-]{1,64}$/, 'must be a region name such as eu-west-1')),
+  AWS_REGION: optional(z.string().trim()),
+  S3_ENDPOINT: httpOrigin,
+  S3_FORCE_PATH_STYLE: trueOrFalse,
+  DATABASE_POOL_MAX: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
+      .transform(Number)
+      .refine((value) => value >= 1 && value <= 1_000, 'must be a whole number from 1 to 1000'),
+  ),
   LEAD_FILE_MAX_BYTES: wholeNumber(),
   SHUTDOWN_GRACE_MS: positiveWholeNumber,
   HTTP_HEADERS_TIMEOUT_MS: positiveWholeNumber,
@@ -390,6 +432,14 @@ export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Co
   return { databaseUrl, engine: engineOf(databaseUrl), mode: settings.mode, secretsKeyring: keyringFrom(settings, []) };
 }
 
+/** What `secrets record-session-secret` needs: the database and the session signing secret. */
+export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'sessionSigningSecret'> {
+  const settings = parseSettings(env, ['DATABASE_URL', 'SESSION_SIGNING_SECRET']);
+  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  // parseSettings has refused a missing secret outside development mode.
+  return { databaseUrl, engine: engineOf(databaseUrl), sessionSigningSecret: settings.SESSION_SIGNING_SECRET ?? DEV_SIGNING_SECRET };
+}
+
 /** Every setting, checked; throws a ConfigError naming each bad or missing one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings = parseSettings(env, Object.keys(settingsSchema.shape) as SettingName[]);
@@ -414,13 +464,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       { setting: 'HTTP_HEADERS_TIMEOUT_MS', message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)' },
     ]);
   }
+  const engine = engineOf(databaseUrl);
+  // Several instances share a PostgreSQL database, so there the files go where all of them read;
+  // a SQLite file belongs to one process, and so may its files' directory.
+  const fileStorage: FileStorageKind = settings.FILE_STORAGE ?? (engine === 'postgresql' ? 'database' : 'local');
+  let s3: S3Settings | null = null;
+  if (fileStorage === 's3') {
+    if (settings.S3_BUCKET === undefined) {
+      throw new ConfigError([{ setting: 'S3_BUCKET', message: 'is required with FILE_STORAGE=s3: set it to the bucket that keeps lead attachments' }]);
+    }
+    const keyPrefix = settings.S3_KEY_PREFIX ?? '';
+    s3 = {
+      bucket: settings.S3_BUCKET,
+      keyPrefix: keyPrefix === '' || keyPrefix.endsWith('/') ? keyPrefix : `${keyPrefix}/`,
+      region: settings.S3_REGION ?? settings.AWS_REGION ?? 'us-east-1',
+      endpoint: settings.S3_ENDPOINT ?? null,
+      forcePathStyle: settings.S3_FORCE_PATH_STYLE ?? false,
+    };
+  }
   return {
     mode: settings.mode,
     developmentDefaults,
     port,
     host: settings.HOST ?? '0.0.0.0',
     databaseUrl,
-    engine: engineOf(databaseUrl),
+    engine,
     logLevel: settings.LOG_LEVEL ?? 'info',
     // Lead attachments travel base64-encoded inside the JSON body, so the body limit leaves room for them.
     bodyLimitBytes: settings.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
@@ -432,7 +500,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyring,
     smtpUrl: settings.SMTP_URL ?? null,
     mailFrom: settings.MAIL_FROM ?? 'Dealership Platform <no-reply@dealership.local>',
+    fileStorage,
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
+    s3,
+    // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.
+    databasePoolMax: settings.DATABASE_POOL_MAX ?? DEFAULT_DATABASE_POOL_MAX,
     leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES ?? 5 * 1024 * 1024,
     shutdownGraceMs: settings.SHUTDOWN_GRACE_MS ?? 10_000,
     // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.

@@ -8,6 +8,7 @@ import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ReadCacheOptions } from './response-cache.ts';
 import { forActor } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import type { FileStorage } from './storage/file-storage.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   keys: KeyVerifier;
   /** The response cache's store and generation; null: reads are never cached (src/response-cache.ts). */
   readCache: ReadCacheOptions | null;
+  /** Where lead attachments' bytes are kept, the same store for every instance (src/storage/file-storage.ts). */
+  files: FileStorage;
   /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
   lifecycle?: Lifecycle;
 }

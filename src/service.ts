@@ -27,6 +27,8 @@ import { createHttpServer, type GatewayServer } from './http-server.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
+import { createFileStorage } from './storage/file-storage.ts';
+import { checkSessionSecret } from './domain/shared-settings.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -108,7 +110,7 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   let db: Db;
   try {
-    db = createDb(config.databaseUrl);
+    db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   } catch (error) {
     throw new DatabaseStartupError(config.databaseUrl, error);
   }
@@ -117,6 +119,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await prepareDatabase(config, db, logger).catch((error: unknown) => {
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
+  // Instances sharing a database must sign with one secret; a differing one stops this start and names SESSION_SIGNING_SECRET.
+  const secretCheck = await checkSessionSecret(db, config.sessionSigningSecret).catch(async (error: unknown) => {
+    await db.$disconnect();
+    throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
+  });
+  if (secretCheck === 'recorded') logger.info('recorded the fingerprint of SESSION_SIGNING_SECRET: instances sharing this database must use the same secret');
   const lifecycle = createLifecycle();
   // Every rule comparing times across requests and instances reads the database's clock (src/db/clock.ts).
   const clock = createDatabaseClock(db, config.engine);
@@ -136,7 +144,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     : redis
       ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
       : inMemoryReadCache();
-  const deps = { config, db, logger, now, keys, readCache, lifecycle };
+  const files = createFileStorage(config, db);
+  const deps = { config, db, logger, now, keys, readCache, files, lifecycle };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {

@@ -77,7 +77,7 @@ async function counts() {
 
 beforeAll(async () => {
   storage = tempStorageDir();
-  app = await createTestApp({ fileStorageDir: storage.dir, leadFileMaxBytes: MAX_FILE_BYTES });
+  app = await createTestApp({ fileStorage: 'local', fileStorageDir: storage.dir, leadFileMaxBytes: MAX_FILE_BYTES });
   north = await makeDealership(app.db, { name: 'Northside Motors', slug: 'northside-motors' });
   south = await makeDealership(app.db, { slug: 'southside-motors' });
   northSite = await makeWebsite(app.db, north.id, { custom_slug: 'northside' });

@@ -39,7 +39,7 @@ async function counts() {
 
 beforeAll(async () => {
   storage = tempStorageDir();
-  app = await createTestApp({ fileStorageDir: storage.dir });
+  app = await createTestApp({ fileStorage: 'local', fileStorageDir: storage.dir });
   dealer = await makeDealership(app.db);
   await makeUser(app.db, [dealer.id]);
   keyA = await makeKey(app.db, { permissions: ['create:lead', 'read:personal_data'] });

@@ -1,5 +1,6 @@
 // The one migration command, on the engine under test: from empty, idempotent, safe when many
 // gateway instances start at once, and strict about migrations edited after they were applied.
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/client.ts';
 import { migrate, readMigrations } from '../src/db/migrate.ts';
@@ -41,6 +42,37 @@ describe(`migrations on ${testEngine}`, () => {
     const url = await emptyDatabase();
     const results = await Promise.all([migrate(url), migrate(url), migrate(url)]);
     expect(results.flat().sort()).toEqual(all);
+    // One instance brings the schema up to date; the others find it done.
+    expect(results.filter((applied) => applied.length > 0)).toEqual([all]);
+  });
+
+  it.runIf(testEngine === 'postgresql')('holds its lock only inside a transaction, as PgBouncer in transaction mode needs', async () => {
+    const url = await emptyDatabase();
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    try {
+      let holder: { state: string; waiting_for_lock: boolean } | undefined;
+      await migrate(url, async () => {
+        // Seen from another connection while the seed would run: the advisory lock is held by a
+        // connection that is inside a transaction (a session-level lock would show an idle one).
+        const { rows } = await observer.query<{ state: string; waiting_for_lock: boolean }>(
+          `SELECT activity.state, NOT lock.granted AS waiting_for_lock FROM pg_locks lock
+             JOIN pg_stat_activity activity ON activity.pid = lock.pid
+            WHERE lock.locktype = 'advisory' AND lock.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
+        holder = rows[0];
+        expect(rows).toHaveLength(1);
+        const { rows: tried } = await observer.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS taken', [7_201_984]);
+        expect(tried[0]?.taken).toBe(false);
+      });
+      expect(holder).toEqual({ state: 'idle in transaction', waiting_for_lock: false });
+      // Nothing is left held once migrate returns.
+      const { rows: after } = await observer.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+      expect(after).toEqual([]);
+    } finally {
+      await observer.end();
+    }
   });
 
   it('refuses to run when an applied migration was edited afterwards', async () => {

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { inMemoryReadCache, redisGeneration, redisStore, type ReadCacheOptions } from '../src/response-cache.ts';
+import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
@@ -25,6 +26,7 @@ let keys: Record<'all' | 'north' | 'south' | 'allNoPersonal', string>;
 /** An instance of the service over the test database, with its own key verifier and the given cache. */
 function instance(readCache: ReadCacheOptions | null): Yoga {
   return createApp({
+    files: createFileStorage(app.config, app.db),
     config: app.config,
     db: app.db,
     logger,

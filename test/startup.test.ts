@@ -1,9 +1,10 @@
 // Starting the service and its CLIs as real processes with good and bad settings: every failure is
 // one log line naming the setting and what to do (no stack trace) and a non-zero exit; development
 // mode is explicit and says loudly that it is not for production.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
+import { sessionSecretFingerprint } from '../src/domain/shared-settings.ts';
 import { sealProcessorKey } from '../src/domain/stored-secrets.ts';
 import { envelopeKeyId, keyringOf, open } from '../src/secrets.ts';
 import { TEST_ENCRYPTION_KEY, testKeyring, testSettings } from './support/app.ts';
@@ -122,6 +123,44 @@ describe('a start outside development mode', () => {
       await service.stop();
     }
   }, PROCESS_TIMEOUT);
+});
+
+describe('instances sharing a database', () => {
+  it('refuse to start with another SESSION_SIGNING_SECRET than the one recorded, until record-session-secret changes it', async () => {
+    const shared = await createMigratedDatabase();
+    const first = 'first-session-signing-secret-0123456789abcdef';
+    const second = 'second-session-signing-secret-0123456789abcdef';
+    const settings = (secret: string) => ({ ...serviceSettings(), DATABASE_URL: shared.url, SESSION_SIGNING_SECRET: secret });
+    const db: Db = createDb(shared.url);
+    try {
+      const service = await startService([], { ...settings(first), PORT: String(await freePort()) });
+      await service.stop();
+      expect(service.lines.some((line) => String(line.msg).startsWith('recorded the fingerprint of SESSION_SIGNING_SECRET'))).toBe(true);
+      // Only a fingerprint is stored: an HMAC under the secret, neither the secret nor its plain hash.
+      const recorded = await db.sharedSetting.findMany();
+      expect(recorded.map((row) => [row.name, row.value])).toEqual([['session_signing_secret_fingerprint', sessionSecretFingerprint(first)]]);
+      expect(recorded[0]!.value).not.toContain(first);
+      expect(recorded[0]!.value).not.toContain(createHash('sha256').update(first).digest('base64url'));
+
+      const refused = fatalLine(await runScript('src/index.ts', [], { ...settings(second), PORT: String(await freePort()) }));
+      expect(refused.settings).toEqual(['SESSION_SIGNING_SECRET']);
+      expect(refused.msg).toContain('SESSION_SIGNING_SECRET differs from the one recorded by the instances already using this database');
+      expect(refused.msg).toContain('npm run --silent secrets -- record-session-secret');
+      expect(refused.msg).not.toContain(first);
+      expect(refused.msg).not.toContain(second);
+
+      // The rotation: record the new secret, after which the new one starts and the old one is refused.
+      const rotated = await runScript('scripts/secrets.ts', ['record-session-secret'], { DATABASE_URL: shared.url, SESSION_SIGNING_SECRET: second });
+      expect(rotated.code).toBe(0);
+      expect(rotated.stdout).toBe('recorded the new SESSION_SIGNING_SECRET: restart every instance with it\n');
+      const restarted = await startService([], { ...settings(second), PORT: String(await freePort()) });
+      await restarted.stop();
+      expect(fatalLine(await runScript('src/index.ts', [], { ...settings(first), PORT: String(await freePort()) })).settings).toEqual(['SESSION_SIGNING_SECRET']);
+    } finally {
+      await db.$disconnect();
+      await shared.drop();
+    }
+  }, PROCESS_TIMEOUT * 2);
 });
 
 describe('development mode', () => {

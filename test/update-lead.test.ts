@@ -68,7 +68,7 @@ async function expectInvalid(id: number, lead: Record<string, unknown>, field: s
 
 beforeAll(async () => {
   storage = tempStorageDir();
-  app = await createTestApp({ fileStorageDir: storage.dir });
+  app = await createTestApp({ fileStorage: 'local', fileStorageDir: storage.dir });
   north = await makeDealership(app.db);
   south = await makeDealership(app.db);
   car = await makeCar(app.db, north.id, { stocknum: 'U100' });

@@ -14,13 +14,19 @@ export type { Prisma } from '../generated/prisma/sqlite/client.ts';
 export interface DbOptions {
   /** Called for every SQL statement; tests count queries with it. */
   onQuery?: (sql: string) => void;
+  /**
+   * PostgreSQL: the most connections this client opens (DATABASE_POOL_MAX; pg's default of 10 when
+   * unset). No session state is kept on a connection (no named prepared statements, no SET, no
+   * session locks), so the pool may sit behind PgBouncer in transaction mode.
+   */
+  poolMax?: number;
 }
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
   if (engineOf(databaseUrl) === 'postgresql') {
-    const adapter = new PrismaPg({ connectionString: databaseUrl });
+    const adapter = new PrismaPg({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
   } else {

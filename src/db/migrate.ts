@@ -1,7 +1,8 @@
 // Applies prisma/migrations/*/<engine>.sql in order and records each in _gateway_migrations.
 // Prisma's own `migrate deploy` needs a native schema engine that these machines cannot download,
 // so one runner serves both engines. Concurrent starts are safe: SQLite takes its write lock, and
-// PostgreSQL an advisory lock, before reading what was applied.
+// PostgreSQL a transaction-level advisory lock, before reading what was applied; nothing is held on a
+// connection beyond a transaction, so migrations also run through PgBouncer in transaction mode.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -83,37 +84,64 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
   }
 }
 
+/**
+ * Runs `work` inside a transaction that holds the migration lock. The lock is transaction-level
+ * (pg_advisory_xact_lock): PostgreSQL releases it at COMMIT or ROLLBACK, and it lives on the one
+ * server connection the transaction runs on. A session-level lock would not survive a pooler in
+ * transaction mode (PgBouncer hands each transaction any server connection, so the unlock could
+ * reach another one and leave the lock held for good).
+ *
+ * A waiting instance does not block inside a transaction: it tries, and when the lock is taken it
+ * ends its transaction and tries again a little later. Behind a pooler, a blocked transaction would
+ * hold a server connection for as long as it waits, and with as many instances starting as the
+ * pooler has server connections, the holder's seed (which writes through other connections) would
+ * find none free.
+ */
+async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  for (let waitMs = 50; ; waitMs = Math.min(waitMs * 2, 1_000)) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [POSTGRES_LOCK_KEY]);
+      if (rows[0]?.locked) {
+        const result = await work();
+        await client.query('COMMIT');
+        return result;
+      }
+      await client.query('ROLLBACK');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
+
 async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [POSTGRES_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
-      name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
-    const done = new Map(rows.map((row) => [row.name, row.checksum]));
-    const applied: string[] = [];
-    for (const migration of readMigrations('postgresql', dir)) {
-      if (assertUnchanged(migration, done.get(migration.name))) continue;
-      // PostgreSQL DDL is transactional: a failing migration leaves nothing half-applied.
-      await client.query('BEGIN');
-      try {
+    // All pending migrations in one locked transaction: one instance brings the schema up to date
+    // and the others, waiting on the lock, find nothing left to do. PostgreSQL DDL is transactional,
+    // so a failing migration leaves the database exactly as it was.
+    const applied = await inLockedTransaction(client, async () => {
+      await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
+        name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
+      const done = new Map(rows.map((row) => [row.name, row.checksum]));
+      const names: string[] = [];
+      for (const migration of readMigrations('postgresql', dir)) {
+        if (assertUnchanged(migration, done.get(migration.name))) continue;
         await client.query(migration.sql);
-        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [
-          migration.name,
-          migration.checksum,
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
+        await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
+        names.push(migration.name);
       }
-      applied.push(migration.name);
-    }
-    if (whileLocked) await whileLocked();
+      return names;
+    });
+    // The seed writes through other connections (they see the committed schema); this transaction
+    // only holds the lock meanwhile, so a second instance waits, then finds the data there.
+    if (whileLocked) await inLockedTransaction(client, whileLocked);
     return applied;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [POSTGRES_LOCK_KEY]).catch(() => undefined);
     await client.end();
   }
 }

@@ -11,7 +11,8 @@
 // The escape hatch: the unscoped client is `deps.db` / `context.unscopedDb`, used only for reads that
 // are deliberately global (grep for `unscopedDb`): the API key lookup, the public redirect and
 // partner sign-on landing, the website lookup that tells "not yours" (403) from "missing" (404),
-// phone calls' per-key dedupe records, the CLIs, the outbox worker, migrations and the seed.
+// phone calls' per-key dedupe records, the CLIs, the outbox worker, the file storage's stored_files
+// (keys only the service makes), migrations and the seed.
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
@@ -86,6 +87,8 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   ApiKeyPermission: global('access control'),
   PartnerToken: global("access control: created for a user the key reaches, redeemed by the public sign-on landing"),
   IdempotencyRecord: global('per API key, never per dealership'),
+  StoredFile: global("attachments' bytes: read and written only by the file storage, under keys the lead's own scoped lead_files row holds"),
+  SharedSetting: global('the instances\' shared facts (a fingerprint of the session signing secret); read at start-up only'),
 };
 
 // ───────────────────────────── the datamodel ─────────────────────────────

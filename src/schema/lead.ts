@@ -22,7 +22,6 @@ import {
   MAX_LEAD_FILES,
   MAX_NOTIFICATION_DELAY_MINUTES,
 } from '../domain/leads/values.ts';
-import { fileStorageFor } from '../storage/file-storage.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
@@ -265,7 +264,7 @@ function writeDeps(context: Context): LeadWriteDeps {
     db: context.db,
     actor: requireActor(context),
     now: context.now(),
-    storage: fileStorageFor(context.config),
+    storage: context.files,
     maxFileBytes: context.config.leadFileMaxBytes,
     idempotencyTtlMs: context.config.idempotencyTtlMs,
     logger: context.logger,

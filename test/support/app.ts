@@ -7,6 +7,7 @@ import { keyringOf, type Keyring } from '../../src/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { AppDeps } from '../../src/context.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
+import { createFileStorage } from '../../src/storage/file-storage.ts';
 import { assertMatchesContract } from './contract.ts';
 import { onFileEnd } from './cleanup.ts';
 import { createMigratedDatabase } from './database.ts';
@@ -73,6 +74,8 @@ export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overr
     logger: pino({ level: 'silent' }),
     keys: createKeyVerifier({ db: base.db, now: base.now, ttlMs: base.config.apiKeyCacheTtlMs }),
     readCache: null,
+    // Chosen from the instance's settings, as the service does: over one database, the database store is shared.
+    files: createFileStorage(base.config, base.db),
     ...overrides,
   };
 }

@@ -1,0 +1,61 @@
+// Settings every instance sharing a database must agree on. The session signing secret is one: an
+// instance signing handoff sessions with another secret than its peers hands out sessions the
+// platform refuses, one request in N, and nothing else would notice. So the first instance to start
+// records a fingerprint of its secret in shared_settings, and every later start compares with it.
+//
+// The fingerprint is an HMAC-SHA256 of a fixed label under the secret: it identifies the secret
+// without revealing it, and, unlike a plain hash, cannot be checked against guesses without also
+// computing an HMAC per guess under each candidate secret (the label makes it useless for anything
+// else the secret signs). The secret itself is never stored.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ConfigError } from '../config.ts';
+import { isUniqueViolation, type Db } from '../db/client.ts';
+
+export const SESSION_SECRET_FINGERPRINT_SETTING = 'session_signing_secret_fingerprint';
+const FINGERPRINT_LABEL = 'dealership-gateway: session signing secret fingerprint, v1';
+
+export function sessionSecretFingerprint(secret: string): string {
+  return `hmac-sha256:${createHmac('sha256', secret).update(FINGERPRINT_LABEL).digest('base64url')}`;
+}
+
+const sameText = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** How to change the secret for every instance: also the end of the start-up error. */
+export const SESSION_SECRET_ROTATION_HINT =
+  'to change it for every instance, run `npm run --silent secrets -- record-session-secret` with the new SESSION_SIGNING_SECRET, then restart every instance with it';
+
+/**
+ * Records this instance's fingerprint when none is recorded yet (the first start, or concurrent
+ * first starts: the primary key lets one of them win and the others compare with it), else checks
+ * it. Throws a ConfigError naming SESSION_SIGNING_SECRET when it differs.
+ */
+export async function checkSessionSecret(db: Db, secret: string): Promise<'recorded' | 'matches'> {
+  const fingerprint = sessionSecretFingerprint(secret);
+  const where = { name: SESSION_SECRET_FINGERPRINT_SETTING };
+  let stored = await db.sharedSetting.findUnique({ where });
+  if (!stored) {
+    try {
+      await db.sharedSetting.create({ data: { ...where, value: fingerprint } });
+      return 'recorded';
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      stored = await db.sharedSetting.findUnique({ where });
+    }
+  }
+  if (stored && sameText(stored.value, fingerprint)) return 'matches';
+  throw new ConfigError([
+    {
+      setting: 'SESSION_SIGNING_SECRET',
+      message: `differs from the one recorded by the instances already using this database (only its fingerprint is stored): give every instance the same value, or, ${SESSION_SECRET_ROTATION_HINT}`,
+    },
+  ]);
+}
+
+/** The rotation step: makes `secret` the recorded one, whatever was recorded before. */
+export async function recordSessionSecret(db: Db, secret: string): Promise<{ replaced: boolean }> {
+  const fingerprint = sessionSecretFingerprint(secret);
+  const where = { name: SESSION_SECRET_FINGERPRINT_SETTING };
+  const before = await db.sharedSetting.findUnique({ where });
+  await db.sharedSetting.upsert({ where, create: { ...where, value: fingerprint }, update: { value: fingerprint } });
+  return { replaced: before !== null && !sameText(before.value, fingerprint) };
+}
