@@ -24,6 +24,7 @@ import { createHttpServer, type GatewayServer } from './http-server.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
+import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -118,7 +119,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     : redis
       ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
       : inMemoryReadCache();
-  const deps = { config, db, logger, now, keys, readCache, lifecycle };
+  // With Redis every instance spends from one budget; without it, each counts its own requests.
+  const rateCounters = redis ? redisCounters(redis.client, logger) : memoryCounters();
+  const deps = { config, db, logger, now, keys, readCache, rateCounters, lifecycle };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {
