@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../src/config.ts';
+import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, type RateLimitSettings } from '../src/config.ts';
 import { operationShape } from '../src/graphql-limits.ts';
 import { createHttpServer } from '../src/http-server.ts';
 import { createLifecycle } from '../src/lifecycle.ts';
@@ -15,7 +15,7 @@ import { memoryCounters, redisCounters, type CounterStore } from '../src/rate-li
 import { connectRedis, type RedisConnections } from '../src/redis.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { createClock, createTestApp, instanceDeps, type TestApp, type TestClock } from './support/app.ts';
+import { createClock, createTestApp, instanceDeps, testSettings, type TestApp, type TestClock } from './support/app.ts';
 import { assertMatchesContract } from './support/contract.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';
@@ -433,5 +433,56 @@ describe('shared through Redis', () => {
     expect(statuses[15]).toBe(429);
     const outage = lines.filter((line) => line.includes('rate limits counted in this instance only'));
     expect(outage).toHaveLength(1);
+  });
+});
+
+describe('settings', () => {
+  const base = { PUBLIC_URL: testSettings.PUBLIC_URL, SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET, SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS };
+
+  it('has the documented defaults, and reads every limit and TRUST_PROXY', () => {
+    const defaults = loadConfig(base);
+    expect(defaults.rateLimits).toEqual({
+      windowMs: 60_000,
+      keyRequests: 600,
+      dealershipRequests: 1_200,
+      keyCost: 50_000,
+      addressWindowMs: 300_000,
+      authFailures: 20,
+      signOnRedemptions: 20,
+    });
+    expect(defaults.trustProxyHops).toBe(0);
+    const set = loadConfig({
+      ...base,
+      RATE_LIMIT_WINDOW_SECONDS: '10',
+      RATE_LIMIT_KEY_REQUESTS: '5',
+      RATE_LIMIT_DEALERSHIP_REQUESTS: '0',
+      RATE_LIMIT_KEY_COST: '7000',
+      RATE_LIMIT_ADDRESS_WINDOW_SECONDS: '30',
+      RATE_LIMIT_AUTH_FAILURES: '3',
+      RATE_LIMIT_SIGN_ON: '4',
+      TRUST_PROXY: '2',
+    });
+    expect(set.rateLimits).toEqual({
+      windowMs: 10_000,
+      keyRequests: 5,
+      dealershipRequests: 0,
+      keyCost: 7_000,
+      addressWindowMs: 30_000,
+      authFailures: 3,
+      signOnRedemptions: 4,
+    });
+    expect(set.trustProxyHops).toBe(2);
+  });
+
+  it('refuses a cost budget below the cost one operation may have, and limits that are not whole numbers', () => {
+    expect(() => loadConfig({ ...base, RATE_LIMIT_KEY_COST: '4999' })).toThrow(/RATE_LIMIT_KEY_COST must be 0 \(no budget\) or at least GRAPHQL_MAX_COST \(5000\)/);
+    expect(loadConfig({ ...base, RATE_LIMIT_KEY_COST: '0' }).rateLimits.keyCost).toBe(0);
+    try {
+      loadConfig({ ...base, RATE_LIMIT_KEY_REQUESTS: 'lots', RATE_LIMIT_WINDOW_SECONDS: '0', TRUST_PROXY: 'true' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((problem) => problem.setting).sort()).toEqual(['RATE_LIMIT_KEY_REQUESTS', 'RATE_LIMIT_WINDOW_SECONDS', 'TRUST_PROXY']);
+    }
   });
 });
