@@ -102,6 +102,8 @@ export interface RateLimitSettings {
   authFailures: number;
   /** Sign-on token redemptions per client address per address window. */
   signOnRedemptions: number;
+  /** What the counters' names start with in Redis (deployments, or test runs, sharing one Redis keep apart). */
+  redisPrefix: string;
 }
 
 /** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
@@ -243,6 +245,7 @@ const settingsSchema = z.object({
   RATE_LIMIT_AUTH_FAILURES: wholeNumber(),
   RATE_LIMIT_SIGN_ON: wholeNumber(),
   TRUST_PROXY: wholeNumber(10),
+  RATE_LIMIT_REDIS_PREFIX: optional(z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces')),
   CORS_ORIGINS: optional(
     z.string().transform((value, context) => {
       const parsed = parseCorsOrigins(value);
@@ -465,6 +468,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   addressWindowMs: 300_000,
   authFailures: 20,
   signOnRedemptions: 20,
+  redisPrefix: 'dgw:rate:',
 };
 
 function rateLimitSettings(settings: Partial<Settings>, graphqlMaxCost: number): RateLimitSettings {
@@ -483,5 +487,6 @@ function rateLimitSettings(settings: Partial<Settings>, graphqlMaxCost: number):
     addressWindowMs: (settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS ?? DEFAULT_RATE_LIMITS.addressWindowMs / 1_000) * 1_000,
     authFailures: settings.RATE_LIMIT_AUTH_FAILURES ?? DEFAULT_RATE_LIMITS.authFailures,
     signOnRedemptions: settings.RATE_LIMIT_SIGN_ON ?? DEFAULT_RATE_LIMITS.signOnRedemptions,
+    redisPrefix: settings.RATE_LIMIT_REDIS_PREFIX ?? DEFAULT_RATE_LIMITS.redisPrefix,
   };
 }

@@ -120,7 +120,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
       : inMemoryReadCache();
   // With Redis every instance spends from one budget; without it, each counts its own requests.
-  const rateCounters = redis ? redisCounters(redis.client, logger) : memoryCounters();
+  const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
   const deps = { config, db, logger, now, keys, readCache, rateCounters, lifecycle };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;

@@ -449,6 +449,7 @@ describe('settings', () => {
       addressWindowMs: 300_000,
       authFailures: 20,
       signOnRedemptions: 20,
+      redisPrefix: 'dgw:rate:',
     });
     expect(defaults.trustProxyHops).toBe(0);
     const set = loadConfig({
@@ -461,6 +462,7 @@ describe('settings', () => {
       RATE_LIMIT_AUTH_FAILURES: '3',
       RATE_LIMIT_SIGN_ON: '4',
       TRUST_PROXY: '2',
+      RATE_LIMIT_REDIS_PREFIX: 'shop-a:rate:',
     });
     expect(set.rateLimits).toEqual({
       windowMs: 10_000,
@@ -470,6 +472,7 @@ describe('settings', () => {
       addressWindowMs: 30_000,
       authFailures: 3,
       signOnRedemptions: 4,
+      redisPrefix: 'shop-a:rate:',
     });
     expect(set.trustProxyHops).toBe(2);
   });

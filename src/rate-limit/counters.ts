@@ -120,8 +120,8 @@ type SpendCommand = (keys: number, ...args: (string | number)[]) => Promise<numb
  * Counters in Redis, shared by every instance using it; `prefix` keeps them apart from other data
  * (and one test's counters from another's). Falls back to `fallback` while Redis fails.
  */
-export function redisCounters(redis: Redis, logger: Logger, options: { prefix?: string; fallback?: CounterStore } = {}): CounterStore {
-  const prefix = options.prefix ?? 'dgw:rate:';
+export function redisCounters(redis: Redis, logger: Logger, options: { prefix: string; fallback?: CounterStore }): CounterStore {
+  const { prefix } = options;
   const fallback = options.fallback ?? memoryCounters();
   if (!('dgwRateLimitSpend' in redis)) redis.defineCommand('dgwRateLimitSpend', { lua: SPEND_SCRIPT });
   const command = (redis as unknown as { dgwRateLimitSpend: SpendCommand }).dgwRateLimitSpend.bind(redis);
