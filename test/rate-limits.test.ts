@@ -489,3 +489,14 @@ describe('settings', () => {
     }
   });
 });
+
+describe('memory counters', () => {
+  it('keep at most their maximum of counters, forgetting the oldest first', async () => {
+    const counters = memoryCounters(3);
+    const spend = (name: string) => counters.spend([{ name, amount: 1, limit: 1, windowMs: MINUTE }], 0);
+    for (const name of ['a', 'b', 'c', 'd']) expect((await spend(name)).allowed).toBe(true);
+    // `a` was forgotten to make room for `d`; `d` is still counted.
+    expect((await spend('a')).allowed).toBe(true);
+    expect((await spend('d')).allowed).toBe(false);
+  });
+});

@@ -54,15 +54,28 @@ function hasRoom(used: number, amount: number, limit: number): boolean {
   return used + Math.max(amount, 1) <= limit;
 }
 
+/**
+ * The most counters one instance keeps in memory. Clients with many addresses could otherwise make
+ * it keep one per address; beyond this the oldest counters are forgotten (their clients start afresh,
+ * which is lenient, never wrong towards a client).
+ */
+export const MAX_MEMORY_COUNTERS = 100_000;
+
 /** Counters in this process's memory: one instance's limits, or the fallback while Redis is down. */
-export function memoryCounters(): CounterStore {
+export function memoryCounters(maxCounters = MAX_MEMORY_COUNTERS): CounterStore {
   const counters = new Map<string, { used: number; resetAt: number }>();
   let lastSweep = 0;
   const sweep = (now: number): void => {
     // Windows end often; looking for ended counters once a second keeps memory to the live ones.
-    if (now - lastSweep < 1_000) return;
-    lastSweep = now;
-    for (const [name, counter] of counters) if (counter.resetAt <= now) counters.delete(name);
+    if (now - lastSweep >= 1_000) {
+      lastSweep = now;
+      for (const [name, counter] of counters) if (counter.resetAt <= now) counters.delete(name);
+    }
+    // A Map iterates in insertion order: the first names are the oldest counters.
+    for (const name of counters.keys()) {
+      if (counters.size < maxCounters) break;
+      counters.delete(name);
+    }
   };
   return {
     spend(spends, now) {
