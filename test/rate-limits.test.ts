@@ -265,7 +265,7 @@ describe('failed authentication per client address', () => {
     });
     const graph = await limited.graphql('{ apikey_details { id } }', { key, from: attacker });
     expect(graph.response.status).toBe(429);
-    expect(graph.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', error: 'rate_limited', policy: 'auth-failures' });
+    expect(graph.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', error: 'rate_limited', policy: 'auth-failures', retry_after: 300 });
 
     // Only that address: the same key from elsewhere, and keyless requests from there, are answered.
     expect((await limited.request(DETAILS, { key, from: someAddress().replace('198.51', '192.0') })).status).toBe(200);

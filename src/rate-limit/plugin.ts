@@ -53,12 +53,13 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { request
         meter.verdict = verdict;
         const nowMs = deps.now().getTime();
         const error = rateLimitedError(verdict, nowMs);
-        const body = { error: 'rate_limited', message: error.message };
-        // Each door's own error shape: GraphQL's `errors` on /graphql, the REST body elsewhere.
+        // Each door's own error shape: GraphQL's `errors` (extensions as when an operation is refused,
+        // without the internal `http`) on /graphql, the REST body elsewhere.
+        const { http: _status, ...extensions } = error.extensions;
         endResponse(
           url.pathname === graphqlEndpoint
-            ? jsonResponse(429, { errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED', ...body, policy: verdict.refusedBy?.policy } }] })
-            : jsonResponse(429, body),
+            ? jsonResponse(429, { errors: [{ message: error.message, extensions }] })
+            : jsonResponse(429, { error: 'rate_limited', message: error.message }),
         );
       });
     },
@@ -66,7 +67,8 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { request
       const meter = meters.get(request);
       if (!meter) return;
       const presented = presentedKeyVerdict(request);
-      if (presented && (await presented) === null) await limiter.recordAuthFailure(meter.clientAddress);
+      // A verification that failed (the database down) was answered as such; it is not a refused key.
+      if (presented && (await presented.catch(() => undefined)) === null) await limiter.recordAuthFailure(meter.clientAddress);
       if (meter.verdict) setHeaders(response, rateLimitHeaders(meter.verdict, deps.now().getTime()), setResponse);
     },
   };
