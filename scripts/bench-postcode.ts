@@ -19,6 +19,7 @@ import { geocoder, PostcodeGeocoder } from '../src/domain/geocoding.ts';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp } from '../src/yoga.ts';
+import { memoryCounters } from '../src/rate-limit/counters.ts';
 
 const { values } = parseArgs({
   options: { locations: { type: 'string', default: '600' }, searches: { type: 'string', default: '500' } },
@@ -62,7 +63,7 @@ try {
   const { key } = await issueKey(db, { name: 'bench', permissions: ['search:location'], dealershipIds: [], expiresAt: null });
   const config = { ...loadConfig({ APP_MODE: 'development', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
   const now = (): Date => new Date();
-  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null, files: createFileStorage(config, db) });
+  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null, rateCounters: memoryCounters(), files: createFileStorage(config, db) });
   const search = async (postcode: string): Promise<number> => {
     const started = performance.now();
     const response = await app.fetch(`http://bench.test/manufacturers/${manufacturer.id}/search_by_postcode?postcode=${postcode}`, {

@@ -108,6 +108,32 @@ export interface Config {
   outboxPollIntervalMs: number;
   /** How long an Idempotency-Key's answer is kept; after it, the key is free and old records are purged. */
   idempotencyTtlMs: number;
+  /** Requests and GraphQL cost allowed per window (src/rate-limit/policy.ts); 0 turns a limit off. */
+  rateLimits: RateLimitSettings;
+  /**
+   * How many reverse proxies stand in front of the service: the client address is the entry that
+   * many hops back in X-Forwarded-For. 0: the socket's address, and X-Forwarded-For is ignored.
+   */
+  trustProxyHops: number;
+}
+
+export interface RateLimitSettings {
+  /** The window of the per-key, per-dealership and cost limits. */
+  windowMs: number;
+  /** Requests one API key may make per window. */
+  keyRequests: number;
+  /** Requests all the keys of one dealership may make together per window. */
+  dealershipRequests: number;
+  /** Estimated GraphQL cost (src/graphql-limits.ts) one key may spend per window, on both doors. */
+  keyCost: number;
+  /** The window of the per-client-address limits below. */
+  addressWindowMs: number;
+  /** Requests with a key that is not accepted, per client address per address window. */
+  authFailures: number;
+  /** Sign-on token redemptions per client address per address window. */
+  signOnRedemptions: number;
+  /** What the counters' names start with in Redis (deployments, or test runs, sharing one Redis keep apart). */
+  redisPrefix: string;
 }
 
 /** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
@@ -285,6 +311,15 @@ const settingsSchema = z.object({
   RESPONSE_CACHE: trueOrFalse,
   EXPLORERS: trueOrFalse,
   GRAPHQL_MAX_COST: positiveWholeNumber,
+  RATE_LIMIT_WINDOW_SECONDS: positiveWholeNumber,
+  RATE_LIMIT_KEY_REQUESTS: wholeNumber(),
+  RATE_LIMIT_DEALERSHIP_REQUESTS: wholeNumber(),
+  RATE_LIMIT_KEY_COST: wholeNumber(),
+  RATE_LIMIT_ADDRESS_WINDOW_SECONDS: positiveWholeNumber,
+  RATE_LIMIT_AUTH_FAILURES: wholeNumber(),
+  RATE_LIMIT_SIGN_ON: wholeNumber(),
+  TRUST_PROXY: wholeNumber(10),
+  RATE_LIMIT_REDIS_PREFIX: optional(z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces')),
   CORS_ORIGINS: optional(
     z.string().transform((value, context) => {
       const parsed = parseCorsOrigins(value);
@@ -482,6 +517,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       forcePathStyle: settings.S3_FORCE_PATH_STYLE ?? false,
     };
   }
+  const graphqlMaxCost = settings.GRAPHQL_MAX_COST ?? DEFAULT_GRAPHQL_MAX_COST;
+  const rateLimits = rateLimitSettings(settings, graphqlMaxCost);
   return {
     mode: settings.mode,
     developmentDefaults,
@@ -522,6 +559,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The explorers are a development aid; a production deployment opts in with EXPLORERS=on.
     explorers: settings.EXPLORERS ?? env.NODE_ENV !== 'production',
     corsOrigins: settings.CORS_ORIGINS ?? [],
-    graphqlMaxCost: settings.GRAPHQL_MAX_COST ?? DEFAULT_GRAPHQL_MAX_COST,
+    graphqlMaxCost,
+    rateLimits,
+    trustProxyHops: settings.TRUST_PROXY ?? 0,
+  };
+}
+
+/** The defaults of the rate limits (README, Rate limits). */
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  windowMs: 60_000,
+  keyRequests: 600,
+  dealershipRequests: 1_200,
+  // Ten operations at the highest cost one may have (GRAPHQL_MAX_COST), or about 190 pages of 20 cars a minute.
+  keyCost: 50_000,
+  addressWindowMs: 300_000,
+  authFailures: 20,
+  signOnRedemptions: 20,
+  redisPrefix: 'dgw:rate:',
+};
+
+function rateLimitSettings(settings: Partial<Settings>, graphqlMaxCost: number): RateLimitSettings {
+  const keyCost = settings.RATE_LIMIT_KEY_COST ?? DEFAULT_RATE_LIMITS.keyCost;
+  // A budget below the cost of one allowed operation would refuse that operation forever.
+  if (keyCost !== 0 && keyCost < graphqlMaxCost) {
+    throw new ConfigError([
+      { setting: 'RATE_LIMIT_KEY_COST', message: `must be 0 (no budget) or at least GRAPHQL_MAX_COST (${graphqlMaxCost}), the cost one operation may have (got "${keyCost}")` },
+    ]);
+  }
+  return {
+    windowMs: (settings.RATE_LIMIT_WINDOW_SECONDS ?? DEFAULT_RATE_LIMITS.windowMs / 1_000) * 1_000,
+    keyRequests: settings.RATE_LIMIT_KEY_REQUESTS ?? DEFAULT_RATE_LIMITS.keyRequests,
+    dealershipRequests: settings.RATE_LIMIT_DEALERSHIP_REQUESTS ?? DEFAULT_RATE_LIMITS.dealershipRequests,
+    keyCost,
+    addressWindowMs: (settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS ?? DEFAULT_RATE_LIMITS.addressWindowMs / 1_000) * 1_000,
+    authFailures: settings.RATE_LIMIT_AUTH_FAILURES ?? DEFAULT_RATE_LIMITS.authFailures,
+    signOnRedemptions: settings.RATE_LIMIT_SIGN_ON ?? DEFAULT_RATE_LIMITS.signOnRedemptions,
+    redisPrefix: settings.RATE_LIMIT_REDIS_PREFIX ?? DEFAULT_RATE_LIMITS.redisPrefix,
   };
 }

@@ -9,6 +9,7 @@ import type { ReadCacheOptions } from './response-cache.ts';
 import { forActor } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
+import type { CounterStore } from './rate-limit/counters.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   readCache: ReadCacheOptions | null;
   /** Where lead attachments' bytes are kept, the same store for every instance (src/storage/file-storage.ts). */
   files: FileStorage;
+  /** Where the rate limits count (src/rate-limit/counters.ts): this instance's memory, or Redis. */
+  rateCounters: CounterStore;
   /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
   lifecycle?: Lifecycle;
 }
@@ -49,6 +52,12 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The key is verified once per request even when the REST layer looks at it before the context is built. */
 const actorByRequest = new WeakMap<Request, Promise<Actor | null>>();
 
+/** The request as the client sent it, for each request the REST layer rebuilt from it. */
+const sentAs = new WeakMap<Request, Request>();
+
+/** For each request as the client sent it: the verdict on the key it presented, when it presented one. */
+const presentedKeyVerdicts = new WeakMap<Request, Promise<Actor | null>>();
+
 export function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor | null> {
   let actor = actorByRequest.get(request);
   if (!actor) {
@@ -56,12 +65,33 @@ export function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor
     const key = header ? BEARER.exec(header)?.[1] : undefined;
     actor = key ? deps.keys.verify(key) : Promise.resolve(null);
     actorByRequest.set(request, actor);
+    // Anything in Authorization is a credential; one that is not even a bearer key is refused too.
+    if (header !== null) presentedKeyVerdicts.set(sentRequest(request), actor);
   }
   return actor;
 }
 
+/** Records that `rebuilt` stands for `original` (the REST layer rewrites URLs, headers and bodies). */
+export function rebuiltFrom(original: Request, rebuilt: Request): void {
+  sentAs.set(rebuilt, sentRequest(original));
+}
+
+/** The request as the client sent it: what per-request records (rate limits) are kept under. */
+export function sentRequest(request: Request): Request {
+  return sentAs.get(request) ?? request;
+}
+
+/**
+ * The verdict on the key the client presented with this request (on whichever request of the REST
+ * layer it was verified), or undefined when none was presented or none has been looked at yet.
+ */
+export function presentedKeyVerdict(request: Request): Promise<Actor | null> | undefined {
+  return presentedKeyVerdicts.get(sentRequest(request));
+}
+
 /** A request rebuilt from another (the REST layer rewrites URLs and bodies) keeps its verified actor. */
 export function carryActor(from: Request, to: Request): void {
+  rebuiltFrom(from, to);
   const actor = actorByRequest.get(from);
   if (actor) actorByRequest.set(to, actor);
 }

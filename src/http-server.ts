@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Yoga } from './yoga.ts';
 import { PROTECTIVE_HEADERS } from './security-headers.ts';
+import { recordSocketAddress } from './client-address.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -62,6 +63,7 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage): 
   headers.delete('transfer-encoding');
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+  recordSocketAddress(request, req.socket.remoteAddress);
   return app.fetch(request);
 }
 

@@ -49,7 +49,7 @@ function explorerPolicy(pathname: string): string | null {
 }
 
 /** A key was presented: in the Authorization header, or as ?token= (webhooks, partner sign-on). */
-function carriesCredential(request: Request, url: URL): boolean {
+export function carriesCredential(request: Request, url: URL): boolean {
   return request.headers.has('authorization') || url.searchParams.has('token');
 }
 

@@ -29,6 +29,7 @@ import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts'
 import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
+import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -145,7 +146,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
-  const deps = { config, db, logger, now, keys, readCache, files, lifecycle };
+  // With Redis every instance spends from one budget; without it, each counts its own requests.
+  const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
+  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, lifecycle };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {

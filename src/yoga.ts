@@ -13,14 +13,18 @@ import { useETags } from './http-etags.ts';
 import { useCompression } from './http-compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
+import { useRateLimits } from './rate-limit/plugin.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
+const GRAPHQL_ENDPOINT = '/graphql';
+
 export function createApp(deps: AppDeps): Yoga {
+  const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphiQL's code is served by the service itself, so it works with no internet access; off in
     // production unless EXPLORERS=on.
     graphiql: deps.config.explorers ? graphiqlOptions : false,
@@ -47,12 +51,16 @@ export function createApp(deps: AppDeps): Yoga {
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(deps.config.explorers),
+      // After health checks and the explorers (never limited), before the REST door rebuilds requests.
+      rateLimits.requests,
       useRestRoutes(deps),
       useInputErrorCodes(),
       useReadableGraphQLParams(),
       useInputChecks(),
       useSchemaPrivacy({ production: deps.config.production }),
       useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
+      // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
+      rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
     ],

@@ -9,6 +9,7 @@ import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { inMemoryReadCache, redisGeneration, redisStore, type ReadCacheOptions } from '../src/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
+import { memoryCounters } from '../src/rate-limit/counters.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
@@ -33,6 +34,7 @@ function instance(readCache: ReadCacheOptions | null): Yoga {
     now: app.clock.now,
     keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: app.config.apiKeyCacheTtlMs }),
     readCache,
+    rateCounters: memoryCounters(),
   });
 }
 

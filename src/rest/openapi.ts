@@ -44,7 +44,15 @@ const errorDescriptions: Record<number, string> = {
   410: 'Gone: the token expired or was used already.',
   413: 'The request body is over the size limit.',
   422: 'Invalid input: `field` names the parameter or body field at fault.',
+  429: 'Rate limited (README, Rate limits): `Retry-After` says in how many seconds to try again; `RateLimit` and `RateLimit-Policy` say which limit.',
   500: 'Unexpected error (logged; nothing internal in the body).',
+};
+
+/** The headers of a 429 answer (src/rate-limit/policy.ts). */
+const rateLimitedHeaders = {
+  'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds until the limit that refused the request starts a new window.' },
+  RateLimit: { schema: { type: 'string' }, description: 'Per policy, the requests (or cost) left `r` and the seconds until its window resets `t`.' },
+  'RateLimit-Policy': { schema: { type: 'string' }, description: 'Per policy, its quota `q` and window `w` in seconds.' },
 };
 
 /** The error statuses a route can answer with: its own list, else what its shape implies. */
@@ -208,11 +216,15 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
           content: { 'application/json': { schema: writer.output(field.type) } },
         };
   const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
-  // 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
+  // 429 (the rate limits) and 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
   const errors = Object.fromEntries(
-    [...errorStatusesOf(route), 500].map((code) => [
+    [...errorStatusesOf(route), 429, 500].map((code) => [
       String(code),
-      { description: errorDescriptions[code] ?? 'Error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      {
+        description: errorDescriptions[code] ?? 'Error.',
+        ...(code === 429 ? { headers: rateLimitedHeaders } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     ]),
   );
   const permission = route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : `\`${route.access}\``;

@@ -11,7 +11,7 @@ import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
-import { actorFromRequest, carryActor, type AppDeps } from '../context.ts';
+import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
 import { restArgumentProblem } from './arguments.ts';
@@ -49,6 +49,7 @@ async function prepareRequest(
   }
   // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
   const caller = new Request(url, { method: request.method, headers });
+  rebuiltFrom(request, caller);
   const refused = await refuseCaller(deps, caller, route);
   if (refused) return refused;
 

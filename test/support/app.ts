@@ -8,6 +8,7 @@ import { createDb, type Db } from '../../src/db/client.ts';
 import type { AppDeps } from '../../src/context.ts';
 import { createApp, type Yoga } from '../../src/yoga.ts';
 import { createFileStorage } from '../../src/storage/file-storage.ts';
+import { memoryCounters } from '../../src/rate-limit/counters.ts';
 import { assertMatchesContract } from './contract.ts';
 import { onFileEnd } from './cleanup.ts';
 import { createMigratedDatabase } from './database.ts';
@@ -22,6 +23,14 @@ export const testSettings = {
   SESSION_SIGNING_SECRET: 'test-only-session-signing-secret-0123456789',
   SECRETS_ENCRYPTION_KEYS: `${TEST_ENCRYPTION_KEY.id}:${TEST_ENCRYPTION_KEY.key.toString('base64')}`,
   LOG_LEVEL: 'silent',
+  // The suite makes thousands of requests per key and per address within one window (its clock
+  // stands still): limits this high never refuse them, while every request is still counted and
+  // answered with the RateLimit headers. test/rate-limits.test.ts sets small limits to prove them.
+  RATE_LIMIT_KEY_REQUESTS: '1000000',
+  RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000',
+  RATE_LIMIT_KEY_COST: '1000000000',
+  RATE_LIMIT_AUTH_FAILURES: '1000000',
+  RATE_LIMIT_SIGN_ON: '1000000',
 } as const;
 
 export interface TestClock {
@@ -76,6 +85,7 @@ export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overr
     readCache: null,
     // Chosen from the instance's settings, as the service does: over one database, the database store is shared.
     files: createFileStorage(base.config, base.db),
+    rateCounters: memoryCounters(),
     ...overrides,
   };
 }

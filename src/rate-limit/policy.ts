@@ -1,0 +1,203 @@
+// The rate-limit policy, in one place, for both doors (README, Rate limits). What is counted:
+//
+// - `key`: operations run by one API key per window (RATE_LIMIT_KEY_REQUESTS per RATE_LIMIT_WINDOW_SECONDS);
+// - `dealership`: operations run by all the keys of a dealership together, counted against every
+//   dealership a restricted key is limited to (RATE_LIMIT_DEALERSHIP_REQUESTS); a key for all
+//   dealerships has no dealership to count against;
+// - `cost`: the estimated cost of the operations one key runs (RATE_LIMIT_KEY_COST), the same
+//   estimate the GraphQL query limit uses (src/graphql-limits.ts), so an expensive query spends more;
+// - `auth-failures`: requests from one client address whose key was not accepted
+//   (RATE_LIMIT_AUTH_FAILURES per RATE_LIMIT_ADDRESS_WINDOW_SECONDS); once reached, every request from
+//   that address that presents a key is refused before the key is looked at, so a guess can no
+//   longer tell a valid key from an invalid one;
+// - `sign-on`: partner sign-on token redemptions per client address (RATE_LIMIT_SIGN_ON per address window).
+//
+// A request is counted when its operation is about to run, so it is counted once whichever door
+// it came through, after the key and the input were checked. A refused request spends nothing.
+import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
+import type { Actor } from '../auth/api-keys.ts';
+import type { RateLimitSettings } from '../config.ts';
+import { apiError } from '../errors.ts';
+import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
+
+export type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on';
+
+/** Where one policy stands for this request. */
+export interface PolicyState {
+  policy: PolicyName;
+  limit: number;
+  windowMs: number;
+  used: number;
+  resetAt: number;
+}
+
+export interface Verdict {
+  /** Every policy that applied, one entry per policy (the tightest dealership when there are several). */
+  states: PolicyState[];
+  /** The policy that refused the request; undefined when it was allowed. */
+  refusedBy?: PolicyState;
+}
+
+/** The root field that spends a partner sign-on token (src/schema/partner.ts), on either door. */
+export const SIGN_ON_REDEEM_FIELD = 'redeem_partner_token';
+
+/** What an operation about to run asks of the limits. */
+export interface OperationUse {
+  actor: Actor | null;
+  /** Its estimated cost; undefined when it could not be computed (the operation does not exist). */
+  cost: number | undefined;
+  redeemsSignOnToken: boolean;
+  clientAddress: string;
+}
+
+interface Counted {
+  state: Omit<PolicyState, 'used' | 'resetAt'>;
+  spend: Spend;
+}
+
+function counted(policy: PolicyName, name: string, amount: number, limit: number, windowMs: number): Counted {
+  return { state: { policy, limit, windowMs }, spend: { name, amount, limit, windowMs } };
+}
+
+function verdictOf(entries: readonly Counted[], outcome: SpendOutcome): Verdict {
+  const all = entries.map(({ state }, index): PolicyState => {
+    const counter = outcome.counters[index];
+    return { ...state, used: counter?.used ?? 0, resetAt: counter?.resetAt ?? 0 };
+  });
+  // The store refused when a counter had no room for its amount (at least one unit, see CounterStore).
+  const refusedBy = outcome.allowed
+    ? undefined
+    : all.find((state, index) => state.used + Math.max(entries[index]?.spend.amount ?? 1, 1) > state.limit);
+  // Several dealership counters are reported as the one closest to its limit (or the one that refused).
+  const states: PolicyState[] = [];
+  for (const state of all) {
+    const same = states.findIndex((kept) => kept.policy === state.policy);
+    if (same === -1) states.push(state);
+    else if (state === refusedBy || (states[same] !== refusedBy && remaining(state) < remaining(states[same] as PolicyState))) states[same] = state;
+  }
+  return outcome.allowed ? { states } : { states, refusedBy: refusedBy ?? states[0] };
+}
+
+export function remaining(state: PolicyState): number {
+  return Math.max(0, state.limit - state.used);
+}
+
+export interface RateLimiter {
+  /** Before a request that presents a key: refused when its address has failed authentication too often. */
+  checkAddress(clientAddress: string): Promise<Verdict | null>;
+  /** After a request whose key was not accepted. */
+  recordAuthFailure(clientAddress: string): Promise<void>;
+  /** Just before an operation runs: spends its share of every limit that applies, or refuses it. */
+  spendOperation(use: OperationUse): Promise<Verdict | null>;
+}
+
+export function createRateLimiter(settings: RateLimitSettings, counters: CounterStore, now: () => Date): RateLimiter {
+  const authFailures = (address: string, amount: number): Counted =>
+    counted('auth-failures', `auth-failures:${address}`, amount, settings.authFailures, settings.addressWindowMs);
+  return {
+    async checkAddress(clientAddress) {
+      if (settings.authFailures === 0) return null;
+      const entries = [authFailures(clientAddress, 0)];
+      const outcome = await counters.spend(entries.map((entry) => entry.spend), now().getTime());
+      const verdict = verdictOf(entries, outcome);
+      return verdict.refusedBy ? verdict : null;
+    },
+    async recordAuthFailure(clientAddress) {
+      if (settings.authFailures === 0) return;
+      // Always added, even past the limit: the address stays refused to the end of its window.
+      await counters.spend([{ ...authFailures(clientAddress, 1).spend, limit: Infinity }], now().getTime());
+    },
+    async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }) {
+      const entries: Counted[] = [];
+      if (actor) {
+        if (settings.keyRequests > 0) entries.push(counted('key', `key:${actor.apiKeyId}`, 1, settings.keyRequests, settings.windowMs));
+        if (settings.dealershipRequests > 0) {
+          for (const dealershipId of actor.dealershipIds ?? []) {
+            entries.push(counted('dealership', `dealership:${dealershipId}`, 1, settings.dealershipRequests, settings.windowMs));
+          }
+        }
+        if (settings.keyCost > 0 && cost !== undefined) {
+          entries.push(counted('cost', `cost:${actor.apiKeyId}`, cost, settings.keyCost, settings.windowMs));
+        }
+      }
+      if (redeemsSignOnToken && settings.signOnRedemptions > 0) {
+        entries.push(counted('sign-on', `sign-on:${clientAddress}`, 1, settings.signOnRedemptions, settings.addressWindowMs));
+      }
+      if (entries.length === 0) return null;
+      const outcome = await counters.spend(entries.map((entry) => entry.spend), now().getTime());
+      return verdictOf(entries, outcome);
+    },
+  };
+}
+
+/** Whether the operation's root fields include the sign-on redemption (fragments at the root included). */
+export function redeemsSignOnToken(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'mutation') return false;
+  const fragments = new Map(
+    document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+  );
+  const seen = new Set<string>();
+  const selects = (selectionSet: SelectionSetNode): boolean =>
+    selectionSet.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value === SIGN_ON_REDEEM_FIELD;
+      if (selection.kind === Kind.INLINE_FRAGMENT) return selects(selection.selectionSet);
+      const fragment = fragments.get(selection.name.value);
+      if (!fragment || seen.has(fragment.name.value)) return false;
+      seen.add(fragment.name.value);
+      return selects(fragment.selectionSet);
+    });
+  return selects(operation.selectionSet);
+}
+
+// ─── what the client is told ───
+
+const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1_000));
+
+/** The policy to report in the single-policy headers: the one that refused, else the one with the least room left. */
+function tightest(verdict: Verdict): PolicyState | undefined {
+  if (verdict.refusedBy) return verdict.refusedBy;
+  return [...verdict.states].sort((a, b) => remaining(a) / a.limit - remaining(b) / b.limit)[0];
+}
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` lists each
+ * policy's quota `q` and window `w` in seconds, `RateLimit` its remaining `r` and seconds to reset
+ * `t`), plus RateLimit-Limit/-Remaining/-Reset for the tightest policy, which most client libraries
+ * and gateways still read, and Retry-After on a refusal.
+ */
+export function rateLimitHeaders(verdict: Verdict, nowMs: number): Record<string, string> {
+  if (verdict.states.length === 0) return {};
+  const headers: Record<string, string> = {
+    'ratelimit-policy': verdict.states.map((state) => `"${state.policy}";q=${state.limit};w=${seconds(state.windowMs)}`).join(', '),
+    ratelimit: verdict.states.map((state) => `"${state.policy}";r=${remaining(state)};t=${seconds(state.resetAt - nowMs)}`).join(', '),
+  };
+  const reported = tightest(verdict);
+  if (reported) {
+    headers['ratelimit-limit'] = String(reported.limit);
+    headers['ratelimit-remaining'] = String(remaining(reported));
+    headers['ratelimit-reset'] = String(seconds(reported.resetAt - nowMs));
+  }
+  if (verdict.refusedBy) headers['retry-after'] = String(Math.max(1, seconds(verdict.refusedBy.resetAt - nowMs)));
+  return headers;
+}
+
+const refusalReasons: Record<PolicyName, (state: PolicyState) => string> = {
+  key: (state) => `This API key has made its ${state.limit} requests allowed per ${seconds(state.windowMs)} s.`,
+  dealership: (state) => `The API keys of this dealership have made the ${state.limit} requests allowed together per ${seconds(state.windowMs)} s.`,
+  cost: (state) => `This API key has spent its GraphQL cost budget of ${state.limit} per ${seconds(state.windowMs)} s (ask for smaller pages or fewer fields).`,
+  'auth-failures': () => 'Too many requests with an API key that is not accepted came from this address.',
+  'sign-on': () => 'Too many sign-on links were opened from this address.',
+};
+
+/** The refusal, on both doors: 429 (REST status by code; GraphQL by `extensions.http`, which Yoga strips from the body). */
+export function rateLimitedError(verdict: Verdict, nowMs: number) {
+  const refusedBy = verdict.refusedBy ?? verdict.states[0];
+  const retryAfter = refusedBy ? Math.max(1, seconds(refusedBy.resetAt - nowMs)) : 1;
+  const reason = refusedBy ? refusalReasons[refusedBy.policy](refusedBy) : 'Too many requests.';
+  return apiError('RATE_LIMITED', 'rate_limited', `${reason} Retry after ${retryAfter} s.`, {
+    policy: refusedBy?.policy,
+    retry_after: retryAfter,
+    http: { status: 429 },
+  });
+}
