@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -17,6 +17,7 @@ import { useSecurityHeaders } from './security-headers.ts';
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
 export function createApp(deps: AppDeps): Yoga {
+  const http = useHttpConventions();
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): Yoga {
       error: (...args) => deps.logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     plugins: [
+      http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
       useRequestLog(deps),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
@@ -55,6 +57,7 @@ export function createApp(deps: AppDeps): Yoga {
       useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
+      http.last,
     ],
   });
 }
