@@ -387,17 +387,17 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     expect(graph.errors?.[0]?.message).toContain('at "lead.dealership_id"');
     const response = await post(samplePayload(north.id, { ...person(), dealership_id: 'north' }), writer.key);
     expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ error: 'invalid_input', field: 'lead.dealership_id' });
+    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: must be a whole number' });
     const nested = await post(samplePayload(north.id, { ...person(), payment_attributes: { amount: 'ten' } }), writer.key);
     expect(nested.status).toBe(422);
-    expect(await nested.json()).toMatchObject({ error: 'invalid_input', field: 'lead.payment_attributes.amount' });
-    const unknown = await post(samplePayload(north.id, { ...person(), favourite_colour: 'red' }), writer.key);
-    expect(unknown.status).toBe(422);
-    expect(await unknown.json()).toEqual({
+    expect(await nested.json()).toEqual({
       error: 'invalid_input',
-      field: 'lead.favourite_colour',
-      message: 'lead.favourite_colour: Field "favourite_colour" is not defined by type "LeadInput".',
+      field: 'lead.payment_attributes.amount',
+      message: 'lead.payment_attributes.amount: must be a number',
     });
+    // GraphQL stays strict about keys; the REST door ignores them (test/rest-leniency.test.ts).
+    const unknown = await app.graphql(CREATE_LEAD, { lead: samplePayload(north.id, { ...person(), favourite_colour: 'red' }) }, writer.key);
+    expect(unknown.errors?.[0]?.message).toContain('Field "favourite_colour" is not defined by type "LeadInput".');
     expect(await counts()).toEqual(before);
   });
 
