@@ -144,3 +144,66 @@ export function useReadableGraphQLParams(): Plugin {
     },
   };
 }
+
+/** Whether the hook's `url` is already a parsed URL (mutable), rather than the server adapter's lazy stand-in. */
+function isParsedUrl(url: URL): boolean {
+  // The adapter passes a Proxy over a plain object until some hook reads the URL; reading it then
+  // parses the current request's URL. Once parsed, it is a real URL that setRequest does not update.
+  return Object.getPrototypeOf(url) !== Object.prototype;
+}
+
+/**
+ * HTTP as clients and load balancers expect it, on every path of both doors:
+ * - HEAD is answered wherever GET is, as the GET (same status and headers, Content-Length included),
+ *   without the body;
+ * - a trailing slash on a path answers like the path without it (`/health/`, `/api/v1/leads/`): the
+ *   request is handled as if sent without it, not redirected, so a POST's body is not lost to a client
+ *   that does not follow redirects;
+ * - every 404, unknown paths included, has the JSON error body and content type.
+ * `first` must be the first plugin (every later one sees the rewritten request) and `last` the last
+ * (it sees the final answer, after ETags and compression).
+ */
+export function useHttpConventions(): { first: Plugin; last: Plugin } {
+  const headRequests = new WeakSet<Request>();
+  return {
+    first: {
+      onRequest({ request, setRequest, url }) {
+        const { pathname } = new URL(request.url);
+        const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') || '/' : pathname;
+        const isHead = request.method === 'HEAD';
+        if (!isHead && trimmed === pathname) return;
+        const target = new URL(request.url);
+        target.pathname = trimmed;
+        const rewritten = new Request(target, {
+          method: isHead ? 'GET' : request.method,
+          headers: request.headers,
+          body: isHead ? null : request.body,
+          signal: request.signal,
+          // A streamed body must say it is sent half-duplex (the WHATWG fetch rule Node follows).
+          ...(request.body && !isHead ? { duplex: 'half' } : {}),
+        } as RequestInit);
+        if (isHead) headRequests.add(rewritten);
+        setRequest(rewritten);
+        if (isParsedUrl(url)) url.pathname = trimmed;
+      },
+    },
+    last: {
+      async onResponse({ request, response, setResponse }) {
+        let answer = response;
+        if (answer.status === 404 && !(answer.headers.get('content-type') ?? '').includes('json')) {
+          const headers = new Headers(answer.headers);
+          headers.set('content-type', 'application/json; charset=utf-8');
+          headers.delete('content-length');
+          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
+        }
+        if (headRequests.has(request)) {
+          const length = answer.body ? (await answer.arrayBuffer()).byteLength : 0;
+          const headers = new Headers(answer.headers);
+          if (!headers.has('content-length')) headers.set('content-length', String(length));
+          answer = new Response(null, { status: answer.status, headers });
+        }
+        if (answer !== response) setResponse(answer);
+      },
+    },
+  };
+}

@@ -19,6 +19,8 @@ export const EXPOSED_HEADERS = [
   'RateLimit',
   'Retry-After',
   'Request-Id',
+  // The REST door names the body keys it ignored (src/rest/plugin.ts).
+  'X-Ignored-Parameters',
 ] as const;
 
 /** Request headers a page on an allowed origin may send. */

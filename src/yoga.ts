@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -21,6 +21,7 @@ const GRAPHQL_ENDPOINT = '/graphql';
 
 export function createApp(deps: AppDeps): Yoga {
   const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
+  const http = useHttpConventions();
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Yoga {
       error: (...args) => deps.logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     plugins: [
+      http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
       useRequestLog(deps),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
@@ -63,6 +65,7 @@ export function createApp(deps: AppDeps): Yoga {
       rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache) : []),
+      http.last,
     ],
   });
 }

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { makePaymentProcessor } from './support/fixtures-catalogue.ts';
 import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeUser, makeWebsite } from './support/fixtures.ts';
+import { DEFAULT_THIRD_PARTY_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_SOURCES } from '../src/domain/leads/values.ts';
 import {
   CREATE_LEAD,
   EXE_BYTES,
@@ -386,17 +387,17 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     expect(graph.errors?.[0]?.message).toContain('at "lead.dealership_id"');
     const response = await post(samplePayload(north.id, { ...person(), dealership_id: 'north' }), writer.key);
     expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ error: 'invalid_input', field: 'lead.dealership_id' });
+    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: must be a whole number' });
     const nested = await post(samplePayload(north.id, { ...person(), payment_attributes: { amount: 'ten' } }), writer.key);
     expect(nested.status).toBe(422);
-    expect(await nested.json()).toMatchObject({ error: 'invalid_input', field: 'lead.payment_attributes.amount' });
-    const unknown = await post(samplePayload(north.id, { ...person(), favourite_colour: 'red' }), writer.key);
-    expect(unknown.status).toBe(422);
-    expect(await unknown.json()).toEqual({
+    expect(await nested.json()).toEqual({
       error: 'invalid_input',
-      field: 'lead.favourite_colour',
-      message: 'lead.favourite_colour: Field "favourite_colour" is not defined by type "LeadInput".',
+      field: 'lead.payment_attributes.amount',
+      message: 'lead.payment_attributes.amount: must be a number',
     });
+    // GraphQL stays strict about keys; the REST door ignores them (test/rest-leniency.test.ts).
+    const unknown = await app.graphql(CREATE_LEAD, { lead: samplePayload(north.id, { ...person(), favourite_colour: 'red' }) }, writer.key);
+    expect(unknown.errors?.[0]?.message).toContain('Field "favourite_colour" is not defined by type "LeadInput".');
     expect(await counts()).toEqual(before);
   });
 
@@ -422,6 +423,44 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     const member = await post(samplePayload(north.id, { ...person(), category: 'Team Member Enquiry', team_member_id: staff.id }), writer.key);
     expect(member.status).toBe(201);
     expect((await member.json()).lead.team_member_id).toBe(staff.id);
+  });
+
+  describe('third-party sources ship with a default list of Australian channels', () => {
+    const saved = { sources: process.env.LEAD_EXTRA_SOURCES, marketing: process.env.LEAD_EXTRA_MARKETING_SOURCES };
+    beforeEach(() => {
+      delete process.env.LEAD_EXTRA_SOURCES;
+      delete process.env.LEAD_EXTRA_MARKETING_SOURCES;
+    });
+    afterAll(() => {
+      for (const [name, value] of [['LEAD_EXTRA_SOURCES', saved.sources], ['LEAD_EXTRA_MARKETING_SOURCES', saved.marketing]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+
+    it('accepts every default channel, in any case, stored in the list spelling', async () => {
+      expect(DEFAULT_THIRD_PARTY_SOURCES).toHaveLength(16);
+      expect(DEFAULT_THIRD_PARTY_MARKETING_SOURCES).toHaveLength(10);
+      for (const source of DEFAULT_THIRD_PARTY_SOURCES) {
+        const response = await post(samplePayload(north.id, { ...person(), source, send_customer_email: false }), writer.key);
+        expect(response.status, source).toBe(201);
+      }
+      for (const marketing_source of DEFAULT_THIRD_PARTY_MARKETING_SOURCES) {
+        const response = await post(samplePayload(north.id, { ...person(), marketing_source, send_customer_email: false }), writer.key);
+        expect(response.status, marketing_source).toBe(201);
+      }
+      const shouted = await post(samplePayload(north.id, { ...person(), source: 'CarSales', marketing_source: 'FACEBOOK' }), writer.key);
+      expect(shouted.status).toBe(201);
+      expect((await shouted.json()).lead).toMatchObject({ source: 'carsales', marketing_source: 'facebook' });
+    });
+
+    it('is replaced, not extended, by the settings (an empty setting leaves only the documented values)', async () => {
+      process.env.LEAD_EXTRA_SOURCES = '';
+      const refused = await post(samplePayload(north.id, { ...person(), source: 'carsales' }), writer.key);
+      expect(refused.status).toBe(422);
+      expect((await refused.json()).field).toBe('lead.source');
+      expect((await post(samplePayload(north.id, { ...person(), source: 'Website' }), writer.key)).status).toBe(201);
+    });
   });
 
   describe('third-party sources come from the environment', () => {

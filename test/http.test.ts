@@ -13,16 +13,18 @@ beforeAll(async () => {
 
 describe('routing', () => {
   it('answers 404 for a path that is not documented, even one Sofa would generate', async () => {
-    for (const path of ['/api/apikey-details', '/apikey_details', '/webhook', '/api/v1/apikeys/apikey_details.json/']) {
+    for (const path of ['/api/apikey-details', '/apikey_details', '/webhook', '/api/v1/apikeys/apikey_details.json/x']) {
       const response = await app.request(path, { key });
       expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
+      expect(await response.json(), path).toEqual({ error: 'not_found', message: 'No such path.' });
     }
   });
 
   it('answers 405 with Allow for a documented path called with another method', async () => {
     const response = await app.request('/api/v1/apikeys/apikey_details.json', { method: 'DELETE', key });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect((await response.json()).error).toBe('method_not_allowed');
   });
 });

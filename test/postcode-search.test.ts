@@ -1,6 +1,7 @@
-// Spec 4.15 on both doors: the 2.9 shape, ranking by great-circle distance from the postcode, the
-// five-result cap, the manufacturer's franchise, scoping, the geolocation errors, and the geocoder
-// itself (loaded once, centroids, replaceable).
+// Spec 4.15 on both doors: the 2.9 shape with the distance, ranking by great-circle distance from the
+// postcode, the limit (5 by default, at most 20), the manufacturer's sales locations only (no service
+// centres, parts counters, used-car yards, head offices or another brand's showroom), scoping, the
+// geolocation errors, and the geocoder itself (loaded once, centroids, replaceable).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ import { franchise, makeAddress, makeContactDetail } from './support/fixtures-de
 
 const QUERY = `query ($id: Int!, $postcode: String!) {
   search_dealerships_by_postcode(id: $id, postcode: $postcode) {
-    id dealership_id name website_url
+    id dealership_id name website_url distance_km
     address { id addressable_id addressable_type city created_at updated_at long lat name place_id place_url seo_city postcode state street }
     contact_detail { id contactable_id contactable_type created_at updated_at email facebook_url fax google_maps_url instagram_url landline_phone linkedin_url mailchimp_url mobile phone place_id tiktok_url youtube_url }
     website { id name url }
@@ -36,7 +37,8 @@ let mazda: { id: number };
 let lonely: { id: number };
 let cityDealer: { id: number };
 let eastDealer: { id: number };
-let ids: Record<'cbd' | 'geelong' | 'boxHill' | 'sydney' | 'dandenong' | 'ballarat' | 'darwin' | 'kiaCbd', number>;
+let ids: Record<'cbd' | 'geelong' | 'boxHill' | 'sydney' | 'dandenong' | 'ballarat' | 'darwin' | 'kiaCbd' | 'perth' | 'multiKia', number>;
+let kia: { id: number };
 let citySite: { id: number; name: string; url: string };
 let full: { key: string };
 let eastOnly: { key: string };
@@ -47,7 +49,7 @@ const path4 = (manufacturerId: number | string, query: string) => `/manufacturer
 beforeAll(async () => {
   app = await createTestApp();
   mazda = await makeManufacturer(app.db, { name: 'Mazda' });
-  const kia = await makeManufacturer(app.db, { name: 'Kia' });
+  kia = await makeManufacturer(app.db, { name: 'Kia' });
   lonely = await makeManufacturer(app.db, { name: 'No dealers' });
   cityDealer = await makeDealership(app.db, { name: 'City Mazda' });
   eastDealer = await makeDealership(app.db, { name: 'East Mazda' });
@@ -56,6 +58,10 @@ beforeAll(async () => {
   const kiaDealer = await makeDealership(app.db, { name: 'City Kia' });
   for (const dealer of [cityDealer, eastDealer, westDealer, northDealer]) await franchise(app.db, dealer.id, mazda.id);
   await franchise(app.db, kiaDealer.id, kia.id);
+  // Two franchises, a showroom for each brand and one named for neither.
+  const multiDealer = await makeDealership(app.db, { name: 'Southern Cross Motors' });
+  await franchise(app.db, multiDealer.id, mazda.id);
+  await franchise(app.db, multiDealer.id, kia.id);
   citySite = await makeWebsite(app.db, cityDealer.id, { name: 'City Mazda', url: 'https://citymazda.example.com.au' });
 
   const place = async (dealershipId: number, name: string, address: Parameters<typeof makeAddress>[2] | null, extra = {}) => {
@@ -90,7 +96,21 @@ beforeAll(async () => {
     // Stored as the integer 800: the search must read it as "0800".
     darwin: await place(northDealer.id, 'Top End Mazda', { city: 'Darwin', state: 'NT', postcode: 800 }),
     kiaCbd: await place(kiaDealer.id, 'City Kia', { city: 'Melbourne', postcode: 3000, lat: -37.8136, long: 144.9631 }),
+    // Names neither brand: it sells both.
+    perth: await place(multiDealer.id, 'Southern Cross Motors Perth', { city: 'Perth', state: 'WA', postcode: 6000, lat: -31.9523, long: 115.8613 }),
+    // Names the dealership's other brand: a Kia showroom, not in a Mazda search.
+    multiKia: await place(multiDealer.id, 'Southern Cross KIA', { city: 'Melbourne', postcode: 3000, lat: -37.8136, long: 144.9631 }),
   };
+  // Where Mazda's new cars are not sold, though they sit in the CBD: never in a Mazda search.
+  const cbd = { city: 'Melbourne', postcode: 3000, lat: -37.8136, long: 144.9631 };
+  for (const [name, location_type] of [
+    ['City Mazda Service Centre', 'service'],
+    ['City Mazda Parts', 'parts'],
+    ['City Mazda Head Office', 'head_office'],
+    ['City Used Cars', 'used_cars'],
+  ] as const) {
+    await place(cityDealer.id, name, cbd, { location_type });
+  }
   // Neither can be ranked: no address at all, and an address whose postcode is not known and has no coordinates.
   await place(cityDealer.id, 'City Mazda Workshop (no address)', null);
   await place(westDealer.id, 'West Mazda Nowhere', { city: 'Nowhere', postcode: 1 });
@@ -159,6 +179,8 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
         youtube_url: null,
       },
       website: { id: citySite.id, name: 'City Mazda', url: 'https://citymazda.example.com.au' },
+      // From the centre of the postcode's localities, not from the showroom's own block.
+      distance_km: 1.7,
     });
     // A location without a website or contact detail answers null for them; its address is still complete.
     expect(body[2]).toEqual({
@@ -169,7 +191,63 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
       address: expect.objectContaining({ addressable_id: ids.dandenong, addressable_type: 'Location', postcode: 3175, lat: null, long: null }),
       contact_detail: null,
       website: null,
+      distance_km: expect.any(Number),
     });
+  });
+
+  it('answers only the manufacturer’s sales locations: no service, parts, used cars, head office or other brand’s showroom', async () => {
+    const response = await app.request(path4(mazda.id, '?postcode=3000&limit=20'), { key: full.key });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { id: number; name: string }[];
+    expect(body.map((location) => location.id)).toEqual([
+      ids.cbd, ids.boxHill, ids.dandenong, ids.geelong, ids.ballarat, ids.sydney, ids.perth, ids.darwin,
+    ]);
+    const kiaSearch = (await (await app.request(path4(kia.id, '?postcode=3000'), { key: full.key })).json()) as { id: number }[];
+    expect(kiaSearch.map((location) => location.id)).toEqual([ids.kiaCbd, ids.multiKia, ids.perth]);
+  });
+
+  it('adds the distance in kilometres from the postcode, to 0.1 km', async () => {
+    const body = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=20'), { key: full.key })).json()) as {
+      id: number;
+      distance_km: number;
+    }[];
+    const distances = body.map((location) => location.distance_km);
+    expect(distances).toEqual([...distances].sort((a, b) => a - b));
+    const origin = await geocoder().locate('3000');
+    const sydney = body.find((location) => location.id === ids.sydney);
+    expect(sydney?.distance_km).toBe(Math.round(distanceKm(origin as GeoPoint, { lat: -33.8688, long: 151.2093 }) * 10) / 10);
+    expect(sydney?.distance_km).toBeGreaterThan(700);
+    expect(sydney?.distance_km).toBeLessThan(720);
+  });
+
+  it('takes a limit from 1 to 20 (5 by default), on both doors', async () => {
+    const one = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=1'), { key: full.key })).json()) as { id: number }[];
+    expect(one.map((location) => location.id)).toEqual([ids.cbd]);
+    const seven = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=7'), { key: full.key })).json()) as { id: number }[];
+    expect(seven).toHaveLength(7);
+    const graph = await app.graphql<{ search_dealerships_by_postcode: { id: number }[] }>(
+      `query ($id: Int!) { search_dealerships_by_postcode(id: $id, postcode: "3000", limit: 2) { id distance_km } }`,
+      { id: mazda.id },
+      full.key,
+    );
+    expect(graph.data?.search_dealerships_by_postcode.map((location) => location.id)).toEqual([ids.cbd, ids.boxHill]);
+  });
+
+  it.each([
+    ['0', 'limit: must be a whole number from 1 to 20, got 0'],
+    ['21', 'limit: must be a whole number from 1 to 20, got 21'],
+    ['-3', 'limit: must be a whole number from 1 to 20, got -3'],
+    ['ten', 'limit: must be a whole number, got "ten"'],
+    ['2.5', 'limit: must be a whole number, got "2.5"'],
+  ])('refuses limit=%s with a 422 naming limit', async (limit, message) => {
+    const response = await app.request(path4(mazda.id, `?postcode=3000&limit=${limit}`), { key: full.key });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'limit', message });
+    if (/^-?\d+$/.test(limit)) {
+      const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}, postcode: "3000", limit: ${limit}) { id } }`, {}, full.key);
+      expect(graph.errors?.[0]?.message).toBe(message);
+      expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'limit' });
+    }
   });
 
   it('ranks from the searched postcode: Darwin first from 0800, Sydney first from 2000', async () => {

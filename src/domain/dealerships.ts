@@ -1,8 +1,8 @@
 // Dealerships as the key sees them: finding one by id or slug (404 when it is not reachable, exactly
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
-// search over a manufacturer's dealership locations (4.15).
+// search over a manufacturer's sales locations (4.15).
 import type { Db } from '../db/client.ts';
-import { apiError, notFound } from '../errors.ts';
+import { apiError, invalidInput, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
 import { jsonStrings } from './json-columns.ts';
 
@@ -90,45 +90,86 @@ export async function dealershipPlugins(db: Db, dealershipSlug: string): Promise
   }));
 }
 
-/** How many locations the postcode search answers. */
+/** How many locations the postcode search answers when `limit` is not given, and the most it may ask for. */
 export const POSTCODE_SEARCH_LIMIT = 5;
+export const POSTCODE_SEARCH_MAX_LIMIT = 20;
 
 export interface RankedLocation {
   id: number;
+  /** Great-circle distance from the postcode's centre, in kilometres, to 0.1 km. */
   distance_km: number;
 }
 
 const geolocationError = (reason: string): Error => apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
+/** Whether `name` contains `brand` as a whole word, in any case ("North Shore Mazda" names Mazda). */
+function namesBrand(name: string, brand: string): boolean {
+  const escaped = brand.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return escaped !== '' && new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'iu').test(name);
+}
+
 /**
- * The manufacturer's dealership locations (those of dealerships franchised for it) closest to the
- * postcode, nearest first (ties by location id). A location is placed by its address's lat/long,
- * else by its address's postcode; a location with neither an address nor a known postcode cannot
- * be ranked and is left out. Restricted keys rank only their own dealerships' locations.
+ * Where the manufacturer's new cars are sold: `sales` locations (not service centres, parts
+ * counters, used-car yards or head offices) of dealerships franchised for the manufacturer (the
+ * query's part). A dealership with several franchises often has a showroom per brand, and a
+ * location records no brand: a showroom whose name names another manufacturer and not this one
+ * ("North Shore Mazda" of a Toyota and Mazda dealership) sells that brand, so a Toyota search
+ * leaves it out; one that names no manufacturer sells all its dealership's franchises.
+ */
+export function sellsManufacturer(locationName: string, manufacturer: string, allManufacturers: readonly string[]): boolean {
+  if (namesBrand(locationName, manufacturer)) return true;
+  return !allManufacturers.some((brand) => brand.toLowerCase() !== manufacturer.toLowerCase() && namesBrand(locationName, brand));
+}
+
+/** The search's `limit`: absent is POSTCODE_SEARCH_LIMIT; otherwise a whole number from 1 to POSTCODE_SEARCH_MAX_LIMIT. */
+export function postcodeSearchLimit(limit: number | null | undefined): number {
+  if (limit === null || limit === undefined) return POSTCODE_SEARCH_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > POSTCODE_SEARCH_MAX_LIMIT) {
+    throw invalidInput('limit', `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${limit}`);
+  }
+  return limit;
+}
+
+/**
+ * The manufacturer's sales locations (see sellsManufacturer) closest to the postcode, nearest first
+ * (ties by location id), at most `limit` (postcodeSearchLimit). A location is placed by its
+ * address's lat/long, else by its address's postcode; a location with neither an address nor a
+ * known postcode cannot be ranked and is left out. Restricted keys rank only their own dealerships'
+ * locations.
  */
 export async function rankLocationsByPostcode(
   db: Db,
-  input: { manufacturerId: number; postcode?: string | null },
+  input: { manufacturerId: number; postcode?: string | null; limit?: number | null },
   geocoder: Geocoder,
-  limit = POSTCODE_SEARCH_LIMIT,
 ): Promise<RankedLocation[]> {
+  const limit = postcodeSearchLimit(input.limit);
   // A missing postcode is the same failure as a malformed one: there is nothing to locate.
   const postcode = input.postcode?.trim() ?? '';
   if (!POSTCODE_PATTERN.test(postcode)) {
     throw geolocationError(input.postcode ? `"${input.postcode}" is not a four-digit Australian postcode` : 'is required');
   }
-  const manufacturer = await db.manufacturer.findUnique({ where: { id: input.manufacturerId }, select: { id: true } });
+  // The whole catalogue's manufacturers (a few dozen rows) in the statement that finds this one:
+  // their names tell which showroom sells which brand.
+  const manufacturers = await db.manufacturer.findMany({ select: { id: true, name: true } });
+  const manufacturer = manufacturers.find((candidate) => candidate.id === input.manufacturerId);
   if (!manufacturer) throw notFound('manufacturer');
   const origin = await geocoder.locate(postcode);
   if (!origin) throw geolocationError(`no place is known for ${postcode}`);
 
   const candidates = await db.location.findMany({
     where: {
+      location_type: 'sales',
       dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } } },
       address: { isNot: null },
     },
-    select: { id: true, address: { select: { lat: true, long: true, postcode: true } } },
+    select: {
+      id: true,
+      name: true,
+      address: { select: { lat: true, long: true, postcode: true } },
+    },
   });
+  const brands = manufacturers.map((candidate) => candidate.name);
+  const selling = candidates.filter((location) => sellsManufacturer(location.name, manufacturer.name, brands));
 
   // One lookup per distinct postcode, however many locations share it.
   const byPostcode = new Map<string, Promise<GeoPoint | null>>();
@@ -144,14 +185,14 @@ export async function rankLocationsByPostcode(
   };
 
   const placed = await Promise.all(
-    candidates.map(async ({ id, address }) => {
+    selling.map(async ({ id, address }) => {
       const point = address ? await pointOf(address) : null;
-      return point ? [{ id, distance_km: distanceKm(origin, point) }] : [];
+      return point ? [{ id, distance: distanceKm(origin, point) }] : [];
     }),
   );
   const ranked = placed.flat();
-  ranked.sort((a, b) => a.distance_km - b.distance_km || a.id - b.id);
-  return ranked.slice(0, limit);
+  ranked.sort((a, b) => a.distance - b.distance || a.id - b.id);
+  return ranked.slice(0, limit).map(({ id, distance }) => ({ id, distance_km: Math.round(distance * 10) / 10 }));
 }
 
 /** Rows fetched by id, put back in the order of `ids`. */

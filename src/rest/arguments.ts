@@ -1,9 +1,16 @@
-// The JSON type of every argument a REST call sends, checked against the root field's GraphQL type
-// before Sofa reads it. Sofa turns a scalar into its type with the type's serializer, which converts
-// rather than refuses (12345 → "12345", true → "true", 3.7 → an error that would be a 400 without a
-// field), and it reads a repeated or bracketed query parameter (`?website=a&website=b`,
-// `?website[x]=1`) as a list or an object. Here each of those is a 422 naming the argument.
-// Values inside input objects are left to GraphQL's own coercion, which is strict and names them.
+// The arguments of a REST call, read the way the Rails-style service these integrations were written
+// against read them, before Sofa sees them; GraphQL on /graphql stays strict.
+//
+// - Keys the operation does not take, at the top level of the body or inside an input object
+//   (`car`, `lead`, `lead.address_attributes` …), and query parameters it does not read, are
+//   ignored, like Rails' strong parameters: a GET-then-PUT round trip or a whole-record feed works.
+//   They are named in the answer's X-Ignored-Parameters header and in a log line.
+// - An integer accepts its digits as text (`"dealership_id": "1"`), a number accepts numeric text,
+//   and a boolean accepts "true"/"false"/"1"/"0" (any case) and 1/0. Every other mismatch of JSON
+//   type is a 422 naming the field in plain words (Sofa's serializers would convert 12345 → "12345"
+//   silently, and GraphQL's own messages speak of "Int" and "LeadInput").
+// - A repeated or bracketed query parameter (`?website=a&website=b`, `?website[x]=1`) is a 422 for
+//   an argument that takes one value (Sofa would read it as a list or an object).
 import {
   getNamedType,
   isEnumType,
@@ -23,37 +30,93 @@ export interface ArgumentProblem {
 
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const NUMBER_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+const BOOLEAN_SPELLINGS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false };
 
-/** Why a JSON value cannot be this GraphQL input type, or null. Custom scalars take any JSON. */
-function jsonTypeProblem(value: unknown, type: GraphQLInputType, path: string): ArgumentProblem | null {
-  if (value === null) return null; // Sofa drops it: a required argument is then "is required".
-  if (isNonNullType(type)) return jsonTypeProblem(value, type.ofType, path);
+/** The plain reason for each scalar's wrong value, shared with the translation of GraphQL's own errors. */
+export const SCALAR_REASONS = {
+  Int: 'must be a whole number',
+  IntRange: `must be a whole number from ${INT_MIN} to ${INT_MAX}`,
+  Float: 'must be a number',
+  Boolean: 'must be true or false',
+  String: 'must be text',
+  ID: 'must be text or a whole number',
+  object: 'must be an object',
+} as const;
+
+type Read = { value: unknown } | { problem: ArgumentProblem };
+
+interface Walk {
+  /** Where each ignored key was, as a path (`lead.bogus`). */
+  ignored: string[];
+}
+
+const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+
+function readScalar(value: unknown, typeName: string, path: string): Read {
+  const problem = (reason: string): Read => ({ problem: { field: path, reason } });
+  switch (typeName) {
+    case 'String':
+      return typeof value === 'string' ? { value } : problem(SCALAR_REASONS.String);
+    case 'ID':
+      return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)) ? { value } : problem(SCALAR_REASONS.ID);
+    case 'Boolean': {
+      if (typeof value === 'boolean') return { value };
+      const spelled = typeof value === 'string' || typeof value === 'number' ? BOOLEAN_SPELLINGS[String(value).trim().toLowerCase()] : undefined;
+      return spelled === undefined ? problem(SCALAR_REASONS.Boolean) : { value: spelled };
+    }
+    case 'Int': {
+      const number = typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
+      if (typeof number !== 'number' || !Number.isInteger(number)) return problem(SCALAR_REASONS.Int);
+      return number < INT_MIN || number > INT_MAX ? problem(SCALAR_REASONS.IntRange) : { value: number };
+    }
+    case 'Float': {
+      const number = typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : value;
+      return typeof number === 'number' && Number.isFinite(number) ? { value: number } : problem(SCALAR_REASONS.Float);
+    }
+    default:
+      return { value }; // custom scalars (dates, JSON) check their own input and name the field
+  }
+}
+
+/** The value as the operation takes it, with unknown keys dropped (and recorded), or the first problem. */
+function readValue(value: unknown, type: GraphQLInputType, path: string, walk: Walk): Read {
+  if (value === null) return { value }; // GraphQL then says "is required" for a required one
+  if (isNonNullType(type)) return readValue(value, type.ofType, path, walk);
   if (isListType(type)) {
     // GraphQL accepts a single value for a list (input coercion); Sofa wraps it too.
-    const items = Array.isArray(value) ? value : [value];
-    for (const [index, item] of items.entries()) {
-      const problem = jsonTypeProblem(item, type.ofType, Array.isArray(value) ? `${path}[${index}]` : path);
-      if (problem) return problem;
+    if (!Array.isArray(value)) return readValue(value, type.ofType, path, walk);
+    const items: unknown[] = [];
+    for (const [index, item] of value.entries()) {
+      const read = readValue(item, type.ofType, `${path}[${index}]`, walk);
+      if ('problem' in read) return read;
+      items.push(read.value);
     }
-    return null;
+    return { value: items };
   }
-  if (isInputObjectType(type)) return isPlainObject(value) ? null : { field: path, reason: 'must be an object' };
-  if (isEnumType(type)) return typeof value === 'string' ? null : { field: path, reason: 'must be text' };
-  if (!isScalarType(type)) return null;
-  switch (type.name) {
-    case 'String':
-    case 'ID':
-      return typeof value === 'string' ? null : { field: path, reason: 'must be text' };
-    case 'Boolean':
-      return typeof value === 'boolean' ? null : { field: path, reason: 'must be true or false' };
-    case 'Int':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return { field: path, reason: 'must be a whole number' };
-      return value < INT_MIN || value > INT_MAX ? { field: path, reason: `must be a whole number from ${INT_MIN} to ${INT_MAX}` } : null;
-    case 'Float':
-      return typeof value === 'number' && Number.isFinite(value) ? null : { field: path, reason: 'must be a number' };
-    default:
-      return null;
+  if (isInputObjectType(type)) {
+    if (!isPlainObject(value)) return { problem: { field: path, reason: SCALAR_REASONS.object } };
+    const fields = type.getFields();
+    const known: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+      if (!field) {
+        walk.ignored.push(keyPath(path, key));
+        continue;
+      }
+      const read = readValue(item, field.type, `${path}.${key}`, walk);
+      if ('problem' in read) return read;
+      known[key] = read.value;
+    }
+    return { value: known };
   }
+  if (isEnumType(type)) {
+    const names = type.getValues().map((entry) => entry.name);
+    if (typeof value === 'string' && names.includes(value)) return { value };
+    return { problem: { field: path, reason: `must be one of: ${names.join(', ')}` } };
+  }
+  return isScalarType(type) ? readScalar(value, type.name, path) : { value };
 }
 
 /** Arguments whose value is one piece of text or a scalar (not an object the query may spell as `name[key]=…`). */
@@ -62,30 +125,57 @@ function takesSingleValue(type: GraphQLInputType): boolean {
   return isEnumType(named) || (isScalarType(named) && ['String', 'ID', 'Int', 'Float', 'Boolean'].includes(named.name));
 }
 
+export interface RestArguments {
+  /** The body with only the operation's arguments, converted where the rules above allow. */
+  body: Record<string, unknown> | undefined;
+  /** Body keys and query parameters that were ignored, by path. */
+  ignored: string[];
+  problem: ArgumentProblem | null;
+}
+
 /**
- * The first argument of `field` that the request sends with the wrong JSON type, or null. Sofa reads
- * an argument from the path, else the query string, else the body (in that order); so do these checks.
+ * Reads a REST call's arguments for `field`. Sofa reads an argument from the path, else the query
+ * string, else the body (in that order); so does this. `alsoRead` names query parameters the route
+ * handles itself (e.g. `token`), which are not ignored.
  */
-export function restArgumentProblem(
+export function readRestArguments(
   field: GraphQLField<unknown, unknown>,
-  request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown },
-): ArgumentProblem | null {
+  request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown; alsoRead?: readonly string[] },
+): RestArguments {
+  const walk: Walk = { ignored: [] };
+  const argNames = new Set(field.args.map((arg) => arg.name));
+  for (const key of new Set(request.query.keys())) {
+    const base = key.replace(/\[.*$/s, '');
+    if (!argNames.has(base) && !request.alsoRead?.includes(base)) walk.ignored.push(key);
+  }
+  const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({ body, ignored: walk.ignored, problem });
   if (request.body !== undefined && !isPlainObject(request.body)) {
-    return { field: 'body', reason: 'must be a JSON object, such as {"name": value}' };
+    return done({ field: 'body', reason: 'must be a JSON object, such as {"name": value}' });
+  }
+  const sent = request.body as Record<string, unknown> | undefined;
+  const body: Record<string, unknown> | undefined = sent ? {} : undefined;
+  if (sent && body) {
+    for (const key of Object.keys(sent)) if (!argNames.has(key)) walk.ignored.push(key);
   }
   for (const arg of field.args) {
     if (arg.name in request.pathParams) continue;
     const inQuery = request.query.getAll(arg.name).filter((value) => value !== '');
     const bracketed = [...request.query.keys()].some((key) => key.startsWith(`${arg.name}[`));
     if (takesSingleValue(arg.type) && (inQuery.length > 1 || bracketed)) {
-      return { field: arg.name, reason: 'must be given once, as a single value' };
+      return done({ field: arg.name, reason: 'must be given once, as a single value' });
+    }
+    const named = getNamedType(arg.type);
+    if (inQuery.length === 1 && isEnumType(named)) {
+      // Sofa passes query text to GraphQL as it is; an enum's values are named here in plain words.
+      const read = readValue(inQuery[0], named, arg.name, walk);
+      if ('problem' in read) return done(read.problem);
     }
     if (inQuery.length > 0 || bracketed) continue;
-    const body = request.body as Record<string, unknown> | undefined;
-    if (body && Object.hasOwn(body, arg.name)) {
-      const problem = jsonTypeProblem(body[arg.name], arg.type, arg.name);
-      if (problem) return problem;
+    if (sent && body && Object.hasOwn(sent, arg.name)) {
+      const read = readValue(sent[arg.name], arg.type, arg.name, walk);
+      if ('problem' in read) return done(read.problem);
+      body[arg.name] = read.value;
     }
   }
-  return null;
+  return done(null, body);
 }

@@ -2,6 +2,7 @@
 // code. GraphQL clients get the same errors with 200 and `errors`; this is only for the REST door.
 import type { GraphQLError } from 'graphql';
 import { isApiError, statusByCode, variableInputError } from '../errors.ts';
+import { SCALAR_REASONS } from './arguments.ts';
 
 export interface RestErrorBody {
   error: string;
@@ -20,12 +21,44 @@ export function restError(status: number, body: RestErrorBody, headers?: Record<
   return jsonResponse(status, body, headers);
 }
 
+/** GraphQL's words for "the value is not of this type", by the type's name, in the integrator's words. */
+const TYPE_REASONS: Readonly<Record<string, string>> = {
+  Int: SCALAR_REASONS.Int,
+  Float: SCALAR_REASONS.Float,
+  String: SCALAR_REASONS.String,
+  Boolean: SCALAR_REASONS.Boolean,
+  ID: SCALAR_REASONS.ID,
+  Date: 'must be a date, yyyy-mm-dd',
+  DateTime: 'must be a date and time, such as 2026-11-21T09:00:00Z',
+  JSONObject: SCALAR_REASONS.object,
+};
+
+/** What marks a message as GraphQL's rather than ours: a REST body never carries it. */
+export const GRAPHQL_VOCABULARY = /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
+
+/**
+ * The reason GraphQL gave for refusing an input value, in plain words naming no GraphQL type, for
+ * the REST door: the one place where GraphQL's coercion messages are translated. The REST layer
+ * checks types itself first (src/rest/arguments.ts), so this catches what still gets through.
+ */
+export function plainReason(reason: string): string {
+  if (/^Int cannot represent non 32-bit signed integer value/.test(reason)) return SCALAR_REASONS.IntRange;
+  if (/^Enum "[^"]+" cannot represent non-string value/.test(reason)) return SCALAR_REASONS.String;
+  const typeName = /^(\w+) cannot represent/.exec(reason)?.[1];
+  if (typeName) return TYPE_REASONS[typeName] ?? 'is not valid';
+  if (/^Value ".*" does not exist in "[^"]+" enum\./s.test(reason)) return 'is not one of the accepted values';
+  if (/^Expected type "[^"]+" to be an object\./.test(reason)) return SCALAR_REASONS.object;
+  if (/^Field "[^"]+" is not defined by type/.test(reason)) return 'is not a field this operation takes';
+  return GRAPHQL_VOCABULARY.test(reason) ? 'is not valid' : reason;
+}
+
 function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody } {
   // GraphQL's own input errors first: they carry the error model's code on /graphql too, but their
   // message quotes the whole value sent, so the REST body words them as field and reason.
   const input = variableInputError(error);
   if (input) {
-    return { status: 422, body: { error: 'invalid_input', message: `${input.field}: ${input.reason}`, field: input.field } };
+    const reason = plainReason(input.reason);
+    return { status: 422, body: { error: 'invalid_input', message: `${input.field}: ${reason}`, field: input.field } };
   }
   if (isApiError(error)) {
     const { code, error: name, field } = error.extensions;

@@ -199,6 +199,15 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
           content: {
             'application/json': { schema },
             ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+            // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
+            // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                description: `The JSON body's fields as Rails-style keys, e.g. ${route.body.map((name) => `${name}[…]`).join(', ')}; a file part stands for a base64 text field.`,
+                additionalProperties: true,
+              },
+            },
           },
         };
       })()

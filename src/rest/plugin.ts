@@ -14,7 +14,8 @@ import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
-import { restArgumentProblem } from './arguments.ts';
+import { readRestArguments } from './arguments.ts';
+import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
@@ -32,12 +33,13 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   );
 }
 
-/** The request Sofa should see, or the response that ends it here. */
+/** The request Sofa should see, or the response that ends it here; `ignored` collects what it skipped. */
 async function prepareRequest(
   deps: AppDeps,
   request: Request,
   { route, params }: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
+  ignored: string[],
 ): Promise<Request | Response> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
@@ -53,28 +55,16 @@ async function prepareRequest(
   const refused = await refuseCaller(deps, caller, route);
   if (refused) return refused;
 
-  let body: string | undefined;
-  let parsedBody: unknown;
-  if (request.method !== 'GET' && request.body !== null) {
-    body = await request.text();
-    const contentType = headers.get('content-type') ?? '';
-    if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) {
-      parsedBody = Object.fromEntries(new URLSearchParams(body));
-      body = JSON.stringify(parsedBody);
-      headers.set('content-type', 'application/json');
-    } else if (body.trim() !== '') {
-      try {
-        parsedBody = JSON.parse(body);
-      } catch {
-        return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
-      }
-    }
-  }
-  const argumentProblem = restArgumentProblem(field, { pathParams: params, query: url.searchParams, body: parsedBody });
-  if (argumentProblem) {
-    const { field: name, reason } = argumentProblem;
+  const read = await readBody(request, route, headers);
+  if (read instanceof Response) return read;
+  const args = readRestArguments(field, { pathParams: params, query: url.searchParams, body: read, alsoRead: Object.keys(route.params ?? {}) });
+  ignored.push(...args.ignored);
+  if (args.problem) {
+    const { field: name, reason } = args.problem;
     return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
   }
+  const body = args.body === undefined ? undefined : JSON.stringify(args.body);
+  if (body !== undefined) headers.set('content-type', 'application/json');
 
   for (const [name, type] of Object.entries(route.params ?? {})) {
     const fromPath = params[name];
@@ -86,9 +76,52 @@ async function prepareRequest(
     }
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
+  headers.delete('content-length');
   const prepared = new Request(url, { method: request.method, headers, body });
   carryActor(caller, prepared);
   return prepared;
+}
+
+/**
+ * The body as JSON, or the 400/422 that ends the request: JSON; a form (application/x-www-form-urlencoded)
+ * where the route accepts one; multipart/form-data with Rails-style keys where the route takes a body.
+ */
+async function readBody(request: Request, route: MatchedRoute['route'], headers: Headers): Promise<unknown> {
+  if (request.method === 'GET' || request.body === null) return undefined;
+  const contentType = (headers.get('content-type') ?? '').toLowerCase();
+  if (route.body && contentType.startsWith('multipart/form-data')) {
+    let form: FormData;
+    try {
+      form = await request.formData();
+    } catch {
+      return restError(400, { error: 'malformed_request', message: 'The multipart/form-data body could not be read.' });
+    }
+    const parsed = await railsFormBody(form);
+    if ('problem' in parsed) {
+      const { field: name, reason } = parsed.problem;
+      return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
+    }
+    return parsed.body;
+  }
+  const text = await request.text();
+  if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
+  }
+}
+
+/** How ignored parameters are named in X-Ignored-Parameters: at most this many, each this long, ASCII. */
+const IGNORED_HEADER_NAMES = 20;
+const IGNORED_HEADER_NAME_LENGTH = 100;
+
+export function ignoredParametersHeader(ignored: readonly string[]): string {
+  return ignored
+    .slice(0, IGNORED_HEADER_NAMES)
+    .map((name) => name.slice(0, IGNORED_HEADER_NAME_LENGTH).replace(/[^\x21-\x7e]|[%,]/g, (char) => encodeURIComponent(char)))
+    .join(', ');
 }
 
 async function finishResponse(response: Response, route: MatchedRoute['route']): Promise<Response> {
@@ -170,7 +203,10 @@ export function useRestRoutes(deps: AppDeps): Plugin {
       }
       const match = matches.find((candidate) => candidate.route.method === request.method);
       if (!match) {
-        const allow = [...new Set(matches.map((candidate) => candidate.route.method))].join(', ');
+        const methods = new Set<string>(matches.map((candidate) => candidate.route.method));
+        // HEAD is answered wherever GET is (useHttpConventions).
+        if (methods.has('GET')) methods.add('HEAD');
+        const allow = [...methods].join(', ');
         endResponse(restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow }));
         return undefined;
       }
@@ -183,14 +219,24 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         return undefined;
       }
       return (async () => {
-        const prepared = await prepareRequest(deps, request, match, field);
+        const ignored: string[] = [];
+        const prepared = await prepareRequest(deps, request, match, field, ignored);
+        let response: Response;
         if (prepared instanceof Response) {
-          endResponse(prepared);
-          return;
+          response = prepared;
+        } else {
+          const answered = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
+          // A documented route whose root field does not exist yet answers like any unknown path.
+          response = answered ? await finishResponse(answered, match.route) : restError(404, { error: 'not_found', message: 'No such path.' });
         }
-        const response = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
-        // A documented route whose root field does not exist yet answers like any unknown path.
-        endResponse(response ? await finishResponse(response, match.route) : restError(404, { error: 'not_found', message: 'No such path.' }));
+        if (ignored.length > 0) {
+          // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
+          deps.logger.info({ method: request.method, path: url.pathname, ignored: ignored.slice(0, 50) }, 'ignored parameters the operation does not take');
+          const headers = new Headers(response.headers);
+          headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
+          response = new Response(response.body, { status: response.status, headers });
+        }
+        endResponse(response);
       })();
     },
   };

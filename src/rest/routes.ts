@@ -95,7 +95,8 @@ export const restRoutes: readonly RestRoute[] = [
   },
   {
     method: 'GET', path: '/manufacturers/:id/search_by_postcode', field: 'Query.search_dealerships_by_postcode', spec: '4.15',
-    summary: "Search a manufacturer's dealership locations by postcode", access: 'search:location', params: { id: 'integer' }, query: ['postcode'],
+    summary: "Search a manufacturer's sales locations by postcode", access: 'search:location', params: { id: 'integer', limit: 'integer' },
+    query: ['postcode', 'limit'],
   },
   {
     method: 'POST', path: '/api/v1/webhooks/phone_calls_webhooks/generic', field: 'Mutation.phone_call_webhook', spec: '4.16',

@@ -9,6 +9,7 @@ import {
   inIdOrder,
   partnerDealershipMappings,
   POSTCODE_SEARCH_LIMIT,
+  POSTCODE_SEARCH_MAX_LIMIT,
   rankLocationsByPostcode,
   type InstalledPlugin,
   type PartnerDealershipMapping,
@@ -236,31 +237,48 @@ const DealershipSearchResult = builder.prismaObject('Location', {
     }),
     contact_detail: t.relation('contact_detail', { type: DealershipSearchContactDetail, nullable: true }),
     website: t.relation('website', { type: DealershipSearchWebsite, nullable: true }),
+    distance_km: t.float({
+      description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
+      resolve: (location) => {
+        const distance = rankedDistances.get(location);
+        if (distance === undefined || Number.isNaN(distance)) throw new Error(`location ${location.id} was not ranked by the search`);
+        return distance;
+      },
+    }),
   }),
 });
+
+/** Each answered location's distance, set by the search that ranked it (a row is made per request). */
+const rankedDistances = new WeakMap<object, number>();
 
 builder.queryField('search_dealerships_by_postcode', (t) =>
   t.prismaField({
     type: [DealershipSearchResult],
     description:
-      `The ${POSTCODE_SEARCH_LIMIT} locations of the manufacturer's dealerships closest to the postcode, nearest first ` +
-      '(spec 4.15). 422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
+      "The manufacturer's sales locations closest to the postcode, nearest first, each with its distance in kilometres: " +
+      `showrooms of dealerships franchised for the manufacturer (not service centres, parts counters, used-car yards or head offices, ` +
+      `nor a showroom named for another manufacturer). ${POSTCODE_SEARCH_LIMIT} by default, at most ${POSTCODE_SEARCH_MAX_LIMIT}. ` +
+      '422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
     authScopes: { permission: 'search:location' },
-    extensions: { listSize: { defaultSize: POSTCODE_SEARCH_LIMIT } satisfies ListSize },
+    extensions: { listSize: { slicingArgument: 'limit', defaultSize: POSTCODE_SEARCH_LIMIT, maxSize: POSTCODE_SEARCH_MAX_LIMIT } satisfies ListSize },
     args: {
       id: t.arg.int({ required: true, description: 'The manufacturer id.' }),
-      // Nullable on purpose: missing or blank is spec 4.15's geolocation_error, which a required arg's invalid_input would replace.
-      postcode: t.arg.string({ description: 'Four-digit Australian postcode (required).' }),
+      // Nullable on purpose: missing or blank is the geolocation_error of the search, which a required arg's invalid_input would replace.
+      postcode: t.arg.string({ description: 'Four-digit Australian postcode (required); text, so 0800 keeps its leading zero.' }),
+      limit: t.arg.int({ description: `How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.` }),
     },
     resolve: async (query, _root, args, context) => {
       const ranked = await rankLocationsByPostcode(
         context.db,
-        { manufacturerId: args.id, postcode: args.postcode },
+        { manufacturerId: args.id, postcode: args.postcode, limit: args.limit },
         geocoder(),
       );
       const ids = ranked.map((location) => location.id);
       if (ids.length === 0) return [];
-      return inIdOrder(await context.db.location.findMany({ ...query, where: { id: { in: ids } } }), ids);
+      const rows = inIdOrder(await context.db.location.findMany({ ...query, where: { id: { in: ids } } }), ids);
+      const distanceById = new Map(ranked.map((location) => [location.id, location.distance_km]));
+      for (const row of rows) rankedDistances.set(row, distanceById.get(row.id) ?? Number.NaN);
+      return rows;
     },
   }),
 );

@@ -15,6 +15,8 @@ import type { LeadRecord, LeadRecordAddress, LeadRecordFile, LeadRecordPayment }
 import { updateLead } from '../domain/leads/update.ts';
 import {
   DOCUMENT_TYPES,
+  DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
+  DEFAULT_THIRD_PARTY_SOURCES,
   DOCUMENTED_LEAD_SOURCES,
   DOCUMENTED_MARKETING_SOURCES,
   LEAD_CATEGORIES,
@@ -69,9 +71,9 @@ const leadFields = (t: InputFields) => ({
   dealership_id: t.int({ description: 'Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.' }),
   dealership_slug: t.string({ description: 'When sent, the slug of that dealership.' }),
   category: t.string({ description: `Required on create. One of: ${LEAD_CATEGORIES.join('; ')}.` }),
-  source: t.string({ description: `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party source configured in LEAD_EXTRA_SOURCES.` }),
+  source: t.string({ description: `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_SOURCES.join(', ')}). Any case; stored in the list's spelling.` }),
   marketing_source: t.string({
-    description: `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party source configured in LEAD_EXTRA_MARKETING_SOURCES.`,
+    description: `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
   }),
   website_id: t.int({ description: 'A website of the dealership.' }),
   website_slug: t.string({ description: 'Slug or custom slug of a website of the dealership; sets website_id when that is not sent.' }),

@@ -208,6 +208,14 @@ export function hostileQuery(name: string, random: Random): string {
 export const INTERNAL_DETAIL =
   /prisma|\bsql\b|sqlite|postgres|SELECT\s|INSERT\s|UPDATE\s+"|\bat\s+[\w.<>]+\s+\(|\.ts:\d+|\.js:\d+|node_modules|\/work\/|\/src\/|\/tmp\/|Unexpected error(?!\.")/i;
 
+/**
+ * GraphQL's vocabulary, which a REST error body never carries: its type names and coercion phrases
+ * (`Int cannot represent…`, `Field "x" is not defined by type "LeadInput"`, `Enum "CarLookupBy"`,
+ * `Variable "$lead"`, `of required type "Int!"`). Kept apart from the service's own list on purpose.
+ */
+export const GRAPHQL_WORDS =
+  /cannot represent|not defined by (input )?type|\bEnum "|\benum\b|Variable "\$|required type|non-null type|Expected (value of )?type|"[A-Z]\w*(Input|By)"|\b(Int|Float|String|Boolean|ID)!|\bGraphQL\b|Did you mean/;
+
 /** FUZZ_SEED tries another run; the default is the one the suite runs. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
@@ -230,7 +238,8 @@ export interface FuzzHarness {
   tally(label: string): string;
 }
 
-export function createFuzzHarness(app: TestApp, allPermissionsKey: string): FuzzHarness {
+/** `restDoor`: also a finding, any error body in GraphQL's words (GRAPHQL_WORDS). */
+export function createFuzzHarness(app: TestApp, allPermissionsKey: string, options: { restDoor?: boolean } = {}): FuzzHarness {
   const findings: Finding[] = [];
   let sent = 0;
   return {
@@ -245,7 +254,8 @@ export function createFuzzHarness(app: TestApp, allPermissionsKey: string): Fuzz
         return;
       }
       const body = await response.text();
-      if (response.status >= 500 || /INTERNAL_SERVER_ERROR/.test(body) || INTERNAL_DETAIL.test(body)) {
+      const graphqlWords = options.restDoor === true && response.status >= 400 && GRAPHQL_WORDS.test(body);
+      if (response.status >= 500 || /INTERNAL_SERVER_ERROR/.test(body) || INTERNAL_DETAIL.test(body) || graphqlWords) {
         findings.push({ request: `${label} ${url.slice(0, 160)}`, status: response.status, body: body.slice(0, 300) });
       }
     },
@@ -263,7 +273,7 @@ export function createFuzzHarness(app: TestApp, allPermissionsKey: string): Fuzz
     },
     tally(label) {
       const serverErrors = findings.filter((finding) => finding.status >= 500).length;
-      return `${label}: ${sent} requests, ${serverErrors} answered 5xx, ${findings.length - serverErrors} other findings (INTERNAL_SERVER_ERROR or internal detail)`;
+      return `${label}: ${sent} requests, ${serverErrors} answered 5xx, ${findings.length - serverErrors} other findings (INTERNAL_SERVER_ERROR, internal detail, or GraphQL words on the REST door)`;
     },
     summary() {
       const groups = new Map<string, { count: number; example: Finding }>();

@@ -19,6 +19,7 @@ import {
   MAX_NOTIFICATION_DELAY_MINUTES,
   TEAM_MEMBER_ENQUIRY,
   leadSources,
+  listedValue,
   marketingSources,
 } from './values.ts';
 
@@ -155,6 +156,13 @@ function oneOf(field: string, value: string, allowed: readonly string[]): string
   return value;
 }
 
+/** Like oneOf, in any case: sources are channel names that integrations spell as they like. */
+function oneOfAnyCase(field: string, value: string, allowed: readonly string[]): string {
+  const listed = listedValue(value, allowed);
+  if (listed === null) throw invalidInput(path(field), `must be one of: ${allowed.join('; ')}. Got "${value}"`);
+  return listed;
+}
+
 function wholeNumberInRange(field: string, value: number, max?: number): number {
   if (value < 0) throw invalidInput(path(field), `must be 0 or more, got ${value}`);
   if (max !== undefined && value > max) throw invalidInput(path(field), `must be at most ${max}, got ${value}`);
@@ -253,10 +261,10 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   const category = required('category');
   if (category !== undefined) columns.category = oneOf('category', category, LEAD_CATEGORIES);
   const source = required('source');
-  if (source !== undefined) columns.source = oneOf('source', source, leadSources());
+  if (source !== undefined) columns.source = oneOfAnyCase('source', source, leadSources());
   const marketingSource = optionalText(input.marketing_source);
   if (marketingSource !== undefined) {
-    columns.marketing_source = marketingSource === null ? null : oneOf('marketing_source', marketingSource, marketingSources());
+    columns.marketing_source = marketingSource === null ? null : oneOfAnyCase('marketing_source', marketingSource, marketingSources());
   }
 
   // Email and phone are checked unless this request (or, on update, the stored lead) says not to.

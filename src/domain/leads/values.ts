@@ -1,7 +1,9 @@
 // The closed value lists of a lead (spec 2.7.1–2.7.3 and 2.7's file and document types), in one
 // place. The spec documents only some source and marketing_source values by name: the others are
-// third-party company and channel names, which change with the platform's partnerships, so they are
-// configuration (LEAD_EXTRA_SOURCES, LEAD_EXTRA_MARKETING_SOURCES: comma-separated), not code.
+// third-party company and channel names, which change with the platform's partnerships. A default
+// list of the Australian listing and advertising channels ships with the service (so a lead tagged
+// "carsales" is accepted on the first day), and a deployment replaces it with LEAD_EXTRA_SOURCES /
+// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none): data, not code.
 
 export const LEAD_CATEGORIES = [
   'New Vehicle Enquiry',
@@ -34,7 +36,7 @@ export const LEAD_CATEGORIES = [
 export const TEAM_MEMBER_ENQUIRY = 'Team Member Enquiry';
 export const DOCUMENT_REQUEST = 'Document Request';
 
-/** Spec 2.7.2's documented sources; the 16 third-party ones come from LEAD_EXTRA_SOURCES. */
+/** Spec 2.7.2's documented sources; the 16 third-party ones are DEFAULT_THIRD_PARTY_SOURCES or LEAD_EXTRA_SOURCES. */
 export const DOCUMENTED_LEAD_SOURCES = [
   'Walk In',
   'Website',
@@ -52,8 +54,46 @@ export const DOCUMENTED_LEAD_SOURCES = [
   'Retention',
 ] as const;
 
-/** Spec 2.7.3's documented marketing sources; the 10 third-party ones come from LEAD_EXTRA_MARKETING_SOURCES. */
+/** Spec 2.7.3's documented marketing sources; the 10 third-party ones are DEFAULT_THIRD_PARTY_MARKETING_SOURCES or LEAD_EXTRA_MARKETING_SOURCES. */
 export const DOCUMENTED_MARKETING_SOURCES = ['Organic', 'Unknown', 'QR Code', 'Email', 'SMS', 'Popup', 'CRM'] as const;
+
+/**
+ * The 16 third-party lead sources of 2.7.2 when LEAD_EXTRA_SOURCES is not set: the listing sites,
+ * review sites and social channels Australian dealers receive enquiries from, by their usual
+ * lower-case codes.
+ */
+export const DEFAULT_THIRD_PARTY_SOURCES = [
+  'carsales',
+  'autotrader',
+  'drive',
+  'gumtree',
+  'carsguide',
+  'carexpert',
+  'redbook',
+  'whichcar',
+  'facebook',
+  'facebook_marketplace',
+  'instagram',
+  'google',
+  'bing',
+  'youtube',
+  'tiktok',
+  'linkedin',
+] as const;
+
+/** The 10 third-party marketing sources of 2.7.3 when LEAD_EXTRA_MARKETING_SOURCES is not set: paid and social channels. */
+export const DEFAULT_THIRD_PARTY_MARKETING_SOURCES = [
+  'google',
+  'facebook',
+  'instagram',
+  'tiktok',
+  'youtube',
+  'bing',
+  'linkedin',
+  'carsales',
+  'autotrader',
+  'drive',
+] as const;
 
 export const DOCUMENT_TYPES = ['car_analysis', 'ppsr', 'equifax'] as const;
 
@@ -69,8 +109,10 @@ export const MAX_NOTIFICATION_DELAY_MINUTES = 7 * 24 * 60;
 /** Leads of up to this age can be updated (spec 3 and 8: "at most 3 days"). */
 export const LEAD_UPDATE_WINDOW_MS = 72 * 60 * 60 * 1000;
 
-function listFromEnv(raw: string | undefined): string[] {
-  return (raw ?? '')
+/** The setting's list when it is set (even to "", which means none), else the default list. */
+function listFromEnv(raw: string | undefined, defaults: readonly string[]): readonly string[] {
+  if (raw === undefined) return defaults;
+  return raw
     .split(',')
     .map((value) => value.trim())
     .filter((value) => value !== '');
@@ -78,9 +120,18 @@ function listFromEnv(raw: string | undefined): string[] {
 
 /** Read at each call, so a deployment changes the list with its environment and no code. */
 export function leadSources(env: NodeJS.ProcessEnv = process.env): readonly string[] {
-  return [...new Set([...DOCUMENTED_LEAD_SOURCES, ...listFromEnv(env.LEAD_EXTRA_SOURCES)])];
+  return [...new Set([...DOCUMENTED_LEAD_SOURCES, ...listFromEnv(env.LEAD_EXTRA_SOURCES, DEFAULT_THIRD_PARTY_SOURCES)])];
 }
 
 export function marketingSources(env: NodeJS.ProcessEnv = process.env): readonly string[] {
-  return [...new Set([...DOCUMENTED_MARKETING_SOURCES, ...listFromEnv(env.LEAD_EXTRA_MARKETING_SOURCES)])];
+  return [...new Set([...DOCUMENTED_MARKETING_SOURCES, ...listFromEnv(env.LEAD_EXTRA_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_MARKETING_SOURCES)])];
+}
+
+/**
+ * The listed value that `value` names, compared without regard to case ("Carsales", "CARSALES" and
+ * "carsales" are one channel), so the stored value is always the list's own spelling; or null.
+ */
+export function listedValue(value: string, allowed: readonly string[]): string | null {
+  const lower = value.toLowerCase();
+  return allowed.find((candidate) => candidate.toLowerCase() === lower) ?? null;
 }

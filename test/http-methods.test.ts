@@ -1,0 +1,116 @@
+// HTTP as clients and load balancers expect it: HEAD wherever GET works (the same status and
+// headers, no body), a JSON 404 for every unknown path, and a trailing slash answering like the path.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../src/rest/routes.ts';
+import { createDemoApp } from './support/demo.ts';
+import type { TestApp } from './support/app.ts';
+
+let app: TestApp;
+let key: string;
+
+/** One request for every GET route of the table, against the demo data. */
+const GET_PATHS: Record<string, string> = {
+  'Query.car_performance': '/api/v1/cars/1/performance.json',
+  'Query.car_payment_processors': '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
+  'Query.model_variant': '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=1',
+  'Query.manufacturer_offers': '/manufacturers/1/offers.json',
+  'Query.website_offer': '/websites/1/offers/13.json',
+  'Query.apikey_details': '/api/v1/apikeys/apikey_details.json',
+  'Query.contact': '/dealerships/1/contacts/1',
+  'Query.contacts': '/dealerships/1/contacts?per_page=5',
+  'Query.partner_dealerships': '/api/v1/partner/dealerships',
+  'Query.search_dealerships_by_postcode': '/manufacturers/1/search_by_postcode?postcode=3000',
+  'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
+  'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002',
+  'Mutation.redeem_partner_token': '/api/v1/partner/sign_on?token=unknown',
+  'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
+};
+
+/** The service's own paths besides the REST table. */
+const OTHER_GET_PATHS = ['/health', '/ready', '/openapi.json', '/docs'];
+
+beforeAll(async () => {
+  ({ app, key } = await createDemoApp());
+}, 120_000);
+
+const headersOf = (response: Response): Record<string, string> => Object.fromEntries(response.headers.entries());
+
+describe('HEAD', () => {
+  it('covers every GET route of the table', () => {
+    const getRoutes = restRoutes.filter((route) => route.method === 'GET').map((route) => route.field);
+    expect(Object.keys(GET_PATHS).sort()).toEqual([...getRoutes].sort());
+  });
+
+  it('answers wherever GET does, with the same status and headers and no body', async () => {
+    for (const path of [...Object.values(GET_PATHS), ...OTHER_GET_PATHS]) {
+      const get = await app.request(path, { key });
+      const getBody = new Uint8Array(await get.arrayBuffer());
+      const head = await app.request(path, { key, method: 'HEAD' });
+      expect(head.status, path).toBe(get.status);
+      expect(head.status, path).not.toBe(405);
+      expect(await head.text(), path).toBe('');
+      const { 'content-length': length, ...others } = headersOf(head);
+      const { 'content-length': getLength, ...getOthers } = headersOf(get);
+      expect(others, path).toEqual(getOthers);
+      if (getLength !== undefined) expect(length, path).toBe(getLength);
+      // The length of the body a GET would carry, as HTTP requires of HEAD.
+      expect(Number(length), path).toBe(getBody.byteLength);
+    }
+  }, 120_000);
+
+  it('answers HEAD on an unknown path with the 404 headers and no body', async () => {
+    const response = await app.request('/no/such/path', { method: 'HEAD' });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.text()).toBe('');
+  });
+
+  it('lists HEAD in Allow for a GET path called with another method', async () => {
+    const response = await app.request('/health', { method: 'DELETE' });
+    expect(response.status).toBe(404);
+    const rest = await app.request('/api/v1/partner/dealerships', { key, method: 'POST' });
+    expect(rest.status).toBe(405);
+    expect(rest.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('404', () => {
+  it('is the JSON error body with its content type for every unknown path', async () => {
+    for (const path of ['/', '/nope', '/api/v1/cars', '/api/v1/cars/1/performance.json/extra', '/docs/x', '/graphqlx']) {
+      const response = await app.request(path, { key });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
+      expect(await response.json(), path).toEqual({ error: 'not_found', message: 'No such path.' });
+    }
+  });
+});
+
+describe('a trailing slash', () => {
+  it('answers like the path without it, for every GET path', async () => {
+    for (const path of [...Object.values(GET_PATHS), ...OTHER_GET_PATHS]) {
+      const [pathname, query] = path.split('?');
+      const slashed = `${pathname}/${query ? `?${query}` : ''}`;
+      const plain = await app.request(path, { key });
+      const withSlash = await app.request(slashed, { key });
+      expect(withSlash.status, slashed).toBe(plain.status);
+      expect(withSlash.headers.get('location'), slashed).toBe(plain.headers.get('location'));
+      expect(await withSlash.text(), slashed).toBe(await plain.text());
+    }
+  }, 120_000);
+
+  it('keeps the method and body of a POST', async () => {
+    const response = await app.request('/api/v1/leads/', {
+      method: 'POST',
+      key,
+      json: {
+        lead: {
+          name: 'Jordan Lee', email: 'jordan.slash@example.com', phone: '0412 345 678', dealership_id: 1,
+          category: 'Used Vehicle Enquiry', source: 'Website', send_customer_email: false,
+        },
+      },
+    });
+    expect(response.status).toBe(201);
+    const { lead } = (await response.json()) as { lead: { id: number } };
+    expect(await app.db.lead.findUnique({ where: { id: lead.id }, select: { email: true } })).toEqual({ email: 'jordan.slash@example.com' });
+  });
+});
