@@ -90,6 +90,23 @@ describe('the HTTP server', () => {
   });
 });
 
+describe('HEAD on the wire', () => {
+  it('sends the GET headers with its Content-Length and no body, and the connection stays usable', async () => {
+    const connection = await openRaw(port);
+    connection.socket.write('HEAD /health HTTP/1.1\r\nHost: gateway.test\r\n\r\nGET /health HTTP/1.1\r\nHost: gateway.test\r\nConnection: close\r\n\r\n');
+    await connection.closed;
+    const answers = connection.received().split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    const [head = '', get = ''] = answers;
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/\r\ncontent-length: 15\r\n/i);
+    // Nothing after the blank line: the next bytes on the connection are the GET's answer.
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+    expect(get).toMatch(/^HTTP\/1\.1 200 /);
+    expect(get.endsWith('{"status":"ok"}')).toBe(true);
+  });
+});
+
 describe('slow clients', () => {
   // Each client keeps sending, one piece every 50 ms, for up to 100 pieces (5 s, far beyond the
   // timeouts); the server must close the connection long before the client runs out.
