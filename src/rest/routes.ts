@@ -33,7 +33,21 @@ export interface RestRoute {
   deprecated?: { sunset?: string; link?: string };
   /** The error statuses the operation answers with, when they differ from what its shape implies. */
   errors?: readonly number[];
+  /**
+   * What a valid key without `access` gets: 403 `forbidden` by default; 401 `unauthorized` where the
+   * spec's error table calls that case "unauthorised" (4.4, 4.8, 4.9, 4.11). GraphQL's
+   * extensions.code says the same for the root field (src/builder.ts).
+   */
+  deniedStatus?: PermissionDeniedStatus;
+  /**
+   * Permissions the operation's documented record needs besides `access`: the spec types the field
+   * they guard as always present, so a key without one is refused (403) rather than sent a record
+   * with the field missing.
+   */
+  alsoNeeds?: readonly Permission[];
 }
+
+export type PermissionDeniedStatus = 401 | 403;
 
 export const restRoutes: readonly RestRoute[] = [
   {
@@ -48,10 +62,11 @@ export const restRoutes: readonly RestRoute[] = [
   {
     method: 'GET', path: '/api/v1/cars/:id/payment_processors.json', field: 'Query.car_payment_processors', spec: '4.3',
     summary: "Get a car's payment processors", access: 'show:payment_processor', query: ['website'],
+    alsoNeeds: ['show:payment_processor_secret'],
   },
   {
     method: 'GET', path: '/api/v1/model_variants/:slug', field: 'Query.model_variant', spec: '4.4',
-    summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'],
+    summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'], deniedStatus: 401,
   },
   {
     method: 'GET', path: '/manufacturers/:id/offers.json', field: 'Query.manufacturer_offers', spec: '4.5',
@@ -67,18 +82,18 @@ export const restRoutes: readonly RestRoute[] = [
   },
   {
     method: 'PUT', path: '/api/v1/leads/:id', field: 'Mutation.update_lead', spec: '4.8', summary: 'Update a lead',
-    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], errors: [400, 401, 403, 404, 409, 413, 422],
+    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], deniedStatus: 401, errors: [400, 401, 404, 409, 413, 422],
   },
   {
     method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead',
-    successStatus: 201, body: ['lead'], errors: [400, 401, 403, 404, 413, 422],
+    successStatus: 201, body: ['lead'], deniedStatus: 401, errors: [400, 401, 404, 413, 422],
   },
   {
     method: 'POST', path: '/api/v1/partner/tokens', field: 'Mutation.create_partner_token', spec: '4.10',
     summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'], errors: [400, 401, 403, 404, 413, 422] },
   {
     method: 'POST', path: '/api/v1/lead_events/:service/create', field: 'Mutation.create_lead_event', spec: '4.11',
-    summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'],
+    summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'], deniedStatus: 401,
     deprecated: { sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' },
   },
   {
@@ -124,6 +139,24 @@ export const restRoutes: readonly RestRoute[] = [
     access: 'index:model', params: { version: 'integer' }, query: ['version'],
   },
 ];
+
+const routeByField = new Map<string, RestRoute>(restRoutes.map((route) => [route.field, route]));
+
+/** The route a root field (`Query.car_performance`) answers, if any. */
+export function routeOfField(coordinate: string): RestRoute | undefined {
+  return routeByField.get(coordinate);
+}
+
+/** The status a valid key without the route's permission gets (see RestRoute.deniedStatus). */
+export function deniedStatusOf(route: RestRoute): PermissionDeniedStatus {
+  return route.deniedStatus ?? 403;
+}
+
+/** Every permission a key needs to call the route (none for public and any-key routes). */
+export function permissionsOf(route: RestRoute): Permission[] {
+  if (route.access === 'public' || route.access === 'authenticated') return [];
+  return [route.access, ...(route.alsoNeeds ?? [])];
+}
 
 export interface MatchedRoute {
   route: RestRoute;

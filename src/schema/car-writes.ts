@@ -194,7 +194,7 @@ builder.mutationField('reserve_car', (t) =>
       reserved: t.arg.boolean({ required: true, description: 'true reserves the car, false releases it.' }),
     },
     resolve: async (query, _root, args, context) => {
-      const id = await setCarReserved(context.db, { id: args.id, reserved: args.reserved }, context.now());
+      const id = await setCarReserved(context, { id: args.id, reserved: args.reserved }, context.now());
       return context.db.car.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

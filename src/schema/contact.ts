@@ -1,6 +1,7 @@
 // Spec 4.12 and 4.13: a dealership's contacts (record 2.8). The show and the list name a vehicle's
 // model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
-// Names, postcodes and regos are personal data: null for a key without read:personal_data.
+// The spec's contact record always has the first name and each vehicle's rego, so a key that may read
+// contacts gets them; the postcode, which the spec leaves nullable, needs read:personal_data too.
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
@@ -15,7 +16,7 @@ const ContactVehicle = builder.prismaObject('ContactVehicle', {
     make: t.exposeString('make'),
     model: t.exposeString('model'),
     year: t.exposeInt('year'),
-    rego: t.exposeString('rego', personalData),
+    rego: t.exposeString('rego'),
   }),
 });
 
@@ -27,7 +28,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
     make: t.exposeString('make'),
     raw_model: t.exposeString('model'),
     year: t.exposeInt('year'),
-    rego: t.exposeString('rego', personalData),
+    rego: t.exposeString('rego'),
   }),
 });
 
@@ -36,7 +37,7 @@ export const Contact = builder.prismaObject('Contact', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name', personalData),
+    first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
     vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
   }),
@@ -48,7 +49,7 @@ const ContactListEntry = builder.prismaObject('Contact', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name', personalData),
+    first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', personalData),
     vehicles: t.relation('vehicles', { type: ContactListVehicle, query: vehicleOrder }),
   }),

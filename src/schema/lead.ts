@@ -3,6 +3,7 @@
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
 import { builder } from '../builder.ts';
+import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
 import type { Context } from '../context.ts';
@@ -151,7 +152,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     t.exposeInt(name, { nullable: true });
   const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
     t.exposeString(name, { nullable: true });
-  const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
+  const personal = (name: 'last_name' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
   const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
     t.exposeInt(name, { nullable: true });
   return {
@@ -167,10 +168,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     team_member_id: id('team_member_id'),
     user_id: id('user_id'),
     page_id: id('page_id'),
-    name: personal('name'),
     last_name: personal('last_name'),
-    email: personal('email'),
-    phone: personal('phone'),
     user_email: personal('user_email'),
     customer_address: personal('customer_address'),
     dob: t.expose('dob', { type: 'Date', ...personalData }),
@@ -243,10 +241,14 @@ const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').im
 
 const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
   description:
-    'A lead as create and update answer it: the stored fields of spec 2.7 (phone in E.164), what it was linked to, and its state. ' +
-    'Personal data (names, e-mail, phone, user_email, customer_address, dob, address) is null without read:personal_data — ' +
-    'also for the key that just sent it, so one rule holds for every answer about a lead.',
+    'A lead as create and update answer it: the stored lead fields (phone in E.164), what it was linked to, and its state. ' +
+    'name, email and phone are always sent back to the key that wrote the lead (empty when not stored); the other personal data ' +
+    '(last_name, user_email, customer_address, dob, address) is null without read:personal_data.',
   fields: (t) => ({
+    // The writer's own echo: the fields a lead is identified by, never hidden from the key that wrote them.
+    name: t.string({ resolve: (lead) => textOrEmpty(lead.name) }),
+    email: t.string({ resolve: (lead) => textOrEmpty(lead.email) }),
+    phone: t.string({ description: 'E.164.', resolve: (lead) => textOrEmpty(lead.phone) }),
     payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
     address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
     files: t.expose('files', { type: [LeadRecordFileRef] }),
@@ -321,6 +323,9 @@ const LeadRef = builder.prismaObject('Lead', {
     payment: t.relation('payment', { nullable: true }),
     address: t.relation('address', personalData),
     files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
+    name: t.exposeString('name', personalData),
+    email: t.exposeString('email', personalData),
+    phone: t.exposeString('phone', personalData),
   }),
 });
 

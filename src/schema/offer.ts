@@ -4,6 +4,7 @@
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { builder } from '../builder.ts';
+import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   expiryInWords,
@@ -118,7 +119,7 @@ function listOfferFields(t: FieldBuilder) {
 
 function websiteOfferFields(t: FieldBuilder) {
   return {
-    category: t.exposeString('category', { nullable: true }),
+    category: t.string({ description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
     preferred_locations: t.field({
       type: [OfferLocation],
       select: (_args, _context, nestedSelection) => ({
