@@ -50,6 +50,8 @@ export interface Config {
   /** smtp(s)://user:pass@host:port; null: notifications are written to the log instead of sent. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** API_CONTACT_EMAIL: the support address the OpenAPI document gives integrators; null leaves it out. */
+  apiContactEmail: string | null;
   /** Where lead attachments are stored (the local-directory file storage). */
   fileStorageDir: string;
   /** Largest lead attachment, in bytes (decoded). */
@@ -199,6 +201,7 @@ const settingsSchema = z.object({
     z.string().trim().refine((value) => /^smtps?:\/\/[^/\s]/.test(value), 'must be smtp://user:pass@host:port or smtps://…'),
   ),
   MAIL_FROM: optional(z.string().trim()),
+  API_CONTACT_EMAIL: optional(z.string().trim().email('must be an e-mail address (api-support@example.com)')),
   FILE_STORAGE_DIR: optional(z.string().trim()),
   LEAD_FILE_MAX_BYTES: wholeNumber(),
   SHUTDOWN_GRACE_MS: positiveWholeNumber,
@@ -400,6 +403,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyring,
     smtpUrl: settings.SMTP_URL ?? null,
     mailFrom: settings.MAIL_FROM ?? 'Dealership Platform <no-reply@dealership.local>',
+    apiContactEmail: settings.API_CONTACT_EMAIL ?? null,
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
     leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES ?? 5 * 1024 * 1024,
     shutdownGraceMs: settings.SHUTDOWN_GRACE_MS ?? 10_000,

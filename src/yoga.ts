@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Yoga {
       useCompression(),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
-      useApiDocs(deps.config.explorers),
+      useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
       useRestRoutes(deps),
       useInputErrorCodes(),
       useReadableGraphQLParams(),

@@ -37,7 +37,7 @@ const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange
 });
 
 export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
-  description: 'Spec 2.2. Every figure is computed from the stored facts when asked.',
+  description: 'A car\'s performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     car_type: t.exposeString('car_type'),
@@ -89,7 +89,7 @@ const CarLookupBy = builder.enumType('CarLookupBy', {
 builder.queryField('car_performance', (t) =>
   t.field({
     type: CarPerformanceRef,
-    description: "Spec 4.2: a car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
+    description: "A car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
     authScopes: { permission: 'read:car' },
     args: {
       id: t.arg.string({ required: true }),
@@ -104,7 +104,7 @@ builder.queryField('car_performance', (t) =>
 type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
 
 const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
-  description: 'Spec 2.3.',
+  description: 'A payment processor the dealership (or one of its websites) takes payments through.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     authorization_type: t.exposeString('authorization_type'),
@@ -138,7 +138,7 @@ builder.queryField('car_payment_processors', (t) =>
   t.field({
     type: CarPaymentProcessors,
     description:
-      "Spec 4.3: the payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
+      "The payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
     authScopes: { permission: 'show:payment_processor' },
     args: {
       id: t.arg.string({ required: true }),

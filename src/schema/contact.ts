@@ -33,7 +33,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
 });
 
 export const Contact = builder.prismaObject('Contact', {
-  description: 'A person known to a dealership (spec 2.8).',
+  description: 'A person known to a dealership.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
@@ -45,7 +45,7 @@ export const Contact = builder.prismaObject('Contact', {
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',
-  description: 'A contact as the contact list answers it (spec 2.8, vehicles with `raw_model`).',
+  description: 'A contact as the contact list answers it (vehicles with `raw_model`).',
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
@@ -58,7 +58,7 @@ const ContactListEntry = builder.prismaObject('Contact', {
 builder.queryField('contact', (t) =>
   t.prismaField({
     type: Contact,
-    description: "One contact of a dealership (spec 4.12). 404 dealership_not_found / contact_not_found.",
+    description: "One contact of a dealership. 404 dealership_not_found / contact_not_found.",
     authScopes: { permission: 'read:contact' },
     args: {
       dealership_id: t.arg.int({ required: true }),
@@ -76,7 +76,7 @@ builder.queryField('contact', (t) =>
 builder.queryField('contacts', (t) =>
   t.prismaField({
     type: [ContactListEntry],
-    description: "A page of a dealership's contacts, by id (spec 4.13): page ≥ 1 (default 1), per_page 1–200 (default 50).",
+    description: "A page of a dealership's contacts, by id: page ≥ 1 (default 1), per_page 1–200 (default 50).",
     authScopes: { permission: 'read:contact' },
     extensions: {
       listSize: {

@@ -131,7 +131,7 @@ builder.queryField('dealerships', (t) =>
 // ───────────────────────────── 4.14 partner mappings ─────────────────────────────
 
 const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('PartnerDealership').implement({
-  description: 'A platform location mapped to its ids at the partner (spec 2.10).',
+  description: 'A platform location mapped to its ids at the partner.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The platform location id.' }),
     name: t.exposeString('name', { description: 'The location name.' }),
@@ -149,7 +149,7 @@ const PartnerDealerships = builder.objectRef<{ dealerships: PartnerDealershipMap
 builder.queryField('partner_dealerships', (t) =>
   t.field({
     type: PartnerDealerships,
-    description: "The partner mappings of the key's dealerships, by dealership then location id (spec 4.14).",
+    description: "The partner mappings of the key's dealerships, by dealership then location id.",
     authScopes: { permission: 'index:dealership' },
     resolve: async (_root, _args, context) => ({ dealerships: await partnerDealershipMappings(context.db) }),
   }),
@@ -215,7 +215,7 @@ const DealershipSearchWebsite = builder.prismaObject('Website', {
 
 const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
-  description: 'A dealership location found by the postcode search (spec 2.9).',
+  description: 'A dealership location found by the postcode search.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The location id.' }),
     dealership_id: t.exposeInt('dealership_id'),
@@ -243,8 +243,8 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
   t.prismaField({
     type: [DealershipSearchResult],
     description:
-      `The ${POSTCODE_SEARCH_LIMIT} locations of the manufacturer's dealerships closest to the postcode, nearest first ` +
-      '(spec 4.15). 422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
+      `The ${POSTCODE_SEARCH_LIMIT} locations of the manufacturer's dealerships closest to the postcode, nearest first. ` +
+      '422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
     authScopes: { permission: 'search:location' },
     extensions: { listSize: { defaultSize: POSTCODE_SEARCH_LIMIT } satisfies ListSize },
     args: {
@@ -268,7 +268,7 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
 // ───────────────────────────── 4.17 plugins ─────────────────────────────
 
 const PluginRef = builder.objectRef<InstalledPlugin>('InstalledPlugin').implement({
-  description: 'A plugin installed on a dealership (spec 2.11).',
+  description: 'A plugin installed on a dealership.',
   fields: (t) => ({
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
@@ -285,7 +285,7 @@ const DealershipPlugins = builder.objectRef<{ plugins: InstalledPlugin[] }>('Dea
 builder.queryField('dealership_plugins', (t) =>
   t.field({
     type: DealershipPlugins,
-    description: "The plugins of a dealership the key reaches, by plugin name (spec 4.17).",
+    description: "The plugins of a dealership the key reaches, by plugin name.",
     authScopes: { permission: 'index:plugin' },
     args: { dealership_slug: t.arg.string({ required: true }) },
     resolve: async (_root, args, context) => ({

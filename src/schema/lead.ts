@@ -116,13 +116,13 @@ const leadFields = (t: InputFields) => ({
 });
 
 const LeadInput = builder.inputType('LeadInput', {
-  description: 'A new lead (spec 2.7): email, phone, dealership_id, category and source are required.',
+  description: 'A new lead: email, phone, dealership_id, category and source are required.',
   fields: leadFields,
 });
 
 const LeadUpdateInput = builder.inputType('LeadUpdateInput', {
   description:
-    'Changes to a lead (spec 2.7 names and rules): a field left out keeps its value, null clears an optional one ' +
+    'Changes to a lead (the names and rules of a new lead): a field left out keeps its value, null clears an optional one ' +
     '(payment_attributes / address_attributes: null removes them); email, phone, category and source cannot be cleared. ' +
     'Files sent are added to the lead’s files.',
   fields: leadFields,
@@ -277,7 +277,7 @@ builder.mutationField('create_lead', (t) =>
   t.field({
     type: LeadPayload,
     description:
-      `Creates a lead (spec 4.9), its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
+      `Creates a lead, its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
       `An ${IDEMPOTENCY_HEADER} header makes retries safe: the same key and body answer the first result; the same key with another body is 422 idempotency_key_reused.`,
     authScopes: { permission: 'create:lead' },
     args: { lead: t.arg({ type: LeadInput, required: true, description: 'The lead’s fields, sent under "lead".' }) },
@@ -292,7 +292,7 @@ builder.mutationField('update_lead', (t) =>
   t.field({
     type: LeadPayload,
     description:
-      'Updates a lead of up to 3 days (72 hours) old (spec 4.8); only the fields sent change. ' +
+      'Updates a lead of up to 3 days (72 hours) old; only the fields sent change. ' +
       '404 lead_not_found (also for another dealership’s lead); 409 lead_too_old after 72 hours.',
     authScopes: { permission: 'update:lead' },
     args: {
