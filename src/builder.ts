@@ -50,9 +50,7 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, context, info) => {
       if (!context.actor) return unauthenticated();
       const route = routeOfField(`${info.parentType.name}.${info.fieldName}`);
-      if (!route) return permissionDenied(403);
-      const permission = route.access === 'public' || route.access === 'authenticated' ? undefined : route.access;
-      return permissionDenied(deniedStatusOf(route), permission);
+      return permissionDenied(route ? deniedStatusOf(route) : 403);
     },
   },
   prisma: {

@@ -120,7 +120,8 @@ async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute
   if (first === undefined) return null;
   // The operation's own permission decides the route's outcome; a further one its record needs is 403.
   const status = first === route.access ? deniedStatusOf(route) : 403;
-  return restErrorResponse([permissionDenied(status, first)]);
+  // Only a further permission is named: the operation's own is in its documentation.
+  return restErrorResponse([permissionDenied(status, first === route.access ? undefined : first)]);
 }
 
 export function useRestRoutes(deps: AppDeps): Plugin {
