@@ -41,7 +41,7 @@ let homeContact: Row;
 let awayContact: Row;
 let homeCar: Row & { stocknum: string };
 let movedCar: Row;
-let awayCar: Row;
+let awayCar: Row & { slug: string; stocknum: string };
 let homeLead: Row;
 let awayLead: Row;
 let movedLeads: Row[];
