@@ -617,7 +617,7 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     },
     "response": {
       "expires_at": "2026-11-21T09:10:00.000Z",
-      "redirect_url": "http://localhost:4000/api/v1/partner/sign_on?token=DQp4ypmv6-3Ubhb_axj_7JqMr2556-aiFy69cduFbmM"
+      "redirect_url": "http://localhost:4000/api/v1/partner/sign_on?token=U2IEKZKzN0FR-CjU5IUgRmZLhlcu0wJFGcSLS8y6wj0"
     }
   },
   "Mutation.create_lead_event": {
