@@ -9,7 +9,8 @@ import type PrismaTypes from './generated/pothos-types.ts';
 import { getDatamodel } from './generated/pothos-types.ts';
 import type { Context } from './context.ts';
 import type { Permission } from './auth/permissions.ts';
-import { forbidden, unauthenticated } from './errors.ts';
+import { permissionDenied, unauthenticated } from './errors.ts';
+import { deniedStatusOf, routeOfField } from './rest/routes.ts';
 
 /** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
 export const connectionPageSize = { default: 20, max: 100 } as const;
@@ -43,8 +44,14 @@ export const builder = new SchemaBuilder<{
       authenticated: context.actor !== null,
       permission: (permission) => context.actor?.permissions.has(permission) ?? false,
     }),
-    // A missing or invalid key is 401 whatever the field; a valid key without the permission is 403.
-    unauthorizedError: (_parent, context) => (context.actor ? forbidden() : unauthenticated()),
+    // A missing or invalid key is 401 whatever the field. A valid key without the permission gets
+    // what the REST route of the same root field answers (401 or 403, from the route table), so the
+    // two doors agree; any other field (and a root field with no route) is 403.
+    unauthorizedError: (_parent, context, info) => {
+      if (!context.actor) return unauthenticated();
+      const route = routeOfField(`${info.parentType.name}.${info.fieldName}`);
+      return permissionDenied(route ? deniedStatusOf(route) : 403);
+    },
   },
   prisma: {
     client: (context) => context.db,

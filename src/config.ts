@@ -65,6 +65,8 @@ export interface Config {
   /** smtp(s)://user:pass@host:port; null: notifications are written to the log instead of sent. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** API_CONTACT_EMAIL: the support address the OpenAPI document gives integrators; null leaves it out. */
+  apiContactEmail: string | null;
   /** Which store keeps lead attachments: the database by default on PostgreSQL, the directory on SQLite. */
   fileStorage: FileStorageKind;
   /** The directory of FILE_STORAGE=local. */
@@ -264,6 +266,7 @@ const settingsSchema = z.object({
   ),
   MAIL_FROM: optional(z.string().trim()),
   FILE_STORAGE: optional(z.enum(FILE_STORAGE_KINDS, `must be one of ${FILE_STORAGE_KINDS.join(', ')}`)),
+  API_CONTACT_EMAIL: optional(z.string().trim().email('must be an e-mail address (api-support@example.com)')),
   FILE_STORAGE_DIR: optional(z.string().trim()),
   S3_BUCKET: optional(
     z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
@@ -538,6 +541,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: settings.SMTP_URL ?? null,
     mailFrom: settings.MAIL_FROM ?? 'Dealership Platform <no-reply@dealership.local>',
     fileStorage,
+    apiContactEmail: settings.API_CONTACT_EMAIL ?? null,
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
     s3,
     // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.

@@ -39,6 +39,25 @@ export const unauthenticated = (): GraphQLError =>
 export const forbidden = (message = 'This API key does not have the permission this operation needs.'): GraphQLError =>
   apiError('FORBIDDEN', 'forbidden', message);
 
+/**
+ * A valid key without a permission the operation needs. Most operations answer 403 `forbidden`; the
+ * few the spec answers "unauthorised" for (see RestRoute.deniedStatus) answer 401 `unauthorized`,
+ * with this message rather than the missing-key one, so the caller can tell the two apart.
+ */
+export function permissionDenied(status: 401 | 403, permission?: string): GraphQLError {
+  const message = permission
+    ? `This API key does not have the ${permission} permission this operation needs.`
+    : 'This API key does not have the permission this operation needs.';
+  return status === 401 ? apiError('UNAUTHENTICATED', 'unauthorized', message) : forbidden(message);
+}
+
+/**
+ * A car that exists but belongs to a dealership the key cannot use (4.2, 4.19): the spec's own
+ * "invalid dealership" outcome, distinct from a car that does not exist. It says nothing of the car.
+ */
+export const invalidDealership = (): GraphQLError =>
+  apiError('FORBIDDEN', 'invalid_dealership', 'The car belongs to a dealership this API key cannot use.');
+
 /** `thing` names what was looked for, e.g. "car", so the body says "car_not_found". */
 export const notFound = (thing: string, message?: string): GraphQLError =>
   apiError('NOT_FOUND', `${thing}_not_found`, message ?? `No ${thing.replace(/_/g, ' ')} with that identifier.`);

@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Yoga {
       useCompression(),
       useHealthChecks(deps),
       useBodyLimit(deps.config.bodyLimitBytes),
-      useApiDocs(deps.config.explorers),
+      useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
       // After health checks and the explorers (never limited), before the REST door rebuilds requests.
       rateLimits.requests,
       useRestRoutes(deps),

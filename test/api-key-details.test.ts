@@ -50,12 +50,12 @@ describe('GET /api/v1/apikeys/apikey_details.json', () => {
     });
   });
 
-  it('lists every dealership for a key with no restriction, and hides e-mails without read:personal_data', async () => {
+  it("lists every dealership for a key with no restriction, with its staff's e-mails also without read:personal_data", async () => {
     const response = await app.request(PATH, { key: unrestricted.key });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.dealerships.map((d: { id: number }) => d.id)).toEqual([north.id, south.id]);
-    expect(body.dealerships[0].users).toEqual([{ id: expect.any(Number), name: 'Priya Shah', email: null }]);
+    expect(body.dealerships[0].users).toEqual([{ id: expect.any(Number), name: 'Priya Shah', email: 'Priya.Shah@northside.example.com' }]);
   });
 
   it('returns the same values through GraphQL', async () => {

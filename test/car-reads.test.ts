@@ -37,6 +37,7 @@ const PROCESSORS_QUERY = `query ($id: String!, $website: String) {
 const UNAUTHORIZED = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
 const FORBIDDEN = { error: 'forbidden', message: 'This API key does not have the permission this operation needs.' };
 const CAR_NOT_FOUND = { error: 'car_not_found', message: 'No car with that identifier.' };
+const INVALID_DEALERSHIP = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
 const WEBSITE_NOT_FOUND = { error: 'website_not_found', message: 'No website with that identifier.' };
 
 let app: TestApp;
@@ -149,7 +150,8 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
         { id: leadIds[1], created_at: daysAfter(listed.created_at, 12).toISOString(), source: 'Phone Call', lead_status: 'won', lead_state: 'sold' },
       ],
       price_changes: [
-        { updated_at: changeDates[0]?.toISOString(), dapprice: 31990, egcprice: null },
+        // No price of that kind at the change: 0 (README, "Fields that are never null").
+        { updated_at: changeDates[0]?.toISOString(), dapprice: 31990, egcprice: 0 },
         { updated_at: changeDates[1]?.toISOString(), dapprice: 30990, egcprice: 28990 },
       ],
     });
@@ -160,7 +162,7 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
     expect(body).toMatchObject({
       id: sold.id,
       status: 'sold',
-      vin: null,
+      vin: '',
       days_old: 60,
       sold_date: '2026-10-12',
       photos_count: 5,
@@ -196,7 +198,7 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
   it('recomputes when the facts change and as time passes', async () => {
     const extra = await makeCar(app.db, north.id, { created_at: now });
     const before = await (await app.request(performancePath(extra.id), { key: keys.all.key })).json();
-    expect(before).toMatchObject({ leads_count: 0, days_old: 0, views: 0, start_price: null, price_type: 'dapprice' });
+    expect(before).toMatchObject({ leads_count: 0, days_old: 0, views: 0, start_price: 0, price_type: 'dapprice' });
     await makeCarLead(app.db, north.id, extra.id);
     await makeViewDay(app.db, extra.id, now, 4);
     await makePriceChange(app.db, extra.id, { egcprice: 15000, created_at: now });
@@ -220,9 +222,9 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
     await expectAnswer(await app.request(performancePath(999_999), { key: keys.all.key }), 404, CAR_NOT_FOUND);
   });
 
-  it("answers a car of another dealership exactly like a car that does not exist, by id, slug or VIN", async () => {
+  it('answers a car of another dealership with 403 invalid_dealership, not like a missing car, by id, slug or VIN', async () => {
     for (const path of [performancePath(southCar.id), performancePath(southCar.slug), performancePath('SOUTH0000000000001', '?lookup_by=vin')]) {
-      await expectAnswer(await app.request(path, { key: keys.north.key }), 404, CAR_NOT_FOUND, path);
+      await expectAnswer(await app.request(path, { key: keys.north.key }), 403, INVALID_DEALERSHIP, path);
     }
     expect((await app.request(performancePath(southCar.id), { key: keys.south.key })).status).toBe(200);
   });
@@ -259,10 +261,10 @@ describe('Query.car_performance on GraphQL', () => {
     }
   });
 
-  it('is NOT_FOUND car_not_found for another dealership, FORBIDDEN without read:car, UNAUTHENTICATED without a key', async () => {
+  it('is FORBIDDEN invalid_dealership for another dealership, FORBIDDEN without read:car, UNAUTHENTICATED without a key', async () => {
     const hidden = await app.graphql(PERFORMANCE_QUERY, { id: String(southCar.id) }, keys.north.key);
     expect(hidden.data).toBeNull();
-    expect(hidden.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', error: 'car_not_found' });
+    expect(hidden.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'invalid_dealership' });
     const forbidden = await app.graphql(PERFORMANCE_QUERY, { id: String(listed.id) }, keys.noPermission.key);
     expect(forbidden.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
     const anonymous = await app.graphql(PERFORMANCE_QUERY, { id: String(listed.id) });
@@ -310,18 +312,18 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
     };
   });
 
-  it('lists every processor of the car dealership by id, the secret hidden without its permission', async () => {
-    const response = await app.request(path(listed.id), { key: keys.processors.key });
+  it('lists every processor of the car dealership by id, each record whole (an empty Google merchant id is "")', async () => {
+    const response = await app.request(path(listed.id), { key: keys.secrets.key });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       payment_processors: [
-        { id: processors.dealershipDefault.id, ...DEFAULT_PROCESSOR_COLUMNS, authorization_key: null },
+        { id: processors.dealershipDefault.id, ...DEFAULT_PROCESSOR_COLUMNS, authorization_key: 'sk_live_default' },
         {
           id: processors.siteOwn.id,
           authorization_type: 'api_key',
-          authorization_key: null,
+          authorization_key: expect.stringMatching(/^sk_live_/),
           merchant_id: 'north-site',
-          google_merchant_id: null,
+          google_merchant_id: '',
           supports_all_types: false,
           apple_pay_enabled: false,
           google_pay_enabled: false,
@@ -332,17 +334,20 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
     });
   });
 
-  it('shows authorization_key to a key holding show:payment_processor_secret', async () => {
-    const body = await (await app.request(path(listed.slug), { key: keys.secrets.key })).json();
-    expect(body.payment_processors.map((p: { authorization_key: string }) => p.authorization_key)).toEqual([
-      'sk_live_default',
-      expect.stringMatching(/^sk_live_/),
-    ]);
+  it('refuses a key without show:payment_processor_secret (403), since every record carries authorization_key', async () => {
+    const refused = await app.request(path(listed.slug), { key: keys.processors.key });
+    expect(refused.status).toBe(403);
+    const text = await refused.text();
+    expect(JSON.parse(text)).toEqual({ error: 'forbidden', message: 'This API key does not have the show:payment_processor_secret permission this operation needs.' });
+    expect(text).not.toContain('north-default');
+    const graph = await app.graphql(PROCESSORS_QUERY, { id: String(listed.id) }, keys.processors.key);
+    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
+    expect(JSON.stringify(graph.data ?? null)).not.toContain('north-default');
   });
 
   it("answers the website's own processor for its ID, slug or custom slug", async () => {
     for (const website of [String(ownSite.id), ownSite.slug, 'northside-online']) {
-      const response = await app.request(path(listed.id, `?website=${website}`), { key: keys.processors.key });
+      const response = await app.request(path(listed.id, `?website=${website}`), { key: keys.secrets.key });
       expect(response.status, website).toBe(200);
       const body = await response.json();
       expect(body.payment_processors.map((p: { id: number }) => p.id)).toEqual([processors.siteOwn.id]);
@@ -350,18 +355,18 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
   });
 
   it('falls back to the dealership default for a website without its own', async () => {
-    const body = await (await app.request(path(listed.id, `?website=${plainSite.slug}`), { key: keys.processors.key })).json();
+    const body = await (await app.request(path(listed.id, `?website=${plainSite.slug}`), { key: keys.secrets.key })).json();
     expect(body.payment_processors.map((p: { id: number }) => p.id)).toEqual([processors.dealershipDefault.id]);
   });
 
   it("answers 404 website_not_found for an unknown website or one of another dealership", async () => {
     for (const website of ['no-such-site', String(southSite.id), southSite.slug]) {
-      await expectAnswer(await app.request(path(listed.id, `?website=${website}`), { key: keys.processors.key }), 404, WEBSITE_NOT_FOUND, website);
+      await expectAnswer(await app.request(path(listed.id, `?website=${website}`), { key: keys.secrets.key }), 404, WEBSITE_NOT_FOUND, website);
     }
   });
 
   it('answers 404 car_not_found for an unknown car and for a car of another dealership', async () => {
-    await expectAnswer(await app.request(path('no-such-car'), { key: keys.processors.key }), 404, CAR_NOT_FOUND);
+    await expectAnswer(await app.request(path('no-such-car'), { key: keys.secrets.key }), 404, CAR_NOT_FOUND);
     await expectAnswer(await app.request(path(southCar.id), { key: keys.northProcessors.key }), 404, CAR_NOT_FOUND);
     const own = await app.request(path(listed.id), { key: keys.northProcessors.key });
     expect(own.status).toBe(200);
@@ -374,7 +379,6 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
 
   it('answers exactly the same on GraphQL', async () => {
     for (const [key, variables, query] of [
-      [keys.processors.key, { id: String(listed.id) }, ''],
       [keys.secrets.key, { id: String(listed.id) }, ''],
       [keys.secrets.key, { id: listed.slug, website: ownSite.slug }, `?website=${ownSite.slug}`],
     ] as const) {
@@ -444,7 +448,7 @@ describe('the Car graph (GraphQL only)', () => {
         { url: `https://img.example.com/${car.id}/2.jpg`, position: 2 },
       ],
       price_changes: [],
-      performance: { id: car.id, days_old: expect.any(Number), leads_count: 0, photos_count: 2, views: 0, start_price: null },
+      performance: { id: car.id, days_old: expect.any(Number), leads_count: 0, photos_count: 2, views: 0, start_price: 0 },
     });
   });
 

@@ -239,7 +239,7 @@ describe('POST /api/v1/leads: a valid lead', () => {
     expect(contact).toMatchObject({ first_name: 'Priya', last_name: 'Shah', phone: '+61391234567', postcode: '0800', sms_verified: true, high_priority: true });
   });
 
-  it('hides personal data from a key without read:personal_data, the creator included, and still stores it', async () => {
+  it('echoes name, e-mail and phone to the key that created the lead, hides the rest of the personal data without read:personal_data, and stores it all', async () => {
     const { email } = person();
     const response = await post(
       samplePayload(north.id, { email, dob: '1/2/1985', customer_address: '2 Rose Ave', user_email: staff.email, address_attributes: { city: 'Darwin' } }),
@@ -247,7 +247,7 @@ describe('POST /api/v1/leads: a valid lead', () => {
     );
     expect(response.status).toBe(201);
     const { lead } = await response.json();
-    expect(lead).toMatchObject({ name: null, last_name: null, email: null, phone: null, dob: null, customer_address: null, user_email: null, address: null });
+    expect(lead).toMatchObject({ name: 'Jane', last_name: null, email, phone: '+61412345678', dob: null, customer_address: null, user_email: null, address: null });
     expect(lead.user_id).toBe(staff.id);
     const stored = await app.db.lead.findUniqueOrThrow({ where: { id: lead.id }, include: { address: true } });
     expect(stored).toMatchObject({ name: 'Jane', email, phone: '+61412345678', customer_address: '2 Rose Ave', user_email: staff.email });
@@ -633,12 +633,13 @@ describe('dealership scoping and permissions', () => {
     expect((await post(samplePayload(south.id, person()), southOnly.key)).status).toBe(201);
   });
 
-  it('a key without create:lead is 403 forbidden on both doors', async () => {
+  // The spec's error table: insufficient permission on lead creation is "unauthorised".
+  it('a key without create:lead is 401 unauthorized on both doors', async () => {
     const response = await post(samplePayload(north.id, person()), reader.key);
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
     const graph = await app.graphql(CREATE_LEAD, { lead: samplePayload(north.id, person()) }, reader.key);
-    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
+    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', error: 'unauthorized' });
   });
 
   it.each([

@@ -201,13 +201,14 @@ describe('POST /api/v1/lead_events/:service/create', () => {
     expect(own.status).toBe(201);
   });
 
-  it('answers 403 forbidden to a key with other permissions only', async () => {
+  // The spec's error table: "key has another permission" is "unauthorised".
+  it('answers 401 unauthorized to a key with other permissions only', async () => {
     const response = await app.request(nestedPath('sms', { '[leadId]': String(northLead.id), '[messageDetail][sentBy]': 'Ana' }), {
       method: 'POST',
       key: otherKey,
     });
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
   });
 
   it.each([
@@ -249,7 +250,7 @@ describe('Mutation.create_lead_event', () => {
     const missing = await app.graphql(CREATE, { service: 'sms', data: { leadId: southLead.id, messageDetail: {} } }, northWriterKey);
     expect(missing.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', error: 'no_lead_found' });
     const forbidden = await app.graphql(CREATE, { service: 'sms', data: { leadId: northLead.id, messageDetail: {} } }, otherKey);
-    expect(forbidden.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(forbidden.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const anonymous = await app.graphql(CREATE, { service: 'sms', data: { leadId: northLead.id, messageDetail: {} } });
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
@@ -262,7 +263,7 @@ describe('Mutation.create_lead_event', () => {
     expect(field).toEqual({
       name: 'create_lead_event',
       isDeprecated: true,
-      deprecationReason: 'Deprecated by spec 4.11; the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
+      deprecationReason: 'Deprecated: the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
     });
   });
 });

@@ -258,10 +258,11 @@ describe('GET /api/v1/model_variants/{slug}', () => {
     }
   });
 
-  it('answers 403 without show:model_variant and 401 without a valid key', async () => {
+  // The spec's error table: a key lacking show:model_variant is "unauthorized"; one not authorised for the website, "forbidden".
+  it('answers 401 without show:model_variant (its own message) and 401 without a valid key', async () => {
     const forbidden = await app.request(variantPath('cx-5-maxx-sport', site.id), { key: keys.models.key });
-    expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toEqual(FORBIDDEN);
+    expect(forbidden.status).toBe(401);
+    expect(await forbidden.json()).toEqual({ ...FORBIDDEN, error: 'unauthorized' });
     const none = await app.request(variantPath('cx-5-maxx-sport', site.id));
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual(UNAUTHORIZED);
@@ -280,7 +281,7 @@ describe('GET /api/v1/model_variants/{slug}', () => {
       [{ slug: 'cx-5-maxx-sport', website_id: 'nope' }, keys.all.key, { code: 'NOT_FOUND', error: 'website_not_found' }],
       [{ slug: 'bt-50-xt', website_id: String(site.id) }, keys.all.key, { code: 'NOT_FOUND', error: 'model_variant_not_found' }],
       [{ slug: 'cx-5-maxx-sport' }, keys.all.key, { code: 'BAD_USER_INPUT', field: 'website_id' }],
-      [{ slug: 'cx-5-maxx-sport', website_id: String(site.id) }, keys.models.key, { code: 'FORBIDDEN' }],
+      [{ slug: 'cx-5-maxx-sport', website_id: String(site.id) }, keys.models.key, { code: 'UNAUTHENTICATED', error: 'unauthorized' }],
     ];
     for (const [variables, key, extensions] of cases) {
       const result = await app.graphql(VARIANT_QUERY, variables, key);

@@ -297,9 +297,9 @@ describe('GET /websites/{website_id}/offers/{id}.json', () => {
     });
   });
 
-  it('answers null override_url and category when the website has none, and an expired offer as "expired"', async () => {
+  it('answers null override_url and an empty category when the website has none, and an expired offer as "expired"', async () => {
     const other = await (await app.request(showPath(site.id, offers.siteOther.id), { key: keys.all.key })).json();
-    expect(other).toMatchObject({ category: null, preferred_locations: [], model: { name: 'MX-5', override_url: null } });
+    expect(other).toMatchObject({ category: '', preferred_locations: [], model: { name: 'MX-5', override_url: null } });
     const expired = await app.request(showPath(site.id, offers.siteExpired.id), { key: keys.all.key });
     expect(expired.status).toBe(200);
     expect(await expired.json()).toMatchObject({ expires_at: '2026-01-01', expiry_in_words: 'expired', dealership_ids: [] });

@@ -1,6 +1,8 @@
 // The published contract: a valid OpenAPI 3.1 document covering exactly the REST route table,
 // served with Swagger UI from this server, and a checker that really rejects what it should.
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { printSchema } from 'graphql';
+import { getSchema } from '../src/schema/index.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../src/rest/routes.ts';
 import { openApiPath } from '../src/rest/openapi.ts';
@@ -59,6 +61,60 @@ describe('the OpenAPI document', () => {
       expect(operation?.security).toEqual(route.access === 'public' ? [] : [{ bearer: [] }]);
       if (route.access !== 'public') expect(Object.keys(operation?.responses ?? {})).toContain('401');
     }
+  });
+});
+
+describe('what the document tells an integrator', () => {
+  type Full = {
+    info: { contact?: { url?: string }; license?: { name?: string } };
+    servers: { url: string }[];
+    tags: { name: string; description: string }[];
+    paths: Record<string, Record<string, Operation & { tags: string[]; description: string; parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { example?: unknown }> }> }>>;
+  };
+  const full = () => served as unknown as Full;
+  const operations = () => Object.values(full().paths).flatMap((byMethod) => Object.values(byMethod));
+
+  it('names this service, from PUBLIC_URL, as its server, with a contact and a licence', () => {
+    expect(full().servers).toEqual([{ url: 'http://localhost:4000', description: 'This service' }]);
+    expect(full().info.contact?.url).toBe('http://localhost:4000/docs');
+    expect(full().info.license?.name).toMatch(/Proprietary/);
+  });
+
+  it('declares each tag once, and every operation uses a declared one', () => {
+    const names = full().tags.map((tag) => tag.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const operation of operations()) for (const tag of operation.tags) expect(names).toContain(tag);
+  });
+
+  it('documents 429 with Retry-After and the rate-limit headers on every operation, and an example on every error', () => {
+    for (const operation of operations()) {
+      expect(Object.keys(operation.responses['429']?.headers ?? {})).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']));
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) >= 400) expect(response.content?.['application/json']?.example, `${operation['x-permission']} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it('states per operation what a key without its permission gets, as the route table says', () => {
+    for (const route of restRoutes) {
+      const operation = served.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] as Operation & { 'x-permission-denied-status'?: number };
+      if (route.access === 'public' || route.access === 'authenticated') continue;
+      expect(operation['x-permission-denied-status'], route.field).toBe(route.deniedStatus ?? 403);
+      if (route.deniedStatus === 401) expect(JSON.stringify(operation.responses['401']), route.field).toContain(route.access);
+    }
+  });
+
+  it('documents the Idempotency-Key of lead creation and the Deprecation and Sunset of the deprecated operation', () => {
+    const create = full().paths['/api/v1/leads']?.post;
+    expect(create?.parameters?.find((parameter) => parameter.name === 'Idempotency-Key')?.in).toBe('header');
+    const events = full().paths['/api/v1/lead_events/{service}/create']?.post;
+    expect(Object.keys(events?.responses['201']?.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Sunset']));
+  });
+
+  it('explains operations without pointing at internal documents', () => {
+    expect(JSON.stringify(served)).not.toMatch(/\b[Ss]pec(ification)? \d/);
+    // GraphiQL's documentation is the schema's descriptions.
+    expect(printSchema(getSchema())).not.toMatch(/\b[Ss]pec(ification)? \d/);
   });
 });
 

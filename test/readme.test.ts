@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
-import { restRoutes } from '../src/rest/routes.ts';
+import { deniedStatusOf, permissionsOf, restRoutes } from '../src/rest/routes.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 
@@ -30,18 +30,20 @@ function tableRows(heading: string): string[][] {
 }
 
 describe('README.md', () => {
-  it('lists exactly the REST routes, with their permission, success and error statuses', () => {
+  it('lists exactly the REST routes, with their permissions, the outcome without them, success and error statuses', () => {
     const rows = tableRows('## REST paths');
-    const documented = rows.map(([method, pathCell, , permission, success, errors, field]) => ({
+    const documented = rows.map(([method, pathCell, , permission, without, success, errors, field]) => ({
       key: `${method} ${(pathCell ?? '').replace(/`/g, '').replace(/\?.*$/, '')}`,
       permission: (permission ?? '').replace(/`/g, ''),
+      without: (without ?? '').replace(/\*/g, ''),
       success: Number(success),
       errors: (errors ?? '').split(' ').map(Number),
       field: (field ?? '').replace(/`/g, ''),
     }));
     const expected = restRoutes.map((route) => ({
       key: `${route.method} ${openApiPath(route.path)}`,
-      permission: route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : route.access,
+      permission: route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : permissionsOf(route).join(' and '),
+      without: permissionsOf(route).length > 0 ? String(deniedStatusOf(route)) : '',
       success: route.successStatus ?? 200,
       errors: errorStatusesOf(route),
       field: route.field.split('.')[1],

@@ -126,7 +126,8 @@ describe('PUT /api/v1/cars/:id/reserve', () => {
     expect(await stored(car.id)).toEqual(before);
   });
 
-  it('is 404 car_not_found for an unknown car, and the same for a car of a dealership the key cannot reach', async () => {
+  it('is 404 car_not_found for an unknown car, and 403 invalid_dealership for a car of a dealership the key cannot reach', async () => {
+    const invalidDealership = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
     const foreign = await makeCar(app.db, north.id);
     const before = await stored(foreign.id);
     for (const id of ['999999', 'no-such-slug']) {
@@ -136,13 +137,13 @@ describe('PUT /api/v1/cars/:id/reserve', () => {
     }
     for (const id of [String(foreign.id), foreign.slug]) {
       const response = await reserve(id, '?reserved=true', southReserver);
-      expect(response.status).toBe(404);
-      expect(await response.json()).toEqual(carNotFound);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual(invalidDealership);
       const released = await reserve(id, '?reserved=false', southReserver);
-      expect(released.status).toBe(404);
+      expect(released.status).toBe(403);
     }
     const graph = await app.graphql(RESERVE, { id: foreign.slug, reserved: true }, southReserver);
-    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', error: 'car_not_found' });
+    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'invalid_dealership' });
     expect(await stored(foreign.id)).toEqual(before);
   });
 });

@@ -15,6 +15,9 @@ import { onFileEnd } from './support/cleanup.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 
+/** Personal data (read:personal_data) the cache must never hand to a key without it. */
+const NORTHERNER_POSTCODE = '0810';
+
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = pino({ level: 'silent' });
 
@@ -72,7 +75,7 @@ beforeAll(async () => {
   south = await makeDealership(app.db);
   const car = await makeCar(app.db, north.id, { stocknum: 'CACHE1' });
   carId = car.id;
-  await makeContact(app.db, north.id, { first_name: 'Northerner' });
+  await makeContact(app.db, north.id, { first_name: 'Northerner', postcode: NORTHERNER_POSTCODE });
   await makeContact(app.db, south.id, { first_name: 'Southerner' });
   const all = ['read:car', 'read:contact', 'read:personal_data', 'create:lead', 'index:dealership'] as const;
   keys = {
@@ -111,9 +114,9 @@ describe('one instance, in memory', () => {
   });
 
   it('never hands personal data to a key without read:personal_data, whoever read it first', async () => {
-    const query = `{ contacts(dealership_id: ${north.id}) { first_name } }`;
-    expect((await graphql(yoga, query, keys.all)).data?.contacts).toEqual([{ first_name: 'Northerner' }]);
-    expect((await graphql(yoga, query, keys.allNoPersonal)).data?.contacts).toEqual([{ first_name: null }]);
+    const query = `{ contacts(dealership_id: ${north.id}) { first_name postcode } }`;
+    expect((await graphql(yoga, query, keys.all)).data?.contacts).toEqual([{ first_name: 'Northerner', postcode: NORTHERNER_POSTCODE }]);
+    expect((await graphql(yoga, query, keys.allNoPersonal)).data?.contacts).toEqual([{ first_name: 'Northerner', postcode: null }]);
   });
 
   it('shows a write on the next read', async () => {

@@ -41,7 +41,7 @@ let homeContact: Row;
 let awayContact: Row;
 let homeCar: Row & { stocknum: string };
 let movedCar: Row;
-let awayCar: Row;
+let awayCar: Row & { slug: string; stocknum: string };
 let homeLead: Row;
 let awayLead: Row;
 let movedLeads: Row[];
@@ -417,9 +417,8 @@ describe('the reproduction of issue 10', () => {
     expect(unrestricted.phone_calls).toBe(1);
   });
 
-  it('answers a foreign object exactly like a missing one, on every by-id REST path', async () => {
+  it('answers a foreign object exactly like a missing one, on every by-id REST path but the two the spec words otherwise', async () => {
     const pairs: [string, string][] = [
-      [`/api/v1/cars/${awayCar.id}/performance.json`, '/api/v1/cars/999999/performance.json'],
       [`/api/v1/cars/${awayCar.id}/payment_processors.json`, '/api/v1/cars/999999/payment_processors.json'],
       [`/dealerships/${away.id}/contacts/${awayContact.id}`, `/dealerships/999999/contacts/${awayContact.id}`],
       [`/dealerships/${home.id}/contacts/${awayContact.id}`, `/dealerships/${home.id}/contacts/999999`],
@@ -432,6 +431,27 @@ describe('the reproduction of issue 10', () => {
       expect(foreign.status, foreignPath).toBe(404);
       expect(await foreign.json(), foreignPath).toEqual(await missing.json());
     }
+  });
+
+  // The spec gives a car of a dealership the key cannot use its own outcome on the performance read
+  // and the reservation ("invalid dealership", distinct from "car does not exist"): one fixed body
+  // that carries nothing of the car, however it was named.
+  it('refuses another dealership\'s car with invalid_dealership on 4.2 and 4.19, telling nothing about it', async () => {
+    const invalid = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
+    for (const name of [String(awayCar.id), awayCar.slug]) {
+      const performance = await app.request(`/api/v1/cars/${encodeURIComponent(name)}/performance.json`, { key: homeKey });
+      expect(performance.status, name).toBe(403);
+      const text = await performance.text();
+      expect(JSON.parse(text), name).toEqual(invalid);
+      expect(text).not.toContain(awayCar.stocknum);
+      const reserve = await app.request(`/api/v1/cars/${encodeURIComponent(name)}/reserve?reserved=true`, { method: 'PUT', key: homeKey });
+      expect(reserve.status, name).toBe(403);
+      expect(await reserve.json(), name).toEqual(invalid);
+    }
+    const missing = await app.request('/api/v1/cars/999999/performance.json', { key: homeKey });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: string }).error).toBe('car_not_found');
+    expect((await app.db.car.findUniqueOrThrow({ where: { id: awayCar.id } })).reserved).toBe(false);
   });
 });
 
@@ -453,7 +473,7 @@ describe('writes by a restricted key', () => {
     });
     expect(moveAway.status).toBe(422);
     const reserve = await app.request(`/api/v1/cars/${awayCar.id}/reserve?reserved=true`, { method: 'PUT', key: homeKey });
-    expect(reserve.status).toBe(404);
+    expect(reserve.status).toBe(403); // invalid_dealership: the spec's own outcome for a reservation (4.19)
     const lead = await app.request('/api/v1/leads', {
       method: 'POST',
       key: homeKey,
@@ -537,7 +557,8 @@ describe('every non-root field returning a guarded type', () => {
       for (const path of paths) {
         query = `${path.open}__typename ${field.name}${inner}${path.close}`;
         denied = await app.graphql(query, undefined, key);
-        if (!denied.errors?.some((error) => error.extensions?.code === 'FORBIDDEN')) break;
+        // A root field refused for want of a permission is FORBIDDEN, or UNAUTHENTICATED where the spec says "unauthorised".
+        if (!denied.errors?.some((error) => error.extensions?.code === 'FORBIDDEN' || error.extensions?.code === 'UNAUTHENTICATED')) break;
         denied = undefined;
       }
       if (!denied) continue;

@@ -197,10 +197,11 @@ describe('PUT /api/v1/leads/{id}: a partial update', () => {
     expect(await app.db.contact.findUniqueOrThrow({ where: { id: created.contact_id } })).toMatchObject({ high_priority: true, sms_verified: true });
   });
 
-  it('keeps personal data null for a key without read:personal_data', async () => {
+  it('answers a key without read:personal_data the lead’s name, e-mail and phone (always in the record), and null for the rest', async () => {
     const created = await createLead();
+    const stored = await app.db.lead.findUniqueOrThrow({ where: { id: created.id } });
     const { lead } = await (await put(created.id, { lead_state: 'seen' }, blind.key)).json();
-    expect(lead).toMatchObject({ lead_state: 'seen', name: null, email: null, phone: null, last_name: null });
+    expect(lead).toMatchObject({ lead_state: 'seen', name: stored.name ?? '', email: stored.email ?? '', phone: stored.phone ?? '', last_name: null });
   });
 });
 
@@ -318,13 +319,14 @@ describe('not found, scoping and permissions', () => {
     expect((await put(southLead.id, { lead_state: 'x' }, southEditor.key)).status).toBe(200);
   });
 
-  it('a key without update:lead is 403 forbidden on both doors', async () => {
+  // The spec's error table: insufficient permission on lead update is "unauthorised".
+  it('a key without update:lead is 401 unauthorized on both doors', async () => {
     const created = await createLead();
     const response = await put(created.id, { lead_state: 'x' }, creator.key);
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
     const graph = await app.graphql(UPDATE_LEAD, { id: created.id, lead: { lead_state: 'x' } }, creator.key);
-    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
+    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', error: 'unauthorized' });
   });
 
   it.each([

@@ -6,7 +6,8 @@ export const permissionCatalogue = {
   'update:car': 'Update a car (PUT /api/cars/{id}).',
   'reserve:car': "Set a car's reserved flag (PUT /api/v1/cars/{id}/reserve).",
   'show:payment_processor': "Read a car's payment processors (GET /api/v1/cars/{id}/payment_processors.json).",
-  'show:payment_processor_secret': "See a payment processor's authorization_key (null without it).",
+  'show:payment_processor_secret':
+    "See a payment processor's authorization_key; every payment processor record carries it, so reading processors needs this too (403 without it).",
   'show:model_variant': 'Read a model variant (GET /api/v1/model_variants/{slug}).',
   'index:model': "List a website's models (GET /api/v1/websites/{website_id}/models).",
   'index:offer': 'Read manufacturer and website offers (GET /manufacturers/{id}/offers.json, GET /websites/{website_id}/offers/{id}.json).',
@@ -16,7 +17,7 @@ export const permissionCatalogue = {
   'create:lead_event': 'Record messaging events against leads (POST /api/v1/lead_events/{service}/create).',
   'read:contact': "Read a dealership's contacts (GET /dealerships/{dealership_id}/contacts[/{id}]).",
   'read:personal_data':
-    "See people's personal data inside what a key may read: contacts' names and postcodes, vehicles' regos, leads' names, e-mails and phones, users' e-mails (null without it).",
+    "See customers' personal data that a record may leave out: contacts' postcodes; in GraphQL, leads' names, e-mails, phones, addresses and birth dates (null without it).",
   'index:dealership': 'List partner dealership mappings (GET /api/v1/partner/dealerships) and read dealerships in GraphQL.',
   'search:location': "Search a manufacturer's dealership locations by postcode (GET /manufacturers/{id}/search_by_postcode).",
   'index:plugin': "List a dealership's plugins (GET /api/v1/dealerships/{dealership_slug}/plugins).",

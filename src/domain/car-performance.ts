@@ -2,7 +2,8 @@
 // photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
 // Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
 import type { Db } from '../db/client.ts';
-import { findCarId, type CarLookupBy } from './cars.ts';
+import { findCarIdForKey, type CarLookupBy } from './cars.ts';
+import type { DbClients } from '../db/scoped.ts';
 
 const DAY_MS = 86_400_000;
 /** The photo count that days_to_twenty_photos measures the time to. */
@@ -155,14 +156,18 @@ export async function carPerformances(db: Db, carIds: readonly number[], now: Da
   return result;
 }
 
-/** Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key reaches. */
+/**
+ * Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key
+ * reaches; a car of another dealership is 403 invalid_dealership.
+ */
 export async function carPerformance(
-  db: Db,
+  clients: DbClients,
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   now: Date,
 ): Promise<CarPerformance> {
-  const id = await findCarId(db, identifier, lookupBy);
+  const { db } = clients;
+  const id = await findCarIdForKey(clients, identifier, lookupBy);
   const performance = (await carPerformances(db, [id], now)).get(id);
   // The car was found a moment ago; it can only be missing if it was deleted in between.
   if (!performance) throw new Error(`car ${id} disappeared while its performance was computed`);

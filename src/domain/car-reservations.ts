@@ -3,17 +3,19 @@
 //
 // reserved=true reserves a free car and refuses a reserved one (409 car_already_reserved);
 // reserved=false releases the reservation and is idempotent (a free car stays free, 200). A car of a
-// dealership the key cannot reach answers exactly like a car that does not exist (404), so a key
-// cannot probe other dealerships' stock: `db` is the caller's scoped client (src/db/scoped.ts).
-import type { Db } from '../db/client.ts';
+// dealership the key cannot reach is refused with the spec's own "invalid dealership" (403
+// invalid_dealership), distinct from a car that does not exist (404); the write itself goes through
+// the caller's scoped client (src/db/scoped.ts), so it can only touch the key's own cars.
+import type { DbClients } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
-import { findCarId } from './cars.ts';
+import { findCarIdForKey } from './cars.ts';
 
 export const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
 
 /** Sets or clears the reservation of the car named by id, slug or custom slug; returns its id. */
-export async function setCarReserved(db: Db, input: { id: string; reserved: boolean }, now: Date): Promise<number> {
-  const carId = await findCarId(db, input.id);
+export async function setCarReserved(clients: DbClients, input: { id: string; reserved: boolean }, now: Date): Promise<number> {
+  const { db } = clients;
+  const carId = await findCarIdForKey(clients, input.id);
   if (!input.reserved) {
     await db.car.updateMany({ where: { id: carId, reserved: true }, data: { reserved: false, reserved_at: null, updated_at: now } });
     return carId;

@@ -1,9 +1,11 @@
 // Finding a car as the spec's paths name it: by id, slug or custom slug (4.2, 4.3, 4.19), or by VIN
 // with lookup_by=vin (4.2). Read through the caller's scoped client (src/db/scoped.ts), a car outside
-// the key's dealerships is not found, exactly like a car that does not exist.
+// the key's dealerships is not found, exactly like a car that does not exist; except where the spec
+// gives that case its own outcome (findCarIdForKey).
 import { rowIdFromText } from './input-limits.ts';
 import type { Db, Prisma } from '../db/client.ts';
-import { notFound } from '../errors.ts';
+import type { DbClients } from '../db/scoped.ts';
+import { invalidDealership, notFound } from '../errors.ts';
 
 /** What lookup_by may say (4.2): `vin` means the identifier is a VIN; without it, an ID, slug or custom slug. */
 export const CAR_LOOKUP_BYS = ['vin'] as const;
@@ -28,4 +30,20 @@ export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookup
   });
   if (!car) throw notFound('car');
   return car.id;
+}
+
+/**
+ * Like findCarId, for the operations whose spec refuses a car of a dealership the key cannot use
+ * with its own error (4.2, 4.19: "invalid dealership", 403), distinct from a car that does not exist
+ * (404). Only when the scoped lookup finds nothing does the unscoped client (the escape hatch of
+ * src/db/scoped.ts) ask whether such a car exists at all; it reads nothing but that, and the error
+ * carries nothing of the car.
+ */
+export async function findCarIdForKey(clients: DbClients, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+  try {
+    return await findCarId(clients.db, identifier, lookupBy);
+  } catch (error) {
+    const elsewhere = await clients.unscopedDb.car.findFirst({ where: carWhere(identifier, lookupBy), select: { id: true } });
+    throw elsewhere ? invalidDealership() : error;
+  }
 }

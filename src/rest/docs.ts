@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { buildOpenApiDocument } from './openapi.ts';
+import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
 import { jsonResponse } from './errors.ts';
 import { explorerPagePolicy } from '../explorers.ts';
 
@@ -60,12 +60,12 @@ const init = `window.ui = SwaggerUIBundle({
 export const DOCS_PAGE_POLICY = explorerPagePolicy({ scripts: ["'self'"], images: "'self' data:" });
 
 /** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
-export function useApiDocs(explorers: boolean): Plugin {
+export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions): Plugin {
   let documentJson: string | undefined;
   const fileCache = new Map<string, ArrayBuffer>();
   return {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {
-      documentJson = JSON.stringify(buildOpenApiDocument(schema), null, 2);
+      documentJson = JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
     },
     onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET') return;

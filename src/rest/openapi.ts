@@ -18,7 +18,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { permissionCatalogue } from '../auth/permissions.ts';
-import { restRoutes, type ParamType, type RestRoute } from './routes.ts';
+import { deniedStatusOf, permissionsOf, restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
+import { operationExamples } from './openapi-examples.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -35,32 +36,72 @@ const scalarSchemas: Record<string, JsonSchema> = {
 };
 
 const errorDescriptions: Record<number, string> = {
-  400: 'Malformed request: the body is not valid JSON, or a path parameter is not valid percent-encoded UTF-8.',
-  401: 'Missing, malformed, unknown, expired or revoked API key (one body for all).',
-  403: 'The key lacks the permission this operation needs, or is not authorised for the website.',
+  400: '`malformed_json`: the body is not valid JSON; `malformed_request`: a path parameter is not valid percent-encoded UTF-8.',
+  401: '`unauthorized`: a missing, malformed, unknown, expired or revoked API key (one body for all).',
+  403: '`forbidden`: the key lacks the permission this operation needs.',
   404: 'Not found, or outside the dealerships of the key (answered alike).',
-  405: 'The path exists with another method.',
   409: 'Conflict with the stored state.',
   410: 'Gone: the token expired or was used already.',
-  413: 'The request body is over the size limit.',
-  422: 'Invalid input: `field` names the parameter or body field at fault.',
-  429: 'Rate limited (README, Rate limits): `Retry-After` says in how many seconds to try again; `RateLimit` and `RateLimit-Policy` say which limit.',
-  500: 'Unexpected error (logged; nothing internal in the body).',
+  413: '`payload_too_large`: the request body is over the size limit.',
+  422: '`invalid_input`: `field` names the parameter or body field at fault, and `message` says why.',
+  429: '`rate_limited`: a rate limit was reached (per key, dealership, cost or client address); `Retry-After` says how many seconds to wait, `RateLimit` and `RateLimit-Policy` which limit.',
+  500: '`internal_error`: unexpected (logged; nothing internal in the body).',
 };
 
-/** The headers of a 429 answer (src/rate-limit/policy.ts). */
-const rateLimitedHeaders = {
-  'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds until the limit that refused the request starts a new window.' },
-  RateLimit: { schema: { type: 'string' }, description: 'Per policy, the requests (or cost) left `r` and the seconds until its window resets `t`.' },
-  'RateLimit-Policy': { schema: { type: 'string' }, description: 'Per policy, its quota `q` and window `w` in seconds.' },
+/** A realistic body per `error` code, for the document's examples (messages as the service words them). */
+const errorMessages: Record<string, string> = {
+  malformed_json: 'The request body is not valid JSON.',
+  malformed_request: 'The path parameter id is not valid percent-encoded UTF-8.',
+  unauthorized: 'A valid API key is required: send "Authorization: Bearer <key>".',
+  forbidden: 'This API key does not have the permission this operation needs.',
+  invalid_dealership: 'The car belongs to a dealership this API key cannot use.',
+  payload_too_large: 'The request body is over 10485760 bytes.',
+  invalid_input: 'id: must be a whole number, got "abc"',
+  email_required: 'email: is required',
+  geolocation_error: 'postcode: 9999 is not a known Australian postcode',
+  idempotency_key_reused: 'This Idempotency-Key was used with another request body.',
+  no_platform_account: 'There is no platform account for that e-mail address.',
+  no_lead_found: 'No lead with that id.',
+  lead_too_old: 'The lead is more than 3 days old and can no longer be updated.',
+  stocknum_taken: 'Another car of this dealership has that stock number.',
+  car_already_reserved: 'The car is already reserved.',
+  token_not_found: 'This sign-on link is not valid.',
+  token_expired: 'This sign-on link has expired. Start the sign-on again from the partner.',
+  rate_limited: 'Too many requests: retry after the number of seconds in Retry-After.',
+  internal_error: 'Unexpected error.',
 };
+
+const defaultErrorCode: Record<number, string> = {
+  400: 'malformed_json', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 410: 'token_expired',
+  413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error',
+};
+
+/** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
+function errorExample(route: RestRoute, status: number): Record<string, string> {
+  const code = /`([a-z_]+)`/.exec(route.outcomes?.[status] ?? '')?.[1] ?? defaultErrorCode[status] ?? 'error';
+  const thing = /^(.+)_not_found$/.exec(code)?.[1];
+  const message = errorMessages[code] ?? (thing ? `No ${thing.replace(/_/g, ' ')} with that identifier.` : 'The request failed.');
+  const field = /^([a-z_.]+): /.exec(message)?.[1];
+  return { error: code, message, ...(status === 422 && field ? { field } : {}) };
+}
+
+/** What an error status means for this route: its own outcome, else the general description. */
+function errorDescriptionOf(route: RestRoute, status: number): string {
+  const own = route.outcomes?.[status];
+  if (own) return own;
+  if (status === 403 && route.access !== 'public' && route.access !== 'authenticated') {
+    return `\`forbidden\`: the key lacks ${permissionsOf(route).map((name) => `\`${name}\``).join(' or ')}.`;
+  }
+  return errorDescriptions[status] ?? 'Error.';
+}
 
 /** The error statuses a route can answer with: its own list, else what its shape implies. */
 export function errorStatusesOf(route: RestRoute): number[] {
   if (route.errors) return [...route.errors].sort();
   const statuses = new Set<number>();
   if (route.access !== 'public') statuses.add(401);
-  if (route.access !== 'public' && route.access !== 'authenticated') statuses.add(403);
+  const needsPermission = route.access !== 'public' && route.access !== 'authenticated';
+  if ((needsPermission && (deniedStatusOf(route) === 403 || route.alsoNeeds?.length)) || route.outcomes?.[403]) statuses.add(403);
   if (/:/.test(route.path)) {
     statuses.add(400); // a path parameter that is not percent-encoded UTF-8
     statuses.add(404);
@@ -182,6 +223,20 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     ...(route.tokenInQuery
       ? [{ name: 'token', in: 'query', required: false, description: 'The API key, for providers that cannot send an Authorization header.', schema: { type: 'string' } }]
       : []),
+    ...(route.idempotent
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              'Any text up to 255 characters, new for each new request: a retry with the same key and body answers the first ' +
+              'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
+            schema: { type: 'string', maxLength: 255 },
+            example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
+          },
+        ]
+      : []),
     ...(conditional
       ? [{ name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.', schema: { type: 'string' } }]
       : []),
@@ -194,11 +249,13 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
           return arg !== undefined && isNonNullType(arg.type);
         });
         const schema = { type: 'object', properties, required };
+        const example = exampleOf(route)?.request;
+        const withExample = example !== undefined ? { schema, example } : { schema };
         return {
           required: true,
           content: {
-            'application/json': { schema },
-            ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+            'application/json': withExample,
+            ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
             // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
             // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
             'multipart/form-data': {
@@ -213,16 +270,28 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
       })()
     : undefined;
   const status = route.successStatus ?? 200;
+  const example = exampleOf(route);
+  const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
+  const deprecationHeaders = route.deprecated
+    ? {
+        Deprecation: { $ref: '#/components/headers/Deprecation' },
+        ...(route.deprecated.sunset ? { Sunset: { $ref: '#/components/headers/Sunset' } } : {}),
+      }
+    : {};
   const success =
     status === 302
       ? {
           description: 'Redirect to the Location header.',
-          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' } },
+          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...deprecationHeaders },
         }
       : {
           description: 'Success.',
-          ...(conditional ? { headers: { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } } : {}),
-          content: { 'application/json': { schema: writer.output(field.type) } },
+          headers: {
+            ...(conditional ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } : {}),
+            ...rateLimitHeaders,
+            ...deprecationHeaders,
+          },
+          content: { 'application/json': { schema: writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
         };
   const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
   // 429 (the rate limits) and 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
@@ -230,26 +299,40 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     [...errorStatusesOf(route), 429, 500].map((code) => [
       String(code),
       {
-        description: errorDescriptions[code] ?? 'Error.',
-        ...(code === 429 ? { headers: rateLimitedHeaders } : {}),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        description: errorDescriptionOf(route, code),
+        headers: {
+          ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...deprecationHeaders,
+        },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorExample(route, code) } },
       },
     ]),
   );
-  const permission = route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : `\`${route.access}\``;
+  const permissions = permissionsOf(route);
+  const access =
+    route.access === 'public'
+      ? 'No API key: anyone may call it.'
+      : route.access === 'authenticated'
+        ? 'Any valid API key.'
+        : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${route.access}\` the answer is ` +
+          `${deniedStatusOf(route)} \`${deniedStatusOf(route) === 401 ? 'unauthorized' : 'forbidden'}\`` +
+          `${route.alsoNeeds?.length ? `, without ${route.alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
   return {
     operationId: field.name,
     summary: route.summary,
     description: [
-      `Spec ${route.spec}. Permission: ${permission}.`,
-      route.access !== 'public' && route.access !== 'authenticated' ? permissionCatalogue[route.access] : '',
+      access,
+      ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
       field.description ?? '',
+      route.deprecated?.sunset ? `Deprecated: answers carry \`Deprecation\` and \`Sunset\`; the path is removed after ${route.deprecated.sunset}.` : '',
     ]
       .filter(Boolean)
       .join('\n\n'),
     ...(route.deprecated ? { deprecated: true } : {}),
-    tags: [route.path.split('/').filter((part) => part && !part.startsWith(':') && part !== 'api' && part !== 'v1')[0] ?? 'api'],
+    tags: [route.tag],
     'x-permission': route.access,
+    'x-permissions': permissions,
+    ...(permissions.length > 0 ? { 'x-permission-denied-status': deniedStatusOf(route) } : {}),
     'x-graphql-field': route.field,
     security: route.access === 'public' ? [] : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -258,12 +341,29 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
   };
 }
 
+interface OperationExample {
+  request?: unknown;
+  response?: unknown;
+}
+
+/** The demo data's request and answer for the route (src/rest/openapi-examples.ts, written by its test). */
+function exampleOf(route: RestRoute): OperationExample | undefined {
+  return operationExamples[route.field];
+}
+
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
-export function buildOpenApiDocument(schema: GraphQLSchema): Record<string, unknown> {
+export interface OpenApiOptions {
+  /** This service's public origin (PUBLIC_URL): the document's server. */
+  publicUrl: string;
+  /** Where integrators write for help (API_CONTACT_EMAIL), if set. */
+  contactEmail?: string | null;
+}
+
+export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
   const writer = new SchemaWriter(schema);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of restRoutes) {
@@ -272,27 +372,56 @@ export function buildOpenApiDocument(schema: GraphQLSchema): Record<string, unkn
     const key = openApiPath(route.path);
     paths[key] = { ...(paths[key] ?? {}), [route.method.toLowerCase()]: operation };
   }
+  const publicUrl = options.publicUrl.replace(/\/+$/, '');
   return {
     openapi: '3.1.0',
     info: {
       title: 'Dealership Platform Public API',
       version: '1.0.0',
       description:
-        'The REST paths of the dealership platform. Every path answers from the same GraphQL schema as `/graphql`. ' +
-        'Send the API key as `Authorization: Bearer <key>`. Errors answer `{"error": "<code>", "message": "…"}`, ' +
-        'with `field` naming the input at fault on 422.',
+        'The REST paths of the dealership platform, for integrators: cars and their performance, the new-vehicle catalogue and offers, ' +
+        'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
+        'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
+        'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
+        'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
+      contact: {
+        name: 'Dealership Platform API support',
+        url: `${publicUrl}/docs`,
+        ...(options.contactEmail ? { email: options.contactEmail } : {}),
+      },
+      license: { name: 'Proprietary: for use by integrators under their agreement with the dealership platform' },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
+    tags: Object.entries(restTags).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
+      headers: {
+        'RateLimit-Policy': {
+          description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
+          schema: { type: 'string' },
+          example: '"per-key";q=600;w=60',
+        },
+        RateLimit: {
+          description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
+          schema: { type: 'string' },
+          example: '"per-key";r=598;t=42',
+        },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
+        Deprecation: { description: 'The operation is deprecated.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
+        Sunset: {
+          description: 'When the operation is removed (an HTTP date).',
+          schema: { type: 'string' },
+          example: 'Wed, 30 Jun 2027 00:00:00 GMT',
+        },
+      },
       schemas: {
         Error: {
           type: 'object',
           properties: {
             error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
-            message: { type: 'string' },
+            message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
             field: { type: 'string', description: 'The parameter or body field at fault (422).' },
           },
           required: ['error', 'message'],

@@ -12,8 +12,8 @@ import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
-import { forbidden, unauthenticated } from '../errors.ts';
-import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
+import { permissionDenied, unauthenticated } from '../errors.ts';
+import { deniedStatusOf, matchPath, parseParam, permissionsOf, restRoutes, type MatchedRoute } from './routes.ts';
 import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
@@ -142,14 +142,20 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
 
 /**
  * Who may call the route, checked before its input is read: a caller without a valid key (401) or
- * without the permission (403) learns nothing about the shape of the input. The root field's own
- * authScopes say the same (test/schema-auth.test.ts holds the two together) and guard /graphql.
+ * without a permission the route needs (its deniedStatus, else 403) learns nothing about the shape
+ * of the input. The root field's own authScopes say the same (test/schema-auth.test.ts holds the two
+ * together) and guard /graphql.
  */
 async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute['route']): Promise<Response | null> {
   if (route.access === 'public') return null;
   const actor = await actorFromRequest(deps, request);
-  const error = !actor ? unauthenticated() : route.access !== 'authenticated' && !actor.permissions.has(route.access) ? forbidden() : null;
-  return error ? restErrorResponse([error]) : null;
+  if (!actor) return restErrorResponse([unauthenticated()]);
+  const [first] = permissionsOf(route).filter((permission) => !actor.permissions.has(permission));
+  if (first === undefined) return null;
+  // The operation's own permission decides the route's outcome; a further one its record needs is 403.
+  const status = first === route.access ? deniedStatusOf(route) : 403;
+  // Only a further permission is named: the operation's own is in its documentation.
+  return restErrorResponse([permissionDenied(status, first === route.access ? undefined : first)]);
 }
 
 export function useRestRoutes(deps: AppDeps): Plugin {

@@ -1,7 +1,6 @@
 // Spec 4.7: the details of the key used for the call (GET /api/v1/apikeys/apikey_details.json).
 // The object types here are the documented shape exactly, because the REST body is every field.
 import { builder } from '../builder.ts';
-import { personalData } from '../auth/field-guards.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
 
@@ -10,7 +9,9 @@ const ApiKeyDetailsUser = builder.prismaObject('User', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
-    email: t.exposeString('email', personalData),
+    // A staff member's work address, part of the record every valid key reads (the spec types it as
+    // a string); read:personal_data guards customers' data, not the dealership's own team.
+    email: t.exposeString('email'),
   }),
 });
 
@@ -57,7 +58,7 @@ const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
 builder.queryField('apikey_details', (t) =>
   t.field({
     type: ApiKeyDetails,
-    description: 'The key used for this call: id, permissions and the dealerships it reaches (spec 4.7).',
+    description: 'The key used for this call: id, permissions and the dealerships it reaches, with their locations and users: where to find the dealership and location ids the other operations take.',
     authScopes: { authenticated: true },
     resolve: (_root, _args, context) => requireActor(context),
   }),

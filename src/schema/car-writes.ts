@@ -18,7 +18,7 @@ const CarCustomAttributeInput = builder.inputType('CarCustomAttributeInput', {
 
 const CarInput = builder.inputType('CarInput', {
   description:
-    'The car record of spec 2.1, replacing the stored one (a PUT): stocknum, dealership_id, make, model and year are required; ' +
+    'The car record, replacing the stored one (a PUT): stocknum, dealership_id, make, model and year are required; ' +
     'any other field left out stays as it is, and null clears it (an empty list for lists). Fields the car has locked are left unchanged.',
   fields: (t) => ({
     stocknum: t.string({ required: true, description: 'Stock number, unique within the dealership.' }),
@@ -160,7 +160,7 @@ const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').
 builder.mutationField('update_car', (t) =>
   t.field({
     type: UpdateCarPayload,
-    description: 'Update a car record (spec 4.1, PUT /api/cars/{id} with {"car": {...}}), in one transaction.',
+    description: 'Update a car record (PUT /api/cars/{id} with {"car": {...}}), in one transaction.',
     authScopes: { permission: 'update:car' },
     args: {
       id: t.arg.int({ required: true, description: 'Car id (ignored when car.match_existing_car_by_stocknum is true).' }),
@@ -187,14 +187,14 @@ builder.mutationField('reserve_car', (t) =>
     type: CarReservation,
     description:
       'Reserve a free car (reserved: true; 409 car_already_reserved when it is reserved) or release it (reserved: false, ' +
-      'idempotent) (spec 4.19, PUT /api/v1/cars/{id}/reserve?reserved=true|false).',
+      'idempotent) (PUT /api/v1/cars/{id}/reserve?reserved=true|false). 403 invalid_dealership for a car of a dealership the key cannot use; 404 car_not_found.',
     authScopes: { permission: 'reserve:car' },
     args: {
       id: t.arg.string({ required: true, description: 'Car id, slug or custom slug.' }),
       reserved: t.arg.boolean({ required: true, description: 'true reserves the car, false releases it.' }),
     },
     resolve: async (query, _root, args, context) => {
-      const id = await setCarReserved(context.db, { id: args.id, reserved: args.reserved }, context.now());
+      const id = await setCarReserved(context, { id: args.id, reserved: args.reserved }, context.now());
       return context.db.car.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

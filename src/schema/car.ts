@@ -3,7 +3,7 @@
 // through the caller's scoped client, so a car outside the key's dealerships is exactly like a car
 // that does not exist.
 import { builder } from '../builder.ts';
-import { guardedBy } from '../auth/field-guards.ts';
+import { numberOrZero, textOrEmpty } from './always-present.ts';
 import {
   carPerformance,
   loadCarPerformance,
@@ -31,20 +31,20 @@ const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerforma
 const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange>('CarPerformancePriceChange').implement({
   fields: (t) => ({
     updated_at: t.expose('updated_at', { type: 'DateTime', description: 'When the price changed.' }),
-    dapprice: t.exposeFloat('dapprice', { nullable: true }),
-    egcprice: t.exposeFloat('egcprice', { nullable: true }),
+    dapprice: t.float({ description: 'The drive-away price after the change; 0 when the car had none.', resolve: (change) => numberOrZero(change.dapprice) }),
+    egcprice: t.float({ description: 'The price excluding government charges after the change; 0 when the car had none.', resolve: (change) => numberOrZero(change.egcprice) }),
   }),
 });
 
 export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
-  description: 'Spec 2.2. Every figure is computed from the stored facts when asked.',
+  description: 'A car\'s performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     car_type: t.exposeString('car_type'),
     status: t.exposeString('status'),
     make: t.exposeString('make'),
     model: t.exposeString('model'),
-    vin: t.exposeString('vin', { nullable: true, description: 'null for a car recorded without a VIN.' }),
+    vin: t.string({ description: 'Empty for a car recorded without a VIN.', resolve: (performance) => textOrEmpty(performance.vin) }),
     stocknum: t.exposeString('stocknum'),
     slug: t.exposeString('slug'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -59,9 +59,9 @@ export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerforman
       description: 'Whole days from listing to the 20th photo; null until the car has 20 photos.',
     }),
     views: t.exposeInt('views'),
-    start_price: t.exposeFloat('start_price', {
-      nullable: true,
-      description: 'The listing price (dapprice, else egcprice); null for a car that has never had a price.',
+    start_price: t.float({
+      description: 'The listing price (dapprice, else egcprice); 0 for a car that has never had a price.',
+      resolve: (performance) => numberOrZero(performance.start_price),
     }),
     last_price_change: t.expose('last_price_change', {
       type: 'DateTime',
@@ -89,13 +89,13 @@ const CarLookupBy = builder.enumType('CarLookupBy', {
 builder.queryField('car_performance', (t) =>
   t.field({
     type: CarPerformanceRef,
-    description: "Spec 4.2: a car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
+    description: "A car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
     authScopes: { permission: 'read:car' },
     args: {
       id: t.arg.string({ required: true }),
       lookup_by: t.arg({ type: CarLookupBy, description: 'vin: the id is a VIN. Left out: the id is an ID, slug or custom slug.' }),
     },
-    resolve: (_root, args, context) => carPerformance(context.db, args.id, args.lookup_by, context.now()),
+    resolve: (_root, args, context) => carPerformance(context, args.id, args.lookup_by, context.now()),
   }),
 );
 
@@ -104,17 +104,22 @@ builder.queryField('car_performance', (t) =>
 type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
 
 const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
-  description: 'Spec 2.3.',
+  description: 'A payment processor the dealership (or one of its websites) takes payments through.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     authorization_type: t.exposeString('authorization_type'),
     authorization_key: t.string({
-      ...guardedBy('show:payment_processor_secret'),
-      description: 'A secret: null without show:payment_processor_secret.',
+      // Always part of the record, and a secret: a key without show:payment_processor_secret is
+      // refused the whole answer (403; the REST route checks it up front), never sent a record without it.
+      authScopes: { permission: 'show:payment_processor_secret' },
+      description: 'A secret: reading it needs show:payment_processor_secret as well (403 without it).',
       resolve: (processor, _args, context) => processorAuthorizationKey(context.config, processor),
     }),
     merchant_id: t.exposeString('merchant_id'),
-    google_merchant_id: t.exposeString('google_merchant_id', { nullable: true }),
+    google_merchant_id: t.string({
+      description: 'Empty when the processor has no Google merchant id.',
+      resolve: (processor) => textOrEmpty(processor.google_merchant_id),
+    }),
     supports_all_types: t.exposeBoolean('supports_all_types'),
     apple_pay_enabled: t.exposeBoolean('apple_pay_enabled'),
     google_pay_enabled: t.exposeBoolean('google_pay_enabled'),
@@ -133,7 +138,7 @@ builder.queryField('car_payment_processors', (t) =>
   t.field({
     type: CarPaymentProcessors,
     description:
-      "Spec 4.3: the payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
+      "The payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
     authScopes: { permission: 'show:payment_processor' },
     args: {
       id: t.arg.string({ required: true }),

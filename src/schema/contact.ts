@@ -1,6 +1,7 @@
 // Spec 4.12 and 4.13: a dealership's contacts (record 2.8). The show and the list name a vehicle's
 // model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
-// Names, postcodes and regos are personal data: null for a key without read:personal_data.
+// The spec's contact record always has the first name and each vehicle's rego, so a key that may read
+// contacts gets them; the postcode, which the spec leaves nullable, needs read:personal_data too.
 import { builder } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
@@ -15,7 +16,7 @@ const ContactVehicle = builder.prismaObject('ContactVehicle', {
     make: t.exposeString('make'),
     model: t.exposeString('model'),
     year: t.exposeInt('year'),
-    rego: t.exposeString('rego', personalData),
+    rego: t.exposeString('rego'),
   }),
 });
 
@@ -27,16 +28,16 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
     make: t.exposeString('make'),
     raw_model: t.exposeString('model'),
     year: t.exposeInt('year'),
-    rego: t.exposeString('rego', personalData),
+    rego: t.exposeString('rego'),
   }),
 });
 
 export const Contact = builder.prismaObject('Contact', {
-  description: 'A person known to a dealership (spec 2.8).',
+  description: 'A person known to a dealership.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name', personalData),
+    first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
     vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
   }),
@@ -44,11 +45,11 @@ export const Contact = builder.prismaObject('Contact', {
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',
-  description: 'A contact as the contact list answers it (spec 2.8, vehicles with `raw_model`).',
+  description: 'A contact as the contact list answers it (vehicles with `raw_model`).',
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name', personalData),
+    first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', personalData),
     vehicles: t.relation('vehicles', { type: ContactListVehicle, query: vehicleOrder }),
   }),
@@ -57,7 +58,7 @@ const ContactListEntry = builder.prismaObject('Contact', {
 builder.queryField('contact', (t) =>
   t.prismaField({
     type: Contact,
-    description: "One contact of a dealership (spec 4.12). 404 dealership_not_found / contact_not_found.",
+    description: "One contact of a dealership. 404 dealership_not_found / contact_not_found.",
     authScopes: { permission: 'read:contact' },
     args: {
       dealership_id: t.arg.int({ required: true }),
@@ -75,7 +76,7 @@ builder.queryField('contact', (t) =>
 builder.queryField('contacts', (t) =>
   t.prismaField({
     type: [ContactListEntry],
-    description: "A page of a dealership's contacts, by id (spec 4.13): page ≥ 1 (default 1), per_page 1–200 (default 50).",
+    description: "A page of a dealership's contacts, by id: page ≥ 1 (default 1), per_page 1–200 (default 50).",
     authScopes: { permission: 'read:contact' },
     extensions: {
       listSize: {

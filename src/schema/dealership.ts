@@ -3,7 +3,6 @@
 // postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
 // documented shapes, because the REST body is every field of the return type.
 import { builder } from '../builder.ts';
-import { personalData } from '../auth/field-guards.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -80,11 +79,12 @@ export const Location = builder.prismaObject('Location', {
 });
 
 export const User = builder.prismaObject('User', {
-  description: 'A platform user (dealership staff). E-mail is personal data.',
+  description: 'A platform user (dealership staff), with their work e-mail.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
-    email: t.exposeString('email', personalData),
+    // Staff work addresses, as the key details answer them: read:personal_data guards customers' data.
+    email: t.exposeString('email'),
   }),
 });
 
@@ -132,7 +132,7 @@ builder.queryField('dealerships', (t) =>
 // ───────────────────────────── 4.14 partner mappings ─────────────────────────────
 
 const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('PartnerDealership').implement({
-  description: 'A platform location mapped to its ids at the partner (spec 2.10).',
+  description: 'A platform location mapped to its ids at the partner.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The platform location id.' }),
     name: t.exposeString('name', { description: 'The location name.' }),
@@ -150,7 +150,7 @@ const PartnerDealerships = builder.objectRef<{ dealerships: PartnerDealershipMap
 builder.queryField('partner_dealerships', (t) =>
   t.field({
     type: PartnerDealerships,
-    description: "The partner mappings of the key's dealerships, by dealership then location id (spec 4.14).",
+    description: "The partner mappings of the key's dealerships, by dealership then location id.",
     authScopes: { permission: 'index:dealership' },
     resolve: async (_root, _args, context) => ({ dealerships: await partnerDealershipMappings(context.db) }),
   }),
@@ -216,7 +216,7 @@ const DealershipSearchWebsite = builder.prismaObject('Website', {
 
 const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
-  description: 'A dealership location found by the postcode search (spec 2.9).',
+  description: 'A dealership location found by the postcode search.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The location id.' }),
     dealership_id: t.exposeInt('dealership_id'),
@@ -286,7 +286,7 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
 // ───────────────────────────── 4.17 plugins ─────────────────────────────
 
 const PluginRef = builder.objectRef<InstalledPlugin>('InstalledPlugin').implement({
-  description: 'A plugin installed on a dealership (spec 2.11).',
+  description: 'A plugin installed on a dealership.',
   fields: (t) => ({
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
@@ -303,7 +303,7 @@ const DealershipPlugins = builder.objectRef<{ plugins: InstalledPlugin[] }>('Dea
 builder.queryField('dealership_plugins', (t) =>
   t.field({
     type: DealershipPlugins,
-    description: "The plugins of a dealership the key reaches, by plugin name (spec 4.17).",
+    description: "The plugins of a dealership the key reaches, by plugin name.",
     authScopes: { permission: 'index:plugin' },
     args: { dealership_slug: t.arg.string({ required: true }) },
     resolve: async (_root, args, context) => ({

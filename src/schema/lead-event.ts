@@ -48,8 +48,8 @@ const LeadEventData = builder.addScalarType(
 builder.mutationField('create_lead_event', (t) =>
   t.prismaField({
     type: LeadEvent,
-    description: 'Records a messaging event against a lead (spec 4.11).',
-    deprecationReason: 'Deprecated by spec 4.11; the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
+    description: 'Records a messaging event (sent by an external messaging service) against a lead.',
+    deprecationReason: 'Deprecated: the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
     authScopes: { permission: 'create:lead_event' },
     args: {
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),

@@ -3,6 +3,7 @@
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
 import { builder } from '../builder.ts';
+import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
 import type { Context } from '../context.ts';
@@ -116,13 +117,13 @@ const leadFields = (t: InputFields) => ({
 });
 
 const LeadInput = builder.inputType('LeadInput', {
-  description: 'A new lead (spec 2.7): email, phone, dealership_id, category and source are required.',
+  description: 'A new lead: email, phone, dealership_id, category and source are required.',
   fields: leadFields,
 });
 
 const LeadUpdateInput = builder.inputType('LeadUpdateInput', {
   description:
-    'Changes to a lead (spec 2.7 names and rules): a field left out keeps its value, null clears an optional one ' +
+    'Changes to a lead (the names and rules of a new lead): a field left out keeps its value, null clears an optional one ' +
     '(payment_attributes / address_attributes: null removes them); email, phone, category and source cannot be cleared. ' +
     'Files sent are added to the lead’s files.',
   fields: leadFields,
@@ -152,7 +153,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     t.exposeInt(name, { nullable: true });
   const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
     t.exposeString(name, { nullable: true });
-  const personal = (name: 'name' | 'last_name' | 'email' | 'phone' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
+  const personal = (name: 'last_name' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
   const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
     t.exposeInt(name, { nullable: true });
   return {
@@ -168,10 +169,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     team_member_id: id('team_member_id'),
     user_id: id('user_id'),
     page_id: id('page_id'),
-    name: personal('name'),
     last_name: personal('last_name'),
-    email: personal('email'),
-    phone: personal('phone'),
     user_email: personal('user_email'),
     customer_address: personal('customer_address'),
     dob: t.expose('dob', { type: 'Date', ...personalData }),
@@ -244,10 +242,14 @@ const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').im
 
 const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
   description:
-    'A lead as create and update answer it: the stored fields of spec 2.7 (phone in E.164), what it was linked to, and its state. ' +
-    'Personal data (names, e-mail, phone, user_email, customer_address, dob, address) is null without read:personal_data — ' +
-    'also for the key that just sent it, so one rule holds for every answer about a lead.',
+    'A lead as create and update answer it: the stored lead fields (phone in E.164), what it was linked to, and its state. ' +
+    'name, email and phone are always sent back to the key that wrote the lead (empty when not stored); the other personal data ' +
+    '(last_name, user_email, customer_address, dob, address) is null without read:personal_data.',
   fields: (t) => ({
+    // The writer's own echo: the fields a lead is identified by, never hidden from the key that wrote them.
+    name: t.string({ resolve: (lead) => textOrEmpty(lead.name) }),
+    email: t.string({ resolve: (lead) => textOrEmpty(lead.email) }),
+    phone: t.string({ description: 'E.164.', resolve: (lead) => textOrEmpty(lead.phone) }),
     payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
     address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
     files: t.expose('files', { type: [LeadRecordFileRef] }),
@@ -277,7 +279,7 @@ builder.mutationField('create_lead', (t) =>
   t.field({
     type: LeadPayload,
     description:
-      `Creates a lead (spec 4.9), its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
+      `Creates a lead, its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
       `An ${IDEMPOTENCY_HEADER} header makes retries safe: the same key and body answer the first result; the same key with another body is 422 idempotency_key_reused.`,
     authScopes: { permission: 'create:lead' },
     args: { lead: t.arg({ type: LeadInput, required: true, description: 'The lead’s fields, sent under "lead".' }) },
@@ -292,7 +294,7 @@ builder.mutationField('update_lead', (t) =>
   t.field({
     type: LeadPayload,
     description:
-      'Updates a lead of up to 3 days (72 hours) old (spec 4.8); only the fields sent change. ' +
+      'Updates a lead of up to 3 days (72 hours) old; only the fields sent change. ' +
       '404 lead_not_found (also for another dealership’s lead); 409 lead_too_old after 72 hours.',
     authScopes: { permission: 'update:lead' },
     args: {
@@ -323,6 +325,9 @@ const LeadRef = builder.prismaObject('Lead', {
     payment: t.relation('payment', { nullable: true }),
     address: t.relation('address', personalData),
     files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
+    name: t.exposeString('name', personalData),
+    email: t.exposeString('email', personalData),
+    phone: t.exposeString('phone', personalData),
   }),
 });
 

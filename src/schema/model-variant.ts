@@ -212,7 +212,7 @@ builder.queryField('model_variant', (t) =>
   t.prismaField({
     type: ModelVariantDetails,
     description:
-      'Spec 4.4: a model variant by slug, as the website (ID, slug or custom slug) shows it. 404 website_not_found; 403 for a key not authorised for the website; 404 model_variant_not_found when the website does not show its model.',
+      'A model variant by slug, as the website (ID, slug or custom slug) shows it. 404 website_not_found; 403 for a key not authorised for the website; 404 model_variant_not_found when the website does not show its model.',
     authScopes: { permission: 'show:model_variant' },
     args: {
       slug: t.arg.string({ required: true }),
@@ -269,7 +269,7 @@ builder.queryField('website_models', (t) =>
   t.field({
     type: WebsiteModelsRef,
     description:
-      "Spec 4.20: the models a website (ID, slug or custom slug) shows, in its order. version 1 (default): the models; version 2: each model also lists its variants. 404 website_not_found; 403 for a key not authorised for the website; 422 for another version.",
+      "The models a website (ID, slug or custom slug) shows, in its order. version 1 (default): the models; version 2: each model also lists its variants. 404 website_not_found; 403 for a key not authorised for the website; 422 for another version.",
     authScopes: { permission: 'index:model' },
     args: {
       website_id: t.arg.string({ required: true, description: 'Website ID, slug or custom slug.' }),

@@ -4,6 +4,7 @@
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { builder } from '../builder.ts';
+import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   expiryInWords,
@@ -118,7 +119,7 @@ function listOfferFields(t: FieldBuilder) {
 
 function websiteOfferFields(t: FieldBuilder) {
   return {
-    category: t.exposeString('category', { nullable: true }),
+    category: t.string({ description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
     preferred_locations: t.field({
       type: [OfferLocation],
       select: (_args, _context, nestedSelection) => ({
@@ -178,7 +179,7 @@ builder.queryField('manufacturer_offers', (t) =>
   t.prismaField({
     type: [ManufacturerOffer],
     description:
-      "Spec 4.5: the manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
+      "The manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
     authScopes: { permission: 'index:offer' },
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, args, context) => {
@@ -196,7 +197,7 @@ builder.queryField('website_offer', (t) =>
   t.prismaField({
     type: WebsiteOffer,
     description:
-      'Spec 4.6: one offer of a website. 404 website_not_found; 403 for a key not authorised for the website; 404 offer_not_found for an offer of another website.',
+      'One offer of a website. 404 website_not_found; 403 for a key not authorised for the website; 404 offer_not_found for an offer of another website.',
     authScopes: { permission: 'index:offer' },
     args: { website_id: t.arg.int({ required: true }), id: t.arg.int({ required: true }) },
     resolve: async (query, _root, args, context) =>

@@ -23,7 +23,7 @@ const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').i
 builder.mutationField('create_partner_token', (t) =>
   t.field({
     type: PartnerToken,
-    description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail (spec 4.10).',
+    description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail, and the URL to send the user\'s browser to.',
     authScopes: { permission: 'create:partner_token' },
     args: {
       // Nullable on purpose: missing or blank is spec 4.10's email_required, which a required arg's invalid_input would replace.

@@ -23,7 +23,7 @@ const PhoneCallReceiptRef = builder.objectRef<PhoneCallReceipt>('PhoneCallReceip
 builder.mutationField('phone_call_webhook', (t) =>
   t.field({
     type: PhoneCallReceiptRef,
-    description: 'Records a phone call reported by a call-tracking provider, once however often it is delivered (spec 4.16).',
+    description: 'Records a phone call reported by a call-tracking provider, once however often it is delivered.',
     authScopes: { permission: 'create:phone_call' },
     args: {
       called_number: t.arg.string({ required: true, description: 'The number dialled: a location\'s tracking number.' }),

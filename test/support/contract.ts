@@ -14,7 +14,8 @@ let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 export function openApiDocument(): Record<string, unknown> {
-  document ??= buildOpenApiDocument(getSchema());
+  // The test apps' settings (test/support/app.ts): the served document names their PUBLIC_URL.
+  document ??= buildOpenApiDocument(getSchema(), { publicUrl: 'http://localhost:4000' });
   return document;
 }
 
@@ -35,6 +36,12 @@ function validatorFor(pointer: string): ValidateFunction {
 const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 type Responses = Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+
+/** Throws when `value` does not match the schema at `pointer` in the document (e.g. an example). */
+export function assertValidAgainst(pointer: string, value: unknown, label: string): void {
+  const validate = validatorFor(pointer);
+  if (!validate(value)) throw new Error(`${label}: does not match ${pointer}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+}
 
 /** Throws when a REST response differs from what the document promises; ignores non-REST paths. */
 export async function assertMatchesContract(method: string, url: string, response: Response): Promise<void> {

@@ -1,0 +1,191 @@
+// Every operation on the demo data, with a key holding exactly the operation's permissions and with
+// one holding all of them: each answer is a success that matches the OpenAPI document (createTestApp
+// validates every REST answer against it), so a documented non-nullable field that comes out null,
+// or an answer that fails instead, is caught here. The same answers are the document's examples
+// (src/rest/openapi-examples.ts): `UPDATE_OPENAPI_EXAMPLES=1` rewrites that file from them, and
+// otherwise this test fails when an example is missing or no longer matches its schema.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { operationExamples } from '../src/rest/openapi-examples.ts';
+import { openApiPath } from '../src/rest/openapi.ts';
+import { permissionsOf, restRoutes, type RestRoute } from '../src/rest/routes.ts';
+import type { TestApp } from './support/app.ts';
+import { assertValidAgainst, openApiDocument } from './support/contract.ts';
+import { createDemoApp } from './support/demo.ts';
+import { makeKey } from './support/fixtures.ts';
+
+interface Call {
+  field: RestRoute['field'];
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+let app: TestApp;
+let allKey: string;
+let calls: Call[];
+
+/** Examples stay readable: every list is cut to its first two entries (no schema sets a minimum). */
+function trimmed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice(0, 2).map(trimmed);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimmed(inner)]));
+  return value;
+}
+
+function routeOf(field: string): RestRoute {
+  const route = restRoutes.find((candidate) => candidate.field === field);
+  if (!route) throw new Error(`no route answers ${field}`);
+  return route;
+}
+
+async function call(target: Call, key: string): Promise<Response> {
+  const route = routeOf(target.field);
+  return app.request(target.path, { method: route.method, key, ...(target.body ? { json: target.body } : {}) });
+}
+
+beforeAll(async () => {
+  ({ app, key: allKey } = await createDemoApp());
+  const car = await app.db.car.findUniqueOrThrow({ where: { id: 1 } });
+  const user = await app.db.user.findFirstOrThrow({ where: { dealerships: { some: { dealership_id: 1 } } }, orderBy: { id: 'asc' } });
+  const location = await app.db.location.findFirstOrThrow({ where: { dealership_id: 1, tracking_phone: { not: null } }, orderBy: { id: 'asc' } });
+  const newLead = {
+    lead: {
+      name: 'Jordan Lee', email: 'jordan@example.com', phone: '0412 345 678', dealership_id: 1,
+      category: 'Used Vehicle Enquiry', source: 'Website', stocknum: car.stocknum, message: 'Is it still available?',
+    },
+  };
+  const created = await call({ field: 'Mutation.create_lead', path: '/api/v1/leads', body: newLead }, allKey);
+  expect(created.status).toBe(201);
+  const leadId = ((await created.json()) as { lead: { id: number } }).lead.id;
+  calls = [
+    {
+      field: 'Mutation.update_car',
+      path: `/api/cars/${car.id}`,
+      body: { car: { stocknum: car.stocknum, dealership_id: car.dealership_id, make: car.make, model: car.model, year: car.year, dapprice: 31990, odometer: 42150 } },
+    },
+    { field: 'Query.car_performance', path: `/api/v1/cars/${car.id}/performance.json` },
+    { field: 'Query.car_payment_processors', path: `/api/v1/cars/${car.id}/payment_processors.json?website=richmond-toyota` },
+    { field: 'Query.model_variant', path: '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=richmond-toyota' },
+    { field: 'Query.manufacturer_offers', path: '/manufacturers/1/offers.json' },
+    { field: 'Query.website_offer', path: '/websites/1/offers/13.json' },
+    { field: 'Query.apikey_details', path: '/api/v1/apikeys/apikey_details.json' },
+    { field: 'Mutation.create_lead', path: '/api/v1/leads', body: { lead: { ...newLead.lead, email: 'sam.nguyen@example.com', name: 'Sam Nguyen', phone: '0423 456 789' } } },
+    { field: 'Mutation.update_lead', path: `/api/v1/leads/${leadId}`, body: { lead: { lead_state: 'contacted', message: 'Called back, test drive on Saturday.' } } },
+    { field: 'Mutation.create_partner_token', path: '/api/v1/partner/tokens', body: { email: user.email } },
+    {
+      field: 'Mutation.create_lead_event',
+      path: `/api/v1/lead_events/sms/create?data[leadId]=${leadId}&data[messageDetail][contactType]=sms&data[messageDetail][description]=${encodeURIComponent('Reminder: test drive Saturday 10am')}&data[messageDetail][sentDate]=2026-11-21T10:15:00`,
+    },
+    { field: 'Query.contact', path: '/dealerships/1/contacts/1' },
+    { field: 'Query.contacts', path: '/dealerships/1/contacts?page=1&per_page=20' },
+    { field: 'Query.partner_dealerships', path: '/api/v1/partner/dealerships' },
+    { field: 'Query.search_dealerships_by_postcode', path: '/manufacturers/1/search_by_postcode?postcode=3000' },
+    {
+      field: 'Mutation.phone_call_webhook',
+      path: '/api/v1/webhooks/phone_calls_webhooks/generic',
+      body: { called_number: location.tracking_phone, caller_number: '0412 345 678' },
+    },
+    { field: 'Query.dealership_plugins', path: '/api/v1/dealerships/richmond-toyota/plugins' },
+    { field: 'Mutation.reserve_car', path: '/api/v1/cars/2/reserve?reserved=true' },
+    { field: 'Query.website_models', path: '/api/v1/websites/richmond-toyota/models?version=2' },
+  ];
+});
+
+describe('every operation on the demo data', () => {
+  it('answers a key holding exactly its permissions with the whole documented record', async () => {
+    const answers: Record<string, { request?: unknown; response?: unknown }> = {};
+    for (const target of calls) {
+      const route = routeOf(target.field);
+      const { key } = await makeKey(app.db, { permissions: permissionsOf(route) });
+      // Writes run once, with the narrow key: a second reservation or lead would answer otherwise.
+      const response = await call(target, key);
+      expect(response.status, `${route.method} ${target.path}: ${await response.clone().text()}`).toBe(route.successStatus ?? 200);
+      answers[target.field] = { ...(target.body ? { request: target.body } : {}), response: trimmed(await response.json()) };
+    }
+    if (process.env.UPDATE_OPENAPI_EXAMPLES) {
+      const file = fileURLToPath(new URL('../src/rest/openapi-examples.ts', import.meta.url));
+      const head = (await import('node:fs')).readFileSync(file, 'utf8').split('export const')[0];
+      writeFileSync(file, `${head}export const operationExamples: Record<string, { request?: unknown; response?: unknown }> = ${JSON.stringify(answers, null, 2)};\n`);
+    }
+  });
+
+  it('answers every car, every dealership\'s payment processors and every contact with no null where the document says never', async () => {
+    const cars = await app.db.car.findMany({ select: { id: true }, orderBy: { id: 'asc' }, take: 60 });
+    for (const { id } of cars) {
+      expect((await app.request(`/api/v1/cars/${id}/performance.json`, { key: allKey })).status).toBe(200);
+    }
+    const firstCars = await app.db.car.findMany({ distinct: ['dealership_id'], select: { id: true }, orderBy: { id: 'asc' } });
+    for (const { id } of firstCars) {
+      expect((await app.request(`/api/v1/cars/${id}/payment_processors.json`, { key: allKey })).status).toBe(200);
+    }
+    const dealerships = await app.db.dealership.findMany({ select: { id: true } });
+    for (const { id } of dealerships) {
+      expect((await app.request(`/dealerships/${id}/contacts?per_page=200`, { key: allKey })).status).toBe(200);
+    }
+  });
+});
+
+describe('fields the spec types as always present', () => {
+  // Component → fields the document must declare required and never null (README, "Fields that are never null").
+  const neverNull: Record<string, string[]> = {
+    CarPerformance: ['vin', 'start_price'],
+    CarPerformancePriceChange: ['dapprice', 'egcprice'],
+    CarPaymentProcessor: ['authorization_key', 'google_merchant_id'],
+    WebsiteOffer: ['category'],
+    ApiKeyDetailsUser: ['email'],
+    Contact: ['first_name'],
+    ContactListEntry: ['first_name'],
+    ContactVehicle: ['rego'],
+    ContactListVehicle: ['rego'],
+    LeadRecord: ['name', 'email', 'phone'],
+  };
+
+  it('are required and non-nullable in the document', () => {
+    const schemas = (openApiDocument().components as { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> }).schemas;
+    for (const [component, fields] of Object.entries(neverNull)) {
+      for (const name of fields) {
+        expect(schemas[component]?.required, `${component}.${name}`).toContain(name);
+        expect(JSON.stringify(schemas[component]?.properties?.[name]), `${component}.${name}`).not.toContain('"null"');
+      }
+    }
+  });
+
+  it('are stored empty in the demo data, so the walk above meets them', async () => {
+    expect(await app.db.carPriceChange.count({ where: { egcprice: null } })).toBeGreaterThan(0);
+    expect(await app.db.paymentProcessor.count({ where: { google_merchant_id: null } })).toBeGreaterThan(0);
+  });
+});
+
+describe('the examples of the OpenAPI document', () => {
+  it('cover every operation with a JSON body, request and answer', () => {
+    for (const route of restRoutes) {
+      if (route.successStatus === 302) continue;
+      const example = operationExamples[route.field];
+      expect(example?.response, `${route.field}: answer example`).toBeDefined();
+      if (route.body) expect(example?.request, `${route.field}: request example`).toBeDefined();
+    }
+  });
+
+  it('match the schemas they illustrate, in the served document', () => {
+    type Content = { content?: Record<string, { example?: unknown }> };
+    const paths = openApiDocument().paths as Record<string, Record<string, { requestBody?: Content; responses: Record<string, Content> }>>;
+    let checked = 0;
+    for (const route of restRoutes) {
+      const method = route.method.toLowerCase();
+      const operation = paths[openApiPath(route.path)]?.[method];
+      const escapedPath = openApiPath(route.path).replace(/~/g, '~0').replace(/\//g, '~1');
+      const requestExample = operation?.requestBody?.content?.['application/json']?.example;
+      if (requestExample !== undefined) {
+        assertValidAgainst(`/paths/${escapedPath}/${method}/requestBody/content/application~1json/schema`, requestExample, `${route.field} request`);
+        checked += 1;
+      }
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        const example = response.content?.['application/json']?.example;
+        if (example === undefined) continue;
+        assertValidAgainst(`/paths/${escapedPath}/${method}/responses/${status}/content/application~1json/schema`, example, `${route.field} ${status}`);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(restRoutes.length * 3);
+  });
+});
