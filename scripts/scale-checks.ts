@@ -1,12 +1,12 @@
 // What `npm run scale` checks once its instances run (scripts/scale.ts starts them): each check is
 // a name and a function of the running cluster that says whether it held and what it saw. A new
-// property of a scaled-out deployment is one more entry in `scaleChecks` (planned: "a shared
-// rate-limit budget" once rate limits exist, "0 duplicate e-mails" with a test SMTP server once the
-// outbox claims with leases); the runner and the report need no change.
+// property of a scaled-out deployment is one more entry in `scaleChecks`; the runner and the report
+// need no change.
 import { createHash } from 'node:crypto';
 import type { Config } from '../src/config.ts';
 import type { Db } from '../src/db/client.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
+import type { TestSmtpServer } from '../test/support/smtp-server.ts';
 
 /** One log line of an instance (pino JSON). */
 export type LogLine = Record<string, unknown> & { msg?: unknown };
@@ -27,6 +27,10 @@ export interface ScaleCluster {
   db: Db;
   /** The settings every instance runs with (their ports aside), as loaded by the service. */
   config: Config;
+  /** A new API key with every permission (its own rate-limit budget), made with the keys CLI. */
+  createKey(name: string): Promise<string>;
+  /** The SMTP server every instance delivers to: slower to answer than an outbox lease lasts. */
+  smtp: TestSmtpServer;
 }
 
 export interface CheckOutcome {
@@ -42,7 +46,13 @@ export interface ScaleCheck {
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-async function call(instance: ScaleInstance, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  instance: ScaleInstance,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown; headers: Headers }> {
   const response = await fetch(`${instance.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -55,7 +65,7 @@ async function call(instance: ScaleInstance, key: string, method: string, path: 
   } catch {
     // Not JSON: kept as text for the report.
   }
-  return { status: response.status, json };
+  return { status: response.status, json, headers: response.headers };
 }
 
 const graphql = (instance: ScaleInstance, key: string, query: string, variables: Record<string, unknown> = {}) =>
@@ -174,8 +184,83 @@ export const sharedFiles: ScaleCheck = {
   },
 };
 
+const KEY_DETAILS = '/api/v1/apikeys/apikey_details.json';
+
+export const sharedRateBudget: ScaleCheck = {
+  name: "one key's rate-limit budget is shared by every instance",
+  async run({ instances, config, createKey }) {
+    const key = await createKey('scale budget');
+    const quota = config.rateLimits.keyRequests;
+    // Round-robin over the instances: what is left goes down by one whichever instance answers.
+    const left: number[] = [];
+    const statuses: number[] = [];
+    for (let index = 0; index < quota; index += 1) {
+      const answer = await call(instances[index % instances.length]!, key, 'GET', KEY_DETAILS);
+      statuses.push(answer.status);
+      left.push(Number(answer.headers.get('ratelimit-remaining')));
+    }
+    const refusals = await Promise.all(instances.map((instance) => call(instance, key, 'GET', KEY_DETAILS)));
+    const countedDown = left.every((value, index) => value === quota - 1 - index);
+    const allServed = statuses.every((status) => status === 200);
+    const allRefused = refusals.every((answer) => answer.status === 429 && Number(answer.headers.get('retry-after')) > 0);
+    return {
+      ok: countedDown && allServed && allRefused,
+      detail: `budget ${quota} per window: ${statuses.filter((status) => status === 200).length} answered 200 round-robin, remaining ${left[0]}…${
+        left.at(-1)
+      }${countedDown ? ' one by one' : ' NOT one by one'}; then ${refusals.map((answer, index) => `${instances[index]!.name} ${answer.status}`).join(', ')}`,
+    };
+  },
+};
+
+const DELIVERY_TIMEOUT_MS = 120_000;
+
+export const noDuplicateMail: ScaleCheck = {
+  name: 'every notification is delivered once, though the mail server is slower than a lease',
+  async run({ instances, key, db, smtp }) {
+    const dealership = await db.dealership.findFirst({ orderBy: { id: 'asc' }, select: { id: true } });
+    if (!dealership) return { ok: false, detail: 'no dealership in the seeded data' };
+    const before = await db.outboxMessage.aggregate({ _max: { id: true } });
+    const firstId = (before._max.id ?? 0) + 1;
+    const LEADS = 6;
+    const created = await Promise.all(
+      Array.from({ length: LEADS }, (_, index) =>
+        call(instances[index % instances.length]!, key, 'POST', '/api/v1/leads', {
+          lead: {
+            name: `Mail Test ${index}`,
+            email: `mail.test.${index}@example.com`,
+            phone: '0412 345 678',
+            dealership_id: dealership.id,
+            category: 'Used Vehicle Enquiry',
+            source: 'Website',
+          },
+        }),
+      ),
+    );
+    if (created.some((answer) => answer.status !== 201)) return { ok: false, detail: `creating leads answered ${created.map((answer) => answer.status).join('/')}` };
+    const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
+    let rows = await db.outboxMessage.findMany({ where: { id: { gte: firstId } }, select: { id: true, status: true, attempts: true } });
+    while (rows.some((row) => row.status === 'pending') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rows = await db.outboxMessage.findMany({ where: { id: { gte: firstId } }, select: { id: true, status: true, attempts: true } });
+    }
+    const sent = rows.filter((row) => row.status === 'sent').length;
+    // Only this check's messages: the Message-ID names its outbox row (src/notifications/outbox.ts).
+    const ids = new Set(rows.map((row) => row.id));
+    const ours = (mail: { messageId: string }): boolean => ids.has(Number(/^<outbox-(\d+)-/.exec(mail.messageId)?.[1]));
+    const accepted = new Map<string, number>();
+    for (const mail of smtp.received.filter(ours)) accepted.set(mail.messageId, (accepted.get(mail.messageId) ?? 0) + 1);
+    const duplicates = [...accepted.values()].reduce((sum, count) => sum + count - 1, 0);
+    const arrived = smtp.arrived.filter(ours);
+    const arrivedTwice = arrived.length - new Set(arrived.map((mail) => mail.messageId)).size;
+    return {
+      ok: rows.length > 0 && sent === rows.length && accepted.size === rows.length && duplicates === 0 && arrivedTwice === 0,
+      detail: `${LEADS} leads made ${rows.length} messages; ${sent} sent, ${accepted.size} distinct Message-IDs accepted by a server answering after ${smtp.replyDelayMs} ms, ${duplicates} duplicate(s), ${arrivedTwice} content(s) sent twice`,
+    };
+  },
+};
+
 /** In the order the report shows them. */
-export const scaleChecks: readonly ScaleCheck[] = [migratedOnce, identicalReads, writesVisible, sharedFiles];
+export const scaleChecks: readonly ScaleCheck[] = [migratedOnce, identicalReads, writesVisible, sharedFiles, sharedRateBudget, noDuplicateMail];
 
 /** Runs every check, each on its own: one failing (or throwing) does not hide the others. */
 export async function runScaleChecks(cluster: ScaleCluster, checks: readonly ScaleCheck[] = scaleChecks): Promise<{ name: string; outcome: CheckOutcome }[]> {

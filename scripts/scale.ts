@@ -15,8 +15,13 @@ import { createDb } from '../src/db/client.ts';
 import { newEncryptionKeyText } from '../src/secrets.ts';
 import { freePort } from './free-port.ts';
 import { formatReport, runScaleChecks, type LogLine, type ScaleInstance } from './scale-checks.ts';
+import { startSmtpServer } from '../test/support/smtp-server.ts';
 
 const START_TIMEOUT_MS = 180_000;
+/** Short, so the mail server below (slower than this) would make a lease run out mid-send. */
+const OUTBOX_LEASE_MS = 1_500;
+/** One key's budget per window: above what the other checks spend, small enough to exhaust. */
+const KEY_REQUESTS = 40;
 
 const { values: options } = parseArgs({
   options: {
@@ -116,6 +121,8 @@ async function main(): Promise<number> {
   await admin(`CREATE DATABASE "${databaseName}"`);
   const databaseUrl = new URL(options['postgres-url']);
   databaseUrl.pathname = `/${databaseName}`;
+  const smtp = await startSmtpServer();
+  smtp.replyDelayMs = OUTBOX_LEASE_MS + 500;
   // One set of production settings for every instance: only the port differs.
   const shared: Record<string, string> = {
     DATABASE_URL: databaseUrl.toString(),
@@ -124,6 +131,14 @@ async function main(): Promise<number> {
     SESSION_SIGNING_SECRET: randomBytes(36).toString('base64'),
     SECRETS_ENCRYPTION_KEYS: newEncryptionKeyText('scale'),
     SEED_DEMO_DATA: 'true',
+    SMTP_URL: smtp.url,
+    OUTBOX_LEASE_MS: String(OUTBOX_LEASE_MS),
+    OUTBOX_POLL_INTERVAL_MS: '500',
+    RATE_LIMIT_KEY_REQUESTS: String(KEY_REQUESTS),
+    // An hour's window, so the budget check never straddles the start of a new one.
+    RATE_LIMIT_WINDOW_SECONDS: '3600',
+    // This run's counters apart from any other deployment's in the same Redis.
+    RATE_LIMIT_REDIS_PREFIX: `dgw:scale:${randomBytes(4).toString('hex')}:`,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
   };
@@ -137,12 +152,15 @@ async function main(): Promise<number> {
     // All at once, as an orchestrator rolls out a new deployment onto an empty database.
     const instances = await Promise.all(names.map((name, index) => startInstance(name, { ...baseEnv, ...shared, PORT: String(ports[index]) })));
     const startedMs = Math.round(performance.now() - started);
-    const keyOutput = await runToEnd(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', 'create', '--name', 'scale', '--all-permissions'], {
-      ...baseEnv,
-      DATABASE_URL: shared.DATABASE_URL,
-    });
-    const key = keyOutput.trim();
-    const results = await runScaleChecks({ instances, key, db, config });
+    const createKey = async (name: string): Promise<string> =>
+      (
+        await runToEnd(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', 'create', '--name', name, '--all-permissions'], {
+          ...baseEnv,
+          DATABASE_URL: shared.DATABASE_URL,
+        })
+      ).trim();
+    const key = await createKey('scale');
+    const results = await runScaleChecks({ instances, key, db, config, createKey, smtp });
     console.log(
       [
         `# npm run scale: ${instanceCount} instances (${options.compiled ? 'compiled dist/' : 'tsx'}) on one PostgreSQL database (${databaseName}) and one Redis (${path.basename(options['redis-url'])}), all listening after ${startedMs} ms`,
@@ -154,6 +172,7 @@ async function main(): Promise<number> {
     return results.every((result) => result.outcome.ok) ? 0 : 1;
   } finally {
     await stopAll();
+    await smtp.close();
     await db.$disconnect();
     if (options.keep) console.log(`kept the database: ${databaseUrl.toString()}`);
     else await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).catch((error: unknown) => console.error(`could not drop ${databaseName}: ${String(error)}`));

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.ts';
 import type { Db } from '../src/db/client.ts';
+import type { TestSmtpServer } from './support/smtp-server.ts';
 import { formatReport, migratedOnce, migrationOutcome, runScaleChecks, type ScaleCheck, type ScaleCluster, type ScaleInstance } from '../scripts/scale-checks.ts';
 
 // What src/db/prepare.ts logs after the migration step.
@@ -13,7 +14,14 @@ const instance = (name: string, applied: string[] | null): ScaleInstance => ({
   baseUrl: 'http://127.0.0.1:1',
   lines: [{ level: 30, msg: 'starting' }, ...(applied ? [appliedLine(applied)] : []), { level: 30, msg: 'listening on http://localhost:1' }],
 });
-const cluster = (instances: ScaleInstance[]): ScaleCluster => ({ instances, key: 'dlr_x', db: {} as Db, config: {} as Config });
+const cluster = (instances: ScaleInstance[]): ScaleCluster => ({
+  instances,
+  key: 'dlr_x',
+  db: {} as Db,
+  config: {} as Config,
+  createKey: () => Promise.reject(new Error('no keys in these tests')),
+  smtp: {} as TestSmtpServer,
+});
 
 describe('the scale checks', () => {
   it('reads what an instance’s migration step did from its log', () => {
