@@ -215,7 +215,7 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
     const response = await app.request(performancePath(listed.id, '?lookup_by=stocknum'), { key: keys.all.key });
     expect(response.status).toBe(422);
     const body = await response.json();
-    expect(body).toEqual({ error: 'invalid_input', message: 'lookup_by: Value "stocknum" does not exist in "CarLookupBy" enum.', field: 'lookup_by' });
+    expect(body).toEqual({ error: 'invalid_input', message: 'lookup_by: must be one of: vin', field: 'lookup_by' });
   });
 
   it('answers 404 car_not_found for a car that does not exist', async () => {
