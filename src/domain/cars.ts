@@ -19,13 +19,19 @@ export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Pri
   return { OR: byText };
 }
 
-/** The car's id, or the car_not_found error. The newest car wins when several share a VIN. */
-export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
-  const car = await db.car.findFirst({
-    where: carWhere(identifier, lookupBy),
-    select: { id: true },
-    orderBy: { created_at: 'desc' },
-  });
+/** The car's `select`ed columns, or the car_not_found error. The newest car wins when several share a VIN. */
+export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
+  db: Db,
+  identifier: string,
+  lookupBy: CarLookupBy | null | undefined,
+  select: Select,
+): Promise<Prisma.CarGetPayload<{ select: Select }>> {
+  const car = await db.car.findFirst({ where: carWhere(identifier, lookupBy), select, orderBy: { created_at: 'desc' } });
   if (!car) throw notFound('car');
-  return car.id;
+  return car;
+}
+
+/** The car's id, or the car_not_found error. */
+export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+  return (await findCar(db, identifier, lookupBy, { id: true })).id;
 }
