@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { issueKey } from '../src/auth/api-keys.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { createDb } from '../src/db/client.ts';
-import { build, distDir, isStale } from './build.ts';
+import { build, distDir, isStale } from './build.mjs';
 import { freePort } from './free-port.ts';
 
 const { values } = parseArgs({
@@ -31,7 +31,8 @@ const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
 
 function startService(port: number): ChildProcess {
   const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [path.join(distDir, 'src', 'index.js')];
-  return spawn(process.execPath, entry, {
+  // --dev as `npm start` passes it: development values for the settings production requires.
+  return spawn(process.execPath, [...entry, '--dev'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files') },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -69,7 +70,7 @@ function rssMegabytes(pid: number): number {
   return Number(line?.replace(/\D+/g, '')) / 1024;
 }
 
-if (isStale()) build();
+if (isStale()) await build();
 
 // The first start creates the database, migrates and seeds it; it is not one of the measured starts.
 let port = await freePort();
