@@ -2,7 +2,6 @@
 // and the Content-Security-Policy it runs under. The page carries all its code inline, so the
 // policy admits exactly that script by its hash rather than any inline script.
 import { createHash } from 'node:crypto';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
 export const graphiqlOptions = {
   title: 'Dealership API',
@@ -16,15 +15,22 @@ function inlineScriptHashes(html: string): string[] {
   );
 }
 
-let rendered: { html: string; policy: string } | undefined;
+interface GraphiqlPage {
+  html: string;
+  policy: string;
+}
+
+let rendering: Promise<GraphiqlPage> | undefined;
+let rendered: GraphiqlPage | undefined;
 
 /**
  * The GraphiQL page, rendered once (its options are fixed), and its policy: scripts only its own,
  * Monaco's workers from the blob: URLs the page makes, styles inline (the editor sets them at run
- * time), requests only to this origin, never framed.
+ * time), requests only to this origin, never framed. The renderer carries the whole page inline
+ * (about 9 MB of JavaScript), so it is loaded when a browser first asks for the page, not at start-up.
  */
-export function graphiqlPage(): { html: string; policy: string } {
-  if (!rendered) {
+export function graphiqlPage(): Promise<GraphiqlPage> {
+  rendering ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
     const html = renderGraphiQL(graphiqlOptions);
     const policy = explorerPagePolicy({
       scripts: inlineScriptHashes(html),
@@ -32,8 +38,14 @@ export function graphiqlPage(): { html: string; policy: string } {
       images: "'self' data: blob:",
     });
     rendered = { html, policy };
-  }
-  return rendered;
+    return rendered;
+  });
+  return rendering;
+}
+
+/** The GraphiQL page's policy once the page has been rendered (it always has, before it is served). */
+export function graphiqlPolicy(): string | null {
+  return rendered?.policy ?? null;
 }
 
 /**

@@ -59,6 +59,8 @@ export function useRequestLog(deps: AppDeps): Plugin {
       startedAt.set(request, performance.now());
     },
     onResponse({ request, response }) {
+      // Nothing is worked out for a line that would not be written (LOG_LEVEL above info).
+      if (!deps.logger.isLevelEnabled('info')) return;
       const started = startedAt.get(request);
       const url = new URL(request.url);
       deps.logger.info(

@@ -107,11 +107,19 @@ export function redisStore(redis: Redis, logger: Logger): Cache {
   };
 }
 
+/** Scopes already worked out: the key cache hands out the same Actor for as long as it remembers the key. */
+const scopeByActor = new WeakMap<Actor, string>();
+
 /** What the caller may see, as one opaque name: key id, permissions, dealership set. */
 export function cacheScope(actor: Actor): string {
-  const permissions = [...actor.permissions].sort().join(',');
-  const dealerships = actor.dealershipIds?.join(',') ?? '*';
-  return createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}`).digest('base64url');
+  let scope = scopeByActor.get(actor);
+  if (scope === undefined) {
+    const permissions = [...actor.permissions].sort().join(',');
+    const dealerships = actor.dealershipIds?.join(',') ?? '*';
+    scope = createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}`).digest('base64url');
+    scopeByActor.set(actor, scope);
+  }
+  return scope;
 }
 
 export interface ReadCacheOptions {

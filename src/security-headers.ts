@@ -3,7 +3,7 @@
 // no content sniffing, no framing, no referrer, a Content-Security-Policy (the explorer pages get
 // the policy their code needs, everything else none at all) and no caching of what a key was needed for.
 import type { Plugin } from 'graphql-yoga';
-import { graphiqlPage } from './explorers.ts';
+import { graphiqlPolicy } from './explorers.ts';
 import { jsonResponse } from './rest/errors.ts';
 import { DOCS_PAGE_POLICY, DOCS_PATH } from './rest/docs.ts';
 
@@ -45,7 +45,8 @@ export const PROTECTIVE_HEADERS = {
 const PREFLIGHT_MAX_AGE = 600;
 
 function explorerPolicy(pathname: string): string | null {
-  if (pathname === '/graphql' || pathname === '/graphql/') return graphiqlPage().policy;
+  // Null (so the API's policy, which allows nothing) only if some other HTML answer came from /graphql.
+  if (pathname === '/graphql' || pathname === '/graphql/') return graphiqlPolicy();
   if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`) return DOCS_PAGE_POLICY;
   return null;
 }

@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps): Yoga {
     // GraphiQL's code is served by the service itself, so it works with no internet access; off in
     // production unless EXPLORERS=on.
     graphiql: deps.config.explorers ? graphiqlOptions : false,
-    renderGraphiQL: () => graphiqlPage().html,
+    renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
     // CORS is answered by useSecurityHeaders, for the configured origins only.
     cors: false,

@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from './client.ts';
 import { migrate } from './migrate.ts';
-import { seedDemoData } from '../../prisma/seed.ts';
 import { secureStoredSecrets } from '../domain/stored-secrets.ts';
 
 export async function prepareDatabase(config: Config, db: Db, logger: Logger, seed = config.seedDemoData): Promise<void> {
@@ -13,6 +12,8 @@ export async function prepareDatabase(config: Config, db: Db, logger: Logger, se
   const applied = await migrate(config.databaseUrl, async () => {
     if (!seed || (await db.dealership.count()) > 0) return;
     const seedStarted = performance.now();
+    // The demo data's code is loaded only when it is needed, not on every start.
+    const { seedDemoData } = await import('../../prisma/seed.ts');
     const summary = await seedDemoData(db, { keyring: config.secretsKeyring });
     logger.info({ ...summary, ms: Math.round(performance.now() - seedStarted) }, 'database was empty: seeded demo data');
   });

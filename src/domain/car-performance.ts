@@ -1,8 +1,8 @@
 // Spec 4.2 / 2.2: a car's performance figures. Every figure is computed from stored facts (leads,
 // photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
 // Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
-import type { Db } from '../db/client.ts';
-import { findCarIdForKey, type CarLookupBy } from './cars.ts';
+import type { Db, Prisma } from '../db/client.ts';
+import { findCarForKey, type CarLookupBy } from './cars.ts';
 import type { DbClients } from '../db/scoped.ts';
 
 const DAY_MS = 86_400_000;
@@ -76,24 +76,31 @@ function groupByCar<T extends { car_id: number | null }>(rows: readonly T[]): Ma
   return groups;
 }
 
+/** The car's own columns its figures need. */
+const performanceCarSelect = {
+  id: true, car_type: true, status: true, make: true, model: true, vin: true, stocknum: true, slug: true,
+  created_at: true, updated_at: true, sold_date: true, advertised_price: true, dapprice: true, egcprice: true,
+} satisfies Prisma.CarSelect;
+
+type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect }>;
+
 /**
  * The figures of each of `carIds` that exists. `db` is the caller's scoped client: a foreign car
  * has no figures, and a car's leads, calls and the rest count only rows of the key's dealerships.
  */
 export async function carPerformances(db: Db, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const ids = [...new Set(carIds)];
+  if (ids.length === 0) return new Map();
+  return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, now);
+}
+
+/** The figures of `cars` (`ids` are theirs, known before the cars are read, so every query runs at once). */
+async function figuresOf(db: Db, carsRead: Promise<PerformanceCar[]>, ids: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const result = new Map<number, CarPerformance>();
-  if (ids.length === 0) return result;
-  const inIds = { in: ids };
+  const inIds = { in: [...ids] };
   // Ordered by time then id, so "first" and "latest" are stable when rows share a timestamp.
   const [cars, leads, photos, calls, prices, views] = await Promise.all([
-    db.car.findMany({
-      where: { id: inIds },
-      select: {
-        id: true, car_type: true, status: true, make: true, model: true, vin: true, stocknum: true, slug: true,
-        created_at: true, updated_at: true, sold_date: true, advertised_price: true, dapprice: true, egcprice: true,
-      },
-    }),
+    carsRead,
     db.lead.findMany({
       where: { car_id: inIds },
       select: { id: true, car_id: true, created_at: true, source: true, lead_status: true, lead_state: true },
@@ -167,10 +174,10 @@ export async function carPerformance(
   now: Date,
 ): Promise<CarPerformance> {
   const { db } = clients;
-  const id = await findCarIdForKey(clients, identifier, lookupBy);
-  const performance = (await carPerformances(db, [id], now)).get(id);
-  // The car was found a moment ago; it can only be missing if it was deleted in between.
-  if (!performance) throw new Error(`car ${id} disappeared while its performance was computed`);
+  // The statement that finds the car also reads its columns: one statement fewer than finding its id first.
+  const car = await findCarForKey(clients, identifier, lookupBy, performanceCarSelect);
+  const performance = (await figuresOf(db, Promise.resolve([car]), [car.id], now)).get(car.id);
+  if (!performance) throw new Error(`car ${car.id} has no figures`);
   return performance;
 }
 

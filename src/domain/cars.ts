@@ -21,29 +21,45 @@ export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Pri
   return { OR: byText };
 }
 
-/** The car's id, or the car_not_found error. The newest car wins when several share a VIN. */
-export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
-  const car = await db.car.findFirst({
-    where: carWhere(identifier, lookupBy),
-    select: { id: true },
-    orderBy: { created_at: 'desc' },
-  });
+/** The car's `select`ed columns, or the car_not_found error. The newest car wins when several share a VIN. */
+export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
+  db: Db,
+  identifier: string,
+  lookupBy: CarLookupBy | null | undefined,
+  select: Select,
+): Promise<Prisma.CarGetPayload<{ select: Select }>> {
+  const car = await db.car.findFirst({ where: carWhere(identifier, lookupBy), select, orderBy: { created_at: 'desc' } });
   if (!car) throw notFound('car');
-  return car.id;
+  return car;
+}
+
+/** The car's id, or the car_not_found error. */
+export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+  return (await findCar(db, identifier, lookupBy, { id: true })).id;
 }
 
 /**
- * Like findCarId, for the operations whose spec refuses a car of a dealership the key cannot use
- * with its own error (4.2, 4.19: "invalid dealership", 403), distinct from a car that does not exist
+ * Like findCar, for the operations whose spec refuses a car of a dealership the key cannot use with
+ * its own error (4.2, 4.19: "invalid dealership", 403), distinct from a car that does not exist
  * (404). Only when the scoped lookup finds nothing does the unscoped client (the escape hatch of
  * src/db/scoped.ts) ask whether such a car exists at all; it reads nothing but that, and the error
  * carries nothing of the car.
  */
-export async function findCarIdForKey(clients: DbClients, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+export async function findCarForKey<Select extends Prisma.CarSelect & { id: true }>(
+  clients: DbClients,
+  identifier: string,
+  lookupBy: CarLookupBy | null | undefined,
+  select: Select,
+): Promise<Prisma.CarGetPayload<{ select: Select }>> {
   try {
-    return await findCarId(clients.db, identifier, lookupBy);
+    return await findCar(clients.db, identifier, lookupBy, select);
   } catch (error) {
     const elsewhere = await clients.unscopedDb.car.findFirst({ where: carWhere(identifier, lookupBy), select: { id: true } });
     throw elsewhere ? invalidDealership() : error;
   }
+}
+
+/** findCarForKey's car id. */
+export async function findCarIdForKey(clients: DbClients, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
+  return (await findCarForKey(clients, identifier, lookupBy, { id: true })).id;
 }

@@ -1,6 +1,6 @@
 // How notifications leave the service: over SMTP (nodemailer) when SMTP_URL is set, else as a log
 // line, so development and demos need no mail server and still show what would have been sent.
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 
@@ -27,19 +27,21 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
       close() {},
     };
   }
-  // Timeouts bound a hung server; the worker renews its lease on the message meanwhile (worker.ts).
-  const transport = nodemailer.createTransport({
-    url: config.smtpUrl,
-    connectionTimeout: 15_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 30_000,
-  });
+  const smtpUrl = config.smtpUrl;
+  // nodemailer is loaded with the first message, not at start-up: most instances send none for a while.
+  let transport: Promise<Transporter> | undefined;
+  const connect = async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    // Timeouts bound a hung server; the worker renews its lease on the message meanwhile (worker.ts).
+    return nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 });
+  };
   return {
     async send(mail) {
-      await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId });
+      transport ??= connect();
+      await (await transport).sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId });
     },
     close() {
-      transport.close();
+      void transport?.then((opened) => opened.close(), () => undefined);
     },
   };
 }

@@ -61,15 +61,20 @@ export const DOCS_PAGE_POLICY = explorerPagePolicy({ scripts: ["'self'"], images
 
 /** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions): Plugin {
+  // The document is written when it is first asked for, not at start-up: integrators fetch it rarely,
+  // and building it walks the whole REST schema.
+  let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
   const fileCache = new Map<string, ArrayBuffer>();
   return {
-    onSchemaChange({ schema }: { schema: GraphQLSchema }) {
-      documentJson = JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
+    onSchemaChange({ schema: changed }: { schema: GraphQLSchema }) {
+      schema = changed;
+      documentJson = undefined;
     },
     onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET') return;
-      if (url.pathname === OPENAPI_PATH && documentJson) {
+      if (url.pathname === OPENAPI_PATH && schema) {
+        documentJson ??= JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
         endResponse(new Response(documentJson, { headers: { 'content-type': 'application/json; charset=utf-8' } }));
       } else if (!explorers) {
         return;

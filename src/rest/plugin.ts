@@ -159,44 +159,52 @@ async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute
 }
 
 export function useRestRoutes(deps: AppDeps): Plugin {
+  let schema: GraphQLSchema | undefined;
   let sofa: SofaHandler | undefined;
   let rootFields = new Map<string, GraphQLField<unknown, unknown>>();
   let getEnveloped: GetEnveloped | undefined;
   const envelopedByContext = new WeakMap<object, Enveloped>();
 
+  // Sofa (and the filtered schema it serves) is built for the first REST request, not at start-up:
+  // building it costs more CPU than the rest of the start, and a /graphql-only instance never needs it.
+  function createSofa(current: GraphQLSchema): SofaHandler {
+  return createSofaHandler({
+      basePath: '',
+      schema: restSchema(current),
+      routes: Object.fromEntries(
+        restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
+      ),
+      async context(serverContext) {
+        if (!getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
+        const enveloped = getEnveloped(serverContext);
+        const context = (await enveloped.contextFactory(serverContext)) as object;
+        envelopedByContext.set(context, enveloped);
+        return context;
+      },
+      execute: ((args: ExecutionArgs) => {
+        const enveloped = envelopedByContext.get(args.contextValue as object);
+        if (!enveloped) throw new TypeError('REST execution without a Yoga context');
+        return enveloped.execute(args);
+      }) as never,
+      // fets types its own Response class; ours is the platform's, which fets accepts at run time.
+      errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
+    });
+  }
+
   return {
     onYogaInit({ yoga }) {
       getEnveloped = yoga.getEnveloped;
     },
-    onSchemaChange({ schema }) {
+    onSchemaChange({ schema: changed }) {
+      schema = changed;
+      sofa = undefined;
       rootFields = new Map(
         restRoutes.flatMap((route) => {
           const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-          const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
+          const field = (operation === 'Query' ? changed.getQueryType() : changed.getMutationType())?.getFields()[name];
           return field ? [[route.field, field] as const] : [];
         }),
       );
-      sofa = createSofaHandler({
-        basePath: '',
-        schema: restSchema(schema),
-        routes: Object.fromEntries(
-          restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
-        ),
-        async context(serverContext) {
-          if (!getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-          const enveloped = getEnveloped(serverContext);
-          const context = (await enveloped.contextFactory(serverContext)) as object;
-          envelopedByContext.set(context, enveloped);
-          return context;
-        },
-        execute: ((args: ExecutionArgs) => {
-          const enveloped = envelopedByContext.get(args.contextValue as object);
-          if (!enveloped) throw new TypeError('REST execution without a Yoga context');
-          return enveloped.execute(args);
-        }) as never,
-        // fets types its own Response class; ours is the platform's, which fets accepts at run time.
-        errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
-      });
     },
     onRequest({ request, url, endResponse, serverContext }) {
       const matches = matchPath(url.pathname);
@@ -216,14 +224,14 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         endResponse(restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow }));
         return undefined;
       }
-      const handler = sofa;
-      if (!handler) throw new Error('the REST layer has no schema yet');
       const field = rootFields.get(match.route.field);
       // A documented route whose root field does not exist yet answers like any unknown path.
       if (!field) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
+      if (!schema) throw new Error('the REST layer has no schema yet');
+      const handler = (sofa ??= createSofa(schema));
       return (async () => {
         const ignored: string[] = [];
         const prepared = await prepareRequest(deps, request, match, field, ignored);

@@ -1,0 +1,5 @@
+// Types of scripts/build.mjs, which is plain JavaScript so that `npm start` needs no tsx.
+export declare const distDir: string;
+export declare const externalPackages: readonly string[];
+export declare function isStale(): boolean;
+export declare function build(): Promise<void>;
