@@ -2,8 +2,8 @@
 //   GET /api/v1/apikeys/apikey_details.json   and   GET /api/v1/cars/{id}/performance.json
 // with the same Prisma client and the same Prisma queries as the service, and nothing else: no
 // GraphQL, no Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one
-// statement, as the service does on a key-cache miss), the car is found with findCarId and its
-// figures computed with carPerformances (the service's own functions, so the queries cannot drift),
+// statement, as the service does on a key-cache miss), the car and its figures come from
+// carPerformance (the service's own function, so the queries cannot drift),
 // both through the caller's scoped client as the service reads them, and apikey_details builds the
 // key's id and permissions from the verified key and reads its dealerships as Pothos does.
 // test/bench-bare-handler.test.ts holds its bodies equal to the service's, so the ratio is honest.
@@ -14,11 +14,12 @@ import { pathToFileURL } from 'node:url';
 import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from '../src/auth/api-keys.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { forActor } from '../src/db/scoped.ts';
-import { carPerformances, type CarPerformance } from '../src/domain/car-performance.ts';
-import { findCarId } from '../src/domain/cars.ts';
+import { carPerformance, type CarPerformance } from '../src/domain/car-performance.ts';
+import { numberOrZero, textOrEmpty } from '../src/schema/always-present.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
 const CAR_NOT_FOUND = { error: 'car_not_found', message: 'No car with that identifier.' };
+const INVALID_DEALERSHIP = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
 const PERFORMANCE_PATH = /^\/api\/v1\/cars\/([^/]+)\/performance\.json$/;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -39,7 +40,6 @@ async function authenticate(db: Db, req: IncomingMessage, now: Date): Promise<Ac
 
 /** Spec 4.7 with the REST selection: the key's permissions and dealerships with their locations and users. */
 async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
-  const mayReadPersonalData = actor.permissions.has('read:personal_data');
   const dealerships = await forActor(db, actor).dealership.findMany({
     orderBy: { id: 'asc' },
     select: {
@@ -58,14 +58,23 @@ async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
       name: dealership.name,
       slug: dealership.slug,
       locations: dealership.locations,
-      users: dealership.users.map(({ user }) => ({ id: user.id, name: user.name, email: mayReadPersonalData ? user.email : null })),
+      users: dealership.users.map(({ user }) => ({ id: user.id, name: user.name, email: user.email })),
     })),
   };
 }
 
-/** The performance record as the service's GraphQL scalars print it (DateTime ISO, Date yyyy-mm-dd). */
+/**
+ * The performance record as the service prints it: its scalars (DateTime ISO, Date yyyy-mm-dd) and
+ * the never-null fields' empty values (src/schema/always-present.ts).
+ */
 function performanceBody(performance: CarPerformance): unknown {
-  return { ...performance, sold_date: performance.sold_date?.toISOString().slice(0, 10) ?? null };
+  return {
+    ...performance,
+    vin: textOrEmpty(performance.vin),
+    start_price: numberOrZero(performance.start_price),
+    price_changes: performance.price_changes.map((change) => ({ ...change, dapprice: numberOrZero(change.dapprice), egcprice: numberOrZero(change.egcprice) })),
+    sold_date: performance.sold_date?.toISOString().slice(0, 10) ?? null,
+  };
 }
 
 /** The request handler: exported so the test can hold its answers equal to the service's. */
@@ -84,11 +93,14 @@ export function createBareHandler(db: Db, now: () => Date = () => new Date()): (
     if (!actor.permissions.has('read:car')) return send(res, 403, { error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
     const identifier = decodeURIComponent(performanceMatch[1] ?? '');
     const lookupBy = url.searchParams.get('lookup_by') === 'vin' ? 'vin' : null;
-    const scoped = forActor(db, actor);
-    const carId = await findCarId(scoped, identifier, lookupBy).catch(() => null);
-    const performance = carId === null ? undefined : (await carPerformances(scoped, [carId], at)).get(carId);
-    if (!performance) return send(res, 404, CAR_NOT_FOUND);
-    return send(res, 200, performanceBody(performance));
+    const outcome = await carPerformance({ db: forActor(db, actor), unscopedDb: db }, identifier, lookupBy, at).then(
+      (performance) => ({ performance }),
+      (error: unknown) => ({ error: (error as { extensions?: { error?: string } }).extensions?.error }),
+    );
+    if ('performance' in outcome) return send(res, 200, performanceBody(outcome.performance));
+    if (outcome.error === 'invalid_dealership') return send(res, 403, INVALID_DEALERSHIP);
+    if (outcome.error === 'car_not_found') return send(res, 404, CAR_NOT_FOUND);
+    throw new Error('car performance failed');
   }
   return (req, res) => {
     handle(req, res).catch(() => {
