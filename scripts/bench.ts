@@ -29,11 +29,11 @@ import { parseArgs, promisify, isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { Kind, OperationTypeNode, print } from 'graphql';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
-import pg from 'pg';
 import { createSofa } from 'sofa-api';
 import { projectRoot, type Engine } from '../src/config.ts';
 import { restSchema } from '../src/rest/plugin.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { runAdminSql } from './cli-database.ts';
 import { freePort } from './free-port.ts';
 
 const { values: options } = parseArgs({
@@ -315,15 +315,8 @@ async function createDatabase(engine: Engine, label: string): Promise<Database> 
     return { url: `file:${path.join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `dgw_bench_${randomBytes(4).toString('hex')}${label === 'service' ? '' : `_${label}`}`;
-  const admin = async (sql: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: options['postgres-url'] });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string): Promise<void> => runAdminSql(options['postgres-url'], sql);
+
   await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(options['postgres-url']);
   url.pathname = `/${name}`;

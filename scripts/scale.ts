@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig, projectRoot } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { newEncryptionKeyText } from '../src/secrets.ts';
+import { runAdminSql } from './cli-database.ts';
 import { freePort } from './free-port.ts';
 import { formatReport, runScaleChecks, type LogLine, type ScaleInstance } from './scale-checks.ts';
 import { startSmtpServer } from '../test/support/smtp-server.ts';
@@ -52,15 +52,7 @@ function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessE
   });
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: options['postgres-url'] });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string): Promise<void> => runAdminSql(options['postgres-url'], sql);
 
 /** Starts one instance; resolves once it logs that it listens, with every log line it prints kept. */
 function startInstance(name: string, env: NodeJS.ProcessEnv): Promise<ScaleInstance & { child: ChildProcess }> {

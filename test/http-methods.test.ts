@@ -2,7 +2,7 @@
 // headers, no body), a JSON 404 for every unknown path, and a trailing slash answering like the path.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes } from '../src/rest/routes.ts';
-import { createDemoApp } from './support/demo.ts';
+import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 import type { TestApp } from './support/app.ts';
 
 let app: TestApp;
@@ -10,20 +10,8 @@ let key: string;
 
 /** One request for every GET route of the table, against the demo data. */
 const GET_PATHS: Record<string, string> = {
-  'Query.car_performance': '/api/v1/cars/1/performance.json',
-  'Query.car_payment_processors': '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
-  'Query.model_variant': '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=1',
-  'Query.manufacturer_offers': '/manufacturers/1/offers.json',
-  'Query.website_offer': '/websites/1/offers/13.json',
-  'Query.apikey_details': '/api/v1/apikeys/apikey_details.json',
-  'Query.contact': '/dealerships/1/contacts/1',
-  'Query.contacts': '/dealerships/1/contacts?per_page=5',
-  'Query.partner_dealerships': '/api/v1/partner/dealerships',
-  'Query.search_dealerships_by_postcode': '/manufacturers/1/search_by_postcode?postcode=3000',
-  'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
-  'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002',
+  ...DEMO_READ_PATHS,
   'Mutation.redeem_partner_token': '/api/v1/partner/sign_on?token=unknown',
-  'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
 };
 
 /** The service's own paths besides the REST table. */

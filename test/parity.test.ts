@@ -13,23 +13,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { matchPath, restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
-import { createDemoApp } from './support/demo.ts';
+import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 
 /** One call per read path, on the demo data. */
 const samples: Record<string, string> = {
-  'Query.car_performance': '/api/v1/cars/1/performance.json',
-  'Query.car_payment_processors': '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
-  'Query.model_variant': '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=1',
-  'Query.manufacturer_offers': '/manufacturers/1/offers.json',
-  'Query.website_offer': '/websites/1/offers/13.json',
-  'Query.apikey_details': '/api/v1/apikeys/apikey_details.json',
-  'Query.contact': '/dealerships/1/contacts/1',
-  'Query.contacts': '/dealerships/1/contacts?per_page=5',
-  'Query.partner_dealerships': '/api/v1/partner/dealerships',
-  'Query.search_dealerships_by_postcode': '/manufacturers/1/search_by_postcode?postcode=3000',
-  'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
-  'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002&fbclid=abc',
-  'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
+  ...DEMO_READ_PATHS,
+  // A tracking parameter the redirect passes on.
+  'Query.car_redirect': `${DEMO_READ_PATHS['Query.car_redirect']}&fbclid=abc`,
 };
 
 let app: TestApp;

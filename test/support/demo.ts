@@ -11,3 +11,20 @@ export async function createDemoApp(): Promise<{ app: TestApp; key: string }> {
   const { key } = await makeKey(app.db, { permissions: allPermissions });
   return { app, key };
 }
+
+/** One request per read operation of the REST table, on the demo data (the car redirect's own query aside). */
+export const DEMO_READ_PATHS: Readonly<Record<string, string>> = {
+  'Query.car_performance': '/api/v1/cars/1/performance.json',
+  'Query.car_payment_processors': '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
+  'Query.model_variant': '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=1',
+  'Query.manufacturer_offers': '/manufacturers/1/offers.json',
+  'Query.website_offer': '/websites/1/offers/13.json',
+  'Query.apikey_details': '/api/v1/apikeys/apikey_details.json',
+  'Query.contact': '/dealerships/1/contacts/1',
+  'Query.contacts': '/dealerships/1/contacts?per_page=5',
+  'Query.partner_dealerships': '/api/v1/partner/dealerships',
+  'Query.search_dealerships_by_postcode': '/manufacturers/1/search_by_postcode?postcode=3000',
+  'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
+  'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002',
+  'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
+};
