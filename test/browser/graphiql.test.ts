@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http-server.ts';
 import { createLifecycle } from '../../src/lifecycle.ts';
+import { freePort } from '../../scripts/free-port.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { makeDealership, makeKey } from '../support/fixtures.ts';
 
@@ -22,12 +23,14 @@ const leftTheMachine: string[] = [];
 const blockedByPolicy: string[] = [];
 
 beforeAll(async () => {
-  app = await createTestApp();
+  // The OpenAPI document's server is PUBLIC_URL, where Swagger UI sends its requests: this server's own address.
+  const port = await freePort();
+  app = await createTestApp({ publicUrl: `http://127.0.0.1:${port}` });
   app.clock.set(new Date());
   await makeDealership(app.db, { name: 'Browser Test Motors', slug: 'browser-test-motors' });
   ({ key, id: keyId } = await makeKey(app.db, { permissions: ['read:car'] }));
   server = createHttpServer(app.yoga, app.config, pino({ level: 'silent' }), createLifecycle());
-  origin = `http://127.0.0.1:${(await server.listen(0, '127.0.0.1')).port}`;
+  origin = `http://127.0.0.1:${(await server.listen(port, '127.0.0.1')).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -110,7 +113,8 @@ describe('Swagger UI with the network closed', () => {
     await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
     await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
 
-    const operation = page.locator('#operations-apikeys-apikey_details');
+    // Swagger UI names the block after the operation's tag and id; the tag's spelling is the document's business.
+    const operation = page.locator('[id^="operations-"][id$="-apikey_details"]');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.getByRole('button', { name: 'Execute' }).click();
