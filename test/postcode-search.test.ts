@@ -40,6 +40,8 @@ let eastDealer: { id: number };
 let ids: Record<'cbd' | 'geelong' | 'boxHill' | 'sydney' | 'dandenong' | 'ballarat' | 'darwin' | 'kiaCbd' | 'perth' | 'multiKia', number>;
 let kia: { id: number };
 let citySite: { id: number; name: string; url: string };
+let westSite: { id: number; name: string; url: string };
+let unlisted: Record<'noContact' | 'noWebsite', number>;
 let full: { key: string };
 let eastOnly: { key: string };
 let withoutPermission: { key: string };
@@ -63,6 +65,10 @@ beforeAll(async () => {
   await franchise(app.db, multiDealer.id, mazda.id);
   await franchise(app.db, multiDealer.id, kia.id);
   citySite = await makeWebsite(app.db, cityDealer.id, { name: 'City Mazda', url: 'https://citymazda.example.com.au' });
+  // A later site of the same dealership: the fallback is the first (lowest id), not this one.
+  await makeWebsite(app.db, cityDealer.id, { name: 'City Mazda Used', url: 'https://used.citymazda.example.com.au' });
+  westSite = await makeWebsite(app.db, westDealer.id, { name: 'West Mazda', url: 'https://westmazda.example.com.au' });
+  for (const dealer of [eastDealer, northDealer, kiaDealer, multiDealer]) await makeWebsite(app.db, dealer.id);
 
   const place = async (dealershipId: number, name: string, address: Parameters<typeof makeAddress>[2] | null, extra = {}) => {
     const location = await makeLocation(app.db, dealershipId, { name, ...extra });
@@ -113,7 +119,16 @@ beforeAll(async () => {
   }
   // Neither can be ranked: no address at all, and an address whose postcode is not known and has no coordinates.
   await place(cityDealer.id, 'City Mazda Workshop (no address)', null);
-  await place(westDealer.id, 'West Mazda Nowhere', { city: 'Nowhere', postcode: 1 });
+  await makeContactDetail(app.db, await place(westDealer.id, 'West Mazda Nowhere', { city: 'Nowhere', postcode: 1 }));
+  for (const [name, id] of Object.entries(ids)) if (name !== 'cbd') await makeContactDetail(app.db, id, { phone: '03 9000 2000' });
+  // Right by the CBD, yet nowhere to send the searcher: never a result, and the limit fills from the next nearest.
+  const sitelessDealer = await makeDealership(app.db, { name: 'Siteless Mazda' });
+  await franchise(app.db, sitelessDealer.id, mazda.id);
+  unlisted = {
+    noContact: await place(cityDealer.id, 'City Mazda Southbank', { city: 'Southbank', postcode: 3006, lat: -37.8226, long: 144.9646 }),
+    noWebsite: await place(sitelessDealer.id, 'Siteless Mazda Carlton', { city: 'Carlton', postcode: 3053, lat: -37.8, long: 144.9671 }),
+  };
+  await makeContactDetail(app.db, unlisted.noWebsite, { phone: '03 9000 3000' });
   await makeContactDetail(app.db, ids.cbd, {
     email: 'sales@citymazda.example.com.au',
     phone: '03 9000 1000',
@@ -182,17 +197,51 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
       // From the centre of the postcode's localities, not from the showroom's own block.
       distance_km: 1.7,
     });
-    // A location without a website or contact detail answers null for them; its address is still complete.
+    // A location without its own website: website_url is null and website is its dealership's.
     expect(body[2]).toEqual({
       id: ids.dandenong,
       dealership_id: expect.any(Number),
       name: 'West Mazda Dandenong',
       website_url: null,
       address: expect.objectContaining({ addressable_id: ids.dandenong, addressable_type: 'Location', postcode: 3175, lat: null, long: null }),
-      contact_detail: null,
-      website: null,
+      contact_detail: expect.objectContaining({ contactable_id: ids.dandenong, contactable_type: 'Location', phone: '03 9000 2000' }),
+      website: { id: westSite.id, name: 'West Mazda', url: 'https://westmazda.example.com.au' },
       distance_km: expect.any(Number),
     });
+  });
+
+  it("answers a location without its own website with its dealership's first website", async () => {
+    const body = (await (await app.request(path4(mazda.id, '?postcode=3220'), { key: full.key })).json()) as Record<string, unknown>[];
+    expect(body[0]).toMatchObject({ id: ids.geelong, website_url: null, website: { id: citySite.id, name: 'City Mazda', url: citySite.url } });
+  });
+
+  it('leaves out a location without contact details and one whose dealership has no website; the limit fills from the next nearest', async () => {
+    for (const limit of ['', '&limit=20']) {
+      const body = (await (await app.request(path4(mazda.id, `?postcode=3000${limit}`), { key: full.key })).json()) as { id: number }[];
+      const answered = body.map((location) => location.id);
+      expect(answered).not.toContain(unlisted.noContact);
+      expect(answered).not.toContain(unlisted.noWebsite);
+      expect(answered.length).toBe(limit ? 8 : 5);
+    }
+    const two = (await (await app.request(path4(mazda.id, '?postcode=3006&limit=2'), { key: full.key })).json()) as { id: number }[];
+    expect(two.map((location) => location.id)).toEqual([ids.cbd, ids.boxHill]);
+  });
+
+  it('answers every result with contact_detail and website objects, on both doors', async () => {
+    const rest = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=20'), { key: full.key })).json()) as Record<string, unknown>[];
+    const graph = await app.graphql<{ search_dealerships_by_postcode: Record<string, unknown>[] }>(
+      QUERY.replace('postcode: $postcode)', 'postcode: $postcode, limit: 20)'),
+      { id: mazda.id, postcode: '3000' },
+      full.key,
+    );
+    expect(graph.errors).toBeUndefined();
+    for (const results of [rest, graph.data?.search_dealerships_by_postcode ?? []]) {
+      expect(results).toHaveLength(8);
+      for (const result of results) {
+        expect(result.contact_detail).toEqual(expect.objectContaining({ id: expect.any(Number), contactable_id: result.id }));
+        expect(result.website).toEqual({ id: expect.any(Number), name: expect.any(String), url: expect.any(String) });
+      }
+    }
   });
 
   it('answers only the manufacturer’s sales locations: no service, parts, used cars, head office or other brand’s showroom', async () => {

@@ -31,7 +31,8 @@ export const permissionByType: Readonly<Record<string, Permission>> = {
   Dealership: 'index:dealership',
   CarDealership: 'index:dealership',
   LocationContactDetail: 'search:location',
-  DealershipSearchContactDetail: 'search:location',
+  // DealershipSearchContactDetail is not listed: only the postcode search answers it, and that root
+  // field already needs search:location; its results always carry their contact details (never null).
   ModelVariantSpecification: 'show:model_variant',
   ModelVariantAvailability: 'show:model_variant',
   Offer: 'index:offer',

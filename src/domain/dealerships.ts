@@ -2,6 +2,7 @@
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's sales locations (4.15).
 import type { Db } from '../db/client.ts';
+import type { Website } from '../generated/prisma/sqlite/client.ts';
 import { apiError, invalidInput, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
 import { jsonStrings } from './json-columns.ts';
@@ -98,6 +99,10 @@ export interface RankedLocation {
   id: number;
   /** Great-circle distance from the postcode's centre, in kilometres, to 0.1 km. */
   distance_km: number;
+  /** The location's own website, null when it has none (the answer's `website_url`). */
+  own_website: Website | null;
+  /** Where the searcher is sent: the location's own website, else its dealership's lowest-id one. */
+  website: Website;
 }
 
 const geolocationError = (reason: string): Error => apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
@@ -134,8 +139,9 @@ export function postcodeSearchLimit(limit: number | null | undefined): number {
  * The manufacturer's sales locations (see sellsManufacturer) closest to the postcode, nearest first
  * (ties by location id), at most `limit` (postcodeSearchLimit). A location is placed by its
  * address's lat/long, else by its address's postcode; a location with neither an address nor a
- * known postcode cannot be ranked and is left out. Restricted keys rank only their own dealerships'
- * locations.
+ * known postcode cannot be ranked and is left out. So is a location the searcher could not be sent
+ * on to: one without contact details, or whose dealership has no website at all; `limit` counts
+ * only the locations answered. Restricted keys rank only their own dealerships' locations.
  */
 export async function rankLocationsByPostcode(
   db: Db,
@@ -159,12 +165,15 @@ export async function rankLocationsByPostcode(
   const candidates = await db.location.findMany({
     where: {
       location_type: 'sales',
-      dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } } },
+      dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } }, websites: { some: {} } },
       address: { isNot: null },
+      contact_detail: { isNot: null },
     },
     select: {
       id: true,
       name: true,
+      dealership_id: true,
+      website_id: true,
       address: { select: { lat: true, long: true, postcode: true } },
     },
   });
@@ -185,14 +194,30 @@ export async function rankLocationsByPostcode(
   };
 
   const placed = await Promise.all(
-    selling.map(async ({ id, address }) => {
+    selling.map(async ({ address, ...location }) => {
       const point = address ? await pointOf(address) : null;
-      return point ? [{ id, distance: distanceKm(origin, point) }] : [];
+      return point ? [{ ...location, distance: distanceKm(origin, point) }] : [];
     }),
   );
   const ranked = placed.flat();
   ranked.sort((a, b) => a.distance - b.distance || a.id - b.id);
-  return ranked.slice(0, limit).map(({ id, distance }) => ({ id, distance_km: Math.round(distance * 10) / 10 }));
+  const answered = ranked.slice(0, limit);
+  if (answered.length === 0) return [];
+
+  // One statement for every answered location's website: its own, and its dealership's in id order
+  // (the first of them is the fallback for a location without one).
+  const ownIds = answered.flatMap((location) => (location.website_id === null ? [] : [location.website_id]));
+  const websites = await db.website.findMany({
+    where: { OR: [{ id: { in: ownIds } }, { dealership_id: { in: [...new Set(answered.map((location) => location.dealership_id))] } }] },
+    orderBy: { id: 'asc' },
+  });
+  return answered.map(({ id, dealership_id, website_id, distance }) => {
+    const own = websites.find((site) => site.id === website_id) ?? null;
+    const website = own ?? websites.find((site) => site.dealership_id === dealership_id);
+    // The query above only keeps locations whose dealership has a website, so this cannot happen.
+    if (!website) throw new Error(`location ${id} has no website to answer`);
+    return { id, distance_km: Math.round(distance * 10) / 10, own_website: own, website };
+  });
 }
 
 /** Rows fetched by id, put back in the order of `ids`. */

@@ -10,6 +10,7 @@ import {
   POSTCODE_SEARCH_LIMIT,
   POSTCODE_SEARCH_MAX_LIMIT,
   rankLocationsByPostcode,
+  type RankedLocation,
   type InstalledPlugin,
   type PartnerDealershipMapping,
 } from '../domain/dealerships.ts';
@@ -223,8 +224,8 @@ const DealershipSearchResult = builder.prismaObject('Location', {
     name: t.exposeString('name'),
     website_url: t.string({
       nullable: true,
-      select: { website: { select: { url: true } } },
-      resolve: (location) => location.website?.url ?? null,
+      description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
+      resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
     }),
     // The search only answers locations with an address (it cannot rank the others).
     address: t.field({
@@ -235,21 +236,38 @@ const DealershipSearchResult = builder.prismaObject('Location', {
         return location.address;
       },
     }),
-    contact_detail: t.relation('contact_detail', { type: DealershipSearchContactDetail, nullable: true }),
-    website: t.relation('website', { type: DealershipSearchWebsite, nullable: true }),
+    // The search only answers locations with contact details.
+    contact_detail: t.field({
+      type: DealershipSearchContactDetail,
+      description: "The location's contact details (a location without them is not a search result).",
+      select: (_args, _context, nested) => ({ contact_detail: nested(true) }),
+      resolve: (location) => {
+        if (!location.contact_detail) throw new Error(`location ${location.id} has no contact details`);
+        return location.contact_detail;
+      },
+    }),
+    website: t.field({
+      type: DealershipSearchWebsite,
+      description:
+        "Where to send the searcher: the location's own website, else its dealership's first website (lowest id). " +
+        'A location whose dealership has no website is not a search result.',
+      resolve: (location) => searchAnswerOf(location).website,
+    }),
     distance_km: t.float({
       description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
-      resolve: (location) => {
-        const distance = rankedDistances.get(location);
-        if (distance === undefined || Number.isNaN(distance)) throw new Error(`location ${location.id} was not ranked by the search`);
-        return distance;
-      },
+      resolve: (location) => searchAnswerOf(location).distance_km,
     }),
   }),
 });
 
-/** Each answered location's distance, set by the search that ranked it (a row is made per request). */
-const rankedDistances = new WeakMap<object, number>();
+/** What the search worked out for each answered location (distance, websites), set per request on the row it answers. */
+const searchAnswers = new WeakMap<object, RankedLocation>();
+
+function searchAnswerOf(location: { id: number }): RankedLocation {
+  const answer = searchAnswers.get(location);
+  if (!answer) throw new Error(`location ${location.id} was not ranked by the search`);
+  return answer;
+}
 
 builder.queryField('search_dealerships_by_postcode', (t) =>
   t.prismaField({
@@ -257,7 +275,8 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
     description:
       "The manufacturer's sales locations closest to the postcode, nearest first, each with its distance in kilometres: " +
       `showrooms of dealerships franchised for the manufacturer (not service centres, parts counters, used-car yards or head offices, ` +
-      `nor a showroom named for another manufacturer). ${POSTCODE_SEARCH_LIMIT} by default, at most ${POSTCODE_SEARCH_MAX_LIMIT}. ` +
+      `nor a showroom named for another manufacturer). A location without contact details, or whose dealership has no website, is left out. ` +
+      `${POSTCODE_SEARCH_LIMIT} by default, at most ${POSTCODE_SEARCH_MAX_LIMIT}. ` +
       '422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
     authScopes: { permission: 'search:location' },
     extensions: { listSize: { slicingArgument: 'limit', defaultSize: POSTCODE_SEARCH_LIMIT, maxSize: POSTCODE_SEARCH_MAX_LIMIT } satisfies ListSize },
@@ -276,8 +295,11 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
       const ids = ranked.map((location) => location.id);
       if (ids.length === 0) return [];
       const rows = inIdOrder(await context.db.location.findMany({ ...query, where: { id: { in: ids } } }), ids);
-      const distanceById = new Map(ranked.map((location) => [location.id, location.distance_km]));
-      for (const row of rows) rankedDistances.set(row, distanceById.get(row.id) ?? Number.NaN);
+      const answerById = new Map(ranked.map((location) => [location.id, location]));
+      for (const row of rows) {
+        const answer = answerById.get(row.id);
+        if (answer) searchAnswers.set(row, answer);
+      }
       return rows;
     },
   }),
