@@ -200,8 +200,12 @@ function startCommand(dir: string): StartCommand {
 }
 
 /** The environment of every child: loopback, quiet, in-memory caches, nothing inherited that changes behaviour. */
+// The rate limits stay on, so their per-request counting is measured, with budgets no run can spend:
+// one key drives thousands of requests a second here, and 429s would be measured instead of reads.
+const UNSPENDABLE_BUDGETS = { RATE_LIMIT_KEY_REQUESTS: '1000000000', RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000', RATE_LIMIT_KEY_COST: '1000000000000' };
+
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...UNSPENDABLE_BUDGETS, ...extra };
   for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT']) if (!(name in extra)) delete env[name];
   return env;
 }
