@@ -5,6 +5,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
+import { readBody, responseFromBytes, withHeaders } from './http-bodies.ts';
 
 /** Smaller bodies gain nothing worth a compressor's time. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -53,17 +54,18 @@ export function useCompression(): Plugin {
   };
 
   return {
-    async onResponse({ request, response, setResponse }) {
-      const type = response.headers.get('content-type') ?? '';
-      if (!response.body || response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+    async onResponse({ request, response: received, setResponse }) {
+      const type = received.headers.get('content-type') ?? '';
+      if (!received.body || received.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
       const encoding = chooseEncoding(request.headers.get('accept-encoding'));
-      const headers = new Headers(response.headers);
-      headers.append('vary', 'Accept-Encoding');
-      const body = new Uint8Array(await response.arrayBuffer());
+      const { bytes: body, answer: response } = await readBody(received, setResponse);
       if (!encoding || body.byteLength < COMPRESSION_THRESHOLD_BYTES) {
-        setResponse(new Response(body, { status: response.status, headers }));
+        const answer = withHeaders(response, (headers) => headers.append('vary', 'Accept-Encoding'));
+        if (answer !== response) setResponse(answer);
         return;
       }
+      const headers = new Headers(response.headers);
+      headers.append('vary', 'Accept-Encoding');
       const etag = response.headers.get('etag');
       const memoId = etag ? `${encoding}:${etag}` : null;
       let compressed = memoId ? memo.get(memoId) : undefined;
@@ -75,7 +77,7 @@ export function useCompression(): Plugin {
       headers.delete('content-length');
       // The bytes differ per encoding, so the validator is only weakly the same answer (as nginx does).
       if (etag && !etag.startsWith('W/')) headers.set('etag', `W/${etag}`);
-      setResponse(new Response(new Uint8Array(compressed), { status: response.status, headers }));
+      setResponse(responseFromBytes(new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength), { status: response.status, headers }));
     },
   };
 }

@@ -3,6 +3,7 @@
 // the response cache, a client polling an unchanged record costs neither a query nor the transfer.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
+import { readBody, withHeaders } from './http-bodies.ts';
 
 /** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
 export function matchesETag(ifNoneMatch: string, etag: string): boolean {
@@ -15,9 +16,9 @@ const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'expi
 
 export function useETags(): Plugin {
   return {
-    async onResponse({ request, response, setResponse }) {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || response.status !== 200 || response.headers.has('etag')) return;
-      const body = new Uint8Array(await response.arrayBuffer());
+    async onResponse({ request, response: received, setResponse }) {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || received.status !== 200 || received.headers.has('etag')) return;
+      const { bytes: body, answer: response } = await readBody(received, setResponse);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       const ifNoneMatch = request.headers.get('if-none-match');
       if (ifNoneMatch && matchesETag(ifNoneMatch, etag)) {
@@ -29,9 +30,8 @@ export function useETags(): Plugin {
         setResponse(new Response(null, { status: 304, headers }));
         return;
       }
-      const headers = new Headers(response.headers);
-      headers.set('etag', etag);
-      setResponse(new Response(body, { status: response.status, headers }));
+      const answer = withHeaders(response, (headers) => headers.set('etag', etag));
+      if (answer !== response) setResponse(answer);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
+import { finalBytes } from './http-bodies.ts';
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
@@ -199,7 +200,7 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
           answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
         }
         if (headRequests.has(request)) {
-          const length = answer.body ? (await answer.arrayBuffer()).byteLength : 0;
+          const length = answer.body ? (await finalBytes(answer)).byteLength : 0;
           const headers = new Headers(answer.headers);
           if (!headers.has('content-length')) headers.set('content-length', String(length));
           answer = new Response(null, { status: answer.status, headers });

@@ -10,6 +10,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import type { Yoga } from './yoga.ts';
 import { PROTECTIVE_HEADERS } from './security-headers.ts';
 import { recordSocketAddress } from './client-address.ts';
+import { finalBytes, recordRequestBody } from './http-bodies.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -64,6 +65,7 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage): 
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
   recordSocketAddress(request, req.socket.remoteAddress);
+  if (body && body.length > 0) recordRequestBody(request, body);
   return app.fetch(request);
 }
 
@@ -72,7 +74,8 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   const unanswered = new Map<Socket, number>();
 
   const write = async (req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> => {
-    const body = Buffer.from(await response.arrayBuffer());
+    const bytes = await finalBytes(response);
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.appendHeader(name, value));
     // Decided when the answer is written, not when the request came in: a request received before

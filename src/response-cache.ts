@@ -15,13 +15,14 @@
 // With REDIS_URL the entries and the generation live in Redis, so every instance sees every other's
 // writes on its next read. While Redis is down, reads are answered uncached (never stale, never 5xx).
 import { createHash } from 'node:crypto';
-import { createInMemoryCache, useResponseCache, type Cache } from '@envelop/response-cache';
+import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import type { Actor } from './auth/api-keys.ts';
-import type { Context } from './context.ts';
+import { sentRequest, type Context } from './context.ts';
+import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 
 /** How long a read may be served from the cache, by default and per type (milliseconds). */
 export const cacheTtls = {
@@ -82,28 +83,52 @@ export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration {
   };
 }
 
+/** One read's result and the moment (epoch ms, on the service's clock) it stops being served. */
+export interface StoredRead {
+  result: ExecutionResult;
+  expiresAt: number;
+}
+
+/** Where results are kept: this instance's memory or, with Redis, one store for every instance. */
+export interface ReadStore {
+  /** null for a miss, including a store that cannot be reached (never an error). */
+  get(id: string): Promise<StoredRead | null>;
+  set(id: string, read: StoredRead, ttlMs: number): Promise<void>;
+}
+
+/** This instance's memory: the oldest entries go first past `maxEntries`. */
+export function memoryReadStore(maxEntries = 10_000): ReadStore {
+  const entries = new Map<string, StoredRead>();
+  return {
+    get: (id) => Promise.resolve(entries.get(id) ?? null),
+    set(id, read) {
+      entries.delete(id);
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+      entries.set(id, read);
+      return Promise.resolve();
+    },
+  };
+}
+
 /** Entries in Redis, each with its TTL; a Redis failure is a miss, never an error. */
-export function redisStore(redis: Redis, logger: Logger): Cache {
+export function redisStore(redis: Redis, logger: Logger): ReadStore {
   return {
     async get(id) {
       try {
         const stored = await redis.get(ENTRY_PREFIX + id);
-        return stored ? (JSON.parse(stored) as ExecutionResult) : null;
+        return stored ? (JSON.parse(stored) as StoredRead) : null;
       } catch (error) {
         logger.warn({ err: { message: (error as Error).message } }, 'response cache read failed: answering uncached');
         return null;
       }
     },
-    async set(id, result, _entities, ttl) {
-      if (!Number.isFinite(ttl) || ttl <= 0) return;
+    async set(id, read, ttlMs) {
       try {
-        await redis.set(ENTRY_PREFIX + id, JSON.stringify(result), 'PX', Math.ceil(ttl));
+        await redis.set(ENTRY_PREFIX + id, JSON.stringify(read), 'PX', Math.ceil(ttlMs));
       } catch (error) {
         logger.warn({ err: { message: (error as Error).message } }, 'response cache write failed');
       }
     },
-    // Generations replace invalidation (see the top of this file).
-    invalidate() {},
   };
 }
 
@@ -124,25 +149,68 @@ export function cacheScope(actor: Actor): string {
 
 export interface ReadCacheOptions {
   generation: CacheGeneration;
-  store: Cache;
+  /** Execution results, shared by the instances when in Redis. */
+  store: ReadStore;
+  /** Finished HTTP answers, always in this instance's memory (src/answer-cache.ts). */
+  answers: AnswerStore;
 }
+
+/** Largest total of answer bodies one instance keeps in memory. */
+const ANSWER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export function inMemoryReadCache(): ReadCacheOptions {
-  return { generation: memoryGeneration(), store: createInMemoryCache({ max: 10_000 }) };
+  return { generation: memoryGeneration(), store: memoryReadStore(), answers: memoryAnswerStore(ANSWER_CACHE_MAX_BYTES) };
 }
 
-/** Never stores an entry named while the generation was unknown. */
-function skippingUncacheable(store: Cache): Cache {
-  return {
-    get: (id) => (id.startsWith(UNCACHEABLE) ? null : store.get(id)),
-    set: (id, result, entities, ttl) => (id.startsWith(UNCACHEABLE) ? undefined : store.set(id, result, entities, ttl)),
-    invalidate: (entities) => store.invalidate(entities),
-  };
+/** Generation and results in Redis, so every instance sees every other's writes on its next read. */
+export function redisReadCache(redis: Redis, logger: Logger): ReadCacheOptions {
+  return { generation: redisGeneration(redis, logger), store: redisStore(redis, logger), answers: memoryAnswerStore(ANSWER_CACHE_MAX_BYTES) };
 }
 
 type YogaContext = YogaInitialContext & Context;
 
-export function useReadCache({ generation, store }: ReadCacheOptions): Plugin<YogaContext>[] {
+/** What the response cache decided for one request: the entry it is filed under and, once known, its expiry. */
+interface EntryOfRequest {
+  id: string;
+  expiresAt?: number;
+}
+
+export interface ReadCachePlugins {
+  plugins: Plugin<YogaContext>[];
+  /**
+   * When the answer to this request stops being servable: known once the response cache served the
+   * request's result from an entry or stored it as one; undefined when it did neither (a mutation,
+   * an answer with errors, no valid key).
+   */
+  expiryOf(request: Request): number | undefined;
+}
+
+export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date): ReadCachePlugins {
+  const entryByRequest = new WeakMap<Request, EntryOfRequest>();
+  // Requests between naming their entry and reading or writing it. Requests with the same entry
+  // name share one answer, so whichever of them settles the entry settles them all.
+  const waiting = new Map<string, EntryOfRequest[]>();
+  const settle = (id: string, expiresAt: number): void => {
+    for (const entry of waiting.get(id) ?? []) entry.expiresAt = expiresAt;
+    waiting.delete(id);
+  };
+  const envelopCache: Cache = {
+    async get(id) {
+      if (id.startsWith(UNCACHEABLE)) return null;
+      const read = await store.get(id);
+      if (!read || read.expiresAt <= now().getTime()) return null;
+      settle(id, read.expiresAt);
+      return read.result;
+    },
+    async set(id, result, _entities, ttl) {
+      if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
+      const expiresAt = now().getTime() + ttl;
+      settle(id, expiresAt);
+      await store.set(id, { result, expiresAt }, ttl);
+    },
+    // Generations replace invalidation (see the top of this file).
+    invalidate() {},
+  };
   const advanceAfterMutations: Plugin<YogaContext> = {
     onExecute({ args, executeFn, setExecuteFn }) {
       if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
@@ -156,23 +224,44 @@ export function useReadCache({ generation, store }: ReadCacheOptions): Plugin<Yo
       });
     },
   };
-  return [
-    advanceAfterMutations,
-    useResponseCache<YogaContext>({
-      cache: skippingUncacheable(store),
-      session: (context) => (context.actor ? cacheScope(context.actor) : null),
-      enabled: (context) => context.actor !== null,
-      ttl: cacheTtls.default,
-      ttlPerSchemaCoordinate: cacheTtls.perType,
-      invalidateViaMutation: false,
-      includeExtensionMetadata: false,
-      async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId }) {
-        const current = await generation.current();
-        const name = createHash('sha256')
-          .update(JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]))
-          .digest('base64url');
-        return current === null ? `${UNCACHEABLE}${name}` : name;
-      },
-    }),
-  ];
+  const forgetWaiting: Plugin<YogaContext> = {
+    onResponse({ request }) {
+      // A request whose entry was neither read nor written (a miss with errors) stops waiting.
+      const entry = entryByRequest.get(request);
+      if (!entry || entry.expiresAt !== undefined) return;
+      const others = waiting.get(entry.id)?.filter((candidate) => candidate !== entry) ?? [];
+      if (others.length > 0) waiting.set(entry.id, others);
+      else waiting.delete(entry.id);
+    },
+  };
+  return {
+    expiryOf: (request) => entryByRequest.get(request)?.expiresAt,
+    plugins: [
+      advanceAfterMutations,
+      forgetWaiting,
+      useResponseCache<YogaContext>({
+        cache: envelopCache,
+        session: (context) => (context.actor ? cacheScope(context.actor) : null),
+        enabled: (context) => context.actor !== null,
+        ttl: cacheTtls.default,
+        ttlPerSchemaCoordinate: cacheTtls.perType,
+        invalidateViaMutation: false,
+        includeExtensionMetadata: false,
+        async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId, context }) {
+          const current = await generation.current();
+          const name = createHash('sha256')
+            .update(JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]))
+            .digest('base64url');
+          if (current === null) return `${UNCACHEABLE}${name}`;
+          const request = (context as Partial<Context> | undefined)?.request;
+          if (request) {
+            const entry: EntryOfRequest = { id: name };
+            entryByRequest.set(sentRequest(request), entry);
+            waiting.set(name, [...(waiting.get(name) ?? []), entry]);
+          }
+          return name;
+        },
+      }),
+    ],
+  };
 }

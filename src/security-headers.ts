@@ -3,6 +3,7 @@
 // no content sniffing, no framing, no referrer, a Content-Security-Policy (the explorer pages get
 // the policy their code needs, everything else none at all) and no caching of what a key was needed for.
 import type { Plugin } from 'graphql-yoga';
+import { withHeaders } from './http-bodies.ts';
 import { graphiqlPolicy } from './explorers.ts';
 import { jsonResponse } from './rest/errors.ts';
 import { DOCS_PAGE_POLICY, DOCS_PATH } from './rest/docs.ts';
@@ -114,16 +115,11 @@ export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
       }
       // Answers differ by Origin when specific origins are listed: caches must keep them apart.
       const vary = !anyOrigin && allowed.size > 0 ? 'Origin' : null;
-      try {
-        for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-        if (vary) response.headers.append('vary', vary);
-      } catch {
-        // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
-        const copy = new Headers(response.headers);
-        for (const [name, value] of Object.entries(headers)) copy.set(name, value);
-        if (vary) copy.append('vary', vary);
-        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers: copy }));
-      }
+      const answer = withHeaders(response, (target) => {
+        for (const [name, value] of Object.entries(headers)) target.set(name, value);
+        if (vary) target.append('vary', vary);
+      });
+      if (answer !== response) setResponse(answer);
     },
   };
 }

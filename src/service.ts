@@ -21,7 +21,7 @@ import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
 import { prepareDatabase } from './db/prepare.ts';
 import { connectRedis, redisKeyChangeFeed, type RedisConnections } from './redis.ts';
-import { inMemoryReadCache, redisGeneration, redisStore } from './response-cache.ts';
+import { inMemoryReadCache, redisReadCache } from './response-cache.ts';
 import { DatabaseStartupError } from './startup.ts';
 import { createHttpServer, type GatewayServer } from './http-server.ts';
 import { createLifecycle } from './lifecycle.ts';
@@ -143,7 +143,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const readCache = !config.responseCache
     ? null
     : redis
-      ? { generation: redisGeneration(redis.client, logger), store: redisStore(redis.client, logger) }
+      ? redisReadCache(redis.client, logger)
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.

@@ -9,6 +9,7 @@ import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
 import { getSchema } from './schema/index.ts';
 import { useReadCache } from './response-cache.ts';
+import { useAnswerCache } from './answer-cache.ts';
 import { useETags } from './http-etags.ts';
 import { useCompression } from './http-compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
@@ -22,6 +23,21 @@ const GRAPHQL_ENDPOINT = '/graphql';
 export function createApp(deps: AppDeps): Yoga {
   const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
   const http = useHttpConventions();
+  const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now) : null;
+  const answerCache =
+    deps.readCache && readCache
+      ? useAnswerCache(
+          deps,
+          {
+            generation: deps.readCache.generation,
+            answers: deps.readCache.answers,
+            expiryOf: readCache.expiryOf,
+            costOf: rateLimits.costOf,
+            spendServedAnswer: rateLimits.spendServedAnswer,
+          },
+          GRAPHQL_ENDPOINT,
+        )
+      : null;
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
@@ -44,6 +60,8 @@ export function createApp(deps: AppDeps): Yoga {
       error: (...args) => deps.logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     plugins: [
+      // First: it keeps answers as the handler made them, before the hooks below add to them.
+      ...(answerCache ? [answerCache.capture] : []),
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
       useRequestLog(deps),
@@ -55,6 +73,8 @@ export function createApp(deps: AppDeps): Yoga {
       useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
       // After health checks and the explorers (never limited), before the REST door rebuilds requests.
       rateLimits.requests,
+      // Repeated reads are answered here, before the REST door and GraphQL's own work.
+      ...(answerCache ? [answerCache.serve] : []),
       useRestRoutes(deps),
       useInputErrorCodes(),
       useReadableGraphQLParams(),
@@ -64,7 +84,7 @@ export function createApp(deps: AppDeps): Yoga {
       // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
       rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
-      ...(deps.readCache ? useReadCache(deps.readCache) : []),
+      ...(readCache?.plugins ?? []),
       http.last,
     ],
   });

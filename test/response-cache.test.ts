@@ -6,7 +6,9 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
-import { inMemoryReadCache, redisGeneration, redisStore, type ReadCacheOptions } from '../src/response-cache.ts';
+import type { AnswerStore } from '../src/answer-cache.ts';
+import type { Config } from '../src/config.ts';
+import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { memoryCounters } from '../src/rate-limit/counters.ts';
@@ -28,10 +30,10 @@ let carId: number;
 let keys: Record<'all' | 'north' | 'south' | 'allNoPersonal', string>;
 
 /** An instance of the service over the test database, with its own key verifier and the given cache. */
-function instance(readCache: ReadCacheOptions | null): Yoga {
+function instance(readCache: ReadCacheOptions | null, config: Config = app.config): Yoga {
   return createApp({
     files: createFileStorage(app.config, app.db),
-    config: app.config,
+    config,
     db: app.db,
     logger,
     now: app.clock.now,
@@ -143,6 +145,136 @@ describe('one instance, in memory', () => {
   });
 });
 
+/** An in-memory cache whose answer tier counts the answers it served. */
+function countingReadCache(): { readCache: ReadCacheOptions; served: () => number } {
+  const readCache = inMemoryReadCache();
+  let served = 0;
+  const answers: AnswerStore = {
+    get(key, nowMs) {
+      const answer = readCache.answers.get(key, nowMs);
+      if (answer) served += 1;
+      return answer;
+    },
+    set: (key, answer) => readCache.answers.set(key, answer),
+  };
+  return { readCache: { ...readCache, answers }, served: () => served };
+}
+
+async function graphqlPost(yoga: Yoga, body: string, key: string, headers: Record<string, string> = {}): Promise<Response> {
+  return yoga.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body,
+  });
+}
+
+describe('the answer tier: a repeated read answered before the REST door and GraphQL run', () => {
+  const path = '/api/v1/apikeys/apikey_details.json';
+
+  it('serves the same status, headers and body, and runs no statement', async () => {
+    const { readCache, served } = countingReadCache();
+    const yoga = instance(readCache);
+    const first = await get(yoga, path, keys.north);
+    const firstBody = await first.text();
+    expect(first.status).toBe(200);
+    expect(served()).toBe(0);
+    app.queries.length = 0;
+    const again = await get(yoga, path, keys.north);
+    expect(served()).toBe(1);
+    expect(app.queries).toEqual([]);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(firstBody);
+    for (const name of ['content-type', 'etag', 'cache-control', 'x-content-type-options', 'ratelimit-policy']) {
+      expect(again.headers.get(name), name).toBe(first.headers.get(name));
+    }
+    // HEAD is answered from the same entry, without a body.
+    const head = await yoga.fetch(`http://gateway.test${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${keys.north}` } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(served()).toBe(2);
+  });
+
+  it('serves a repeated GraphQL query, never a mutation, and keeps answers per Accept header', async () => {
+    const { readCache, served } = countingReadCache();
+    const yoga = instance(readCache);
+    const body = JSON.stringify({ query: '{ apikey_details { id dealerships { id } } }' });
+    const first = await graphqlPost(yoga, body, keys.north);
+    const firstText = await first.text();
+    const again = await graphqlPost(yoga, body, keys.north);
+    expect(served()).toBe(1);
+    expect(await again.text()).toBe(firstText);
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    const otherMedia = await graphqlPost(yoga, body, keys.north, { accept: 'application/json' });
+    expect(served()).toBe(1);
+    expect(otherMedia.headers.get('content-type')).toMatch(/^application\/json/);
+
+    const before = await leadsCount(yoga, keys.north);
+    const mutation = JSON.stringify({
+      query: 'mutation($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }',
+      variables: { lead: samplePayload(north.id, { stocknum: 'CACHE1' }) },
+    });
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const created = (await (await graphqlPost(yoga, mutation, keys.north)).json()) as { data?: unknown; errors?: unknown };
+      expect(created.errors).toBeUndefined();
+    }
+    expect(await leadsCount(yoga, keys.north)).toBe(before + 2);
+  });
+
+  it('shows a write on the next read, and never serves one key what another sees', async () => {
+    const { readCache, served } = countingReadCache();
+    const yoga = instance(readCache);
+    const before = await leadsCount(yoga, keys.north);
+    expect(await leadsCount(yoga, keys.north)).toBe(before);
+    expect(served()).toBe(1);
+    await createLead(yoga, keys.north, north.id, 'CACHE1');
+    expect(await leadsCount(yoga, keys.north)).toBe(before + 1);
+    expect(served()).toBe(1);
+
+    const northAnswer = await (await get(yoga, path, keys.north)).json();
+    const southAnswer = await (await get(yoga, path, keys.south)).json();
+    expect(southAnswer).not.toEqual(northAnswer);
+    expect(JSON.stringify(southAnswer)).not.toContain(`"id":${north.id},`);
+  });
+
+  it('stops serving an answer when its response cache entry expires', async () => {
+    const { readCache, served } = countingReadCache();
+    const yoga = instance(readCache);
+    await get(yoga, path, keys.north);
+    await get(yoga, path, keys.north);
+    expect(served()).toBe(1);
+    app.clock.advance(cacheTtls.default + 1);
+    app.queries.length = 0;
+    expect((await get(yoga, path, keys.north)).status).toBe(200);
+    expect(served()).toBe(1);
+    expect(app.queries.length).toBeGreaterThan(0);
+  });
+
+  it('spends the rate limits on every answer it serves, and refuses past them in each door\'s shape', async () => {
+    const { readCache, served } = countingReadCache();
+    const config: Config = { ...app.config, rateLimits: { ...app.config.rateLimits, keyRequests: 3 } };
+    const yoga = instance(readCache, config);
+    const remaining: (string | null)[] = [];
+    for (let call = 0; call < 3; call += 1) {
+      const response = await get(yoga, path, keys.south);
+      expect(response.status).toBe(200);
+      remaining.push(response.headers.get('ratelimit-remaining'));
+    }
+    expect(served()).toBe(2);
+    expect(remaining).toEqual(['2', '1', '0']);
+    const refused = await get(yoga, path, keys.south);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.json()).toMatchObject({ error: 'rate_limited' });
+
+    const body = JSON.stringify({ query: '{ apikey_details { id } }' });
+    const yogaForGraphql = instance(countingReadCache().readCache, config);
+    for (let call = 0; call < 3; call += 1) expect((await graphqlPost(yogaForGraphql, body, keys.south)).status).toBe(200);
+    const refusedGraphql = await graphqlPost(yogaForGraphql, body, keys.south);
+    expect(refusedGraphql.status).toBe(429);
+    expect(await refusedGraphql.json()).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
+  });
+});
+
 describe('several instances sharing Redis', () => {
   let redis: Redis[];
   let instances: Yoga[];
@@ -154,7 +286,7 @@ describe('several instances sharing Redis', () => {
     });
     // Each test file run has its own generation, so parallel runs never read each other's entries.
     await redis[0]!.incr('dgw:cache:generation');
-    instances = redis.map((connection) => instance({ generation: redisGeneration(connection, logger), store: redisStore(connection, logger) }));
+    instances = redis.map((connection) => instance(redisReadCache(connection, logger)));
   });
 
   it('a write on one instance is visible on the next read on the other', async () => {
@@ -171,7 +303,7 @@ describe('several instances sharing Redis', () => {
   it('answers uncached, never with an error, while Redis is unreachable', async () => {
     const unreachable = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
     unreachable.on('error', () => undefined);
-    const yoga = instance({ generation: redisGeneration(unreachable, logger), store: redisStore(unreachable, logger) });
+    const yoga = instance(redisReadCache(unreachable, logger));
     const before = await leadsCount(yoga, keys.all);
     await createLead(yoga, keys.all, north.id, 'CACHE1');
     expect(await leadsCount(yoga, keys.all)).toBe(before + 1);

@@ -14,6 +14,8 @@ import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '..
 import { operationCost } from '../graphql-limits.ts';
 import { jsonResponse } from '../rest/errors.ts';
 import { carriesCredential } from '../security-headers.ts';
+import type { Actor } from '../auth/api-keys.ts';
+import { withHeaders } from '../http-bodies.ts';
 import { createRateLimiter, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
 /** What the plugin knows of one request, kept under the request as the client sent it. */
@@ -21,27 +23,48 @@ interface Meter {
   clientAddress: string;
   /** The last verdict on this request's operation (a REST path runs one). */
   verdict?: Verdict;
+  /** What the operation cost (the query limits' figure), once it was counted. */
+  cost?: number;
+}
+
+export interface RateLimitPlugins {
+  /** Before the REST door rebuilds requests: the address check, and the RateLimit headers on the way out. */
+  requests: Plugin;
+  /** After the query limits: each operation spends from the limits that apply to it. */
+  operations: Plugin;
+  /** The cost this request's operation spent, when it ran one. */
+  costOf(request: Request): number | undefined;
+  /**
+   * Spends an operation answered without running it (src/answer-cache.ts) exactly as if it ran:
+   * the refusal to send instead, or null.
+   */
+  spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;
 }
 
 function setHeaders(response: Response, headers: Record<string, string>, setResponse: (response: Response) => void): void {
-  try {
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  } catch {
-    // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
-    const copy = new Headers(response.headers);
-    for (const [name, value] of Object.entries(headers)) copy.set(name, value);
-    setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers: copy }));
-  }
+  const answer = withHeaders(response, (target) => {
+    for (const [name, value] of Object.entries(headers)) target.set(name, value);
+  });
+  if (answer !== response) setResponse(answer);
 }
 
 /**
  * Two plugins of one limiter: `requests` goes before the REST door (it must see the request as sent),
  * `operations` after the query limits (it needs the operation's cost, which they compute).
  */
-export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { requests: Plugin; operations: Plugin } {
+export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimitPlugins {
   const limiter = createRateLimiter(deps.config.rateLimits, deps.rateCounters, deps.now);
   const meters = new WeakMap<Request, Meter>();
   const meterOf = (request: Request): Meter | undefined => meters.get(sentRequest(request));
+  /** The refusal in each door's own shape: GraphQL's `errors` on /graphql, the REST body elsewhere. */
+  const refusal = (request: Request, verdict: Verdict): Response => {
+    const error = rateLimitedError(verdict, deps.now().getTime());
+    // Extensions as when an operation is refused, without the internal `http`.
+    const { http: _status, ...extensions } = error.extensions;
+    return new URL(request.url).pathname === graphqlEndpoint
+      ? jsonResponse(429, { errors: [{ message: error.message, extensions }] })
+      : jsonResponse(429, { error: 'rate_limited', message: error.message });
+  };
 
   const requests: Plugin = {
     onRequest({ request, url, endResponse }) {
@@ -51,16 +74,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { request
       return limiter.checkAddress(meter.clientAddress).then((verdict) => {
         if (!verdict) return;
         meter.verdict = verdict;
-        const nowMs = deps.now().getTime();
-        const error = rateLimitedError(verdict, nowMs);
-        // Each door's own error shape: GraphQL's `errors` (extensions as when an operation is refused,
-        // without the internal `http`) on /graphql, the REST body elsewhere.
-        const { http: _status, ...extensions } = error.extensions;
-        endResponse(
-          url.pathname === graphqlEndpoint
-            ? jsonResponse(429, { errors: [{ message: error.message, extensions }] })
-            : jsonResponse(429, { error: 'rate_limited', message: error.message }),
-        );
+        endResponse(refusal(request, verdict));
       });
     },
     async onResponse({ request, response, setResponse }) {
@@ -78,9 +92,11 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { request
       if (!context.request) return;
       const meter = meterOf(context.request);
       if (!meter) return;
+      const cost = operationCost(context);
+      meter.cost = cost;
       const verdict = await limiter.spendOperation({
         actor: context.actor ?? null,
-        cost: operationCost(context),
+        cost,
         redeemsSignOnToken: redeemsSignOnToken(args.document, args.operationName),
         clientAddress: meter.clientAddress,
       });
@@ -89,5 +105,19 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): { request
       if (verdict.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
     },
   };
-  return { requests, operations };
+  return {
+    requests,
+    operations,
+    costOf: (request) => meterOf(request)?.cost,
+    async spendServedAnswer(request, actor, cost) {
+      const meter = meterOf(request);
+      if (!meter) return null;
+      meter.cost = cost;
+      // Only queries are ever served this way, and the sign-on redemption is a mutation.
+      const verdict = await limiter.spendOperation({ actor, cost, redeemsSignOnToken: false, clientAddress: meter.clientAddress });
+      if (!verdict) return null;
+      meter.verdict = verdict;
+      return verdict.refusedBy ? refusal(request, verdict) : null;
+    },
+  };
 }

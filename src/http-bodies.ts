@@ -1,0 +1,63 @@
+// An answer passes through several onResponse hooks that need its bytes (the answer cache, ETags,
+// compression, HEAD) and then the HTTP server, which writes them. Reading a Response's body consumes
+// it, and re-wrapping the bytes in a new Response at each hook costs a stream and a copy each time:
+// the bytes are read once and remembered here, and hooks change headers in place where they can.
+const knownBytes = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
+
+/**
+ * The answer's body as bytes, read at most once whichever hook asks first. Reading consumes the
+ * stream, so the first reader puts an equal answer over the same bytes in its place (through the
+ * hook's setResponse): `answer` is the one to keep working on.
+ */
+export async function readBody(
+  response: Response,
+  setResponse: (response: Response) => void,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; answer: Response }> {
+  const known = knownBytes.get(response);
+  if (known) return { bytes: known, answer: response };
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const answer = responseFromBytes(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+  setResponse(answer);
+  return { bytes, answer };
+}
+
+/** The bytes to send: the last reader of an answer may consume it. */
+export async function finalBytes(response: Response): Promise<Uint8Array<ArrayBuffer>> {
+  return knownBytes.get(response) ?? new Uint8Array(await response.arrayBuffer());
+}
+
+/** A Response over bytes already in hand, which later hooks read without touching its stream. */
+export function responseFromBytes(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit): Response {
+  const response = new Response(bytes, init);
+  knownBytes.set(response, bytes);
+  return response;
+}
+
+/**
+ * The answer with its headers changed: in place, or on a copy when its headers cannot change (a
+ * fetched or redirect Response); a copy keeps the bytes already read.
+ */
+export function withHeaders(response: Response, change: (headers: Headers) => void): Response {
+  try {
+    change(response.headers);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    change(headers);
+    const init = { status: response.status, statusText: response.statusText, headers };
+    const bytes = knownBytes.get(response);
+    return bytes ? responseFromBytes(bytes, init) : new Response(response.body, init);
+  }
+}
+
+/** Request bodies the HTTP server already holds as bytes (it reads them to enforce the body limit). */
+const requestBodies = new WeakMap<Request, Uint8Array>();
+
+export function recordRequestBody(request: Request, bytes: Uint8Array): void {
+  requestBodies.set(request, bytes);
+}
+
+/** A request's body as bytes without consuming it: the server's copy, else a clone's. */
+export async function peekRequestBody(request: Request): Promise<Uint8Array> {
+  return requestBodies.get(request) ?? new Uint8Array(await request.clone().arrayBuffer());
+}
