@@ -30,7 +30,8 @@ const stampFile = path.join(distDir, '.build-stamp');
 const inputs = ['src', 'prisma/seed.ts', 'tsconfig.json', 'node_modules/.package-lock.json', 'scripts/build.mjs'];
 
 /** Imported from node_modules at run time rather than bundled (see above). */
-export const externalPackages = ['better-sqlite3', 'pg-native', '@prisma/client/runtime/*', '@graphql-yoga/render-graphiql'];
+// The PostgreSQL driver is required at run time only on PostgreSQL (src/db/client.ts), so it stays out of the bundle.
+export const externalPackages = ['better-sqlite3', 'pg', 'pg-native', '@prisma/adapter-pg', '@prisma/client/runtime/*', '@graphql-yoga/render-graphiql'];
 
 /** @param {string} relative @returns {string[]} */
 function files(relative) {

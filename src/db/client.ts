@@ -1,12 +1,16 @@
 // The Prisma client for the configured engine. Both generated clients come from the one data model,
 // so the SQLite client's type describes the PostgreSQL one as well.
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
+
+// The PostgreSQL driver (pg and Prisma's adapter over it) is loaded only when the engine is
+// PostgreSQL: an instance on SQLite never pays for loading it at start-up.
+const requirePackage = createRequire(import.meta.url);
 
 export type Db = PrismaClient;
 export type { Prisma } from '../generated/prisma/sqlite/client.ts';
@@ -26,6 +30,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
   if (engineOf(databaseUrl) === 'postgresql') {
+    const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const adapter = new PrismaPg({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { engineOf, projectRoot, sqlitePath, type Engine } from '../config.ts';
 
 export interface Migration {
@@ -117,7 +118,9 @@ async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>)
 }
 
 async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  // Loaded here, not at the top: an instance on SQLite never loads the PostgreSQL driver.
+  const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
+  const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     // All pending migrations in one locked transaction: one instance brings the schema up to date
