@@ -35,6 +35,8 @@ export interface CachedAnswer {
 export interface AnswerStore {
   get(key: string, nowMs: number): CachedAnswer | undefined;
   set(key: string, answer: CachedAnswer): void;
+  /** Drops every answer: a new generation began, and no answer of an older one is asked for again. */
+  clear(): void;
 }
 
 /** Answers in memory, least recently used first out once the bodies pass `maxBytes`. */
@@ -64,6 +66,10 @@ export function memoryAnswerStore(maxBytes: number): AnswerStore {
       while (bytes + answer.body.byteLength > maxBytes && answers.size > 0) remove(answers.keys().next().value as string);
       answers.set(key, answer);
       bytes += answer.body.byteLength;
+    },
+    clear() {
+      answers.clear();
+      bytes = 0;
     },
   };
 }
@@ -103,6 +109,9 @@ async function requestIdentity(request: Request, url: URL, graphqlEndpoint: stri
 export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEndpoint: string): { capture: Plugin; serve: Plugin } {
   const missedUnder = new WeakMap<Request, string>();
   const served = new WeakSet<Request>();
+  // With Redis another instance advances the generation: the first request to see a new one here
+  // drops the answers of the old, which would otherwise sit in memory until pushed out.
+  let seenGeneration: string | null = null;
 
   const serve: Plugin = {
     async onRequest({ request, url, endResponse }) {
@@ -112,6 +121,10 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
       if (!actor) return;
       const generation = await parts.generation.current();
       if (generation === null) return;
+      if (generation !== seenGeneration) {
+        if (seenGeneration !== null) parts.answers.clear();
+        seenGeneration = generation;
+      }
       const [line, body] = identity;
       const key = createHash('sha256').update(`${generation}\n${cacheScope(actor)}\n${line}\n`).update(body).digest('base64url');
       const answer = parts.answers.get(key, deps.now().getTime());

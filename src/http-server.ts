@@ -32,15 +32,27 @@ export interface GatewayServer {
   openConnections(): number;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return 'too_large';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+// Events rather than `for await`: an async iterator per request costs more than the small bodies
+// most requests carry.
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        // The rest is left unread: the answer says the body is too large and closes the connection.
+        req.pause();
+        resolve('too_large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 function tooLarge(limit: number): Response {
@@ -63,7 +75,7 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage): 
   }
   headers.delete('transfer-encoding');
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-  const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+  const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined });
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
   return app.fetch(request);

@@ -51,12 +51,14 @@ const ENTRY_PREFIX = 'dgw:cache:entry:';
 /** Entry names that must not be stored: made while the generation was unknown. */
 const UNCACHEABLE = 'uncacheable:';
 
-export function memoryGeneration(): CacheGeneration {
+/** `onAdvance` lets the memory stores drop every entry at once: nothing asks for an old generation again. */
+export function memoryGeneration(onAdvance: () => void = () => undefined): CacheGeneration {
   let generation = 0;
   return {
     current: () => Promise.resolve(String(generation)),
     advance: () => {
       generation += 1;
+      onAdvance();
       return Promise.resolve();
     },
   };
@@ -96,16 +98,31 @@ export interface ReadStore {
   set(id: string, read: StoredRead, ttlMs: number): Promise<void>;
 }
 
-/** This instance's memory: the oldest entries go first past `maxEntries`. */
-export function memoryReadStore(maxEntries = 10_000): ReadStore {
-  const entries = new Map<string, StoredRead>();
+/** This instance's memory: the oldest entries go first once their results pass `maxBytes` (as JSON). */
+export function memoryReadStore(maxBytes: number): ReadStore & { clear(): void } {
+  const entries = new Map<string, { read: StoredRead; bytes: number }>();
+  let total = 0;
+  const remove = (id: string): void => {
+    const entry = entries.get(id);
+    if (!entry) return;
+    entries.delete(id);
+    total -= entry.bytes;
+  };
   return {
-    get: (id) => Promise.resolve(entries.get(id) ?? null),
+    get: (id) => Promise.resolve(entries.get(id)?.read ?? null),
     set(id, read) {
-      entries.delete(id);
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(id, read);
+      // Measured once, when stored: a miss has just run a whole operation, so this is small beside it.
+      const bytes = JSON.stringify(read.result).length;
+      remove(id);
+      if (bytes > maxBytes / 16) return Promise.resolve();
+      while (total + bytes > maxBytes && entries.size > 0) remove(entries.keys().next().value as string);
+      entries.set(id, { read, bytes });
+      total += bytes;
       return Promise.resolve();
+    },
+    clear() {
+      entries.clear();
+      total = 0;
     },
   };
 }
@@ -155,16 +172,22 @@ export interface ReadCacheOptions {
   answers: AnswerStore;
 }
 
-/** Largest total of answer bodies one instance keeps in memory. */
-const ANSWER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** Largest total of answer bodies, and of results, one instance keeps in memory. */
+const MEMORY_CACHE_MAX_BYTES = 24 * 1024 * 1024;
 
 export function inMemoryReadCache(): ReadCacheOptions {
-  return { generation: memoryGeneration(), store: memoryReadStore(), answers: memoryAnswerStore(ANSWER_CACHE_MAX_BYTES) };
+  const store = memoryReadStore(MEMORY_CACHE_MAX_BYTES);
+  const answers = memoryAnswerStore(MEMORY_CACHE_MAX_BYTES);
+  const generation = memoryGeneration(() => {
+    store.clear();
+    answers.clear();
+  });
+  return { generation, store, answers };
 }
 
 /** Generation and results in Redis, so every instance sees every other's writes on its next read. */
 export function redisReadCache(redis: Redis, logger: Logger): ReadCacheOptions {
-  return { generation: redisGeneration(redis, logger), store: redisStore(redis, logger), answers: memoryAnswerStore(ANSWER_CACHE_MAX_BYTES) };
+  return { generation: redisGeneration(redis, logger), store: redisStore(redis, logger), answers: memoryAnswerStore(MEMORY_CACHE_MAX_BYTES) };
 }
 
 type YogaContext = YogaInitialContext & Context;

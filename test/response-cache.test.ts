@@ -156,6 +156,7 @@ function countingReadCache(): { readCache: ReadCacheOptions; served: () => numbe
       return answer;
     },
     set: (key, answer) => readCache.answers.set(key, answer),
+    clear: () => readCache.answers.clear(),
   };
   return { readCache: { ...readCache, answers }, served: () => served };
 }
