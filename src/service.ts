@@ -20,7 +20,7 @@ import { createDb, type Db } from './db/client.ts';
 import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
 import { prepareDatabase } from './db/prepare.ts';
-import { connectRedis, redisKeyChangeFeed, type RedisConnections } from './redis.ts';
+import type { RedisConnections } from './redis.ts';
 import { inMemoryReadCache, redisReadCache } from './response-cache.ts';
 import { DatabaseStartupError } from './startup.ts';
 import { createHttpServer, type GatewayServer } from './http-server.ts';
@@ -138,8 +138,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   clock.start(logger);
   logger.info({ offset_ms: clock.offsetMs() }, 'database clock read: the rules use its time');
   const now = clock.now;
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
-  const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis ? redisKeyChangeFeed(redis, logger) : null });
+  // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
+  const redisModule = config.redisUrl ? await import('./redis.ts') : null;
+  const redis = redisModule && config.redisUrl ? redisModule.connectRedis(config.redisUrl, logger) : null;
+  const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null });
   const readCache = !config.responseCache
     ? null
     : redis

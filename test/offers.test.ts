@@ -130,8 +130,8 @@ beforeAll(async () => {
 });
 
 describe('derived fields', () => {
-  it('sanitizes descriptions to basic formatting, links keeping only a safe href', () => {
-    expect(sanitizeDescription(DIRTY_DESCRIPTION)).toBe(CLEAN_DESCRIPTION);
+  it('sanitizes descriptions to basic formatting, links keeping only a safe href', async () => {
+    expect(await sanitizeDescription(DIRTY_DESCRIPTION)).toBe(CLEAN_DESCRIPTION);
   });
 
   it('says how long an offer has left in calendar days (UTC)', () => {

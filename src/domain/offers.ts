@@ -2,7 +2,7 @@
 // A manufacturer offer runs at the dealerships listed for it; a key restricted to dealerships sees
 // only the offers that run at one of its dealerships, and only its own dealerships among their
 // dealership_ids, so it learns nothing about other dealers.
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
@@ -19,8 +19,13 @@ const descriptionPolicy: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
 };
 
-export function sanitizeDescription(html: string): string {
-  return sanitizeHtml(html, descriptionPolicy);
+// sanitize-html (with the HTML parser and PostCSS it brings) is loaded by the first offer read, not
+// at start-up: an instance that never serves an offer never loads it.
+let sanitizer: Promise<typeof sanitizeHtml> | undefined;
+
+export async function sanitizeDescription(html: string): Promise<string> {
+  sanitizer ??= import('sanitize-html').then((loaded) => loaded.default);
+  return (await sanitizer)(html, descriptionPolicy);
 }
 
 /** Midnight UTC of the day `date` falls on: offer expiry dates are calendar days, kept at midnight UTC. */
