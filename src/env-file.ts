@@ -6,13 +6,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigError, projectRoot, SETTINGS } from './config.ts';
+import { ConfigError, projectRoot, SETTING_NAMES, SETTINGS } from './config.ts';
 
 export interface EnvFileLoad {
   /** The file read. */
   file: string;
   /** The variables it set (names only: values can be secrets). */
   settings: string[];
+  /** Names in the file that are not settings of this service: typos, or variables a library reads (AWS_…). */
+  undeclared: string[];
 }
 
 const OFF = 'off';
@@ -37,10 +39,12 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): EnvFileLoad |
     throw new ConfigError([{ setting: 'ENV_FILE', message: `cannot read ${file} (${code}): fix its permissions or set ENV_FILE=off` }]);
   }
   const settings: string[] = [];
+  const undeclared: string[] = [];
   for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (!(SETTING_NAMES as string[]).includes(name)) undeclared.push(name);
     if (env[name] !== undefined) continue;
     env[name] = value;
     settings.push(name);
   }
-  return { file, settings };
+  return { file, settings, undeclared };
 }

@@ -147,7 +147,7 @@ describe('a start outside development mode', () => {
     expect(fatal.msg).toBe('cannot start: fix these settings: ENV_FILE names a file that does not exist: /nonexistent/gateway.env (set ENV_FILE=off to read none)');
   }, PROCESS_TIMEOUT);
 
-  it('reads the settings the environment does not set from the .env file, the environment winning, and logs their names only', async () => {
+  it('reads the settings the environment does not set from the .env file, the environment winning, logs their names only and warns of a name that is no setting', async () => {
     const { PUBLIC_URL, SESSION_SIGNING_SECRET, SECRETS_ENCRYPTION_KEYS } = testSettings;
     const envFile = writeEnvFile([
       '# the secrets and the public URL come from the file',
@@ -155,16 +155,20 @@ describe('a start outside development mode', () => {
       `SESSION_SIGNING_SECRET="${SESSION_SIGNING_SECRET}"`,
       `SECRETS_ENCRYPTION_KEYS=${SECRETS_ENCRYPTION_KEYS}`,
       'LOG_LEVEL=loud',
+      'PROT=4001',
     ]);
     try {
       const service = await startService([], { DATABASE_URL: database.url, LOG_LEVEL: 'info', ENV_FILE: envFile.file, PORT: String(await freePort()) });
       try {
         const read = service.lines.find((line) => line.msg === 'settings read from the env file') as { file: string; settings: string[] } | undefined;
         expect(read?.file).toBe(envFile.file);
-        expect(read?.settings.sort()).toEqual(['PUBLIC_URL', 'SECRETS_ENCRYPTION_KEYS', 'SESSION_SIGNING_SECRET']);
+        expect(read?.settings.sort()).toEqual(['PROT', 'PUBLIC_URL', 'SECRETS_ENCRYPTION_KEYS', 'SESSION_SIGNING_SECRET']);
         expect(JSON.stringify(service.lines)).not.toContain(SESSION_SIGNING_SECRET);
         expect(JSON.stringify(service.lines)).not.toContain(SECRETS_ENCRYPTION_KEYS.split(':')[1]);
-        expect(service.lines.filter((line) => line.level === 40 || line.level === 60)).toEqual([]);
+        // The one warning: a name that is no setting (a typo of PORT) is pointed out, not silently ignored.
+        expect(service.lines.filter((line) => line.level === 40 || line.level === 60)).toEqual([
+          expect.objectContaining({ file: envFile.file, names: ['PROT'], msg: expect.stringMatching(/^the env file sets variables that are not settings/) }),
+        ]);
       } finally {
         expect(await service.stop()).toBe(0);
       }
