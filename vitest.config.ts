@@ -23,6 +23,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
     setupFiles: ['test/support/setup.ts'],
+    // A developer's .env file must not change what the tests see: processes started with a copy of
+    // this environment (and the ones started from test/support/processes.ts) read none.
+    env: { ENV_FILE: 'off' },
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: browserSuite ? 90_000 : 30_000,
     hookTimeout: 60_000,

@@ -205,7 +205,8 @@ function startCommand(dir: string): StartCommand {
 const UNSPENDABLE_BUDGETS = { RATE_LIMIT_KEY_REQUESTS: '1000000000', RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000', RATE_LIMIT_KEY_COST: '1000000000000' };
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...UNSPENDABLE_BUDGETS, ...extra };
+  // ENV_FILE=off: a developer's .env must not bring back the settings removed below.
+  const env: NodeJS.ProcessEnv = { ...process.env, ENV_FILE: 'off', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...UNSPENDABLE_BUDGETS, ...extra };
   for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT']) if (!(name in extra)) delete env[name];
   return env;
 }

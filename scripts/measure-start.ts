@@ -35,7 +35,7 @@ function startService(port: number): ChildProcess {
   // --dev as `npm start` passes it: development values for the settings production requires.
   return spawn(process.execPath, [...entry, '--dev'], {
     // The per-key limits off: the memory figure is of 1,000 answered reads, not of 429s.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files'), RATE_LIMIT_KEY_REQUESTS: '0', RATE_LIMIT_KEY_COST: '0' },
+    env: { ...process.env, ENV_FILE: 'off', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files'), RATE_LIMIT_KEY_REQUESTS: '0', RATE_LIMIT_KEY_COST: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

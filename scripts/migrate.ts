@@ -2,6 +2,9 @@
 // PostgreSQL database included) to the current schema. Offline; no Prisma engine is downloaded.
 import { loadDatabaseConfig } from '../src/config.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { loadEnvFile } from '../src/env-file.ts';
+
+loadEnvFile();
 
 const config = loadDatabaseConfig();
 const applied = await migrate(config.databaseUrl);

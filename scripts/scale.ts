@@ -134,7 +134,8 @@ async function main(): Promise<number> {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
   };
-  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  // ENV_FILE=off: a developer's .env must not add settings to the ones this run chose.
+  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: 'off' };
   const config = loadConfig(shared);
   const db = createDb(config.databaseUrl, { poolMax: 2 });
   const started = performance.now();

@@ -4,7 +4,9 @@ import { loadConfig, processEnvironment } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { prepareDatabase } from '../src/db/prepare.ts';
 import { createLogger } from '../src/logger.ts';
+import { loadEnvFile } from '../src/env-file.ts';
 
+loadEnvFile();
 const config = loadConfig(processEnvironment());
 const db = createDb(config.databaseUrl);
 try {

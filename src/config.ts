@@ -1,5 +1,7 @@
-// Every setting comes from the environment, with the defaults documented in README.md. All of them are
-// checked here, with zod, before anything starts: a bad start names every bad setting at once.
+// Every setting comes from the environment (or the .env file, src/env-file.ts) and is declared once
+// below, in SETTINGS, with its check, default and meaning; README.md's table and .env.example are
+// generated from it. All of them are checked here, with zod, before anything starts: a bad start
+// names every bad setting at once.
 //
 // Two modes. By default every secret and the public URL must be set (the service refuses to start
 // without them). Development mode (APP_MODE=development, or `--dev` on the command line, which
@@ -9,6 +11,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import {
+  DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
+  DEFAULT_THIRD_PARTY_SOURCES,
+  leadSourceLists,
+  type LeadSourceLists,
+} from './domain/leads/values.ts';
 import { DEVELOPMENT_KEY, keyringOf, parseEncryptionKeys, type Keyring } from './secrets.ts';
 
 /** The nearest folder above `from` holding package.json: the same from src/ (tsx) and from dist/src/ (compiled). */
@@ -77,6 +85,8 @@ export interface Config {
   databasePoolMax: number;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
+  /** The source and marketing_source values a lead may have (LEAD_EXTRA_SOURCES, LEAD_EXTRA_MARKETING_SOURCES). */
+  leadSources: LeadSourceLists;
   /** After SIGTERM the process drains and exits within this long; open requests are cut just before. */
   shutdownGraceMs: number;
   /** redis://…; null: caches and key verdicts live in each instance's memory only. */
@@ -149,10 +159,6 @@ const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
 /** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
-/** Development mode only: public, so the service refuses to use it outside development mode. */
-const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
-export const SESSION_SIGNING_SECRET_MIN_LENGTH = 32;
-
 // ─── reporting ───
 
 export interface SettingProblem {
@@ -162,9 +168,6 @@ export interface SettingProblem {
   message: string;
 }
 
-/** Settings that must never be echoed back in a message (their values are secrets or hold passwords). */
-const CONFIDENTIAL_SETTINGS = new Set(['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL']);
-
 /** One or more settings are wrong; the message lists every one of them. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -173,13 +176,14 @@ export class ConfigError extends Error {
   }
 }
 
-function describeProblem(setting: string, message: string, env: NodeJS.ProcessEnv): SettingProblem {
+function describeProblem(setting: SettingName, message: string, env: NodeJS.ProcessEnv): SettingProblem {
   const raw = env[setting];
-  const got = raw !== undefined && raw !== '' && !CONFIDENTIAL_SETTINGS.has(setting) ? ` (got "${raw}")` : '';
+  const confidential = (SETTINGS[setting] as SettingDeclaration).confidential === true;
+  const got = raw !== undefined && raw !== '' && !confidential ? ` (got "${raw}")` : '';
   return { setting, message: `${message}${got}` };
 }
 
-// ─── the settings, as zod schemas of their environment text ───
+// ─── the settings' environment text, as zod schemas ───
 
 /** An empty variable counts as unset, as in most shells' `VAR= command`. */
 const unsetIfEmpty = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -230,153 +234,414 @@ const httpOrigin = optional(
     .transform((value) => value.replace(/\/+$/, '')),
 );
 
+/** A comma-separated list in which "" is a value (the empty list), not "unset". */
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined ? undefined : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')));
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
 
-const settingsSchema = z.object({
-  APP_MODE: optional(z.enum(['production', 'development'], 'must be development or production (or unset)')),
-  NODE_ENV: optional(z.string()),
-  PORT: wholeNumber(65_535),
-  HOST: optional(z.string().trim()),
-  DATABASE_URL: optional(
-    z.string().trim().superRefine((value, context) => {
-      const problem = databaseUrlProblem(value);
-      if (problem) context.addIssue({ code: 'custom', message: problem });
-    }),
-  ),
-  LOG_LEVEL: optional(z.enum(logLevels, `must be one of ${logLevels.join(', ')}`)),
-  BODY_LIMIT_BYTES: wholeNumber(),
-  SEED_DEMO_DATA: trueOrFalse,
-  PUBLIC_URL: httpOrigin,
-  PLATFORM_URL: httpOrigin,
-  SESSION_SIGNING_SECRET: optional(
-    z.string().min(SESSION_SIGNING_SECRET_MIN_LENGTH, `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`),
-  ),
-  SECRETS_ENCRYPTION_KEYS: optional(
-    z.string().transform((value, context) => {
-      const parsed = parseEncryptionKeys(value);
-      if ('problems' in parsed) {
-        for (const message of parsed.problems) context.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return keyringOf(parsed.keys);
-    }),
-  ),
-  SMTP_URL: optional(
-    z.string().trim().refine((value) => /^smtps?:\/\/[^/\s]/.test(value), 'must be smtp://user:pass@host:port or smtps://…'),
-  ),
-  MAIL_FROM: optional(z.string().trim()),
-  FILE_STORAGE: optional(z.enum(FILE_STORAGE_KINDS, `must be one of ${FILE_STORAGE_KINDS.join(', ')}`)),
-  API_CONTACT_EMAIL: optional(z.string().trim().email('must be an e-mail address (api-support@example.com)')),
-  FILE_STORAGE_DIR: optional(z.string().trim()),
-  S3_BUCKET: optional(
-    z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
-  ),
-  S3_KEY_PREFIX: optional(
-    z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._\/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
-  ),
-  S3_REGION: optional(z.string().trim().regex(/^[a-z0-9-]{1,64}$/, 'must be a region name such as eu-west-1')),
-  AWS_REGION: optional(z.string().trim()),
-  S3_ENDPOINT: httpOrigin,
-  S3_FORCE_PATH_STYLE: trueOrFalse,
-  DATABASE_POOL_MAX: optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
-      .transform(Number)
-      .refine((value) => value >= 1 && value <= 1_000, 'must be a whole number from 1 to 1000'),
-  ),
-  LEAD_FILE_MAX_BYTES: wholeNumber(),
-  SHUTDOWN_GRACE_MS: positiveWholeNumber,
-  HTTP_HEADERS_TIMEOUT_MS: positiveWholeNumber,
-  HTTP_REQUEST_TIMEOUT_MS: positiveWholeNumber,
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveWholeNumber,
-  HTTP_MAX_CONNECTIONS: positiveWholeNumber,
-  OUTBOX_LEASE_MS: optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`)
-      .transform(Number)
-      .refine((value) => value >= MIN_OUTBOX_LEASE_MS && value <= Number.MAX_SAFE_INTEGER, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`),
-  ),
-  OUTBOX_POLL_INTERVAL_MS: positiveWholeNumber,
-  IDEMPOTENCY_TTL_HOURS: optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`)
-      .transform(Number)
-      .refine((value) => value >= 1 && value <= MAX_IDEMPOTENCY_TTL_HOURS, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`),
-  ),
-  REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
-  API_KEY_CACHE_TTL_MS: wholeNumber(),
-  RESPONSE_CACHE: trueOrFalse,
-  EXPLORERS: trueOrFalse,
-  GRAPHQL_MAX_COST: positiveWholeNumber,
-  RATE_LIMIT_WINDOW_SECONDS: positiveWholeNumber,
-  RATE_LIMIT_KEY_REQUESTS: wholeNumber(),
-  RATE_LIMIT_DEALERSHIP_REQUESTS: wholeNumber(),
-  RATE_LIMIT_KEY_COST: wholeNumber(),
-  RATE_LIMIT_ADDRESS_WINDOW_SECONDS: positiveWholeNumber,
-  RATE_LIMIT_AUTH_FAILURES: wholeNumber(),
-  RATE_LIMIT_SIGN_ON: wholeNumber(),
-  TRUST_PROXY: wholeNumber(10),
-  RATE_LIMIT_REDIS_PREFIX: optional(z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces')),
-  CORS_ORIGINS: optional(
-    z.string().transform((value, context) => {
-      const parsed = parseCorsOrigins(value);
-      if ('problem' in parsed) {
-        context.addIssue({ code: 'custom', message: parsed.problem });
-        return z.NEVER;
-      }
-      return parsed.origins;
-    }),
-  ),
-});
+/** The defaults of the rate limits (README, Rate limits). */
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  windowMs: 60_000,
+  keyRequests: 600,
+  dealershipRequests: 1_200,
+  // Ten operations at the highest cost one may have (GRAPHQL_MAX_COST), or about 190 pages of 20 cars a minute.
+  keyCost: 50_000,
+  addressWindowMs: 300_000,
+  authFailures: 20,
+  signOnRedemptions: 20,
+  redisPrefix: 'dgw:rate:',
+};
 
-type SettingName = keyof typeof settingsSchema.shape;
-type Settings = z.output<typeof settingsSchema>;
+// ─── the declaration: every setting, once ───
+//
+// Each setting is declared here with its check, its default and what it means; nothing else reads
+// the environment (test/config.test.ts greps src/ for it). The README's Configuration table and
+// .env.example are generated from this list (`npm run config:docs`; the test fails when they are
+// stale). To add a setting: one entry below, its use in loadConfig, then `npm run config:docs`.
 
-/** Settings the service cannot run safely without; development mode supplies public stand-ins. */
-const REQUIRED_OUTSIDE_DEVELOPMENT = {
-  PUBLIC_URL: "is required: set it to this service's public origin, e.g. https://api.example.com",
-  SESSION_SIGNING_SECRET: `is required: set it to a random value of ${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
-  SECRETS_ENCRYPTION_KEYS: 'is required: set it to <key id>:<base64 32-byte key>; make one with: npm run --silent secrets -- new-key',
-} as const satisfies Partial<Record<SettingName, string>>;
+export interface SettingDeclaration {
+  /** Checks the variable's text and converts it; accepts undefined (unset). */
+  readonly schema: z.ZodType;
+  /** One line for the operator: what the setting does (Markdown; README and .env.example). */
+  readonly meaning: string;
+  /** The text used when the variable is unset or empty, checked by `schema` as if it had been set. */
+  readonly default?: string;
+  /** Development mode's default, where it differs from `default`. */
+  readonly developmentDefault?: string;
+  /** Outside development mode the service refuses to start without it; this says how to get a value. */
+  readonly required?: string;
+  /** The README's Default column where the default is not one value (it follows another setting). */
+  readonly defaultInWords?: string;
+  /** A value worth showing in .env.example where there is no default. */
+  readonly example?: string;
+  /** A secret, or a URL that can hold a password: never repeated in a message. */
+  readonly confidential?: true;
+  /** An empty value is a value (an empty list), not "unset". */
+  readonly emptyIsAValue?: true;
+}
+
+/** Keeps each entry's own type (its schema's output, whether it has a default) for `Settings`. */
+const setting = <const D extends SettingDeclaration>(declaration: D): D => declaration;
+
+/** Development mode only: public, so the service refuses to use it outside development mode. */
+const DEV_SIGNING_SECRET = 'dev-only-session-signing-secret-change-me';
+export const SESSION_SIGNING_SECRET_MIN_LENGTH = 32;
+const DEVELOPMENT_KEYS = `${DEVELOPMENT_KEY.id}:${DEVELOPMENT_KEY.key.toString('base64')}`;
+
+export const SETTINGS = {
+  APP_MODE: setting({
+    schema: optional(z.enum(['production', 'development'], 'must be development or production (or unset)')),
+    meaning: '`development` (or `--dev` on the command line) for the local demo; see "Production and development modes"',
+    defaultInWords: 'production rules',
+  }),
+  NODE_ENV: setting({
+    schema: optional(z.string()),
+    meaning: '`production`: introspection needs `read:schema`, no name suggestions in errors, explorers off',
+  }),
+  ENV_FILE: setting({
+    schema: optional(z.string().trim()),
+    default: '.env',
+    meaning: 'the file of settings read at start when it exists (relative to the project); `off` reads none; a variable already in the environment wins over the file',
+  }),
+  PORT: setting({ schema: wholeNumber(65_535), default: '4000', meaning: 'the TCP port the service listens on' }),
+  HOST: setting({ schema: optional(z.string().trim()), default: '0.0.0.0', meaning: 'the address the service listens on (`0.0.0.0`: every interface)' }),
+  DATABASE_URL: setting({
+    schema: optional(
+      z.string().trim().superRefine((value, context) => {
+        const problem = databaseUrlProblem(value);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    default: 'file:./data/dealership.db',
+    meaning: '`file:` for SQLite (relative to the project), `postgresql://…` for PostgreSQL',
+    confidential: true,
+  }),
+  LOG_LEVEL: setting({
+    schema: optional(z.enum(logLevels, `must be one of ${logLevels.join(', ')}`)),
+    default: 'info',
+    meaning: '`fatal` … `trace`, `silent`; logs are JSON lines (pino)',
+  }),
+  SEED_DEMO_DATA: setting({
+    schema: trueOrFalse,
+    default: 'false',
+    developmentDefault: 'true',
+    meaning: 'seed the demo data when the database has no dealership',
+  }),
+  BODY_LIMIT_BYTES: setting({
+    schema: wholeNumber(),
+    default: String(10 * 1024 * 1024),
+    meaning: 'largest request body, in bytes (10 MiB: attachments travel base64 in JSON)',
+  }),
+  LEAD_FILE_MAX_BYTES: setting({ schema: wholeNumber(), default: String(5 * 1024 * 1024), meaning: 'largest lead attachment, in bytes (decoded)' }),
+  FILE_STORAGE: setting({
+    schema: optional(z.enum(FILE_STORAGE_KINDS, `must be one of ${FILE_STORAGE_KINDS.join(', ')}`)),
+    defaultInWords: '`database` on PostgreSQL, `local` on SQLite',
+    meaning:
+      'where lead attachments\' bytes are kept: `database` (the `stored_files` table), `s3` (a bucket, see below) or `local` (`FILE_STORAGE_DIR`); see "Several instances"',
+  }),
+  FILE_STORAGE_DIR: setting({ schema: optional(z.string().trim()), default: 'data/files', meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)' }),
+  S3_BUCKET: setting({
+    schema: optional(
+      z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
+    ),
+    defaultInWords: '**required** with `FILE_STORAGE=s3`',
+    meaning: 'the bucket that keeps attachments',
+  }),
+  S3_REGION: setting({
+    schema: optional(z.string().trim().regex(/^[a-z0-9-]{1,64}$/, 'must be a region name such as eu-west-1')),
+    defaultInWords: '`AWS_REGION`, else `us-east-1`',
+    meaning: 'the bucket\'s region',
+  }),
+  AWS_REGION: setting({ schema: optional(z.string().trim()), meaning: 'the AWS SDK\'s own region setting; `S3_REGION` falls back to it' }),
+  S3_ENDPOINT: setting({
+    schema: httpOrigin,
+    defaultInWords: 'AWS\'s endpoint for the region',
+    meaning: 'an S3-compatible store\'s URL, e.g. `https://minio.internal:9000`',
+  }),
+  S3_FORCE_PATH_STYLE: setting({
+    schema: trueOrFalse,
+    default: 'false',
+    meaning: '`true`: the bucket in the path (`https://host/bucket/key`), as most self-hosted stores need',
+  }),
+  S3_KEY_PREFIX: setting({
+    schema: optional(
+      z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._\/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
+    ),
+    meaning: 'put before every object key (`gateway/` → `gateway/leads/2026/11/<uuid>`)',
+  }),
+  DATABASE_POOL_MAX: setting({
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
+        .transform(Number)
+        .refine((value) => value >= 1 && value <= 1_000, 'must be a whole number from 1 to 1000'),
+    ),
+    // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.
+    default: String(DEFAULT_DATABASE_POOL_MAX),
+    meaning: 'PostgreSQL: the most connections one instance opens (1 to 1000); see "Several instances"',
+  }),
+  PUBLIC_URL: setting({
+    schema: httpOrigin,
+    required: "set it to this service's public origin, e.g. https://api.example.com",
+    defaultInWords: '**required**; development: `http://localhost:$PORT`',
+    meaning: 'this service\'s public origin, `http(s)://…` (the partner `redirect_url`)',
+    example: 'https://api.example.com',
+  }),
+  PLATFORM_URL: setting({ schema: httpOrigin, default: 'http://localhost:3000', meaning: 'where the platform\'s pages live: the sign-on handoff lands there' }),
+  SESSION_SIGNING_SECRET: setting({
+    schema: optional(
+      z.string().min(SESSION_SIGNING_SECRET_MIN_LENGTH, `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`),
+    ),
+    required: `set it to a random value of ${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
+    developmentDefault: DEV_SIGNING_SECRET,
+    defaultInWords: `**required** (${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters); development: a public value`,
+    meaning: 'signs the handoff session (HS256); the same on every instance',
+    confidential: true,
+  }),
+  SECRETS_ENCRYPTION_KEYS: setting({
+    schema: optional(
+      z.string().transform((value, context) => {
+        const parsed = parseEncryptionKeys(value);
+        if ('problems' in parsed) {
+          for (const message of parsed.problems) context.addIssue({ code: 'custom', message });
+          return z.NEVER;
+        }
+        return keyringOf(parsed.keys);
+      }),
+    ),
+    required: 'set it to <key id>:<base64 32-byte key>; make one with: npm run --silent secrets -- new-key',
+    developmentDefault: DEVELOPMENT_KEYS,
+    defaultInWords: '**required**; development: a public key `dev`',
+    meaning: '`id:base64key,…` (32-byte keys): encrypts secrets stored in the database; the first encrypts, all decrypt',
+    confidential: true,
+  }),
+  SMTP_URL: setting({
+    schema: optional(z.string().trim().refine((value) => /^smtps?:\/\/[^/\s]/.test(value), 'must be smtp://user:pass@host:port or smtps://…')),
+    defaultInWords: 'none: notifications are logged',
+    meaning: 'the mail server notifications are sent through, `smtp://user:pass@host:587` or `smtps://…`',
+    confidential: true,
+  }),
+  MAIL_FROM: setting({ schema: optional(z.string().trim()), default: 'Dealership Platform <no-reply@dealership.local>', meaning: 'sender of notifications' }),
+  LEAD_EXTRA_SOURCES: setting({
+    schema: commaList,
+    default: DEFAULT_THIRD_PARTY_SOURCES.join(','),
+    defaultInWords: 'the Australian listing and social channels in "Decisions where the spec is silent", Leads',
+    meaning: 'comma-separated third-party lead sources; they replace the default list (`""` for none)',
+    emptyIsAValue: true,
+  }),
+  LEAD_EXTRA_MARKETING_SOURCES: setting({
+    schema: commaList,
+    default: DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(','),
+    defaultInWords: 'the paid and social channels in "Decisions where the spec is silent", Leads',
+    meaning: 'comma-separated third-party marketing sources; they replace the default list (`""` for none)',
+    emptyIsAValue: true,
+  }),
+  API_CONTACT_EMAIL: setting({
+    schema: optional(z.string().trim().email('must be an e-mail address (api-support@example.com)')),
+    meaning: 'the support address the OpenAPI document gives integrators (its `info.contact`, beside the `/docs` page)',
+  }),
+  SHUTDOWN_GRACE_MS: setting({
+    schema: positiveWholeNumber,
+    default: '10000',
+    meaning: 'after SIGTERM (or SIGINT) the process exits 0 within this long; see "Stopping" below',
+  }),
+  // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.
+  HTTP_HEADERS_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '10000',
+    meaning: 'a client must send a request\'s headers within this long, else 408 and the connection is closed',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '30000',
+    meaning: '… and the whole request, body included, within this long (at least the headers timeout)',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting({ schema: positiveWholeNumber, default: '5000', meaning: 'an idle keep-alive connection is closed after this long' }),
+  HTTP_MAX_CONNECTIONS: setting({
+    schema: positiveWholeNumber,
+    default: '1000',
+    meaning: 'connections beyond this many open at once are closed as soon as they arrive (logged)',
+  }),
+  REDIS_URL: setting({
+    schema: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
+    meaning:
+      '`redis://host:6379`: instances share key changes, caches (see "Caching") and rate-limit budgets (see "Rate limits") through it; while Redis is down the service serves from its own memory and logs it',
+    confidential: true,
+  }),
+  RESPONSE_CACHE: setting({ schema: trueOrFalse, default: 'true', meaning: 'serve repeated reads from the response cache (see "Caching")' }),
+  API_KEY_CACHE_TTL_MS: setting({
+    schema: wholeNumber(),
+    default: '5000',
+    meaning: 'how long an instance reuses a key\'s verdict; the bound on a revocation being seen without Redis (`0` asks the database every time)',
+  }),
+  EXPLORERS: setting({
+    schema: trueOrFalse,
+    defaultInWords: '`on` unless `NODE_ENV=production`',
+    meaning: 'serve GraphiQL (`/graphql` in a browser) and Swagger UI (`/docs`)',
+  }),
+  GRAPHQL_MAX_COST: setting({
+    schema: positiveWholeNumber,
+    default: String(DEFAULT_GRAPHQL_MAX_COST),
+    meaning: 'the highest estimated cost one GraphQL operation may have (see GraphQL, Limits)',
+  }),
+  OUTBOX_LEASE_MS: setting({
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`)
+        .transform(Number)
+        .refine((value) => value >= MIN_OUTBOX_LEASE_MS && value <= Number.MAX_SAFE_INTEGER, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`),
+    ),
+    default: '120000',
+    meaning: `how long a notification's claim lasts unless its sender renews it (it does while sending): how soon another instance retries a message whose sender died; at least ${MIN_OUTBOX_LEASE_MS}`,
+  }),
+  OUTBOX_POLL_INTERVAL_MS: setting({ schema: positiveWholeNumber, default: '5000', meaning: 'pause between two rounds of the outbox worker' }),
+  IDEMPOTENCY_TTL_HOURS: setting({
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`)
+        .transform(Number)
+        .refine((value) => value >= 1 && value <= MAX_IDEMPOTENCY_TTL_HOURS, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`),
+    ),
+    default: '24',
+    meaning: `how long an \`Idempotency-Key\`'s answer is kept (1 to ${MAX_IDEMPOTENCY_TTL_HOURS}); later, the key is free and the record is purged`,
+  }),
+  CORS_ORIGINS: setting({
+    schema: optional(
+      z.string().transform((value, context) => {
+        const parsed = parseCorsOrigins(value);
+        if ('problem' in parsed) {
+          context.addIssue({ code: 'custom', message: parsed.problem });
+          return z.NEVER;
+        }
+        return parsed.origins;
+      }),
+    ),
+    meaning: 'comma-separated origins (`https://shop.example.com`) whose web pages may call the API, or `*` for any',
+  }),
+  RATE_LIMIT_WINDOW_SECONDS: setting({
+    schema: positiveWholeNumber,
+    default: String(DEFAULT_RATE_LIMITS.windowMs / 1_000),
+    meaning: 'the window of the per-key, per-dealership and cost limits (see "Rate limits")',
+  }),
+  RATE_LIMIT_KEY_REQUESTS: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.keyRequests),
+    meaning: 'operations one API key may run per window; `0`: no limit',
+  }),
+  RATE_LIMIT_DEALERSHIP_REQUESTS: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.dealershipRequests),
+    meaning: 'operations all the keys of one dealership may run together per window; `0`: no limit',
+  }),
+  RATE_LIMIT_KEY_COST: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.keyCost),
+    meaning: 'estimated GraphQL cost one key may spend per window, on both doors; at least `GRAPHQL_MAX_COST`, or `0`: no budget',
+  }),
+  RATE_LIMIT_ADDRESS_WINDOW_SECONDS: setting({
+    schema: positiveWholeNumber,
+    default: String(DEFAULT_RATE_LIMITS.addressWindowMs / 1_000),
+    meaning: 'the window of the two per-address limits below',
+  }),
+  RATE_LIMIT_AUTH_FAILURES: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.authFailures),
+    meaning: 'requests with a key that is not accepted, per client address per window; beyond it, requests with a key from that address are 429; `0`: no limit',
+  }),
+  RATE_LIMIT_SIGN_ON: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.signOnRedemptions),
+    meaning: 'partner sign-on token redemptions per client address per window; `0`: no limit',
+  }),
+  RATE_LIMIT_REDIS_PREFIX: setting({
+    schema: optional(z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces')),
+    default: DEFAULT_RATE_LIMITS.redisPrefix,
+    meaning: 'what the rate-limit counters\' names start with in Redis: deployments sharing one Redis server each need their own',
+  }),
+  TRUST_PROXY: setting({
+    schema: wholeNumber(10),
+    default: '0',
+    meaning:
+      'how many reverse proxies stand in front: the client address is read that many entries from the right of `X-Forwarded-For`; `0` uses the connection\'s address and ignores the header',
+  }),
+} as const satisfies Record<string, SettingDeclaration>;
+
+export type SettingName = keyof typeof SETTINGS;
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** A setting's value once checked: never undefined when it has a default in every mode. */
+type ValueOf<D extends SettingDeclaration> = D extends { readonly default: string } | { readonly required: string; readonly developmentDefault: string }
+  ? Exclude<z.output<D['schema']>, undefined>
+  : z.output<D['schema']>;
+type Settings = { [K in SettingName]: ValueOf<(typeof SETTINGS)[K]> };
 
 const DEVELOPMENT_MODE_HINT = ' (or start in development mode, APP_MODE=development or --dev, for a local demo only)';
 
-/**
- * Validates the chosen settings, and the mode rules for those of them that are required outside
- * development mode. Throws one ConfigError listing every problem.
- */
-function parseSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Settings, K | 'APP_MODE'> & { mode: AppMode } {
-  const mask: { [P in SettingName]?: true } = Object.fromEntries([...names, 'APP_MODE', 'NODE_ENV'].map((name) => [name, true]));
-  // The picked schema's output is the chosen part of Settings (zod cannot type a generic pick).
-  const result = (settingsSchema.pick(mask) as unknown as z.ZodType<Partial<Settings>>).safeParse(env);
+/** The mode a start runs in; a bad APP_MODE is reported with the other settings (and means production meanwhile). */
+function modeOf(env: NodeJS.ProcessEnv): AppMode {
+  return env.APP_MODE?.trim() === 'development' ? 'development' : 'production';
+}
+
+/** The text a setting is checked from: the variable, else the default of the mode. */
+function textOf(name: SettingName, env: NodeJS.ProcessEnv, mode: AppMode): string | undefined {
+  const declaration: SettingDeclaration = SETTINGS[name];
+  const raw = env[name];
+  const given = declaration.emptyIsAValue ? raw : (unsetIfEmpty(raw) as string | undefined);
+  if (given !== undefined) return given;
+  return (mode === 'development' ? declaration.developmentDefault : undefined) ?? declaration.default;
+}
+
+interface SettingsRead<K extends SettingName> {
+  mode: AppMode;
+  /** The settings that were checked without a problem. */
+  settings: Partial<Pick<Settings, K>>;
+  problems: SettingProblem[];
+  /** The required settings development mode filled with a public value. */
+  developmentDefaults: string[];
+}
+
+/** Checks the chosen settings one by one, so that every problem is found, and the mode rules. */
+function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): SettingsRead<K> {
+  const mode = modeOf(env);
+  const settings: Partial<Record<SettingName, unknown>> = {};
   const problems: SettingProblem[] = [];
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const setting = String(issue.path[0] ?? 'environment');
-      problems.push(describeProblem(setting, issue.message, env));
+  const developmentDefaults: string[] = [];
+  const chosen = SETTING_NAMES.filter((name) => name === 'APP_MODE' || name === 'NODE_ENV' || (names as readonly SettingName[]).includes(name));
+  for (const name of chosen) {
+    const declaration: SettingDeclaration = SETTINGS[name];
+    if (declaration.required !== undefined && unsetIfEmpty(env[name]) === undefined) {
+      if (mode === 'production') {
+        problems.push({ setting: name, message: `is required: ${declaration.required}${DEVELOPMENT_MODE_HINT}` });
+        continue;
+      }
+      developmentDefaults.push(name);
     }
+    const result = declaration.schema.safeParse(textOf(name, env, mode));
+    if (result.success) settings[name] = result.data;
+    else for (const issue of result.error.issues) problems.push(describeProblem(name, issue.message, env));
   }
-  const settings: Partial<Settings> = result.success ? result.data : {};
-  const mode: AppMode = settings.APP_MODE === 'development' ? 'development' : 'production';
   if (mode === 'development' && env.NODE_ENV === 'production') {
     problems.push({ setting: 'APP_MODE', message: 'development cannot be combined with NODE_ENV=production: remove one of them' });
   }
-  if (mode === 'production') {
-    for (const [setting, message] of Object.entries(REQUIRED_OUTSIDE_DEVELOPMENT) as [keyof typeof REQUIRED_OUTSIDE_DEVELOPMENT, string][]) {
-      const alreadyReported = problems.some((problem) => problem.setting === setting);
-      if ((names as readonly string[]).includes(setting) && unsetIfEmpty(env[setting]) === undefined && !alreadyReported) {
-        problems.push({ setting, message: `${message}${DEVELOPMENT_MODE_HINT}` });
-      }
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...(settings as Pick<Settings, K | 'APP_MODE'>), mode };
+  // Each value is its own declaration's schema output, which is what Settings says of it.
+  return { mode, settings: settings as Partial<Pick<Settings, K>>, problems, developmentDefaults };
+}
+
+/** The chosen settings, checked; throws one ConfigError listing every problem. */
+function parseSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Settings, K> & { mode: AppMode } {
+  const read = readSettings(env, names);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  // No problem: every chosen setting was checked and holds its value (or its default).
+  return { ...(read.settings as Pick<Settings, K>), mode: read.mode };
 }
 
 /** The environment of this process, with `--dev` on the command line meaning APP_MODE=development. */
@@ -421,8 +686,6 @@ export function describeDatabase(databaseUrl: string): string {
   return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }
 
-const DEFAULT_DATABASE_URL = 'file:./data/dealership.db';
-
 /**
  * CORS_ORIGINS: comma-separated origins (`https://shop.example.com`), or `*`. Each must be a bare
  * http(s) origin, written as browsers send it in `Origin`, so the comparison is exact; `null` (sent by
@@ -452,152 +715,118 @@ function parseCorsOrigins(value: string): { origins: string[] } | { problem: str
 /** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL']);
-  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  return { databaseUrl, engine: engineOf(databaseUrl), redisUrl: settings.REDIS_URL ?? null };
-}
-
-function keyringFrom(settings: { SECRETS_ENCRYPTION_KEYS?: Keyring | undefined }, developmentDefaults: string[]): Keyring {
-  if (settings.SECRETS_ENCRYPTION_KEYS) return settings.SECRETS_ENCRYPTION_KEYS;
-  // parseSettings has refused a missing key outside development mode.
-  developmentDefaults.push('SECRETS_ENCRYPTION_KEYS');
-  return keyringOf([DEVELOPMENT_KEY]);
+  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), redisUrl: settings.REDIS_URL ?? null };
 }
 
 /** What the secrets CLI needs: the database and the encryption keys. */
 export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
-  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  return { databaseUrl, engine: engineOf(databaseUrl), mode: settings.mode, secretsKeyring: keyringFrom(settings, []) };
+  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), mode: settings.mode, secretsKeyring: settings.SECRETS_ENCRYPTION_KEYS };
 }
 
 /** What `secrets record-session-secret` needs: the database and the session signing secret. */
 export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'sessionSigningSecret'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SESSION_SIGNING_SECRET']);
-  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  // parseSettings has refused a missing secret outside development mode.
-  return { databaseUrl, engine: engineOf(databaseUrl), sessionSigningSecret: settings.SESSION_SIGNING_SECRET ?? DEV_SIGNING_SECRET };
+  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), sessionSigningSecret: settings.SESSION_SIGNING_SECRET };
+}
+
+/**
+ * The rules between settings, checked on those that are themselves valid, so that they are reported
+ * together with every other problem.
+ */
+function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  const { HTTP_HEADERS_TIMEOUT_MS: headers, HTTP_REQUEST_TIMEOUT_MS: request, GRAPHQL_MAX_COST: maxCost, RATE_LIMIT_KEY_COST: keyCost } = settings;
+  if (headers !== undefined && request !== undefined && headers > request) {
+    problems.push({ setting: 'HTTP_HEADERS_TIMEOUT_MS', message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)' });
+  }
+  if (settings.FILE_STORAGE === 's3' && settings.S3_BUCKET === undefined) {
+    problems.push({ setting: 'S3_BUCKET', message: 'is required with FILE_STORAGE=s3: set it to the bucket that keeps lead attachments' });
+  }
+  // A budget below the cost of one allowed operation would refuse that operation forever.
+  if (keyCost !== undefined && maxCost !== undefined && keyCost !== 0 && keyCost < maxCost) {
+    problems.push({
+      setting: 'RATE_LIMIT_KEY_COST',
+      message: `must be 0 (no budget) or at least GRAPHQL_MAX_COST (${maxCost}), the cost one operation may have (got "${keyCost}")`,
+    });
+  }
+  return problems;
 }
 
 /** Every setting, checked; throws a ConfigError naming each bad or missing one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const settings = parseSettings(env, Object.keys(settingsSchema.shape) as SettingName[]);
-  const developmentDefaults: string[] = [];
-  const port = settings.PORT ?? 4000;
-  const databaseUrl = settings.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  let publicUrl = settings.PUBLIC_URL;
-  if (publicUrl === undefined) {
-    developmentDefaults.push('PUBLIC_URL');
-    publicUrl = `http://localhost:${port}`;
-  }
-  let sessionSigningSecret = settings.SESSION_SIGNING_SECRET;
-  if (sessionSigningSecret === undefined) {
-    developmentDefaults.push('SESSION_SIGNING_SECRET');
-    sessionSigningSecret = DEV_SIGNING_SECRET;
-  }
-  const secretsKeyring = keyringFrom(settings, developmentDefaults);
-  const httpHeadersTimeoutMs = settings.HTTP_HEADERS_TIMEOUT_MS ?? 10_000;
-  const httpRequestTimeoutMs = settings.HTTP_REQUEST_TIMEOUT_MS ?? 30_000;
-  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
-    throw new ConfigError([
-      { setting: 'HTTP_HEADERS_TIMEOUT_MS', message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)' },
-    ]);
-  }
-  const engine = engineOf(databaseUrl);
+  const read = readSettings(env, SETTING_NAMES);
+  const problems = [...read.problems, ...problemsBetweenSettings(read.settings)];
+  if (problems.length > 0) throw new ConfigError(problems);
+  // No problem: every setting was checked and holds its value (or its default).
+  const settings = read.settings as Settings;
+  const { mode, developmentDefaults } = read;
+  const port = settings.PORT;
+  const engine = engineOf(settings.DATABASE_URL);
   // Several instances share a PostgreSQL database, so there the files go where all of them read;
   // a SQLite file belongs to one process, and so may its files' directory.
   const fileStorage: FileStorageKind = settings.FILE_STORAGE ?? (engine === 'postgresql' ? 'database' : 'local');
   let s3: S3Settings | null = null;
-  if (fileStorage === 's3') {
-    if (settings.S3_BUCKET === undefined) {
-      throw new ConfigError([{ setting: 'S3_BUCKET', message: 'is required with FILE_STORAGE=s3: set it to the bucket that keeps lead attachments' }]);
-    }
+  if (fileStorage === 's3' && settings.S3_BUCKET !== undefined) {
     const keyPrefix = settings.S3_KEY_PREFIX ?? '';
     s3 = {
       bucket: settings.S3_BUCKET,
       keyPrefix: keyPrefix === '' || keyPrefix.endsWith('/') ? keyPrefix : `${keyPrefix}/`,
       region: settings.S3_REGION ?? settings.AWS_REGION ?? 'us-east-1',
       endpoint: settings.S3_ENDPOINT ?? null,
-      forcePathStyle: settings.S3_FORCE_PATH_STYLE ?? false,
+      forcePathStyle: settings.S3_FORCE_PATH_STYLE,
     };
   }
-  const graphqlMaxCost = settings.GRAPHQL_MAX_COST ?? DEFAULT_GRAPHQL_MAX_COST;
-  const rateLimits = rateLimitSettings(settings, graphqlMaxCost);
   return {
-    mode: settings.mode,
+    mode,
     developmentDefaults,
     port,
-    host: settings.HOST ?? '0.0.0.0',
-    databaseUrl,
+    host: settings.HOST,
+    databaseUrl: settings.DATABASE_URL,
     engine,
-    logLevel: settings.LOG_LEVEL ?? 'info',
-    // Lead attachments travel base64-encoded inside the JSON body, so the body limit leaves room for them.
-    bodyLimitBytes: settings.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
-    // Demo data belongs to the development demo: a real deployment never gets it by accident.
-    seedDemoData: settings.SEED_DEMO_DATA ?? settings.mode === 'development',
-    publicUrl,
-    platformUrl: settings.PLATFORM_URL ?? 'http://localhost:3000',
-    sessionSigningSecret,
-    secretsKeyring,
+    logLevel: settings.LOG_LEVEL,
+    bodyLimitBytes: settings.BODY_LIMIT_BYTES,
+    seedDemoData: settings.SEED_DEMO_DATA,
+    // readSettings has refused a missing PUBLIC_URL outside development mode.
+    publicUrl: settings.PUBLIC_URL ?? `http://localhost:${port}`,
+    platformUrl: settings.PLATFORM_URL,
+    sessionSigningSecret: settings.SESSION_SIGNING_SECRET,
+    secretsKeyring: settings.SECRETS_ENCRYPTION_KEYS,
     smtpUrl: settings.SMTP_URL ?? null,
-    mailFrom: settings.MAIL_FROM ?? 'Dealership Platform <no-reply@dealership.local>',
+    mailFrom: settings.MAIL_FROM,
     fileStorage,
     apiContactEmail: settings.API_CONTACT_EMAIL ?? null,
-    fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR ?? 'data/files'),
+    fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR),
     s3,
-    // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.
-    databasePoolMax: settings.DATABASE_POOL_MAX ?? DEFAULT_DATABASE_POOL_MAX,
-    leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES ?? 5 * 1024 * 1024,
-    shutdownGraceMs: settings.SHUTDOWN_GRACE_MS ?? 10_000,
-    // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.
-    httpHeadersTimeoutMs,
-    httpRequestTimeoutMs,
-    httpKeepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
-    httpMaxConnections: settings.HTTP_MAX_CONNECTIONS ?? 1_000,
-    outboxLeaseMs: settings.OUTBOX_LEASE_MS ?? 120_000,
-    outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS ?? 5_000,
-    idempotencyTtlMs: (settings.IDEMPOTENCY_TTL_HOURS ?? 24) * HOUR_MS,
+    databasePoolMax: settings.DATABASE_POOL_MAX,
+    leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES,
+    leadSources: leadSourceLists(settings.LEAD_EXTRA_SOURCES, settings.LEAD_EXTRA_MARKETING_SOURCES),
+    shutdownGraceMs: settings.SHUTDOWN_GRACE_MS,
+    httpHeadersTimeoutMs: settings.HTTP_HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: settings.HTTP_REQUEST_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    httpMaxConnections: settings.HTTP_MAX_CONNECTIONS,
+    outboxLeaseMs: settings.OUTBOX_LEASE_MS,
+    outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS,
+    idempotencyTtlMs: settings.IDEMPOTENCY_TTL_HOURS * HOUR_MS,
     redisUrl: settings.REDIS_URL ?? null,
-    apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
-    responseCache: settings.RESPONSE_CACHE ?? true,
-    production: env.NODE_ENV === 'production',
+    apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
+    responseCache: settings.RESPONSE_CACHE,
+    production: settings.NODE_ENV === 'production',
     // The explorers are a development aid; a production deployment opts in with EXPLORERS=on.
-    explorers: settings.EXPLORERS ?? env.NODE_ENV !== 'production',
+    explorers: settings.EXPLORERS ?? settings.NODE_ENV !== 'production',
     corsOrigins: settings.CORS_ORIGINS ?? [],
-    graphqlMaxCost,
-    rateLimits,
-    trustProxyHops: settings.TRUST_PROXY ?? 0,
-  };
-}
-
-/** The defaults of the rate limits (README, Rate limits). */
-export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
-  windowMs: 60_000,
-  keyRequests: 600,
-  dealershipRequests: 1_200,
-  // Ten operations at the highest cost one may have (GRAPHQL_MAX_COST), or about 190 pages of 20 cars a minute.
-  keyCost: 50_000,
-  addressWindowMs: 300_000,
-  authFailures: 20,
-  signOnRedemptions: 20,
-  redisPrefix: 'dgw:rate:',
-};
-
-function rateLimitSettings(settings: Partial<Settings>, graphqlMaxCost: number): RateLimitSettings {
-  const keyCost = settings.RATE_LIMIT_KEY_COST ?? DEFAULT_RATE_LIMITS.keyCost;
-  // A budget below the cost of one allowed operation would refuse that operation forever.
-  if (keyCost !== 0 && keyCost < graphqlMaxCost) {
-    throw new ConfigError([
-      { setting: 'RATE_LIMIT_KEY_COST', message: `must be 0 (no budget) or at least GRAPHQL_MAX_COST (${graphqlMaxCost}), the cost one operation may have (got "${keyCost}")` },
-    ]);
-  }
-  return {
-    windowMs: (settings.RATE_LIMIT_WINDOW_SECONDS ?? DEFAULT_RATE_LIMITS.windowMs / 1_000) * 1_000,
-    keyRequests: settings.RATE_LIMIT_KEY_REQUESTS ?? DEFAULT_RATE_LIMITS.keyRequests,
-    dealershipRequests: settings.RATE_LIMIT_DEALERSHIP_REQUESTS ?? DEFAULT_RATE_LIMITS.dealershipRequests,
-    keyCost,
-    addressWindowMs: (settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS ?? DEFAULT_RATE_LIMITS.addressWindowMs / 1_000) * 1_000,
-    authFailures: settings.RATE_LIMIT_AUTH_FAILURES ?? DEFAULT_RATE_LIMITS.authFailures,
-    signOnRedemptions: settings.RATE_LIMIT_SIGN_ON ?? DEFAULT_RATE_LIMITS.signOnRedemptions,
-    redisPrefix: settings.RATE_LIMIT_REDIS_PREFIX ?? DEFAULT_RATE_LIMITS.redisPrefix,
+    graphqlMaxCost: settings.GRAPHQL_MAX_COST,
+    rateLimits: {
+      windowMs: settings.RATE_LIMIT_WINDOW_SECONDS * 1_000,
+      keyRequests: settings.RATE_LIMIT_KEY_REQUESTS,
+      dealershipRequests: settings.RATE_LIMIT_DEALERSHIP_REQUESTS,
+      keyCost: settings.RATE_LIMIT_KEY_COST,
+      addressWindowMs: settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS * 1_000,
+      authFailures: settings.RATE_LIMIT_AUTH_FAILURES,
+      signOnRedemptions: settings.RATE_LIMIT_SIGN_ON,
+      redisPrefix: settings.RATE_LIMIT_REDIS_PREFIX,
+    },
+    trustProxyHops: settings.TRUST_PROXY,
   };
 }

@@ -1,18 +1,28 @@
-// The process: reads the settings, starts the service (src/service.ts) and stops it on SIGTERM or
+// The process: reads the settings (the environment, then the .env file for what it does not set), starts the service (src/service.ts) and stops it on SIGTERM or
 // SIGINT, exiting 0 within SHUTDOWN_GRACE_MS. A start that cannot succeed ends with one line naming
 // the setting at fault (src/startup.ts).
 import { loadConfig, processEnvironment, type Config } from './config.ts';
+import { loadEnvFile, type EnvFileLoad } from './env-file.ts';
 import { createLogger } from './logger.ts';
 import { startService } from './service.ts';
 import { failStartup, warnIfDevelopmentMode } from './startup.ts';
 
 let config: Config;
+let envFile: EnvFileLoad | null;
 try {
+  envFile = loadEnvFile();
   config = loadConfig(processEnvironment());
 } catch (error) {
   failStartup(error);
 }
 const logger = createLogger(config.logLevel);
+if (envFile) {
+  logger.info({ file: envFile.file, settings: envFile.settings }, 'settings read from the env file');
+  // A misspelt name would otherwise be ignored without a word; libraries' own variables (AWS_…) are fine.
+  if (envFile.undeclared.length > 0) {
+    logger.warn({ file: envFile.file, names: envFile.undeclared }, 'the env file sets variables that are not settings of this service: check their spelling (README, Configuration)');
+  }
+}
 warnIfDevelopmentMode(config, logger);
 
 async function main(): Promise<void> {

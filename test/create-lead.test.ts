@@ -1,11 +1,13 @@
 // Spec 4.9 (POST /api/v1/leads, Mutation.create_lead) on both doors: the answer, every field rule of
 // 2.7 with a deliberate mistake, matching (car, model, user, contact), attachments, scoping and
 // permissions, and that a failure leaves nothing behind — no rows, no files.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/yoga.ts';
 import { testEngine } from './support/database.ts';
 import { makePaymentProcessor } from './support/fixtures-catalogue.ts';
 import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeUser, makeWebsite } from './support/fixtures.ts';
@@ -425,19 +427,21 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     expect((await member.json()).lead.team_member_id).toBe(staff.id);
   });
 
-  describe('third-party sources ship with a default list of Australian channels', () => {
-    const saved = { sources: process.env.LEAD_EXTRA_SOURCES, marketing: process.env.LEAD_EXTRA_MARKETING_SOURCES };
-    beforeEach(() => {
-      delete process.env.LEAD_EXTRA_SOURCES;
-      delete process.env.LEAD_EXTRA_MARKETING_SOURCES;
-    });
-    afterAll(() => {
-      for (const [name, value] of [['LEAD_EXTRA_SOURCES', saved.sources], ['LEAD_EXTRA_MARKETING_SOURCES', saved.marketing]] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    });
+  /** Another instance over the same database, started with these settings (the lists are read by loadConfig). */
+  function postToInstanceWith(settings: Record<string, string>) {
+    const config = { ...app.config, leadSources: loadConfig({ ...testSettings, ...settings }).leadSources };
+    const yoga = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }));
+    return (payload: unknown, key: string) =>
+      Promise.resolve(
+        yoga.fetch(`http://gateway.test${PATH}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ lead: payload }),
+        }),
+      );
+  }
 
+  describe('third-party sources ship with a default list of Australian channels', () => {
     it('accepts every default channel, in any case, stored in the list spelling', async () => {
       expect(DEFAULT_THIRD_PARTY_SOURCES).toHaveLength(16);
       expect(DEFAULT_THIRD_PARTY_MARKETING_SOURCES).toHaveLength(10);
@@ -455,34 +459,25 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     });
 
     it('is replaced, not extended, by the settings (an empty setting leaves only the documented values)', async () => {
-      process.env.LEAD_EXTRA_SOURCES = '';
-      const refused = await post(samplePayload(north.id, { ...person(), source: 'carsales' }), writer.key);
+      const postWithoutExtras = postToInstanceWith({ LEAD_EXTRA_SOURCES: '' });
+      const refused = await postWithoutExtras(samplePayload(north.id, { ...person(), source: 'carsales' }), writer.key);
       expect(refused.status).toBe(422);
       expect((await refused.json()).field).toBe('lead.source');
-      expect((await post(samplePayload(north.id, { ...person(), source: 'Website' }), writer.key)).status).toBe(201);
+      expect((await postWithoutExtras(samplePayload(north.id, { ...person(), source: 'Website' }), writer.key)).status).toBe(201);
     });
   });
 
-  describe('third-party sources come from the environment', () => {
-    const saved = { sources: process.env.LEAD_EXTRA_SOURCES, marketing: process.env.LEAD_EXTRA_MARKETING_SOURCES };
-    beforeEach(() => {
-      process.env.LEAD_EXTRA_SOURCES = 'CarHub, DriveNow ,';
-      process.env.LEAD_EXTRA_MARKETING_SOURCES = 'SocialAds';
-    });
-    afterAll(() => {
-      for (const [name, value] of [['LEAD_EXTRA_SOURCES', saved.sources], ['LEAD_EXTRA_MARKETING_SOURCES', saved.marketing]] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    });
-
+  describe('third-party sources come from the settings', () => {
     it('accepts a configured source and marketing source, and still refuses others', async () => {
-      const ok = await post(samplePayload(north.id, { ...person(), source: 'DriveNow', marketing_source: 'SocialAds' }), writer.key);
+      const postWithExtras = postToInstanceWith({ LEAD_EXTRA_SOURCES: 'CarHub, DriveNow ,', LEAD_EXTRA_MARKETING_SOURCES: 'SocialAds' });
+      const ok = await postWithExtras(samplePayload(north.id, { ...person(), source: 'DriveNow', marketing_source: 'SocialAds' }), writer.key);
       expect(ok.status).toBe(201);
       expect((await ok.json()).lead).toMatchObject({ source: 'DriveNow', marketing_source: 'SocialAds' });
-      const refused = await post(samplePayload(north.id, { ...person(), source: 'CarHubX' }), writer.key);
+      const refused = await postWithExtras(samplePayload(north.id, { ...person(), source: 'CarHubX' }), writer.key);
       expect(refused.status).toBe(422);
       expect((await refused.json()).field).toBe('lead.source');
+      const replaced = await postWithExtras(samplePayload(north.id, { ...person(), source: 'carsales' }), writer.key);
+      expect(replaced.status).toBe(422);
     });
   });
 });

@@ -8,6 +8,7 @@ import { projectRoot } from '../src/config.ts';
 import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
 import { keepAliveClient, sleep } from './support/http-client.ts';
 import { freePort } from '../scripts/free-port.ts';
+import { NO_ENV_FILE } from './support/processes.ts';
 
 let database: TestDatabase;
 
@@ -28,6 +29,7 @@ describe('npm start', () => {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
+        ...NO_ENV_FILE,
         DATABASE_URL: database.url,
         HOST: '127.0.0.1',
         PORT: String(port),

@@ -15,6 +15,7 @@ import { makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { isAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer, type HttpFailure, type KeepAliveClient } from './support/http-client.ts';
 import { freePort } from '../scripts/free-port.ts';
+import { NO_ENV_FILE } from './support/processes.ts';
 
 const CLIENTS = 32;
 /** Every client stops after this many requests, whatever happens (bounds the test). */
@@ -53,6 +54,7 @@ function startProcess(port: number): Promise<void> {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH,
+      ...NO_ENV_FILE,
       ...testSettings,
       DATABASE_URL: database.url,
       HOST: '127.0.0.1',

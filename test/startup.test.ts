@@ -2,6 +2,9 @@
 // one log line naming the setting and what to do (no stack trace) and a non-zero exit; development
 // mode is explicit and says loudly that it is not for production.
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
 import { sessionSecretFingerprint } from '../src/domain/shared-settings.ts';
@@ -35,6 +38,14 @@ function fatalLine(result: Finished): { settings: string[]; msg: string } {
   expect(lines.at(-1)).toBe(fatal[0]);
   expect(result.stderr.trim()).toBe('');
   return fatal[0]!;
+}
+
+/** A settings file in a folder of its own, for ENV_FILE. */
+function writeEnvFile(lines: readonly string[]): { file: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-env-'));
+  const file = path.join(dir, 'gateway.env');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const serviceSettings = () => ({ ...testSettings, LOG_LEVEL: 'info', DATABASE_URL: database.url });
@@ -112,6 +123,58 @@ describe('a start outside development mode', () => {
     const fatal = fatalLine(await runScript('src/index.ts', ['--dev'], { DATABASE_URL: database.url, NODE_ENV: 'production' }));
     expect(fatal.settings).toEqual(['APP_MODE']);
     expect(fatal.msg).toContain('APP_MODE development cannot be combined with NODE_ENV=production');
+  }, PROCESS_TIMEOUT);
+
+  it.concurrent('reports the rules between settings and the .env file\'s bad values in the same one line', async () => {
+    const envFile = writeEnvFile(['PORT=http', 'HTTP_HEADERS_TIMEOUT_MS=60000', 'HTTP_REQUEST_TIMEOUT_MS=1000']);
+    try {
+      const fatal = fatalLine(
+        await runScript('src/index.ts', [], { ...testSettings, DATABASE_URL: database.url, ENV_FILE: envFile.file, FILE_STORAGE: 's3', RATE_LIMIT_KEY_COST: '10' }),
+      );
+      expect(fatal.settings).toEqual(['PORT', 'HTTP_HEADERS_TIMEOUT_MS', 'S3_BUCKET', 'RATE_LIMIT_KEY_COST']);
+      expect(fatal.msg).toContain('PORT must be a whole number from 0 to 65535 (got "http")');
+      expect(fatal.msg).toContain('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+      expect(fatal.msg).toContain('S3_BUCKET is required with FILE_STORAGE=s3');
+      expect(fatal.msg).toContain('RATE_LIMIT_KEY_COST must be 0 (no budget) or at least GRAPHQL_MAX_COST (5000)');
+    } finally {
+      envFile.remove();
+    }
+  }, PROCESS_TIMEOUT);
+
+  it.concurrent('names ENV_FILE when it names no file', async () => {
+    const fatal = fatalLine(await runScript('src/index.ts', [], { ...serviceSettings(), ENV_FILE: '/nonexistent/gateway.env' }));
+    expect(fatal.settings).toEqual(['ENV_FILE']);
+    expect(fatal.msg).toBe('cannot start: fix these settings: ENV_FILE names a file that does not exist: /nonexistent/gateway.env (set ENV_FILE=off to read none)');
+  }, PROCESS_TIMEOUT);
+
+  it('reads the settings the environment does not set from the .env file, the environment winning, logs their names only and warns of a name that is no setting', async () => {
+    const { PUBLIC_URL, SESSION_SIGNING_SECRET, SECRETS_ENCRYPTION_KEYS } = testSettings;
+    const envFile = writeEnvFile([
+      '# the secrets and the public URL come from the file',
+      `PUBLIC_URL=${PUBLIC_URL}`,
+      `SESSION_SIGNING_SECRET="${SESSION_SIGNING_SECRET}"`,
+      `SECRETS_ENCRYPTION_KEYS=${SECRETS_ENCRYPTION_KEYS}`,
+      'LOG_LEVEL=loud',
+      'PROT=4001',
+    ]);
+    try {
+      const service = await startService([], { DATABASE_URL: database.url, LOG_LEVEL: 'info', ENV_FILE: envFile.file, PORT: String(await freePort()) });
+      try {
+        const read = service.lines.find((line) => line.msg === 'settings read from the env file') as { file: string; settings: string[] } | undefined;
+        expect(read?.file).toBe(envFile.file);
+        expect(read?.settings.sort()).toEqual(['PROT', 'PUBLIC_URL', 'SECRETS_ENCRYPTION_KEYS', 'SESSION_SIGNING_SECRET']);
+        expect(JSON.stringify(service.lines)).not.toContain(SESSION_SIGNING_SECRET);
+        expect(JSON.stringify(service.lines)).not.toContain(SECRETS_ENCRYPTION_KEYS.split(':')[1]);
+        // The one warning: a name that is no setting (a typo of PORT) is pointed out, not silently ignored.
+        expect(service.lines.filter((line) => line.level === 40 || line.level === 60)).toEqual([
+          expect.objectContaining({ file: envFile.file, names: ['PROT'], msg: expect.stringMatching(/^the env file sets variables that are not settings/) }),
+        ]);
+      } finally {
+        expect(await service.stop()).toBe(0);
+      }
+    } finally {
+      envFile.remove();
+    }
   }, PROCESS_TIMEOUT);
 
   it('starts with the settings given, with no development warning and no demo data', async () => {

@@ -270,6 +270,7 @@ function writeDeps(context: Context): LeadWriteDeps {
     now: context.now(),
     storage: context.files,
     maxFileBytes: context.config.leadFileMaxBytes,
+    leadSources: context.config.leadSources,
     idempotencyTtlMs: context.config.idempotencyTtlMs,
     logger: context.logger,
   };

@@ -12,9 +12,12 @@ export interface Finished {
   stderr: string;
 }
 
-/** Only what a bare shell has: the child sees no setting the test did not give it. */
+/** Keeps a developer's .env file (src/env-file.ts) out of the processes a test starts. */
+export const NO_ENV_FILE = { ENV_FILE: 'off' } as const;
+
+/** Only what a bare shell has: the child sees no setting the test did not give it (nor the .env file's, unless ENV_FILE is given). */
 export function bareEnvironment(settings: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...settings };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...NO_ENV_FILE, ...settings };
 }
 
 function launch(script: string, args: readonly string[], settings: Record<string, string>): ChildProcess {

@@ -16,6 +16,7 @@ import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClai
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
+import type { LeadSourceLists } from './values.ts';
 
 export interface LeadWriteDeps {
   db: Db;
@@ -23,6 +24,8 @@ export interface LeadWriteDeps {
   now: Date;
   storage: FileStorage;
   maxFileBytes: number;
+  /** The source and marketing_source values this deployment accepts. */
+  leadSources: LeadSourceLists;
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
@@ -47,7 +50,7 @@ export async function createLead(
     if (earlier) return earlier.body;
   }
 
-  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes });
+  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources });
   const dealershipId = valid.dealership_id;
   if (dealershipId === undefined) throw new Error('validateLead lets no new lead through without a dealership');
   // Before any file is written; that the dealership exists is checked inside the transaction.

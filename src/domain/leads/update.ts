@@ -13,7 +13,7 @@ import type { LeadWriteDeps } from './create.ts';
 import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
-import { validateLead, type ExistingLead, type LeadInputData } from './validation.ts';
+import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
 
 export const leadTooOld = () =>
@@ -54,11 +54,11 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
 
   // Checked here so a mistake costs no file write; checked again under the row lock below.
-  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, existing: existingOf(lead) });
+  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources, existing: existingOf(lead) });
   const files = await storeLeadFiles(storage, valid.files, now);
   let committed = false;
   try {
-    const record = await db.$transaction((tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes }), {
+    const record = await db.$transaction((tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }), {
       maxWait: 15_000,
       timeout: 30_000,
     });
@@ -74,7 +74,7 @@ async function writeUpdate(
   id: number,
   input: LeadInputData,
   files: readonly StoredLeadFile[],
-  options: { now: Date; maxFileBytes: number },
+  options: Omit<ValidationOptions, 'existing'>,
 ): Promise<LeadRecord> {
   const { now } = options;
   // Written first: takes the row lock (PostgreSQL), so concurrent updates of one lead queue up and

@@ -18,9 +18,8 @@ import {
   LEAD_CATEGORIES,
   MAX_NOTIFICATION_DELAY_MINUTES,
   TEAM_MEMBER_ENQUIRY,
-  leadSources,
   listedValue,
-  marketingSources,
+  type LeadSourceLists,
 } from './values.ts';
 
 export interface LeadPaymentInputData {
@@ -130,6 +129,8 @@ export interface ExistingLead {
 export interface ValidationOptions {
   now: Date;
   maxFileBytes: number;
+  /** The source and marketing_source values this deployment accepts (Config.leadSources). */
+  leadSources: LeadSourceLists;
   /** Present for an update. */
   existing?: ExistingLead;
 }
@@ -261,10 +262,10 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   const category = required('category');
   if (category !== undefined) columns.category = oneOf('category', category, LEAD_CATEGORIES);
   const source = required('source');
-  if (source !== undefined) columns.source = oneOfAnyCase('source', source, leadSources());
+  if (source !== undefined) columns.source = oneOfAnyCase('source', source, options.leadSources.sources);
   const marketingSource = optionalText(input.marketing_source);
   if (marketingSource !== undefined) {
-    columns.marketing_source = marketingSource === null ? null : oneOfAnyCase('marketing_source', marketingSource, marketingSources());
+    columns.marketing_source = marketingSource === null ? null : oneOfAnyCase('marketing_source', marketingSource, options.leadSources.marketingSources);
   }
 
   // Email and phone are checked unless this request (or, on update, the stored lead) says not to.

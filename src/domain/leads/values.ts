@@ -3,7 +3,8 @@
 // third-party company and channel names, which change with the platform's partnerships. A default
 // list of the Australian listing and advertising channels ships with the service (so a lead tagged
 // "carsales" is accepted on the first day), and a deployment replaces it with LEAD_EXTRA_SOURCES /
-// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none): data, not code.
+// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none; src/config.ts reads them): data,
+// not code.
 
 export const LEAD_CATEGORIES = [
   'New Vehicle Enquiry',
@@ -109,22 +110,24 @@ export const MAX_NOTIFICATION_DELAY_MINUTES = 7 * 24 * 60;
 /** Leads of up to this age can be updated (spec 3 and 8: "at most 3 days"). */
 export const LEAD_UPDATE_WINDOW_MS = 72 * 60 * 60 * 1000;
 
-/** The setting's list when it is set (even to "", which means none), else the default list. */
-function listFromEnv(raw: string | undefined, defaults: readonly string[]): readonly string[] {
-  if (raw === undefined) return defaults;
-  return raw
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
+/** The source and marketing_source values a lead may have: the documented ones and the deployment's third-party ones. */
+export interface LeadSourceLists {
+  sources: readonly string[];
+  marketingSources: readonly string[];
 }
 
-/** Read at each call, so a deployment changes the list with its environment and no code. */
-export function leadSources(env: NodeJS.ProcessEnv = process.env): readonly string[] {
-  return [...new Set([...DOCUMENTED_LEAD_SOURCES, ...listFromEnv(env.LEAD_EXTRA_SOURCES, DEFAULT_THIRD_PARTY_SOURCES)])];
-}
-
-export function marketingSources(env: NodeJS.ProcessEnv = process.env): readonly string[] {
-  return [...new Set([...DOCUMENTED_MARKETING_SOURCES, ...listFromEnv(env.LEAD_EXTRA_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_MARKETING_SOURCES)])];
+/**
+ * The documented values with the given third-party ones (LEAD_EXTRA_SOURCES and
+ * LEAD_EXTRA_MARKETING_SOURCES, read in src/config.ts), each value once.
+ */
+export function leadSourceLists(
+  thirdPartySources: readonly string[] = DEFAULT_THIRD_PARTY_SOURCES,
+  thirdPartyMarketingSources: readonly string[] = DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
+): LeadSourceLists {
+  return {
+    sources: [...new Set([...DOCUMENTED_LEAD_SOURCES, ...thirdPartySources])],
+    marketingSources: [...new Set([...DOCUMENTED_MARKETING_SOURCES, ...thirdPartyMarketingSources])],
+  };
 }
 
 /**

@@ -1,0 +1,50 @@
+// The .env file: settings kept in a file beside the project instead of the environment, for
+// machines without a process manager that sets them. Read before the settings are checked
+// (src/config.ts); a variable already in the environment always wins over the file, so an
+// operator's `PORT=4001 npm run start:production` overrides what the file says. ENV_FILE names
+// another file, or `off` for none; the default `.env` is read only when it exists.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { ConfigError, projectRoot, SETTING_NAMES, SETTINGS } from './config.ts';
+
+export interface EnvFileLoad {
+  /** The file read. */
+  file: string;
+  /** The variables it set (names only: values can be secrets). */
+  settings: string[];
+  /** Names in the file that are not settings of this service: typos, or variables a library reads (AWS_…). */
+  undeclared: string[];
+}
+
+const OFF = 'off';
+
+/**
+ * Adds the variables of the settings file to `env` (process.env by default) where they are not set
+ * already; returns what was read, or null when there is no file to read.
+ */
+export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): EnvFileLoad | null {
+  const chosen = env.ENV_FILE?.trim() || undefined;
+  if (chosen?.toLowerCase() === OFF) return null;
+  const file = path.resolve(projectRoot, chosen ?? SETTINGS.ENV_FILE.default);
+  if (!existsSync(file)) {
+    if (chosen === undefined) return null;
+    throw new ConfigError([{ setting: 'ENV_FILE', message: `names a file that does not exist: ${file} (set ENV_FILE=off to read none)` }]);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError([{ setting: 'ENV_FILE', message: `cannot read ${file} (${code}): fix its permissions or set ENV_FILE=off` }]);
+  }
+  const settings: string[] = [];
+  const undeclared: string[] = [];
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (!(SETTING_NAMES as string[]).includes(name)) undeclared.push(name);
+    if (env[name] !== undefined) continue;
+    env[name] = value;
+    settings.push(name);
+  }
+  return { file, settings, undeclared };
+}
