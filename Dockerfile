@@ -26,7 +26,8 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ── runtime: compiled output and production dependencies only ──
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production PORT=4000
+# One malloc arena: the service's threads share it, which keeps the resident size down (README, Benchmark).
+ENV NODE_ENV=production PORT=4000 MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
@@ -40,4 +41,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm run start:production` runs, without npm in between: node is PID 1's only child
 # (compose's `init: true`) and gets SIGTERM itself, so a stop drains (README, Stopping).
-CMD ["node", "dist/src/index.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/index.js"]

@@ -34,6 +34,15 @@ const dockerfile = dockerInstructions(read('Dockerfile'));
 const inStage = (stage: string, keyword: string) => dockerfile.filter((instruction) => instruction.stage === stage && instruction.keyword === keyword);
 const runtimeEnv = Object.fromEntries(inStage('runtime', 'ENV').flatMap(({ args }) => args.split(/\s+/).map((pair) => pair.split('=') as [string, string])));
 
+const packageScripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+
+/** `start:production` in its parts: the variables it sets for the process (glibc's, not settings) and the command. */
+const startProduction = /^((?:[A-Z_]+=\S+ )*)exec (.+)$/.exec(packageScripts['start:production'] ?? '');
+const processVariables = Object.fromEntries(
+  (startProduction?.[1] ?? '').trim().split(/\s+/).filter((pair) => pair !== '').map((pair) => pair.split('=') as [string, string]),
+);
+const startCommand = startProduction?.[2] ?? '';
+
 // ─── compose.yaml ───
 
 interface ComposeService {
@@ -65,7 +74,6 @@ const exported = Object.fromEntries(
 );
 const instanceStarts = plainLines.map((line) => /^PORT=(\d+) (npm run [\w:]+)/.exec(line)).filter((match) => match !== null);
 
-const packageScripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 const requiredSettings = SETTING_NAMES.filter((name) => (SETTINGS[name] as SettingDeclaration).required !== undefined);
 
 describe('Dockerfile', () => {
@@ -82,7 +90,8 @@ describe('Dockerfile', () => {
 
   it('starts with what npm run start:production runs, and checks its health on /ready', () => {
     const cmd = JSON.parse(inStage('runtime', 'CMD')[0]!.args) as string[];
-    expect(cmd.join(' ')).toBe(packageScripts['start:production']!.replace(/^exec /, ''));
+    expect(cmd.join(' ')).toBe(startCommand);
+    for (const [name, value] of Object.entries(processVariables)) expect(runtimeEnv[name], name).toBe(value);
     const healthcheck = inStage('runtime', 'HEALTHCHECK')[0]!.args;
     expect(healthcheck).toContain("'/ready'");
     expect(healthcheck).toContain('process.env.PORT');
@@ -91,7 +100,7 @@ describe('Dockerfile', () => {
   });
 
   it('names only declared settings in its ENV', () => {
-    expect(Object.keys(runtimeEnv).filter((name) => !(SETTING_NAMES as string[]).includes(name))).toEqual([]);
+    expect(Object.keys(runtimeEnv).filter((name) => !(SETTING_NAMES as string[]).includes(name) && !(name in processVariables))).toEqual([]);
   });
 });
 
@@ -136,7 +145,7 @@ describe('README, Production set-up', () => {
   it('documents the plain commands with the build and start commands of the Dockerfile', () => {
     expect(plainLines).toContain('npm ci && npm run build');
     expect(instanceStarts.map((match) => match[2])).toEqual(gateways.map(() => 'npm run start:production'));
-    expect(productionSection).toContain(`(\`${packageScripts['start:production']!.replace(/^exec /, '')}\`)`);
+    expect(productionSection).toContain(`(\`${startCommand}\`)`);
     expect(productionSection).toContain('`HEALTHCHECK` asks `/ready`');
   });
 
