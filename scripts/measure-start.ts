@@ -30,12 +30,22 @@ const folder = mkdtempSync(path.join(tmpdir(), 'measure-start-'));
 const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
 
 
+/** The node flags and process variables `npm start` runs the service with, so the figures are of that start. */
+function npmStartRuntime(): { variables: Record<string, string>; nodeFlags: string[] } {
+  const script = (JSON.parse(readFileSync(path.join(distDir, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const match = /^((?:[A-Z_]+=\S+ )*)exec node ((?:--\S+ )*)dist\/src\/index\.js --dev$/.exec(script);
+  if (!match) throw new Error(`package.json's start script has a shape this measurement does not know: ${script}`);
+  const words = (text: string | undefined): string[] => (text ?? '').trim().split(/\s+/).filter((word) => word !== '');
+  return { variables: Object.fromEntries(words(match[1]).map((pair) => pair.split('=') as [string, string])), nodeFlags: words(match[2]) };
+}
+const runtime = npmStartRuntime();
+
 function startService(port: number): ChildProcess {
-  const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [path.join(distDir, 'src', 'index.js')];
+  const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [...runtime.nodeFlags, path.join(distDir, 'src', 'index.js')];
   // --dev as `npm start` passes it: development values for the settings production requires.
   return spawn(process.execPath, [...entry, '--dev'], {
     // The per-key limits off: the memory figure is of 1,000 answered reads, not of 429s.
-    env: { ...process.env, ENV_FILE: 'off', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files'), RATE_LIMIT_KEY_REQUESTS: '0', RATE_LIMIT_KEY_COST: '0' },
+    env: { ...process.env, ...runtime.variables, ENV_FILE: 'off', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files'), RATE_LIMIT_KEY_REQUESTS: '0', RATE_LIMIT_KEY_COST: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -104,7 +114,7 @@ for (let run = 0; run < starts; run += 1) {
 }
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const list = (values: number[]): string => values.map((ms) => ms.toFixed(0)).join(', ');
-console.log(`${values.tsx ? 'tsx src/index.ts' : 'node dist/src/index.js'}: start-up to /health on the existing database`);
+console.log(`${values.tsx ? 'tsx src/index.ts' : `node ${[...runtime.nodeFlags, 'dist/src/index.js'].join(' ')} (as npm start runs it)`}: start-up to /health on the existing database`);
 console.log(`  wall clock: median ${median(timings).toFixed(0)} ms (runs: ${list(timings)} ms)`);
 console.log(`  CPU time:   median ${median(cpuTimings).toFixed(0)} ms (runs: ${list(cpuTimings)} ms)`);
 console.log(`  first REST answer (apikey_details, right after /health): median ${median(firstReadTimings).toFixed(0)} ms after spawn (runs: ${list(firstReadTimings)} ms)`);
