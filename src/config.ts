@@ -112,6 +112,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** Requests and GraphQL cost allowed per window (src/rate-limit/policy.ts); 0 turns a limit off. */
   rateLimits: RateLimitSettings;
+  /** How long the per-minute counts of each key's calls (`keys audit`) are kept before they are purged. */
+  apiKeyCallsRetentionMs: number;
   /**
    * How many reverse proxies stand in front of the service: the client address is the entry that
    * many hops back in X-Forwarded-For. 0: the socket's address, and X-Forwarded-For is ignored.
@@ -146,6 +148,9 @@ export const MIN_OUTBOX_LEASE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 /** A year: records kept longer only grow the table, retries never come that late. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
+/** The longest API_KEY_CALLS_RETENTION_DAYS: ten years of per-minute counts is already far more than an audit needs. */
+const MAX_API_KEY_CALLS_RETENTION_DAYS = 3_650;
+const DAY_MS = 86_400_000;
 /** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
@@ -308,6 +313,14 @@ const settingsSchema = z.object({
       .regex(/^\d+$/, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`)
       .transform(Number)
       .refine((value) => value >= 1 && value <= MAX_IDEMPOTENCY_TTL_HOURS, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`),
+  ),
+  API_KEY_CALLS_RETENTION_DAYS: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `must be a whole number of days from 1 to ${MAX_API_KEY_CALLS_RETENTION_DAYS}`)
+      .transform(Number)
+      .refine((value) => value >= 1 && value <= MAX_API_KEY_CALLS_RETENTION_DAYS, `must be a whole number of days from 1 to ${MAX_API_KEY_CALLS_RETENTION_DAYS}`),
   ),
   REDIS_URL: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
   API_KEY_CACHE_TTL_MS: wholeNumber(),
@@ -556,6 +569,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxLeaseMs: settings.OUTBOX_LEASE_MS ?? 120_000,
     outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS ?? 5_000,
     idempotencyTtlMs: (settings.IDEMPOTENCY_TTL_HOURS ?? 24) * HOUR_MS,
+    apiKeyCallsRetentionMs: (settings.API_KEY_CALLS_RETENTION_DAYS ?? 30) * DAY_MS,
     redisUrl: settings.REDIS_URL ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS ?? 5_000,
     responseCache: settings.RESPONSE_CACHE ?? true,
