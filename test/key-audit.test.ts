@@ -9,6 +9,9 @@ import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { runScript, type Finished } from './support/processes.ts';
 
+/** Each command is a process that starts tsx and opens the database: seconds apiece on a busy machine. */
+const CLI_TEST_TIMEOUT_MS = 120_000;
+
 let app: TestApp;
 let yoga: Yoga;
 let keyCalls: KeyCallLog;
@@ -106,7 +109,7 @@ describe('the key call log', () => {
   });
 });
 
-describe('npm run keys -- audit', () => {
+describe('npm run keys -- audit', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('reports the calls by operation and status as JSON', async () => {
     const document = await audit(String(caller.id));
     expect(document.api_key).toEqual({ id: caller.id, name: 'crm', status: 'active' });

@@ -15,6 +15,9 @@ const DAY_MS = 86_400_000;
 const CUSTOMER = 'jane.citizen@example.com';
 const silent = pino({ level: 'silent' });
 
+/** Each command is a process that starts tsx and opens the database: seconds apiece on a busy machine. */
+const CLI_TEST_TIMEOUT_MS = 120_000;
+
 let app: TestApp;
 let leadId: number;
 /** The lead's three messages: the customer's acknowledgement and one notification per dealership user. */
@@ -63,7 +66,7 @@ beforeAll(async () => {
   await app.db.outboxMessage.update({ where: { id: bobMessage }, data: { attempts: 2, due_at: new Date(Date.now() + 3_600_000), last_error: '421 4.7.0 Try again later' } });
 });
 
-describe('npm run outbox -- list', () => {
+describe('npm run outbox -- list', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('lists the unsent messages with the addresses masked, as JSON', async () => {
     const entries = await outboxJson<OutboxEntry[]>('list');
     expect(entries.map(({ id, kind, lead_id, recipient, status, attempts, last_error }) => ({ id, kind, lead_id, recipient, status, attempts, last_error }))).toEqual([
@@ -91,7 +94,7 @@ describe('npm run outbox -- list', () => {
   });
 });
 
-describe('npm run outbox -- retry', () => {
+describe('npm run outbox -- retry', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('makes a failed message due now with its attempts reset, and the worker then sends it', async () => {
     const before = Date.now();
     const retried = await outboxJson<OutboxEntry>('retry', String(customerMessage));
@@ -129,7 +132,7 @@ describe('npm run outbox -- retry', () => {
   });
 });
 
-describe('npm run outbox -- purge', () => {
+describe('npm run outbox -- purge', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('only counts without --yes, then deletes old sent messages, and failed ones with --failed', async () => {
     await app.db.outboxMessage.update({ where: { id: bobMessage }, data: { status: 'failed', locked_until: null } });
 
