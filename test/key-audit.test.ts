@@ -5,6 +5,7 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
+import type { Db } from '../src/db/client.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { runScript, type Finished } from './support/processes.ts';
@@ -106,6 +107,27 @@ describe('the key call log', () => {
     const row = await app.db.apiKeyCall.findFirst({ where: { api_key_id: caller.id, operation: 'apikey_details', door: 'rest' } });
     expect(row?.calls).toBe(4);
     expect(row?.last_at.getTime()).toBe(app.clock.now().getTime());
+  });
+});
+
+describe('a flush the database refuses', () => {
+  it('keeps its counts for the next flush', async () => {
+    let down = true;
+    // The real database, except that the statements a flush writes with fail while `down`.
+    const flaky = new Proxy(app.db, {
+      get(target, property, receiver) {
+        if (down && (property === '$transaction' || property === '$executeRaw')) return () => Promise.reject(new Error('database down'));
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    }) as Db;
+    const log = createKeyCallLog({ db: flaky, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const apiKeyId = (await makeKey(app.db, { name: 'flaky' })).id;
+    log.record({ apiKeyId, operation: 'apikey_details', door: 'rest', status: 200 });
+    expect(await log.flush()).toBe(0);
+    log.record({ apiKeyId, operation: 'apikey_details', door: 'rest', status: 200 });
+    down = false;
+    expect(await log.flush()).toBe(1);
+    expect(await app.db.apiKeyCall.findMany({ where: { api_key_id: apiKeyId }, select: { operation: true, calls: true } })).toEqual([{ operation: 'apikey_details', calls: 2 }]);
   });
 });
 
