@@ -1,14 +1,15 @@
 // The key call log and `npm run keys -- audit`: calls made through both doors are counted in memory,
 // flushed as per-minute rows (upsert-increment), and the CLI, run as a real process, reports them
 // by operation and status. Old minutes are purged.
+import { get } from 'node:http';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
 import type { Db } from '../src/db/client.ts';
-import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
-import { runScript, type Finished } from './support/processes.ts';
+import { freePort, runScript, startService, type Finished } from './support/processes.ts';
 
 /** Each command is a process that starts tsx and opens the database: seconds apiece on a busy machine. */
 const CLI_TEST_TIMEOUT_MS = 120_000;
@@ -107,6 +108,27 @@ describe('the key call log', () => {
     const row = await app.db.apiKeyCall.findFirst({ where: { api_key_id: caller.id, operation: 'apikey_details', door: 'rest' } });
     expect(row?.calls).toBe(4);
     expect(row?.last_at.getTime()).toBe(app.clock.now().getTime());
+  });
+});
+
+describe('the service process', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('counts the calls it answers and writes them when it stops', async () => {
+    const port = await freePort();
+    const service = await startService([], { ...testSettings, LOG_LEVEL: 'info', DATABASE_URL: app.config.databaseUrl, HOST: '127.0.0.1', PORT: String(port) });
+    const { id, key } = await makeKey(app.db, { name: 'process' });
+    // No keep-alive connection is left open, so the stop follows at once rather than after the
+    // keep-alive timeout, by when the periodic flush (every 5 s) would have written the calls anyway.
+    const status = (): Promise<number | undefined> =>
+      new Promise((resolve, reject) => {
+        get(`http://127.0.0.1:${port}/api/v1/apikeys/apikey_details.json`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode));
+        }).on('error', reject);
+      });
+    expect([await status(), await status()]).toEqual([200, 200]);
+    expect(await service.stop()).toBe(0);
+    const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, select: { operation: true, door: true, status: true, calls: true } });
+    expect(rows).toEqual([{ operation: 'apikey_details', door: 'rest', status: 200, calls: 2 }]);
   });
 });
 
