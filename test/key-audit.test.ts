@@ -98,6 +98,30 @@ describe('the key call log', () => {
     expect(rows.every((row) => row.minute.getTime() === minute)).toBe(true);
   });
 
+  it('counts an operation the per-key limit refuses as 429 on both doors', async () => {
+    const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const config = { ...app.config, rateLimits: { ...app.config.rateLimits, keyRequests: 1 } };
+    const limited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { keyCalls: log }));
+    const { id, key } = await makeKey(app.db, { name: 'limited' });
+    const ask = (path: string, body?: unknown) =>
+      limited.fetch(`http://gateway.test${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
+    expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(429);
+    const refused = (await (await ask('/graphql', { query: '{ apikey_details { id } }' })).json()) as { errors: { extensions: { code: string } }[] };
+    expect(refused.errors[0]?.extensions.code).toBe('RATE_LIMITED');
+    await log.stop();
+    const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, orderBy: [{ door: 'asc' }, { status: 'asc' }] });
+    expect(rows.map(({ operation, door, status, calls }) => ({ operation, door, status, calls }))).toEqual([
+      { operation: 'apikey_details', door: 'graphql', status: 429, calls: 1 },
+      { operation: 'apikey_details', door: 'rest', status: 200, calls: 1 },
+      { operation: 'apikey_details', door: 'rest', status: 429, calls: 1 },
+    ]);
+  });
+
   it('adds a later flush to the same minute, and stop() writes what is left', async () => {
     app.clock.advance(1_000);
     await call('/api/v1/apikeys/apikey_details.json', { key: caller.key });
