@@ -64,25 +64,27 @@ function routeOperation(method: string, pathname: string): string | undefined {
 
 export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin {
   const executed = new WeakMap<Request, Executed>();
-  const executedFor = (context: Partial<Context>): Executed | undefined => {
-    if (!context.request) return undefined;
-    const sent = sentRequest(context.request);
-    let record = executed.get(sent);
-    if (!record) {
-      record = { operations: [] };
-      executed.set(sent, record);
-    }
-    return record;
+  // Yoga's parse cache hands out the same document for the same text, so a repeated query's root
+  // fields are worked out once.
+  const fieldsByDocument = new WeakMap<DocumentNode, Map<string, string[]>>();
+  const rootFieldsCached = (document: DocumentNode, operationName: string | null | undefined): string[] => {
+    let byName = fieldsByDocument.get(document);
+    if (!byName) fieldsByDocument.set(document, (byName = new Map()));
+    let fields = byName.get(operationName ?? '');
+    if (!fields) byName.set(operationName ?? '', (fields = rootFieldsOf(document, operationName)));
+    return fields;
   };
   return {
     // Before the query limits, the rate limits and the cache: an operation they refuse or answer is
     // still seen here, and their result reaches onExecuteDone.
     onExecute({ args }) {
       const context = args.contextValue as Partial<Context>;
-      if (!context.actor) return undefined;
-      const record = executedFor(context);
-      if (!record) return undefined;
-      record.operations.push(...rootFieldsOf(args.document, args.operationName));
+      if (!context.actor || !context.request) return undefined;
+      // Under the request as the client sent it, which onResponse is given (the REST door rebuilds it).
+      const sent = sentRequest(context.request);
+      const record = executed.get(sent) ?? { operations: [] };
+      executed.set(sent, record);
+      record.operations.push(...rootFieldsCached(args.document, args.operationName));
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result ? result.errors : undefined;
