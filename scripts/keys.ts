@@ -5,6 +5,7 @@ import { issueKey, revokeKey, rotateKey } from '../src/auth/api-keys.ts';
 import {
   addDealerships,
   assertDealershipsExist,
+  findKeyId,
   grantPermissions,
   listKeys,
   parsePermissions,
@@ -17,6 +18,7 @@ import { allPermissions } from '../src/auth/permissions.ts';
 import { loadDatabaseConfig, type Engine } from '../src/config.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
+import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
 import { openCliDatabase } from './cli-database.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
 import pino from 'pino';
@@ -34,6 +36,8 @@ const usage = `Usage: npm run --silent keys -- <command> [options]
   remove ID --permission P ...          remove permissions
   restrict ID --dealership ID ...       limit the key to (more) dealerships
   unrestrict ID --dealership ID ...     take dealerships off the key's list
+  audit ID|PREFIX [--since 24h]         the key's calls by operation and status (--since: 30m, 24h, 7d …);
+                      PREFIX is dlr_<lookup id> as list and show print it
 
   --json              machine-readable output
 Permissions: ${allPermissions.join(', ')}`;
@@ -57,6 +61,7 @@ function parseCommandLine() {
         dealership: { type: 'string', multiple: true },
         'expires-in-days': { type: 'string' },
         'overlap-hours': { type: 'string' },
+        since: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -92,11 +97,28 @@ function describe(key: KeySummary): string {
   ].join('\n');
 }
 
+const DURATION_UNITS_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30m`, `24h`, `7d`: how far back `audit` looks. */
+function sinceMs(value: string | undefined): number {
+  const match = /^(\d+)([mhd])$/.exec(value ?? '24h');
+  if (!match || Number(match[1]) === 0) throw new UsageError('--since must be a number of minutes, hours or days, e.g. 30m, 24h, 7d');
+  return Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
+}
+
+/** The audit as an aligned table, with each door's share of the calls. */
+function auditTable(rows: readonly KeyCallSummaryRow[]): string {
+  const header = ['OPERATION', 'STATUS', 'CALLS', 'REST', 'GRAPHQL', 'LAST SEEN'];
+  const cells = rows.map((row) => [row.operation, String(row.status), String(row.calls), String(row.rest), String(row.graphql), row.last_seen_at]);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  return [header, ...cells].map((line) => line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}
+
 function print(json: unknown, human: string): void {
   console.log(values.json ? JSON.stringify(json, null, 2) : human);
 }
 
-const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict']);
+const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict', 'audit']);
 
 /** Runs the command; answers the id of a key whose verdict instances must drop, if any. */
 async function run(db: Db, engine: Engine): Promise<number | null> {
@@ -162,6 +184,21 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       const key = await showKey(db, id, now);
       print(key, describe(key));
       return id;
+    }
+    case 'audit': {
+      const reference = positionals[1];
+      if (!reference) throw new UsageError('audit needs the key ID or its dlr_<lookup id> prefix');
+      const window = sinceMs(values.since);
+      const key = await showKey(db, await findKeyId(db, reference), now);
+      const since = new Date(now.getTime() - window);
+      const rows = await summariseKeyCalls(db, key.id, since);
+      const total = rows.reduce((sum, row) => sum + row.calls, 0);
+      const title = `key #${key.id} ${key.name} [${key.status}]: ${total} call(s) from ${since.toISOString()} to ${now.toISOString()}`;
+      print(
+        { api_key: { id: key.id, name: key.name, status: key.status }, since: since.toISOString(), until: now.toISOString(), calls: total, operations: rows },
+        rows.length > 0 ? `${title}\n${auditTable(rows)}` : title,
+      );
+      return null;
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');

@@ -120,6 +120,8 @@ export interface Config {
   outboxPollIntervalMs: number;
   /** How long an Idempotency-Key's answer is kept; after it, the key is free and old records are purged. */
   idempotencyTtlMs: number;
+  /** How long the per-minute counts of each key's calls (`keys audit`) are kept before they are purged. */
+  apiKeyCallsRetentionMs: number;
   /** Requests and GraphQL cost allowed per window (src/rate-limit/policy.ts); 0 turns a limit off. */
   rateLimits: RateLimitSettings;
   /**
@@ -156,6 +158,9 @@ export const MIN_OUTBOX_LEASE_MS = 1_000;
 const HOUR_MS = 3_600_000;
 /** A year: records kept longer only grow the table, retries never come that late. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
+/** The longest API_KEY_CALLS_RETENTION_DAYS: ten years of per-minute counts is already far more than an audit needs. */
+const MAX_API_KEY_CALLS_RETENTION_DAYS = 3_650;
+const DAY_MS = 86_400_000;
 /** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
@@ -197,6 +202,17 @@ const wholeNumber = (max = Number.MAX_SAFE_INTEGER) =>
       .regex(/^\d+$/, `must be a whole number from 0 to ${max}`)
       .transform(Number)
       .refine((value) => value <= max, `must be a whole number from 0 to ${max}`),
+  );
+
+/** A whole number of `unit` from 1 to `max` (retention periods). */
+const wholeNumberFrom1 = (max: number, unit: string) =>
+  optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, `must be a whole number of ${unit} from 1 to ${max}`)
+      .transform(Number)
+      .refine((value) => value >= 1 && value <= max, `must be a whole number of ${unit} from 1 to ${max}`),
   );
 
 const positiveWholeNumber = optional(
@@ -503,16 +519,14 @@ export const SETTINGS = {
   }),
   OUTBOX_POLL_INTERVAL_MS: setting({ schema: positiveWholeNumber, default: '5000', meaning: 'pause between two rounds of the outbox worker' }),
   IDEMPOTENCY_TTL_HOURS: setting({
-    schema: optional(
-      z
-        .string()
-        .trim()
-        .regex(/^\d+$/, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`)
-        .transform(Number)
-        .refine((value) => value >= 1 && value <= MAX_IDEMPOTENCY_TTL_HOURS, `must be a whole number of hours from 1 to ${MAX_IDEMPOTENCY_TTL_HOURS}`),
-    ),
+    schema: wholeNumberFrom1(MAX_IDEMPOTENCY_TTL_HOURS, 'hours'),
     default: '24',
     meaning: `how long an \`Idempotency-Key\`'s answer is kept (1 to ${MAX_IDEMPOTENCY_TTL_HOURS}); later, the key is free and the record is purged`,
+  }),
+  API_KEY_CALLS_RETENTION_DAYS: setting({
+    schema: wholeNumberFrom1(MAX_API_KEY_CALLS_RETENTION_DAYS, 'days'),
+    default: '30',
+    meaning: `how long the per-minute counts of each key's calls (\`npm run keys -- audit\`) are kept before they are purged (1 to ${MAX_API_KEY_CALLS_RETENTION_DAYS})`,
   }),
   CORS_ORIGINS: setting({
     schema: optional(
@@ -809,6 +823,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxLeaseMs: settings.OUTBOX_LEASE_MS,
     outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS,
     idempotencyTtlMs: settings.IDEMPOTENCY_TTL_HOURS * HOUR_MS,
+    apiKeyCallsRetentionMs: settings.API_KEY_CALLS_RETENTION_DAYS * DAY_MS,
     redisUrl: settings.REDIS_URL ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
     responseCache: settings.RESPONSE_CACHE,

@@ -10,6 +10,7 @@ import { forActor } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { CounterStore } from './rate-limit/counters.ts';
+import type { KeyCallLog } from './domain/api-key-calls.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -26,6 +27,8 @@ export interface AppDeps {
   files: FileStorage;
   /** Where the rate limits count (src/rate-limit/counters.ts): this instance's memory, or Redis. */
   rateCounters: CounterStore;
+  /** Counts each call made with a valid key for `keys audit` (src/key-call-log.ts); absent, calls are not counted. */
+  keyCalls?: KeyCallLog;
   /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
   lifecycle?: Lifecycle;
 }

@@ -8,7 +8,8 @@
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
 //  3. at the same time the outbox worker finishes the message it is sending and claims no more, and
-//     the background tasks (database clock, idempotency purge) stop;
+//     the background tasks (database clock, idempotency and key-call purges) stop; once every
+//     request is answered, the API key call counts still in memory are written;
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
 // always exits in time.
@@ -30,6 +31,7 @@ import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
+import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -55,6 +57,8 @@ export interface StopParts {
   outbox: OutboxWorker;
   /** Periodic work stopped with the outbox worker (their rounds are short). */
   background?: readonly BackgroundTask[];
+  /** Flushed once every received request is answered, so the drained requests' calls are counted too. */
+  keyCalls?: Pick<KeyCallLog, 'stop'>;
   db: Pick<Db, '$disconnect'>;
   /** Closed with the database, when REDIS_URL is set. */
   redis?: Pick<RedisConnections, 'close'> | null;
@@ -75,7 +79,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 
 /** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
 export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
-  const { http, outbox, background = [], db, redis, logger, graceMs } = parts;
+  const { http, outbox, background = [], keyCalls, db, redis, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
   logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
@@ -95,7 +99,8 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   // idle never holds the exit up to the cut.
   await http.drain(graceMs / 2);
   clearTimeout(cut);
-  let closedInTime = await settledBy(outboxStopped, deadline);
+  const keyCallsFlushed = keyCalls?.stop().catch((error: unknown) => logger.error({ err: error }, 'flushing the API key call log failed'));
+  let closedInTime = await settledBy(Promise.all([outboxStopped, keyCallsFlushed]), deadline);
   if (!closedInTime) logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
   const disconnected = Promise.all([
     db.$disconnect().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed')),
@@ -150,7 +155,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.
   const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
-  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, lifecycle };
+  // Counts of each key's calls for `keys audit`: kept in memory, added to the database every few seconds.
+  const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
+  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, keyCalls, lifecycle };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {
@@ -158,6 +165,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   } catch (error) {
     keys.close();
     clock.stop();
+    await keyCalls.stop();
     await Promise.all([db.$disconnect(), redis?.close()]);
     throw error;
   }
@@ -166,6 +174,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const background: BackgroundTask[] = [
     { stop: async () => clock.stop() } satisfies BackgroundTask,
     startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
+    startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
   ];
   let stopping: Promise<ShutdownReport> | undefined;
   return {
@@ -173,7 +182,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     http,
     stop(signal) {
       keys.close();
-      stopping ??= stopService({ http, outbox, background, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
+      stopping ??= stopService({ http, outbox, background, keyCalls, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
       return stopping;
     },
   };

@@ -15,6 +15,7 @@ import { useCompression } from './http-compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
 import { useRateLimits } from './rate-limit/plugin.ts';
+import { useKeyCallLog } from './key-call-log.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps): Yoga {
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
       useRequestLog(deps),
+      // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
+      ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
       useETags(),
       useCompression(),

@@ -2,6 +2,10 @@
 import type { Db } from '../db/client.ts';
 import { notFound, invalidInput } from '../errors.ts';
 import { isPermission, type Permission } from './permissions.ts';
+import { KEY_PREFIX, parseKey } from './api-keys.ts';
+
+/** `dlr_<lookup id>`, `dlr_<lookup id>_…` or the lookup id alone. */
+const LOOKUP_PREFIX = new RegExp(`^(?:${KEY_PREFIX})?([0-9A-Za-z]{12})(?:_|$)`);
 
 export interface KeySummary {
   id: number;
@@ -53,6 +57,26 @@ export async function showKey(db: Db, id: number, now: Date): Promise<KeySummary
   const row = await loadKey(db, id);
   if (!row) throw notFound('api_key');
   return summarise(row, now);
+}
+
+/**
+ * The id of the key an operator names: its id (`3`), or the public start of one of its secrets as
+ * `keys show` prints it (`dlr_<lookup id>`, with or without what follows), or the lookup id alone.
+ */
+export async function findKeyId(db: Db, reference: string): Promise<number> {
+  const text = reference.trim();
+  if (/^\d+$/.test(text)) {
+    const key = await db.apiKey.findUnique({ where: { id: Number(text) }, select: { id: true } });
+    if (key) return key.id;
+  } else {
+    // A whole key is parsed (its checksum checked) and only its lookup id is used; a prefix is cut at its lookup id.
+    const lookupId = parseKey(text) ?? LOOKUP_PREFIX.exec(text)?.[1];
+    if (lookupId) {
+      const secret = await db.apiKeySecret.findUnique({ where: { lookup_id: lookupId }, select: { api_key_id: true } });
+      if (secret) return secret.api_key_id;
+    }
+  }
+  throw notFound('api_key', 'No API key has that id or prefix (see `keys list`).');
 }
 
 export async function listKeys(db: Db, now: Date): Promise<KeySummary[]> {

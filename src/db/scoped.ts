@@ -87,6 +87,7 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   ApiKeyPermission: global('access control'),
   PartnerToken: global("access control: created for a user the key reaches, redeemed by the public sign-on landing"),
   IdempotencyRecord: global('per API key, never per dealership'),
+  ApiKeyCall: global('per API key, never per dealership; written by the key call log and read by the keys CLI only'),
   StoredFile: global("attachments' bytes: read and written only by the file storage, under keys the lead's own scoped lead_files row holds"),
   SharedSetting: global('the instances\' shared facts (a fingerprint of the session signing secret); read at start-up only'),
 };

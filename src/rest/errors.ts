@@ -71,6 +71,11 @@ function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody 
   return { status: 500, body: { error: 'internal_error', message: 'Unexpected error.' } };
 }
 
+/** The status the REST door answers an error with (the key call log counts GraphQL outcomes by it). */
+export function restStatusOf(error: unknown): number {
+  return toStatusAndBody(error).status;
+}
+
 /** Sofa's errorHandler: the first error decides the answer (the REST door never returns partial data). */
 export function restErrorResponse(errors: readonly unknown[]): Response {
   const { status, body } = toStatusAndBody(errors[0]);

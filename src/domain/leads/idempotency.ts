@@ -15,6 +15,9 @@ import type { Engine } from '../../config.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import { apiError, invalidInput } from '../../errors.ts';
+import { startPeriodicTask, type BackgroundTask } from '../../background-task.ts';
+
+export type { BackgroundTask } from '../../background-task.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
@@ -131,39 +134,18 @@ export async function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now
 /** How often the background purge runs. */
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 
-export interface BackgroundTask {
-  /** Resolves once a round in progress has finished. */
-  stop(): Promise<void>;
-}
-
 /** Purges expired records now and then every `intervalMs` until stopped; failures are logged, never thrown. */
 export function startIdempotencyPurge(
   options: { db: Db; engine: Engine; now: Clock; ttlMs: number; logger: Logger },
   intervalMs = IDEMPOTENCY_PURGE_INTERVAL_MS,
 ): BackgroundTask {
   const { db, engine, now, ttlMs, logger } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  const round = async (): Promise<void> => {
+  return startPeriodicTask(async () => {
     try {
       const purged = await purgeExpiredIdempotencyRecords(db, engine, now, ttlMs);
       if (purged > 0) logger.info({ purged, ttl_hours: ttlMs / 3_600_000 }, 'purged expired idempotency records');
     } catch (error) {
       logger.warn({ err: error }, 'purging expired idempotency records failed; retrying at the next round');
-    } finally {
-      if (!stopped) {
-        timer = setTimeout(() => (current = round()), intervalMs);
-        timer.unref();
-      }
     }
-  };
-  current = round();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
-  };
+  }, intervalMs);
 }

@@ -1,0 +1,268 @@
+// Which operations each API key called, with what outcome: the record `npm run keys -- audit` reads.
+//
+// A request must cost no database write of its own (a cached read is answered in well under a
+// millisecond), so each instance counts calls in memory, one counter per minute × key × operation ×
+// door × status, and adds its counters to the api_key_calls table every few seconds and when it
+// stops. Rows are upsert-increments, so any number of instances add to the same minute's row. On
+// PostgreSQL one statement writes a whole flush (INSERT … ON CONFLICT DO UPDATE); SQLite has one
+// writer, so there the rows are upserted one by one in one transaction.
+//
+// A flush that fails keeps its counts for the next one: calls are lost only when an instance dies
+// (at most the last few seconds of its calls) or its database stays unreachable past the cap below.
+import type { Logger } from 'pino';
+import type { Engine } from '../config.ts';
+import type { Clock } from '../db/clock.ts';
+import { Prisma } from '../generated/prisma/sqlite/client.ts';
+import type { Db } from '../db/client.ts';
+import { startPeriodicTask, type BackgroundTask } from '../background-task.ts';
+
+export type Door = 'rest' | 'graphql';
+
+/** The operation of a request that ran none (a GraphQL document refused before it ran, an unknown REST path). */
+export const NO_OPERATION = '-';
+
+export interface KeyCall {
+  apiKeyId: number;
+  /** The GraphQL root field (`apikey_details`), the same on both doors; NO_OPERATION when none ran. */
+  operation: string;
+  door: Door;
+  status: number;
+}
+
+interface Counter extends KeyCall {
+  minute: Date;
+  calls: number;
+  /** Epoch ms of the last call counted. */
+  lastAtMs: number;
+}
+
+const MINUTE_MS = 60_000;
+/** How often the service adds its counts to the table: what `keys audit` may lag behind by. */
+export const KEY_CALL_FLUSH_INTERVAL_MS = 5_000;
+/**
+ * Distinct counters kept while the database does not answer: about a megabyte of memory. Past it,
+ * new combinations are dropped (and logged once per flush) rather than let memory grow without end.
+ */
+const MAX_BUFFERED_COUNTERS = 10_000;
+/** Rows per statement on PostgreSQL (7 parameters each, well under its 65,535). */
+const ROWS_PER_STATEMENT = 500;
+
+export interface KeyCallLog {
+  /** Counts one answered call. A Map increment: no I/O. */
+  record(call: KeyCall): void;
+  /** Adds the counts so far to the table; answers how many counters it wrote. Flushes never overlap. */
+  flush(): Promise<number>;
+  /** Stops the periodic flush, then flushes what is left. */
+  stop(): Promise<void>;
+}
+
+export interface KeyCallLogOptions {
+  db: Db;
+  engine: Engine;
+  now: Clock;
+  logger: Logger;
+  /** Flush every this many ms; null: only when flush() or stop() is called (tests). */
+  flushIntervalMs: number | null;
+}
+
+function counterName(minuteMs: number, call: KeyCall): string {
+  return `${minuteMs}\u0000${call.apiKeyId}\u0000${call.door}\u0000${call.status}\u0000${call.operation}`;
+}
+
+/** The counters as rows of one INSERT … ON CONFLICT: a minute's row gains the calls, and keeps the latest time. */
+async function upsertPostgres(db: Db, counters: readonly Counter[]): Promise<void> {
+  for (let start = 0; start < counters.length; start += ROWS_PER_STATEMENT) {
+    const rows = counters.slice(start, start + ROWS_PER_STATEMENT).map(
+      (counter) =>
+        // Timestamps are written as UTC instants into the zone-less columns, as Prisma writes them.
+        Prisma.sql`(${counter.apiKeyId}, (${counter.minute.toISOString()}::timestamptz AT TIME ZONE 'UTC'), ${counter.operation}, ${counter.door}, ${counter.status}, ${counter.calls}, (${new Date(counter.lastAtMs).toISOString()}::timestamptz AT TIME ZONE 'UTC'))`,
+    );
+    await db.$executeRaw`
+      INSERT INTO api_key_calls (api_key_id, minute, operation, door, status, calls, last_at)
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT (api_key_id, minute, operation, door, status)
+      DO UPDATE SET calls = api_key_calls.calls + EXCLUDED.calls, last_at = GREATEST(api_key_calls.last_at, EXCLUDED.last_at)`;
+  }
+}
+
+/** SQLite: one process writes the file, so upserts in one transaction cannot race another writer. */
+async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void> {
+  await db.$transaction(
+    counters.map((counter) => {
+      const id = { api_key_id: counter.apiKeyId, minute: counter.minute, operation: counter.operation, door: counter.door, status: counter.status };
+      const lastAt = new Date(counter.lastAtMs);
+      return db.apiKeyCall.upsert({
+        where: { api_key_id_minute_operation_door_status: id },
+        create: { ...id, calls: counter.calls, last_at: lastAt },
+        update: { calls: { increment: counter.calls }, last_at: lastAt },
+      });
+    }),
+  );
+}
+
+export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
+  const { db, engine, now, logger } = options;
+  let pending = new Map<string, Counter>();
+  let dropped = 0;
+  let flushing: Promise<number> = Promise.resolve(0);
+
+  /** Puts counters back after a failed flush, merged with whatever was counted meanwhile. */
+  function keep(counters: Iterable<[string, Counter]>): void {
+    for (const [name, counter] of counters) {
+      const current = pending.get(name);
+      if (current) {
+        current.calls += counter.calls;
+        current.lastAtMs = Math.max(current.lastAtMs, counter.lastAtMs);
+      } else if (pending.size < MAX_BUFFERED_COUNTERS) {
+        pending.set(name, counter);
+      } else {
+        dropped += counter.calls;
+      }
+    }
+  }
+
+  async function writeOut(): Promise<number> {
+    if (dropped > 0) {
+      logger.warn({ calls: dropped }, 'API key calls were not recorded: the call log was full while the database did not answer');
+      dropped = 0;
+    }
+    if (pending.size === 0) return 0;
+    const batch = pending;
+    pending = new Map();
+    const counters = [...batch.values()];
+    try {
+      await (engine === 'postgresql' ? upsertPostgres(db, counters) : upsertSqlite(db, counters));
+      return counters.length;
+    } catch (error) {
+      keep(batch);
+      logger.warn({ err: error, counters: counters.length }, 'writing the API key call log failed; keeping the counts for the next flush');
+      return 0;
+    }
+  }
+
+  const flush = (): Promise<number> => {
+    flushing = flushing.then(writeOut, writeOut);
+    return flushing;
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  if (options.flushIntervalMs !== null) {
+    timer = setInterval(() => void flush(), options.flushIntervalMs);
+    timer.unref();
+  }
+
+  return {
+    record(call) {
+      const atMs = now().getTime();
+      const minuteMs = atMs - (atMs % MINUTE_MS);
+      const name = counterName(minuteMs, call);
+      const counter = pending.get(name);
+      if (counter) {
+        counter.calls += 1;
+        counter.lastAtMs = atMs;
+      } else if (pending.size < MAX_BUFFERED_COUNTERS) {
+        pending.set(name, { ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs });
+      } else {
+        dropped += 1;
+      }
+    },
+    flush,
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+  };
+}
+
+// ─── retention ───
+
+/** Rows deleted per statement: a backlog is purged in bounded steps, never one long lock. */
+const PURGE_BATCH = 1_000;
+/** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
+const PURGE_LOCK_KEY = 0x4b_ca11;
+/** How often the background purge runs: the rows are per minute, so an hour's lateness is nothing. */
+export const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * Deletes the minutes older than `retentionMs` by the database's clock; answers how many rows. On
+ * PostgreSQL an instance that finds another one purging skips this round (as the idempotency purge does).
+ */
+export async function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {
+  const cutoff = new Date(now().getTime() - retentionMs);
+  let purged = 0;
+  for (;;) {
+    let deleted: number;
+    if (engine === 'postgresql') {
+      deleted = await db.$transaction(async (tx) => {
+        const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
+        if (!lock?.locked) return 0;
+        return tx.$executeRaw`
+          DELETE FROM api_key_calls WHERE ctid IN (
+            SELECT ctid FROM api_key_calls WHERE minute < (${cutoff.toISOString()}::timestamptz AT TIME ZONE 'UTC') LIMIT ${PURGE_BATCH})`;
+      });
+    } else {
+      // One process writes a SQLite file: nothing else waits on this statement's lock.
+      return purged + (await db.apiKeyCall.deleteMany({ where: { minute: { lt: cutoff } } })).count;
+    }
+    purged += deleted;
+    if (deleted < PURGE_BATCH) return purged;
+  }
+}
+
+/** Purges the old minutes now and then every `intervalMs` until stopped; failures are logged, never thrown. */
+export function startKeyCallPurge(
+  options: { db: Db; engine: Engine; now: Clock; retentionMs: number; logger: Logger },
+  intervalMs = KEY_CALL_PURGE_INTERVAL_MS,
+): BackgroundTask {
+  const { db, engine, now, retentionMs, logger } = options;
+  return startPeriodicTask(async () => {
+    try {
+      const purged = await purgeOldKeyCalls(db, engine, now, retentionMs);
+      if (purged > 0) logger.info({ purged, retention_days: retentionMs / 86_400_000 }, 'purged old API key call counts');
+    } catch (error) {
+      logger.warn({ err: error }, 'purging old API key call counts failed; retrying at the next round');
+    }
+  }, intervalMs);
+}
+
+// ─── the audit ───
+
+export interface KeyCallSummaryRow {
+  operation: string;
+  status: number;
+  calls: number;
+  /** Of which through each door. */
+  rest: number;
+  graphql: number;
+  last_seen_at: string;
+}
+
+/**
+ * The key's calls since `since`, by operation and status (both doors together, with each door's
+ * share), ordered by operation then status. Counts still in an instance's memory (the last few
+ * seconds) are not in it yet.
+ */
+export async function summariseKeyCalls(db: Db, apiKeyId: number, since: Date): Promise<KeyCallSummaryRow[]> {
+  // The minute a call falls in starts before the call: the minute holding `since` is counted whole.
+  const fromMinute = new Date(since.getTime() - (since.getTime() % MINUTE_MS));
+  const groups = await db.apiKeyCall.groupBy({
+    by: ['operation', 'status', 'door'],
+    where: { api_key_id: apiKeyId, minute: { gte: fromMinute } },
+    _sum: { calls: true },
+    _max: { last_at: true },
+  });
+  const rows = new Map<string, KeyCallSummaryRow>();
+  for (const group of groups) {
+    const name = `${group.operation}\u0000${group.status}`;
+    const row = rows.get(name) ?? { operation: group.operation, status: group.status, calls: 0, rest: 0, graphql: 0, last_seen_at: '' };
+    const calls = group._sum.calls ?? 0;
+    row.calls += calls;
+    if (group.door === 'rest') row.rest += calls;
+    else row.graphql += calls;
+    const lastSeen = group._max.last_at?.toISOString() ?? '';
+    if (lastSeen > row.last_seen_at) row.last_seen_at = lastSeen;
+    rows.set(name, row);
+  }
+  return [...rows.values()].sort((a, b) => (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : a.status - b.status));
+}
