@@ -23,6 +23,8 @@ export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.met
 
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** json: one JSON object per line (machines); pretty: readable coloured lines (people, src/logger.ts). */
+export type LogFormat = 'json' | 'pretty';
 export type AppMode = 'production' | 'development';
 /** Where lead attachments' bytes are kept (src/storage/file-storage.ts). */
 export type FileStorageKind = 'local' | 'database' | 's3';
@@ -50,6 +52,10 @@ export interface Config {
   databaseUrl: string;
   engine: Engine;
   logLevel: LogLevel;
+  /** LOG_FORMAT; unset: pretty in development mode on a terminal, else json. */
+  logFormat: LogFormat;
+  /** Bearer token that /metrics requires; null: /metrics answers 404, as if it did not exist. */
+  metricsToken: string | null;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   /** Seed demo data when the database holds no dealership yet. */
@@ -163,7 +169,7 @@ export interface SettingProblem {
 }
 
 /** Settings that must never be echoed back in a message (their values are secrets or hold passwords). */
-const CONFIDENTIAL_SETTINGS = new Set(['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL']);
+const CONFIDENTIAL_SETTINGS = new Set(['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'DATABASE_URL', 'SMTP_URL', 'REDIS_URL', 'METRICS_TOKEN']);
 
 /** One or more settings are wrong; the message lists every one of them. */
 export class ConfigError extends Error {
@@ -244,6 +250,8 @@ const settingsSchema = z.object({
     }),
   ),
   LOG_LEVEL: optional(z.enum(logLevels, `must be one of ${logLevels.join(', ')}`)),
+  LOG_FORMAT: optional(z.enum(['json', 'pretty'], 'must be json or pretty')),
+  METRICS_TOKEN: optional(z.string().trim().regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)')),
   BODY_LIMIT_BYTES: wholeNumber(),
   SEED_DEMO_DATA: trueOrFalse,
   PUBLIC_URL: httpOrigin,
@@ -530,6 +538,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     engine,
     logLevel: settings.LOG_LEVEL ?? 'info',
+    // Readable lines are for a person at a terminal running the demo; anything else gets JSON.
+    logFormat: settings.LOG_FORMAT ?? (settings.mode === 'development' && process.stdout.isTTY === true ? 'pretty' : 'json'),
+    metricsToken: settings.METRICS_TOKEN ?? null,
     // Lead attachments travel base64-encoded inside the JSON body, so the body limit leaves room for them.
     bodyLimitBytes: settings.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
     // Demo data belongs to the development demo: a real deployment never gets it by accident.

@@ -10,6 +10,8 @@ import { forActor } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { CounterStore } from './rate-limit/counters.ts';
+import type { GatewayMetrics } from './telemetry/metrics.ts';
+import { requestLogger } from './telemetry/request-record.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -28,6 +30,8 @@ export interface AppDeps {
   rateCounters: CounterStore;
   /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
   lifecycle?: Lifecycle;
+  /** This instance's metrics (src/telemetry/metrics.ts); absent, the app makes its own. */
+  metrics?: GatewayMetrics;
 }
 
 export interface Context extends AppDeps {
@@ -43,6 +47,8 @@ export interface Context extends AppDeps {
    */
   unscopedDb: Db;
   request: Request;
+  /** The request's logger: every line written through it carries the request id. */
+  logger: Logger;
   /** null when no key, or no valid key, was presented. */
   actor: Actor | null;
 }
@@ -98,5 +104,5 @@ export function carryActor(from: Request, to: Request): void {
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps, request);
-  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor };
+  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
 }

@@ -1,5 +1,5 @@
-// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit, one
-// structured log line per request, and the error model's code on GraphQL's own input errors.
+// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
+// error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
@@ -48,30 +48,6 @@ export function useBodyLimit(limitBytes: number): Plugin {
           restError(413, { error: 'payload_too_large', message: `The request body is over ${limitBytes} bytes.` }),
         );
       }
-    },
-  };
-}
-
-export function useRequestLog(deps: AppDeps): Plugin {
-  const startedAt = new WeakMap<Request, number>();
-  return {
-    onRequest({ request }) {
-      startedAt.set(request, performance.now());
-    },
-    onResponse({ request, response }) {
-      // Nothing is worked out for a line that would not be written (LOG_LEVEL above info).
-      if (!deps.logger.isLevelEnabled('info')) return;
-      const started = startedAt.get(request);
-      const url = new URL(request.url);
-      deps.logger.info(
-        {
-          method: request.method,
-          path: url.pathname,
-          status: response.status,
-          ms: started === undefined ? undefined : Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
     },
   };
 }

@@ -2,7 +2,7 @@
 // SIGINT, exiting 0 within SHUTDOWN_GRACE_MS. A start that cannot succeed ends with one line naming
 // the setting at fault (src/startup.ts).
 import { loadConfig, processEnvironment, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createConfiguredLogger } from './logger.ts';
 import { startService } from './service.ts';
 import { failStartup, warnIfDevelopmentMode } from './startup.ts';
 
@@ -12,7 +12,7 @@ try {
 } catch (error) {
   failStartup(error);
 }
-const logger = createLogger(config.logLevel);
+const logger = await createConfiguredLogger(config);
 warnIfDevelopmentMode(config, logger);
 
 async function main(): Promise<void> {

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import type { Actor } from './auth/api-keys.ts';
 import type { Context } from './context.ts';
+import type { GatewayMetrics } from './telemetry/metrics.ts';
 
 /** How long a read may be served from the cache, by default and per type (milliseconds). */
 export const cacheTtls = {
@@ -131,10 +132,14 @@ export function inMemoryReadCache(): ReadCacheOptions {
   return { generation: memoryGeneration(), store: createInMemoryCache({ max: 10_000 }) };
 }
 
-/** Never stores an entry named while the generation was unknown. */
-function skippingUncacheable(store: Cache): Cache {
+/** Never stores an entry named while the generation was unknown; counts every lookup as a hit or a miss. */
+function skippingUncacheable(store: Cache, metrics: Pick<GatewayMetrics, 'cacheLookup'>): Cache {
   return {
-    get: (id) => (id.startsWith(UNCACHEABLE) ? null : store.get(id)),
+    get: async (id) => {
+      const found = id.startsWith(UNCACHEABLE) ? null : await store.get(id);
+      metrics.cacheLookup(found ? 'hit' : 'miss');
+      return found;
+    },
     set: (id, result, entities, ttl) => (id.startsWith(UNCACHEABLE) ? undefined : store.set(id, result, entities, ttl)),
     invalidate: (entities) => store.invalidate(entities),
   };
@@ -142,7 +147,7 @@ function skippingUncacheable(store: Cache): Cache {
 
 type YogaContext = YogaInitialContext & Context;
 
-export function useReadCache({ generation, store }: ReadCacheOptions): Plugin<YogaContext>[] {
+export function useReadCache({ generation, store }: ReadCacheOptions, metrics: Pick<GatewayMetrics, 'cacheLookup'>): Plugin<YogaContext>[] {
   const advanceAfterMutations: Plugin<YogaContext> = {
     onExecute({ args, executeFn, setExecuteFn }) {
       if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
@@ -159,7 +164,7 @@ export function useReadCache({ generation, store }: ReadCacheOptions): Plugin<Yo
   return [
     advanceAfterMutations,
     useResponseCache<YogaContext>({
-      cache: skippingUncacheable(store),
+      cache: skippingUncacheable(store, metrics),
       session: (context) => (context.actor ? cacheScope(context.actor) : null),
       enabled: (context) => context.actor !== null,
       ttl: cacheTtls.default,

@@ -30,6 +30,7 @@ import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
+import { createMetrics } from './telemetry/metrics.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -148,7 +149,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.
   const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
-  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, lifecycle };
+  // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
+  const metrics = createMetrics({ db, now, logger });
+  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, lifecycle, metrics };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {

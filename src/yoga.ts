@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -14,6 +14,9 @@ import { useCompression } from './http-compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
 import { useRateLimits } from './rate-limit/plugin.ts';
+import { createMetrics } from './telemetry/metrics.ts';
+import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
+import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -22,6 +25,8 @@ const GRAPHQL_ENDPOINT = '/graphql';
 export function createApp(deps: AppDeps): Yoga {
   const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
   const http = useHttpConventions();
+  const metrics = deps.metrics ?? createMetrics(deps);
+  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(deps, request),
@@ -46,11 +51,12 @@ export function createApp(deps: AppDeps): Yoga {
     plugins: [
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
-      useRequestLog(deps),
+      telemetry.first,
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
       useETags(),
       useCompression(),
       useHealthChecks(deps),
+      useMetricsEndpoint(metrics, deps.config.metricsToken),
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
       // After health checks and the explorers (never limited), before the REST door rebuilds requests.
@@ -64,8 +70,10 @@ export function createApp(deps: AppDeps): Yoga {
       // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
       rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
-      ...(deps.readCache ? useReadCache(deps.readCache) : []),
+      ...(deps.readCache ? useReadCache(deps.readCache, metrics) : []),
       http.last,
+      // After every other answer-changing hook: the record is finished from the answer as sent.
+      telemetry.last,
     ],
   });
 }

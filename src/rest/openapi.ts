@@ -76,13 +76,16 @@ const defaultErrorCode: Record<number, string> = {
   413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error',
 };
 
+/** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
+export const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
+
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
 function errorExample(route: RestRoute, status: number): Record<string, string> {
   const code = /`([a-z_]+)`/.exec(route.outcomes?.[status] ?? '')?.[1] ?? defaultErrorCode[status] ?? 'error';
   const thing = /^(.+)_not_found$/.exec(code)?.[1];
   const message = errorMessages[code] ?? (thing ? `No ${thing.replace(/_/g, ' ')} with that identifier.` : 'The request failed.');
   const field = /^([a-z_.]+): /.exec(message)?.[1];
-  return { error: code, message, ...(status === 422 && field ? { field } : {}) };
+  return { error: code, message, ...(status === 422 && field ? { field } : {}), request_id: EXAMPLE_REQUEST_ID };
 }
 
 /** What an error status means for this route: its own outcome, else the general description. */
@@ -423,8 +426,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
             error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
             message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
             field: { type: 'string', description: 'The parameter or body field at fault (422).' },
+            request_id: {
+              type: 'string',
+              description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
+            },
           },
-          required: ['error', 'message'],
+          required: ['error', 'message', 'request_id'],
           additionalProperties: false,
         },
         ...writer.components,
