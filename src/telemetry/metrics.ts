@@ -78,25 +78,25 @@ export function createMetrics({ db, now, logger }: MetricsSources): GatewayMetri
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  // Both outbox gauges come from one query, made when the first of them is collected in a scrape.
+  // Both outbox gauges come from one query: a scrape starts collecting every metric at once, so the
+  // second gauge finds the first one's query under way and shares it; the next scrape queries anew.
   let outboxReading: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
   const readOutbox = (): Promise<{ pending: number; oldestAgeSeconds: number }> => {
-    outboxReading ??= db.outboxMessage
-      .aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { created_at: true } })
-      .then(
-        (found) => {
-          const oldest = found._min.created_at;
-          return { pending: found._count._all, oldestAgeSeconds: oldest ? Math.max(0, (now().getTime() - oldest.getTime()) / 1000) : 0 };
-        },
-        (error: unknown) => {
-          // A scrape that cannot read the outbox says so (NaN) rather than failing or showing a stale value.
-          logger.warn({ err: { message: (error as Error).message } }, 'metrics: could not read the outbox');
-          return { pending: Number.NaN, oldestAgeSeconds: Number.NaN };
-        },
-      )
-      .finally(() => {
-        setImmediate(() => (outboxReading = null));
-      });
+    outboxReading ??= Promise.resolve(
+      db.outboxMessage.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { created_at: true } }),
+    ).then(
+      (found) => {
+        outboxReading = null;
+        const oldest = found._min.created_at;
+        return { pending: found._count._all, oldestAgeSeconds: oldest ? Math.max(0, (now().getTime() - oldest.getTime()) / 1000) : 0 };
+      },
+      (error: unknown) => {
+        outboxReading = null;
+        // A scrape that cannot read the outbox says so (NaN) rather than failing or showing a stale value.
+        logger.warn({ err: { message: (error as Error).message } }, 'metrics: could not read the outbox');
+        return { pending: Number.NaN, oldestAgeSeconds: Number.NaN };
+      },
+    );
     return outboxReading;
   };
   new Gauge({
