@@ -51,6 +51,6 @@ export async function createConfiguredLogger(settings: { logLevel: LogLevel; log
   const { default: pretty } = await import('pino-pretty');
   return createLogger(
     settings.logLevel,
-    pretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+    pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
   );
 }

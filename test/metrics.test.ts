@@ -7,7 +7,8 @@ import { deliverDueMessages } from '../src/notifications/worker.ts';
 import { inMemoryReadCache } from '../src/response-cache.ts';
 import { createMetrics, type GatewayMetrics } from '../src/telemetry/metrics.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { instanceDeps, type TestApp } from './support/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { createDemoApp } from './support/demo.ts';
 import { makeKey } from './support/fixtures.ts';
@@ -70,6 +71,16 @@ async function moved(samples: [string, Record<string, string>?][], act: () => Pr
 
 const get = (path: string, bearer?: string, target: Yoga = yoga): Promise<Response> =>
   Promise.resolve(target.fetch(`http://gateway.test${path}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} }));
+
+describe('METRICS_TOKEN', () => {
+  it('is off by default, and a token too short to be a secret is refused without being repeated', () => {
+    expect(loadConfig({ ...testSettings }).metricsToken).toBeNull();
+    expect(loadConfig({ ...testSettings, METRICS_TOKEN: TOKEN }).metricsToken).toBe(TOKEN);
+    const short = 'short-token-1';
+    expect(() => loadConfig({ ...testSettings, METRICS_TOKEN: short })).toThrow(/METRICS_TOKEN must be 32 to 256 printable characters/);
+    expect(() => loadConfig({ ...testSettings, METRICS_TOKEN: short })).not.toThrow(new RegExp(short));
+  });
+});
 
 describe('/metrics', () => {
   it('does not exist without METRICS_TOKEN (404), and needs the token with it (401)', async () => {

@@ -6,12 +6,13 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type GatewayServer } from '../src/http-server.ts';
 import { createLifecycle } from '../src/lifecycle.ts';
+import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
 import { inMemoryReadCache } from '../src/response-cache.ts';
 import { MAX_REQUEST_ID_LENGTH } from '../src/telemetry/request-id.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { instanceDeps, type TestApp } from './support/app.ts';
+import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 import { makeKey } from './support/fixtures.ts';
 
@@ -203,6 +204,14 @@ describe('the request log', () => {
 });
 
 describe('the logger', () => {
+  it('is JSON unless LOG_FORMAT says pretty (development on a terminal defaults to pretty)', () => {
+    // The suite's stdout is not a terminal: development mode stays JSON here too.
+    expect(loadConfig({ ...testSettings }).logFormat).toBe('json');
+    expect(loadConfig({ ...testSettings, APP_MODE: 'development' }).logFormat).toBe(process.stdout.isTTY ? 'pretty' : 'json');
+    expect(loadConfig({ ...testSettings, LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadConfig({ ...testSettings, LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be json or pretty/);
+  });
+
   it('censors the fields that could hold personal data, as the mail logged instead of sent (no SMTP_URL)', async () => {
     const written: string[] = [];
     const sink = new Writable({
