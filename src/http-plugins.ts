@@ -6,6 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
+import { recordOf } from './telemetry/request-record.ts';
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
@@ -172,7 +173,10 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
           const headers = new Headers(answer.headers);
           headers.set('content-type', 'application/json; charset=utf-8');
           headers.delete('content-length');
-          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
+          // Built after the request record's error bodies are stamped (src/telemetry), so it is stamped here.
+          const record = recordOf(request);
+          if (record) record.errorCode ??= 'not_found';
+          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.', ...(record ? { request_id: record.id } : {}) }), { status: 404, headers });
         }
         if (headRequests.has(request)) {
           const length = answer.body ? (await answer.arrayBuffer()).byteLength : 0;

@@ -71,6 +71,7 @@ export function createApp(deps: AppDeps): Yoga {
       rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(deps.readCache ? useReadCache(deps.readCache, metrics) : []),
+      telemetry.errorBodies,
       http.last,
       // After every other answer-changing hook: the record is finished from the answer as sent.
       telemetry.last,

@@ -14,6 +14,7 @@ import { MAX_REQUEST_ID_LENGTH } from '../src/telemetry/request-id.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
+import { openApiDocument } from './support/contract.ts';
 import { makeKey } from './support/fixtures.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -66,9 +67,10 @@ describe('Request-Id', () => {
       await call('/ready'),
       await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id } }' } }),
       await call('/api/v1/cars/1/performance.json', { method: 'HEAD', key }),
+      await call('/no/such/path', { method: 'HEAD' }),
       await call('/api/v1/cars/1/performance.json', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example' } }),
     ];
-    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200, 200, 200, 200, 403]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200, 200, 200, 200, 404, 403]);
     const ids = answers.map((answer) => answer.headers.get('request-id'));
     for (const id of ids) expect(id).toMatch(UUID);
     expect(new Set(ids).size).toBe(ids.length);
@@ -146,6 +148,27 @@ describe('error bodies', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('names Request-Id on every answer and request_id in every error body', () => {
+    const document = openApiDocument() as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+      components: { schemas: { Error: { required: string[] } } };
+    };
+    expect(document.components.schemas.Error.required).toContain('request_id');
+    let answers = 0;
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (status === '304') continue;
+          answers += 1;
+          expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toContain('Request-Id');
+        }
+      }
+    }
+    expect(answers).toBeGreaterThan(50);
+  });
+});
+
 describe('the request log', () => {
   it('names the key, scope, door, status, duration and error code under the request id', async () => {
     const scoped = await makeKey(app.db, { permissions: ['read:car'], dealershipIds: [1, 2] });
@@ -160,7 +183,7 @@ describe('the request log', () => {
     const anonymous = await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id } }' } });
     expect(requestLine(anonymous.headers.get('request-id') ?? '')).toMatchObject({ door: 'query anonymous(apikey_details)', status: 200 });
     const unknown = await call('/api/v1/cars/1/nonsense/42');
-    expect(requestLine(unknown.headers.get('request-id') ?? '')).toMatchObject({ door: 'unmatched', status: 404, key_id: null, scope: null });
+    expect(requestLine(unknown.headers.get('request-id') ?? '')).toMatchObject({ door: 'unmatched', status: 404, key_id: null, scope: null, error_code: 'not_found' });
     const named = await call('/health', { headers: { 'x-request-id': 'follow-me-123' } });
     expect(named.status).toBe(200);
     expect(requestLine('follow-me-123')).toMatchObject({ door: 'GET /health', status: 200 });

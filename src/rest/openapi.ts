@@ -275,6 +275,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
   const status = route.successStatus ?? 200;
   const example = exampleOf(route);
   const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
+  // Every answer names its request (src/telemetry/request-telemetry.ts).
+  const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
   const deprecationHeaders = route.deprecated
     ? {
         Deprecation: { $ref: '#/components/headers/Deprecation' },
@@ -285,13 +287,14 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     status === 302
       ? {
           description: 'Redirect to the Location header.',
-          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...deprecationHeaders },
+          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...requestIdHeader, ...deprecationHeaders },
         }
       : {
           description: 'Success.',
           headers: {
             ...(conditional ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } : {}),
             ...rateLimitHeaders,
+            ...requestIdHeader,
             ...deprecationHeaders,
           },
           content: { 'application/json': { schema: writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
@@ -305,6 +308,7 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
         description: errorDescriptionOf(route, code),
         headers: {
           ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...requestIdHeader,
           ...deprecationHeaders,
         },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorExample(route, code) } },
@@ -401,6 +405,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
       headers: {
+        'Request-Id': {
+          description:
+            "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
+          schema: { type: 'string', maxLength: 128 },
+          example: EXAMPLE_REQUEST_ID,
+        },
         'RateLimit-Policy': {
           description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
           schema: { type: 'string' },

@@ -72,6 +72,11 @@ function operationLabel(document: DocumentNode, operationName: string | null | u
 export interface RequestTelemetry {
   /** Goes right after useHttpConventions().first: it starts each request's record. */
   first: Plugin;
+  /**
+   * Goes right before useHttpConventions().last: adds the id to the error bodies the app built as
+   * JSON, before a HEAD answer's Content-Length is worked out from the body.
+   */
+  errorBodies: Plugin;
   /** Goes last of all: it finishes the record from the final answer. */
   last: Plugin;
 }
@@ -182,10 +187,19 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     },
   };
 
+  const errorBodies: Plugin = {
+    async onResponse({ request, response, setResponse }) {
+      const record = recordOf(request);
+      if (!record) return;
+      const stamped = await stampErrorBody(response, record);
+      if (stamped !== response) setResponse(stamped);
+    },
+  };
+
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      let answer = await stampErrorBody(response, record);
+      let answer = response;
       try {
         answer.headers.set(REQUEST_ID_HEADER, record.id);
       } catch {
@@ -220,5 +234,5 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       );
     },
   };
-  return { first, last };
+  return { first, errorBodies, last };
 }
