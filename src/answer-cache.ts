@@ -21,6 +21,8 @@ import { peekRequestBody, readBody, responseFromBytes } from './http-bodies.ts';
 import type { Actor } from './auth/api-keys.ts';
 import { actorFromRequest, type AppDeps } from './context.ts';
 import { cacheScope, type CacheGeneration } from './response-cache.ts';
+import type { GatewayMetrics } from './telemetry/metrics.ts';
+import { recordOf, type RequestRecord } from './telemetry/request-record.ts';
 
 export interface CachedAnswer {
   status: number;
@@ -30,6 +32,8 @@ export interface CachedAnswer {
   expiresAt: number;
   /** The operation's cost, spent from the key's cost budget each time the answer is served. */
   cost: number | undefined;
+  /** The operation that made it, for the request record (logs, metrics, `keys audit`) of each request it answers. */
+  operation: RequestRecord['operation'];
 }
 
 export interface AnswerStore {
@@ -83,6 +87,7 @@ export interface AnswerCacheParts {
   costOf(request: Request): number | undefined;
   /** From the rate limits: spends a served answer's operation; the refusal to send instead, or null. */
   spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;
+  metrics: Pick<GatewayMetrics, 'cacheLookup'>;
 }
 
 const GRAPHQL_BODY_TYPE = /^application\/json\b/i;
@@ -128,6 +133,7 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
       const [line, body] = identity;
       const key = createHash('sha256').update(`${generation}\n${cacheScope(actor)}\n${line}\n`).update(body).digest('base64url');
       const answer = parts.answers.get(key, deps.now().getTime());
+      parts.metrics.cacheLookup(answer ? 'hit' : 'miss', 'answer');
       if (!answer) {
         missedUnder.set(request, key);
         return;
@@ -138,6 +144,10 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
         return;
       }
       served.add(request);
+      // The request ran this operation as far as its record is concerned: it is logged, measured and
+      // audited under it, like a request that executed it.
+      const record = recordOf(request);
+      if (record && !record.operation) record.operation = answer.operation;
       endResponse(responseFromBytes(answer.body, { status: answer.status, headers: answer.headers }));
     },
   };
@@ -150,7 +160,14 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
       const expiresAt = parts.expiryOf(request);
       if (expiresAt === undefined) return;
       const { bytes: body } = await readBody(response, setResponse);
-      parts.answers.set(key, { status: response.status, headers: [...response.headers], body, expiresAt, cost: parts.costOf(request) });
+      parts.answers.set(key, {
+        status: response.status,
+        headers: [...response.headers],
+        body,
+        expiresAt,
+        cost: parts.costOf(request),
+        operation: recordOf(request)?.operation,
+      });
     },
   };
 

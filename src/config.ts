@@ -31,6 +31,8 @@ export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.met
 
 export type Engine = 'sqlite' | 'postgresql';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** json: one JSON object per line (machines); pretty: readable coloured lines (people, src/logger.ts). */
+export type LogFormat = 'json' | 'pretty';
 export type AppMode = 'production' | 'development';
 /** Where lead attachments' bytes are kept (src/storage/file-storage.ts). */
 export type FileStorageKind = 'local' | 'database' | 's3';
@@ -58,6 +60,10 @@ export interface Config {
   databaseUrl: string;
   engine: Engine;
   logLevel: LogLevel;
+  /** LOG_FORMAT; unset: pretty in development mode on a terminal, else json. */
+  logFormat: LogFormat;
+  /** Bearer token that /metrics requires; null: /metrics answers 404, as if it did not exist. */
+  metricsToken: string | null;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   /** Seed demo data when the database holds no dealership yet. */
@@ -338,7 +344,19 @@ export const SETTINGS = {
   LOG_LEVEL: setting({
     schema: optional(z.enum(logLevels, `must be one of ${logLevels.join(', ')}`)),
     default: 'info',
-    meaning: '`fatal` … `trace`, `silent`; logs are JSON lines (pino)',
+    meaning: '`fatal` … `trace`, `silent`',
+  }),
+  LOG_FORMAT: setting({
+    schema: optional(z.enum(['json', 'pretty'], 'must be json or pretty')),
+    defaultInWords: '`pretty` in development mode on a terminal, else `json`',
+    meaning: '`json`: one JSON object per line (pino), for log shippers; `pretty`: readable coloured lines (pino-pretty); see "Operating it"',
+  }),
+  METRICS_TOKEN: setting({
+    schema: optional(z.string().trim().regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)')),
+    defaultInWords: 'none: `/metrics` answers 404',
+    meaning: '32 to 256 printable characters (`openssl rand -hex 32`): `/metrics` answers Prometheus\' scrape with `Authorization: Bearer <token>`, 401 without it; see "Operating it"',
+    example: 'change-me-to-openssl-rand-hex-32-output-0000',
+    confidential: true,
   }),
   SEED_DEMO_DATA: setting({
     schema: trueOrFalse,
@@ -799,6 +817,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: settings.DATABASE_URL,
     engine,
     logLevel: settings.LOG_LEVEL,
+    // Readable lines are for a person at a terminal running the demo; anything else gets JSON.
+    logFormat: settings.LOG_FORMAT ?? (mode === 'development' && process.stdout.isTTY === true ? 'pretty' : 'json'),
+    metricsToken: settings.METRICS_TOKEN ?? null,
     bodyLimitBytes: settings.BODY_LIMIT_BYTES,
     seedDemoData: settings.SEED_DEMO_DATA,
     // readSettings has refused a missing PUBLIC_URL outside development mode.

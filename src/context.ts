@@ -11,6 +11,8 @@ import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { CounterStore } from './rate-limit/counters.ts';
 import type { KeyCallLog } from './domain/api-key-calls.ts';
+import type { GatewayMetrics } from './telemetry/metrics.ts';
+import { requestLogger } from './telemetry/request-record.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -31,6 +33,8 @@ export interface AppDeps {
   keyCalls?: KeyCallLog;
   /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
   lifecycle?: Lifecycle;
+  /** This instance's metrics (src/telemetry/metrics.ts); absent, the app makes its own. */
+  metrics?: GatewayMetrics;
 }
 
 export interface Context extends AppDeps {
@@ -46,6 +50,8 @@ export interface Context extends AppDeps {
    */
   unscopedDb: Db;
   request: Request;
+  /** The request's logger: every line written through it carries the request id. */
+  logger: Logger;
   /** null when no key, or no valid key, was presented. */
   actor: Actor | null;
 }
@@ -101,5 +107,5 @@ export function carryActor(from: Request, to: Request): void {
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps, request);
-  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor };
+  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
 }

@@ -1,5 +1,5 @@
-// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit, one
-// structured log line per request, and the error model's code on GraphQL's own input errors.
+// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
+// error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
@@ -7,6 +7,7 @@ import { variableInputError } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 import { finalBytes } from './http-bodies.ts';
+import { recordOf } from './telemetry/request-record.ts';
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
@@ -49,30 +50,6 @@ export function useBodyLimit(limitBytes: number): Plugin {
           restError(413, { error: 'payload_too_large', message: `The request body is over ${limitBytes} bytes.` }),
         );
       }
-    },
-  };
-}
-
-export function useRequestLog(deps: AppDeps): Plugin {
-  const startedAt = new WeakMap<Request, number>();
-  return {
-    onRequest({ request }) {
-      startedAt.set(request, performance.now());
-    },
-    onResponse({ request, response }) {
-      // Nothing is worked out for a line that would not be written (LOG_LEVEL above info).
-      if (!deps.logger.isLevelEnabled('info')) return;
-      const started = startedAt.get(request);
-      const url = new URL(request.url);
-      deps.logger.info(
-        {
-          method: request.method,
-          path: url.pathname,
-          status: response.status,
-          ms: started === undefined ? undefined : Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
     },
   };
 }
@@ -197,7 +174,10 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
           const headers = new Headers(answer.headers);
           headers.set('content-type', 'application/json; charset=utf-8');
           headers.delete('content-length');
-          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
+          // Built after the request record's error bodies are stamped (src/telemetry), so it is stamped here.
+          const record = recordOf(request);
+          if (record) record.errorCode ??= 'not_found';
+          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.', ...(record ? { request_id: record.id } : {}) }), { status: 404, headers });
         }
         if (headRequests.has(request)) {
           const length = answer.body ? (await finalBytes(answer)).byteLength : 0;

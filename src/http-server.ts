@@ -11,6 +11,8 @@ import type { Yoga } from './yoga.ts';
 import { PROTECTIVE_HEADERS } from './security-headers.ts';
 import { recordSocketAddress } from './client-address.ts';
 import { finalBytes, recordRequestBody } from './http-bodies.ts';
+import { requestIdFor } from './telemetry/request-id.ts';
+import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -55,25 +57,40 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
   });
 }
 
-function tooLarge(limit: number): Response {
-  return new Response(JSON.stringify({ error: 'payload_too_large', message: `The request body is over ${limit} bytes.` }), {
+function tooLarge(limit: number, requestId: string): Response {
+  return new Response(JSON.stringify({ error: 'payload_too_large', message: `The request body is over ${limit} bytes.`, request_id: requestId }), {
     status: 413,
-    headers: { ...PROTECTIVE_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' },
+    headers: {
+      ...PROTECTIVE_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'close',
+      [REQUEST_ID_HEADER]: requestId,
+    },
   });
 }
 
-async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage): Promise<Response> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
-  // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
-  const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
-  if (body === 'too_large') return tooLarge(bodyLimitBytes);
+/** The request's headers as the app gets them, and its id (src/telemetry/request-id.ts). */
+function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: string } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) value.forEach((item) => headers.append(name, item));
     else if (value !== undefined) headers.set(name, value);
   }
   headers.delete('transfer-encoding');
+  const requestId = requestIdFor(headers);
+  // The app works the id out again from the headers: given this one, it finds the same, so the
+  // answers this server writes itself (413, 500) and the app's log lines name the request alike.
+  headers.set('x-request-id', requestId);
+  return { headers, requestId };
+}
+
+async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
+  // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
+  const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
+  if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined });
   recordSocketAddress(request, req.socket.remoteAddress);
@@ -112,19 +129,21 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       res.once('close', () => {
         if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
       });
-      answer(app, settings.bodyLimitBytes, req)
+      const { headers, requestId } = requestHeaders(req);
+      answer(app, settings.bodyLimitBytes, req, headers, requestId)
         .then((response) => write(req, res, response))
         .catch((error: unknown) => {
-          logger.error({ err: error }, 'request failed outside the app');
+          logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
           if (!res.headersSent) {
             res.writeHead(500, {
               ...PROTECTIVE_HEADERS,
               'content-type': 'application/json; charset=utf-8',
               'cache-control': 'no-store',
+              [REQUEST_ID_HEADER]: requestId,
               ...(lifecycle.draining ? { connection: 'close' } : {}),
             });
           }
-          res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.' }));
+          res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.', request_id: requestId }));
         });
     },
   );

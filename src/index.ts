@@ -3,7 +3,7 @@
 // the setting at fault (src/startup.ts).
 import { loadConfig, processEnvironment, type Config } from './config.ts';
 import { loadEnvFile, type EnvFileLoad } from './env-file.ts';
-import { createLogger } from './logger.ts';
+import { createConfiguredLogger } from './logger.ts';
 import { startService } from './service.ts';
 import { failStartup, warnIfDevelopmentMode } from './startup.ts';
 
@@ -15,7 +15,7 @@ try {
 } catch (error) {
   failStartup(error);
 }
-const logger = createLogger(config.logLevel);
+const logger = await createConfiguredLogger(config);
 if (envFile) {
   logger.info({ file: envFile.file, settings: envFile.settings }, 'settings read from the env file');
   // A misspelt name would otherwise be ignored without a word; libraries' own variables (AWS_…) are fine.

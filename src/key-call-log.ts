@@ -3,8 +3,9 @@
 // REST door's routes run the same GraphQL root fields, so a call counts under the same operation
 // whichever door it came through.
 //
-// - The operation is the root field(s) the request executed (a GraphQL document asking for two
-//   counts once under each). A REST call refused before it ran (403, 422) counts under its route's
+// - The operation is the root field(s) of the operation in the request record (src/telemetry): the
+//   one it executed, or the one whose answer the answer cache served (a GraphQL document asking for
+//   two counts once under each). A REST call refused before it ran (403, 422) counts under its route's
 //   field, a request to no route under NO_OPERATION.
 // - The status is the HTTP status on REST; on GraphQL, which answers errors with 200, the status the
 //   REST door gives the same first error, so both doors' refusals read alike.
@@ -20,10 +21,10 @@ import { presentedKeyVerdict, sentRequest, type Context } from './context.ts';
 import { NO_OPERATION, type KeyCallLog } from './domain/api-key-calls.ts';
 import { restStatusOf } from './rest/errors.ts';
 import { matchPath } from './rest/routes.ts';
+import { recordOf } from './telemetry/request-record.ts';
 
-/** What the request executed, kept under the request as the client sent it. */
+/** How the request's GraphQL execution ended, kept under the request as the client sent it. */
 interface Executed {
-  operations: string[];
   /** Set when the GraphQL result carried errors: the status the REST door gives the first. */
   errorStatus?: number;
 }
@@ -82,9 +83,8 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
       if (!context.actor || !context.request) return undefined;
       // Under the request as the client sent it, which onResponse is given (the REST door rebuilds it).
       const sent = sentRequest(context.request);
-      const record = executed.get(sent) ?? { operations: [] };
+      const record = executed.get(sent) ?? {};
       executed.set(sent, record);
-      record.operations.push(...rootFieldsCached(args.document, args.operationName));
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result ? result.errors : undefined;
@@ -102,7 +102,11 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
           const { pathname } = new URL(request.url);
           const door = pathname === graphqlEndpoint ? 'graphql' : 'rest';
           const status = door === 'rest' || response.status !== 200 ? response.status : (record?.errorStatus ?? 200);
-          const operations = record?.operations.length ? record.operations : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
+          // The operation the request record holds: the one executed, or the one whose answer the
+          // answer cache served (src/answer-cache.ts).
+          const ran = recordOf(request)?.operation;
+          const ranFields = ran ? rootFieldsCached(ran.document, ran.operationName) : [];
+          const operations = ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
           for (const operation of operations) log.record({ apiKeyId: actor.apiKeyId, operation, door, status });
         },
         // A verification that failed (the database down) was answered as such; there is no key to count under.

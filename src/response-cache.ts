@@ -23,6 +23,7 @@ import type { Redis } from 'ioredis';
 import type { Actor } from './auth/api-keys.ts';
 import { sentRequest, type Context } from './context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
+import type { GatewayMetrics } from './telemetry/metrics.ts';
 
 /** How long a read may be served from the cache, by default and per type (milliseconds). */
 export const cacheTtls = {
@@ -208,7 +209,7 @@ export interface ReadCachePlugins {
   expiryOf(request: Request): number | undefined;
 }
 
-export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date): ReadCachePlugins {
+export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>): ReadCachePlugins {
   const entryByRequest = new WeakMap<Request, EntryOfRequest>();
   // Requests between naming their entry and reading or writing it. Requests with the same entry
   // name share one answer, so whichever of them settles the entry settles them all.
@@ -221,7 +222,9 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
     async get(id) {
       if (id.startsWith(UNCACHEABLE)) return null;
       const read = await store.get(id);
-      if (!read || read.expiresAt <= now().getTime()) return null;
+      const live = read !== null && read.expiresAt > now().getTime();
+      metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
+      if (!live) return null;
       settle(id, read.expiresAt);
       return read.result;
     },

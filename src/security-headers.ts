@@ -25,7 +25,7 @@ export const EXPOSED_HEADERS = [
 ] as const;
 
 /** Request headers a page on an allowed origin may send. */
-export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id'] as const;
+export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id', 'X-Request-Id'] as const;
 export const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
 
 /** For answers that are not pages: load nothing, be framed by nothing. */

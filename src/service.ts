@@ -32,6 +32,7 @@ import { createFileStorage } from './storage/file-storage.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
 import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
+import { createMetrics } from './telemetry/metrics.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -157,7 +158,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
   // Counts of each key's calls for `keys audit`: kept in memory, added to the database every few seconds.
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
-  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, keyCalls, lifecycle };
+  // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
+  const metrics = createMetrics({ db, now, logger });
+  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, keyCalls, lifecycle, metrics };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {

@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams, useRequestLog } from './http-plugins.ts';
+import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -16,6 +16,9 @@ import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
 import { useRateLimits } from './rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
+import { createMetrics } from './telemetry/metrics.ts';
+import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
+import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -24,7 +27,9 @@ const GRAPHQL_ENDPOINT = '/graphql';
 export function createApp(deps: AppDeps): Yoga {
   const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
   const http = useHttpConventions();
-  const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now) : null;
+  const metrics = deps.metrics ?? createMetrics(deps);
+  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
+  const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now, metrics) : null;
   const answerCache =
     deps.readCache && readCache
       ? useAnswerCache(
@@ -35,6 +40,7 @@ export function createApp(deps: AppDeps): Yoga {
             expiryOf: readCache.expiryOf,
             costOf: rateLimits.costOf,
             spendServedAnswer: rateLimits.spendServedAnswer,
+            metrics,
           },
           GRAPHQL_ENDPOINT,
         )
@@ -65,13 +71,14 @@ export function createApp(deps: AppDeps): Yoga {
       ...(answerCache ? [answerCache.capture] : []),
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
-      useRequestLog(deps),
+      telemetry.first,
       // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
       ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
       useETags(),
       useCompression(),
       useHealthChecks(deps),
+      useMetricsEndpoint(metrics, deps.config.metricsToken),
       useBodyLimit(deps.config.bodyLimitBytes),
       useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
       // After health checks and the explorers (never limited), before the REST door rebuilds requests.
@@ -88,7 +95,10 @@ export function createApp(deps: AppDeps): Yoga {
       rateLimits.operations,
       // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
       ...(readCache?.plugins ?? []),
+      telemetry.errorBodies,
       http.last,
+      // After every other answer-changing hook: the record is finished from the answer as sent.
+      telemetry.last,
     ],
   });
 }

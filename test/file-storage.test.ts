@@ -14,7 +14,7 @@ import {
   type FileStorage,
 } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { testEngine } from './support/database.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
@@ -44,7 +44,7 @@ function call(instance: Pick<Instance, 'yoga'>, method: string, path: string, ke
       headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     }),
-  );
+  ).then(withRequestIdChecked);
 }
 
 const fileOf = (bytes: Buffer, file_type = 'resume') => ({ file_type, file: bytes.toString('base64') });

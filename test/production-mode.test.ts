@@ -5,7 +5,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
 
 let app: TestApp;
@@ -38,11 +38,11 @@ interface GraphqlAnswer {
 async function graphql(yoga: Yoga, query: string, key?: string, variables?: Record<string, unknown>): Promise<GraphqlAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
-  const response = await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+  const response = await withRequestIdChecked(await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) }));
   return (await response.json()) as GraphqlAnswer;
 }
 
-const get = (yoga: Yoga, path: string, accept = '*/*') => Promise.resolve(yoga.fetch(`http://gateway.test${path}`, { headers: { accept } }));
+const get = (yoga: Yoga, path: string, accept = '*/*') => Promise.resolve(yoga.fetch(`http://gateway.test${path}`, { headers: { accept } })).then(withRequestIdChecked);
 
 describe('settings', () => {
   const secret = testSettings;
@@ -111,7 +111,7 @@ describe('field suggestions', () => {
     // REST ignores unknown keys, as the Rails service its clients were written against did, and says which.
     expect(rest.headers.get('x-ignored-parameters')).toBe('lead.nme');
     expect(rest.status).toBe(422);
-    expect(await rest.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: is required' });
+    expect(await rest.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: is required', request_id: rest.headers.get('request-id') });
   });
 
   it('development keeps the suggestions', async () => {

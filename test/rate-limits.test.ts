@@ -15,7 +15,7 @@ import { memoryCounters, redisCounters, type CounterStore } from '../src/rate-li
 import { connectRedis, type RedisConnections } from '../src/redis.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { createClock, createTestApp, instanceDeps, testSettings, type TestApp, type TestClock } from './support/app.ts';
+import { createClock, createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp, type TestClock } from './support/app.ts';
 import { assertMatchesContract } from './support/contract.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';
@@ -75,7 +75,7 @@ function limitedApp(limits: Partial<RateLimitSettings>, options: { counters?: Co
       ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
     });
     await assertMatchesContract(method, path, response);
-    return response;
+    return withRequestIdChecked(response);
   };
   return {
     yoga,

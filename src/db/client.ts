@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
@@ -26,14 +27,27 @@ export interface DbOptions {
   poolMax?: number;
 }
 
+/** Each PostgreSQL client's connection pool, for the metrics (src/telemetry/metrics.ts) to read. */
+const poolByDb = new WeakMap<Db, pg.Pool>();
+
+/** The pg pool under a PostgreSQL client; undefined for SQLite, which has none. */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return poolByDb.get(db);
+}
+
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
   if (engineOf(databaseUrl) === 'postgresql') {
+    // The pool is made here, not by the adapter, so that its counts (in use, waiting) can be read;
+    // the adapter still ends it when the client disconnects.
+    const { Pool } = requirePackage('pg') as typeof pg;
+    const pool = new Pool({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
-    const adapter = new PrismaPg({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
+    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
+    poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });

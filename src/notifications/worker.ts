@@ -27,6 +27,7 @@ import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { outboxMessageId } from './outbox.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 export interface DeliveryPolicy {
   /** Messages sent per polling round at most (one at a time), so a round ends and the loop breathes. */
@@ -62,6 +63,8 @@ export interface OutboxDeps {
    * in hand and claims no other (nothing is left leased for another instance to wait out).
    */
   mayClaim?: () => boolean;
+  /** Counts failed sends (src/telemetry/metrics.ts). */
+  metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
 export interface DeliveryReport {
@@ -192,11 +195,13 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
       if (message.attempts >= policy.maxAttempts) {
         await db.outboxMessage.updateMany({ where: heldBy(message), data: { status: 'failed', locked_until: null, last_error: reason } });
         report.failed += 1;
+        deps.metrics?.deliveryFailed('failed');
         logger.error({ outbox_id: message.id, attempts: message.attempts, err: error }, 'notification failed for good');
       } else {
         const retryAt = new Date(deps.now().getTime() + retryDelayMs(message.attempts, policy));
         await db.outboxMessage.updateMany({ where: heldBy(message), data: { due_at: retryAt, locked_until: null, last_error: reason } });
         report.retried += 1;
+        deps.metrics?.deliveryFailed('retry');
         logger.warn({ outbox_id: message.id, attempts: message.attempts, retry_at: retryAt.toISOString(), err: error }, 'notification failed; will retry');
       }
       continue;
@@ -228,6 +233,7 @@ export interface OutboxWorkerOptions {
   intervalMs?: number;
   mailer?: Mailer;
   policy?: Partial<DeliveryPolicy>;
+  metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
 /**
@@ -248,6 +254,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     mailFrom: config.mailFrom,
     policy: { ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}), ...options.policy },
     mayClaim: () => !stopped,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();

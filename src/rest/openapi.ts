@@ -76,13 +76,16 @@ const defaultErrorCode: Record<number, string> = {
   413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error',
 };
 
+/** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
+export const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
+
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
 function errorExample(route: RestRoute, status: number): Record<string, string> {
   const code = /`([a-z_]+)`/.exec(route.outcomes?.[status] ?? '')?.[1] ?? defaultErrorCode[status] ?? 'error';
   const thing = /^(.+)_not_found$/.exec(code)?.[1];
   const message = errorMessages[code] ?? (thing ? `No ${thing.replace(/_/g, ' ')} with that identifier.` : 'The request failed.');
   const field = /^([a-z_.]+): /.exec(message)?.[1];
-  return { error: code, message, ...(status === 422 && field ? { field } : {}) };
+  return { error: code, message, ...(status === 422 && field ? { field } : {}), request_id: EXAMPLE_REQUEST_ID };
 }
 
 /** What an error status means for this route: its own outcome, else the general description. */
@@ -272,6 +275,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
   const status = route.successStatus ?? 200;
   const example = exampleOf(route);
   const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
+  // Every answer names its request (src/telemetry/request-telemetry.ts).
+  const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
   const deprecationHeaders = route.deprecated
     ? {
         Deprecation: { $ref: '#/components/headers/Deprecation' },
@@ -282,13 +287,14 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     status === 302
       ? {
           description: 'Redirect to the Location header.',
-          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...deprecationHeaders },
+          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...requestIdHeader, ...deprecationHeaders },
         }
       : {
           description: 'Success.',
           headers: {
             ...(conditional ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } : {}),
             ...rateLimitHeaders,
+            ...requestIdHeader,
             ...deprecationHeaders,
           },
           content: { 'application/json': { schema: writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
@@ -302,6 +308,7 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
         description: errorDescriptionOf(route, code),
         headers: {
           ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...requestIdHeader,
           ...deprecationHeaders,
         },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorExample(route, code) } },
@@ -398,6 +405,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
       headers: {
+        'Request-Id': {
+          description:
+            "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
+          schema: { type: 'string', maxLength: 128 },
+          example: EXAMPLE_REQUEST_ID,
+        },
         'RateLimit-Policy': {
           description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
           schema: { type: 'string' },
@@ -423,8 +436,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
             error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
             message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
             field: { type: 'string', description: 'The parameter or body field at fault (422).' },
+            request_id: {
+              type: 'string',
+              description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
+            },
           },
-          required: ['error', 'message'],
+          required: ['error', 'message', 'request_id'],
           additionalProperties: false,
         },
         ...writer.components,

@@ -12,6 +12,7 @@ import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
+import { requestLogger } from '../telemetry/request-record.ts';
 import { permissionDenied, unauthenticated } from '../errors.ts';
 import { deniedStatusOf, matchPath, parseParam, permissionsOf, restRoutes, type MatchedRoute } from './routes.ts';
 import { readRestArguments } from './arguments.ts';
@@ -245,7 +246,7 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         }
         if (ignored.length > 0) {
           // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
-          deps.logger.info({ method: request.method, path: url.pathname, ignored: ignored.slice(0, 50) }, 'ignored parameters the operation does not take');
+          requestLogger(deps.logger, request).info({ method: request.method, path: url.pathname, ignored: ignored.slice(0, 50) }, 'ignored parameters the operation does not take');
           const headers = new Headers(response.headers);
           headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
           response = new Response(response.body, { status: response.status, headers });

@@ -90,6 +90,37 @@ export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overr
   };
 }
 
+/**
+ * Every error answer of the suite quotes its request id (src/telemetry/request-telemetry.ts): checked
+ * here against the answer's Request-Id header, then taken out of the body, so that the tests of each
+ * feature compare the error as it is about that feature.
+ */
+export async function withRequestIdChecked(response: Response): Promise<Response> {
+  const requestId = response.headers.get('request-id');
+  expect(requestId, 'every answer carries Request-Id').toEqual(expect.any(String));
+  if (!response.body || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const body = (await response.clone().json()) as Record<string, unknown> | null;
+  if (!body || typeof body !== 'object') return response;
+  let changed = false;
+  if (typeof body.error === 'string' && response.status >= 400) {
+    expect(body.request_id, 'an error body quotes its request id').toBe(requestId);
+    delete body.request_id;
+    changed = true;
+  }
+  if (Array.isArray(body.errors)) {
+    for (const error of body.errors as { extensions?: Record<string, unknown> }[]) {
+      expect(error.extensions?.request_id, 'a GraphQL error quotes its request id').toBe(requestId);
+      delete error.extensions?.request_id;
+      if (error.extensions && Object.keys(error.extensions).length === 0) delete error.extensions;
+      changed = true;
+    }
+  }
+  if (!changed) return response;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}
+
 /** One app per test file; its database is dropped when the file ends. */
 export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
@@ -117,7 +148,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     ).then(async (response) => {
       // Every REST answer in the suite is also a check of the published contract.
       await assertMatchesContract(rest.method ?? 'GET', path, response);
-      return response;
+      return withRequestIdChecked(response);
     });
   };
 

@@ -1,0 +1,39 @@
+// GET /metrics: this instance's metrics in Prometheus' text format, for a bearer token only.
+// Without METRICS_TOKEN the path does not exist (404, like any unknown path), so an instance never
+// shows its metrics by accident; with it, a scrape without the token is 401. The path is not in the
+// REST route table or the OpenAPI document, is answered before the rate limits (a scrape is never
+// refused for the callers' traffic) and is never cached.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import { jsonResponse } from '../rest/errors.ts';
+import type { GatewayMetrics } from './metrics.ts';
+
+export const METRICS_PATH = '/metrics';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Compared as digests, so the comparison takes the same time whatever the token's length or content. */
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+export function useMetricsEndpoint(metrics: GatewayMetrics, token: string | null): Plugin {
+  const expected = token === null ? null : digest(token);
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (expected === null || url.pathname !== METRICS_PATH) return undefined;
+      if (request.method !== 'GET') {
+        endResponse(jsonResponse(405, { error: 'method_not_allowed', message: 'Use GET for this path.' }, { allow: 'GET, HEAD' }));
+        return undefined;
+      }
+      const presented = BEARER.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+        endResponse(
+          jsonResponse(401, { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' }, { 'www-authenticate': 'Bearer' }),
+        );
+        return undefined;
+      }
+      return metrics.scrape().then((text) =>
+        endResponse(new Response(text, { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } })),
+      );
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// What one instance counts, in Prometheus' text format at /metrics (src/telemetry/metrics-endpoint.ts).
+// Every instance keeps its own registry and Prometheus scrapes each one, so nothing here is shared
+// between instances (adding them up is Prometheus' job); counters start at zero when a process starts.
+//
+// Counted as things happen: requests (by door and status, with their latency), GraphQL errors by code,
+// rate-limit refusals, response-cache lookups and notification delivery failures. Read at scrape time,
+// so they cost nothing between scrapes: the outbox's pending messages and the age of the oldest, the
+// PostgreSQL pool's connections, and Node's own (memory, event-loop lag, garbage collection).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from 'pino';
+import { poolOf, type Db } from '../db/client.ts';
+
+/** Seconds; from a cached read (well under a millisecond) to a slow write. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** One finished request: its door (route template or operation), status and duration. */
+  requestFinished(door: string, status: number, seconds: number): void;
+  /** One error in a GraphQL answer, by its extensions.code. */
+  graphqlError(code: string): void;
+  /** One request refused by a rate limit (429). */
+  rateLimited(door: string): void;
+  /**
+   * One response-cache lookup, in the tier that made it: `answer` (finished answers, before any
+   * GraphQL work) or `result` (execution results, asked on an answer-tier miss).
+   */
+  cacheLookup(outcome: 'hit' | 'miss', tier: 'answer' | 'result'): void;
+  /** One failed notification delivery: retried later, or failed for good. */
+  deliveryFailed(outcome: 'retry' | 'failed'): void;
+  /** The text Prometheus reads. */
+  scrape(): Promise<string>;
+}
+
+export interface MetricsSources {
+  db: Db;
+  /** The database's clock (src/db/clock.ts): the oldest message's age is measured on it. */
+  now: () => Date;
+  logger: Logger;
+}
+
+export function createMetrics({ db, now, logger }: MetricsSources): GatewayMetrics {
+  const registry = new Registry();
+  // Process memory, CPU, event-loop lag, heap and GC: prom-client's standard Node metrics.
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'Requests answered, by door (REST route template or GraphQL operation) and status.',
+    labelNames: ['door', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'Time from receiving a request to its answer, by door and status.',
+    labelNames: ['door', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const graphqlErrors = new Counter({
+    name: 'gateway_graphql_errors_total',
+    help: 'Errors in GraphQL answers on /graphql, by extensions.code.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'gateway_rate_limit_refusals_total',
+    help: 'Requests refused by a rate limit (429), by door.',
+    labelNames: ['door'] as const,
+    registers: [registry],
+  });
+  const cacheLookups = new Counter({
+    name: 'gateway_response_cache_lookups_total',
+    help: 'Response-cache lookups for reads made with a valid key, by tier (answer, then result on an answer miss) and outcome (hit or miss).',
+    labelNames: ['tier', 'outcome'] as const,
+    registers: [registry],
+  });
+  const deliveryFailures = new Counter({
+    name: 'gateway_notification_delivery_failures_total',
+    help: 'Failed notification sends, by outcome: retry (scheduled again) or failed (given up).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  // Both outbox gauges come from one query: a scrape starts collecting every metric at once, so the
+  // second gauge finds the first one's query under way and shares it; the next scrape queries anew.
+  let outboxReading: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
+  const readOutbox = (): Promise<{ pending: number; oldestAgeSeconds: number }> => {
+    outboxReading ??= Promise.resolve(
+      db.outboxMessage.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { created_at: true } }),
+    ).then(
+      (found) => {
+        outboxReading = null;
+        const oldest = found._min.created_at;
+        return { pending: found._count._all, oldestAgeSeconds: oldest ? Math.max(0, (now().getTime() - oldest.getTime()) / 1000) : 0 };
+      },
+      (error: unknown) => {
+        outboxReading = null;
+        // A scrape that cannot read the outbox says so (NaN) rather than failing or showing a stale value.
+        logger.warn({ err: { message: (error as Error).message } }, 'metrics: could not read the outbox');
+        return { pending: Number.NaN, oldestAgeSeconds: Number.NaN };
+      },
+    );
+    return outboxReading;
+  };
+  new Gauge({
+    name: 'gateway_outbox_pending_messages',
+    help: 'Notifications waiting in the outbox (all instances share it), read at scrape time.',
+    registers: [registry],
+    async collect() {
+      this.set((await readOutbox()).pending);
+    },
+  });
+  new Gauge({
+    name: 'gateway_outbox_oldest_pending_age_seconds',
+    help: 'Age of the oldest pending notification (0 when none), read at scrape time.',
+    registers: [registry],
+    async collect() {
+      this.set((await readOutbox()).oldestAgeSeconds);
+    },
+  });
+  // SQLite has no pool (one connection, its queries run one after another): these exist only on PostgreSQL.
+  const pool = poolOf(db);
+  if (pool) {
+    new Gauge({
+      name: 'gateway_db_pool_connections',
+      help: 'This instance\'s PostgreSQL connections, by state: in_use (running a query or transaction) or idle.',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+      },
+    });
+    new Gauge({
+      name: 'gateway_db_pool_waiting_requests',
+      help: 'Queries waiting for a PostgreSQL connection (the pool is at DATABASE_POOL_MAX).',
+      registers: [registry],
+      collect() {
+        this.set(pool.waitingCount);
+      },
+    });
+  }
+
+  return {
+    registry,
+    requestFinished(door, status, seconds) {
+      const labels = { door, status: String(status) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+    },
+    graphqlError: (code) => graphqlErrors.inc({ code }),
+    rateLimited: (door) => refusals.inc({ door }),
+    cacheLookup: (outcome, tier) => cacheLookups.inc({ tier, outcome }),
+    deliveryFailed: (outcome) => deliveryFailures.inc({ outcome }),
+    scrape: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,238 @@
+// One record per request (src/telemetry/request-record.ts), finished in one place when the answer is
+// ready, feeding both the request's log line and the metrics:
+//   request_id, key_id, scope (how many dealerships the key reaches, or "all"), door, status,
+//   duration and error_code.
+// On the way it gives every answer its `Request-Id` header, and every error body the id: REST bodies
+// gain `request_id`, GraphQL errors `extensions.request_id`, so an integrator can quote it.
+//
+// The door is the metric label and must stay a small set: the REST route template
+// (`GET /api/v1/cars/{id}/performance.json`, never the path with its ids), the GraphQL operation
+// (`query CarPerformance`, or `query anonymous(car)` naming the root fields), a service path
+// (`GET /health`), or `unmatched` for every unknown path. Operation names are the client's choice,
+// so only the first MAX_GRAPHQL_DOORS distinct ones are kept; later ones count as `graphql other`.
+import { GraphQLError, getOperationAST, Kind, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '../context.ts';
+import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
+import { matchPath, type RestRoute } from '../rest/routes.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { METRICS_PATH } from './metrics-endpoint.ts';
+import { recordOf, startRecord, type RequestRecord } from './request-record.ts';
+
+export const REQUEST_ID_HEADER = 'request-id';
+
+/** Distinct GraphQL door labels kept per instance; beyond them operations count as `graphql other`. */
+export const MAX_GRAPHQL_DOORS = 200;
+/** The label of every path the service does not answer. */
+export const UNMATCHED_DOOR = 'unmatched';
+
+const SERVICE_PATHS = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
+const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
+
+/** The error's code for the metric: extensions.code, as GraphQL clients switch on it. */
+function codeOf(error: GraphQLErrorLike): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' && code.length <= 64 ? code : 'INTERNAL_SERVER_ERROR';
+}
+
+/** The error model's snake_case name when the error has one (extensions.error), else its code. */
+function errorNameOf(error: GraphQLErrorLike): string {
+  const name = error.extensions?.error;
+  return typeof name === 'string' ? name : codeOf(error);
+}
+
+/** The same error with the request id in its extensions. */
+function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLErrorLike {
+  const extensions = { ...error.extensions, request_id: requestId };
+  if (!(error instanceof GraphQLError)) return { ...error, extensions };
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
+}
+
+/** `query CarPerformance`, or `query anonymous(car,dealership)` for an unnamed operation. */
+function operationLabel(document: DocumentNode, operationName: string | null | undefined): string | null {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return null;
+  if (operation.name) return `${operation.operation} ${operation.name.value}`;
+  const fields = new Set<string>();
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) fields.add(selection.name.value);
+  }
+  return `${operation.operation} anonymous(${[...fields].sort().join(',')})`;
+}
+
+export interface RequestTelemetry {
+  /** Goes right after useHttpConventions().first: it starts each request's record. */
+  first: Plugin;
+  /**
+   * Goes right before useHttpConventions().last: adds the id to the error bodies the app built as
+   * JSON, before a HEAD answer's Content-Length is worked out from the body.
+   */
+  errorBodies: Plugin;
+  /** Goes last of all: it finishes the record from the final answer. */
+  last: Plugin;
+}
+
+export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
+  const graphqlDoors = new Set<string>();
+  const restDoors = new Map<string, string>();
+
+  const restDoor = (method: string, route: RestRoute): string => {
+    const key = `${method} ${route.path}`;
+    let door = restDoors.get(key);
+    if (door === undefined) {
+      door = `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
+      restDoors.set(key, door);
+    }
+    return door;
+  };
+
+  const graphqlDoor = (record: RequestRecord): string | null => {
+    if (!record.operation) return null;
+    const label = operationLabel(record.operation.document, record.operation.operationName);
+    if (label === null) return null;
+    if (graphqlDoors.has(label)) return label;
+    if (graphqlDoors.size >= MAX_GRAPHQL_DOORS) return 'graphql other';
+    graphqlDoors.add(label);
+    return label;
+  };
+
+  const doorOf = (request: Request, pathname: string, record: RequestRecord, status: number): string => {
+    const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
+    if (pathname === graphqlEndpoint) return graphqlDoor(record) ?? `${method} ${graphqlEndpoint}`;
+    const matches = matchPath(pathname);
+    if (matches.length > 0) {
+      const match = matches.find((candidate) => candidate.route.method === request.method) ?? matches[0];
+      if (match) return restDoor(method, match.route);
+    }
+    if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
+    if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
+    return UNMATCHED_DOOR;
+  };
+
+  /** Stamps the GraphQL errors of one result, counting each once; the result itself when it has none. */
+  const stampResult = <T extends ExecutionResult>(result: T, record: RequestRecord): T => {
+    if (!result.errors?.length) return result;
+    let changed = false;
+    const errors = result.errors.map((error) => {
+      if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
+      changed = true;
+      metrics.graphqlError(codeOf(error));
+      record.errorCode ??= errorNameOf(error);
+      return withRequestId(error, record.id) as GraphQLError;
+    });
+    return changed ? { ...result, errors } : result;
+  };
+
+  /**
+   * An error answer the app built as JSON itself (the REST door's bodies, a 429 refused before
+   * GraphQL ran): the id is added to its body. Only for small, uncompressed JSON error bodies.
+   */
+  const stampErrorBody = async (response: Response, record: RequestRecord): Promise<Response> => {
+    if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
+    if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    let stamped: unknown = null;
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      const fields = body as Record<string, unknown>;
+      if (typeof fields.error === 'string') {
+        record.errorCode ??= fields.error;
+        stamped = fields.request_id === undefined ? { ...fields, request_id: record.id } : null;
+      } else if (Array.isArray(fields.errors)) {
+        const result = stampResult(fields as ExecutionResult, record);
+        stamped = result === fields ? null : result;
+      }
+    }
+    const headers = new Headers(response.headers);
+    const out = stamped === null ? text : JSON.stringify(stamped);
+    if (stamped !== null) headers.delete('content-length');
+    return new Response(out, { status: response.status, statusText: response.statusText, headers });
+  };
+
+  const first: Plugin = {
+    onRequest({ request }) {
+      startRecord(request);
+    },
+    onExecute({ args }) {
+      const context = args.contextValue as Partial<Context>;
+      if (!context.request) return;
+      const record = recordOf(sentRequest(context.request));
+      // The first operation is the request's (a REST path runs exactly one).
+      if (record && !record.operation) record.operation = { document: args.document, operationName: args.operationName };
+    },
+    onResultProcess({ request, result, setResult }) {
+      const record = recordOf(sentRequest(request));
+      if (!record) return;
+      if (Array.isArray(result)) {
+        const stamped = result.map((single) => stampResult(single, record));
+        if (stamped.some((single, index) => single !== result[index])) setResult(stamped);
+      } else if (!(Symbol.asyncIterator in result)) {
+        const stamped = stampResult(result, record);
+        if (stamped !== result) setResult(stamped);
+      }
+    },
+  };
+
+  const errorBodies: Plugin = {
+    async onResponse({ request, response, setResponse }) {
+      const record = recordOf(request);
+      if (!record) return;
+      const stamped = await stampErrorBody(response, record);
+      if (stamped !== response) setResponse(stamped);
+    },
+  };
+
+  const last: Plugin = {
+    async onResponse({ request, response, setResponse }) {
+      const record = recordOf(request) ?? startRecord(request);
+      let answer = response;
+      try {
+        answer.headers.set(REQUEST_ID_HEADER, record.id);
+      } catch {
+        // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
+        const headers = new Headers(answer.headers);
+        headers.set(REQUEST_ID_HEADER, record.id);
+        answer = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+      }
+      if (answer !== response) setResponse(answer);
+
+      const seconds = (performance.now() - record.startedAt) / 1000;
+      const pathname = new URL(request.url).pathname;
+      const door = doorOf(request, pathname, record, answer.status);
+      metrics.requestFinished(door, answer.status, seconds);
+      if (answer.status === 429) metrics.rateLimited(door);
+      // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).
+      if (!deps.logger.isLevelEnabled('info')) return;
+      const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
+      (record.logger ?? deps.logger).info(
+        {
+          ...(record.logger ? {} : { request_id: record.id }),
+          method: request.method,
+          path: pathname,
+          door,
+          status: answer.status,
+          ms: Math.round(seconds * 10_000) / 10,
+          key_id: actor?.apiKeyId ?? null,
+          scope: actor ? (actor.dealershipIds?.length ?? 'all') : null,
+          error_code: record.errorCode ?? null,
+        },
+        'request',
+      );
+    },
+  };
+  return { first, errorBodies, last };
+}
