@@ -1,6 +1,5 @@
 // The API key CLI: npm run --silent keys -- <command> [options]. See `keys help`.
 import { parseArgs } from 'node:util';
-import { GraphQLError } from 'graphql';
 import { issueKey, revokeKey, rotateKey } from '../src/auth/api-keys.ts';
 import {
   addDealerships,
@@ -15,11 +14,11 @@ import {
   type KeySummary,
 } from '../src/auth/key-admin.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { loadDatabaseConfig, type Engine } from '../src/config.ts';
+import type { Engine } from '../src/config.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
-import { openCliDatabase } from './cli-database.ts';
+import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
 import pino from 'pino';
 
@@ -42,13 +41,6 @@ const usage = `Usage: npm run --silent keys -- <command> [options]
   --json              machine-readable output
 Permissions: ${allPermissions.join(', ')}`;
 
-class UsageError extends Error {}
-
-/** Prints the problem and the usage on stderr, and ends with exit code 2 (a usage error). */
-function usageFailure(message: string): never {
-  console.error(`${message}\n\n${usage}`);
-  process.exit(2);
-}
 
 function parseCommandLine() {
   try {
@@ -68,16 +60,12 @@ function parseCommandLine() {
     });
   } catch (error) {
     // node:util's message names the option and how to pass a value that starts with a dash.
-    usageFailure(error instanceof Error ? error.message : String(error));
+    usageFailure(usage, error instanceof Error ? error.message : String(error));
   }
 }
 
 const { values, positionals } = parseCommandLine();
 
-function wholeNumber(value: string | undefined, what: string): number {
-  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number`);
-  return Number(value);
-}
 
 function keyId(): number {
   return wholeNumber(positionals[1], 'the key ID');
@@ -114,9 +102,6 @@ function auditTable(rows: readonly KeyCallSummaryRow[]): string {
   return [header, ...cells].map((line) => line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }
 
-function print(json: unknown, human: string): void {
-  console.log(values.json ? JSON.stringify(json, null, 2) : human);
-}
 
 const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict', 'audit']);
 
@@ -137,17 +122,17 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       const expiresAt = days === undefined ? null : new Date(now.getTime() + wholeNumber(days, '--expires-in-days') * 86_400_000);
       const created = await issueKey(db, { name: values.name, permissions, dealershipIds: dealerships, expiresAt });
       // Only the secret on stdout, so `KEY=$(npm run --silent keys -- create ...)` works.
-      print({ id: created.id, key: created.key }, created.key);
+      print(values.json, { id: created.id, key: created.key }, created.key);
       return null;
     }
     case 'list': {
       const keys = await listKeys(db, now);
-      print(keys, keys.length > 0 ? keys.map(describe).join('\n') : 'no keys yet');
+      print(values.json, keys, keys.length > 0 ? keys.map(describe).join('\n') : 'no keys yet');
       return null;
     }
     case 'show': {
       const key = await showKey(db, keyId(), now);
-      print(key, describe(key));
+      print(values.json, key, describe(key));
       return null;
     }
     case 'rotate': {
@@ -155,14 +140,14 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       await showKey(db, id, now);
       const overlapHours = values['overlap-hours'] === undefined ? 24 : wholeNumber(values['overlap-hours'], '--overlap-hours');
       const key = await rotateKey(db, id, overlapHours * 3_600_000, now);
-      print({ id, key, previous_secrets_retire_at: new Date(now.getTime() + overlapHours * 3_600_000).toISOString() }, key);
+      print(values.json, { id, key, previous_secrets_retire_at: new Date(now.getTime() + overlapHours * 3_600_000).toISOString() }, key);
       return id;
     }
     case 'revoke': {
       const id = keyId();
       await showKey(db, id, now);
       await revokeKey(db, id, now);
-      print({ id, revoked_at: now.toISOString() }, `key #${id} revoked`);
+      print(values.json, { id, revoked_at: now.toISOString() }, `key #${id} revoked`);
       return id;
     }
     case 'grant':
@@ -172,7 +157,7 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       if (permissions.length === 0) throw new UsageError(`${command} needs --permission P`);
       await (command === 'grant' ? grantPermissions : removePermissions)(db, id, permissions);
       const key = await showKey(db, id, now);
-      print(key, describe(key));
+      print(values.json, key, describe(key));
       return id;
     }
     case 'restrict':
@@ -182,7 +167,7 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       if (dealerships.length === 0) throw new UsageError(`${command} needs --dealership ID`);
       await (command === 'restrict' ? addDealerships : removeDealerships)(db, id, dealerships);
       const key = await showKey(db, id, now);
-      print(key, describe(key));
+      print(values.json, key, describe(key));
       return id;
     }
     case 'audit': {
@@ -194,7 +179,7 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       const rows = await summariseKeyCalls(db, key.id, since);
       const total = rows.reduce((sum, row) => sum + row.calls, 0);
       const title = `key #${key.id} ${key.name} [${key.status}]: ${total} call(s) from ${since.toISOString()} to ${now.toISOString()}`;
-      print(
+      print(values.json, 
         { api_key: { id: key.id, name: key.name, status: key.status }, since: since.toISOString(), until: now.toISOString(), calls: total, operations: rows },
         rows.length > 0 ? `${title}\n${auditTable(rows)}` : title,
       );
@@ -217,25 +202,13 @@ async function announceKeyChange(redisUrl: string, apiKeyId: number): Promise<vo
   }
 }
 
-if (values.help || positionals[0] === 'help') {
-  console.log(usage);
-} else if (!commands.has(positionals[0] ?? '')) {
-  usageFailure(positionals[0] ? `unknown command "${positionals[0]}"` : 'no command given');
-} else {
-  const { db, config } = await openCliDatabase(() => loadDatabaseConfig());
-  try {
+await runCliCommand({
+  usage,
+  commands,
+  positionals,
+  help: values.help,
+  async run(db, config) {
     const changed = await run(db, config.engine);
     if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      usageFailure(error.message);
-    } else if (error instanceof GraphQLError) {
-      console.error(error.message);
-      process.exitCode = 1;
-    } else {
-      throw error;
-    }
-  } finally {
-    await db.$disconnect();
-  }
-}
+  },
+});

@@ -1,12 +1,11 @@
 // The outbox CLI, for notifications that are not going out: npm run --silent outbox -- <command> [options].
 // See `outbox help`. Addresses are shown masked (src/notifications/outbox-admin.ts).
 import { parseArgs } from 'node:util';
-import { GraphQLError } from 'graphql';
-import { loadDatabaseConfig, type Engine } from '../src/config.ts';
+import type { Engine } from '../src/config.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { listOutbox, OUTBOX_STATUSES, purgeOutbox, retryOutboxMessage, type OutboxEntry, type OutboxStatus } from '../src/notifications/outbox-admin.ts';
-import { openCliDatabase } from './cli-database.ts';
+import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_PURGE_DAYS = 30;
@@ -24,13 +23,6 @@ const usage = `Usage: npm run --silent outbox -- <command> [options]
 
   --json              machine-readable output`;
 
-class UsageError extends Error {}
-
-/** Prints the problem and the usage on stderr, and ends with exit code 2 (a usage error). */
-function usageFailure(message: string): never {
-  console.error(`${message}\n\n${usage}`);
-  process.exit(2);
-}
 
 function parseCommandLine() {
   try {
@@ -47,16 +39,12 @@ function parseCommandLine() {
       },
     });
   } catch (error) {
-    usageFailure(error instanceof Error ? error.message : String(error));
+    usageFailure(usage, error instanceof Error ? error.message : String(error));
   }
 }
 
 const { values, positionals } = parseCommandLine();
 
-function wholeNumber(value: string | undefined, what: string): number {
-  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number`);
-  return Number(value);
-}
 
 function statuses(value: string | undefined): OutboxStatus[] {
   if (value === undefined) return ['pending', 'failed'];
@@ -66,9 +54,6 @@ function statuses(value: string | undefined): OutboxStatus[] {
   return [status];
 }
 
-function print(json: unknown, human: string): void {
-  console.log(values.json ? JSON.stringify(json, null, 2) : human);
-}
 
 function table(entries: readonly OutboxEntry[]): string {
   const header = ['ID', 'KIND', 'LEAD', 'RECIPIENT', 'STATUS', 'ATTEMPTS', 'DUE', 'LAST ERROR'];
@@ -96,12 +81,12 @@ async function run(db: Db, engine: Engine): Promise<void> {
     case 'list': {
       const chosen = statuses(values.status);
       const entries = await listOutbox(db, chosen, values.limit === undefined ? DEFAULT_LIMIT : wholeNumber(values.limit, '--limit'));
-      print(entries, entries.length > 0 ? table(entries) : `no ${chosen.join(' or ')} messages`);
+      print(values.json, entries, entries.length > 0 ? table(entries) : `no ${chosen.join(' or ')} messages`);
       return;
     }
     case 'retry': {
       const entry = await retryOutboxMessage(db, wholeNumber(positionals[1], 'the message ID'), now);
-      print(entry, `message #${entry.id} is due now; the outbox worker sends it on its next round`);
+      print(values.json, entry, `message #${entry.id} is due now; the outbox worker sends it on its next round`);
       return;
     }
     case 'purge': {
@@ -110,7 +95,7 @@ async function run(db: Db, engine: Engine): Promise<void> {
       const dryRun = !values.yes;
       const counts = await purgeOutbox(db, { olderThanDays, failed, dryRun }, now);
       const what = `${counts.sent} sent message(s) sent more than ${olderThanDays} day(s) ago${failed ? ` and ${counts.failed} failed message(s) created more than ${olderThanDays} day(s) ago` : ''}`;
-      print(
+      print(values.json, 
         { dry_run: dryRun, older_than_days: olderThanDays, sent: counts.sent, failed: failed ? counts.failed : null },
         dryRun ? `would delete ${what}; nothing deleted: add --yes to delete them` : `deleted ${what}`,
       );
@@ -119,25 +104,5 @@ async function run(db: Db, engine: Engine): Promise<void> {
   }
 }
 
-if (values.help || positionals[0] === 'help') {
-  console.log(usage);
-} else if (!commands.has(positionals[0] ?? '')) {
-  usageFailure(positionals[0] ? `unknown command "${positionals[0]}"` : 'no command given');
-} else {
-  const { db, config } = await openCliDatabase(() => loadDatabaseConfig());
-  try {
-    await run(db, config.engine);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      usageFailure(error.message);
-    } else if (error instanceof GraphQLError) {
-      // The refusals of src/notifications/outbox-admin.ts: an unknown message, one sent or being sent.
-      console.error(error.message);
-      process.exitCode = 1;
-    } else {
-      throw error;
-    }
-  } finally {
-    await db.$disconnect();
-  }
-}
+// The refusals of src/notifications/outbox-admin.ts (an unknown message, one sent or being sent) end with exit code 1.
+await runCliCommand({ usage, commands, positionals, help: values.help, run: (db, config) => run(db, config.engine) });

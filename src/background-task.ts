@@ -1,6 +1,9 @@
 // Periodic work an instance does besides answering requests (purging expired records): one round
 // now, then one every interval until stopped. A round's failure is its own to log; it never stops
 // the task, and stop() waits for a round in progress so the database is not closed under it.
+import type { Logger } from 'pino';
+import type { Engine } from './config.ts';
+import type { Db, Prisma } from './db/client.ts';
 
 export interface BackgroundTask {
   /** Resolves once a round in progress has finished. */
@@ -30,4 +33,49 @@ export function startPeriodicTask(round: () => Promise<void>, intervalMs: number
       await current.catch(() => undefined);
     },
   };
+}
+
+/** Rows one purge statement deletes at most: short statements, so a purge never holds locks long. */
+export const PURGE_BATCH = 1_000;
+
+/**
+ * Deletes in batches until one comes back short; answers how many rows went. On PostgreSQL each
+ * batch runs in a transaction holding the advisory lock `lockKey`, so one instance purges at a time
+ * (the others' batches delete nothing and end their round); SQLite has one writer and needs none.
+ */
+export async function purgeInBatches(
+  db: Db,
+  engine: Engine,
+  lockKey: number,
+  batch: (client: Prisma.TransactionClient | Db) => Promise<number>,
+): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const deleted =
+      engine === 'postgresql'
+        ? await db.$transaction(async (tx) => {
+            const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lockKey}) AS locked`;
+            return lock?.locked ? batch(tx) : 0;
+          })
+        : await batch(db);
+    purged += deleted;
+    if (deleted < PURGE_BATCH) return purged;
+  }
+}
+
+/** A periodic purge: what it removed is logged at info, a failed round at warn (the next one retries). */
+export function startPurgeTask(
+  purge: () => Promise<number>,
+  intervalMs: number,
+  logger: Logger,
+  report: { purged: string; failed: string; detail: Record<string, unknown> },
+): BackgroundTask {
+  return startPeriodicTask(async () => {
+    try {
+      const purged = await purge();
+      if (purged > 0) logger.info({ purged, ...report.detail }, report.purged);
+    } catch (error) {
+      logger.warn({ err: error }, report.failed);
+    }
+  }, intervalMs);
 }

@@ -14,7 +14,7 @@ import type { Engine } from '../config.ts';
 import type { Clock } from '../db/clock.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from '../db/client.ts';
-import { startPeriodicTask, type BackgroundTask } from '../background-task.ts';
+import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../background-task.ts';
 
 export type Door = 'rest' | 'graphql';
 
@@ -177,37 +177,22 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
 
 // ─── retention ───
 
-/** Rows deleted per statement: a backlog is purged in bounded steps, never one long lock. */
-const PURGE_BATCH = 1_000;
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x4b_ca11;
 /** How often the background purge runs: the rows are per minute, so an hour's lateness is nothing. */
 export const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
 
-/**
- * Deletes the minutes older than `retentionMs` by the database's clock; answers how many rows. On
- * PostgreSQL an instance that finds another one purging skips this round (as the idempotency purge does).
- */
-export async function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {
+/** Deletes the minutes older than `retentionMs`, in batches (src/background-task.ts); answers how many rows. */
+export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {
   const cutoff = new Date(now().getTime() - retentionMs);
-  let purged = 0;
-  for (;;) {
-    let deleted: number;
-    if (engine === 'postgresql') {
-      deleted = await db.$transaction(async (tx) => {
-        const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
-        if (!lock?.locked) return 0;
-        return tx.$executeRaw`
+  return purgeInBatches(db, engine, PURGE_LOCK_KEY, (client) =>
+    engine === 'postgresql'
+      ? client.$executeRaw`
           DELETE FROM api_key_calls WHERE ctid IN (
-            SELECT ctid FROM api_key_calls WHERE minute < (${cutoff.toISOString()}::timestamptz AT TIME ZONE 'UTC') LIMIT ${PURGE_BATCH})`;
-      });
-    } else {
-      // One process writes a SQLite file: nothing else waits on this statement's lock.
-      return purged + (await db.apiKeyCall.deleteMany({ where: { minute: { lt: cutoff } } })).count;
-    }
-    purged += deleted;
-    if (deleted < PURGE_BATCH) return purged;
-  }
+            SELECT ctid FROM api_key_calls WHERE minute < (${cutoff.toISOString()}::timestamptz AT TIME ZONE 'UTC') LIMIT ${PURGE_BATCH})`
+      : // One process writes a SQLite file: nothing else waits on this statement's lock.
+        client.apiKeyCall.deleteMany({ where: { minute: { lt: cutoff } } }).then((result) => result.count),
+  );
 }
 
 /** Purges the old minutes now and then every `intervalMs` until stopped; failures are logged, never thrown. */
@@ -216,14 +201,11 @@ export function startKeyCallPurge(
   intervalMs = KEY_CALL_PURGE_INTERVAL_MS,
 ): BackgroundTask {
   const { db, engine, now, retentionMs, logger } = options;
-  return startPeriodicTask(async () => {
-    try {
-      const purged = await purgeOldKeyCalls(db, engine, now, retentionMs);
-      if (purged > 0) logger.info({ purged, retention_days: retentionMs / 86_400_000 }, 'purged old API key call counts');
-    } catch (error) {
-      logger.warn({ err: error }, 'purging old API key call counts failed; retrying at the next round');
-    }
-  }, intervalMs);
+  return startPurgeTask(() => purgeOldKeyCalls(db, engine, now, retentionMs), intervalMs, logger, {
+    purged: 'purged old API key call counts',
+    failed: 'purging old API key call counts failed; retrying at the next round',
+    detail: { retention_days: retentionMs / 86_400_000 },
+  });
 }
 
 // ─── the audit ───

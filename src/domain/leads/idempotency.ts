@@ -15,7 +15,7 @@ import type { Engine } from '../../config.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import { apiError, invalidInput } from '../../errors.ts';
-import { startPeriodicTask, type BackgroundTask } from '../../background-task.ts';
+import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../background-task.ts';
 
 export type { BackgroundTask } from '../../background-task.ts';
 
@@ -100,35 +100,21 @@ export async function recordAnswer(tx: Prisma.TransactionClient, claim: Idempote
 }
 
 
-/** Records deleted per statement: a backlog is purged in bounded steps, never one long lock. */
-const PURGE_BATCH = 1_000;
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x1de0_7e11;
 
-/**
- * Deletes the records older than `ttlMs` by the database's clock; answers how many. On PostgreSQL
- * an instance that finds another one purging skips this round.
- */
-export async function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
-  let purged = 0;
-  for (;;) {
-    let deleted: number;
+/** Deletes the records older than `ttlMs` by the database's clock, in batches (src/background-task.ts); answers how many. */
+export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
+  return purgeInBatches(db, engine, PURGE_LOCK_KEY, async (client) => {
     if (engine === 'postgresql') {
-      deleted = await db.$transaction(async (tx) => {
-        const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
-        if (!lock?.locked) return 0;
-        return tx.$executeRaw`
-          DELETE FROM idempotency_records WHERE id IN (
-            SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond' LIMIT ${PURGE_BATCH})`;
-      });
-    } else {
-      const cutoff = new Date(now().getTime() - ttlMs);
-      const expired = await db.idempotencyRecord.findMany({ where: { created_at: { lt: cutoff } }, select: { id: true }, take: PURGE_BATCH });
-      deleted = expired.length === 0 ? 0 : (await db.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
+      return client.$executeRaw`
+        DELETE FROM idempotency_records WHERE id IN (
+          SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond' LIMIT ${PURGE_BATCH})`;
     }
-    purged += deleted;
-    if (deleted < PURGE_BATCH) return purged;
-  }
+    const cutoff = new Date(now().getTime() - ttlMs);
+    const expired = await client.idempotencyRecord.findMany({ where: { created_at: { lt: cutoff } }, select: { id: true }, take: PURGE_BATCH });
+    return expired.length === 0 ? 0 : (await client.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
+  });
 }
 
 /** How often the background purge runs. */
@@ -140,12 +126,9 @@ export function startIdempotencyPurge(
   intervalMs = IDEMPOTENCY_PURGE_INTERVAL_MS,
 ): BackgroundTask {
   const { db, engine, now, ttlMs, logger } = options;
-  return startPeriodicTask(async () => {
-    try {
-      const purged = await purgeExpiredIdempotencyRecords(db, engine, now, ttlMs);
-      if (purged > 0) logger.info({ purged, ttl_hours: ttlMs / 3_600_000 }, 'purged expired idempotency records');
-    } catch (error) {
-      logger.warn({ err: error }, 'purging expired idempotency records failed; retrying at the next round');
-    }
-  }, intervalMs);
+  return startPurgeTask(() => purgeExpiredIdempotencyRecords(db, engine, now, ttlMs), intervalMs, logger, {
+    purged: 'purged expired idempotency records',
+    failed: 'purging expired idempotency records failed; retrying at the next round',
+    detail: { ttl_hours: ttlMs / 3_600_000 },
+  });
 }
