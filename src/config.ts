@@ -355,7 +355,6 @@ export const SETTINGS = {
     schema: optional(z.string().trim().regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)')),
     defaultInWords: 'none: `/metrics` answers 404',
     meaning: '32 to 256 printable characters (`openssl rand -hex 32`): `/metrics` answers Prometheus\' scrape with `Authorization: Bearer <token>`, 401 without it; see "Operating it"',
-    example: 'change-me-to-openssl-rand-hex-32-output-0000',
     confidential: true,
   }),
   SEED_DEMO_DATA: setting({

@@ -123,6 +123,10 @@ describe('kill -9 of an instance while a message is in flight', () => {
     const inFlightId = await inFlight;
     await first.kill();
     running.splice(running.indexOf(first), 1);
+    // The process has exited; the server learns of its closed connection a moment later. Only then
+    // does the reply go out, to a sender that is gone (a reply before that would count as delivered).
+    const inFlightMail = smtp.arrived.find((mail) => mail.messageId === inFlightId);
+    await waitUntil('the SMTP server sees the killed sender disconnect', () => Promise.resolve(inFlightMail !== undefined && smtp.senderGone(inFlightMail)));
     // The server answers only now, to a sender that is gone: the message was not delivered.
     smtp.holdReplies = null;
     release();

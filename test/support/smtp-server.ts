@@ -27,6 +27,8 @@ export interface TestSmtpServer {
   holdReplies: Promise<void> | null;
   /** Called when a message's content has arrived, before the reply. */
   onArrival: ((mail: ReceivedMail) => void) | null;
+  /** Whether the connection that sent this message has closed (its sender ended or died). */
+  senderGone(mail: ReceivedMail): boolean;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ function bodyText(raw: string): string {
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   const closedSessions = new Set<string>();
+  const sessionOf = new WeakMap<ReceivedMail, string>();
   const state: TestSmtpServer = {
     url: '',
     received,
@@ -60,6 +63,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     replyDelayMs: 0,
     holdReplies: null,
     onArrival: null,
+    senderGone: (mail) => closedSessions.has(sessionOf.get(mail) ?? ''),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const options: SMTPServerOptions = {
@@ -88,6 +92,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
           text: bodyText(raw),
           messageId: headerValue(raw, 'Message-ID'),
         };
+        sessionOf.set(mail, session.id);
         state.arrived.push(mail);
         state.onArrival?.(mail);
         const reply = (): void => {
