@@ -102,3 +102,15 @@ export function variableInputError(error: unknown): { variable: string; field: s
   if (unknown) return { variable, field: `${path}.${unknown[1]}`, reason };
   return { variable, field: path, reason };
 }
+
+/** The same GraphQL error with other extensions (a GraphQLError's own cannot change). */
+export function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
+}

@@ -1,9 +1,9 @@
 // Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
 // error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
-import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
+import { Kind, visit, type DocumentNode } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
-import { variableInputError } from './errors.ts';
+import { variableInputError, withExtensions } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 import { finalBytes } from './http-bodies.ts';
@@ -82,18 +82,11 @@ export function useInputErrorCodes(): Plugin {
             if (!input) return error;
             changed = true;
             const argument = argumentsByVariable(args.document).get(input.variable) ?? input.variable;
-            return new GraphQLError(error.message, {
-              nodes: error.nodes,
-              source: error.source,
-              positions: error.positions,
-              path: error.path,
-              originalError: error.originalError,
-              extensions: {
-                ...error.extensions,
-                code: 'BAD_USER_INPUT',
-                error: 'invalid_input',
-                field: argument + input.field.slice(input.variable.length),
-              },
+            return withExtensions(error, {
+              ...error.extensions,
+              code: 'BAD_USER_INPUT',
+              error: 'invalid_input',
+              field: argument + input.field.slice(input.variable.length),
             });
           });
           if (changed) setResult({ ...result, errors });

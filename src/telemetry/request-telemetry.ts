@@ -13,6 +13,7 @@
 import { GraphQLError, getOperationAST, Kind, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '../context.ts';
+import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
 import { matchPath, type RestRoute } from '../rest/routes.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -46,15 +47,7 @@ function errorNameOf(error: GraphQLErrorLike): string {
 /** The same error with the request id in its extensions. */
 function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLErrorLike {
   const extensions = { ...error.extensions, request_id: requestId };
-  if (!(error instanceof GraphQLError)) return { ...error, extensions };
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions,
-  });
+  return error instanceof GraphQLError ? withExtensions(error, extensions) : { ...error, extensions };
 }
 
 /** `query CarPerformance`, or `query anonymous(car,dealership)` for an unnamed operation. */
