@@ -5,6 +5,7 @@ import { get } from 'node:http';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type Yoga } from '../src/yoga.ts';
+import { inMemoryReadCache } from '../src/response-cache.ts';
 import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
 import type { Db } from '../src/db/client.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
@@ -132,6 +133,32 @@ describe('the key call log', () => {
     const row = await app.db.apiKeyCall.findFirst({ where: { api_key_id: caller.id, operation: 'apikey_details', door: 'rest' } });
     expect(row?.calls).toBe(4);
     expect(row?.last_at.getTime()).toBe(app.clock.now().getTime());
+  });
+});
+
+describe('answers the answer tier serves (src/answer-cache.ts)', () => {
+  it('count under the operation they answer, on both doors, like the call they repeat', async () => {
+    const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const cached = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls: log, readCache: inMemoryReadCache() }));
+    const reader = await makeKey(app.db, { name: 'cached reader', permissions: ['read:car'] });
+    const ask = (path: string, body?: unknown): Promise<Response> =>
+      Promise.resolve(
+        cached.fetch(`http://gateway.test${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: `Bearer ${reader.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
+    for (let call = 0; call < 2; call += 1) {
+      expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
+      expect((await ask('/graphql', { query: '{ apikey_details { id } }' })).status).toBe(200);
+    }
+    await log.stop();
+    const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: reader.id }, orderBy: [{ door: 'asc' }] });
+    expect(rows.map(({ operation, door, status, calls }) => ({ operation, door, status, calls }))).toEqual([
+      { operation: 'apikey_details', door: 'graphql', status: 200, calls: 2 },
+      { operation: 'apikey_details', door: 'rest', status: 200, calls: 2 },
+    ]);
   });
 });
 
