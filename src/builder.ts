@@ -65,8 +65,34 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    // The integer `id` is every record's wire name on both doors (the REST bodies are GraphQL
+    // selections), so the Node interface's global id has a name of its own, as GitHub's `node_id`.
+    // Normalising caches key records by it (Apollo: keyFields ['node_id']; Relay: nodeInterfaceIdField).
+    idFieldName: 'node_id',
+    idFieldOptions: {
+      description: 'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; use `id` for the REST paths.',
+      extensions: { graphOnly: true },
+    },
+    nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`node_id`) with `node(id:)`.' },
+    nodeQueryOptions: {
+      authScopes: { authenticated: true },
+      description: 'A record by its global id (`node_id`); null when there is none, or when the key cannot read it (another dealership’s record, or a missing permission).',
+      args: { id: { description: 'A `node_id` from an earlier answer.' } },
+    },
+    nodesQueryOptions: {
+      authScopes: { authenticated: true },
+      description: 'Records by their global ids (`node_id`), in the order asked; each is null when there is none or the key cannot read it. At most 100 ids.',
+      args: { ids: { description: '`node_id`s from earlier answers.' } },
+    },
   },
 });
+
+/**
+ * Field options for a field of the graph that the REST door leaves out (src/rest/plugin.ts): the REST
+ * bodies are the spec's shapes, so a field added for graph clients (a mutation payload's record, a
+ * connection) must not appear in them.
+ */
+export const graphOnly = { extensions: { graphOnly: true } } as const;
 
 // DateTime answers ISO 8601 strings (2026-11-21T09:30:00.000Z), as the spec's date-time fields are.
 builder.addScalarType('DateTime', new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' }));

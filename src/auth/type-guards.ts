@@ -10,12 +10,15 @@ import {
   getNullableType,
   isListType,
   isNonNullType,
+  isInterfaceType,
   isObjectType,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
 } from 'graphql';
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { invalidInput } from '../errors.ts';
 import type { Actor } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 
@@ -98,6 +101,86 @@ export function guardFieldsByType(schema: GraphQLSchema): GraphQLSchema {
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (source, args, context, info) =>
       context.actor?.permissions.has(permission) ? resolve(source, args, context, info) : denied;
+  }
+  return schema;
+}
+
+/**
+ * The permission a key needs to fetch a record by its global id (`node(id:)`, `nodes(ids:)`), for
+ * every type of the graph that implements Node: the schema does not build when a Node type is missing
+ * here, so a new one cannot be fetched unguarded. Which rows a key reaches is still the scoped
+ * client's rule (src/db/scoped.ts): another dealership's record loads as none.
+ */
+export const nodeLookupPermission: Readonly<Record<string, Permission>> = {
+  Car: 'read:car',
+  Lead: 'read:lead',
+  LeadEvent: 'read:lead',
+  Contact: 'read:contact',
+  Dealership: 'index:dealership',
+  Location: 'index:dealership',
+  Website: 'index:dealership',
+  Manufacturer: 'index:offer',
+  Model: 'index:offer',
+  Offer: 'index:offer',
+  ModelVariant: 'show:model_variant',
+};
+
+/** `nodes(ids:)` takes at most this many ids: each may cost a statement. */
+export const NODES_PER_LOOKUP = 100;
+
+/** Every Node type's integer primary key, as the global id carries it. */
+const NODE_KEY = /^[1-9]\d{0,9}$/;
+const MAX_KEY = 2_147_483_647;
+
+/**
+ * The Node type a global id names, or the input error that names the argument: an id this graph did
+ * not make is the caller's mistake (422 / invalid_input), never a failure of the service.
+ */
+function nodeTypeOf(globalId: unknown, argument: string, nodeTypes: ReadonlySet<string>): string {
+  const notOurs = () => invalidInput(argument, 'is not a node_id of this graph');
+  if (typeof globalId !== 'string') throw notOurs();
+  let decoded: { typename: string; id: string };
+  try {
+    decoded = decodeGlobalID(globalId);
+  } catch {
+    throw notOurs();
+  }
+  if (!nodeTypes.has(decoded.typename) || !NODE_KEY.test(decoded.id) || Number(decoded.id) > MAX_KEY) throw notOurs();
+  return decoded.typename;
+}
+
+/**
+ * Wraps `Query.node` and `Query.nodes`: a malformed id is an input error; an id of a type the key has
+ * no permission for resolves to null without a statement, exactly like a record that does not exist.
+ */
+export function guardNodeLookups(schema: GraphQLSchema): GraphQLSchema {
+  const nodeInterface = schema.getType('Node');
+  const query = schema.getQueryType();
+  if (!nodeInterface || !isInterfaceType(nodeInterface) || !query) return schema;
+  const nodeTypes = new Set(schema.getPossibleTypes(nodeInterface).map((type) => type.name));
+  for (const name of nodeTypes) {
+    if (!(name in nodeLookupPermission)) throw new Error(`${name} implements Node without a permission in nodeLookupPermission`);
+  }
+  const readable = (context: GuardContext, typename: string): boolean => context.actor?.permissions.has(nodeLookupPermission[typename]!) ?? false;
+  const { node, nodes } = query.getFields();
+  if (node) {
+    const resolve = node.resolve ?? defaultFieldResolver;
+    // Without a key the field's own auth scope refuses the call before any id is read.
+    node.resolve = (source, args: { id?: unknown }, context: GuardContext, info) =>
+      !context.actor || readable(context, nodeTypeOf(args.id, 'id', nodeTypes)) ? resolve(source, args, context, info) : null;
+  }
+  if (nodes) {
+    const resolve = nodes.resolve ?? defaultFieldResolver;
+    nodes.resolve = async (source, args: { ids?: unknown }, context: GuardContext, info) => {
+      if (!context.actor) return resolve(source, args, context, info);
+      const ids = Array.isArray(args.ids) ? (args.ids as unknown[]) : [];
+      if (ids.length > NODES_PER_LOOKUP) throw invalidInput('ids', `at most ${NODES_PER_LOOKUP} ids at once`);
+      const allowed = ids.map((id, index) => readable(context, nodeTypeOf(id, `ids[${index}]`, nodeTypes)));
+      const asked = ids.filter((_id, index) => allowed[index]);
+      const found = asked.length === 0 ? [] : ((await resolve(source, { ...args, ids: asked }, context, info)) as unknown[]);
+      let next = 0;
+      return allowed.map((isAllowed) => (isAllowed ? found[next++] ?? null : null));
+    };
   }
   return schema;
 }

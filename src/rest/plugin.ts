@@ -25,11 +25,22 @@ type Enveloped = ReturnType<GetEnveloped>;
 
 const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 
+/** Whether a field was declared for graph clients only (`graphOnly` in src/builder.ts). */
+const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
+
+/**
+ * The schema the REST door serves: the routed root fields only, without what exists for graph clients
+ * alone (the Node interface and its global ids, mutation payloads' records, …), so each REST body is
+ * the spec's shape however the graph grows around it.
+ */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
     filterSchema({
       schema,
       rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
+      typeFilter: (typeName) => typeName !== 'Node',
+      objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
+      interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
     }),
   );
 }

@@ -1,7 +1,9 @@
 // Imports every domain file (each registers its types and root fields) and builds the schema.
 import { GraphQLSchema } from 'graphql';
 import { builder } from '../builder.ts';
-import { guardFieldsByType } from '../auth/type-guards.ts';
+import { guardFieldsByType, guardNodeLookups } from '../auth/type-guards.ts';
+import { describeAccess } from '../auth/access-docs.ts';
+import { describeRelayStructure } from './relay-docs.ts';
 import './api-key.ts';
 import './lead.ts';
 import './car.ts';
@@ -20,7 +22,7 @@ let schema: GraphQLSchema | undefined;
 /** The schema, built once: Pothos types are registered at import time and cannot be built twice. */
 export function getSchema(): GraphQLSchema {
   if (!schema) {
-    const built = guardFieldsByType(builder.toSchema({ sortSchema: true }));
+    const built = describeRelayStructure(describeAccess(guardNodeLookups(guardFieldsByType(builder.toSchema({ sortSchema: true })))));
     // Mutation is declared in builder.ts for every domain file to extend; a schema without any
     // mutation field yet must leave the type out rather than be invalid.
     const mutation = built.getMutationType();

@@ -210,7 +210,11 @@ builder.queryField('website_offer', (t) =>
 
 // ─── the graph: manufacturers, their models and offers ───
 
-builder.prismaObject('Manufacturer', {
+builder.prismaNode('Manufacturer', {
+  description: 'A car manufacturer (a make): catalogue data, shared by every dealership.',
+  id: { field: 'id' },
+  // A global id that names no manufacturer (or none the key reaches) is null, never an error.
+  nullable: true,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
