@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the REST door, built from the route table and the GraphQL types the
 // routes answer with: the REST body IS the root field's result, so one source describes both, and
-// test/openapi-contract.test.ts validates real responses against this document.
+// test/openapi.test.ts (with test/support/contract.ts, used across the suite) validates real responses against this document.
 // (Sofa's generated document repeats arguments as query and body parameters and mangles paths such
 // as `{id.json}`. This one reads each parameter where it is read.)
 import {
