@@ -19,6 +19,7 @@ import { useKeyCallLog } from './key-call-log.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
 import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
+import { currentRequestLogger } from './telemetry/request-record.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -60,11 +61,13 @@ export function createApp(deps: AppDeps): Yoga {
     // (src/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
     healthCheckEndpoint: ' disabled',
     maskedErrors: true,
+    // Yoga's own lines (such as the unexpected error behind a masked answer) carry the request id of
+    // the request they are written for.
     logging: {
-      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
-      info: (...args) => deps.logger.info(args.map(String).join(' ')),
-      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => deps.logger.error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
+      debug: (...args) => currentRequestLogger(deps.logger).debug(args.map(String).join(' ')),
+      info: (...args) => currentRequestLogger(deps.logger).info(args.map(String).join(' ')),
+      warn: (...args) => currentRequestLogger(deps.logger).warn(args.map(String).join(' ')),
+      error: (...args) => currentRequestLogger(deps.logger).error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
     },
     plugins: [
       // First: it keeps answers as the handler made them, before the hooks below add to them.

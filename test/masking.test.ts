@@ -1,7 +1,10 @@
 // An unexpected failure (here: the database losing a table) answers a generic error on both doors,
 // with nothing of the SQL, the table or the stack in the body.
+import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createLogger } from '../src/logger.ts';
+import { createApp } from '../src/yoga.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 
 let app: TestApp;
@@ -33,5 +36,34 @@ describe('an unexpected failure', () => {
     const error = result.errors?.[0];
     expect(JSON.stringify({ message: error?.message, extensions: error?.extensions })).not.toMatch(internals);
     expect(result.errors).toHaveLength(1);
+  });
+});
+
+describe('the log of an unexpected failure', () => {
+  it('carries the request id of the answer, with the error, on both doors', async () => {
+    const lines: { request_id?: string; level: number; err?: { message?: string } }[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        done();
+      },
+    });
+    const logged = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: createLogger('info', sink) }));
+    const rest = await logged.fetch('http://gateway.test/api/v1/dealerships/masked-motors/plugins', { headers: { authorization: `Bearer ${key}` } });
+    const graphql = await logged.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ dealership_plugins(dealership_slug: "masked-motors") { plugins { slug } } }' }),
+    });
+    for (const response of [rest, graphql]) {
+      const requestId = response.headers.get('request-id');
+      expect(requestId).toBeTruthy();
+      // The error line (level 50) is Yoga's own, written where no request is at hand.
+      const errorLines = lines.filter((line) => line.level === 50 && line.request_id === requestId);
+      expect(errorLines.length, `an error line for ${requestId}`).toBeGreaterThan(0);
+      expect(JSON.stringify(errorLines)).toMatch(/dealership_plugins/);
+    }
+    // No error line is written without a request id.
+    expect(lines.filter((line) => line.level === 50 && !line.request_id)).toEqual([]);
   });
 });
