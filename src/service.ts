@@ -33,6 +33,7 @@ import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
 import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
 import { createMetrics } from './telemetry/metrics.ts';
+import { startTracing, type Tracing, type TracingOptions } from './telemetry/tracing.ts';
 
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
@@ -63,6 +64,8 @@ export interface StopParts {
   db: Pick<Db, '$disconnect'>;
   /** Closed with the database, when REDIS_URL is set. */
   redis?: Pick<RedisConnections, 'close'> | null;
+  /** When traces are on: the spans still buffered are sent last, once nothing more can make one. */
+  tracing?: Pick<Tracing, 'shutdown'> | null;
   logger: Logger;
   graceMs: number;
 }
@@ -80,7 +83,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 
 /** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
 export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
-  const { http, outbox, background = [], keyCalls, db, redis, logger, graceMs } = parts;
+  const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
   logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
@@ -108,17 +111,25 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
     redis?.close(),
   ]);
   closedInTime = (await settledBy(disconnected, deadline)) && closedInTime;
+  if (tracing) {
+    const flushed = tracing.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'sending the last spans failed'));
+    closedInTime = (await settledBy(flushed, deadline)) && closedInTime;
+  }
   const report: ShutdownReport = { signal, cutConnections, closedInTime, ms: Date.now() - started };
   logger.info({ ...report }, 'stopped');
   return report;
 }
 
 /** Prepares the database, then serves on config.port/host and runs the outbox worker. */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: { tracing?: TracingOptions } = {}): Promise<RunningService> {
+  // Off by default: then this loads nothing (src/telemetry/tracing.ts).
+  const tracing = await startTracing(config.tracing, options.tracing);
+  if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
   let db: Db;
   try {
-    db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+    db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, traced: tracing !== null });
   } catch (error) {
+    await tracing?.shutdown();
     throw new DatabaseStartupError(config.databaseUrl, error);
   }
   // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
@@ -185,7 +196,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     http,
     stop(signal) {
       keys.close();
-      stopping ??= stopService({ http, outbox, background, keyCalls, db, redis, logger, graceMs: config.shutdownGraceMs }, signal);
+      stopping ??= stopService({ http, outbox, background, keyCalls, db, redis, tracing, logger, graceMs: config.shutdownGraceMs }, signal);
       return stopping;
     },
   };

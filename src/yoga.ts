@@ -20,6 +20,7 @@ import { createMetrics } from './telemetry/metrics.ts';
 import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
 import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
 import { currentRequestLogger } from './telemetry/request-record.ts';
+import { useTracing } from './telemetry/tracing-plugin.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Yoga {
   const http = useHttpConventions();
   const metrics = deps.metrics ?? createMetrics(deps);
   const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
+  const tracing = useTracing(GRAPHQL_ENDPOINT);
   const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now, metrics) : null;
   const answerCache =
     deps.readCache && readCache
@@ -75,6 +77,8 @@ export function createApp(deps: AppDeps): Yoga {
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),
       telemetry.first,
+      // After the request record is started (the request span carries its id), before anything may answer.
+      tracing.first,
       // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
       ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
       // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
@@ -102,6 +106,7 @@ export function createApp(deps: AppDeps): Yoga {
       http.last,
       // After every other answer-changing hook: the record is finished from the answer as sent.
       telemetry.last,
+      tracing.last,
     ],
   });
 }

@@ -8,6 +8,7 @@ import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
+import { tracedAdapterFactory } from './traced-adapter.ts';
 
 // The PostgreSQL driver (pg and Prisma's adapter over it) is loaded only when the engine is
 // PostgreSQL: an instance on SQLite never pays for loading it at start-up.
@@ -25,6 +26,8 @@ export interface DbOptions {
    * session locks), so the pool may sit behind PgBouncer in transaction mode.
    */
   poolMax?: number;
+  /** A span per SQL statement (src/db/traced-adapter.ts): set when traces are on. */
+  traced?: boolean;
 }
 
 /** Each PostgreSQL client's connection pool, for the metrics (src/telemetry/metrics.ts) to read. */
@@ -44,14 +47,16 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const { Pool } = requirePackage('pg') as typeof pg;
     const pool = new Pool({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
-    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+    const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
+    const adapter = options.traced ? tracedAdapterFactory(pgAdapter, 'postgresql') : pgAdapter;
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
     poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = serialisedSqliteAdapter(`file:${file}`);
+    const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`);
+    const adapter = options.traced ? tracedAdapterFactory(sqliteAdapter, 'sqlite') : sqliteAdapter;
     db = new PrismaClient({ adapter, log });
   }
   if (options.onQuery) {

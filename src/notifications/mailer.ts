@@ -10,6 +10,8 @@ export interface OutgoingMail {
   text: string;
   /** `<…@…>`: the same on every attempt of one outbox message, so a receiver can spot a repeat. */
   messageId: string;
+  /** The W3C traceparent of the sending span, as a `traceparent` header, when the send is traced. */
+  traceparent?: string | null;
 }
 
 export interface Mailer {
@@ -38,7 +40,14 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
   return {
     async send(mail) {
       transport ??= connect();
-      await (await transport).sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId });
+      await (await transport).sendMail({
+        from: config.mailFrom,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId: mail.messageId,
+        ...(mail.traceparent ? { headers: { traceparent: mail.traceparent } } : {}),
+      });
     },
     close() {
       void transport?.then((opened) => opened.close(), () => undefined);

@@ -26,6 +26,8 @@ import type { Clock } from '../db/clock.ts';
 import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
 import { createMailer, type Mailer } from './mailer.ts';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { contextFromTraceparent, currentTraceparent, tracer } from '../telemetry/tracing.ts';
 import { outboxMessageId } from './outbox.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
@@ -85,7 +87,10 @@ const MIN_RENEWAL_MS = 100;
 /** A message this instance holds: `attempts` is the claim's identity (each claim increments it). */
 interface ClaimedMessage {
   id: number;
+  kind: string;
   attempts: number;
+  /** The queuing request's trace (src/telemetry/tracing.ts), when it was traced. */
+  traceparent: string | null;
   recipient: string;
   subject: string;
   body: string;
@@ -113,7 +118,7 @@ async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMess
         FOR UPDATE SKIP LOCKED
       ) AS next
       WHERE message.id = next.id
-      RETURNING message.id, message.attempts, message.recipient, message.subject, message.body, message.created_at`;
+      RETURNING message.id, message.kind, message.attempts, message.recipient, message.subject, message.body, message.created_at, message.traceparent`;
     return rows[0] ?? null;
   }
   // SQLite has one writer: the update below runs alone, and matches only the row as it was read.
@@ -123,7 +128,7 @@ async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMess
     const next = await db.outboxMessage.findFirst({
       where: claimable,
       orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
-      select: { id: true, attempts: true, recipient: true, subject: true, body: true, created_at: true },
+      select: { id: true, kind: true, attempts: true, recipient: true, subject: true, body: true, created_at: true, traceparent: true },
     });
     if (!next) return null;
     const claimed = await db.outboxMessage.updateMany({
@@ -187,8 +192,23 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
     const messageId = outboxMessageId(message, deps.mailFrom);
 
     try {
-      await sendWhileHolding(deps, message, policy.leaseMs, () =>
-        mailer.send({ to: message.recipient, subject: message.subject, text: message.body, messageId }),
+      // A child of the request that queued the message, when it was traced; the e-mail carries this span on.
+      await tracer().startActiveSpan(
+        `outbox send ${message.kind}`,
+        { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'smtp', 'messaging.message.id': messageId, 'outbox.id': message.id, 'outbox.attempt': message.attempts } },
+        contextFromTraceparent(message.traceparent),
+        async (span) => {
+          try {
+            await sendWhileHolding(deps, message, policy.leaseMs, () =>
+              mailer.send({ to: message.recipient, subject: message.subject, text: message.body, messageId, traceparent: currentTraceparent() }),
+            );
+          } catch (error) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'the mail server refused or could not be reached' });
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
       );
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);

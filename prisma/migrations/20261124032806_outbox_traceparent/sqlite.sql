@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "outbox_messages" ADD COLUMN "traceparent" TEXT;
+

@@ -1,0 +1,89 @@
+// A span per SQL statement when traces are on (src/telemetry/tracing.ts): the driver adapter under
+// Prisma is wrapped, so every statement of either engine, in a transaction or not, is seen once with
+// the SQL Prisma sent. Prisma sends parameterised SQL: the text has placeholders, never the values
+// (which may be personal data). A statement with no span active (a background task between its own
+// spans) makes none, so only work done for a request or a traced delivery is recorded.
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { tracer } from '../telemetry/tracing.ts';
+
+type Factory = PrismaBetterSqlite3;
+type Adapter = Awaited<ReturnType<Factory['connect']>>;
+type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
+type Query = Parameters<Adapter['queryRaw']>[0];
+
+export type DatabaseSystem = 'sqlite' | 'postgresql';
+
+/** `SELECT`, `INSERT` … and the first table named, for the span's name (`SELECT cars`). */
+export function statementSummary(sql: string): { operation: string; table: string | null } {
+  const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
+  // Identifiers quoted as Prisma writes them: "public"."cars" (PostgreSQL), `main`.`cars` (SQLite).
+  const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:["`]?\w+["`]?\.)?["`]?(\w+)["`]?/i.exec(sql)?.[1] ?? null;
+  return { operation, table };
+}
+
+function traced<T>(system: DatabaseSystem, sql: string, run: () => Promise<T>): Promise<T> {
+  if (!trace.getSpan(context.active())) return run();
+  const { operation, table } = statementSummary(sql);
+  return tracer().startActiveSpan(
+    table ? `${operation} ${table}` : operation,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql, ...(table ? { 'db.collection.name': table } : {}) },
+    },
+    async (span) => {
+      try {
+        return await run();
+      } catch (error) {
+        // The database's message may quote values; the span says only that the statement failed.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the statement failed' });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+function tracedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, system: DatabaseSystem): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
+  return {
+    queryRaw: (query: Query) => traced(system, query.sql, () => queryable.queryRaw(query)),
+    executeRaw: (query: Query) => traced(system, query.sql, () => queryable.executeRaw(query)),
+  };
+}
+
+function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
+  const wrapped: Adapter = {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    ...tracedQueries(adapter, system),
+    executeScript: (script) => adapter.executeScript(script),
+    dispose: () => adapter.dispose(),
+    async startTransaction(isolationLevel) {
+      const transaction: Transaction = await adapter.startTransaction(isolationLevel);
+      return {
+        provider: transaction.provider,
+        adapterName: transaction.adapterName,
+        options: transaction.options,
+        ...tracedQueries(transaction, system),
+        commit: () => transaction.commit(),
+        rollback: () => transaction.rollback(),
+        ...(transaction.createSavepoint ? { createSavepoint: (name: string) => transaction.createSavepoint!(name) } : {}),
+        ...(transaction.rollbackToSavepoint ? { rollbackToSavepoint: (name: string) => transaction.rollbackToSavepoint!(name) } : {}),
+        ...(transaction.releaseSavepoint ? { releaseSavepoint: (name: string) => transaction.releaseSavepoint!(name) } : {}),
+      } as Transaction;
+    },
+  };
+  if (adapter.getConnectionInfo) wrapped.getConnectionInfo = () => adapter.getConnectionInfo!();
+  return wrapped;
+}
+
+/** The adapter factory whose connections make a span per statement. */
+export function tracedAdapterFactory<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, system: DatabaseSystem): F {
+  return {
+    ...factory,
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => tracedAdapter((await factory.connect()) as Adapter, system),
+  } as F;
+}

@@ -1,0 +1,171 @@
+// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config.ts, README "Traces").
+// Off, nothing but @opentelemetry/api is loaded, and its tracer is a no-op: spans cost a function call.
+// On, the SDK, the exporter and the W3C propagator are imported here, once, and registered globally,
+// so that the request plugin (src/telemetry/tracing-plugin.ts), the database adapters
+// (src/db/traced-adapter.ts) and the outbox worker make their spans with the same `tracer`.
+//
+// Spans: one SERVER span per request (`GET /api/v1/cars/:id/performance.json`, `POST /graphql`), a
+// child per GraphQL operation (the REST door runs one too), and a child of that per SQL statement.
+// An incoming `traceparent` is the request span's parent; the answer carries the request span's
+// `traceparent`; a notification queued by the request stores it and its e-mail carries it on.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context as TraceContext,
+  type ContextManager,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import type { TracingConfig } from '../config.ts';
+
+export const TRACER_NAME = 'dealership-gateway';
+
+/** The tracer every span of the service is made with: a no-op until startTracing registers the SDK. */
+export function tracer(): Tracer {
+  return trace.getTracer(TRACER_NAME);
+}
+
+/**
+ * OpenTelemetry's context on an AsyncLocalStorage, as its own async-hooks manager keeps it, plus
+ * `enterWith`: Yoga's request hooks have no callback to run the rest of the request inside, so the
+ * request span becomes the active one for the rest of the request's async chain (each request has its
+ * own: an HTTP request event, a yoga.fetch call).
+ */
+export class RequestContextManager implements ContextManager {
+  readonly #storage = new AsyncLocalStorage<TraceContext>();
+
+  active(): TraceContext {
+    return this.#storage.getStore() ?? ROOT_CONTEXT;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(active: TraceContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return this.#storage.run(active, () => fn.apply(thisArg, args));
+  }
+
+  /** Functions only: nothing in this service binds event emitters to a context. */
+  bind<T>(active: TraceContext, target: T): T {
+    if (typeof target !== 'function') return target;
+    const manager = this;
+    const bound = function (this: unknown, ...args: unknown[]) {
+      return manager.with(active, () => (target as (...args: unknown[]) => unknown).apply(this, args));
+    };
+    return bound as T;
+  }
+
+  enterWith(active: TraceContext): void {
+    this.#storage.enterWith(active);
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.#storage.disable();
+    return this;
+  }
+}
+
+let contextManager: RequestContextManager | null = null;
+
+/** Whether startTracing has registered the SDK: every tracing hook checks this first. */
+export function isTracing(): boolean {
+  return contextManager !== null;
+}
+
+/** Makes `active` the current trace context for the rest of the running request's work (see RequestContextManager). */
+export function enterTraceContext(active: TraceContext): void {
+  contextManager?.enterWith(active);
+}
+
+const headerGetter: TextMapGetter<Headers> = {
+  keys: (carrier) => [...carrier.keys()],
+  get: (carrier, key) => carrier.get(key) ?? undefined,
+};
+
+/**
+ * The trace context a request's headers carry (`traceparent`, `tracestate`). From the root, never
+ * from the active context: the async chain a request arrives on may have carried an earlier request
+ * (a keep-alive connection), and a request's only parent is the one its caller sends.
+ */
+export function contextFromHeaders(headers: Headers): TraceContext {
+  return propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+}
+
+/** The W3C `traceparent` of the active span (or of `from`), when it is being traced. */
+export function currentTraceparent(from: TraceContext = context.active()): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(from, carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** The context a stored `traceparent` (an outbox message's) continues. */
+export function contextFromTraceparent(traceparent: string | null): TraceContext {
+  if (!traceparent) return ROOT_CONTEXT;
+  return propagation.extract(ROOT_CONTEXT, { traceparent });
+}
+
+export interface Tracing {
+  /** Sends what is still buffered and stops the SDK (at shutdown, after the last request). */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingOptions {
+  /** Spans go here instead of the configured exporter, each as it ends (tests: an InMemorySpanExporter). */
+  exporter?: SpanExporter;
+}
+
+/**
+ * Registers the OpenTelemetry SDK when the settings turn traces on (or a test gives an exporter);
+ * null otherwise, and then no SDK module has been loaded.
+ */
+export async function startTracing(config: TracingConfig | null, options: TracingOptions = {}): Promise<Tracing | null> {
+  if (!config && !options.exporter) return null;
+  const [sdk, { W3CTraceContextPropagator }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+  ]);
+  let exporter = options.exporter;
+  if (!exporter && config?.exporter === 'console') exporter = new sdk.ConsoleSpanExporter();
+  if (!exporter) {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    exporter = new OTLPTraceExporter(config?.otlpUrl ? { url: config.otlpUrl } : {});
+  }
+  const ratio = config?.samplerRatio ?? 1;
+  const samplers = {
+    always_on: () => new sdk.AlwaysOnSampler(),
+    always_off: () => new sdk.AlwaysOffSampler(),
+    traceidratio: () => new sdk.TraceIdRatioBasedSampler(ratio),
+    parentbased_always_on: () => new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
+    parentbased_always_off: () => new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() }),
+    parentbased_traceidratio: () => new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) }),
+  } as const;
+  const provider = new sdk.TracerProvider({
+    resource: resourceFromAttributes({ ...config?.resourceAttributes, 'service.name': config?.serviceName ?? TRACER_NAME }),
+    sampler: samplers[config?.sampler ?? 'parentbased_always_on'](),
+    // Batched for a real exporter (one POST per batch, off the requests' path); one by one for a test's.
+    spanProcessors: [options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter })],
+  });
+  contextManager = new RequestContextManager();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  return {
+    async shutdown() {
+      try {
+        await provider.forceFlush();
+        await provider.shutdown();
+      } finally {
+        trace.disable();
+        propagation.disable();
+        context.disable();
+        contextManager = null;
+      }
+    },
+  };
+}
