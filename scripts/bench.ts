@@ -31,7 +31,7 @@ import { Kind, OperationTypeNode, print } from 'graphql';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { createSofa } from 'sofa-api';
 import { projectRoot, type Engine } from '../src/config.ts';
-import { restSchema } from '../src/rest/plugin.ts';
+import { restSchema } from '../src/rest/rest-schema.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { runAdminSql } from './cli-database.ts';
 import { freePort } from './free-port.ts';

@@ -83,12 +83,18 @@ describe('Query.lead', () => {
     expect(result.data?.lead).toMatchObject({ name: null, email: null, phone: null, dob: null, address: null, contact: null, car: null, payment: { amount: 12.5 } });
   });
 
-  it('answers another dealership’s lead exactly like a missing one', async () => {
+  it('answers another dealership’s lead exactly like a missing one: null, without failing the rest of the answer', async () => {
     const foreign = await app.graphql(LEAD, { id: southLead.id }, northOnly.key);
     const missing = await app.graphql(LEAD, { id: 999_999 }, northOnly.key);
-    expect(foreign.data).toBeNull();
-    expect(foreign.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', error: 'lead_not_found' });
-    expect(missing.errors).toEqual(foreign.errors);
+    expect(foreign).toEqual({ status: 200, data: { lead: null } });
+    expect(missing).toEqual(foreign);
+    const both = await app.graphql<{ found: { id: number } | null; gone: unknown }>(
+      `query ($found: Int!, $gone: Int!) { found: lead(id: $found) { id } gone: lead(id: $gone) { id } }`,
+      { found: lead.id, gone: 999_999 },
+      plain.key,
+    );
+    expect(both.errors).toBeUndefined();
+    expect(both.data).toEqual({ found: { id: lead.id }, gone: null });
   });
 
   it('is FORBIDDEN without read:lead and UNAUTHENTICATED without a key', async () => {

@@ -5,6 +5,7 @@
 // an unrestricted key does see them (so the walk and its oracle can fail).
 import {
   getNamedType,
+  isInterfaceType,
   isLeafType,
   isNonNullType,
   isObjectType,
@@ -12,6 +13,7 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
 import { guardedFields } from '../src/auth/type-guards.ts';
@@ -262,7 +264,23 @@ function rootArguments(): Record<string, string[]> {
     search_dealerships_by_postcode: [`(id: ${maker.id}, postcode: "3000")`],
     website_models: [homeSite, awaySite].map((site) => `(website_id: ${text(site.id)}, version: 2)`),
     website_offer: [`(website_id: ${homeSite.id}, id: ${websiteOffer.id})`],
+    // Every Node type's own rows and the other dealership's, by global id: the foreign ones are null.
+    node: nodeIds().map((id) => `(id: ${JSON.stringify(id)})`),
+    nodes: [`(ids: ${JSON.stringify(nodeIds())})`],
   };
+}
+
+/** Global ids of this file's rows of every dealership-owned Node type, at home and away. */
+function nodeIds(): string[] {
+  const pairs: [string, Row[]][] = [
+    ['Car', [homeCar, movedCar, awayCar]],
+    ['Lead', [homeLead, awayLead, ...movedLeads]],
+    ['Contact', [homeContact, awayContact]],
+    ['Dealership', [home, away]],
+    ['Location', [homeYard, awayYard]],
+    ['Website', [homeSite, awaySite]],
+  ];
+  return pairs.flatMap(([typename, rows]) => rows.map((row) => encodeGlobalID(typename, row.id)));
 }
 
 const MAX_HOPS = 4;
@@ -296,6 +314,15 @@ function walkQueries(): { root: string; query: string }[] {
   for (const [root, field] of Object.entries(schema.getQueryType()!.getFields())) {
     const named = getNamedType(field.type);
     for (const arg of args[root] ?? []) {
+      if (isInterfaceType(named)) {
+        // node / nodes: each type that may answer, through a fragment, with its every path.
+        // One id answers only its own type: node(id:) is walked through that type's fragment alone.
+        const single = root === 'node' ? decodeGlobalID(JSON.parse(/"[^"]*"/.exec(arg)![0]) as string).typename : null;
+        for (const type of schema.getPossibleTypes(named).filter((candidate) => !single || candidate.name === single)) {
+          for (const selection of selections(type, 0, new Set())) queries.push({ root, query: `{ ${root}${arg} { ... on ${type.name} { ${selection} } } }` });
+        }
+        continue;
+      }
       const inner = isObjectType(named) ? selections(named, 0, new Set()) : [''];
       for (const selection of inner) queries.push({ root, query: `{ ${root}${arg}${selection ? ` { ${selection} }` : ''} }` });
     }

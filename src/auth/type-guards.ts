@@ -121,7 +121,6 @@ export const nodeLookupPermission: Readonly<Record<string, Permission>> = {
   Website: 'index:dealership',
   Manufacturer: 'index:offer',
   Model: 'index:offer',
-  Offer: 'index:offer',
   ModelVariant: 'show:model_variant',
 };
 

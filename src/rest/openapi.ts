@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import { permissionCatalogue } from '../auth/permissions.ts';
 import { deniedStatusOf, permissionsOf, restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
+import { restSchema } from './rest-schema.ts';
 import { operationExamples } from './openapi-examples.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -371,7 +372,8 @@ export interface OpenApiOptions {
 }
 
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
-  const writer = new SchemaWriter(schema);
+  // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
+  const writer = new SchemaWriter(restSchema(schema));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of restRoutes) {
     const operation = operationOf(route, writer);

@@ -7,7 +7,6 @@
 // JSON type is checked against the root field's (src/rest/arguments.ts) and typed parameters are
 // parsed (422 names the bad one). A path parameter that does not decode is a 400 before all that.
 // After, a 302 route's {"location"} becomes a real redirect and deprecated routes get their headers.
-import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
@@ -18,32 +17,11 @@ import { deniedStatusOf, matchPath, parseParam, permissionsOf, restRoutes, type 
 import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
+import { restSchema } from './rest-schema.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
 type Enveloped = ReturnType<GetEnveloped>;
-
-const routedFields = new Set<string>(restRoutes.map((route) => route.field));
-
-/** Whether a field was declared for graph clients only (`graphOnly` in src/builder.ts). */
-const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
-
-/**
- * The schema the REST door serves: the routed root fields only, without what exists for graph clients
- * alone (the Node interface and its global ids, mutation payloads' records, …), so each REST body is
- * the spec's shape however the graph grows around it.
- */
-export function restSchema(schema: GraphQLSchema): GraphQLSchema {
-  return pruneSchema(
-    filterSchema({
-      schema,
-      rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
-      typeFilter: (typeName) => typeName !== 'Node',
-      objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-      interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-    }),
-  );
-}
 
 /** The request Sofa should see, or the response that ends it here; `ignored` collects what it skipped. */
 async function prepareRequest(

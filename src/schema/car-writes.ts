@@ -1,7 +1,7 @@
 // Spec 4.1 (update car, PUT /api/cars/{id}) and 4.19 (reserve flag, PUT /api/v1/cars/{id}/reserve).
 // The REST body is every field of these return types, so they are the documented write answers
 // exactly, kept apart from the graph `Car` type of src/schema/car.ts.
-import { builder } from '../builder.ts';
+import { builder, graphOnly } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';
 import { LOCKABLE_CAR_FIELDS, updateCar, type CarCustomAttribute, type UpdateCarResult } from '../domain/car-updates.ts';
@@ -154,6 +154,13 @@ const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').
       description: 'Fields of the request left unchanged because the car has them in locked_fields.',
       resolve: (result) => result.skippedFields,
     }),
+    node: t.prismaField({
+      type: 'Car',
+      nullable: true,
+      ...graphOnly,
+      description: 'The updated car as the graph’s Car (with its node_id), so a normalised client cache updates the Car it holds.',
+      resolve: (query, result, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: result.carId } }),
+    }),
   }),
 });
 
@@ -179,6 +186,13 @@ const CarReservation = builder.prismaObject('Car', {
     stocknum: t.exposeString('stocknum'),
     reserved: t.exposeBoolean('reserved'),
     reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
+    node: t.prismaField({
+      type: 'Car',
+      nullable: true,
+      ...graphOnly,
+      description: 'The car as the graph’s Car (with its node_id), so a normalised client cache updates the Car it holds.',
+      resolve: (query, car, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: car.id } }),
+    }),
   }),
 });
 

@@ -193,7 +193,10 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
   fields: (t) => ({ name: t.exposeString('name'), value: t.exposeString('value') }),
 });
 
-builder.prismaObject('Car', {
+builder.prismaNode('Car', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => {
     const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
     const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
@@ -289,6 +292,15 @@ builder.queryField('car', (t) =>
   }),
 );
 
+/** The `cars` filters, for the page and for its totalCount alike. */
+function carListWhere(args: { dealership_id?: number | null; make?: string | null; status?: string | null }) {
+  return {
+    ...(args.dealership_id === null || args.dealership_id === undefined ? {} : { dealership_id: args.dealership_id }),
+    ...(args.make ? { make: args.make } : {}),
+    ...(args.status ? { status: args.status } : {}),
+  };
+}
+
 builder.queryField('cars', (t) =>
   t.prismaConnection({
     type: 'Car',
@@ -296,18 +308,15 @@ builder.queryField('cars', (t) =>
     description: "The cars of the key's dealerships, by id; filters are exact matches.",
     authScopes: { permission: 'read:car' },
     args: {
-      dealership_id: t.arg.int(),
-      make: t.arg.string(),
-      status: t.arg.string(),
+      dealership_id: t.arg.int({ description: 'Only this dealership’s cars.' }),
+      make: t.arg.string({ description: 'Only cars of this make, as written on the car (e.g. Toyota).' }),
+      status: t.arg.string({ description: 'Only cars with this stock status, as the dealership writes it (e.g. available, sold).' }),
     },
+    totalCount: (_connection, args, context) => context.db.car.count({ where: carListWhere(args) }),
     resolve: (query, _root, args, context) =>
       context.db.car.findMany({
         ...query,
-        where: {
-          ...(args.dealership_id === null || args.dealership_id === undefined ? {} : { dealership_id: args.dealership_id }),
-          ...(args.make ? { make: args.make } : {}),
-          ...(args.status ? { status: args.status } : {}),
-        },
+        where: carListWhere(args),
         orderBy: { id: 'asc' },
       }),
   }),

@@ -32,7 +32,10 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
   }),
 });
 
-export const Contact = builder.prismaObject('Contact', {
+export const Contact = builder.prismaNode('Contact', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   description: 'A person known to a dealership.',
   fields: (t) => ({
     id: t.exposeInt('id'),

@@ -55,7 +55,10 @@ export const LocationContactDetail = builder.prismaObject('LocationContactDetail
   }),
 });
 
-export const Website = builder.prismaObject('Website', {
+export const Website = builder.prismaNode('Website', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
@@ -65,7 +68,10 @@ export const Website = builder.prismaObject('Website', {
   }),
 });
 
-export const Location = builder.prismaObject('Location', {
+export const Location = builder.prismaNode('Location', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
@@ -89,7 +95,10 @@ export const User = builder.prismaObject('User', {
   }),
 });
 
-export const Dealership = builder.prismaObject('Dealership', {
+export const Dealership = builder.prismaNode('Dealership', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
@@ -103,7 +112,7 @@ export const Dealership = builder.prismaObject('Dealership', {
     }),
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
     // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
-    cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true }),
+    cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),
   }),
 });
 
@@ -125,6 +134,7 @@ builder.queryField('dealerships', (t) =>
     cursor: 'id',
     description: 'The dealerships the key reaches, by id.',
     authScopes: { permission: 'index:dealership' },
+    totalCount: (_connection, _args, context) => context.db.dealership.count(),
     resolve: (query, _root, _args, context) =>
       context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
   }),

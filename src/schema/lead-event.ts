@@ -8,7 +8,10 @@ import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
 // graph share it.
-export const LeadEvent = builder.prismaObject('LeadEvent', {
+export const LeadEvent = builder.prismaNode('LeadEvent', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   description: 'A messaging event an external service recorded against a lead.',
   fields: (t) => ({
     id: t.exposeInt('id'),

@@ -2,12 +2,11 @@
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
-import { builder } from '../builder.ts';
+import { builder, graphOnly } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
 import type { Context } from '../context.ts';
-import { notFound } from '../errors.ts';
 import { createLead, type LeadWriteDeps } from '../domain/leads/create.ts';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../domain/leads/idempotency.ts';
 import { leadListWhere } from '../domain/leads/queries.ts';
@@ -260,7 +259,16 @@ builder.objectFields(LeadRecordRef, leadColumnFields);
 
 const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').implement({
   description: 'The answer of create_lead and update_lead: {"lead": {...}}.',
-  fields: (t) => ({ lead: t.expose('lead', { type: LeadRecordRef }) }),
+  fields: (t) => ({
+    lead: t.expose('lead', { type: LeadRecordRef, description: 'The lead as stored, in the REST shape.' }),
+    node: t.prismaField({
+      type: 'Lead',
+      nullable: true,
+      ...graphOnly,
+      description: 'The lead as the graph’s Lead (with its node_id), so a normalised client cache updates the Lead it holds.',
+      resolve: (query, payload, _args, context) => context.db.lead.findUniqueOrThrow({ ...query, where: { id: payload.lead.id } }),
+    }),
+  }),
 });
 
 function writeDeps(context: Context): LeadWriteDeps {
@@ -315,7 +323,10 @@ builder.objectFields(LeadPaymentRef, paymentFields);
 builder.objectFields(builder.prismaObject('LeadAddress', {}), addressFields);
 builder.objectFields(builder.prismaObject('LeadFile', { description: 'An attachment’s facts; the bytes stay in the file storage.' }), fileFields);
 
-const LeadRef = builder.prismaObject('Lead', {
+const LeadRef = builder.prismaNode('Lead', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   description:
     'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
     '(null without), so read:lead does not open them.',
@@ -346,14 +357,11 @@ builder.prismaObjectField('Car', 'leads', (t) =>
 builder.queryField('lead', (t) =>
   t.prismaField({
     type: 'Lead',
-    description: 'A lead of the key’s dealerships. 404 lead_not_found otherwise.',
+    nullable: true,
+    description: 'A lead by id; null when there is none among the dealerships the key reaches (so one missing lead does not fail the rest of the answer).',
     authScopes: { permission: 'read:lead' },
-    args: { id: t.arg.int({ required: true }) },
-    resolve: async (query, _root, args, context) => {
-      const lead = await context.db.lead.findUnique({ ...query, where: { id: args.id } });
-      if (!lead) throw notFound('lead');
-      return lead;
-    },
+    args: { id: t.arg.int({ required: true, description: 'The lead id.' }) },
+    resolve: (query, _root, args, context) => context.db.lead.findUnique({ ...query, where: { id: args.id } }),
   }),
 );
 
@@ -370,6 +378,7 @@ builder.queryField('leads', (t) =>
       category: t.arg.string(),
       lead_state: t.arg.string(),
     },
+    totalCount: async (_connection, args, context) => context.db.lead.count({ where: await leadListWhere(context.db, args) }),
     resolve: async (query, _root, args, context) =>
       context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, args), orderBy: { id: 'desc' } }),
   }),

@@ -188,14 +188,20 @@ const ModelVariantDetails = builder.prismaObject('ModelVariant', {
 });
 
 /** The graph type: the same record plus the way back to its model. */
-builder.prismaObject('ModelVariant', {
+builder.prismaNode('ModelVariant', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     ...variantRecordFields(t),
     model: t.relation('model'),
   }),
 });
 
-builder.prismaObject('Model', {
+builder.prismaNode('Model', {
+  // Fetched again by node(id:); a global id that names no record the key reaches is null.
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     id: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),
