@@ -7,7 +7,7 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
-  isObjectType,
+  isCompositeType,
   isScalarType,
   type GraphQLField,
   type GraphQLInputType,
@@ -123,7 +123,7 @@ function operationFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, u
   const required = field.args.filter((arg) => isNonNullType(arg.type));
   const declarations = required.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ');
   const passing = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
-  const selection = isObjectType(getNamedType(field.type)) ? ' { __typename }' : '';
+  const selection = isCompositeType(getNamedType(field.type)) ? ' { __typename }' : '';
   return {
     query: `${kind}${declarations ? `(${declarations})` : ''} { ${field.name}${passing ? `(${passing})` : ''}${selection} }`,
     variables: Object.fromEntries(required.map((arg) => [arg.name, sampleValue(arg.type)])),

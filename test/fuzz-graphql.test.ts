@@ -10,6 +10,7 @@ import {
   getNamedType,
   isEnumType,
   isInputObjectType,
+  isInterfaceType,
   isLeafType,
   isListType,
   isNonNullType,
@@ -100,7 +101,9 @@ function documentFor(operation: 'query' | 'mutation', field: GraphQLField<unknow
   const variables = field.args.map((arg) => `$${arg.name}: ${String(arg.type)}`);
   const args = field.args.map((arg) => `${arg.name}: $${arg.name}`);
   const named = getNamedType(field.type);
-  const selection = isObjectType(named) ? ` { ${selectionOf(named, random, 0)} }` : '';
+  // An interface (node, nodes) is asked for its own leaf fields.
+  const interfaceLeaves = isInterfaceType(named) ? Object.values(named.getFields()).filter((leaf) => isLeafType(getNamedType(leaf.type))).map((leaf) => leaf.name) : [];
+  const selection = isObjectType(named) ? ` { ${selectionOf(named, random, 0)} }` : isInterfaceType(named) ? ` { __typename ${interfaceLeaves.join(' ')} }` : '';
   return `${operation}${variables.length ? `(${variables.join(', ')})` : ''} { ${field.name}${args.length ? `(${args.join(', ')})` : ''}${selection} }`;
 }
 

@@ -80,6 +80,30 @@ describe('mutation payloads', () => {
   });
 });
 
+describe('a payload’s graph record without the read permission', () => {
+  it('is null on every mutation payload, and the mutation still answers (the REST door is unaffected)', async () => {
+    const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1 }, orderBy: { id: 'asc' } });
+    const carWriter = (await makeKey(app.db, { permissions: ['update:car'] })).key;
+    const updated = await app.graphql<{ update_car: { car: { id: number }; node: unknown } }>(
+      `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { id } node { node_id } } }`,
+      { id: car.id, car: carInput(1, { stocknum: car.stocknum }) },
+      carWriter,
+    );
+    expect(updated.errors).toBeUndefined();
+    expect(updated.data!.update_car).toEqual({ car: { id: car.id }, node: null });
+
+    const leadWriter = (await makeKey(app.db, { permissions: ['create:lead'] })).key;
+    const created = await app.graphql<{ create_lead: { lead: { id: number }; node: unknown } }>(
+      `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } node { node_id } } }`,
+      { lead: samplePayload(1, { email: 'payload.noread@example.com' }) },
+      leadWriter,
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data!.create_lead.node).toBeNull();
+    expect(created.data!.create_lead.lead.id).toEqual(expect.any(Number));
+  });
+});
+
 describe('connections', () => {
   it('tell their totalCount, among the rows the key reaches', async () => {
     const query = `{

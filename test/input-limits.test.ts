@@ -8,7 +8,7 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
-  isObjectType,
+  isCompositeType,
   isScalarType,
   type GraphQLField,
   type GraphQLInputType,
@@ -274,7 +274,7 @@ function operationWith(input: TextInput, text: string): { query: string; variabl
   const { field, operation, steps } = input;
   const definitions = field.args.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
   const args = field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
-  const selection = isObjectType(getNamedType(field.type)) ? ' { __typename }' : '';
+  const selection = isCompositeType(getNamedType(field.type)) ? ' { __typename }' : '';
   const variables: Record<string, unknown> = Object.fromEntries(
     field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => [arg.name, minimalValue(arg.type)]),
   );

@@ -18,7 +18,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { decodeGlobalID } from '@pothos/plugin-relay';
-import { invalidInput } from '../errors.ts';
+import { invalidInput, unauthenticated } from '../errors.ts';
 import type { Actor } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 
@@ -161,17 +161,23 @@ export function guardNodeLookups(schema: GraphQLSchema): GraphQLSchema {
     if (!(name in nodeLookupPermission)) throw new Error(`${name} implements Node without a permission in nodeLookupPermission`);
   }
   const readable = (context: GuardContext, typename: string): boolean => context.actor?.permissions.has(nodeLookupPermission[typename]!) ?? false;
+  // Without a key the call is refused before any id is read, as the fields' own auth scope would
+  // (Pothos parses a global id argument before it checks the scope).
+  const refuseWithoutKey = (context: GuardContext): void => {
+    if (!context.actor) throw unauthenticated();
+  };
   const { node, nodes } = query.getFields();
   if (node) {
     const resolve = node.resolve ?? defaultFieldResolver;
-    // Without a key the field's own auth scope refuses the call before any id is read.
-    node.resolve = (source, args: { id?: unknown }, context: GuardContext, info) =>
-      !context.actor || readable(context, nodeTypeOf(args.id, 'id', nodeTypes)) ? resolve(source, args, context, info) : null;
+    node.resolve = (source, args: { id?: unknown }, context: GuardContext, info) => {
+      refuseWithoutKey(context);
+      return readable(context, nodeTypeOf(args.id, 'id', nodeTypes)) ? resolve(source, args, context, info) : null;
+    };
   }
   if (nodes) {
     const resolve = nodes.resolve ?? defaultFieldResolver;
     nodes.resolve = async (source, args: { ids?: unknown }, context: GuardContext, info) => {
-      if (!context.actor) return resolve(source, args, context, info);
+      refuseWithoutKey(context);
       const ids = Array.isArray(args.ids) ? (args.ids as unknown[]) : [];
       if (ids.length > NODES_PER_LOOKUP) throw invalidInput('ids', `at most ${NODES_PER_LOOKUP} ids at once`);
       const allowed = ids.map((id, index) => readable(context, nodeTypeOf(id, `ids[${index}]`, nodeTypes)));
