@@ -15,7 +15,7 @@ import { issueKey } from '../src/auth/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { geocoder, PostcodeGeocoder } from '../src/domain/geocoding.ts';
+import { PostcodeGeocoder } from '../src/domain/geocoding.ts';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp } from '../src/yoga.ts';
@@ -63,7 +63,8 @@ try {
   const { key } = await issueKey(db, { name: 'bench', permissions: ['search:location'], dealershipIds: [], expiresAt: null });
   const config = { ...loadConfig({ APP_MODE: 'development', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
   const now = (): Date => new Date();
-  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null, rateCounters: memoryCounters(), files: createFileStorage(config, db) });
+  const appGeocoder = new PostcodeGeocoder();
+  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null, rateCounters: memoryCounters(), files: createFileStorage(config, db), geocoder: appGeocoder });
   const search = async (postcode: string): Promise<number> => {
     const started = performance.now();
     const response = await app.fetch(`http://bench.test/manufacturers/${manufacturer.id}/search_by_postcode?postcode=${postcode}`, {
@@ -82,8 +83,6 @@ try {
   global.gc?.();
   const after = process.memoryUsage();
 
-  const appGeocoder = geocoder();
-  if (!(appGeocoder instanceof PostcodeGeocoder)) throw new Error('the bundled PostcodeGeocoder is not in place');
   const postcodes = [...(await appGeocoder.centroids()).keys()];
   const warm: number[] = [];
   for (let i = 0; i < searchCount; i += 1) warm.push(await search(postcodes[(i * 13) % postcodes.length] ?? '3000'));

@@ -9,6 +9,7 @@ import type { ReadCacheOptions } from './response-cache.ts';
 import { forActor } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
+import type { Geocoder } from './domain/geocoding.ts';
 import type { CounterStore } from './rate-limit/counters.ts';
 import type { KeyCallLog } from './domain/api-key-calls.ts';
 import type { GatewayMetrics } from './telemetry/metrics.ts';
@@ -27,6 +28,8 @@ export interface AppDeps {
   readCache: ReadCacheOptions | null;
   /** Where lead attachments' bytes are kept, the same store for every instance (src/storage/file-storage.ts). */
   files: FileStorage;
+  /** Places postcodes for the dealership search (src/domain/geocoding.ts): the bundled data set, or a stub in tests. */
+  geocoder: Geocoder;
   /** Where the rate limits count (src/rate-limit/counters.ts): this instance's memory, or Redis. */
   rateCounters: CounterStore;
   /** Counts each call made with a valid key for `keys audit` (src/key-call-log.ts); absent, calls are not counted. */

@@ -29,6 +29,7 @@ import { createLifecycle } from './lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
+import { PostcodeGeocoder } from './domain/geocoding.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
 import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
@@ -171,7 +172,9 @@ export async function startService(config: Config, logger: Logger, options: { tr
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
   // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
   const metrics = createMetrics({ db, now, logger });
-  const deps = { config, db, logger, now, keys, readCache, files, rateCounters, keyCalls, lifecycle, metrics };
+  // The bundled postcode data set, loaded with the first search.
+  const geocoder = new PostcodeGeocoder();
+  const deps = { config, db, logger, now, keys, readCache, files, geocoder, rateCounters, keyCalls, lifecycle, metrics };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {

@@ -7,10 +7,8 @@ import { generateKey, revokeKey } from '../src/auth/api-keys.ts';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { grantPermissions } from '../src/auth/key-admin.ts';
 import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis.ts';
-import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { memoryCounters } from '../src/rate-limit/counters.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeKey } from './support/fixtures.ts';
 
@@ -95,7 +93,7 @@ describe('several instances sharing Redis', () => {
     redis = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
     instances = redis.slice(0, 2).map((connections) => {
       const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * MINUTE, changes: redisKeyChangeFeed(connections, logger) });
-      return { keys, yoga: createApp({ config: app.config, db: app.db, logger, now: app.clock.now, keys, readCache: null, rateCounters: memoryCounters(), files: createFileStorage(app.config, app.db) }) };
+      return { keys, yoga: createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger, keys })) };
     });
     await Promise.all(redis.map((connections) => connections.ready()));
     onFileEnd(async () => {

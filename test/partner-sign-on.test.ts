@@ -6,12 +6,10 @@ import { jwtVerify, SignJWT } from 'jose';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp } from '../src/yoga.ts';
-import { memoryCounters } from '../src/rate-limit/counters.ts';
 import { verifySessionValue, signSessionValue, type SessionClaims } from '../src/domain/partner-sign-on.ts';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';
 
@@ -351,7 +349,9 @@ describe('logging', () => {
         done();
       },
     });
-    const yoga = createApp({ config: app.config, db: app.db, logger: pino({ level: 'trace' }, sink), now: app.clock.now, keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }), readCache: null, rateCounters: memoryCounters(), files: createFileStorage(app.config, app.db) });
+    const yoga = createApp(
+      instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: pino({ level: 'trace' }, sink), keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }) }),
+    );
     const created = await yoga.fetch('http://gateway.test/api/v1/partner/tokens', {
       method: 'POST',
       headers: { authorization: `Bearer ${partnerKey}`, 'content-type': 'application/json' },

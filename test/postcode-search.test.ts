@@ -10,13 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bundledPostcodeFile,
   distanceKm,
-  geocoder,
   PostcodeGeocoder,
-  setGeocoder,
   type GeoPoint,
   type Geocoder,
 } from '../src/domain/geocoding.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createApp } from '../src/yoga.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeLocation, makeManufacturer, makeWebsite } from './support/fixtures.ts';
 import { franchise, makeAddress, makeContactDetail } from './support/fixtures-dealership.ts';
 
@@ -262,7 +261,7 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     }[];
     const distances = body.map((location) => location.distance_km);
     expect(distances).toEqual([...distances].sort((a, b) => a - b));
-    const origin = await geocoder().locate('3000');
+    const origin = await new PostcodeGeocoder().locate('3000');
     const sydney = body.find((location) => location.id === ids.sydney);
     expect(sydney?.distance_km).toBe(Math.round(distanceKm(origin as GeoPoint, { lat: -33.8688, long: 151.2093 }) * 10) / 10);
     expect(sydney?.distance_km).toBeGreaterThan(700);
@@ -394,17 +393,9 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
         return postcode === '1234' ? sydney : null;
       },
     };
-    let previous: Geocoder;
-    beforeAll(() => {
-      previous = setGeocoder(stub);
-    });
-    afterAll(() => {
-      setGeocoder(previous);
-    });
-
-    it('uses the module default geocoder for the search, asking once per distinct postcode', async () => {
-      expect(geocoder()).toBe(stub);
-      const response = await app.request(path4(mazda.id, '?postcode=1234'), { key: full.key });
+    it('uses the geocoder the service is given, asking once per distinct postcode', async () => {
+      const stubbed = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { geocoder: stub }));
+      const response = await stubbed.fetch(`http://gateway.test${path4(mazda.id, '?postcode=1234')}`, { headers: { authorization: `Bearer ${full.key}` } });
       expect(response.status).toBe(200);
       // The stub knows neither 3175 nor 0800, so those locations cannot be placed.
       expect(((await response.json()) as { id: number }[]).map((location) => location.id)).toEqual([

@@ -5,14 +5,12 @@
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import type { AnswerStore } from '../src/answer-cache.ts';
 import type { Config } from '../src/config.ts';
 import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
-import { memoryCounters } from '../src/rate-limit/counters.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
@@ -31,16 +29,7 @@ let keys: Record<'all' | 'north' | 'south' | 'allNoPersonal', string>;
 
 /** An instance of the service over the test database, with its own key verifier and the given cache. */
 function instance(readCache: ReadCacheOptions | null, config: Config = app.config): Yoga {
-  return createApp({
-    files: createFileStorage(app.config, app.db),
-    config,
-    db: app.db,
-    logger,
-    now: app.clock.now,
-    keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: app.config.apiKeyCacheTtlMs }),
-    readCache,
-    rateCounters: memoryCounters(),
-  });
+  return createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { files: createFileStorage(app.config, app.db), logger, readCache }));
 }
 
 async function get(yoga: Yoga, path: string, key: string, headers: Record<string, string> = {}): Promise<Response> {

@@ -1,14 +1,13 @@
 // OpenTelemetry traces (src/telemetry/tracing.ts), with an in-process span exporter installed the way
 // the service installs its own: the span tree of one REST call (request ◄ operation ◄ SQL statements)
 // under the caller's traceparent, the traceparent of the answer, a notification's e-mail carrying the
-// trace of the request that queued it, and, with traces off, no SDK module loaded at all.
+// trace of the request that queued it; with traces off, no SDK module is loaded
+// (test/module-boundaries.test.ts checks the start-up bundle).
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { externalPackages } from '../scripts/build.mjs';
 import { createDb, type Db } from '../src/db/client.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
 import { deliverDueMessages } from '../src/notifications/worker.ts';
@@ -216,35 +215,6 @@ describe('the service process with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_
 });
 
 describe('with traces off', () => {
-  it('the built service’s start-up code holds no OpenTelemetry SDK module: they are loaded only when traces are on', async () => {
-    // The same bundle as `npm run build` (scripts/build.mjs): what the entry chunk holds is what every
-    // start loads; a dynamic import becomes a chunk of its own, loaded when it runs.
-    const esbuild = await import('esbuild');
-    const root = path.resolve(import.meta.dirname, '..');
-    const result = await esbuild.build({
-      absWorkingDir: root,
-      entryPoints: { index: 'src/index.ts' },
-      outdir: 'dist-tracing-test',
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: [...(externalPackages as readonly string[])],
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const outputs = result.metafile!.outputs;
-    const entry = Object.entries(outputs).find(([, output]) => output.entryPoint === 'src/index.ts');
-    expect(entry).toBeDefined();
-    const startupInputs = Object.keys(entry![1].inputs);
-    expect(startupInputs.some((input) => input.includes('@opentelemetry/api'))).toBe(true);
-    expect(startupInputs.filter((input) => /@opentelemetry[\\/](sdk-trace|exporter-trace|otlp|resources|core)[\\/]/.test(input))).toEqual([]);
-    // And the SDK is in the bundle, for when traces are on.
-    expect(Object.values(outputs).some((output) => Object.keys(output.inputs).some((input) => input.includes('@opentelemetry/sdk-trace')))).toBe(true);
-  }, 60_000);
-
   it('startTracing loads nothing and answers null', async () => {
     expect(await startTracing(null)).toBeNull();
   });

@@ -106,16 +106,3 @@ export class PostcodeGeocoder implements Geocoder {
   }
 }
 
-let defaultGeocoder: Geocoder = new PostcodeGeocoder();
-
-/** The geocoder the search uses. */
-export function geocoder(): Geocoder {
-  return defaultGeocoder;
-}
-
-/** Replaces the geocoder (a hosted service, or a stub in tests); returns the previous one. */
-export function setGeocoder(next: Geocoder): Geocoder {
-  const previous = defaultGeocoder;
-  defaultGeocoder = next;
-  return previous;
-}

@@ -20,12 +20,11 @@ const descriptionPolicy: sanitizeHtml.IOptions = {
 };
 
 // sanitize-html (with the HTML parser and PostCSS it brings) is loaded by the first offer read, not
-// at start-up: an instance that never serves an offer never loads it.
-let sanitizer: Promise<typeof sanitizeHtml> | undefined;
-
+// at start-up: an instance that never serves an offer never loads it. The module loader keeps it
+// once loaded.
 export async function sanitizeDescription(html: string): Promise<string> {
-  sanitizer ??= import('sanitize-html').then((loaded) => loaded.default);
-  return (await sanitizer)(html, descriptionPolicy);
+  const { default: sanitize } = await import('sanitize-html');
+  return sanitize(html, descriptionPolicy);
 }
 
 /** Midnight UTC of the day `date` falls on: offer expiry dates are calendar days, kept at midnight UTC. */

@@ -14,7 +14,6 @@ import {
   type InstalledPlugin,
   type PartnerDealershipMapping,
 } from '../domain/dealerships.ts';
-import { geocoder } from '../domain/geocoding.ts';
 import type { ListSize } from '../graphql-limits.ts';
 
 // ───────────────────────────── the graph ─────────────────────────────
@@ -300,7 +299,7 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
       const ranked = await rankLocationsByPostcode(
         context.db,
         { manufacturerId: args.id, postcode: args.postcode, limit: args.limit },
-        geocoder(),
+        context.geocoder,
       );
       const ids = ranked.map((location) => location.id);
       if (ids.length === 0) return [];

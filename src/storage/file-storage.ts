@@ -112,9 +112,11 @@ export class DatabaseStorage implements FileStorage {
 // ─── an S3-compatible bucket ───
 
 type S3Sdk = typeof import('@aws-sdk/client-s3');
-let s3Sdk: Promise<S3Sdk> | undefined;
-/** The SDK is large (hundreds of modules): loaded on first use, so instances without S3 never pay for it at start. */
-const loadS3Sdk = (): Promise<S3Sdk> => (s3Sdk ??= import('@aws-sdk/client-s3'));
+/**
+ * The SDK is large (hundreds of modules): loaded on first use, so instances without S3 never pay for
+ * it at start. The module loader keeps it once loaded; nothing here holds it.
+ */
+const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
 /** Credentials are not settings of this service: the SDK's standard chain finds them (AWS_ACCESS_KEY_ID …, profiles, instance roles). */
 export async function createS3Client(settings: S3Settings): Promise<S3Client> {

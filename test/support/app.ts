@@ -11,6 +11,7 @@ import { createFileStorage } from '../../src/storage/file-storage.ts';
 import { memoryCounters } from '../../src/rate-limit/counters.ts';
 import { assertMatchesContract } from './contract.ts';
 import { onFileEnd } from './cleanup.ts';
+import { PostcodeGeocoder } from '../../src/domain/geocoding.ts';
 import { createMigratedDatabase } from './database.ts';
 
 /** The encryption key of the test apps (production rules: no development default is used). */
@@ -77,6 +78,9 @@ export async function expectAnswer(response: Response, status: number, body: unk
  * What one more instance of the service over the same database needs (its own key verifier, no
  * response cache unless given): for tests that run several instances or another configuration.
  */
+/** One bundled geocoder for the test process: its data set is read once, like one service's. */
+const sharedGeocoder = new PostcodeGeocoder();
+
 export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overrides: Partial<AppDeps> = {}): AppDeps {
   return {
     ...base,
@@ -85,6 +89,7 @@ export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overr
     readCache: null,
     // Chosen from the instance's settings, as the service does: over one database, the database store is shared.
     files: createFileStorage(base.config, base.db),
+    geocoder: sharedGeocoder,
     rateCounters: memoryCounters(),
     ...overrides,
   };
