@@ -3,3 +3,5 @@ export declare const distDir: string;
 export declare const externalPackages: readonly string[];
 export declare function isStale(): boolean;
 export declare function build(): Promise<void>;
+/** The bundle's esbuild options, written to `outdir`. */
+export declare function bundleOptions(outdir: string): import('esbuild').BuildOptions;

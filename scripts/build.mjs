@@ -56,6 +56,31 @@ export function isStale() {
   return !existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== fingerprint();
 }
 
+/**
+ * The bundle's esbuild options, written to `outdir` (tests build the same bundle elsewhere:
+ * test/module-boundaries.test.ts reads what a start loads, test/tracing.test.ts runs it).
+ * @param {string} outdir
+ * @returns {import('esbuild').BuildOptions}
+ */
+export function bundleOptions(outdir) {
+  return {
+    absWorkingDir: projectRoot,
+    entryPoints: { index: 'src/index.ts' },
+    outdir,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: externalPackages,
+    // Bundled CommonJS packages call require(); an ES module has none, so it is made from the bundle's URL.
+    banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
+    legalComments: 'none',
+    logLevel: 'warning',
+  };
+}
+
 /** @returns {Promise<void>} */
 export async function build() {
   const started = performance.now();
@@ -64,24 +89,8 @@ export async function build() {
   // Loaded here, not at the top: a start with a current dist/ never pays for it.
   const esbuild = await import('esbuild');
   try {
-    await esbuild.build({
-      absWorkingDir: projectRoot,
-      entryPoints: { index: 'src/index.ts' },
-      outdir: path.join(temporary, 'src'),
-      chunkNames: 'chunks/[name]-[hash]',
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: externalPackages,
-      // Bundled CommonJS packages call require(); an ES module has none, so it is made from the bundle's URL.
-      banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
-      // For debuggers and `node --enable-source-maps`; nothing reads it on a normal start.
-      sourcemap: 'linked',
-      legalComments: 'none',
-      logLevel: 'warning',
-    });
+    // A linked source map, for debuggers and `node --enable-source-maps`; nothing reads it on a normal start.
+    await esbuild.build({ ...bundleOptions(path.join(temporary, 'src')), sourcemap: 'linked' });
     writeFileSync(path.join(temporary, '.build-stamp'), before);
     const previous = path.join(projectRoot, `dist-${process.pid}.old.tmp`);
     if (existsSync(distDir)) renameSync(distDir, previous);

@@ -4,7 +4,9 @@
 // trace of the request that queued it; with traces off, no SDK module is loaded
 // (test/module-boundaries.test.ts checks the start-up bundle).
 import { createServer, get } from 'node:http';
+import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -14,7 +16,9 @@ import { deliverDueMessages } from '../src/notifications/worker.ts';
 import { startTracing, type Tracing } from '../src/telemetry/tracing.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
-import { freePort, startService } from './support/processes.ts';
+import { freePort, projectDir, startBundledService } from './support/processes.ts';
+import { onFileEnd } from './support/cleanup.ts';
+import { bundleOptions } from '../scripts/build.mjs';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload, startSmtpServer, type TestSmtpServer } from './support/fixtures-leads.ts';
 
@@ -165,7 +169,7 @@ describe('a notification', () => {
   });
 });
 
-describe('the service process with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_000 }, () => {
+describe('the service process (the production bundle) with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_000 }, () => {
   it('posts its spans to the collector as OTLP/HTTP JSON, and SIGTERM sends the last batch before the exit', async () => {
     const received: { name: string; traceId: string; parentSpanId?: string }[] = [];
     const collector = createServer((request, response) => {
@@ -180,8 +184,13 @@ describe('the service process with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const collectorPort = (collector.address() as AddressInfo).port;
+    // The production bundle, as `npm start` runs it: the SDK is loaded the way the bundle loads it.
+    const outdir = path.join(projectDir, `dist-tracing-test-${process.pid}`);
+    const esbuild = await import('esbuild');
+    await esbuild.build({ ...bundleOptions(path.join(outdir, 'src')), logLevel: 'silent' });
+    onFileEnd(() => rm(outdir, { recursive: true, force: true }));
     const port = await freePort();
-    const service = await startService([], {
+    const service = await startBundledService(path.join(outdir, 'src', 'index.js'), [], {
       ...testSettings,
       LOG_LEVEL: 'info',
       DATABASE_URL: app.config.databaseUrl,

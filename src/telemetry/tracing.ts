@@ -109,6 +109,14 @@ export function contextFromTraceparent(traceparent: string | null): TraceContext
   return propagation.extract(ROOT_CONTEXT, { traceparent });
 }
 
+/**
+ * A CommonJS package's exports however it was imported: Node gives its named exports (and the whole
+ * `module.exports` as `default`), the production bundle only `default`.
+ */
+function commonJsExports<T extends object>(loaded: T): T {
+  return (loaded as { default?: T }).default ?? loaded;
+}
+
 export interface Tracing {
   /** Sends what is still buffered and stops the SDK (at shutdown, after the last request). */
   shutdown(): Promise<void>;
@@ -126,14 +134,14 @@ export interface TracingOptions {
 export async function startTracing(config: TracingConfig | null, options: TracingOptions = {}): Promise<Tracing | null> {
   if (!config && !options.exporter) return null;
   const [sdk, { W3CTraceContextPropagator }, { resourceFromAttributes }] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace').then(commonJsExports),
+    import('@opentelemetry/core').then(commonJsExports),
+    import('@opentelemetry/resources').then(commonJsExports),
   ]);
   let exporter = options.exporter;
   if (!exporter && config?.exporter === 'console') exporter = new sdk.ConsoleSpanExporter();
   if (!exporter) {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } = commonJsExports(await import('@opentelemetry/exporter-trace-otlp-http'));
     exporter = new OTLPTraceExporter(config?.otlpUrl ? { url: config.otlpUrl } : {});
   }
   const ratio = config?.samplerRatio ?? 1;

@@ -48,7 +48,15 @@ export interface RunningService {
 
 /** Starts the service and resolves once it listens, or rejects with its output if it ends first. */
 export function startService(args: readonly string[], settings: Record<string, string>): Promise<RunningService> {
-  const child = launch('src/index.ts', args, settings);
+  return watchService(launch('src/index.ts', args, settings));
+}
+
+/** The same, from a production bundle (scripts/build.mjs bundleOptions) whose entry is `bundleEntry`. */
+export function startBundledService(bundleEntry: string, args: readonly string[], settings: Record<string, string>): Promise<RunningService> {
+  return watchService(spawn(process.execPath, [bundleEntry, ...args], { cwd: projectDir, env: bareEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+function watchService(child: ChildProcess): Promise<RunningService> {
   const lines: Record<string, unknown>[] = [];
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
