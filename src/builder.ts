@@ -88,6 +88,13 @@ export const builder = new SchemaBuilder<{
 });
 
 /**
+ * A Node type's options (`builder.prismaNode(model, { ...nodeById, fields })`): fetched again by
+ * node(id:) through its integer primary key, and null, never an error, for a global id that names no
+ * record the key reaches.
+ */
+export const nodeById = { id: { field: 'id' }, nullable: true } as const;
+
+/**
  * Field options for a field of the graph that the REST door leaves out (src/rest/plugin.ts): the REST
  * bodies are the spec's shapes, so a field added for graph clients (a mutation payload's record, a
  * connection) must not appear in them.

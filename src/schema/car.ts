@@ -2,7 +2,7 @@
 // the Car graph type with its root fields for front-end teams (GraphQL only). Every car read goes
 // through the caller's scoped client, so a car outside the key's dealerships is exactly like a car
 // that does not exist.
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import { numberOrZero, textOrEmpty } from './always-present.ts';
 import {
   carPerformance,
@@ -194,9 +194,7 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
 });
 
 builder.prismaNode('Car', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => {
     const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
     const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });

@@ -2,7 +2,7 @@
 // model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
 // The spec's contact record always has the first name and each vehicle's rego, so a key that may read
 // contacts gets them; the postcode, which the spec leaves nullable, needs read:personal_data too.
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
 import type { ListSize } from '../graphql-limits.ts';
@@ -33,9 +33,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
 });
 
 export const Contact = builder.prismaNode('Contact', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   description: 'A person known to a dealership.',
   fields: (t) => ({
     id: t.exposeInt('id'),

@@ -2,7 +2,7 @@
 // and the documented operations over dealerships and their locations: partner mappings (4.14),
 // postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
 // documented shapes, because the REST body is every field of the return type.
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -55,9 +55,7 @@ export const LocationContactDetail = builder.prismaObject('LocationContactDetail
 });
 
 export const Website = builder.prismaNode('Website', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
@@ -68,9 +66,7 @@ export const Website = builder.prismaNode('Website', {
 });
 
 export const Location = builder.prismaNode('Location', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
@@ -95,9 +91,7 @@ export const User = builder.prismaObject('User', {
 });
 
 export const Dealership = builder.prismaNode('Dealership', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),

@@ -3,15 +3,13 @@
 // What `data` accepts and the rules: src/domain/lead-events.ts.
 import { GraphQLScalarType } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
 // graph share it.
 export const LeadEvent = builder.prismaNode('LeadEvent', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   description: 'A messaging event an external service recorded against a lead.',
   fields: (t) => ({
     id: t.exposeInt('id'),

@@ -2,7 +2,7 @@
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
-import { builder, graphOnly } from '../builder.ts';
+import { builder, graphOnly, nodeById } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -324,9 +324,7 @@ builder.objectFields(builder.prismaObject('LeadAddress', {}), addressFields);
 builder.objectFields(builder.prismaObject('LeadFile', { description: 'An attachment’s facts; the bytes stay in the file storage.' }), fileFields);
 
 const LeadRef = builder.prismaNode('Lead', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   description:
     'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
     '(null without), so read:lead does not open them.',

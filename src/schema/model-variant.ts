@@ -4,7 +4,7 @@
 // the two `category` objects have distinct type names so each list keeps its full nested shape.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   availabilitiesSelect,
@@ -189,9 +189,7 @@ const ModelVariantDetails = builder.prismaObject('ModelVariant', {
 
 /** The graph type: the same record plus the way back to its model. */
 builder.prismaNode('ModelVariant', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     ...variantRecordFields(t),
     model: t.relation('model'),
@@ -199,9 +197,7 @@ builder.prismaNode('ModelVariant', {
 });
 
 builder.prismaNode('Model', {
-  // Fetched again by node(id:); a global id that names no record the key reaches is null.
-  id: { field: 'id' },
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),

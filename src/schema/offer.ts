@@ -3,7 +3,7 @@
 // types, each exactly its documented shape; the graph's Offer type carries the union of both.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
-import { builder } from '../builder.ts';
+import { builder, nodeById } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -212,9 +212,7 @@ builder.queryField('website_offer', (t) =>
 
 builder.prismaNode('Manufacturer', {
   description: 'A car manufacturer (a make): catalogue data, shared by every dealership.',
-  id: { field: 'id' },
-  // A global id that names no manufacturer (or none the key reaches) is null, never an error.
-  nullable: true,
+  ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
