@@ -10,6 +10,10 @@ import { invalidDealership, notFound } from '../errors.ts';
 /** What lookup_by may say (4.2): `vin` means the identifier is a VIN; without it, an ID, slug or custom slug. */
 export const CAR_LOOKUP_BYS = ['vin'] as const;
 export type CarLookupBy = (typeof CAR_LOOKUP_BYS)[number];
+/** What the id of a car lookup is, for each way of reading it. */
+export const CAR_LOOKUP_BY_MEANINGS: Readonly<Record<CarLookupBy, string>> = {
+  vin: 'The id is the car’s vehicle identification number.',
+};
 
 /** The `where` that finds the car named by `identifier`. */
 export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {

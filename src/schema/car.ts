@@ -11,7 +11,7 @@ import {
   type CarPerformanceLead,
   type CarPerformancePriceChange,
 } from '../domain/car-performance.ts';
-import { CAR_LOOKUP_BYS, carWhere } from '../domain/cars.ts';
+import { CAR_LOOKUP_BYS, CAR_LOOKUP_BY_MEANINGS, carWhere } from '../domain/cars.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
@@ -83,7 +83,9 @@ export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerforman
 
 const CarLookupBy = builder.enumType('CarLookupBy', {
   description: 'How car_performance reads its id.',
-  values: CAR_LOOKUP_BYS,
+  values: Object.fromEntries(
+    CAR_LOOKUP_BYS.map((by) => [by, { description: CAR_LOOKUP_BY_MEANINGS[by] }]),
+  ) as Record<(typeof CAR_LOOKUP_BYS)[number], { description: string }>,
 });
 
 builder.queryField('car_performance', (t) =>

@@ -4,6 +4,7 @@ import { builder } from '../builder.ts';
 import { guardFieldsByType, guardNodeLookups } from '../auth/type-guards.ts';
 import { describeAccess } from '../auth/access-docs.ts';
 import { describeRelayStructure } from './relay-docs.ts';
+import { describeFromGlossary } from './glossary.ts';
 import './api-key.ts';
 import './lead.ts';
 import './car.ts';
@@ -22,7 +23,9 @@ let schema: GraphQLSchema | undefined;
 /** The schema, built once: Pothos types are registered at import time and cannot be built twice. */
 export function getSchema(): GraphQLSchema {
   if (!schema) {
-    const built = describeRelayStructure(describeAccess(guardNodeLookups(guardFieldsByType(builder.toSchema({ sortSchema: true })))));
+    const built = describeRelayStructure(
+      describeAccess(describeFromGlossary(guardNodeLookups(guardFieldsByType(builder.toSchema({ sortSchema: true }))))),
+    );
     // Mutation is declared in builder.ts for every domain file to extend; a schema without any
     // mutation field yet must leave the type out rather than be invalid.
     const mutation = built.getMutationType();
