@@ -3,6 +3,7 @@
 import { loadConfig, processEnvironment } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { prepareDatabase } from '../src/db/prepare.ts';
+import { seedDemoData } from '../prisma/seed.ts';
 import { createLogger } from '../src/logger.ts';
 import { loadEnvFile } from '../src/env-file.ts';
 
@@ -10,7 +11,7 @@ loadEnvFile();
 const config = loadConfig(processEnvironment());
 const db = createDb(config.databaseUrl);
 try {
-  await prepareDatabase(config, db, createLogger(config.logLevel), true);
+  await prepareDatabase(config, db, createLogger(config.logLevel), seedDemoData);
 } finally {
   await db.$disconnect();
 }

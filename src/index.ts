@@ -26,7 +26,10 @@ if (envFile) {
 warnIfDevelopmentMode(config, logger);
 
 async function main(): Promise<void> {
-  const service = await startService(config, logger);
+  // The demo data's code is loaded only when it is wanted, and only here: the service itself never
+  // imports it (src/db/prepare.ts takes the seeder it is given).
+  const demoData = config.seedDemoData ? (await import('../prisma/seed.ts')).seedDemoData : undefined;
+  const service = await startService(config, logger, { demoData });
   logger.info(
     { port: service.address.port, engine: config.engine },
     `listening on http://localhost:${service.address.port} (GraphiQL at /graphql, REST docs at /docs); get a key with: npm run --silent keys -- create --name demo --all-permissions`,

@@ -20,7 +20,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createDb, type Db } from './db/client.ts';
 import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
-import { prepareDatabase } from './db/prepare.ts';
+import { prepareDatabase, type DemoDataSeeder } from './db/prepare.ts';
 import type { RedisConnections } from './redis.ts';
 import { inMemoryReadCache, redisReadCache } from './response-cache.ts';
 import { DatabaseStartupError } from './startup.ts';
@@ -121,8 +121,14 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   return report;
 }
 
+export interface StartOptions {
+  tracing?: TracingOptions;
+  /** Fills an empty database with demo data; given by the process entry only when SEED_DEMO_DATA is on. */
+  demoData?: DemoDataSeeder;
+}
+
 /** Prepares the database, then serves on config.port/host and runs the outbox worker. */
-export async function startService(config: Config, logger: Logger, options: { tracing?: TracingOptions } = {}): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   // Off by default: then this loads nothing (src/telemetry/tracing.ts).
   const tracing = await startTracing(config.tracing, options.tracing);
   if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
@@ -135,7 +141,7 @@ export async function startService(config: Config, logger: Logger, options: { tr
   }
   // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
   // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
-  await prepareDatabase(config, db, logger).catch((error: unknown) => {
+  await prepareDatabase(config, db, logger, options.demoData ?? null).catch((error: unknown) => {
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
   // Instances sharing a database must sign with one secret; a differing one stops this start and names SESSION_SIGNING_SECRET.

@@ -4,7 +4,9 @@
 //   test would have to swap;
 // - the start-up bundle (what every start loads, built as `npm run build` builds it) holds neither the
 //   demo seed (a chunk loaded only when SEED_DEMO_DATA seeds an empty database) nor the OpenTelemetry
-//   SDK (chunks loaded only when traces are on); @opentelemetry/api alone is in it.
+//   SDK (chunks loaded only when traces are on); @opentelemetry/api alone is in it;
+// - the service's code never imports the demo data: only the process entry (src/index.ts) loads it,
+//   when SEED_DEMO_DATA is on, and hands the seeder to the service.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +32,13 @@ describe('module boundaries', () => {
         .flatMap((line, index) => (/^(export\s+)?(let|var)\s/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
     );
     expect(found).toEqual([]);
+  });
+
+  it('no module under src/ but the process entry imports the demo data', () => {
+    const importers = sourcesUnder('src')
+      .filter((file) => /import\s*\(?[^;]*['"][./]*prisma\/seed(\.ts)?['"]/.test(readFileSync(path.join(root, file), 'utf8')))
+      .sort();
+    expect(importers).toEqual(['src/index.ts']);
   });
 
   it('the start-up bundle holds neither the demo seed nor the OpenTelemetry SDK', async () => {

@@ -1,20 +1,26 @@
-// Brings the configured database to the current schema and, when enabled and the database holds no
-// dealership yet, fills it with the demo data; then checks the stored secrets can be read and that
-// none is in plaintext. Used at start-up and by `npm run db:seed`.
+// Brings the configured database to the current schema and, when given a demo-data seeder and the
+// database holds no dealership yet, fills it with the demo data; then checks the stored secrets can be
+// read and that none is in plaintext. Used at start-up and by `npm run db:seed`.
+//
+// The demo data (prisma/seed.ts) is not imported here or anywhere under src/ but the process entry:
+// the entry passes a seeder only when SEED_DEMO_DATA is on, so the service's code never depends on
+// demo data, and a production start never loads it.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { Keyring } from '../secrets.ts';
 import type { Db } from './client.ts';
 import { migrate } from './migrate.ts';
 import { secureStoredSecrets } from '../domain/stored-secrets.ts';
 
-export async function prepareDatabase(config: Config, db: Db, logger: Logger, seed = config.seedDemoData): Promise<void> {
+/** Fills an empty, migrated database with demo data and says what it wrote (prisma/seed.ts `seedDemoData`). */
+export type DemoDataSeeder = (db: Db, options: { keyring: Keyring }) => Promise<object>;
+
+export async function prepareDatabase(config: Config, db: Db, logger: Logger, seeder: DemoDataSeeder | null): Promise<void> {
   const started = performance.now();
   const applied = await migrate(config.databaseUrl, async () => {
-    if (!seed || (await db.dealership.count()) > 0) return;
+    if (!seeder || (await db.dealership.count()) > 0) return;
     const seedStarted = performance.now();
-    // The demo data's code is loaded only when it is needed, not on every start.
-    const { seedDemoData } = await import('../../prisma/seed.ts');
-    const summary = await seedDemoData(db, { keyring: config.secretsKeyring });
+    const summary = await seeder(db, { keyring: config.secretsKeyring });
     logger.info({ ...summary, ms: Math.round(performance.now() - seedStarted) }, 'database was empty: seeded demo data');
   });
   logger.info(
