@@ -60,6 +60,8 @@ export interface TracingConfig {
   resourceAttributes: Readonly<Record<string, string>>;
   sampler: TraceSampler;
   samplerRatio: number;
+  /** Longest wait before finished spans are sent as a batch (a stop sends them at once). */
+  batchDelayMs: number;
 }
 
 /** `key=value,key2=value2` (values percent-encoded), as OpenTelemetry's variables write them. */
@@ -81,7 +83,7 @@ function keyValueList(text: string | undefined): Record<string, string> {
 }
 
 /** Traces are on when an exporter is chosen, or an OTLP endpoint is given, and the SDK is not disabled. */
-function tracingConfig(settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER' | 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_RESOURCE_ATTRIBUTES' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>): TracingConfig | null {
+function tracingConfig(settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER' | 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_RESOURCE_ATTRIBUTES' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG' | 'OTEL_BSP_SCHEDULE_DELAY'>): TracingConfig | null {
   const otlpUrl = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (settings.OTEL_EXPORTER_OTLP_ENDPOINT ? `${settings.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : null);
   const exporter = settings.OTEL_TRACES_EXPORTER ?? (otlpUrl ? 'otlp' : 'none');
   if (settings.OTEL_SDK_DISABLED || exporter === 'none') return null;
@@ -92,6 +94,7 @@ function tracingConfig(settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRAC
     resourceAttributes: keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES),
     sampler: settings.OTEL_TRACES_SAMPLER,
     samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
+    batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
   };
 }
 
@@ -465,6 +468,11 @@ export const SETTINGS = {
     ),
     default: '1',
     meaning: 'the ratio of traces kept by the `*traceidratio` samplers, from 0 to 1',
+  }),
+  OTEL_BSP_SCHEDULE_DELAY: setting({
+    schema: wholeNumber(3_600_000),
+    default: '5000',
+    meaning: 'milliseconds finished spans wait to be sent together (one POST per batch); a stop sends the rest at once',
   }),
   SEED_DEMO_DATA: setting({
     schema: trueOrFalse,

@@ -197,6 +197,8 @@ describe('the service process (the production bundle) with OTEL_EXPORTER_OTLP_EN
       HOST: '127.0.0.1',
       PORT: String(port),
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+      // Longer than any request here can take on a loaded machine: only the stop can send the batch.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
     try {
       // No keep-alive connection is left open, so the stop follows at once.
@@ -211,7 +213,7 @@ describe('the service process (the production bundle) with OTEL_EXPORTER_OTLP_EN
         ).on('error', reject);
       });
       expect(status).toBe(200);
-      // The batch would wait five seconds; the stop sends it at once.
+      // The batch would wait ten minutes; the stop sends it at once.
       expect(received).toEqual([]);
     } finally {
       expect(await service.stop()).toBe(0);

@@ -157,7 +157,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
     resource: resourceFromAttributes({ ...config?.resourceAttributes, 'service.name': config?.serviceName ?? TRACER_NAME }),
     sampler: samplers[config?.sampler ?? 'parentbased_always_on'](),
     // Batched for a real exporter (one POST per batch, off the requests' path); one by one for a test's.
-    spanProcessors: [options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter })],
+    spanProcessors: [options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: config?.batchDelayMs })],
   });
   contextManager = new RequestContextManager();
   context.setGlobalContextManager(contextManager);
