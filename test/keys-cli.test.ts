@@ -32,7 +32,8 @@ beforeAll(async () => {
   app.clock.set(new Date());
 });
 
-describe('npm run keys', () => {
+// Each case starts the CLI (tsx) several times; on a busy machine one start can take seconds.
+describe('npm run keys', { timeout: 120_000 }, () => {
   it('create --all-permissions prints only the secret, which then works', async () => {
     const result = await keys('create', '--name', 'demo', '--all-permissions');
     expect(result.code).toBe(0);
