@@ -4,6 +4,7 @@
 // (src/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
 import { builder, graphOnly, nodeById } from '../builder.ts';
+import type { Types } from './field-builders.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   availabilitiesSelect,
@@ -23,7 +24,6 @@ import {
 } from '../domain/model-variants.ts';
 import { imageVersions, type ImageVersions } from '../domain/offers.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 // ─── small shared shapes ───
 

@@ -3,8 +3,6 @@
 // out of it is `graphOnly` (src/builder.ts). The website form (4.6) differs from the list form in
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
-import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
-import type PrismaTypes from '../generated/pothos-types.ts';
 import { builder, graphOnly, nodeById } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -20,17 +18,12 @@ import {
   visibleDealershipLinks,
   websiteOfferWhere,
 } from '../domain/offers.ts';
+import type { PrismaFieldBuilder } from './field-builders.ts';
+import { locationColumnFields } from './dealership.ts';
 import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-/** The `t` of every prismaObject of Offer, so its variants can share field definitions. */
-type FieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
-  Types,
-  PrismaModelTypes & PrismaTypes['Offer'],
-  ShapeFromSelection<Types, PrismaModelTypes & PrismaTypes['Offer'], { select: unknown; include: unknown }> & {
-    [prismaModelName]?: 'Offer';
-  }
->;
+/** The `t` of every type of the offer record, so they share its field definitions. */
+type OfferFieldBuilder = PrismaFieldBuilder<'Offer'>;
 
 /** A website offer's model: the model's names and path, and where that website sends its pages. */
 const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string | null }>('WebsiteOfferModel').implement({
@@ -40,16 +33,18 @@ const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string 
   }),
 });
 
+// A variant, not the graph's Location: an offer is catalogue data any index:offer key reads, and
+// the Location type carries what needs index:dealership (addresses, partner ids, websites).
 const OfferLocation = builder.prismaObject('Location', {
   variant: 'OfferLocation',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-  }),
+  fields: (t) => {
+    const { id, name } = locationColumnFields(t);
+    return { id, name };
+  },
 });
 
 /** The fields every form of the offer record shares (2.5). */
-function commonOfferFields(t: FieldBuilder) {
+function commonOfferFields(t: OfferFieldBuilder) {
   return {
     id: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),
@@ -83,7 +78,7 @@ function commonOfferFields(t: FieldBuilder) {
   };
 }
 
-function listOfferFields(t: FieldBuilder) {
+function listOfferFields(t: OfferFieldBuilder) {
   return {
     images: t.field({
       type: [CatalogueImage],
@@ -100,7 +95,7 @@ function listOfferFields(t: FieldBuilder) {
 }
 
 /** Only the website form's REST body has these; the graph's Offer has them as `graphOnly` (`shown`). */
-function websiteOfferFields(t: FieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
+function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
   return {
     category: t.string({ ...shown, description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
     preferred_locations: t.field({
