@@ -79,6 +79,7 @@ export const LocationContactDetail = builder.prismaObject('LocationContactDetail
 
 /** A website. The postcode search's body shows its id, name and address; the rest is the graph's. */
 export const Website = builder.prismaNode('Website', {
+  description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),

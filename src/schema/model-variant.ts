@@ -116,6 +116,7 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
 // ─── the variant record (2.4): the REST body of GET /api/v1/model_variants/{slug}, and the graph's type ───
 
 builder.prismaNode('ModelVariant', {
+  description: 'A variant of a catalogue model, as a website shows it: its specifications, options, images and price.',
   ...nodeById,
   fields: (t) => {
     const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
@@ -202,6 +203,7 @@ export function modelPageFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, M
  * shows as its names and path only: the ids and relations are the graph's.
  */
 const Model = builder.prismaNode('Model', {
+  description: 'A model of a manufacturer’s range (a Corolla, a HiLux): catalogue data, shared by every dealership.',
   ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id', graphOnly),
