@@ -1,7 +1,8 @@
-// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User; GraphQL only),
-// and the documented operations over dealerships and their locations: partner mappings (4.14),
-// postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
-// documented shapes, because the REST body is every field of the return type.
+// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User), and the
+// documented operations over dealerships and their locations: partner mappings (4.14), postcode
+// search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
+// `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
+// and a variant built from the record's field definitions where it is not.
 import { builder, graphOnly, nodeById } from '../builder.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 import {
@@ -77,7 +78,7 @@ export const LocationContactDetail = builder.prismaObject('LocationContactDetail
   fields: (t) => contactDetailFields(t),
 });
 
-/** A website. The postcode search's body shows its id, name and address; the rest is the graph's. */
+/** A website. The postcode search's body shows its id, name and url; the rest is the graph's. */
 export const Website = builder.prismaNode('Website', {
   description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
