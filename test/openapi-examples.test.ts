@@ -132,7 +132,7 @@ describe('fields the spec types as always present', () => {
     CarPerformancePriceChange: ['dapprice', 'egcprice'],
     CarPaymentProcessor: ['authorization_key', 'google_merchant_id'],
     WebsiteOffer: ['category'],
-    ApiKeyDetailsUser: ['email'],
+    User: ['email'],
     Contact: ['first_name'],
     ContactListEntry: ['first_name'],
     ContactVehicle: ['rego'],

@@ -39,7 +39,6 @@ export const permissionByType: Readonly<Record<string, Permission>> = {
   ModelVariantSpecification: 'show:model_variant',
   ModelVariantAvailability: 'show:model_variant',
   Offer: 'index:offer',
-  ManufacturerOffer: 'index:offer',
   WebsiteOffer: 'index:offer',
   CarPaymentProcessor: 'show:payment_processor',
 };

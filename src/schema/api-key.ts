@@ -1,41 +1,27 @@
 // Spec 4.7: the details of the key used for the call (GET /api/v1/apikeys/apikey_details.json).
-// The object types here are the documented shape exactly, because the REST body is every field.
+// Every valid key reads its own details, whatever its permissions, so its dealerships and locations
+// are variants of Dealership and Location (src/schema/dealership.ts) built from the same field
+// definitions: the Dealership type is guarded by index:dealership wherever a relation reaches it
+// (src/auth/type-guards.ts), which would empty this list, and the graph's Location carries data
+// (addresses, partner ids, websites) that a key without index:dealership must not reach through here.
 import { builder } from '../builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
-
-const ApiKeyDetailsUser = builder.prismaObject('User', {
-  variant: 'ApiKeyDetailsUser',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    // A staff member's work address, part of the record every valid key reads (the spec types it as
-    // a string); read:personal_data guards customers' data, not the dealership's own team.
-    email: t.exposeString('email'),
-  }),
-});
+import { dealershipFields, locationColumnFields, locationOrder } from './dealership.ts';
 
 const ApiKeyDetailsLocation = builder.prismaObject('Location', {
   variant: 'ApiKeyDetailsLocation',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    location_type: t.exposeString('location_type'),
-  }),
+  fields: (t) => {
+    const { id, name, location_type } = locationColumnFields(t);
+    return { id, name, location_type };
+  },
 });
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    locations: t.relation('locations', { type: ApiKeyDetailsLocation, query: { orderBy: { id: 'asc' } } }),
-    users: t.field({
-      type: [ApiKeyDetailsUser],
-      select: { users: { select: { user: true }, orderBy: { user_id: 'asc' } } },
-      resolve: (dealership) => dealership.users.map((link) => link.user),
-    }),
+    ...dealershipFields(t),
+    locations: t.relation('locations', { type: ApiKeyDetailsLocation, query: locationOrder }),
   }),
 });
 

@@ -1,8 +1,10 @@
-// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User; GraphQL only),
-// and the documented operations over dealerships and their locations: partner mappings (4.14),
-// postcode search (4.15) and plugins (4.17). The REST operations have their own types, exactly the
-// documented shapes, because the REST body is every field of the return type.
-import { builder, nodeById } from '../builder.ts';
+// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User), and the
+// documented operations over dealerships and their locations: partner mappings (4.14), postcode
+// search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
+// `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
+// and a variant built from the record's field definitions where it is not.
+import { builder, graphOnly, nodeById } from '../builder.ts';
+import type { PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -18,9 +20,18 @@ import type { ListSize } from '../graphql-limits.ts';
 
 // ───────────────────────────── the graph ─────────────────────────────
 
+// Each record is one type, which the REST bodies share: the postcode search answers a location's
+// address and website as these types (what its body leaves out of them is `graphOnly`). Where a
+// REST shape must stay apart (a variant below), its fields come from the same definitions here.
+
+/** How the search names the owner of an address or a contact detail (Rails' polymorphic `*_type`). */
+const addressable = 'Location';
+
 export const LocationAddress = builder.prismaObject('LocationAddress', {
   fields: (t) => ({
     id: t.exposeInt('id'),
+    addressable_id: t.exposeInt('location_id'),
+    addressable_type: t.string({ resolve: () => addressable }),
     name: t.exposeString('name', { nullable: true }),
     street: t.exposeString('street'),
     city: t.exposeString('city'),
@@ -31,78 +42,112 @@ export const LocationAddress = builder.prismaObject('LocationAddress', {
     long: t.exposeFloat('long', { nullable: true }),
     place_id: t.exposeString('place_id', { nullable: true }),
     place_url: t.exposeString('place_url', { nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
   }),
 });
 
+/** A location's contact details, declared once for LocationContactDetail and the search's variant of it. */
+function contactDetailFields(t: PrismaFieldBuilder<'LocationContactDetail'>) {
+  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+  return {
+    id: t.exposeInt('id'),
+    contactable_id: t.exposeInt('location_id'),
+    contactable_type: t.string({ resolve: () => addressable }),
+    email: text('email'),
+    phone: text('phone'),
+    mobile: text('mobile'),
+    landline_phone: text('landline_phone'),
+    fax: text('fax'),
+    google_maps_url: text('google_maps_url'),
+    place_id: text('place_id'),
+    facebook_url: text('facebook_url'),
+    instagram_url: text('instagram_url'),
+    linkedin_url: text('linkedin_url'),
+    mailchimp_url: text('mailchimp_url'),
+    tiktok_url: text('tiktok_url'),
+    youtube_url: text('youtube_url'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  };
+}
+
+/** Guarded by search:location where a relation reaches it (src/auth/type-guards.ts). */
 export const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
   description: "A location's business contact details (not personal data).",
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    email: t.exposeString('email', { nullable: true }),
-    phone: t.exposeString('phone', { nullable: true }),
-    mobile: t.exposeString('mobile', { nullable: true }),
-    landline_phone: t.exposeString('landline_phone', { nullable: true }),
-    fax: t.exposeString('fax', { nullable: true }),
-    google_maps_url: t.exposeString('google_maps_url', { nullable: true }),
-    place_id: t.exposeString('place_id', { nullable: true }),
-    facebook_url: t.exposeString('facebook_url', { nullable: true }),
-    instagram_url: t.exposeString('instagram_url', { nullable: true }),
-    linkedin_url: t.exposeString('linkedin_url', { nullable: true }),
-    mailchimp_url: t.exposeString('mailchimp_url', { nullable: true }),
-    tiktok_url: t.exposeString('tiktok_url', { nullable: true }),
-    youtube_url: t.exposeString('youtube_url', { nullable: true }),
-  }),
+  fields: (t) => contactDetailFields(t),
 });
 
+/** A website. The postcode search's body shows its id, name and url; the rest is the graph's. */
 export const Website = builder.prismaNode('Website', {
+  description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    custom_slug: t.exposeString('custom_slug', { nullable: true }),
+    slug: t.exposeString('slug', graphOnly),
+    custom_slug: t.exposeString('custom_slug', { ...graphOnly, nullable: true }),
     url: t.exposeString('url'),
   }),
 });
 
-export const Location = builder.prismaNode('Location', {
-  ...nodeById,
-  fields: (t) => ({
+/** A location's own columns, declared once: Location has them all, each variant of it picks its own. */
+export function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
+  return {
     id: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     name: t.exposeString('name'),
     location_type: t.exposeString('location_type'),
     partner_dealership_id: t.exposeString('partner_dealership_id', { nullable: true }),
     partner_account_id: t.exposeString('partner_account_id', { nullable: true }),
+  };
+}
+
+export const Location = builder.prismaNode('Location', {
+  ...nodeById,
+  fields: (t) => ({
+    ...locationColumnFields(t),
     address: t.relation('address', { type: LocationAddress, nullable: true }),
     contact_detail: t.relation('contact_detail', { type: LocationContactDetail, nullable: true }),
     website: t.relation('website', { type: Website, nullable: true }),
   }),
 });
 
+/** Dealership staff; the key details answer them too. */
 export const User = builder.prismaObject('User', {
   description: 'A platform user (dealership staff), with their work e-mail.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
-    // Staff work addresses, as the key details answer them: read:personal_data guards customers' data.
+    // A staff member's work address, part of the record every valid key reads in its key details (the
+    // spec types it as a string); read:personal_data guards customers' data, not the dealership's own team.
     email: t.exposeString('email'),
   }),
 });
 
-export const Dealership = builder.prismaNode('Dealership', {
-  ...nodeById,
-  fields: (t) => ({
+/** A dealership's own fields and its staff, declared once for Dealership and the key details' variant of it. */
+export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
+  return {
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    locations: t.relation('locations', { type: Location, query: { orderBy: { id: 'asc' } } }),
-    websites: t.relation('websites', { type: Website, query: { orderBy: { id: 'asc' } } }),
     users: t.field({
       type: [User],
       select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
       resolve: (dealership) => dealership.users.map((link) => link.user),
     }),
+  };
+}
+
+/** A dealership's locations, in id order, whichever type of location a variant answers. */
+export const locationOrder = { orderBy: { id: 'asc' } } as const;
+
+export const Dealership = builder.prismaNode('Dealership', {
+  ...nodeById,
+  fields: (t) => ({
+    ...dealershipFields(t),
+    locations: t.relation('locations', { type: Location, query: locationOrder }),
+    websites: t.relation('websites', { type: Website, query: { orderBy: { id: 'asc' } } }),
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
     // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
     cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),
@@ -162,105 +207,60 @@ builder.queryField('partner_dealerships', (t) =>
 
 // ───────────────────────────── 4.15 postcode search ─────────────────────────────
 
-const addressable = 'Location';
-
-const DealershipSearchAddress = builder.prismaObject('LocationAddress', {
-  variant: 'DealershipSearchAddress',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    addressable_id: t.exposeInt('location_id'),
-    addressable_type: t.string({ resolve: () => addressable }),
-    city: t.exposeString('city'),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime' }),
-    long: t.exposeFloat('long', { nullable: true }),
-    lat: t.exposeFloat('lat', { nullable: true }),
-    name: t.exposeString('name', { nullable: true }),
-    place_id: t.exposeString('place_id', { nullable: true }),
-    place_url: t.exposeString('place_url', { nullable: true }),
-    seo_city: t.exposeString('seo_city', { nullable: true }),
-    postcode: t.exposeInt('postcode'),
-    state: t.exposeString('state'),
-    street: t.exposeString('street'),
-  }),
-});
-
+// The search's own variant of the contact details: the same fields, but answered outside the
+// search:location guard of LocationContactDetail (the search itself needs search:location), because
+// every result carries its contact details (never null), which a guarded type cannot.
 const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetail', {
   variant: 'DealershipSearchContactDetail',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    contactable_id: t.exposeInt('location_id'),
-    contactable_type: t.string({ resolve: () => addressable }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime' }),
-    email: t.exposeString('email', { nullable: true }),
-    facebook_url: t.exposeString('facebook_url', { nullable: true }),
-    fax: t.exposeString('fax', { nullable: true }),
-    google_maps_url: t.exposeString('google_maps_url', { nullable: true }),
-    instagram_url: t.exposeString('instagram_url', { nullable: true }),
-    landline_phone: t.exposeString('landline_phone', { nullable: true }),
-    linkedin_url: t.exposeString('linkedin_url', { nullable: true }),
-    mailchimp_url: t.exposeString('mailchimp_url', { nullable: true }),
-    mobile: t.exposeString('mobile', { nullable: true }),
-    phone: t.exposeString('phone', { nullable: true }),
-    place_id: t.exposeString('place_id', { nullable: true }),
-    tiktok_url: t.exposeString('tiktok_url', { nullable: true }),
-    youtube_url: t.exposeString('youtube_url', { nullable: true }),
-  }),
-});
-
-const DealershipSearchWebsite = builder.prismaObject('Website', {
-  variant: 'DealershipSearchWebsite',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    url: t.exposeString('url'),
-  }),
+  fields: (t) => contactDetailFields(t),
 });
 
 const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
   description: 'A dealership location found by the postcode search.',
-  fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The location id.' }),
-    dealership_id: t.exposeInt('dealership_id'),
-    name: t.exposeString('name'),
-    website_url: t.string({
-      nullable: true,
-      description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
-      resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
-    }),
-    // The search only answers locations with an address (it cannot rank the others).
-    address: t.field({
-      type: DealershipSearchAddress,
-      select: (_args, _context, nested) => ({ address: nested(true) }),
-      resolve: (location) => {
-        if (!location.address) throw new Error(`location ${location.id} has no address`);
-        return location.address;
-      },
-    }),
-    // The search only answers locations with contact details.
-    contact_detail: t.field({
-      type: DealershipSearchContactDetail,
-      description: "The location's contact details (a location without them is not a search result).",
-      select: (_args, _context, nested) => ({ contact_detail: nested(true) }),
-      resolve: (location) => {
-        if (!location.contact_detail) throw new Error(`location ${location.id} has no contact details`);
-        return location.contact_detail;
-      },
-    }),
-    website: t.field({
-      type: DealershipSearchWebsite,
-      description:
-        "Where to send the searcher: the location's own website, else its dealership's first website (lowest id). " +
-        'A location whose dealership has no website is not a search result.',
-      resolve: (location) => searchAnswerOf(location).website,
-    }),
-    distance_km: t.float({
-      description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
-      resolve: (location) => searchAnswerOf(location).distance_km,
-    }),
-  }),
+  fields: (t) => {
+    const { id, dealership_id, name } = locationColumnFields(t);
+    return {
+      id,
+      dealership_id,
+      name,
+      website_url: t.string({
+        nullable: true,
+        description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
+        resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
+      }),
+      // The search only answers locations with an address (it cannot rank the others).
+      address: t.field({
+        type: LocationAddress,
+        select: (_args, _context, nested) => ({ address: nested(true) }),
+        resolve: (location) => {
+          if (!location.address) throw new Error(`location ${location.id} has no address`);
+          return location.address;
+        },
+      }),
+      // The search only answers locations with contact details.
+      contact_detail: t.field({
+        type: DealershipSearchContactDetail,
+        description: "The location's contact details (a location without them is not a search result).",
+        select: (_args, _context, nested) => ({ contact_detail: nested(true) }),
+        resolve: (location) => {
+          if (!location.contact_detail) throw new Error(`location ${location.id} has no contact details`);
+          return location.contact_detail;
+        },
+      }),
+      website: t.field({
+        type: Website,
+        description:
+          "Where to send the searcher: the location's own website, else its dealership's first website (lowest id). " +
+          'A location whose dealership has no website is not a search result.',
+        resolve: (location) => searchAnswerOf(location).website,
+      }),
+      distance_km: t.float({
+        description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
+        resolve: (location) => searchAnswerOf(location).distance_km,
+      }),
+    };
+  },
 });
 
 /** What the search worked out for each answered location (distance, websites), set per request on the row it answers. */

@@ -1,10 +1,10 @@
 // New vehicles: a model variant as a website shows it (spec 4.4, record 2.4), a website's model
 // range (4.20), and the Model / ModelVariant graph types front-end teams follow from cars and
-// manufacturers. The REST return types are the documented shapes exactly (Sofa selects every field);
-// the two `category` objects have distinct type names so each list keeps its full nested shape.
-import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
-import type PrismaTypes from '../generated/pothos-types.ts';
-import { builder, nodeById } from '../builder.ts';
+// manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`
+// (src/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
+// `category` objects have distinct type names so each list keeps its full nested shape.
+import { builder, graphOnly, nodeById } from '../builder.ts';
+import type { Types } from './field-builders.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   availabilitiesSelect,
@@ -24,15 +24,6 @@ import {
 } from '../domain/model-variants.ts';
 import { imageVersions, type ImageVersions } from '../domain/offers.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-/** The `t` of every prismaObject of ModelVariant, so its variants can share field definitions. */
-type FieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
-  Types,
-  PrismaModelTypes & PrismaTypes['ModelVariant'],
-  ShapeFromSelection<Types, PrismaModelTypes & PrismaTypes['ModelVariant'], { select: unknown; include: unknown }> & {
-    [prismaModelName]?: 'ModelVariant';
-  }
->;
 
 // ─── small shared shapes ───
 
@@ -122,97 +113,110 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
   }),
 });
 
-// ─── the variant record (2.4), shared by the REST type and the graph type ───
+// ─── the variant record (2.4): the REST body of GET /api/v1/model_variants/{slug}, and the graph's type ───
 
-function variantRecordFields(t: FieldBuilder) {
-  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
-  const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
-  return {
-    id: t.exposeInt('id'),
-    model_id: t.exposeInt('model_id'),
-    slug: t.exposeString('slug'),
-    name: t.exposeString('name'),
-    full_name: t.exposeString('full_name'),
-    bodyStyle: text('bodyStyle'),
-    transmission: text('transmission'),
-    modelCode: text('modelCode'),
-    engine_capacity: text('engine_capacity'),
-    fuel: text('fuel'),
-    redbookCode: text('redbookCode'),
-    series: text('series'),
-    variant_category: text('variant_category'),
-    vehicle_category: text('vehicle_category'),
-    description: text('description'),
-    short_description: text('short_description'),
-    youtube_id: text('youtube_id'),
-    brochure_url: text('brochure_url'),
-    interior_image_url: text('interior_image_url'),
-    second_interior_image_url: text('second_interior_image_url'),
-    isHybrid: t.exposeBoolean('isHybrid', { nullable: true }),
-    isElectric: t.exposeBoolean('isElectric', { nullable: true }),
-    cylinders: int('cylinders'),
-    year: int('year'),
-    tare_weight: int('tare_weight'),
-    gvm: int('gvm'),
-    seats: int('seats'),
-    price: int('price'),
-    image: t.field({
-      type: CatalogueImage,
-      select: { image_url: true, image_thumb_url: true },
-      resolve: (variant) => imageVersions(variant.image_url, variant.image_thumb_url),
-    }),
-    banner_data: t.field({
-      type: ModelVariantBannerData,
-      select: { banner_key: true, banner_url: true, banner_height: true, banner_width: true },
-      resolve: (variant) => ({ key: variant.banner_key, url: variant.banner_url, height: variant.banner_height, width: variant.banner_width }),
-    }),
-    specifications: t.field({
-      type: [ModelVariantSpecification],
-      description: 'Specification values grouped by category; categories and fields ordered by position.',
-      select: specificationValuesSelect,
-      resolve: (variant) => specificationGroups(variant.specification_values),
-    }),
-    availability_matrix: t.field({
-      type: [ModelVariantAvailability],
-      description: "The variant's configurable options grouped by category; categories and options ordered by position.",
-      select: availabilitiesSelect,
-      resolve: (variant) => availabilityGroups(variant.availabilities),
-    }),
-  };
+builder.prismaNode('ModelVariant', {
+  description: 'A variant of a catalogue model, as a website shows it: its specifications, options, images and price.',
+  ...nodeById,
+  fields: (t) => {
+    const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+    const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+    return {
+      id: t.exposeInt('id'),
+      model_id: t.exposeInt('model_id'),
+      slug: t.exposeString('slug'),
+      name: t.exposeString('name'),
+      full_name: t.exposeString('full_name'),
+      bodyStyle: text('bodyStyle'),
+      transmission: text('transmission'),
+      modelCode: text('modelCode'),
+      engine_capacity: text('engine_capacity'),
+      fuel: text('fuel'),
+      redbookCode: text('redbookCode'),
+      series: text('series'),
+      variant_category: text('variant_category'),
+      vehicle_category: text('vehicle_category'),
+      description: text('description'),
+      short_description: text('short_description'),
+      youtube_id: text('youtube_id'),
+      brochure_url: text('brochure_url'),
+      interior_image_url: text('interior_image_url'),
+      second_interior_image_url: text('second_interior_image_url'),
+      isHybrid: t.exposeBoolean('isHybrid', { nullable: true }),
+      isElectric: t.exposeBoolean('isElectric', { nullable: true }),
+      cylinders: int('cylinders'),
+      year: int('year'),
+      tare_weight: int('tare_weight'),
+      gvm: int('gvm'),
+      seats: int('seats'),
+      price: int('price'),
+      image: t.field({
+        type: CatalogueImage,
+        select: { image_url: true, image_thumb_url: true },
+        resolve: (variant) => imageVersions(variant.image_url, variant.image_thumb_url),
+      }),
+      banner_data: t.field({
+        type: ModelVariantBannerData,
+        select: { banner_key: true, banner_url: true, banner_height: true, banner_width: true },
+        resolve: (variant) => ({ key: variant.banner_key, url: variant.banner_url, height: variant.banner_height, width: variant.banner_width }),
+      }),
+      specifications: t.field({
+        type: [ModelVariantSpecification],
+        description: 'Specification values grouped by category; categories and fields ordered by position.',
+        select: specificationValuesSelect,
+        resolve: (variant) => specificationGroups(variant.specification_values),
+      }),
+      availability_matrix: t.field({
+        type: [ModelVariantAvailability],
+        description: "The variant's configurable options grouped by category; categories and options ordered by position.",
+        select: availabilitiesSelect,
+        resolve: (variant) => availabilityGroups(variant.availabilities),
+      }),
+      // The graph's way back to the model; the spec's record names only model_id.
+      model: t.relation('model', graphOnly),
+    };
+  },
+});
+
+// ─── the model ───
+
+/** What a REST body shows of a model wherever it names one: its names and the path of its pages. */
+export interface ModelPages {
+  name: string;
+  slug: string;
+  new_slug: string;
+  path: string;
 }
 
-/** Spec 2.4 exactly: the REST body of GET /api/v1/model_variants/{slug}. */
-const ModelVariantDetails = builder.prismaObject('ModelVariant', {
-  variant: 'ModelVariantDetails',
-  fields: (t) => variantRecordFields(t),
-});
-
-/** The graph type: the same record plus the way back to its model. */
-builder.prismaNode('ModelVariant', {
-  ...nodeById,
-  fields: (t) => ({
-    ...variantRecordFields(t),
-    model: t.relation('model'),
-  }),
-});
-
-builder.prismaNode('Model', {
-  ...nodeById,
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    manufacturer_id: t.exposeInt('manufacturer_id'),
+/** A model's names and page path, declared once for the Model type and the REST shapes that add to them. */
+export function modelPageFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, ModelPages>) {
+  return {
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     new_slug: t.exposeString('new_slug'),
     path: t.exposeString('path'),
-    manufacturer: t.relation('manufacturer'),
-    variants: t.relation('variants', { query: { orderBy: { id: 'asc' } } }),
+  };
+}
+
+/**
+ * A model of the catalogue. On the REST door it is a manufacturer offer's `model`, which the spec
+ * shows as its names and path only: the ids and relations are the graph's.
+ */
+const Model = builder.prismaNode('Model', {
+  description: 'A model of a manufacturer’s range (a Corolla, a HiLux): catalogue data, shared by every dealership.',
+  ...nodeById,
+  fields: (t) => ({
+    id: t.exposeInt('id', graphOnly),
+    manufacturer_id: t.exposeInt('manufacturer_id', graphOnly),
+    manufacturer: t.relation('manufacturer', graphOnly),
+    variants: t.relation('variants', { ...graphOnly, query: { orderBy: { id: 'asc' } } }),
   }),
 });
+builder.objectFields(Model, modelPageFields);
 
 builder.queryField('model_variant', (t) =>
   t.prismaField({
-    type: ModelVariantDetails,
+    type: 'ModelVariant',
     description:
       'A model variant by slug, as the website (ID, slug or custom slug) shows it. 404 website_not_found; 403 for a key not authorised for the website; 404 model_variant_not_found when the website does not show its model.',
     authScopes: { permission: 'show:model_variant' },
@@ -242,10 +246,7 @@ const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSumma
 const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelEntry').implement({
   fields: (t) => ({
     id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    new_slug: t.exposeString('new_slug'),
-    path: t.exposeString('path'),
+    ...modelPageFields(t),
     override_url: t.exposeString('override_url', { nullable: true, description: "Where this website sends the model's pages instead, if anywhere." }),
     position: t.exposeInt('position', { description: "The model's place in the website's range." }),
     manufacturer: t.exposeString('manufacturer', { description: "The manufacturer's name." }),

@@ -1,9 +1,9 @@
 // Offers (spec 4.5, 4.6, record 2.5) on both doors, and the Manufacturer / Offer graph for
-// front-end teams. The list form (4.5) and the website form (4.6) of the record are distinct REST
-// types, each exactly its documented shape; the graph's Offer type carries the union of both.
-import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
-import type PrismaTypes from '../generated/pothos-types.ts';
-import { builder, nodeById } from '../builder.ts';
+// front-end teams. The graph's Offer is also the list form (4.5): what the list's REST body leaves
+// out of it is `graphOnly` (src/builder.ts). The website form (4.6) differs from the list form in
+// fields and in its model (with the website's `override_url`), so it is a variant of the same record
+// built from the same field definitions.
+import { builder, graphOnly, nodeById } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -18,56 +18,33 @@ import {
   visibleDealershipLinks,
   websiteOfferWhere,
 } from '../domain/offers.ts';
-import { CatalogueImage } from './model-variant.ts';
+import type { PrismaFieldBuilder } from './field-builders.ts';
+import { locationColumnFields } from './dealership.ts';
+import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-/** The `t` of every prismaObject of Offer, so its variants can share field definitions. */
-type FieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
-  Types,
-  PrismaModelTypes & PrismaTypes['Offer'],
-  ShapeFromSelection<Types, PrismaModelTypes & PrismaTypes['Offer'], { select: unknown; include: unknown }> & {
-    [prismaModelName]?: 'Offer';
-  }
->;
+/** The `t` of every type of the offer record, so they share its field definitions. */
+type OfferFieldBuilder = PrismaFieldBuilder<'Offer'>;
 
-const OfferModel = builder.prismaObject('Model', {
-  variant: 'OfferModel',
+/** A website offer's model: the model's names and path, and where that website sends its pages. */
+const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string | null }>('WebsiteOfferModel').implement({
   fields: (t) => ({
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    new_slug: t.exposeString('new_slug'),
-    path: t.exposeString('path'),
-  }),
-});
-
-interface WebsiteOfferModelShape {
-  name: string;
-  slug: string;
-  new_slug: string;
-  path: string;
-  override_url: string | null;
-}
-
-const WebsiteOfferModel = builder.objectRef<WebsiteOfferModelShape>('WebsiteOfferModel').implement({
-  fields: (t) => ({
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    new_slug: t.exposeString('new_slug'),
-    path: t.exposeString('path'),
+    ...modelPageFields(t),
     override_url: t.exposeString('override_url', { nullable: true, description: "Where the website sends this model's pages instead, if anywhere." }),
   }),
 });
 
+// A variant, not the graph's Location: an offer is catalogue data any index:offer key reads, and
+// the Location type carries what needs index:dealership (addresses, partner ids, websites).
 const OfferLocation = builder.prismaObject('Location', {
   variant: 'OfferLocation',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-  }),
+  fields: (t) => {
+    const { id, name } = locationColumnFields(t);
+    return { id, name };
+  },
 });
 
 /** The fields every form of the offer record shares (2.5). */
-function commonOfferFields(t: FieldBuilder) {
+function commonOfferFields(t: OfferFieldBuilder) {
   return {
     id: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),
@@ -101,7 +78,7 @@ function commonOfferFields(t: FieldBuilder) {
   };
 }
 
-function listOfferFields(t: FieldBuilder) {
+function listOfferFields(t: OfferFieldBuilder) {
   return {
     images: t.field({
       type: [CatalogueImage],
@@ -117,10 +94,12 @@ function listOfferFields(t: FieldBuilder) {
   };
 }
 
-function websiteOfferFields(t: FieldBuilder) {
+/** Only the website form's REST body has these; the graph's Offer has them as `graphOnly` (`shown`). */
+function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
   return {
-    category: t.string({ description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
+    category: t.string({ ...shown, description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
     preferred_locations: t.field({
+      ...shown,
       type: [OfferLocation],
       select: (_args, _context, nestedSelection) => ({
         preferred_locations: { orderBy: { location_id: 'asc' }, select: { location: nestedSelection(true) } },
@@ -129,16 +108,6 @@ function websiteOfferFields(t: FieldBuilder) {
     }),
   };
 }
-
-/** Spec 2.5, list form: the REST body elements of GET /manufacturers/{id}/offers.json. */
-const ManufacturerOffer = builder.prismaObject('Offer', {
-  variant: 'ManufacturerOffer',
-  fields: (t) => ({
-    ...commonOfferFields(t),
-    ...listOfferFields(t),
-    model: t.relation('model', { type: OfferModel }),
-  }),
-});
 
 /** Spec 2.5, website form: the REST body of GET /websites/{website_id}/offers/{id}.json. */
 const WebsiteOffer = builder.prismaObject('Offer', {
@@ -162,22 +131,26 @@ const WebsiteOffer = builder.prismaObject('Offer', {
   }),
 });
 
-/** The graph's offer: both forms' fields, with its model and manufacturer as graph objects. */
-builder.prismaObject('Offer', {
+/**
+ * The offer record: spec 2.5's list form (the REST body elements of GET /manufacturers/{id}/offers.json)
+ * and, for graph clients, the website form's fields and the offer's ids too. Its `model` is the graph's
+ * Model, whose REST shape is the list form's model (names and path).
+ */
+const Offer = builder.prismaObject('Offer', {
   fields: (t) => ({
     ...commonOfferFields(t),
     ...listOfferFields(t),
-    ...websiteOfferFields(t),
-    kind: t.exposeString('kind', { description: 'manufacturer or website.' }),
-    website_id: t.exposeInt('website_id', { nullable: true }),
-    model_id: t.exposeInt('model_id'),
+    ...websiteOfferFields(t, graphOnly),
+    kind: t.exposeString('kind', { ...graphOnly, description: 'manufacturer or website.' }),
+    website_id: t.exposeInt('website_id', { ...graphOnly, nullable: true }),
+    model_id: t.exposeInt('model_id', graphOnly),
     model: t.relation('model'),
   }),
 });
 
 builder.queryField('manufacturer_offers', (t) =>
   t.prismaField({
-    type: [ManufacturerOffer],
+    type: [Offer],
     description:
       "The manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
     authScopes: { permission: 'index:offer' },
