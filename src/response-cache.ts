@@ -31,12 +31,10 @@ export const cacheTtls = {
   perType: {
     // The new-vehicle catalogue and offers change rarely and only from the platform.
     ModelVariant: 300_000,
-    ModelVariantDetails: 300_000,
     Model: 300_000,
     WebsiteModels: 300_000,
     Manufacturer: 300_000,
     Offer: 300_000,
-    ManufacturerOffer: 300_000,
     WebsiteOffer: 300_000,
   } as Record<string, number>,
 } as const;

@@ -10,6 +10,7 @@ import type { Config } from '../src/config.ts';
 import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
+import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
@@ -75,6 +76,13 @@ beforeAll(async () => {
     south: (await makeKey(app.db, { permissions: all, dealershipIds: [south.id] })).key,
     allNoPersonal: (await makeKey(app.db, { permissions: all.filter((p) => p !== 'read:personal_data') })).key,
   };
+});
+
+describe('the cache times', () => {
+  it('name only types the graph has (a renamed or folded type would silently fall back to the default)', () => {
+    const schema = getSchema();
+    expect(Object.keys(cacheTtls.perType).filter((typeName) => !schema.getType(typeName))).toEqual([]);
+  });
 });
 
 describe('one instance, in memory', () => {
