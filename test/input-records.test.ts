@@ -1,13 +1,13 @@
 // The input-records mechanism without HTTP or a database: a zod schema in, the project's 422 and
 // the printed GraphQL input type out.
 import SchemaBuilder from '@pothos/core';
-import { printType, type GraphQLNamedType } from 'graphql';
+import { printSchema, printType, type GraphQLNamedType } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { invalidInput } from '../src/errors.ts';
 import { fieldPath, fieldRule, parseRecord } from '../src/domain/input-records.ts';
-import { inputFromZod } from '../src/schema/input-from-zod.ts';
+import { argsFromZod, inputFromZod } from '../src/schema/input-from-zod.ts';
 
 /** The 422 parseRecord throws, as { field, message }. */
 function refusal(run: () => unknown): { field: unknown; message: string } {
@@ -46,6 +46,27 @@ describe('parseRecord', () => {
 
   it('answers the parsed value, absent fields left out', () => {
     expect(parseRecord(lead, { email: ' a@example.com ' }, 'lead')).toEqual({ email: 'a@example.com' });
+  });
+
+  it('gives the error name a custom issue carries, for outcomes the spec names', () => {
+    const request = z.object({
+      // A transform, not a refine: zod skips an optional field's refinements when it is absent.
+      email: z.string().nullish().transform((email, context) => {
+        if (!email) context.addIssue({ code: 'custom', message: 'is required', params: { error: 'email_required' } });
+        return email;
+      }),
+    });
+    const error = (() => {
+      try {
+        parseRecord(request, {}, '');
+      } catch (thrown) {
+        return thrown as { message: string; extensions: Record<string, unknown> };
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(error.message).toBe('email: is required');
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'email_required', field: 'email' });
+    expect(refusal(() => parseRecord(lead, {}, 'lead'))).toMatchObject({ field: 'lead.email' });
   });
 
   it('writes paths as the bodies name them', () => {
@@ -143,6 +164,30 @@ describe('inputFromZod', () => {
       }),
     });
     expect(builder.toSchema().getType('TestTypedInput')).toBeDefined();
+  });
+
+  it('makes a root field’s arguments from a record, typed as its input', () => {
+    type TestTypes = { Scalars: { JSON: { Input: unknown; Output: unknown } } };
+    const builder = new SchemaBuilder<TestTypes>({} as ConstructorParameters<typeof SchemaBuilder<TestTypes>>[0]);
+    const report = z.object({
+      called_number: z.string().describe('The number dialled.'),
+      call_id: z.string().nullish(),
+      minutes: z.int().optional(),
+    });
+    builder.queryType({
+      fields: (t) => ({
+        report: t.string({
+          args: argsFromZod(builder, t.arg, 'report', report),
+          resolve: (_root, args) => {
+            expectTypeOf(args.called_number).toEqualTypeOf<string>();
+            // GraphQL may send null for any argument that is not required; the schema decides whether null is allowed.
+            expectTypeOf(args.minutes).toEqualTypeOf<number | null | undefined>();
+            return args.called_number;
+          },
+        }),
+      }),
+    });
+    expect(printSchema(builder.toSchema())).toContain('report(\n    call_id: String\n\n    """The number dialled."""\n    called_number: String!\n    minutes: Int\n  ): String\n');
   });
 
   it('refuses a nested object without a name instead of guessing one', () => {

@@ -66,13 +66,16 @@ const plainReasons: z.core.$ZodErrorMap = (issue) => {
 
 /**
  * The record parsed by its schema, or the project's 422 (`invalidInput`) for the first issue: the
- * field by its path under `at` (`car.images[2]`), the reason the issue's message.
+ * field by its path under `at` (`car.images[2]`; '' for root arguments), the reason the issue's
+ * message. A custom issue may name the error clients switch on (where the spec gives one, e.g.
+ * `email_required`) in `params: { error }`; any other issue is `invalid_input`.
  */
 export function parseRecord<Schema extends z.ZodType>(schema: Schema, value: unknown, at: string): z.output<Schema> {
   const parsed = schema.safeParse(value, { error: plainReasons });
   if (parsed.success) return parsed.data;
   const [issue] = parsed.error.issues;
-  throw invalidInput(fieldPath(at, issue?.path ?? []), issue?.message ?? 'is not valid');
+  const error = issue?.code === 'custom' && typeof issue.params?.error === 'string' ? issue.params.error : undefined;
+  throw invalidInput(fieldPath(at, issue?.path ?? []), issue?.message ?? 'is not valid', error);
 }
 
 /** Stands for the field while a throwing rule runs inside a schema; the real path is zod's. */
