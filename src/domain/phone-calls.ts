@@ -3,10 +3,12 @@
 // caller recently enquired about one there, so it counts in that car's performance figures.
 // Providers retry deliveries, so one call must be recorded once however often it arrives.
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { invalidInput } from '../errors.ts';
+import { fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
 
 /** A caller's lead about a car makes their calls count for that car for this long. */
@@ -14,12 +16,20 @@ export const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
 /** Without a provider call id, deliveries of the same numbers within this window are one call. */
 export const DEDUPE_WINDOW_MS = 60_000;
 
-export interface PhoneCallInput {
-  called_number: string;
-  caller_number: string;
-  /** The provider's id of the call (e.g. Twilio's CallSid); the best key for spotting repeats. */
-  call_id?: string | null;
-}
+/**
+ * The report of a call, as the provider sends it (the arguments of phone_call_webhook), declared
+ * once: src/schema/phone-call.ts reads its arguments from it and recordPhoneCall its rules.
+ */
+export const phoneCallReport = z.object({
+  called_number: z.string().transform(fieldRule(storedNumber)).describe('The number dialled: a location\'s tracking number.'),
+  caller_number: z.string().transform(fieldRule(storedNumber)).describe('The number that called.'),
+  // The provider's id of the call: the best key for spotting repeats. Lengths are limited for every
+  // input in one place (src/domain/input-limits.ts).
+  call_id: z.string().nullish().describe("The provider's id of the call: repeated deliveries with it are recognised exactly."),
+  CallSid: z.string().nullish().describe("Twilio's name for call_id (form posts); call_id wins when both are sent."),
+});
+
+export type PhoneCallInput = z.input<typeof phoneCallReport>;
 
 export interface PhoneCallReceipt {
   /** `duplicate`: this call was already recorded; `id` is the first record's. */
@@ -85,10 +95,8 @@ async function attributedCarId(db: Db, dealershipId: number, caller: string, now
  */
 export async function recordPhoneCall(clients: DbClients, actor: Actor, input: PhoneCallInput, now: Date): Promise<PhoneCallReceipt> {
   const { db, unscopedDb } = clients;
-  const called = storedNumber(input.called_number, 'called_number');
-  const caller = storedNumber(input.caller_number, 'caller_number');
-  // Lengths are limited for every input in one place (src/domain/input-limits.ts).
-  const callId = input.call_id?.trim() || null;
+  const { called_number: called, caller_number: caller, call_id, CallSid } = parseRecord(phoneCallReport, input, '');
+  const callId = (call_id ?? CallSid)?.trim() || null;
 
   const { key, earlier } = dedupeKeys(actor, called.value, caller.value, callId, now);
   // Dedupe keys are made from the reporting key's id, so these lookups only ever find that key's own

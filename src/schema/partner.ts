@@ -3,7 +3,8 @@
 // and is redirected to the platform with a signed session value. Rules: src/domain/partner-sign-on.ts.
 import { builder } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
-import { createPartnerToken, redeemPartnerToken, type PartnerTokenGrant } from '../domain/partner-sign-on.ts';
+import { createPartnerToken, partnerTokenRequest, redeemPartnerToken, type PartnerTokenGrant } from '../domain/partner-sign-on.ts';
+import { argsFromZod } from './input-from-zod.ts';
 
 const PartnerToken = builder.objectRef<PartnerTokenGrant>('PartnerToken').implement({
   description: 'Where to send the user\'s browser to finish signing on, and until when that works.',
@@ -25,11 +26,8 @@ builder.mutationField('create_partner_token', (t) =>
     type: PartnerToken,
     description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail, and the URL to send the user\'s browser to.',
     authScopes: { permission: 'create:partner_token' },
-    args: {
-      // Nullable on purpose: missing or blank is spec 4.10's email_required, which a required arg's invalid_input would replace.
-      email: t.arg.string({ required: false }),
-    },
-    resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args.email, context.now()),
+    args: argsFromZod(builder, t.arg, 'create_partner_token', partnerTokenRequest),
+    resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args, context.now()),
   }),
 );
 

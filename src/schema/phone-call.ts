@@ -4,7 +4,8 @@
 // Rules: src/domain/phone-calls.ts.
 import { builder } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
-import { recordPhoneCall, type PhoneCallReceipt } from '../domain/phone-calls.ts';
+import { phoneCallReport, recordPhoneCall, type PhoneCallReceipt } from '../domain/phone-calls.ts';
+import { argsFromZod } from './input-from-zod.ts';
 
 const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
   values: {
@@ -25,18 +26,7 @@ builder.mutationField('phone_call_webhook', (t) =>
     type: PhoneCallReceiptRef,
     description: 'Records a phone call reported by a call-tracking provider, once however often it is delivered.',
     authScopes: { permission: 'create:phone_call' },
-    args: {
-      called_number: t.arg.string({ required: true, description: 'The number dialled: a location\'s tracking number.' }),
-      caller_number: t.arg.string({ required: true, description: 'The number that called.' }),
-      call_id: t.arg.string({ description: "The provider's id of the call: repeated deliveries with it are recognised exactly." }),
-      CallSid: t.arg.string({ description: 'Twilio\'s name for call_id (form posts); call_id wins when both are sent.' }),
-    },
-    resolve: (_root, args, context) =>
-      recordPhoneCall(
-        context,
-        requireActor(context),
-        { called_number: args.called_number, caller_number: args.caller_number, call_id: args.call_id ?? args.CallSid ?? null },
-        context.now(),
-      ),
+    args: argsFromZod(builder, t.arg, 'phone_call_webhook', phoneCallReport),
+    resolve: (_root, args, context) => recordPhoneCall(context, requireActor(context), args, context.now()),
   }),
 );
