@@ -11,6 +11,7 @@
 // reason only: the caller puts the path in front (`lead.charge_breakdown.charges[1].amount: is required`).
 import { z } from 'zod';
 import type { Prisma } from '../../db/client.ts';
+import { invalidInput } from '../../errors.ts';
 import {
   DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
   DEFAULT_THIRD_PARTY_SOURCES,
@@ -24,6 +25,18 @@ import {
   MAX_NOTIFICATION_DELAY_MINUTES,
   type LeadCategory,
 } from './values.ts';
+
+/**
+ * The value `schema` makes of `value`, or a 422 naming the first mistake by its path under `at`
+ * (`lead.charge_breakdown.charges[1].amount`).
+ */
+export function parseRecord<Schema extends z.ZodType>(schema: Schema, value: unknown, at: string): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = (issue?.path ?? []).reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}.${String(key)}`), at);
+  throw invalidInput(field, issue?.message ?? 'is not valid');
+}
 
 // ───────────────────────────── value kinds ─────────────────────────────
 
@@ -150,7 +163,7 @@ export const leadFileInputSchema = z
       .transform((value) => value.trim())
       .pipe(leadFileTypeSchema)
       .nullish()
-      .describe(`One of ${LEAD_FILE_TYPES.join(', ')}. Required.`),
+      .describe('Required.'),
     file: z
       .string({ error: 'must be text' })
       .nullish()
@@ -198,7 +211,7 @@ export const leadInputSchema = z.object({
     .nullish()
     .describe('Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.'),
   dealership_slug: optionalText().nullish().describe('When sent, the slug of that dealership.'),
-  category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create. A category of spec 2.7.1.'),
+  category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create: the kind of enquiry.'),
   // Deployment lists (Config.leadSources): checked in validation.ts, not by an enum.
   source: nonBlankText('must not be empty')
     .nullish()

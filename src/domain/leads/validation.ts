@@ -7,7 +7,6 @@
 // Update semantics: a field that is absent keeps its stored value; a field that is present replaces
 // it; null clears an optional field; a required field (email, phone, category, source) and the
 // flags with a default cannot be cleared.
-import type { z } from 'zod';
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseDayMonthYear } from '../dates.ts';
@@ -19,6 +18,7 @@ import {
   NEVER_CLEARED,
   REQUIRED_ON_CREATE,
   leadInputSchema,
+  parseRecord,
   type LeadAddressInputValues,
   type LeadInputData,
   type LeadInputValues,
@@ -80,18 +80,6 @@ export function isEmailAddress(text: string): boolean {
 }
 
 const path = (field: string): string => `lead.${field}`;
-
-/**
- * The value `schema` makes of `value`, or a 422 naming the first mistake by its path under `at`
- * (`lead.charge_breakdown.charges[1].amount`).
- */
-function parseRecord<Schema extends z.ZodType>(schema: Schema, value: unknown, at: string): z.output<Schema> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = (issue?.path ?? []).reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}.${String(key)}`), at);
-  throw invalidInput(field, issue?.message ?? 'is not valid');
-}
 
 /** Like oneOf, in any case: sources are channel names that integrations spell as they like. */
 function oneOfAnyCase(field: string, value: string, allowed: readonly string[]): string {
