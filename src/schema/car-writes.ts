@@ -4,76 +4,13 @@
 import { builder, graphOnly } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';
-import { LOCKABLE_CAR_FIELDS, updateCar, type CarCustomAttribute, type UpdateCarResult } from '../domain/car-updates.ts';
+import { carRecord } from '../domain/car-record.ts';
+import { updateCar, type CarCustomAttribute, type UpdateCarResult } from '../domain/car-updates.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
+import { inputFromZod } from './input-from-zod.ts';
 
-const DATE_TEXT = 'Day/month/year, e.g. "31/12/2026" ("2026-12-31" is accepted too). Null clears it.';
-
-const CarCustomAttributeInput = builder.inputType('CarCustomAttributeInput', {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    value: t.string({ required: true }),
-  }),
-});
-
-const CarInput = builder.inputType('CarInput', {
-  description:
-    'The car record, replacing the stored one (a PUT): stocknum, dealership_id, make, model and year are required; ' +
-    'any other field left out stays as it is, and null clears it (an empty list for lists). Fields the car has locked are left unchanged.',
-  fields: (t) => ({
-    stocknum: t.string({ required: true, description: 'Stock number, unique within the dealership.' }),
-    dealership_id: t.int({ required: true, description: 'A dealership the key can access; the car may move to it.' }),
-    make: t.string({ required: true }),
-    model: t.string({ required: true }),
-    year: t.int({ required: true }),
-    rego: t.string({ description: 'Registration plate.' }),
-    rego_expiry: t.string({ description: DATE_TEXT }),
-    rego_state: t.string(),
-    vin: t.string({ description: 'Stored upper-case.' }),
-    location_id: t.int({ description: 'A location of the car’s dealership.' }),
-    odometer: t.int(),
-    dapprice: t.int({ description: 'Driveaway price. A change is recorded in the price history.' }),
-    egcprice: t.int({ description: 'Excluding government charges price. A change is recorded in the price history.' }),
-    advertised_price: t.string({ description: 'When both prices exist, says which one to use.' }),
-    badge: t.string(),
-    series: t.string(),
-    body: t.string(),
-    colour: t.string(),
-    interior_colour: t.string(),
-    transmission: t.string(),
-    fuel: t.string(),
-    drive: t.string(),
-    doors: t.int(),
-    seats: t.int(),
-    redbook_code: t.string(),
-    nvic_code: t.string(),
-    dealercomments: t.string(),
-    features: t.stringList(),
-    status: t.string({ description: 'Cannot be null.' }),
-    car_type: t.string({ description: 'Cannot be null.' }),
-    item_type: t.string({ description: 'Cannot be null.' }),
-    compliance_date: t.string({ description: DATE_TEXT }),
-    build_date: t.string({ description: DATE_TEXT }),
-    external_video_url: t.string({ description: 'An absolute http(s) URL; never fetched by the service.' }),
-    show_on_dealer_website: t.boolean(),
-    load_to_carsales: t.boolean({ description: 'List the car on the carsales channel.' }),
-    load_to_autotrader: t.boolean({ description: 'List the car on the autotrader channel.' }),
-    load_to_drive: t.boolean({ description: 'List the car on the drive channel.' }),
-    grey_market_import: t.boolean(),
-    subscription_plan_id: t.string(),
-    certified: t.boolean(),
-    custom_attributes: t.field({ type: [CarCustomAttributeInput], description: 'Names must be distinct.' }),
-    locked_fields: t.stringList({
-      description: `Car fields that later updates through the API leave unchanged (listed in skipped_fields). One of: ${LOCKABLE_CAR_FIELDS.join(', ')}.`,
-    }),
-    images: t.stringList({
-      description: 'Absolute http(s) image URLs, in display order, replacing the car’s photos; never fetched by the service.',
-    }),
-    match_existing_car_by_stocknum: t.boolean({
-      description: 'When true, the car updated is the one with this stocknum in this dealership_id, whatever the id says.',
-    }),
-  }),
-});
+/** The car record's input type, read from its one declaration (src/domain/car-record.ts). */
+const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 
 const CarRecordCustomAttribute = builder.objectRef<CarCustomAttribute>('CarRecordCustomAttribute').implement({
   fields: (t) => ({

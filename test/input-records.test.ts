@@ -1,0 +1,151 @@
+// The input-records mechanism without HTTP or a database: a zod schema in, the project's 422 and
+// the printed GraphQL input type out.
+import SchemaBuilder from '@pothos/core';
+import { printType, type GraphQLNamedType } from 'graphql';
+import { JSONResolver } from 'graphql-scalars';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { invalidInput } from '../src/errors.ts';
+import { fieldPath, fieldRule, parseRecord } from '../src/domain/input-records.ts';
+import { inputFromZod } from '../src/schema/input-from-zod.ts';
+
+/** The 422 parseRecord throws, as { field, message }. */
+function refusal(run: () => unknown): { field: unknown; message: string } {
+  try {
+    run();
+  } catch (error) {
+    const { field } = (error as { extensions: { field?: unknown } }).extensions;
+    return { field, message: (error as Error).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+const charge = z.object({ name: z.string(), amount: z.number({ error: 'must be a number of dollars' }) }).meta({ id: 'TestChargeInput' });
+const lead = z.object({
+  email: z.string().trim().min(1),
+  charge_breakdown: z.object({ charges: z.array(charge) }).meta({ id: 'TestBreakdownInput' }).optional(),
+  tags: z.array(z.string()).nullish(),
+});
+
+describe('parseRecord', () => {
+  it('names the field by its path under the record, with the schema’s own message', () => {
+    const value = { email: 'a@example.com', charge_breakdown: { charges: [{ name: 'Rego', amount: 1 }, { name: 'Stamp', amount: 'x' }] } };
+    expect(refusal(() => parseRecord(lead, value, 'lead'))).toEqual({
+      field: 'lead.charge_breakdown.charges[1].amount',
+      message: 'lead.charge_breakdown.charges[1].amount: must be a number of dollars',
+    });
+  });
+
+  it('says "is required", "cannot be null" and the expected kind where the schema says nothing', () => {
+    expect(refusal(() => parseRecord(lead, {}, 'lead')).message).toBe('lead.email: is required');
+    expect(refusal(() => parseRecord(lead, { email: null }, 'lead')).message).toBe('lead.email: cannot be null');
+    expect(refusal(() => parseRecord(lead, { email: 'x', tags: ['a', 3] }, 'lead')).message).toBe('lead.tags[1]: must be text');
+    expect(refusal(() => parseRecord(lead, { email: '  ' }, 'lead')).message).toBe('lead.email: must not be blank');
+    expect(refusal(() => parseRecord(lead, 5, 'lead')).message).toBe('lead: must be an object');
+  });
+
+  it('answers the parsed value, absent fields left out', () => {
+    expect(parseRecord(lead, { email: ' a@example.com ' }, 'lead')).toEqual({ email: 'a@example.com' });
+  });
+
+  it('writes paths as the bodies name them', () => {
+    expect(fieldPath('car', ['images', 2])).toBe('car.images[2]');
+    expect(fieldPath('car', [])).toBe('car');
+    expect(fieldPath('', ['id'])).toBe('id');
+  });
+});
+
+describe('fieldRule', () => {
+  const evenRule = (value: number, field: string) => {
+    if (value % 2 !== 0) throw invalidInput(field, `must be even, got ${value}`);
+    return value / 2;
+  };
+  const halves = z.object({ counts: z.array(z.number().transform(fieldRule(evenRule))) });
+
+  it('turns a rule that throws invalidInput into the issue at the field’s path, and keeps its result', () => {
+    expect(refusal(() => parseRecord(halves, { counts: [2, 3] }, 'car')).message).toBe('car.counts[1]: must be even, got 3');
+    expect(parseRecord(halves, { counts: [2, 4] }, 'car')).toEqual({ counts: [1, 2] });
+  });
+
+  it('throws any other error on', () => {
+    const broken = z.string().transform(fieldRule(() => { throw new TypeError('bug'); }));
+    expect(() => parseRecord(broken, 'x', 'car')).toThrow(TypeError);
+  });
+});
+
+describe('inputFromZod', () => {
+  function printed(schema: z.ZodObject, name: string): Record<string, string> {
+    // A builder of its own, without plugins: the project's plugin option types (prisma, scopeAuth) are
+    // declared for every builder, so the empty options need the cast.
+    type TestTypes = { Scalars: { JSON: { Input: unknown; Output: unknown } } };
+    const builder = new SchemaBuilder<TestTypes>({} as ConstructorParameters<typeof SchemaBuilder<TestTypes>>[0]);
+    builder.addScalarType('JSON', JSONResolver);
+    const input = inputFromZod(builder, name, schema, { description: 'A record to test.' });
+    builder.queryType({
+      fields: (t) => ({ echo: t.boolean({ args: { record: t.arg({ type: input, required: true }) }, resolve: () => true }) }),
+    });
+    const types = builder.toSchema().getTypeMap();
+    return Object.fromEntries(Object.entries(types).filter(([key]) => key.endsWith('Input')).map(([key, type]) => [key, printType(type as GraphQLNamedType)]));
+  }
+
+  it('prints each kind with its nullability and description, nested records as their own input types', () => {
+    const record = z.object({
+      title: z.string().trim().min(1).describe('The title, never blank.'),
+      subtitle: z.string().transform((text) => text.trim()).nullish(),
+      year: z.int().min(1886),
+      price: z.number().nonnegative().optional().describe('In dollars.'),
+      sold: z.boolean().optional(),
+      kind: z.enum(['new', 'used']),
+      tags: z.array(z.string()).nullable().transform((tags) => tags ?? []).optional(),
+      charges: z.array(charge).optional(),
+      fields: z.record(z.string(), z.unknown()).nullish(),
+      breakdown: z.object({ total: z.number() }).meta({ asJson: true }).optional(),
+    });
+    const types = printed(record, 'TestRecordInput');
+    // Pothos prints the fields in name order.
+    expect(types.TestRecordInput).toBe(
+      [
+        '"""A record to test."""',
+        'input TestRecordInput {',
+        '  breakdown: JSON',
+        '  charges: [TestChargeInput!]',
+        '  fields: JSON',
+        '  kind: String!',
+        '',
+        '  """In dollars."""',
+        '  price: Float',
+        '  sold: Boolean',
+        '  subtitle: String',
+        '  tags: [String!]',
+        '',
+        '  """The title, never blank."""',
+        '  title: String!',
+        '  year: Int!',
+        '}',
+      ].join('\n'),
+    );
+    expect(types.TestChargeInput).toBe('input TestChargeInput {\n  amount: Float!\n  name: String!\n}');
+  });
+
+  it('gives resolvers the schema’s input type (checked by tsc)', () => {
+    type TestTypes = { Scalars: { JSON: { Input: unknown; Output: unknown } } };
+    const builder = new SchemaBuilder<TestTypes>({} as ConstructorParameters<typeof SchemaBuilder<TestTypes>>[0]);
+    const input = inputFromZod(builder, 'TestTypedInput', lead);
+    builder.queryType({
+      fields: (t) => ({
+        echo: t.string({
+          args: { record: t.arg({ type: input, required: true }) },
+          resolve: (_root, { record }) => {
+            expectTypeOf(record).toEqualTypeOf<z.input<typeof lead>>();
+            return record.email;
+          },
+        }),
+      }),
+    });
+    expect(builder.toSchema().getType('TestTypedInput')).toBeDefined();
+  });
+
+  it('refuses a nested object without a name instead of guessing one', () => {
+    expect(() => printed(z.object({ inner: z.object({ a: z.string() }) }), 'TestUnnamedInput')).toThrow(/TestUnnamedInput\.inner: a nested object needs a GraphQL name/);
+  });
+});
