@@ -2,8 +2,13 @@
 // each zod field becomes an input field of the matching type, nullable (what is required is the
 // domain's rule, so a missing field is a 422 naming it on both doors), with the declaration's
 // description. The REST door's request body and its OpenAPI schema follow from these types.
+//
+// This is src/schema/input-from-zod.ts's derivation (the same unwrapping and metadata, from
+// src/domain/input-records.ts) plus one thing it does not do: a value list becomes its GraphQL enum
+// (LeadCategory, LeadFileType), where inputFromZod keeps every text enum String.
 import { z } from 'zod';
 import { builder } from '../builder.ts';
+import { declaredMeta, innerOf } from '../domain/input-records.ts';
 import {
   documentTypeSchema,
   leadAddressInputSchema,
@@ -27,24 +32,30 @@ const enumTypes = new Map<z.ZodType, InputTypeParam>([
   [documentTypeSchema, LeadDocumentTypeEnum],
 ]);
 
-/** The named input types of nested records, filled as they are declared below. */
-const objectTypes = new Map<z.ZodType, InputTypeParam>();
+/** The named input types of nested records, by their `.meta({ id })`, filled as they are declared below. */
+const objectTypes = new Map<string, InputTypeParam>();
 
-/** The GraphQL type of what a field's schema accepts (its input side: a transform's input). */
-function graphTypeOf(schema: z.ZodType): InputTypeParam {
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault) {
-    return graphTypeOf(schema.unwrap() as z.ZodType);
+/** The GraphQL type of what a field's schema accepts (its input side, under optional, nullable and transforms). */
+function graphTypeOf(schema: z.core.$ZodType): InputTypeParam {
+  // A value list is looked up before unwrapping further: the category is trimmed text piped into its enum.
+  const listed = enumTypes.get(schema as z.ZodType);
+  if (listed) return listed;
+  if (schema._zod.def.type === 'pipe') {
+    const out = (schema._zod.def as z.core.$ZodPipeDef).out;
+    const enumType = enumTypes.get(out as z.ZodType);
+    if (enumType) return enumType;
   }
-  if (schema instanceof z.ZodPipe) return graphTypeOf((schema.out instanceof z.ZodTransform ? schema.in : schema.out) as z.ZodType);
+  const inner = innerOf(schema);
+  if (inner) return graphTypeOf(inner);
   if (schema instanceof z.ZodString) return 'String';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'Int' : 'Float';
   if (schema instanceof z.ZodBoolean) return 'Boolean';
-  if (schema instanceof z.ZodArray) return [graphTypeOf(schema.element as z.ZodType)] as InputTypeParam;
+  if (schema instanceof z.ZodArray) return [graphTypeOf(schema.element as z.core.$ZodType)] as InputTypeParam;
   // Free-form JSON, which the declaration checks as a whole (fields, charge_breakdown).
   if (schema instanceof z.ZodUnknown || schema instanceof z.ZodRecord) return 'JSON';
-  const named = enumTypes.get(schema) ?? objectTypes.get(schema);
+  const named = objectTypes.get(declaredMeta(schema).id ?? '');
   if (named) return named;
-  throw new Error(`no GraphQL input type for a zod ${schema.def.type}: declare its enum or object type first`);
+  throw new Error(`no GraphQL input type for a zod ${schema._zod.def.type}: declare its enum or its object type (.meta({ id })) first`);
 }
 
 /** The input fields of a zod object, one per key. */
@@ -53,7 +64,7 @@ function inputFieldsOf(schema: z.ZodObject) {
     Object.fromEntries(
       Object.entries(schema.shape).map(([name, field]) => [
         name,
-        t.field({ type: graphTypeOf(field as z.ZodType), required: false, description: (field as z.ZodType).description }),
+        t.field({ type: graphTypeOf(field as z.core.$ZodType), required: false, description: declaredMeta(field as z.core.$ZodType).description }),
       ]),
     );
 }
@@ -63,9 +74,9 @@ function inputFieldsOf(schema: z.ZodObject) {
  * the schema's input: resolvers hand the arguments to the domain, which parses them with the same
  * schema. (TypeScript cannot follow the mapping of keys at run time; it is the schema's by construction.)
  */
-function inputTypeOf<Schema extends z.ZodObject>(name: string, schema: Schema, description = schema.description) {
+function inputTypeOf<Schema extends z.ZodObject>(name: string, schema: Schema, description = declaredMeta(schema).description) {
   const ref = builder.inputType(name, { description, fields: inputFieldsOf(schema) });
-  if (!objectTypes.has(schema)) objectTypes.set(schema, ref);
+  objectTypes.set(name, ref);
   return ref as unknown as PothosSchemaTypes.InputObjectRef<Types, z.input<Schema>>;
 }
 

@@ -11,7 +11,8 @@
 // reason only: the caller puts the path in front (`lead.charge_breakdown.charges[1].amount: is required`).
 import { z } from 'zod';
 import type { Prisma } from '../../db/client.ts';
-import { invalidInput } from '../../errors.ts';
+import { parseDayMonthYear } from '../dates.ts';
+import { fieldRule } from '../input-records.ts';
 import {
   DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
   DEFAULT_THIRD_PARTY_SOURCES,
@@ -25,18 +26,6 @@ import {
   MAX_NOTIFICATION_DELAY_MINUTES,
   type LeadCategory,
 } from './values.ts';
-
-/**
- * The value `schema` makes of `value`, or a 422 naming the first mistake by its path under `at`
- * (`lead.charge_breakdown.charges[1].amount`).
- */
-export function parseRecord<Schema extends z.ZodType>(schema: Schema, value: unknown, at: string): z.output<Schema> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = (issue?.path ?? []).reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}.${String(key)}`), at);
-  throw invalidInput(field, issue?.message ?? 'is not valid');
-}
 
 // ───────────────────────────── value kinds ─────────────────────────────
 
@@ -172,9 +161,13 @@ export const leadFileInputSchema = z
   .superRefine((entry, context) => {
     if (entry.file_type === null || entry.file_type === undefined) context.addIssue({ code: 'custom', path: ['file_type'], message: FILE_TYPE_REQUIRED });
   })
-  .describe(`An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`);
+  .meta({
+    id: 'LeadFileInput',
+    description: `An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`,
+  });
 
-export const leadPaymentInputSchema = z.object({
+export const leadPaymentInputSchema = z
+  .object({
   amount: z
     .number({ error: 'must be a number' })
     .min(0, { error: (issue) => `must be a number of 0 or more, got ${String(issue.input)}` })
@@ -183,16 +176,19 @@ export const leadPaymentInputSchema = z.object({
   car_id: rowId().nullish().describe('A car of the lead’s dealership.'),
   payment_processor_id: rowId().nullish().describe('A payment processor of the lead’s dealership.'),
   external_transaction_id: optionalText().nullish(),
-});
+  })
+  .meta({ id: 'LeadPaymentInput' });
 
-export const leadAddressInputSchema = z.object({
+export const leadAddressInputSchema = z
+  .object({
   street: optionalText().nullish(),
   city: optionalText().nullish(),
   state: optionalText().nullish(),
   state_long: optionalText().nullish(),
   country: optionalText().nullish(),
   postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
-});
+  })
+  .meta({ id: 'LeadAddressInput' });
 
 // ───────────────────────────── the lead ─────────────────────────────
 
@@ -268,8 +264,11 @@ export const leadInputSchema = z.object({
     .nullish()
     .describe('An object with `total` ({amount: number, …}), `charges` ([{name: string, amount: number, …}]) or both.'),
   customer_address: optionalText().nullish().describe('Personal data.'),
-  // Read in validation.ts: whether it is in the future depends on the service clock.
-  dob: optionalText().nullish().describe('Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.'),
+  // Whether it is in the future depends on the service clock: validation.ts checks that.
+  dob: optionalText()
+    .transform(fieldRule((text: string | null, field) => (text === null ? null : parseDayMonthYear(text, field))))
+    .nullish()
+    .describe('Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.'),
 });
 
 /** The `lead` object as the two doors deliver it. */

@@ -2,7 +2,8 @@
 // another dealership's lead is not found, exactly like a lead that does not exist.
 import type { Db, Prisma } from '../../db/client.ts';
 import { requireDealershipId } from '../dealerships.ts';
-import { leadCategorySchema, parseRecord } from './input-record.ts';
+import { parseRecord } from '../input-records.ts';
+import { leadCategorySchema } from './input-record.ts';
 
 export interface LeadListFilter {
   dealership_id?: number | null;

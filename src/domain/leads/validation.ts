@@ -9,7 +9,7 @@
 // flags with a default cannot be cleared.
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
-import { parseDayMonthYear } from '../dates.ts';
+import { parseRecord } from '../input-records.ts';
 import { isPlainObject } from '../json-columns.ts';
 import { normalizePhone } from '../phone.ts';
 import { decodeLeadFiles, type DecodedLeadFile } from './files.ts';
@@ -18,7 +18,6 @@ import {
   NEVER_CLEARED,
   REQUIRED_ON_CREATE,
   leadInputSchema,
-  parseRecord,
   type LeadAddressInputValues,
   type LeadInputData,
   type LeadInputValues,
@@ -139,9 +138,8 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   }
 
   if (dob !== undefined) {
-    const date = dob === null ? null : parseDayMonthYear(dob, path('dob'));
-    if (date && date.getTime() > options.now.getTime()) throw invalidInput(path('dob'), 'must not be in the future');
-    columns.dob = date;
+    if (dob && dob.getTime() > options.now.getTime()) throw invalidInput(path('dob'), 'must not be in the future');
+    columns.dob = dob;
   }
 
   // Rules across fields look at the lead as it will be: this request's values over the stored ones.
