@@ -168,31 +168,31 @@ export const leadFileInputSchema = z
 
 export const leadPaymentInputSchema = z
   .object({
-  amount: z
-    .number({ error: 'must be a number' })
-    .min(0, { error: (issue) => `must be a number of 0 or more, got ${String(issue.input)}` })
-    .nullish()
-    .describe('0 or more; required unless the lead already has a payment.'),
-  car_id: rowId().nullish().describe('A car of the lead’s dealership.'),
-  payment_processor_id: rowId().nullish().describe('A payment processor of the lead’s dealership.'),
-  external_transaction_id: optionalText().nullish(),
+    amount: z
+      .number({ error: 'must be a number' })
+      .min(0, { error: (issue) => `must be a number of 0 or more, got ${String(issue.input)}` })
+      .nullish()
+      .describe('0 or more; required unless the lead already has a payment.'),
+    car_id: rowId().nullish().describe('A car of the lead’s dealership.'),
+    payment_processor_id: rowId().nullish().describe('A payment processor of the lead’s dealership.'),
+    external_transaction_id: optionalText().nullish(),
   })
   .meta({ id: 'LeadPaymentInput' });
 
 export const leadAddressInputSchema = z
   .object({
-  street: optionalText().nullish(),
-  city: optionalText().nullish(),
-  state: optionalText().nullish(),
-  state_long: optionalText().nullish(),
-  country: optionalText().nullish(),
-  postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
+    street: optionalText().nullish(),
+    city: optionalText().nullish(),
+    state: optionalText().nullish(),
+    state_long: optionalText().nullish(),
+    country: optionalText().nullish(),
+    postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
   })
   .meta({ id: 'LeadAddressInput' });
 
 // ───────────────────────────── the lead ─────────────────────────────
 
-/** The `lead` object of both operations, in the order the graph lists its fields. */
+/** The `lead` object of both operations. */
 export const leadInputSchema = z.object({
   name: optionalText().nullish().describe('Customer full name. Personal data.'),
   last_name: optionalText().nullish().describe('Personal data.'),
