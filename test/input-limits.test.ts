@@ -21,7 +21,7 @@ import { restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, expectAnswer, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
-import { samplePayload } from './support/fixtures-leads.ts';
+import { graphLead, samplePayload } from './support/fixtures-leads.ts';
 import { deeplyNested } from './support/fuzz.ts';
 
 let app: TestApp;
@@ -382,7 +382,7 @@ describe('free-form JSON (lead.fields, lead.charge_breakdown, lead event data)',
           message: `lead.${field}: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
           field: `lead.${field}`,
         }, `${field} ${depth}`);
-        const result = await app.graphql('mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }', { lead }, key);
+        const result = await app.graphql('mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }', { lead: graphLead(lead) }, key);
         expect(result.errors?.[0]?.extensions, `${field} ${depth}`).toMatchObject({ code: 'BAD_USER_INPUT', field: `lead.${field}` });
       }
     }

@@ -58,7 +58,7 @@ describe('Query.lead', () => {
     expect(result.data?.lead).toEqual({
       id: lead.id,
       dealership_id: north.id,
-      category: 'General Enquiry',
+      category: 'GENERAL_ENQUIRY',
       source: 'Website',
       lead_state: 'new',
       name: 'Jo Citizen',
@@ -73,7 +73,7 @@ describe('Query.lead', () => {
       car: { id: car.id, stocknum: 'G1' },
       payment: { amount: 12.5 },
       address: { city: 'Hobart', postcode: 7000 },
-      files: [{ file_type: 'resume', byte_size: 3 }],
+      files: [{ file_type: 'RESUME', byte_size: 3 }],
     });
   });
 

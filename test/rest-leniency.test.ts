@@ -13,7 +13,7 @@ import { GRAPHQL_WORDS } from './support/fuzz.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
-import { CREATE_LEAD, PDF_BYTES, samplePayload, tempStorageDir } from './support/fixtures-leads.ts';
+import { CREATE_LEAD, PDF_BYTES, graphLead, samplePayload, tempStorageDir } from './support/fixtures-leads.ts';
 
 const MAX_FILE_BYTES = 2048;
 let app: TestApp;
@@ -87,7 +87,7 @@ describe('unknown keys', () => {
   });
 
   it('are still refused by GraphQL, which stays strict', async () => {
-    const graph = await app.graphql(CREATE_LEAD, { lead: { ...samplePayload(dealership.id, person()), favourite_colour: 'red' } }, key);
+    const graph = await app.graphql(CREATE_LEAD, { lead: { ...graphLead(samplePayload(dealership.id, person())), favourite_colour: 'red' } }, key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'lead.favourite_colour' });
   });
 });
@@ -141,7 +141,7 @@ describe('scalars as text', () => {
   });
 
   it('stays strict on GraphQL: an integer as text is refused there', async () => {
-    const graph = await app.graphql(CREATE_LEAD, { lead: { ...samplePayload(dealership.id, person()), dealership_id: String(dealership.id) } }, key);
+    const graph = await app.graphql(CREATE_LEAD, { lead: { ...graphLead(samplePayload(dealership.id, person())), dealership_id: String(dealership.id) } }, key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'lead.dealership_id' });
   });
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Db, Prisma } from '../db/client.ts';
 import { apiError, invalidInput } from '../errors.ts';
+import { parseRecord } from './input-records.ts';
 
 /**
  * Allowed `service` names are not listed by the spec: any lower-case slug is accepted (compared
@@ -172,13 +173,7 @@ export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
   if (!SERVICE_PATTERN.test(service)) {
     throw invalidInput('service', 'must be a service name of 1 to 40 letters, digits, "-" or "_"');
   }
-  const parsed = leadEventSchema.safeParse(dataObject(input.data));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = ['data', ...(issue?.path ?? []).map(String)].join('.');
-    throw invalidInput(path, issue?.message ?? 'is not valid');
-  }
-  const { leadId, messageDetail } = parsed.data;
+  const { leadId, messageDetail } = parseRecord(leadEventSchema, dataObject(input.data), 'data');
   return {
     service,
     leadId,

@@ -150,17 +150,16 @@ async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute
 
 export function useRestRoutes(deps: AppDeps): Plugin {
   let schema: GraphQLSchema | undefined;
-  let sofa: SofaHandler | undefined;
-  let rootFields = new Map<string, GraphQLField<unknown, unknown>>();
+  let door: { sofa: SofaHandler; rootFields: Map<string, GraphQLField<unknown, unknown>> } | undefined;
   let getEnveloped: GetEnveloped | undefined;
   const envelopedByContext = new WeakMap<object, Enveloped>();
 
   // Sofa (and the filtered schema it serves) is built for the first REST request, not at start-up:
   // building it costs more CPU than the rest of the start, and a /graphql-only instance never needs it.
-  function createSofa(current: GraphQLSchema): SofaHandler {
+  function createSofa(served: GraphQLSchema): SofaHandler {
   return createSofaHandler({
       basePath: '',
-      schema: restSchema(current),
+      schema: served,
       routes: Object.fromEntries(
         restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
       ),
@@ -181,20 +180,29 @@ export function useRestRoutes(deps: AppDeps): Plugin {
     });
   }
 
+  /**
+   * Sofa and the root fields whose arguments the door reads, both of the REST schema: its types are
+   * what REST bodies are read as (an enum of spec values is their text there, src/rest/rest-schema.ts).
+   */
+  function openDoor(current: GraphQLSchema) {
+    const served = restSchema(current);
+    const rootFields = new Map(
+      restRoutes.flatMap((route) => {
+        const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+        const field = (operation === 'Query' ? served.getQueryType() : served.getMutationType())?.getFields()[name];
+        return field ? [[route.field, field] as const] : [];
+      }),
+    );
+    return { sofa: createSofa(served), rootFields };
+  }
+
   return {
     onYogaInit({ yoga }) {
       getEnveloped = yoga.getEnveloped;
     },
     onSchemaChange({ schema: changed }) {
       schema = changed;
-      sofa = undefined;
-      rootFields = new Map(
-        restRoutes.flatMap((route) => {
-          const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-          const field = (operation === 'Query' ? changed.getQueryType() : changed.getMutationType())?.getFields()[name];
-          return field ? [[route.field, field] as const] : [];
-        }),
-      );
+      door = undefined;
     },
     onRequest({ request, url, endResponse, serverContext }) {
       const matches = matchPath(url.pathname);
@@ -214,14 +222,15 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         endResponse(restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow }));
         return undefined;
       }
-      const field = rootFields.get(match.route.field);
+      if (!schema) throw new Error('the REST layer has no schema yet');
+      door ??= openDoor(schema);
+      const field = door.rootFields.get(match.route.field);
       // A documented route whose root field does not exist yet answers like any unknown path.
       if (!field) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
-      if (!schema) throw new Error('the REST layer has no schema yet');
-      const handler = (sofa ??= createSofa(schema));
+      const handler = door.sofa;
       return (async () => {
         const ignored: string[] = [];
         const prepared = await prepareRequest(deps, request, match, field, ignored);

@@ -2,8 +2,19 @@
 // has for its own clients (src/builder.ts `graphOnly`, the Node interface). Sofa executes against it
 // (src/rest/plugin.ts) and the OpenAPI document describes it (src/rest/openapi.ts), so the document
 // and the bodies are the same shapes.
-import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import type { GraphQLSchema } from 'graphql';
+import { MapperKind, filterSchema, mapSchema, pruneSchema } from '@graphql-tools/utils';
+import {
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+  getNamedType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  type GraphQLEnumType,
+  type GraphQLSchema,
+  type GraphQLType,
+} from 'graphql';
 import { restRoutes } from './routes.ts';
 
 const routedFields = new Set<string>(restRoutes.map((route) => route.field));
@@ -12,19 +23,56 @@ const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
 
 /**
+ * Marks an enum whose values stand for the spec's text ("New Vehicle Enquiry" as NEW_VEHICLE_ENQUIRY,
+ * src/schema/lead-values.ts): the REST door reads and answers that text, as the spec documents it,
+ * so it serves such an enum as String and lists the values in the field's description.
+ */
+export const restAsText = { extensions: { restAsText: true } } as const;
+
+const isRestText = (type: GraphQLType): boolean => {
+  const named = getNamedType(type);
+  return isEnumType(named) && named.extensions.restAsText === true;
+};
+
+/** The same wrapping (list, non-null) around String instead of the enum. */
+function asText<Type extends GraphQLType>(type: Type): Type {
+  if (isNonNullType(type)) return new GraphQLNonNull(asText(type.ofType)) as Type;
+  if (isListType(type)) return new GraphQLList(asText(type.ofType)) as Type;
+  return GraphQLString as Type;
+}
+
+/** The field's description with the values it takes, which the String type no longer says. */
+function withValues(description: string | null | undefined, type: GraphQLType): string {
+  const values = (getNamedType(type) as GraphQLEnumType).getValues().map((value) => String(value.value));
+  return [description, `One of: ${values.join('; ')}.`].filter(Boolean).join(' ');
+}
+
+/** Each field, argument and input field of a `restAsText` enum type becomes String. */
+function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
+  const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config =>
+    isRestText(config.type) ? { ...config, type: asText(config.type), description: withValues(config.description, config.type) } : config;
+  return mapSchema(schema, {
+    [MapperKind.COMPOSITE_FIELD]: retype,
+    [MapperKind.INPUT_OBJECT_FIELD]: retype,
+    [MapperKind.ARGUMENT]: retype,
+  });
+}
+
+/**
  * The schema the REST door serves: the routed root fields only, without what exists for graph clients
  * alone (the Node interface and its global ids, mutation payloads' records, …), so each REST body is
  * the spec's shape however the graph grows around it.
  */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
-    filterSchema({
-      schema,
-      rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
-      typeFilter: (typeName) => typeName !== 'Node',
-      objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-      interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-    }),
+    enumsAsText(
+      filterSchema({
+        schema,
+        rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
+        typeFilter: (typeName) => typeName !== 'Node',
+        objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
+        interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
+      }),
+    ),
   );
 }
-

@@ -13,120 +13,11 @@ import { leadListWhere } from '../domain/leads/queries.ts';
 import { jsonObject, jsonStrings } from '../domain/json-columns.ts';
 import type { LeadRecord, LeadRecordAddress, LeadRecordFile, LeadRecordPayment } from '../domain/leads/record.ts';
 import { updateLead } from '../domain/leads/update.ts';
-import {
-  DOCUMENT_TYPES,
-  DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
-  DEFAULT_THIRD_PARTY_SOURCES,
-  DOCUMENTED_LEAD_SOURCES,
-  DOCUMENTED_MARKETING_SOURCES,
-  LEAD_CATEGORIES,
-  LEAD_FILE_TYPES,
-  MAX_LEAD_FILES,
-  MAX_NOTIFICATION_DELAY_MINUTES,
-} from '../domain/leads/values.ts';
+import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
+import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
+import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
-
-// ───────────────────────────── inputs ─────────────────────────────
-
-const LeadFileInput = builder.inputType('LeadFileInput', {
-  description: `An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`,
-  fields: (t) => ({
-    file_type: t.string({ description: `One of ${LEAD_FILE_TYPES.join(', ')}. Required.` }),
-    file: t.string({ description: 'The file content, base64-encoded (a data: URL prefix is allowed and ignored). Required; at most LEAD_FILE_MAX_BYTES decoded.' }),
-  }),
-});
-
-const LeadPaymentInput = builder.inputType('LeadPaymentInput', {
-  fields: (t) => ({
-    amount: t.float({ description: '0 or more; required unless the lead already has a payment.' }),
-    car_id: t.int({ description: 'A car of the lead’s dealership.' }),
-    payment_processor_id: t.int({ description: 'A payment processor of the lead’s dealership.' }),
-    external_transaction_id: t.string(),
-  }),
-});
-
-const LeadAddressInput = builder.inputType('LeadAddressInput', {
-  fields: (t) => ({
-    street: t.string(),
-    city: t.string(),
-    state: t.string(),
-    state_long: t.string(),
-    country: t.string(),
-    postcode: t.int({ description: 'Also becomes the postcode of a new contact (four digits: 800 is 0800).' }),
-  }),
-});
-
-// Every field is optional in the schema and required (or not) by the domain, so a missing field is
-// a 422 that names it (`lead.email`), on both doors.
-const leadFields = (t: InputFields) => ({
-  name: t.string({ description: 'Customer full name. Personal data.' }),
-  last_name: t.string({ description: 'Personal data.' }),
-  email: t.string({ description: 'Required on create. Checked unless disable_strict_validation. Personal data.' }),
-  phone: t.string({
-    description: 'Required on create. Australian numbers in their usual forms, stored as E.164 (+61412345678), unless disable_strict_validation (stored as sent). Personal data.',
-  }),
-  message: t.string(),
-  dealership_id: t.int({ description: 'Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.' }),
-  dealership_slug: t.string({ description: 'When sent, the slug of that dealership.' }),
-  category: t.string({ description: `Required on create. One of: ${LEAD_CATEGORIES.join('; ')}.` }),
-  source: t.string({ description: `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_SOURCES.join(', ')}). Any case; stored in the list's spelling.` }),
-  marketing_source: t.string({
-    description: `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
-  }),
-  website_id: t.int({ description: 'A website of the dealership.' }),
-  website_slug: t.string({ description: 'Slug or custom slug of a website of the dealership; sets website_id when that is not sent.' }),
-  page_id: t.int(),
-  stocknum: t.string({ description: 'Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).' }),
-  provider: t.string(),
-  provider_id: t.string(),
-  certified: t.boolean(),
-  golden: t.boolean({ description: 'Marks the contact’s lead cluster high priority.' }),
-  location_id: t.int({ description: 'A location of the dealership.' }),
-  send_customer_email: t.boolean({ description: 'false: no acknowledgement e-mail to the customer (default true).' }),
-  car_id: t.int({ description: 'A car of the dealership.' }),
-  model_id: t.int(),
-  model_variant_id: t.int({ description: 'A variant of model_id (which is taken from it when not sent).' }),
-  colour_id: t.int({ description: 'A colour of model_id (which is taken from it when not sent).' }),
-  team_member_id: t.int({ description: 'Team Member Enquiry leads only: a user of the dealership.' }),
-  user_email: t.string({ description: 'A platform user of the dealership to link (case-insensitive); an unknown address is stored unlinked.' }),
-  lead_state: t.string({ description: 'Free text, 1 to 64 characters (default "new").' }),
-  sms_verified: t.boolean({ description: 'Marks the contact as SMS verified.' }),
-  tags: t.stringList(),
-  opt_in_to_marketing: t.boolean(),
-  delay_customer_email_minutes: t.int({ description: `0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.` }),
-  delay_dealership_notification_minutes: t.int({ description: `0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.` }),
-  disable_strict_validation: t.boolean({ description: 'true: email and phone are stored as sent, unchecked.' }),
-  time_on_site_seconds: t.int(),
-  time_to_submit_seconds: t.int(),
-  lead_files_attributes: t.field({ type: [LeadFileInput] }),
-  payment_attributes: t.field({ type: LeadPaymentInput }),
-  address_attributes: t.field({ type: LeadAddressInput, description: 'Personal data.' }),
-  fields: t.field({
-    type: 'JSON',
-    description: `An object of free key/value pairs. A Document Request carries document_type: one of ${DOCUMENT_TYPES.join(', ')}.`,
-  }),
-  charge_breakdown: t.field({
-    type: 'JSON',
-    description: 'An object with `total` ({amount: number, …}), `charges` ([{name: string, amount: number, …}]) or both.',
-  }),
-  customer_address: t.string({ description: 'Personal data.' }),
-  dob: t.string({ description: 'Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.' }),
-});
-
-const LeadInput = builder.inputType('LeadInput', {
-  description: 'A new lead: email, phone, dealership_id, category and source are required.',
-  fields: leadFields,
-});
-
-const LeadUpdateInput = builder.inputType('LeadUpdateInput', {
-  description:
-    'Changes to a lead (the names and rules of a new lead): a field left out keeps its value, null clears an optional one ' +
-    '(payment_attributes / address_attributes: null removes them); email, phone, category and source cannot be cleared. ' +
-    'Files sent are added to the lead’s files.',
-  fields: leadFields,
-});
 
 // ─────────────── the lead's own fields and parts, for both lead types ───────────────
 
@@ -175,7 +66,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     message: text('message'),
     dealership_slug: text('dealership_slug'),
     website_slug: text('website_slug'),
-    category: t.exposeString('category'),
+    category: t.expose('category', { type: LeadCategoryEnum }),
     source: t.exposeString('source'),
     marketing_source: text('marketing_source'),
     stocknum: text('stocknum'),
@@ -225,7 +116,7 @@ function addressFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadRecord
 function fileFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Omit<LeadRecordFile, 'created_at'> & { created_at: Date | string }>) {
   return {
     id: t.exposeInt('id'),
-    file_type: t.exposeString('file_type'),
+    file_type: t.expose('file_type', { type: LeadFileTypeEnum }),
     byte_size: t.exposeInt('byte_size'),
     content_type: t.exposeString('content_type', { nullable: true, description: 'Read from the bytes, never from the client.' }),
     sha256: t.exposeString('sha256'),
@@ -338,6 +229,15 @@ const LeadRef = builder.prismaNode('Lead', {
     name: t.exposeString('name', personalData),
     email: t.exposeString('email', personalData),
     phone: t.exposeString('phone', personalData),
+    document_type: t.field({
+      type: LeadDocumentTypeEnum,
+      nullable: true,
+      description: 'What a Document Request lead asks for (its fields.document_type); null for other categories.',
+      resolve: (lead) => {
+        const requested = jsonObject(lead.fields).document_type;
+        return lead.category === DOCUMENT_REQUEST && (DOCUMENT_TYPES as readonly unknown[]).includes(requested) ? String(requested) : null;
+      },
+    }),
   }),
 });
 
@@ -373,7 +273,7 @@ builder.queryField('leads', (t) =>
       dealership_id: t.arg.int(),
       contact_id: t.arg.int(),
       car_id: t.arg.int(),
-      category: t.arg.string(),
+      category: t.arg({ type: LeadCategoryEnum }),
       lead_state: t.arg.string(),
     },
     totalCount: async (_connection, args, context) => context.db.lead.count({ where: await leadListWhere(context.db, args) }),

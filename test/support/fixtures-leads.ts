@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Db, Prisma } from '../../src/db/client.ts';
+import { LEAD_CATEGORIES, LEAD_FILE_TYPES } from '../../src/domain/leads/values.ts';
+import { graphEnumName } from '../../src/schema/lead-values.ts';
 import { makeManufacturer, uniqueNumber } from './fixtures.ts';
 
 export { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './smtp-server.ts';
@@ -70,6 +72,36 @@ export function samplePayload(dealershipId: number, overrides: Record<string, un
     category: 'Used Vehicle Enquiry',
     source: 'Website',
     ...overrides,
+  };
+}
+
+/** A listed value by its GraphQL enum name (NEW_VEHICLE_ENQUIRY); anything else as it is, for the enum to refuse. */
+function enumName(value: unknown, listed: readonly string[]): unknown {
+  return typeof value === 'string' && listed.includes(value) ? graphEnumName(value) : value;
+}
+
+type Files = readonly Record<string, unknown>[] | null | undefined;
+
+/**
+ * A lead payload as the graph takes it: the REST door's spec text ("Used Vehicle Enquiry") becomes
+ * the enum value (USED_VEHICLE_ENQUIRY) for category and file types; a value not listed stays as it is.
+ */
+export function graphLead(payload: Record<string, unknown>): Record<string, unknown> {
+  const files = payload.lead_files_attributes as Files;
+  return {
+    ...payload,
+    ...('category' in payload ? { category: enumName(payload.category, LEAD_CATEGORIES) } : {}),
+    ...(Array.isArray(files) ? { lead_files_attributes: files.map((file) => ({ ...file, file_type: enumName(file.file_type, LEAD_FILE_TYPES) })) } : {}),
+  };
+}
+
+/** A LeadRecord (the REST body) as the graph answers it: category and file types by their enum names. */
+export function graphRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const files = record.files as Files;
+  return {
+    ...record,
+    category: enumName(record.category, LEAD_CATEGORIES),
+    ...(Array.isArray(files) ? { files: files.map((file) => ({ ...file, file_type: enumName(file.file_type, LEAD_FILE_TYPES) })) } : {}),
   };
 }
 

@@ -6,12 +6,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { invalidInput } from '../../errors.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
-import { LEAD_FILE_TYPES, MAX_LEAD_FILES, type LeadFileType } from './values.ts';
-
-export interface LeadFileInputData {
-  file_type?: string | null;
-  file?: string | null;
-}
+import type { LeadFileInputValues } from './input-record.ts';
+import { MAX_LEAD_FILES, type LeadFileType } from './values.ts';
 
 export interface DecodedLeadFile {
   file_type: LeadFileType;
@@ -59,9 +55,12 @@ function isPlainText(bytes: Buffer): boolean {
   }
 }
 
-/** Checks and decodes every attachment; errors name the entry (lead.lead_files_attributes[1].file). */
+/**
+ * Checks and decodes every attachment, its file_type already checked by its declaration
+ * (input-record.ts); errors name the entry (lead.lead_files_attributes[1].file).
+ */
 export function decodeLeadFiles(
-  files: readonly LeadFileInputData[],
+  files: readonly LeadFileInputValues[],
   options: { maxBytes: number; existingCount?: number; path?: string },
 ): DecodedLeadFile[] {
   const base = options.path ?? 'lead.lead_files_attributes';
@@ -76,18 +75,15 @@ export function decodeLeadFiles(
   }
   return files.map((entry, index) => {
     const at = `${base}[${index}]`;
-    const fileType = entry.file_type?.trim();
-    if (!fileType) throw invalidInput(`${at}.file_type`, `is required (one of ${LEAD_FILE_TYPES.join(', ')})`);
-    if (!(LEAD_FILE_TYPES as readonly string[]).includes(fileType)) {
-      throw invalidInput(`${at}.file_type`, `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${entry.file_type}"`);
-    }
+    const fileType = entry.file_type;
+    if (!fileType) throw new Error('leadFileInputSchema lets no file through without its file_type');
     const bytes = decodeBase64(entry.file, `${at}.file`, options.maxBytes);
     const contentType = sniffContentType(bytes);
     if (!contentType) {
       throw invalidInput(`${at}.file`, 'must be a PDF, Word (.doc, .docx), RTF, plain text or image (PNG, JPEG, GIF, WebP) file');
     }
     return {
-      file_type: fileType as LeadFileType,
+      file_type: fileType,
       bytes,
       byte_size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),

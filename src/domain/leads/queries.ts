@@ -2,6 +2,8 @@
 // another dealership's lead is not found, exactly like a lead that does not exist.
 import type { Db, Prisma } from '../../db/client.ts';
 import { requireDealershipId } from '../dealerships.ts';
+import { parseRecord } from '../input-records.ts';
+import { leadCategorySchema } from './input-record.ts';
 
 export interface LeadListFilter {
   dealership_id?: number | null;
@@ -16,7 +18,8 @@ export async function leadListWhere(db: Db, filter: LeadListFilter): Promise<Pri
     ...(typeof filter.dealership_id === 'number' ? { dealership_id: await requireDealershipId(db, { id: filter.dealership_id }) } : {}),
     ...(typeof filter.contact_id === 'number' ? { contact_id: filter.contact_id } : {}),
     ...(typeof filter.car_id === 'number' ? { car_id: filter.car_id } : {}),
-    ...(filter.category ? { category: filter.category } : {}),
+    // A category the spec does not list is a mistake to name, not a filter that matches nothing.
+    ...(filter.category ? { category: parseRecord(leadCategorySchema, filter.category, 'category') } : {}),
     ...(filter.lead_state ? { lead_state: filter.lead_state } : {}),
   };
 }

@@ -34,8 +34,10 @@ export const LEAD_CATEGORIES = [
   'Event Enquiry',
 ] as const;
 
-export const TEAM_MEMBER_ENQUIRY = 'Team Member Enquiry';
-export const DOCUMENT_REQUEST = 'Document Request';
+export type LeadCategory = (typeof LEAD_CATEGORIES)[number];
+
+export const TEAM_MEMBER_ENQUIRY = 'Team Member Enquiry' satisfies LeadCategory;
+export const DOCUMENT_REQUEST = 'Document Request' satisfies LeadCategory;
 
 /** Spec 2.7.2's documented sources; the 16 third-party ones are DEFAULT_THIRD_PARTY_SOURCES or LEAD_EXTRA_SOURCES. */
 export const DOCUMENTED_LEAD_SOURCES = [
@@ -97,6 +99,7 @@ export const DEFAULT_THIRD_PARTY_MARKETING_SOURCES = [
 ] as const;
 
 export const DOCUMENT_TYPES = ['car_analysis', 'ppsr', 'equifax'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const LEAD_FILE_TYPES = ['resume', 'cover_letter', 'other'] as const;
 export type LeadFileType = (typeof LEAD_FILE_TYPES)[number];

@@ -1,0 +1,307 @@
+// The `lead` input record of create (4.9) and update (4.8), declared once (spec 2.7): each field's
+// type, the form it is stored in, and the rules that need nothing but the value itself. The
+// TypeScript types of the input, the GraphQL inputs (LeadInput, LeadUpdateInput, LeadFileInput,
+// LeadPaymentInput, LeadAddressInput in src/schema/lead.ts) and, through Sofa, the OpenAPI request
+// body are derived from these schemas; validation.ts parses with them and adds the rules that depend
+// on the request as a whole, the stored lead or the deployment (required fields, sources, strict
+// e-mail and phone, team members, files' bytes).
+//
+// Every field is optional here and required (or not) by REQUIRED_ON_CREATE and NEVER_CLEARED below,
+// so a missing field is a 422 that names it (`lead.email`), on both doors. Error messages are the
+// reason only: the caller puts the path in front (`lead.charge_breakdown.charges[1].amount: is required`).
+import { z } from 'zod';
+import type { Prisma } from '../../db/client.ts';
+import { parseDayMonthYear } from '../dates.ts';
+import { fieldRule } from '../input-records.ts';
+import {
+  DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
+  DEFAULT_THIRD_PARTY_SOURCES,
+  DOCUMENT_REQUEST,
+  DOCUMENT_TYPES,
+  DOCUMENTED_LEAD_SOURCES,
+  DOCUMENTED_MARKETING_SOURCES,
+  LEAD_CATEGORIES,
+  LEAD_FILE_TYPES,
+  MAX_LEAD_FILES,
+  MAX_NOTIFICATION_DELAY_MINUTES,
+  type LeadCategory,
+} from './values.ts';
+
+// ───────────────────────────── value kinds ─────────────────────────────
+
+const WHOLE_NUMBER = 'must be a whole number';
+
+/** Trimmed text; blank is null (the field is cleared). */
+const optionalText = () => z.string({ error: 'must be text' }).transform((value) => value.trim() || null);
+
+/** Trimmed text that must say something: blank is refused with `blankReason`. */
+const nonBlankText = (blankReason: string) =>
+  z.string({ error: 'must be text' }).transform((value, context) => {
+    const text = value.trim();
+    if (text === '') {
+      context.addIssue({ code: 'custom', message: blankReason });
+      return z.NEVER;
+    }
+    return text;
+  });
+
+/** A row id; whether the row exists and belongs to the lead's dealership is references.ts's concern. */
+const rowId = () => z.number({ error: WHOLE_NUMBER }).int({ error: WHOLE_NUMBER });
+
+const flag = () => z.boolean({ error: 'must be true or false' });
+
+/** A whole number of 0 or more, and at most `max` when given. */
+function count(max?: number) {
+  const atLeastZero = rowId().min(0, { error: (issue) => `must be 0 or more, got ${String(issue.input)}` });
+  return max === undefined ? atLeastZero : atLeastZero.max(max, { error: (issue) => `must be at most ${max}, got ${String(issue.input)}` });
+}
+
+// ───────────────────────────── the value lists as schemas ─────────────────────────────
+
+/** Spec 2.7.1: a lead's category, in the spec's own spelling (case and all). */
+export const leadCategorySchema = z.enum(LEAD_CATEGORIES, {
+  error: (issue) => `must be one of: ${LEAD_CATEGORIES.join('; ')}. Got "${String(issue.input)}"`,
+});
+
+const FILE_TYPE_REQUIRED = `is required (one of ${LEAD_FILE_TYPES.join(', ')})`;
+
+/** An attachment's kind. */
+export const leadFileTypeSchema = z.enum(LEAD_FILE_TYPES, {
+  error: (issue) => (issue.input === '' ? FILE_TYPE_REQUIRED : `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${String(issue.input)}"`),
+});
+
+/** What a Document Request lead asks for (its `fields.document_type`). */
+export const documentTypeSchema = z.enum(DOCUMENT_TYPES, {
+  error: (issue) =>
+    issue.input === undefined || issue.input === null
+      ? `is required for a ${DOCUMENT_REQUEST} lead: one of ${DOCUMENT_TYPES.join(', ')}`
+      : `must be one of ${DOCUMENT_TYPES.join(', ')}, got ${JSON.stringify(issue.input)}`,
+});
+
+// ───────────────────────────── spec 2.7's free-form objects ─────────────────────────────
+
+/** An amount a charge breakdown states: present and a number. */
+const amountSchema = z.number({
+  error: (issue) => (issue.input === undefined ? 'is required' : `must be a number, got ${JSON.stringify(issue.input)}`),
+});
+
+/**
+ * Spec 2.7 `charge_breakdown`: `total` ({amount: number, …}), `charges` ([{name: string, amount:
+ * number, …}]) or both; every object may carry more keys.
+ */
+export const chargeBreakdownSchema = z
+  .looseObject(
+    {
+      total: z.looseObject({ amount: amountSchema }, { error: 'must be an object with a numeric "amount"' }).optional(),
+      charges: z
+        .array(
+          z.looseObject(
+            {
+              name: z
+                .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a non-empty string') })
+                .refine((name) => name.trim() !== '', 'must be a non-empty string'),
+              amount: amountSchema,
+            },
+            { error: 'must be an object with "name" and "amount"' },
+          ),
+          { error: 'must be an array of objects with "name" and "amount"' },
+        )
+        .optional(),
+    },
+    { error: 'must be an object with "total", "charges" or both' },
+  )
+  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both');
+
+/** Spec 2.7 `fields`: free key/value pairs. */
+export const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
+
+/** Spec 2.7: a Document Request's `fields` name the document asked for; other keys are free. */
+export const documentRequestFieldsSchema = z.looseObject({ document_type: documentTypeSchema });
+
+/**
+ * What `fields` must hold for a lead of a category (spec 2.7); a category not listed takes any
+ * object. Checked against the lead as it will be: this request's category and fields over the stored ones.
+ */
+export const FIELDS_BY_CATEGORY: Partial<Record<LeadCategory, z.ZodType>> = {
+  [DOCUMENT_REQUEST]: documentRequestFieldsSchema,
+};
+
+/**
+ * A JSON value checked by `rule` and kept exactly as sent: a parsed copy would put the rule's keys
+ * first, and the client's own key order is what it gets back.
+ */
+function checkedJson<Rule extends z.ZodType>(rule: Rule) {
+  return z.unknown().transform((value, context) => {
+    const result = rule.safeParse(value);
+    if (!result.success) {
+      for (const issue of result.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    // The rule has just said it is JSON of this shape.
+    return value as Prisma.InputJsonObject;
+  });
+}
+
+// ───────────────────────────── the parts ─────────────────────────────
+
+/** An attachment; its bytes are checked and decoded in files.ts, after every cheaper rule. */
+export const leadFileInputSchema = z
+  .object({
+    file_type: z
+      .string({ error: 'must be text' })
+      .transform((value) => value.trim())
+      .pipe(leadFileTypeSchema)
+      .nullish()
+      .describe('Required.'),
+    file: z
+      .string({ error: 'must be text' })
+      .nullish()
+      .describe('The file content, base64-encoded (a data: URL prefix is allowed and ignored). Required; at most LEAD_FILE_MAX_BYTES decoded.'),
+  })
+  .superRefine((entry, context) => {
+    if (entry.file_type === null || entry.file_type === undefined) context.addIssue({ code: 'custom', path: ['file_type'], message: FILE_TYPE_REQUIRED });
+  })
+  .meta({
+    id: 'LeadFileInput',
+    description: `An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`,
+  });
+
+export const leadPaymentInputSchema = z
+  .object({
+    amount: z
+      .number({ error: 'must be a number' })
+      .min(0, { error: (issue) => `must be a number of 0 or more, got ${String(issue.input)}` })
+      .nullish()
+      .describe('0 or more; required unless the lead already has a payment.'),
+    car_id: rowId().nullish().describe('A car of the lead’s dealership.'),
+    payment_processor_id: rowId().nullish().describe('A payment processor of the lead’s dealership.'),
+    external_transaction_id: optionalText().nullish(),
+  })
+  .meta({ id: 'LeadPaymentInput' });
+
+export const leadAddressInputSchema = z
+  .object({
+    street: optionalText().nullish(),
+    city: optionalText().nullish(),
+    state: optionalText().nullish(),
+    state_long: optionalText().nullish(),
+    country: optionalText().nullish(),
+    postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
+  })
+  .meta({ id: 'LeadAddressInput' });
+
+// ───────────────────────────── the lead ─────────────────────────────
+
+/** The `lead` object of both operations. */
+export const leadInputSchema = z.object({
+  name: optionalText().nullish().describe('Customer full name. Personal data.'),
+  last_name: optionalText().nullish().describe('Personal data.'),
+  email: nonBlankText('must not be empty').nullish().describe('Required on create. Checked unless disable_strict_validation. Personal data.'),
+  phone: nonBlankText('must not be empty')
+    .nullish()
+    .describe(
+      'Required on create. Australian numbers in their usual forms, stored as E.164 (+61412345678), unless disable_strict_validation (stored as sent). Personal data.',
+    ),
+  message: optionalText().nullish(),
+  dealership_id: rowId()
+    .nullish()
+    .describe('Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.'),
+  dealership_slug: optionalText().nullish().describe('When sent, the slug of that dealership.'),
+  category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create: the kind of enquiry.'),
+  // Deployment lists (Config.leadSources): checked in validation.ts, not by an enum.
+  source: nonBlankText('must not be empty')
+    .nullish()
+    .describe(
+      `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
+    ),
+  marketing_source: optionalText()
+    .nullish()
+    .describe(
+      `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
+    ),
+  website_id: rowId().nullish().describe('A website of the dealership.'),
+  website_slug: optionalText().nullish().describe('Slug or custom slug of a website of the dealership; sets website_id when that is not sent.'),
+  page_id: rowId().nullish(),
+  stocknum: optionalText().nullish().describe('Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).'),
+  provider: optionalText().nullish(),
+  provider_id: optionalText().nullish(),
+  certified: flag().nullish(),
+  golden: flag().nullish().describe('Marks the contact’s lead cluster high priority.'),
+  location_id: rowId().nullish().describe('A location of the dealership.'),
+  send_customer_email: flag().nullish().describe('false: no acknowledgement e-mail to the customer (default true).'),
+  car_id: rowId().nullish().describe('A car of the dealership.'),
+  model_id: rowId().nullish(),
+  model_variant_id: rowId().nullish().describe('A variant of model_id (which is taken from it when not sent).'),
+  colour_id: rowId().nullish().describe('A colour of model_id (which is taken from it when not sent).'),
+  team_member_id: rowId().nullish().describe('Team Member Enquiry leads only: a user of the dealership.'),
+  user_email: optionalText()
+    .nullish()
+    .describe('A platform user of the dealership to link (case-insensitive); an unknown address is stored unlinked.'),
+  lead_state: nonBlankText('must be a non-empty text').nullish().describe('Free text, 1 to 64 characters (default "new").'),
+  sms_verified: flag().nullish().describe('Marks the contact as SMS verified.'),
+  tags: z
+    .array(z.string({ error: 'must be text' }), { error: 'must be a list of texts' })
+    .nullable()
+    // Each tag once, trimmed; null and [] both clear the list.
+    .transform((tags) => [...new Set((tags ?? []).map((tag) => tag.trim()).filter((tag) => tag !== ''))])
+    .optional(),
+  opt_in_to_marketing: flag().nullish(),
+  delay_customer_email_minutes: count(MAX_NOTIFICATION_DELAY_MINUTES).nullish().describe(`0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.`),
+  delay_dealership_notification_minutes: count(MAX_NOTIFICATION_DELAY_MINUTES).nullish().describe(`0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.`),
+  disable_strict_validation: flag().nullish().describe('true: email and phone are stored as sent, unchecked.'),
+  time_on_site_seconds: count().nullish(),
+  time_to_submit_seconds: count().nullish(),
+  lead_files_attributes: z.array(leadFileInputSchema, { error: 'must be a list of files' }).nullish(),
+  payment_attributes: leadPaymentInputSchema.nullish(),
+  address_attributes: leadAddressInputSchema.nullish().describe('Personal data.'),
+  fields: checkedJson(leadFieldsSchema)
+    .nullable()
+    // null clears the pairs: the column always holds an object.
+    .transform((fields) => (fields ?? {}) as Prisma.InputJsonObject)
+    .optional()
+    .describe(`An object of free key/value pairs. A Document Request carries document_type: one of ${DOCUMENT_TYPES.join(', ')}.`),
+  charge_breakdown: checkedJson(chargeBreakdownSchema)
+    .nullish()
+    .describe('An object with `total` ({amount: number, …}), `charges` ([{name: string, amount: number, …}]) or both.'),
+  customer_address: optionalText().nullish().describe('Personal data.'),
+  // Whether it is in the future depends on the service clock: validation.ts checks that.
+  dob: optionalText()
+    .transform(fieldRule((text: string | null, field) => (text === null ? null : parseDayMonthYear(text, field))))
+    .nullish()
+    .describe('Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.'),
+});
+
+/** The `lead` object as the two doors deliver it. */
+export type LeadInputData = z.input<typeof leadInputSchema>;
+/** The fields sent, each in its stored form; a field not sent is absent. */
+export type LeadInputValues = z.output<typeof leadInputSchema>;
+export type LeadFileInputData = z.input<typeof leadFileInputSchema>;
+export type LeadFileInputValues = z.output<typeof leadFileInputSchema>;
+export type LeadPaymentInputValues = z.output<typeof leadPaymentInputSchema>;
+export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
+
+// ───────────────────────────── required fields, as data ─────────────────────────────
+
+/** Spec 2.7: what a new lead must carry ("is required" when left out or null). */
+export const REQUIRED_ON_CREATE = ['email', 'phone', 'dealership_id', 'category', 'source'] as const;
+
+/**
+ * The fields that always have a value once stored (required, or with a default): an update may
+ * change them but not clear them, and null is refused with the reason given. On create, null for
+ * one with a default means the default.
+ */
+export const NEVER_CLEARED = {
+  email: 'is required and cannot be removed',
+  phone: 'is required and cannot be removed',
+  category: 'is required and cannot be removed',
+  source: 'is required and cannot be removed',
+  lead_state: 'must be a non-empty text',
+  certified: 'must be true or false',
+  golden: 'must be true or false',
+  send_customer_email: 'must be true or false',
+  sms_verified: 'must be true or false',
+  opt_in_to_marketing: 'must be true or false',
+  disable_strict_validation: 'must be true or false',
+} as const satisfies Partial<Record<keyof LeadInputData, string>>;
+
+export type NeverClearedField = keyof typeof NEVER_CLEARED;
