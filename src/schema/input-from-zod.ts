@@ -2,33 +2,45 @@
 // src/domain/, see src/domain/input-records.ts), so the graph, the REST door (Sofa reads the graph)
 // and the OpenAPI request schema cannot drift from the validation.
 //
-// Kinds: text (and text enums) is String, an integer Int, another number Float, a boolean Boolean,
+// Kinds: text (and text enums) is String, unless the caller names the graph enum of that value list
+// (`enums`: the zod schema of the list → its Pothos enum, e.g. lead categories), an integer Int,
+// another number Float, a boolean Boolean,
 // an array a list, a nested object its own input type (named by `.meta({ id })`), and free JSON
 // (z.record, z.unknown, z.any, or any schema marked `.meta({ asJson: true })`) the `JSON` scalar.
 // A field is required (`!`) when it is neither optional nor nullable; an optional field that refuses
 // null is still nullable here (GraphQL has no optional non-null input field without a default), and
 // parseRecord refuses the null ("cannot be null"). Descriptions are the
 // schema's; a field without one takes the glossary's words (src/schema/glossary.ts).
-import type { ArgBuilder, InputFieldRef, InputObjectRef, SchemaTypes } from '@pothos/core';
+import type { ArgBuilder, EnumRef, InputFieldRef, InputObjectRef, SchemaTypes } from '@pothos/core';
 import { z } from 'zod';
 import { declaredMeta, innerOf } from '../domain/input-records.ts';
 
 type InputFieldBuilder<Types extends SchemaTypes> = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 type AnyInputObjectRef<Types extends SchemaTypes> = InputObjectRef<Types, unknown>;
+export type AnyEnumRef<Types extends SchemaTypes> = EnumRef<Types, unknown, unknown>;
+
+/** The graph enums of value lists, by the zod schema that declares the list in the domain. */
+export type GraphEnums<Types extends SchemaTypes> = ReadonlyMap<z.core.$ZodType, AnyEnumRef<Types>>;
 
 /** What a GraphQL input field is made of: a named type (scalar or input object) or a list of one. */
 type FieldShape<Types extends SchemaTypes> =
-  | { kind: 'named'; type: 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' | AnyInputObjectRef<Types>; required: boolean }
-  | { kind: 'list'; item: { type: 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' | AnyInputObjectRef<Types>; required: boolean }; required: boolean };
+  | { kind: 'named'; type: NamedType<Types>; required: boolean }
+  | { kind: 'list'; item: { type: NamedType<Types>; required: boolean }; required: boolean };
 
 /** The input object types a builder already has from a schema, by name: a nested record used twice is one type. */
 const builtInputs = new WeakMap<object, Map<string, AnyInputObjectRef<SchemaTypes>>>();
 
-/** The schema under its wrappers, and whether the client must send a non-null value. */
-function unwrapped(schema: z.core.$ZodType): { core: z.core.$ZodType; required: boolean } {
+/** The graph enum of a value list: the list itself, or text piped into it (trimmed, then listed). */
+function enumOf<Types extends SchemaTypes>(schema: z.core.$ZodType, enums: GraphEnums<Types>): AnyEnumRef<Types> | undefined {
+  const def = schema._zod.def;
+  return enums.get(schema) ?? (def.type === 'pipe' ? enums.get((def as z.core.$ZodPipeDef).out) : undefined);
+}
+
+/** The schema under its wrappers (down to a value list with a graph enum), and whether the client must send a non-null value. */
+function unwrapped<Types extends SchemaTypes>(schema: z.core.$ZodType, enums: GraphEnums<Types>): { core: z.core.$ZodType; required: boolean } {
   let core = schema;
   let required = true;
-  for (let inner = innerOf(core); inner; inner = innerOf(core)) {
+  for (let inner = innerOf(core); inner && !enumOf(core, enums); inner = innerOf(core)) {
     const type = core._zod.def.type;
     if (type === 'optional' || type === 'nullable' || type === 'default' || type === 'prefault') required = false;
     core = inner;
@@ -41,9 +53,16 @@ function isFreeJson(schema: z.core.$ZodType): boolean {
   return type === 'record' || type === 'unknown' || type === 'any' || declaredMeta(schema).asJson === true;
 }
 
-type NamedType<Types extends SchemaTypes> = 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' | AnyInputObjectRef<Types>;
+type NamedType<Types extends SchemaTypes> = 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' | AnyInputObjectRef<Types> | AnyEnumRef<Types>;
 
-function namedType<Types extends SchemaTypes>(builder: PothosSchemaTypes.SchemaBuilder<Types>, core: z.core.$ZodType, at: string): NamedType<Types> {
+function namedType<Types extends SchemaTypes>(
+  builder: PothosSchemaTypes.SchemaBuilder<Types>,
+  core: z.core.$ZodType,
+  at: string,
+  enums: GraphEnums<Types>,
+): NamedType<Types> {
+  const listed = enumOf(core, enums);
+  if (listed) return listed;
   if (isFreeJson(core)) return 'JSON';
   const def = core._zod.def;
   switch (def.type) {
@@ -51,8 +70,8 @@ function namedType<Types extends SchemaTypes>(builder: PothosSchemaTypes.SchemaB
       return 'String';
     case 'enum':
     case 'literal': {
-      // Text enums stay String on the wire: a GraphQL enum would change what clients send and the
-      // REST door reads; the schema still refuses values outside the list.
+      // A text enum without a graph enum named for it stays String; the schema still refuses values
+      // outside the list.
       const values = def.type === 'enum' ? Object.values((def as z.core.$ZodEnumDef).entries) : (def as z.core.$ZodLiteralDef<z.core.util.Literal>).values;
       if (values.every((value) => typeof value === 'string')) return 'String';
       throw new Error(`${at}: only text enums and literals have a GraphQL type here`);
@@ -64,30 +83,40 @@ function namedType<Types extends SchemaTypes>(builder: PothosSchemaTypes.SchemaB
     case 'object': {
       const id = declaredMeta(core).id;
       if (!id) throw new Error(`${at}: a nested object needs a GraphQL name, .meta({ id: 'SomethingInput' })`);
-      return inputFromZod(builder, id, core as z.ZodObject) as unknown as AnyInputObjectRef<Types>;
+      return inputFromZod(builder, id, core as z.ZodObject, { enums }) as unknown as AnyInputObjectRef<Types>;
     }
     default:
       throw new Error(`${at}: a zod ${def.type} has no GraphQL input type here (mark free JSON with .meta({ asJson: true }))`);
   }
 }
 
-function fieldShape<Types extends SchemaTypes>(builder: PothosSchemaTypes.SchemaBuilder<Types>, schema: z.core.$ZodType, at: string): FieldShape<Types> {
-  const { core, required } = unwrapped(schema);
+function fieldShape<Types extends SchemaTypes>(
+  builder: PothosSchemaTypes.SchemaBuilder<Types>,
+  schema: z.core.$ZodType,
+  at: string,
+  enums: GraphEnums<Types>,
+): FieldShape<Types> {
+  const { core, required } = unwrapped(schema, enums);
   if (core._zod.def.type === 'array' && !isFreeJson(core)) {
-    const item = unwrapped((core._zod.def as z.core.$ZodArrayDef).element);
+    const item = unwrapped((core._zod.def as z.core.$ZodArrayDef).element, enums);
     if (item.core._zod.def.type === 'array') throw new Error(`${at}: lists of lists have no GraphQL input type here`);
-    return { kind: 'list', item: { type: namedType(builder, item.core, `${at}[]`), required: item.required }, required };
+    return { kind: 'list', item: { type: namedType(builder, item.core, `${at}[]`, enums), required: item.required }, required };
   }
-  return { kind: 'named', type: namedType(builder, core, at), required };
+  return { kind: 'named', type: namedType(builder, core, at, enums), required };
 }
 
 /** The options of each field of an object schema, as Pothos takes them for an input field or an argument. */
-function fieldOptions<Types extends SchemaTypes>(builder: PothosSchemaTypes.SchemaBuilder<Types>, owner: string, schema: z.core.$ZodType) {
-  const { core } = unwrapped(schema);
+function fieldOptions<Types extends SchemaTypes>(
+  builder: PothosSchemaTypes.SchemaBuilder<Types>,
+  owner: string,
+  schema: z.core.$ZodType,
+  enums: GraphEnums<Types> = new Map(),
+) {
+  const { core } = unwrapped(schema, enums);
   if (core._zod.def.type !== 'object') throw new Error(`${owner}: an input record is a zod object`);
   const shape = (core._zod.def as z.core.$ZodObjectDef).shape;
   return Object.entries(shape).map(([field, fieldSchema]) => {
-    const kind = fieldShape(builder, fieldSchema, `${owner}.${field}`);
+    const kind = fieldShape(builder, fieldSchema, `${owner}.${field}`, enums);
     const description = declaredMeta(fieldSchema).description;
     const described = description ? { description } : {};
     const options =
@@ -103,7 +132,7 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
   builder: PothosSchemaTypes.SchemaBuilder<Types>,
   name: string,
   schema: Schema,
-  options: { description?: string } = {},
+  options: { description?: string; enums?: GraphEnums<Types> } = {},
 ): InputObjectRef<Types, z.input<Schema>> {
   let built = builtInputs.get(builder);
   if (!built) builtInputs.set(builder, (built = new Map()));
@@ -119,7 +148,7 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
     // field; the ref's type (z.input) is what resolvers see.
     fields: ((t: InputFieldBuilder<Types>) =>
       Object.fromEntries(
-        fieldOptions(builder, name, schema).map(([field, fieldOption]) => [field, t.field(fieldOption as Parameters<InputFieldBuilder<Types>['field']>[0])]),
+        fieldOptions(builder, name, schema, options.enums).map(([field, fieldOption]) => [field, t.field(fieldOption as Parameters<InputFieldBuilder<Types>['field']>[0])]),
       )) as never,
   });
   return ref as unknown as InputObjectRef<Types, z.input<Schema>>;
