@@ -96,13 +96,9 @@ export const Dealership = builder.prismaNode('Dealership', {
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    locations: t.relation('locations', { type: Location, query: { orderBy: { id: 'asc' } } }),
-    websites: t.relation('websites', { type: Website, query: { orderBy: { id: 'asc' } } }),
-    users: t.field({
-      type: [User],
-      select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
-      resolve: (dealership) => dealership.users.map((link) => link.user),
-    }),
+    locations: t.relatedConnection('locations', { type: Location, cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'The dealership’s locations, by id.' }),
+    websites: t.relatedConnection('websites', { type: Website, cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'The dealership’s websites, by id.' }),
+    // `users`, a connection through the DealershipUser link: src/schema/dealership-users.ts.
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
     // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
     cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),
