@@ -201,20 +201,20 @@ describe('the Dealership graph (GraphQL only)', () => {
   const DEALERSHIP = `query ($id: Int!) {
     dealership(id: $id) {
       id name slug
-      locations {
+      locations { totalCount edges { node {
         id dealership_id name location_type partner_dealership_id partner_account_id
         address { id name street city seo_city state postcode lat long place_id place_url }
         contact_detail { id email phone mobile landline_phone fax google_maps_url place_id facebook_url instagram_url linkedin_url mailchimp_url tiktok_url youtube_url }
         website { id name slug custom_slug url }
-      }
-      websites { id name slug custom_slug url }
-      users { id name email }
+      } } }
+      websites { totalCount edges { node { id name slug custom_slug url } } }
+      users { totalCount edges { node { id name email } } }
     }
   }`;
   const PAGE = `query ($first: Int, $after: String) {
     dealerships(first: $first, after: $after) {
       pageInfo { hasNextPage endCursor }
-      edges { cursor node { id name locations { id name address { city } contact_detail { phone } website { url } } users { name email } cars(first: 2) { edges { node { id stocknum } } } } }
+      edges { cursor node { id name locations(first: 5) { totalCount edges { node { id name address { city } contact_detail { phone } website { url } } } } users(first: 5) { totalCount edges { node { name email } } } cars(first: 2) { edges { node { id stocknum } } } } }
     }
   }`;
   let graphDealer: { id: number; name: string; slug: string };
@@ -254,8 +254,8 @@ describe('the Dealership graph (GraphQL only)', () => {
       id: graphDealer.id,
       name: 'Graph Motors',
       slug: 'graph-motors',
-      locations: [
-        {
+      locations: { totalCount: 2, edges: [
+        { node: {
           id: yard.id,
           dealership_id: graphDealer.id,
           name: 'Graph Yard',
@@ -292,8 +292,8 @@ describe('the Dealership graph (GraphQL only)', () => {
             youtube_url: null,
           },
           website: { id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' },
-        },
-        {
+        } },
+        { node: {
           id: bare.id,
           dealership_id: graphDealer.id,
           name: 'Graph Service',
@@ -303,10 +303,10 @@ describe('the Dealership graph (GraphQL only)', () => {
           address: null,
           contact_detail: null,
           website: null,
-        },
-      ],
-      websites: [{ id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' }],
-      users: [{ id: staff.id, name: 'Ada Graph', email: 'Ada@graph.example.com.au' }],
+        } },
+      ] },
+      websites: { totalCount: 1, edges: [{ node: { id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' } }] },
+      users: { totalCount: 1, edges: [{ node: { id: staff.id, name: 'Ada Graph', email: 'Ada@graph.example.com.au' } }] },
     });
   });
 
@@ -330,9 +330,9 @@ describe('the Dealership graph (GraphQL only)', () => {
   });
 
   it('shows staff work e-mails also without read:personal_data (it guards customers’ data)', async () => {
-    const result = await app.graphql<{ dealership: { users: unknown[] } }>(DEALERSHIP, { id: graphDealer.id }, withoutPersonal.key);
+    const result = await app.graphql<{ dealership: { users: { edges: { node: unknown }[] } } }>(DEALERSHIP, { id: graphDealer.id }, withoutPersonal.key);
     expect(result.errors).toBeUndefined();
-    expect(result.data?.dealership.users).toEqual([{ id: staff.id, name: 'Ada Graph', email: staff.email }]);
+    expect(result.data?.dealership.users.edges.map((edge) => edge.node)).toEqual([{ id: staff.id, name: 'Ada Graph', email: staff.email }]);
   });
 
   it('answers null for an unknown dealership and for one outside the key', async () => {
@@ -398,12 +398,12 @@ describe('the Dealership graph (GraphQL only)', () => {
     const count = async (size: number) => {
       app.queries.length = 0;
       const result = await app.graphql<{
-        dealerships: { edges: { node: { locations: { address: unknown }[]; cars: { edges: unknown[] } } }[] };
+        dealerships: { edges: { node: { locations: { totalCount: number; edges: { node: { address: unknown } }[] }; cars: { edges: unknown[] } } }[] };
       }>(PAGE, { first: size, after }, everything.key);
       expect(result.errors).toBeUndefined();
       const edges = result.data?.dealerships.edges ?? [];
       expect(edges).toHaveLength(size);
-      expect(edges.every((edge) => edge.node.locations.length === 2 && edge.node.locations.every((l) => l.address !== null))).toBe(true);
+      expect(edges.every((edge) => edge.node.locations.totalCount === 2 && edge.node.locations.edges.every((l) => l.node.address !== null))).toBe(true);
       expect(edges.every((edge) => edge.node.cars.edges.length === 2)).toBe(true);
       return app.queries.filter((sql) => !/api_key/i.test(sql)).length;
     };

@@ -399,7 +399,7 @@ describe('a key restricted to one dealership, walking every path of the schema',
     const unrestricted = await walk(allKey, ['car', 'lead', 'leads', 'dealership']);
     expect(unrestricted.unexpectedErrors).toEqual([]);
     const seen = new Set(unrestricted.sightings.map((sighting) => sighting.path));
-    for (const path of ['car.leads', 'lead.car', 'lead.contact', 'car.location', 'dealership.locations.website', 'dealership.cars.edges.node.leads', 'leads.edges.node.car']) {
+    for (const path of ['car.leads', 'lead.car', 'lead.contact', 'car.location', 'dealership.locations.edges.node.website', 'dealership.contacts.edges.node', 'dealership.users.edges.node', 'dealership.cars.edges.node.leads', 'leads.edges.node.car']) {
       expect([...seen].some((sightingPath) => sightingPath.startsWith(path)), path).toBe(true);
     }
   });
@@ -613,6 +613,7 @@ describe('every non-root field returning a guarded type', () => {
         'Lead.car',
         'Lead.contact',
         'Dealership.cars',
+        'Dealership.contacts',
         'Location.contact_detail',
         'ModelVariant.specifications',
         'ModelVariant.availability_matrix',

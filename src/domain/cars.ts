@@ -2,7 +2,7 @@
 // with lookup_by=vin (4.2). Read through the caller's scoped client (src/db/scoped.ts), a car outside
 // the key's dealerships is not found, exactly like a car that does not exist; except where the spec
 // gives that case its own outcome (findCarIdForKey).
-import { rowIdFromText } from './input-limits.ts';
+import { idOrSlug, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { invalidDealership, notFound } from '../errors.ts';
@@ -15,24 +15,36 @@ export const CAR_LOOKUP_BY_MEANINGS: Readonly<Record<CarLookupBy, string>> = {
   vin: 'The id is the car’s vehicle identification number.',
 };
 
-/** The `where` that finds the car named by `identifier`. */
+/**
+ * The `where` that finds every car `identifier` could name: by VIN, or by ID, slug or custom slug
+ * (src/domain/record-names.ts), of which findCar keeps the one it names.
+ */
 export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
-  const text = identifier.trim();
-  if (lookupBy === 'vin') return { vin: text.toUpperCase() };
-  const byText: Prisma.CarWhereInput[] = [{ slug: text }, { custom_slug: text }];
-  const id = rowIdFromText(text);
-  if (id !== null) byText.unshift({ id });
-  return { OR: byText };
+  if (lookupBy === 'vin') return { vin: identifier.trim().toUpperCase() };
+  return recordNameWhere(idOrSlug(identifier));
 }
 
-/** The car's `select`ed columns, or the car_not_found error. The newest car wins when several share a VIN. */
+/**
+ * The car's `select`ed columns, or the car_not_found error. By ID, slug or custom slug, the car the
+ * text names in that precedence; by VIN, the newest car when several share it. One statement either way.
+ */
 export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   db: Db,
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   select: Select,
 ): Promise<Prisma.CarGetPayload<{ select: Select }>> {
-  const car = await db.car.findFirst({ where: carWhere(identifier, lookupBy), select, orderBy: { created_at: 'desc' } });
+  if (lookupBy === 'vin') {
+    const car = await db.car.findFirst({ where: carWhere(identifier, lookupBy), select, orderBy: { created_at: 'desc' } });
+    if (!car) throw notFound('car');
+    return car;
+  }
+  const name = idOrSlug(identifier);
+  // The naming columns are read along, to pick among the (at most three) cars the text matches; the
+  // caller's type leaves them out (the rows hold what it selected, and these).
+  const withNames: Prisma.CarSelect = { ...select, slug: true, custom_slug: true };
+  const candidates = (await db.car.findMany({ where: recordNameWhere(name), select: withNames })) as unknown as (Prisma.CarGetPayload<{ select: Select }> & NamedRecord)[];
+  const car = recordNamed(candidates, name);
   if (!car) throw notFound('car');
   return car;
 }

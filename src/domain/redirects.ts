@@ -3,7 +3,7 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
-import { rowIdFromText } from './input-limits.ts';
+import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Db } from '../db/client.ts';
 import { invalidInput, notFound } from '../errors.ts';
 
@@ -34,12 +34,12 @@ export function websiteOrigin(url: string): string | null {
 
 /** The dealership's website named by id, slug or custom slug (never another dealership's), in that precedence. */
 async function findWebsite(db: Db, dealershipId: number, text: string) {
-  const id = rowIdFromText(text);
-  const matches = await db.website.findMany({
-    where: { dealership_id: dealershipId, OR: [...(id === null ? [] : [{ id }]), { slug: text }, { custom_slug: text }] },
-    select: { id: true, slug: true, url: true },
+  const name = idOrSlug(text);
+  const candidates = await db.website.findMany({
+    where: { dealership_id: dealershipId, ...recordNameWhere(name) },
+    select: { id: true, slug: true, custom_slug: true, url: true },
   });
-  return matches.find((website) => website.id === id) ?? matches.find((website) => website.slug === text) ?? matches[0] ?? null;
+  return recordNamed(candidates, name);
 }
 
 /** A car goes to the stock listing instead of its page when its page is not on the website. */

@@ -2,10 +2,10 @@
 // may act for it. Website-scoped operations (4.4, 4.6, 4.20) refuse a key whose dealerships do not
 // include the website's dealership with 403 `forbidden` (spec 5.4), unlike dealership-scoped objects,
 // which answer "not found".
-import { rowIdFromText } from './input-limits.ts';
+import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { forbidden, notFound } from '../errors.ts';
 
@@ -14,26 +14,18 @@ export interface WebsiteRef {
   dealership_id: number;
 }
 
-const websiteRefSelect = { id: true, dealership_id: true } as const;
-
-/** Matches the website named by an ID, slug or custom slug. */
-export function websiteWhere(identifier: string | number): Prisma.WebsiteWhereInput {
-  if (typeof identifier === 'number') return { id: identifier };
-  const text = identifier.trim();
-  const byText: Prisma.WebsiteWhereInput[] = [{ slug: text }, { custom_slug: text }];
-  const id = rowIdFromText(text);
-  if (id !== null) byText.unshift({ id });
-  return { OR: byText };
-}
-
 /**
- * The website named by `identifier`, whoever owns it, or null. An ID wins over a slug or custom
- * slug that happens to be the same digits, so a numeric identifier always means the same site.
+ * The website named by `identifier` (ID, slug or custom slug, in that precedence: src/domain/record-names.ts),
+ * whoever owns it, or null.
  */
 export async function findWebsite(db: Db, identifier: string | number): Promise<WebsiteRef | null> {
-  const rows = await db.website.findMany({ where: websiteWhere(identifier), select: websiteRefSelect, orderBy: { id: 'asc' } });
-  const asNumber = typeof identifier === 'number' ? identifier : Number(identifier.trim());
-  return rows.find((row) => row.id === asNumber) ?? rows[0] ?? null;
+  const name = idOrSlug(identifier);
+  const candidates = await db.website.findMany({
+    where: recordNameWhere(name),
+    select: { id: true, dealership_id: true, slug: true, custom_slug: true },
+  });
+  const website = recordNamed(candidates, name);
+  return website ? { id: website.id, dealership_id: website.dealership_id } : null;
 }
 
 /** Whether the key may act for the website: an unrestricted key, or one holding its dealership. */

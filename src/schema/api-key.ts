@@ -7,7 +7,7 @@
 import { builder } from '../builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
-import { dealershipFields, locationColumnFields, locationOrder } from './dealership.ts';
+import { dealershipFields, dealershipStaffList, locationColumnFields, locationOrder } from './dealership.ts';
 
 const ApiKeyDetailsLocation = builder.prismaObject('Location', {
   variant: 'ApiKeyDetailsLocation',
@@ -21,6 +21,7 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
   fields: (t) => ({
     ...dealershipFields(t),
+    users: dealershipStaffList(t),
     locations: t.relation('locations', { type: ApiKeyDetailsLocation, query: locationOrder }),
   }),
 });

@@ -11,7 +11,8 @@ import {
   type CarPerformanceLead,
   type CarPerformancePriceChange,
 } from '../domain/car-performance.ts';
-import { CAR_LOOKUP_BYS, CAR_LOOKUP_BY_MEANINGS, carWhere } from '../domain/cars.ts';
+import { CAR_LOOKUP_BYS, CAR_LOOKUP_BY_MEANINGS } from '../domain/cars.ts';
+import { idOrSlug, recordNamed, recordNameWhere } from '../domain/record-names.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
@@ -287,8 +288,11 @@ builder.queryField('car', (t) =>
     description: 'A car by ID, slug or custom slug; null when there is none among the dealerships the key reaches.',
     authScopes: { permission: 'read:car' },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, context) =>
-      context.db.car.findFirst({ ...query, where: carWhere(args.id), orderBy: { created_at: 'desc' } }),
+    resolve: async (query, _root, args, context) => {
+      const name = idOrSlug(args.id);
+      // The Car type loads whole rows (no select of its own), so the naming columns are there to pick by.
+      return recordNamed(await context.db.car.findMany({ ...query, where: recordNameWhere(name) }), name);
+    },
   }),
 );
 

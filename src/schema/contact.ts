@@ -77,7 +77,9 @@ builder.queryField('contact', (t) =>
 builder.queryField('contacts', (t) =>
   t.prismaField({
     type: [ContactListEntry],
-    description: "A page of a dealership's contacts, by id: page ≥ 1 (default 1), per_page 1–200 (default 50).",
+    description:
+      "The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50). " +
+      'Graph clients page them with the connection `dealership(id:) { contacts }`, which counts them too.',
     authScopes: { permission: 'read:contact' },
     extensions: {
       listSize: {
@@ -93,5 +95,20 @@ builder.queryField('contacts', (t) =>
     },
     resolve: async (query, _root, args, context) =>
       context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),
+  }),
+);
+
+// The graph's list of a dealership's contacts: a connection like the graph's other lists, where the
+// root field `contacts` keeps the REST operation's page/per_page array. Contact is read:contact data
+// wherever it is reached (src/auth/type-guards.ts), so without it the connection is null; rows and
+// count are the scoped client's, so only the key's dealerships' contacts are ever paged or counted.
+builder.prismaObjectField('Dealership', 'contacts', (t) =>
+  t.relatedConnection('contacts', {
+    type: Contact,
+    cursor: 'id',
+    nullable: true,
+    totalCount: true,
+    query: { orderBy: { id: 'asc' } },
+    description: 'The dealership’s contacts, by id.',
   }),
 );

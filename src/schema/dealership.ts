@@ -125,18 +125,25 @@ export const User = builder.prismaObject('User', {
   }),
 });
 
-/** A dealership's own fields and its staff, declared once for Dealership and the key details' variant of it. */
+/** A dealership's own fields, declared once for Dealership and the key details' variant of it. */
 export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
   return {
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    users: t.field({
-      type: [User],
-      select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
-      resolve: (dealership) => dealership.users.map((link) => link.user),
-    }),
   };
+}
+
+/**
+ * A dealership's staff as a plain list, in user id order: the key details' REST shape. The graph's
+ * Dealership pages its staff as a connection instead (src/schema/dealership-users.ts).
+ */
+export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
+  return t.field({
+    type: [User],
+    select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
+    resolve: (dealership) => dealership.users.map((link) => link.user),
+  });
 }
 
 /** A dealership's locations, in id order, whichever type of location a variant answers. */
@@ -146,8 +153,9 @@ export const Dealership = builder.prismaNode('Dealership', {
   ...nodeById,
   fields: (t) => ({
     ...dealershipFields(t),
-    locations: t.relation('locations', { type: Location, query: locationOrder }),
-    websites: t.relation('websites', { type: Website, query: { orderBy: { id: 'asc' } } }),
+    locations: t.relatedConnection('locations', { type: Location, cursor: 'id', query: locationOrder, totalCount: true, description: 'The dealership’s locations, by id.' }),
+    websites: t.relatedConnection('websites', { type: Website, cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'The dealership’s websites, by id.' }),
+    // `users`, a connection through the DealershipUser link: src/schema/dealership-users.ts.
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
     // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
     cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),

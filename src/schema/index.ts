@@ -16,6 +16,7 @@ import './phone-call.ts';
 import './car-writes.ts';
 import './contact.ts';
 import './dealership.ts';
+import './dealership-users.ts';
 import './redirect.ts';
 
 let schema: GraphQLSchema | undefined;

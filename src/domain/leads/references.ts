@@ -6,6 +6,7 @@
 // a customer's enquiry is never refused because a form carried a stale staff address.
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
+import { nameMatch, recordNamed, recordNameWhere, slugOnly } from '../record-names.ts';
 import type { LeadColumns, ValidLead } from './validation.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -40,16 +41,15 @@ export async function resolveLeadReferences(
   }
 
   if (typeof columns.website_id === 'number') {
-    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: { slug: true, custom_slug: true } });
+    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: { id: true, slug: true, custom_slug: true } });
     if (!website) throw notInDealership('website_id', 'a website', dealership_id);
-    if (columns.website_slug && columns.website_slug !== website.slug && columns.website_slug !== website.custom_slug) {
+    if (columns.website_slug && nameMatch(website, slugOnly(columns.website_slug)) === null) {
       throw invalidInput('lead.website_slug', `is not the slug of website ${columns.website_id}`);
     }
   } else if (columns.website_id === undefined && columns.website_slug) {
-    const website = await tx.website.findFirst({
-      where: { dealership_id, OR: [{ slug: columns.website_slug }, { custom_slug: columns.website_slug }] },
-      select: { id: true },
-    });
+    const name = slugOnly(columns.website_slug);
+    const candidates = await tx.website.findMany({ where: { dealership_id, ...recordNameWhere(name) }, select: { id: true, slug: true, custom_slug: true } });
+    const website = recordNamed(candidates, name);
     if (!website) throw notInDealership('website_slug', 'a website', dealership_id);
     columns.website_id = website.id;
   }
