@@ -4,7 +4,7 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
-import { carWhere } from './cars.ts';
+import { findCar } from './cars.ts';
 import { openProcessorKey } from './stored-secrets.ts';
 import { findWebsite } from './websites.ts';
 
@@ -20,12 +20,8 @@ export async function carPaymentProcessors(
   carIdentifier: string,
   websiteIdentifier: string | null | undefined,
 ): Promise<ProcessorRow[]> {
-  const car = await db.car.findFirst({
-    where: carWhere(carIdentifier),
-    select: { dealership_id: true },
-    orderBy: { created_at: 'desc' },
-  });
-  if (!car) throw notFound('car');
+  // Named like every car (src/domain/record-names.ts): car_not_found when nothing matches.
+  const car = await findCar(db, carIdentifier, null, { id: true, dealership_id: true });
   const wanted = websiteIdentifier?.trim();
   if (!wanted) {
     return db.paymentProcessor.findMany({ where: { dealership_id: car.dealership_id }, orderBy: { id: 'asc' } });
