@@ -16,6 +16,7 @@ import { idOrSlug, recordNamed, recordNameWhere } from '../domain/record-names.t
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
+import { dealershipFields, locationColumnFields } from './dealership.ts';
 
 // ─── spec 2.2: the performance record ───
 
@@ -155,22 +156,19 @@ builder.queryField('car_payment_processors', (t) =>
 
 // ─── the graph for front-end teams ───
 
+// A car's dealership and location as any reader of the car sees them (not guarded like the
+// Dealership and Location records): their fields picked from the records' one definition.
 const CarDealership = builder.prismaObject('Dealership', {
   variant: 'CarDealership',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-  }),
+  fields: (t) => dealershipFields(t),
 });
 
 const CarLocation = builder.prismaObject('Location', {
   variant: 'CarLocation',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    location_type: t.exposeString('location_type'),
-  }),
+  fields: (t) => {
+    const { id, name, location_type } = locationColumnFields(t);
+    return { id, name, location_type };
+  },
 });
 
 builder.prismaObject('CarPhoto', {
