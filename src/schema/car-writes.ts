@@ -1,82 +1,28 @@
 // Spec 4.1 (update car, PUT /api/cars/{id}) and 4.19 (reserve flag, PUT /api/v1/cars/{id}/reserve).
 // The REST body is every field of these return types, so they are the documented write answers
-// exactly, kept apart from the graph `Car` type of src/schema/car.ts.
+// exactly: thin variants of the car whose fields come from the graph Car's own (carColumnFields in
+// src/schema/car.ts), with what the REST answer adds (images) or leaves out (relations).
 import { builder, graphOnly } from '../builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';
 import { carRecord } from '../domain/car-record.ts';
-import { updateCar, type CarCustomAttribute, type UpdateCarResult } from '../domain/car-updates.ts';
-import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
+import { updateCar, type UpdateCarResult } from '../domain/car-updates.ts';
+import { carColumnFields } from './car.ts';
 import { inputFromZod } from './input-from-zod.ts';
 
 /** The car record's input type, read from its one declaration (src/domain/car-record.ts). */
 const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 
-const CarRecordCustomAttribute = builder.objectRef<CarCustomAttribute>('CarRecordCustomAttribute').implement({
-  fields: (t) => ({
-    name: t.exposeString('name'),
-    value: t.exposeString('value'),
-  }),
-});
-
 /** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */
 const CarRecord = builder.prismaObject('Car', {
   variant: 'CarRecord',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    slug: t.exposeString('slug'),
-    stocknum: t.exposeString('stocknum'),
-    dealership_id: t.exposeInt('dealership_id'),
-    location_id: t.exposeInt('location_id', { nullable: true }),
-    rego: t.exposeString('rego', { nullable: true }),
-    rego_expiry: t.expose('rego_expiry', { type: 'Date', nullable: true }),
-    rego_state: t.exposeString('rego_state', { nullable: true }),
-    vin: t.exposeString('vin', { nullable: true }),
-    odometer: t.exposeInt('odometer', { nullable: true }),
-    dapprice: t.exposeInt('dapprice', { nullable: true }),
-    egcprice: t.exposeInt('egcprice', { nullable: true }),
-    advertised_price: t.exposeString('advertised_price', { nullable: true }),
-    make: t.exposeString('make'),
-    model: t.exposeString('model'),
-    badge: t.exposeString('badge', { nullable: true }),
-    series: t.exposeString('series', { nullable: true }),
-    year: t.exposeInt('year'),
-    body: t.exposeString('body', { nullable: true }),
-    colour: t.exposeString('colour', { nullable: true }),
-    interior_colour: t.exposeString('interior_colour', { nullable: true }),
-    transmission: t.exposeString('transmission', { nullable: true }),
-    fuel: t.exposeString('fuel', { nullable: true }),
-    drive: t.exposeString('drive', { nullable: true }),
-    doors: t.exposeInt('doors', { nullable: true }),
-    seats: t.exposeInt('seats', { nullable: true }),
-    redbook_code: t.exposeString('redbook_code', { nullable: true }),
-    nvic_code: t.exposeString('nvic_code', { nullable: true }),
-    dealercomments: t.exposeString('dealercomments', { nullable: true }),
-    features: t.stringList({ resolve: (car) => jsonStrings(car.features) }),
-    status: t.exposeString('status'),
-    car_type: t.exposeString('car_type'),
-    item_type: t.exposeString('item_type'),
-    compliance_date: t.expose('compliance_date', { type: 'Date', nullable: true }),
-    build_date: t.expose('build_date', { type: 'Date', nullable: true }),
-    external_video_url: t.exposeString('external_video_url', { nullable: true }),
-    show_on_dealer_website: t.exposeBoolean('show_on_dealer_website'),
-    load_to_carsales: t.exposeBoolean('load_to_carsales'),
-    load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
-    load_to_drive: t.exposeBoolean('load_to_drive'),
-    grey_market_import: t.exposeBoolean('grey_market_import'),
-    subscription_plan_id: t.exposeString('subscription_plan_id', { nullable: true }),
-    certified: t.exposeBoolean('certified'),
-    custom_attributes: t.field({ type: [CarRecordCustomAttribute], resolve: (car) => jsonAttributes(car.custom_attributes) }),
-    locked_fields: t.stringList({ resolve: (car) => jsonStrings(car.locked_fields) }),
+    ...carColumnFields(t),
     images: t.stringList({
       description: 'Photo URLs in display order.',
       select: { photos: { select: { url: true }, orderBy: [{ position: 'asc' }, { id: 'asc' }] } },
       resolve: (car) => car.photos.map((photo) => photo.url),
     }),
-    reserved: t.exposeBoolean('reserved'),
-    reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime' }),
   }),
 });
 

@@ -17,6 +17,7 @@ import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
 import { dealershipFields, locationColumnFields } from './dealership.ts';
+import type { PrismaFieldBuilder } from './field-builders.ts';
 
 // ─── spec 2.2: the performance record ───
 
@@ -194,69 +195,79 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
   fields: (t) => ({ name: t.exposeString('name'), value: t.exposeString('value') }),
 });
 
+/**
+ * A car's stored fields, declared once: the graph's Car and update_car's answer (CarRecord, in
+ * src/schema/car-writes.ts) both spread them.
+ */
+export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
+  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+  const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+  const date = (name: 'rego_expiry' | 'compliance_date' | 'build_date') => t.expose(name, { type: 'Date', nullable: true });
+  return {
+    id: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    location_id: int('location_id'),
+    slug: t.exposeString('slug'),
+    stocknum: t.exposeString('stocknum'),
+    vin: text('vin'),
+    rego: text('rego'),
+    rego_expiry: date('rego_expiry'),
+    rego_state: text('rego_state'),
+    odometer: int('odometer'),
+    dapprice: int('dapprice'),
+    egcprice: int('egcprice'),
+    advertised_price: text('advertised_price'),
+    make: t.exposeString('make'),
+    model: t.exposeString('model'),
+    badge: text('badge'),
+    series: text('series'),
+    year: t.exposeInt('year'),
+    body: text('body'),
+    colour: text('colour'),
+    interior_colour: text('interior_colour'),
+    transmission: text('transmission'),
+    fuel: text('fuel'),
+    drive: text('drive'),
+    doors: int('doors'),
+    seats: int('seats'),
+    redbook_code: text('redbook_code'),
+    nvic_code: text('nvic_code'),
+    dealercomments: text('dealercomments'),
+    features: t.stringList({ select: { features: true }, resolve: (car) => jsonStrings(car.features) }),
+    status: t.exposeString('status'),
+    car_type: t.exposeString('car_type'),
+    item_type: t.exposeString('item_type'),
+    compliance_date: date('compliance_date'),
+    build_date: date('build_date'),
+    external_video_url: text('external_video_url'),
+    show_on_dealer_website: t.exposeBoolean('show_on_dealer_website'),
+    load_to_carsales: t.exposeBoolean('load_to_carsales'),
+    load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
+    load_to_drive: t.exposeBoolean('load_to_drive'),
+    grey_market_import: t.exposeBoolean('grey_market_import'),
+    locked_fields: t.stringList({ select: { locked_fields: true }, resolve: (car) => jsonStrings(car.locked_fields) }),
+    subscription_plan_id: text('subscription_plan_id'),
+    certified: t.exposeBoolean('certified'),
+    custom_attributes: t.field({
+      type: [CarCustomAttribute],
+      select: { custom_attributes: true },
+      resolve: (car) => jsonAttributes(car.custom_attributes),
+    }),
+    reserved: t.exposeBoolean('reserved'),
+    reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  };
+}
+
 builder.prismaNode('Car', {
   ...nodeById,
   fields: (t) => {
-    const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
-    const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
-    const date = (name: 'rego_expiry' | 'compliance_date' | 'build_date' | 'sold_date') => t.expose(name, { type: 'Date', nullable: true });
     return {
-      id: t.exposeInt('id'),
-      dealership_id: t.exposeInt('dealership_id'),
-      location_id: int('location_id'),
-      model_variant_id: int('model_variant_id'),
-      slug: t.exposeString('slug'),
-      custom_slug: text('custom_slug'),
-      stocknum: t.exposeString('stocknum'),
-      vin: text('vin'),
-      rego: text('rego'),
-      rego_expiry: date('rego_expiry'),
-      rego_state: text('rego_state'),
-      odometer: int('odometer'),
-      dapprice: int('dapprice'),
-      egcprice: int('egcprice'),
-      advertised_price: text('advertised_price'),
-      make: t.exposeString('make'),
-      model: t.exposeString('model'),
-      badge: text('badge'),
-      series: text('series'),
-      year: t.exposeInt('year'),
-      body: text('body'),
-      colour: text('colour'),
-      interior_colour: text('interior_colour'),
-      transmission: text('transmission'),
-      fuel: text('fuel'),
-      drive: text('drive'),
-      doors: int('doors'),
-      seats: int('seats'),
-      redbook_code: text('redbook_code'),
-      nvic_code: text('nvic_code'),
-      dealercomments: text('dealercomments'),
-      features: t.stringList({ select: { features: true }, resolve: (car) => jsonStrings(car.features) }),
-      status: t.exposeString('status'),
-      car_type: t.exposeString('car_type'),
-      item_type: t.exposeString('item_type'),
-      compliance_date: date('compliance_date'),
-      build_date: date('build_date'),
-      external_video_url: text('external_video_url'),
-      show_on_dealer_website: t.exposeBoolean('show_on_dealer_website'),
-      load_to_carsales: t.exposeBoolean('load_to_carsales'),
-      load_to_autotrader: t.exposeBoolean('load_to_autotrader'),
-      load_to_drive: t.exposeBoolean('load_to_drive'),
-      grey_market_import: t.exposeBoolean('grey_market_import'),
-      locked_fields: t.stringList({ select: { locked_fields: true }, resolve: (car) => jsonStrings(car.locked_fields) }),
-      subscription_plan_id: text('subscription_plan_id'),
-      certified: t.exposeBoolean('certified'),
-      custom_attributes: t.field({
-        type: [CarCustomAttribute],
-        select: { custom_attributes: true },
-        resolve: (car) => jsonAttributes(car.custom_attributes),
-      }),
-      reserved: t.exposeBoolean('reserved'),
-      reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
-      sold_date: date('sold_date'),
-      created_at: t.expose('created_at', { type: 'DateTime' }),
-      updated_at: t.expose('updated_at', { type: 'DateTime' }),
+      ...carColumnFields(t),
+      model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
+      custom_slug: t.exposeString('custom_slug', { nullable: true }),
+      sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
       // Null without index:dealership (src/auth/type-guards.ts).
       dealership: t.relation('dealership', { type: CarDealership, nullable: true }),
       location: t.relation('location', { type: CarLocation, nullable: true }),

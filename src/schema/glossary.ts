@@ -230,13 +230,11 @@ const FIELDS: Readonly<Record<string, string>> = {
 };
 
 /** What a shared name means on one type in particular (`Type.field`, or `Type.field(arg:)` for an argument). */
-const ON_TYPE: Readonly<Record<string, string>> = {
+export const ON_TYPE: Readonly<Record<string, string>> = {
   'CarCustomAttribute.name': 'The attribute’s name.',
   'CarCustomAttribute.value': 'The attribute’s value.',
   'CarCustomAttributeInput.name': 'The attribute’s name; names are distinct within a car.',
   'CarCustomAttributeInput.value': 'The attribute’s value.',
-  'CarRecordCustomAttribute.name': 'The attribute’s name.',
-  'CarRecordCustomAttribute.value': 'The attribute’s value.',
   'ModelVariantSpecificationField.value': 'The specification’s value, as text.',
   'ModelVariantSpecification.fields': 'The specifications in this category, in display order.',
   'ModelVariantSpecification.category': 'The specification category.',
@@ -300,7 +298,7 @@ const ON_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** What a type is, for the types declared without a description. */
-const TYPES: Readonly<Record<string, string>> = {
+export const TYPES: Readonly<Record<string, string>> = {
   ApiKeyDetails: 'The calling API key: its permissions and the dealerships it can use.',
   ApiKeyDetailsDealership: 'A dealership the key can use, with its locations and users.',
   ApiKeyDetailsLocation: 'A location of a dealership the key can use.',
@@ -313,7 +311,6 @@ const TYPES: Readonly<Record<string, string>> = {
   CarPerformancePriceChange: 'One change of the car’s prices.',
   CarPhoto: 'A photo of a car.',
   CarRecord: 'The stored car as update_car writes it: the fields of the car record, dates as year-month-day.',
-  CarRecordCustomAttribute: 'A name/value pair the dealership records for a car.',
   CatalogueImage: 'A catalogue image and its thumbnail.',
   CatalogueImageThumb: 'The thumbnail of a catalogue image.',
   DealershipPlugins: 'The plugins a dealership has installed.',
