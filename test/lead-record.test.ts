@@ -125,8 +125,9 @@ describe('fields and the Document Request (spec 2.7)', () => {
 });
 
 describe('required fields, as data', () => {
-  it('are the five of spec 4.9', () => {
-    expect(REQUIRED_ON_CREATE).toEqual(['email', 'phone', 'dealership_id', 'category', 'source']);
+  it('are the five of spec 4.9, the dealership checked first', () => {
+    expect(REQUIRED_ON_CREATE).toEqual(['dealership_id', 'email', 'phone', 'category', 'source']);
+    expect(refusal({})).toEqual({ field: 'lead.dealership_id', message: 'lead.dealership_id: is required' });
   });
 
   it.each(REQUIRED_ON_CREATE)('a new lead without %s is refused, and with null too', (field) => {

@@ -14,7 +14,7 @@ import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
-import { samplePayload } from './support/fixtures-leads.ts';
+import { graphLead, samplePayload } from './support/fixtures-leads.ts';
 
 /** Personal data (read:personal_data) the cache must never hand to a key without it. */
 const NORTHERNER_POSTCODE = '0810';
@@ -209,7 +209,7 @@ describe('the answer tier: a repeated read answered before the REST door and Gra
     const before = await leadsCount(yoga, keys.north);
     const mutation = JSON.stringify({
       query: 'mutation($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }',
-      variables: { lead: samplePayload(north.id, { stocknum: 'CACHE1' }) },
+      variables: { lead: graphLead(samplePayload(north.id, { stocknum: 'CACHE1' })) },
     });
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const created = (await (await graphqlPost(yoga, mutation, keys.north)).json()) as { data?: unknown; errors?: unknown };

@@ -282,8 +282,11 @@ export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
 
 // ───────────────────────────── required fields, as data ─────────────────────────────
 
-/** Spec 2.7: what a new lead must carry ("is required" when left out or null). */
-export const REQUIRED_ON_CREATE = ['email', 'phone', 'dealership_id', 'category', 'source'] as const;
+/**
+ * Spec 2.7: what a new lead must carry ("is required" when left out or null), checked in this order:
+ * the dealership first (without it nothing else about the lead can be decided), as it always was.
+ */
+export const REQUIRED_ON_CREATE = ['dealership_id', 'email', 'phone', 'category', 'source'] as const;
 
 /**
  * The fields that always have a value once stored (required, or with a default): an update may
