@@ -9,7 +9,7 @@ import { forDealerships } from '../src/db/scoped.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 import { carInput } from './support/fixtures-cars.ts';
-import { samplePayload } from './support/fixtures-leads.ts';
+import { graphLead, samplePayload } from './support/fixtures-leads.ts';
 import { makeKey } from './support/fixtures.ts';
 
 let app: TestApp;
@@ -58,7 +58,7 @@ describe('mutation payloads', () => {
   it('create_lead and update_lead hand back the graph’s Lead, which the REST body does not show', async () => {
     const created = await app.graphql<{ create_lead: { lead: { id: number }; node: { __typename: string; node_id: string; id: number; lead_state: string } } }>(
       `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } node { __typename node_id id lead_state } } }`,
-      { lead: samplePayload(1, { email: 'payload.buyer@example.com' }) },
+      { lead: graphLead(samplePayload(1, { email: 'payload.buyer@example.com' })) },
       key,
     );
     expect(created.errors).toBeUndefined();
@@ -95,7 +95,7 @@ describe('a payload’s graph record without the read permission', () => {
     const leadWriter = (await makeKey(app.db, { permissions: ['create:lead'] })).key;
     const created = await app.graphql<{ create_lead: { lead: { id: number }; node: unknown } }>(
       `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } node { node_id } } }`,
-      { lead: samplePayload(1, { email: 'payload.noread@example.com' }) },
+      { lead: graphLead(samplePayload(1, { email: 'payload.noread@example.com' })) },
       leadWriter,
     );
     expect(created.errors).toBeUndefined();
