@@ -19,11 +19,11 @@ import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-// ─────────────── the lead's own fields and parts, for both lead types ───────────────
+// ─────────────── the lead's own fields, for both lead types ───────────────
 
 /**
- * The lead's own fields, defined once for both lead types (its payment, address and files are one
- * type each, below, shared by both). LeadRecord, the write answer, reads them from the plain record that a retried create
+ * The lead's own fields, defined once for both lead types (its payment, address and files are one type
+ * each, below). LeadRecord, the write answer, reads them from the plain record that a retried create
  * replays from its stored JSON (src/domain/leads/idempotency.ts), so it cannot be a Prisma object;
  * the graph's Lead reads them from the Prisma row. Dates are ISO text in one and Date objects in the
  * other; the scalars answer both alike.
