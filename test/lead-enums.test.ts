@@ -125,7 +125,7 @@ describe('the REST door: the spec’s text in and out', () => {
       ['LeadUpdateInput', 'category', LEAD_CATEGORIES],
       ['LeadRecord', 'category', LEAD_CATEGORIES],
       ['LeadFileInput', 'file_type', ['resume', 'cover_letter', 'other']],
-      ['LeadRecordFile', 'file_type', ['resume', 'cover_letter', 'other']],
+      ['LeadFile', 'file_type', ['resume', 'cover_letter', 'other']],
     ] as const) {
       const property = schemas[type]?.properties[field];
       expect(JSON.stringify(property), `${type}.${field}`).not.toContain('enum');

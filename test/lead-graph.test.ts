@@ -1,7 +1,9 @@
 // The lead in the graph (GraphQL only): Query.lead, Query.leads, Car.leads. Scoped to the key's
 // dealerships, read:lead required, personal data and the linked contact and car behind their own
 // permissions, and no N+1 across a page of leads.
+import { getNamedType, isObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeContact, makeDealership, makeKey } from './support/fixtures.ts';
 import { makeStoredLead } from './support/fixtures-leads.ts';
@@ -74,6 +76,27 @@ describe('Query.lead', () => {
       payment: { amount: 12.5 },
       address: { city: 'Hobart', postcode: 7000 },
       files: [{ file_type: 'RESUME', byte_size: 3 }],
+    });
+  });
+
+  it('answers its payment, address and files in the types the write answer uses, dates from the rows', async () => {
+    const schema = getSchema();
+    const partType = (type: string, field: string) => {
+      const object = schema.getType(type);
+      return isObjectType(object) ? getNamedType(object.getFields()[field]!.type).name : null;
+    };
+    for (const part of ['payment', 'address', 'files']) expect(partType('LeadRecord', part), part).toBe(partType('Lead', part));
+    const stored = await app.db.lead.findUniqueOrThrow({ where: { id: lead.id }, include: { payment: true, files: true } });
+    const result = await app.graphql(
+      `query ($id: Int!) { lead(id: $id) { payment { __typename id created_at } address { __typename } files { __typename id created_at } } }`,
+      { id: lead.id },
+      full.key,
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data?.lead).toEqual({
+      payment: { __typename: 'LeadPayment', id: stored.payment!.id, created_at: stored.payment!.created_at.toISOString() },
+      address: { __typename: 'LeadAddress' },
+      files: [{ __typename: 'LeadFile', id: stored.files[0]!.id, created_at: stored.files[0]!.created_at.toISOString() }],
     });
   });
 

@@ -135,6 +135,26 @@ describe('a retried POST with the same Idempotency-Key', () => {
     expect(result.data.create_lead).toEqual({ lead: graphRecord(rest.lead) });
   });
 
+  it('answers a graph client the payment’s date on a replay, from the stored payment, while the REST body keeps the spec’s payment', async () => {
+    const lead = payload({ payment_attributes: { amount: 42.5, external_transaction_id: 'txn_replay' } });
+    const rest = await (await post(lead, 'payment-date')).json();
+    expect(Object.keys(rest.lead.payment).sort()).toEqual(['amount', 'car_id', 'external_transaction_id', 'id', 'payment_processor_id']);
+    const stored = await app.db.leadPayment.findUniqueOrThrow({ where: { id: rest.lead.payment.id } });
+    // The retry replays the stored JSON, which has no payment date: the graph's LeadPayment reads the row's.
+    const graph = await app.request('/graphql', {
+      method: 'POST',
+      key: keyA.key,
+      headers: { 'idempotency-key': 'payment-date' },
+      json: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id payment { __typename id amount created_at } } } }', variables: { lead: graphLead(lead) } },
+    });
+    const result = await graph.json();
+    expect(result.errors).toBeUndefined();
+    expect(result.data.create_lead.lead).toEqual({
+      id: rest.lead.id,
+      payment: { __typename: 'LeadPayment', id: stored.id, amount: 42.5, created_at: stored.created_at.toISOString() },
+    });
+  });
+
   it('without the header, the same body twice is two leads', async () => {
     const lead = payload();
     const before = await counts();

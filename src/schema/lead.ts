@@ -19,11 +19,11 @@ import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-// ─────────────── the lead's own fields and parts, for both lead types ───────────────
+// ─────────────── the lead's own fields, for both lead types ───────────────
 
 /**
- * The lead's own fields (and below, those of its payment, address and files), defined once for both
- * lead types. LeadRecord, the write answer, reads them from the plain record that a retried create
+ * The lead's own fields, defined once for both lead types (its payment, address and files are one type
+ * each, below). LeadRecord, the write answer, reads them from the plain record that a retried create
  * replays from its stored JSON (src/domain/leads/idempotency.ts), so it cannot be a Prisma object;
  * the graph's Lead reads them from the Prisma row. Dates are ISO text in one and Date objects in the
  * other; the scalars answer both alike.
@@ -92,43 +92,60 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
   };
 }
 
-function paymentFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadRecordPayment>) {
-  return {
+// ─────────────── the lead's parts: one type each, for both lead types ───────────────
+
+/**
+ * A part as either lead type hands it over: LeadRecord's plain record (dates as ISO text) or the graph
+ * Lead's Prisma row (dates as Date), which has these columns and more (lead_id, storage_key). The
+ * record's payment has no created_at: it is the spec's REST body, kept as a retried create replays it.
+ */
+type LeadPaymentPart = LeadRecordPayment & { created_at?: Date };
+type LeadFilePart = Omit<LeadRecordFile, 'created_at'> & { created_at: Date | string };
+
+const LeadPaymentRef = builder.objectRef<LeadPaymentPart>('LeadPayment').implement({
+  fields: (t) => ({
     id: t.exposeInt('id'),
     amount: t.exposeFloat('amount'),
     car_id: t.exposeInt('car_id', { nullable: true }),
     payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
     external_transaction_id: t.exposeString('external_transaction_id', { nullable: true }),
-  };
-}
+    // Graph-only, so the REST body of create/update keeps the spec's payment shape. The graph's Lead
+    // hands over the row with its date; a write answer's record has none, so the row is read for it
+    // (through the scoped client: the payment is of the lead the key just wrote).
+    created_at: t.field({
+      type: 'DateTime',
+      ...graphOnly,
+      resolve: async (payment, _args, context) =>
+        payment.created_at ??
+        (await context.db.leadPayment.findUniqueOrThrow({ where: { id: payment.id }, select: { created_at: true } })).created_at,
+    }),
+  }),
+});
 
-function addressFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadRecordAddress>) {
-  return {
+const LeadAddressRef = builder.objectRef<LeadRecordAddress>('LeadAddress').implement({
+  fields: (t) => ({
     street: t.exposeString('street', { nullable: true }),
     city: t.exposeString('city', { nullable: true }),
     state: t.exposeString('state', { nullable: true }),
     state_long: t.exposeString('state_long', { nullable: true }),
     country: t.exposeString('country', { nullable: true }),
     postcode: t.exposeInt('postcode', { nullable: true }),
-  };
-}
+  }),
+});
 
-function fileFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Omit<LeadRecordFile, 'created_at'> & { created_at: Date | string }>) {
-  return {
+const LeadFileRef = builder.objectRef<LeadFilePart>('LeadFile').implement({
+  description: 'An attachment’s facts; the bytes stay in the file storage.',
+  fields: (t) => ({
     id: t.exposeInt('id'),
     file_type: t.expose('file_type', { type: LeadFileTypeEnum }),
     byte_size: t.exposeInt('byte_size'),
     content_type: t.exposeString('content_type', { nullable: true, description: 'Read from the bytes, never from the client.' }),
     sha256: t.exposeString('sha256'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-  };
-}
+  }),
+});
 
 // ───────────────────────────── the write answer (REST body) ─────────────────────────────
-
-const LeadRecordPaymentRef = builder.objectRef<LeadRecordPayment>('LeadRecordPayment').implement({ fields: paymentFields });
-const LeadRecordAddressRef = builder.objectRef<LeadRecordAddress>('LeadRecordAddress').implement({ fields: addressFields });
-const LeadRecordFileRef = builder.objectRef<LeadRecordFile>('LeadRecordFile').implement({ fields: fileFields });
 
 const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
   description:
@@ -140,9 +157,9 @@ const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
     name: t.string({ resolve: (lead) => textOrEmpty(lead.name) }),
     email: t.string({ resolve: (lead) => textOrEmpty(lead.email) }),
     phone: t.string({ description: 'E.164.', resolve: (lead) => textOrEmpty(lead.phone) }),
-    payment: t.expose('payment', { type: LeadRecordPaymentRef, nullable: true }),
-    address: t.expose('address', { type: LeadRecordAddressRef, ...personalData }),
-    files: t.expose('files', { type: [LeadRecordFileRef] }),
+    payment: t.expose('payment', { type: LeadPaymentRef, nullable: true }),
+    address: t.expose('address', { type: LeadAddressRef, ...personalData }),
+    files: t.expose('files', { type: [LeadFileRef] }),
   }),
 });
 
@@ -207,13 +224,6 @@ builder.mutationField('update_lead', (t) =>
 
 // ───────────────────────────── the graph ─────────────────────────────
 
-const LeadPaymentRef = builder.prismaObject('LeadPayment', {
-  fields: (t) => ({ created_at: t.expose('created_at', { type: 'DateTime' }) }),
-});
-builder.objectFields(LeadPaymentRef, paymentFields);
-builder.objectFields(builder.prismaObject('LeadAddress', {}), addressFields);
-builder.objectFields(builder.prismaObject('LeadFile', { description: 'An attachment’s facts; the bytes stay in the file storage.' }), fileFields);
-
 const LeadRef = builder.prismaNode('Lead', {
   ...nodeById,
   description:
@@ -223,9 +233,10 @@ const LeadRef = builder.prismaNode('Lead', {
     // Guarded by their types' permissions (src/auth/type-guards.ts): null without read:contact / read:car.
     contact: t.relation('contact', { nullable: true }),
     car: t.relation('car', { nullable: true }),
-    payment: t.relation('payment', { nullable: true }),
-    address: t.relation('address', personalData),
-    files: t.relation('files', { query: { orderBy: { id: 'asc' } } }),
+    // The parts are LeadRecord's types too; the Prisma rows have their fields (see LeadPaymentPart).
+    payment: t.field({ type: LeadPaymentRef, nullable: true, select: { payment: true }, resolve: (lead) => lead.payment }),
+    address: t.field({ type: LeadAddressRef, ...personalData, select: { address: true }, resolve: (lead) => lead.address }),
+    files: t.field({ type: [LeadFileRef], select: { files: { orderBy: { id: 'asc' } } }, resolve: (lead) => lead.files }),
     name: t.exposeString('name', personalData),
     email: t.exposeString('email', personalData),
     phone: t.exposeString('phone', personalData),
