@@ -42,9 +42,10 @@ const shapeOf = (document: string, variables: Record<string, unknown> = {}) => {
   return shape;
 };
 
-// A car page whose every car brings three plain lists: 67 per car, so 100 cars cost 6,702 and 50 cost 3,352.
+// A car page whose every car brings two plain lists and a page of 5 leads: 63 per car, so 100 cars
+// cost 6,302 and 50 cost 3,152.
 const carPage = (size: string) =>
-  `cars(${size}) { edges { node { id make model photos { url position } leads { id name } price_changes { dapprice created_at } } } }`;
+  `cars(${size}) { edges { node { id make model photos { url position } leads(first: 5) { edges { node { id name } } } price_changes { dapprice created_at } } } }`;
 
 describe('page sizes passed as variables', () => {
   it('cost exactly what the same literal costs, through first, last and a variable default', () => {
@@ -84,10 +85,12 @@ describe('page sizes passed as variables', () => {
 });
 
 describe('lists without a page size', () => {
-  const range = 'manufacturers { name models { name slug variants { name } } }';
+  // Manufacturers and a model's variants are plain lists; the models between them a connection's
+  // default page of 20.
+  const range = 'manufacturers { name models { edges { node { name slug variants { name } } } } }';
 
   it('are assumed to hold ASSUMED_LIST_SIZE items, so nesting them multiplies the cost', () => {
-    expect(shapeOf(`{ ${range} }`).cost).toBe(1 + ASSUMED_LIST_SIZE * (1 + 1 + ASSUMED_LIST_SIZE * (2 + 1 + ASSUMED_LIST_SIZE)));
+    expect(shapeOf(`{ ${range} }`).cost).toBe(1 + ASSUMED_LIST_SIZE * (1 + 1 + 1 + 20 * (1 + 2 + 1 + ASSUMED_LIST_SIZE)));
   });
 
   it('cannot be multiplied by aliases: 15 aliases of one are refused, one alone is answered', async () => {
@@ -123,14 +126,14 @@ describe('document limits', () => {
   });
 
   it('depth: 8 nested fields are accepted, 9 refused, also when the nesting hides in fragments', async () => {
-    const depth8 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { car { leads { id } } } } } } } }`;
-    const depth9 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { car { leads { car { id } } } } } } } } }`;
+    const depth8 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { id } } } } } } } }`;
+    const depth9 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { car { id } } } } } } } } }`;
     expect(shapeOf(depth8).depth).toBe(8);
     expectAccepted(await app.graphql(depth8, {}, key));
     expectRefused(await app.graphql(depth9, {}, key), 'query_too_deep', 9);
     const inFragments = `{ dealership(id: ${dealershipId}) { cars { edges { node { ...CarLeads } } } } }
-      fragment CarLeads on Car { leads { car { ...LeadCars } } }
-      fragment LeadCars on Car { leads { car { id } } }`;
+      fragment CarLeads on Car { leads { edges { ...LeadEdge } } }
+      fragment LeadEdge on CarLeadsConnectionEdge { node { car { id } } }`;
     expectRefused(await app.graphql(inFragments, {}, key), 'query_too_deep', 9);
   });
 
@@ -206,6 +209,6 @@ describe('operationCost', () => {
         body: JSON.stringify({ query, variables: { n } }),
       });
     }
-    expect(seen).toEqual([2 + 67, 2 + 67 * 50]);
+    expect(seen).toEqual([2 + 63, 2 + 63 * 50]);
   });
 });

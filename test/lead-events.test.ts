@@ -283,13 +283,13 @@ describe('Lead.events', () => {
       await app.request(jsonPath('mail', { leadId: lead.id, messageDetail: { description: 'Brochure sent' } }), { method: 'POST', key: writerKey })
     ).json();
 
-    const graph = await app.graphql<{ lead: { id: number; events: unknown[] } }>(
-      `query ($id: Int!) { lead(id: $id) { id events { id lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at } } }`,
+    const graph = await app.graphql<{ lead: { id: number; events: { totalCount: number; edges: { node: unknown }[] } } }>(
+      `query ($id: Int!) { lead(id: $id) { id events { totalCount edges { node { id lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at } } } } }`,
       { id: lead.id },
       reader,
     );
     expect(graph.errors).toBeUndefined();
-    expect(graph.data!.lead).toEqual({ id: lead.id, events: [first, second] });
+    expect(graph.data!.lead).toEqual({ id: lead.id, events: { totalCount: 2, edges: [{ node: first }, { node: second }] } });
   });
 
   it('costs the same number of SQL statements for 2 leads as for 8', async () => {
@@ -297,8 +297,8 @@ describe('Lead.events', () => {
     const dealership = await makeDealership(app.db);
     const statementsFor = async () => {
       app.queries.length = 0;
-      const graph = await app.graphql<{ leads: { edges: { node: { events: unknown[] } }[] } }>(
-        `query ($dealership: Int) { leads(dealership_id: $dealership, first: 50) { edges { node { id events { id service } } } } }`,
+      const graph = await app.graphql<{ leads: { edges: { node: { events: { totalCount: number } } }[] } }>(
+        `query ($dealership: Int) { leads(dealership_id: $dealership, first: 50) { edges { node { id events { totalCount edges { node { id service } } } } } } }`,
         { dealership: dealership.id },
         reader,
       );

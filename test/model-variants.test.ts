@@ -405,12 +405,13 @@ describe('GET /api/v1/websites/{website_id}/models', () => {
 describe('the Model / ModelVariant graph (GraphQL only)', () => {
   it('reaches variants from a manufacturer and back', async () => {
     const result = await app.graphql(
-      `query ($id: Int!) { manufacturer(id: $id) { name models { name variants { slug price image { url } model { slug } } } } }`,
+      `query ($id: Int!) { manufacturer(id: $id) { name models { edges { node { name variants { slug price image { url } model { slug } } } } } } }`,
       { id: manufacturer.id },
       (await makeKey(app.db, { permissions: ['index:offer'] })).key,
     );
     expect(result.errors).toBeUndefined();
-    expect(result.data?.manufacturer).toEqual({
+    const answered = result.data?.manufacturer as { name: string; models: { edges: { node: unknown }[] } };
+    expect({ ...answered, models: answered.models.edges.map((edge) => edge.node) }).toEqual({
       name: 'Mazda',
       models: [
         {

@@ -374,15 +374,22 @@ describe('GET /websites/{website_id}/offers/{id}.json', () => {
 describe('the Manufacturer / Offer graph (GraphQL only)', () => {
   const QUERY = `query ($id: Int!) {
     manufacturer(id: $id) {
-      id name models { name }
-      offers { id kind name expiry_in_words dealership_ids website_id model { name manufacturer { name } } image_or_model_image { url } preferred_locations { name } }
+      id name models { totalCount edges { node { name } } }
+      offers { totalCount edges { node { id kind name expiry_in_words dealership_ids website_id model { name manufacturer { name } } image_or_model_image { url } preferred_locations { name } } } }
     }
   }`;
 
   it("answers a manufacturer with its models and its running offers, scoped like manufacturer_offers", async () => {
     const result = await app.graphql(QUERY, { id: mazda.id }, keys.north.key);
     expect(result.errors).toBeUndefined();
-    expect(result.data?.manufacturer).toEqual({
+    const manufacturer = result.data?.manufacturer as { models: { totalCount: number; edges: { node: unknown }[] }; offers: { totalCount: number; edges: { node: unknown }[] } };
+    expect(manufacturer.models.totalCount).toBe(2);
+    expect(manufacturer.offers.totalCount).toBe(manufacturer.offers.edges.length);
+    expect({
+      ...manufacturer,
+      models: manufacturer.models.edges.map((edge) => edge.node),
+      offers: manufacturer.offers.edges.map((edge) => edge.node),
+    }).toEqual({
       id: mazda.id,
       name: 'Mazda',
       models: [{ name: 'CX-5' }, { name: 'MX-5' }],
@@ -402,8 +409,9 @@ describe('the Manufacturer / Offer graph (GraphQL only)', () => {
       ],
     });
     const rest = await (await app.request(listPath(mazda.id), { key: keys.south.key })).json();
-    const graph = await app.graphql<{ manufacturer: { offers: { id: number }[] } }>(QUERY, { id: mazda.id }, keys.south.key);
-    expect(graph.data?.manufacturer.offers.map((offer) => offer.id)).toEqual(rest.map((offer: { id: number }) => offer.id));
+    const graph = await app.graphql<{ manufacturer: { offers: { totalCount: number; edges: { node: { id: number } }[] } } }>(QUERY, { id: mazda.id }, keys.south.key);
+    expect(graph.data?.manufacturer.offers.edges.map((edge) => edge.node.id)).toEqual(rest.map((offer: { id: number }) => offer.id));
+    expect(graph.data?.manufacturer.offers.totalCount).toBe(rest.length);
   });
 
   it('lists manufacturers by id, answers null for an unknown one', async () => {

@@ -20,6 +20,7 @@ import { guardedFields } from '../src/auth/type-guards.ts';
 import { dealershipScope, forDealerships, isScoped, modelNames, relationsOf, type ModelName } from '../src/db/scoped.ts';
 import type { Db } from '../src/db/client.ts';
 import { getDatamodel } from '../src/generated/pothos-types.ts';
+import { queryLimits } from '../src/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCarLead, makeModel, makeOffer, makePaymentProcessor, makePhoneCall, makeSpecCategory, makeSpecField, makeVariant, setSpecValue, showModel, makeOption, setAvailability } from './support/fixtures-catalogue.ts';
@@ -114,7 +115,7 @@ beforeAll(async () => {
   });
   await makeCarLead(db, home.id, homeCar.id);
   // An away lead on the home car, about the home contact.
-  awayLead = await makeStoredLead(db, away.id, { car_id: homeCar.id, contact_id: homeContact.id });
+  awayLead = await makeStoredLead(db, away.id, { car_id: homeCar.id, contact_id: homeContact.id, events: { create: { service: 'sms', description: 'away' } } });
   // An away dealership's call counted on the home car, and an unmatched call.
   await makePhoneCall(db, homeCar.id, { dealership_id: away.id });
   await makePhoneCall(db, null);
@@ -297,14 +298,27 @@ function identity(type: GraphQLObjectType): string {
   return ['__typename', ...['id', 'dealership_id'].filter((name) => fields[name] && isLeafType(getNamedType(fields[name]!.type)))].join(' ');
 }
 
-/** Every maximal path of object fields from a type, up to MAX_HOPS, as nested selections. */
-function selections(type: GraphQLObjectType, hops: number, seen: ReadonlySet<string>): string[] {
-  const children = hops < MAX_HOPS ? objectFieldsOf(type).filter((field) => !seen.has(`${type.name}.${field.name}`)) : [];
+/** A connection's `edges` or an edge's `node`: the list's wrapping, not a relation between records. */
+const isRelayStep = (type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): boolean =>
+  (type.name.endsWith('Connection') && field.name === 'edges') || (type.name.endsWith('Edge') && field.name === 'node');
+
+/**
+ * Every maximal path of object fields from a type, up to MAX_HOPS relations, as nested selections. A
+ * connection's edges and nodes are no hop, so a relation turned into a connection is walked as deep
+ * as the plain list it was (a car's leads' car, a dealership's cars' leads' records), as far as the
+ * depth limit lets a query go (`levels`: the fields nested above this selection, the root field's 1).
+ */
+function selections(type: GraphQLObjectType, hops: number, seen: ReadonlySet<string>, levels = 1): string[] {
+  // A child field and the identity inside it are two more levels.
+  const children =
+    levels + 2 <= queryLimits.maxDepth
+      ? objectFieldsOf(type).filter((field) => !seen.has(`${type.name}.${field.name}`) && (hops < MAX_HOPS || isRelayStep(type, field)))
+      : [];
   if (children.length === 0) return [identity(type)];
   return children.flatMap((field) => {
     const next = getNamedType(field.type) as GraphQLObjectType;
     const nextSeen = new Set(seen).add(`${type.name}.${field.name}`);
-    return selections(next, hops + 1, nextSeen).map((inner) => `${identity(type)} ${field.name} { ${inner} }`);
+    return selections(next, isRelayStep(type, field) ? hops : hops + 1, nextSeen, levels + 1).map((inner) => `${identity(type)} ${field.name} { ${inner} }`);
   });
 }
 
@@ -399,7 +413,7 @@ describe('a key restricted to one dealership, walking every path of the schema',
     const unrestricted = await walk(allKey, ['car', 'lead', 'leads', 'dealership']);
     expect(unrestricted.unexpectedErrors).toEqual([]);
     const seen = new Set(unrestricted.sightings.map((sighting) => sighting.path));
-    for (const path of ['car.leads', 'lead.car', 'lead.contact', 'car.location', 'dealership.locations.edges.node.website', 'dealership.contacts.edges.node', 'dealership.users.edges.node', 'dealership.cars.edges.node.leads', 'leads.edges.node.car']) {
+    for (const path of ['car.leads.edges.node', 'lead.events.edges.node', 'lead.car', 'lead.contact', 'car.location', 'dealership.locations.edges.node.website', 'dealership.contacts.edges.node', 'dealership.users.edges.node', 'dealership.cars.edges.node.leads', 'leads.edges.node.car']) {
       expect([...seen].some((sightingPath) => sightingPath.startsWith(path)), path).toBe(true);
     }
   });
@@ -409,14 +423,14 @@ describe('a key restricted to one dealership, walking every path of the schema',
 
 describe('the reproduction of issue 10', () => {
   it("keeps a moved car's leads from the key of the dealership it moved to", async () => {
-    const graph = await app.graphql(`{ car(id: "${movedCar.id}") { dealership_id leads { name email phone } } }`, undefined, awayKey);
+    const graph = await app.graphql(`{ car(id: "${movedCar.id}") { dealership_id leads { totalCount edges { node { name email phone } } } } }`, undefined, awayKey);
     expect(graph.errors).toBeUndefined();
-    expect(graph.data).toEqual({ car: { dealership_id: away.id, leads: [] } });
+    expect(graph.data).toEqual({ car: { dealership_id: away.id, leads: { totalCount: 0, edges: [] } } });
 
-    const viaDealership = await app.graphql(`{ dealership(id: ${away.id}) { cars { edges { node { id leads { id name } } } } } }`, undefined, awayKey);
+    const viaDealership = await app.graphql(`{ dealership(id: ${away.id}) { cars { edges { node { id leads { totalCount edges { node { id name } } } } } } } }`, undefined, awayKey);
     expect(viaDealership.errors).toBeUndefined();
-    const nodes = (viaDealership.data as { dealership: { cars: { edges: { node: { id: number; leads: unknown[] } }[] } } }).dealership.cars.edges;
-    expect(nodes.find((edge) => edge.node.id === movedCar.id)?.node.leads).toEqual([]);
+    const nodes = (viaDealership.data as { dealership: { cars: { edges: { node: { id: number; leads: unknown } }[] } } }).dealership.cars.edges;
+    expect(nodes.find((edge) => edge.node.id === movedCar.id)?.node.leads).toEqual({ totalCount: 0, edges: [] });
 
     const rest = await app.request(`/api/v1/cars/${movedCar.id}/performance.json`, { key: awayKey });
     expect(rest.status).toBe(200);

@@ -63,8 +63,10 @@ builder.mutationField('create_lead_event', (t) =>
 
 // The lead's events in the graph; reading the lead (read:lead) reads its events.
 builder.prismaObjectField('Lead', 'events', (t) =>
-  t.relation('events', {
+  t.relatedConnection('events', {
     type: LeadEvent,
+    cursor: 'id',
+    totalCount: true,
     description: 'Messaging events recorded by external services, oldest first.',
     query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
   }),

@@ -255,9 +255,12 @@ const LeadRef = builder.prismaNode('Lead', {
 builder.objectFields(LeadRef, leadColumnFields);
 
 builder.prismaObjectField('Car', 'leads', (t) =>
-  t.relation('leads', {
-    // Lead is guarded by read:lead wherever it is reached (src/auth/type-guards.ts).
+  t.relatedConnection('leads', {
+    // Lead is guarded by read:lead wherever it is reached (src/auth/type-guards.ts), so without it the
+    // connection is null; rows and count are the scoped client's, so only the key's dealerships' leads.
+    cursor: 'id',
     nullable: true,
+    totalCount: true,
     description: 'The car’s leads, newest first; null without read:lead.',
     query: { orderBy: [{ created_at: 'desc' }, { id: 'desc' }] },
   }),

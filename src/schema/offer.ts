@@ -190,9 +190,15 @@ builder.prismaNode('Manufacturer', {
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    models: t.relation('models', { query: { orderBy: { id: 'asc' } } }),
-    offers: t.relation('offers', {
-      description: 'Its running manufacturer offers, as manufacturer_offers lists them; empty without index:offer.',
+    models: t.relatedConnection('models', { cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'Its models, by id.' }),
+    // Offer is index:offer data wherever it is reached (src/auth/type-guards.ts), so without it the
+    // connection is null. The count is taken under the rows' own `where` (the builder's
+    // filterConnectionTotalCount), so it counts only the running offers the key's dealerships see.
+    offers: t.relatedConnection('offers', {
+      cursor: 'id',
+      nullable: true,
+      totalCount: true,
+      description: 'Its running manufacturer offers, as manufacturer_offers lists them; null without index:offer.',
       query: (_args, context) => ({
         where: runningManufacturerOffersWhere(requireActor(context), context.now()),
         orderBy: { id: 'asc' },
