@@ -270,6 +270,11 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
         ttl: cacheTtls.default,
         ttlPerSchemaCoordinate: cacheTtls.perType,
         invalidateViaMutation: false,
+        // Entries are invalidated by generation (advanceAfterMutations), never by entity, so the plugin
+        // need not add `id` to every selection to learn entities; and it must not: a type the REST
+        // door serves without its graph-only `id` (a model in an offer) would be asked for a field
+        // the REST schema does not have.
+        idFields: [],
         includeExtensionMetadata: false,
         async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId, context }) {
           const current = await generation.current();
