@@ -148,7 +148,10 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
       // audited under it, like a request that executed it.
       const record = recordOf(request);
       if (record && !record.operation) record.operation = answer.operation;
-      endResponse(responseFromBytes(answer.body, { status: answer.status, headers: answer.headers }));
+      // A copy of the stored headers: the Response keeps the list it is given as its own headers, and
+      // the hooks after this one (ETag, Request-Id, RateLimit) add to them.
+      const headers = answer.headers.map(([name, value]): [string, string] => [name, value]);
+      endResponse(responseFromBytes(answer.body, { status: answer.status, headers }));
     },
   };
 

@@ -2,6 +2,7 @@
 // compression, HEAD) and then the HTTP server, which writes them. Reading a Response's body consumes
 // it, and re-wrapping the bytes in a new Response at each hook costs a stream and a copy each time:
 // the bytes are read once and remembered here, and hooks change headers in place where they can.
+import { Response } from './fetch-api.ts';
 const knownBytes = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
 
 /**

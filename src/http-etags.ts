@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from './http-bodies.ts';
+import { Response } from './fetch-api.ts';
 
 /** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
 export function matchesETag(ifNoneMatch: string, etag: string): boolean {

@@ -8,6 +8,7 @@ import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 import { finalBytes } from './http-bodies.ts';
 import { recordOf } from './telemetry/request-record.ts';
+import { Response } from './fetch-api.ts';
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.

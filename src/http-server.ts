@@ -13,6 +13,7 @@ import { recordSocketAddress } from './client-address.ts';
 import { finalBytes, recordRequestBody } from './http-bodies.ts';
 import { requestIdFor } from './telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
+import { requestOver, Response } from './fetch-api.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -92,7 +93,7 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, h
   const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
   if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
-  const request = new Request(url, { method: req.method ?? 'GET', headers, body: body && body.length > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined });
+  const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
   return app.fetch(request);

@@ -7,6 +7,7 @@ import { withHeaders } from './http-bodies.ts';
 import { graphiqlPolicy } from './explorers.ts';
 import { jsonResponse } from './rest/errors.ts';
 import { DOCS_PAGE_POLICY, DOCS_PATH } from './rest/docs.ts';
+import { Response } from './fetch-api.ts';
 
 /** Response headers a page on an allowed origin may read (rate limits, deprecation, tracing). */
 export const EXPOSED_HEADERS = [

@@ -10,7 +10,8 @@ import { createHttpServer, type GatewayServer, type HttpServerSettings } from '.
 import { createLifecycle, type Lifecycle } from '../src/lifecycle.ts';
 import { createApp } from '../src/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
-import { makeKey } from './support/fixtures.ts';
+import { makeDealership, makeKey } from './support/fixtures.ts';
+import { samplePayload } from './support/fixtures-leads.ts';
 import { isAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer } from './support/http-client.ts';
 
 const silent = pino({ level: 'silent' });
@@ -74,6 +75,30 @@ describe('the HTTP server', () => {
     const result = await send([query], { 'content-type': 'application/json', authorization: `Bearer ${key}` });
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body).data.apikey_details.id).toEqual(expect.any(Number));
+  });
+
+  // The server builds the app's Request itself (src/fetch-api.ts): a header the client sent with an
+  // empty value must reach the app as sent, not vanish, or a blank Idempotency-Key would create a lead.
+  it('hands the app a header sent with an empty value as sent: a blank Idempotency-Key is 422, nothing stored', async () => {
+    const dealership = await makeDealership(app.db);
+    const writer = await makeKey(app.db, { permissions: ['create:lead'] });
+    const before = await app.db.lead.count();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const body = JSON.stringify({ lead: samplePayload(dealership.id, { email: 'blank.key@example.com' }) });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '/api/v1/leads', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.key}`, 'idempotency-key': '' } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_input', field: 'Idempotency-Key' });
+    expect(await app.db.lead.count()).toBe(before);
   });
 
   it('refuses a chunked body over the limit with 413', async () => {

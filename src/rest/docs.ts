@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
 import { jsonResponse } from './errors.ts';
 import { explorerPagePolicy } from '../explorers.ts';
+import { Response } from '../fetch-api.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';

@@ -3,6 +3,7 @@
 import type { GraphQLError } from 'graphql';
 import { isApiError, statusByCode, variableInputError } from '../errors.ts';
 import { SCALAR_REASONS } from './arguments.ts';
+import { Response } from '../fetch-api.ts';
 
 export interface RestErrorBody {
   error: string;

@@ -18,6 +18,7 @@ import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 import { restSchema } from './rest-schema.ts';
+import { requestOver, Response } from '../fetch-api.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
@@ -33,15 +34,19 @@ async function prepareRequest(
 ): Promise<Request | Response> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
+  let caller = request;
   if (route.tokenInQuery) {
     const token = url.searchParams.get('token');
     url.searchParams.delete('token');
     // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
-    if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+    if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) {
+      headers.set('authorization', `Bearer ${token}`);
+      // The key is checked as if sent in the header (a Request is built only then: each one costs).
+      caller = requestOver(url, request.method, headers);
+      rebuiltFrom(request, caller);
+    }
   }
   // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
-  const caller = new Request(url, { method: request.method, headers });
-  rebuiltFrom(request, caller);
   const refused = await refuseCaller(deps, caller, route);
   if (refused) return refused;
 
@@ -67,7 +72,7 @@ async function prepareRequest(
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
   headers.delete('content-length');
-  const prepared = new Request(url, { method: request.method, headers, body });
+  const prepared = requestOver(url, request.method, headers, body);
   carryActor(caller, prepared);
   return prepared;
 }

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { jsonResponse } from '../rest/errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
+import { Response } from '../fetch-api.ts';
 
 export const METRICS_PATH = '/metrics';
 

@@ -19,6 +19,7 @@ import { matchPath, type RestRoute } from '../rest/routes.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
 import { recordOf, startRecord, type RequestRecord } from './request-record.ts';
+import { Response } from '../fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 

@@ -16,6 +16,7 @@ import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from './request-record.ts';
 import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, tracer } from './tracing.ts';
+import { Response } from '../fetch-api.ts';
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {

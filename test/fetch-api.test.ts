@@ -1,0 +1,23 @@
+// The Request the HTTP server and the REST door build (src/fetch-api.ts): whatwg-node's, over Node's
+// own Headers, so a header sent with an empty value is still there for the rules that look at it.
+import { describe, expect, it } from 'vitest';
+import { requestOver } from '../src/fetch-api.ts';
+
+describe('requestOver', () => {
+  it('keeps the Headers it is given, so a header with an empty value counts as sent', () => {
+    const headers = new Headers({ 'idempotency-key': '', authorization: 'Bearer k' });
+    const request = requestOver('http://gateway.test/api/v1/leads', 'POST', headers, '{}');
+    expect(request.headers).toBe(headers);
+    expect(request.headers.has('idempotency-key')).toBe(true);
+    expect(request.headers.get('idempotency-key')).toBe('');
+  });
+
+  it('carries the method, the URL and the body bytes as given', async () => {
+    const bytes = new TextEncoder().encode('{"lead":{}}');
+    const request = requestOver(new URL('http://gateway.test/api/v1/leads?x=1'), 'POST', new Headers(), bytes);
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe('http://gateway.test/api/v1/leads?x=1');
+    expect(await request.text()).toBe('{"lead":{}}');
+    expect(requestOver('http://gateway.test/', 'GET', new Headers()).body).toBeNull();
+  });
+});
