@@ -1,6 +1,6 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, type AppDeps, type Context } from './context.ts';
+import { createContext, sentRequest, type AppDeps, type Context } from './context.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
 import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
@@ -19,7 +19,7 @@ import { useKeyCallLog } from './key-call-log.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
 import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
-import { currentRequestLogger } from './telemetry/request-record.ts';
+import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from './telemetry/request-record.ts';
 import { useTracing } from './telemetry/tracing-plugin.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
@@ -50,7 +50,13 @@ export function createApp(deps: AppDeps): Yoga {
       : null;
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
-    context: ({ request }) => createContext(deps, request),
+    // A context that cannot be built (the database is unreachable) fails the request, and Yoga logs
+    // the error: it is noted under the request's logger first, so the line carries the request id.
+    context: ({ request }) =>
+      createContext(deps, request).catch((error: unknown) => {
+        noteErrorLogger(error, requestLogger(deps.logger, sentRequest(request)));
+        throw error;
+      }),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphiQL's code is served by the service itself, so it works with no internet access; off in
     // production unless EXPLORERS=on.
@@ -63,16 +69,21 @@ export function createApp(deps: AppDeps): Yoga {
     // (src/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
     healthCheckEndpoint: ' disabled',
     maskedErrors: true,
-    // Yoga's own lines (such as the unexpected error behind a masked answer) carry the request id of
-    // the request they are written for.
+    // Yoga's own error lines (the unexpected error behind a masked answer) carry the request id of
+    // the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
     logging: {
-      debug: (...args) => currentRequestLogger(deps.logger).debug(args.map(String).join(' ')),
-      info: (...args) => currentRequestLogger(deps.logger).info(args.map(String).join(' ')),
-      warn: (...args) => currentRequestLogger(deps.logger).warn(args.map(String).join(' ')),
-      error: (...args) => currentRequestLogger(deps.logger).error({ err: args.find((arg) => arg instanceof Error) }, args.map(String).join(' ')),
+      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
+      info: (...args) => deps.logger.info(args.map(String).join(' ')),
+      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
+      error: (...args) => {
+        const error = args.find((arg) => arg instanceof Error);
+        errorLogger(deps.logger, error).error({ err: error }, args.map(String).join(' '));
+      },
     },
     plugins: [
-      // First: it keeps answers as the handler made them, before the hooks below add to them.
+      // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
+      useErrorLoggers(),
+      // First of the onResponse hooks: it keeps answers as the handler made them, before the hooks below add to them.
       ...(answerCache ? [answerCache.capture] : []),
       http.first,
       useSecurityHeaders({ origins: deps.config.corsOrigins }),

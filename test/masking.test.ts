@@ -39,7 +39,43 @@ describe('an unexpected failure', () => {
   });
 });
 
+/** Log lines written by an app, parsed. */
+function logSink(): { lines: { request_id?: string; level: number; err?: { message?: string } }[]; sink: Writable } {
+  const lines: { request_id?: string; level: number; err?: { message?: string } }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+      done();
+    },
+  });
+  return { lines, sink };
+}
+
 describe('the log of an unexpected failure', () => {
+  it('carries the request id when the request fails before its operation runs (the database fails the key lookup)', async () => {
+    const { lines, sink } = logSink();
+    // Every statement fails, as with the database unreachable; the key is not cached in this new app.
+    const failing = new Proxy(app.db, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'object' || value === null || !('findFirst' in value)) return value;
+        return new Proxy(value, { get: (model, method) => (typeof Reflect.get(model, method) === 'function' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(model, method)) });
+      },
+    });
+    const logged = createApp(instanceDeps({ config: app.config, db: failing, now: app.clock.now }, { logger: createLogger('info', sink) }));
+    const response = await logged.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ apikey_details { id } }' }),
+    });
+    expect(await response.text()).not.toMatch(/connection refused/);
+    const requestId = response.headers.get('request-id');
+    const errorLines = lines.filter((line) => line.level === 50);
+    expect(errorLines.length).toBeGreaterThan(0);
+    expect(errorLines.every((line) => line.request_id === requestId), JSON.stringify(errorLines)).toBe(true);
+    expect(JSON.stringify(errorLines)).toMatch(/connection refused/);
+  });
+
   it('carries the request id of the answer, with the error, on both doors', async () => {
     const lines: { request_id?: string; level: number; err?: { message?: string } }[] = [];
     const sink = new Writable({

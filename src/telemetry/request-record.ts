@@ -2,8 +2,8 @@
 // it ran and the error it ended with. Kept under the request as the client sent it (the REST door
 // rebuilds requests: src/context.ts maps them back), filled by src/telemetry/request-telemetry.ts
 // and read once, when the answer is ready, for both the log line and the metrics.
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DocumentNode } from 'graphql';
+import type { DocumentNode, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestIdFor } from './request-id.ts';
 
@@ -22,28 +22,55 @@ export interface RequestRecord {
 const records = new WeakMap<Request, RequestRecord>();
 
 /**
- * The record of the request whose work is running, for code that is not handed the request: Yoga's
- * own log lines (an unexpected error it masks) carry the request id through it.
+ * The logger of the request each error was met in. Yoga logs the unexpected error behind a masked
+ * answer itself, later and with no request at hand; its line must still carry the request id. An
+ * AsyncLocalStorage would know the request anywhere, but on Node 20 it turns on promise hooks for
+ * every promise of every request: measured at 6% of an uncached read's CPU and 15% of a cached one.
+ * So errors are noted where the request is known (useErrorLoggers below; the context factory in
+ * src/yoga.ts) and Yoga's logger looks them up.
  */
-const currentRecord = new AsyncLocalStorage<RequestRecord>();
+const loggerOfError = new WeakMap<object, Logger>();
 
-/** Starts the record of a request as the client sent it; what runs for the request from here on sees it. */
+/** Notes the request logger an error belongs to (its original error too, which plugins may re-wrap). */
+export function noteErrorLogger(error: unknown, logger: Logger): void {
+  if (typeof error !== 'object' || error === null) return;
+  loggerOfError.set(error, logger);
+  const original = (error as Partial<GraphQLError>).originalError;
+  if (original) loggerOfError.set(original, logger);
+}
+
+/** The logger of the request `error` was met in (by the error or its original), else `base`. */
+export function errorLogger(base: Logger, error: unknown): Logger {
+  if (typeof error !== 'object' || error === null) return base;
+  const original = (error as Partial<GraphQLError>).originalError;
+  return loggerOfError.get(error) ?? (original ? loggerOfError.get(original) : undefined) ?? base;
+}
+
+/**
+ * Notes the request's logger for each error an operation ends with, on both doors. First in the plugin
+ * list: its onExecuteDone runs before any other plugin's, and before Yoga masks (and logs) the errors.
+ */
+export function useErrorLoggers(): Plugin<{ logger?: Logger }> {
+  return {
+    onExecute({ args }) {
+      const logger = (args.contextValue as { logger?: Logger }).logger;
+      if (!logger) return undefined;
+      return {
+        onExecuteDone({ result }) {
+          // An operation here answers one result (no @defer or @stream in this graph).
+          if (Symbol.asyncIterator in result) return;
+          for (const error of result.errors ?? []) noteErrorLogger(error, logger);
+        },
+      };
+    },
+  };
+}
+
+/** Starts the record of a request as the client sent it. */
 export function startRecord(request: Request): RequestRecord {
   const record: RequestRecord = { id: requestIdFor(request.headers), startedAt: performance.now() };
   records.set(request, record);
-  // enterWith, not run: Yoga calls this hook and then goes on with the request in the same async
-  // chain, which has no callback to run inside. Each request is answered in an async chain of its
-  // own (an HTTP request event, a yoga.fetch call), so a record never outlives its request's work.
-  currentRecord.enterWith(record);
   return record;
-}
-
-/** The logger of the request whose work is running (see currentRecord), else `base`. */
-export function currentRequestLogger(base: Logger): Logger {
-  const record = currentRecord.getStore();
-  if (!record) return base;
-  record.logger ??= base.child({ request_id: record.id });
-  return record.logger;
 }
 
 /** The record of a request as the client sent it (src/context.ts sentRequest), if it was started. */
