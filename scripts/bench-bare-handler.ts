@@ -5,8 +5,9 @@
 // statement, as the service does on a key-cache miss), the car and its figures come from
 // carPerformance (the service's own function, so the queries cannot drift),
 // both through the caller's scoped client as the service reads them, and apikey_details builds the
-// key's id and permissions from the verified key and reads its dealerships as Pothos does.
-// test/bench-bare-handler.test.ts holds its bodies equal to the service's, so the ratio is honest.
+// key's id and permissions from the verified key and reads its dealerships as Pothos does (whole rows).
+// test/bench-bare-handler.test.ts holds its bodies and its SQL statements (the key lookup aside)
+// equal to the service's, so the ratio is honest.
 //
 // Run alone: DATABASE_URL=… PORT=… tsx scripts/bench-bare-handler.ts (listens on 127.0.0.1).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,13 +41,12 @@ async function authenticate(db: Db, req: IncomingMessage, now: Date): Promise<Ac
 
 /** Spec 4.7 with the REST selection: the key's permissions and dealerships with their locations and users. */
 async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
+  // Whole rows, as Pothos loads a record type (its include mode): test/bench-bare-handler.test.ts
+  // holds these statements equal to the service's.
   const dealerships = await forActor(db, actor).dealership.findMany({
     orderBy: { id: 'asc' },
-    select: {
-      id: true,
-      name: true,
-      slug: true,
-      locations: { select: { id: true, name: true, location_type: true }, orderBy: { id: 'asc' } },
+    include: {
+      locations: { orderBy: { id: 'asc' } },
       users: { select: { user: true }, orderBy: { user_id: 'asc' } },
     },
   });
@@ -57,7 +57,7 @@ async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
       id: dealership.id,
       name: dealership.name,
       slug: dealership.slug,
-      locations: dealership.locations,
+      locations: dealership.locations.map((location) => ({ id: location.id, name: location.name, location_type: location.location_type })),
       users: dealership.users.map(({ user }) => ({ id: user.id, name: user.name, email: user.email })),
     })),
   };

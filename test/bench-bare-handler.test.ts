@@ -68,6 +68,22 @@ describe('the bench bare handler answers what the service answers', () => {
     expect(figures.leads.length).toBeGreaterThan(0);
   });
 
+  it('reads with the statements the service runs, its key lookup aside', async () => {
+    for (const path of ['/api/v1/apikeys/apikey_details.json', '/api/v1/cars/1/performance.json']) {
+      // Warmed first: the service remembers the key's verdict, and the key's last use is recorded.
+      await both(path, keys.all);
+      app.queries.length = 0;
+      await app.request(path, { key: keys.all });
+      const service = app.queries.splice(0);
+      await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${keys.all}` } });
+      // The bare handler looks its key up on every request (the service's key cache is the difference measured).
+      const bare = app.queries.splice(0).filter((sql) => !/[`"]api_key/.test(sql));
+      expect(service.length, path).toBeGreaterThan(0);
+      // The car's figures are read at once (Promise.all), so the order may differ.
+      expect([...bare].sort(), path).toEqual([...service].sort());
+    }
+  });
+
   it('refuses as the service does: no key, an unknown key, a car outside the key, a key without read:car', async () => {
     const otherDealershipCar = await app.db.car.findFirstOrThrow({ where: { dealership_id: { not: 2 } }, select: { id: true } });
     const cases: [string, string, string | null][] = [
