@@ -17,6 +17,8 @@ import {
   visit,
   visitWithTypeInfo,
   type DocumentNode,
+  type FieldNode,
+  type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -104,6 +106,46 @@ function selectedOperation(document: DocumentNode, operationName: string | null 
   return operationName ? operations.find((operation) => operation.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
 }
 
+/** A field of the document that takes arguments, with its definition: what is checked per request. */
+interface ArgumentField {
+  definition: GraphQLField<unknown, unknown>;
+  node: FieldNode;
+}
+
+/**
+ * The fields with arguments of each operation, in the operation and in the fragments it may spread,
+ * in document order. They depend on the document and the schema only, so they are found once per
+ * document (a REST route's document and a repeated GraphQL one are the same object each time, from
+ * Yoga's parse cache), not walked again for every request.
+ */
+const argumentFieldsByDocument = new WeakMap<DocumentNode, WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; fields: ArgumentField[] }>>();
+
+function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentField[] {
+  let byOperation = argumentFieldsByDocument.get(document);
+  if (!byOperation) {
+    byOperation = new WeakMap();
+    argumentFieldsByDocument.set(document, byOperation);
+  }
+  const known = byOperation.get(operation);
+  if (known && known.schema === schema) return known.fields;
+  const typeInfo = new TypeInfo(schema);
+  const fields: ArgumentField[] = [];
+  for (const definition of document.definitions) {
+    if (definition !== operation && definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    visit(
+      definition,
+      visitWithTypeInfo(typeInfo, {
+        Field(node) {
+          const field = node.arguments?.length ? typeInfo.getFieldDef() : null;
+          if (field) fields.push({ definition: field, node });
+        },
+      }),
+    );
+  }
+  byOperation.set(operation, { schema, fields });
+  return fields;
+}
+
 /**
  * The first input problem of the operation, or null. Values that GraphQL itself will refuse (a
  * wrong type, a missing variable) are left to it: its error names them already.
@@ -116,41 +158,24 @@ export function findInputProblem(
 ): InputProblem | null {
   const operation = selectedOperation(document, operationName);
   if (!operation) return null;
+  const fields = argumentFieldsOf(schema, document, operation);
+  if (fields.length === 0) return null;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
   if ('errors' in coerced && coerced.errors) return null;
   const variables = coerced.coerced;
-  const typeInfo = new TypeInfo(schema);
-  let found: InputProblem | null = null;
-  // Every field with arguments, in the operation and in the fragments it may spread.
-  const definitions = document.definitions.filter((definition) => definition === operation || definition.kind === Kind.FRAGMENT_DEFINITION);
-  for (const definition of definitions) {
-    visit(
-      definition,
-      visitWithTypeInfo(typeInfo, {
-        Field(node) {
-          if (found || !node.arguments?.length) return undefined;
-          const field = typeInfo.getFieldDef();
-          if (!field) return undefined;
-          let args: Record<string, unknown>;
-          try {
-            args = getArgumentValues(field, node, variables);
-          } catch {
-            return undefined; // GraphQL refuses it itself, naming the argument.
-          }
-          for (const arg of field.args) {
-            const problem = valueProblem(args[arg.name], arg.type, arg.name, arg.name, '');
-            if (problem) {
-              found = problem;
-              return false;
-            }
-          }
-          return undefined;
-        },
-      }),
-    );
-    if (found) break;
+  for (const { definition, node } of fields) {
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(definition, node, variables);
+    } catch {
+      continue; // GraphQL refuses it itself, naming the argument.
+    }
+    for (const arg of definition.args) {
+      const problem = valueProblem(args[arg.name], arg.type, arg.name, arg.name, '');
+      if (problem) return problem;
+    }
   }
-  return found;
+  return null;
 }
 
 /** Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts. */
