@@ -96,7 +96,10 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, h
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
-  return app.fetch(request);
+  // handleRequest rather than fetch: fetch races the answer against the request's AbortSignal, which
+  // it makes for every request (a signal, a listener, a deferred promise), and this request has no
+  // caller that could abort it.
+  return app.handleRequest(request, {});
 }
 
 export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
