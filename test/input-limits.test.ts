@@ -369,6 +369,15 @@ describe('every text input of the schema', () => {
     });
     expect(await storedRows()).toEqual(before);
   });
+
+  it("checks each request's own values, though a route's document is the same object every time", async () => {
+    // The fields to check are found once per document (src/input-checks.ts); the values never are.
+    const tooLong = `/api/v1/cars/${'x'.repeat(DEFAULT_TEXT_MAX_LENGTH + 1)}/performance.json`;
+    for (const path of ['/api/v1/cars/no-such-car/performance.json', tooLong, '/api/v1/cars/no-such-car/performance.json', tooLong]) {
+      const response = await app.request(path, { key });
+      expect(response.status, path.slice(0, 40)).toBe(path === tooLong ? 422 : 404);
+    }
+  });
 });
 
 describe('free-form JSON (lead.fields, lead.charge_breakdown, lead event data)', () => {
