@@ -60,8 +60,9 @@ async function audit(...args: string[]): Promise<AuditDocument> {
 
 beforeAll(async () => {
   app = await createTestApp();
-  // The CLI reads the database's (the real) time, so the calls happen now.
-  app.clock.set(new Date());
+  // The CLI reads the database's (the real) time, so the calls happen now: at the start of this
+  // minute, so that the seconds the tests below advance stay in the minute the first calls counted in.
+  app.clock.set(new Date(Math.floor(Date.now() / 60_000) * 60_000));
   keyCalls = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
   yoga = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls }));
   dealershipId = (await makeDealership(app.db)).id;
