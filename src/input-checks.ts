@@ -118,16 +118,11 @@ interface ArgumentField {
  * document (a REST route's document and a repeated GraphQL one are the same object each time, from
  * Yoga's parse cache), not walked again for every request.
  */
-const argumentFieldsByDocument = new WeakMap<DocumentNode, WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; fields: ArgumentField[] }>>();
+const argumentFieldsByOperation = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; document: DocumentNode; fields: ArgumentField[] }>();
 
 function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentField[] {
-  let byOperation = argumentFieldsByDocument.get(document);
-  if (!byOperation) {
-    byOperation = new WeakMap();
-    argumentFieldsByDocument.set(document, byOperation);
-  }
-  const known = byOperation.get(operation);
-  if (known && known.schema === schema) return known.fields;
+  const known = argumentFieldsByOperation.get(operation);
+  if (known && known.schema === schema && known.document === document) return known.fields;
   const typeInfo = new TypeInfo(schema);
   const fields: ArgumentField[] = [];
   for (const definition of document.definitions) {
@@ -142,7 +137,7 @@ function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operati
       }),
     );
   }
-  byOperation.set(operation, { schema, fields });
+  argumentFieldsByOperation.set(operation, { schema, document, fields });
   return fields;
 }
 
