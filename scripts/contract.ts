@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeChange, requiredBump } from './contract/changes.ts';
-import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion } from './contract/release.ts';
+import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion, parseVersion } from './contract/release.ts';
 
 const USAGE = `Usage:
   npm run contract:check                                      compare today's contract with contract/
@@ -31,6 +31,9 @@ async function check(dir: string, shown: string): Promise<number> {
   }
   const breaking = changes.filter((change) => change.level === 'breaking');
   console.log(`Today's schema and OpenAPI document against the contract ${release.version} in ${shown}`);
+  if ((parseVersion(release.version)?.prerelease.length ?? 0) > 0) {
+    console.log(`${release.version} is a pre-release: it promises nothing, and any later version may follow it (npm run contract:release -- ${nextVersion(release.version, null)} "<what it holds>").`);
+  }
   list('Breaking changes', breaking.map(describeChange));
   list('Deprecations without their removal day', problems);
   list('Contract folder problems', integrity);

@@ -351,6 +351,48 @@ describe('the REST door', () => {
     );
   });
 
+  it('reads schemas as JSON Schema 2020-12: type lists, null alternatives, allOf, other alternatives one by one', () => {
+    /** A one-operation document whose body and answer are `request` and `response`. */
+    const document = (request: Node, response: Node, components: Node = {}): Node => ({
+      openapi: '3.1.0',
+      paths: {
+        '/things': {
+          post: {
+            requestBody: { required: true, content: { 'application/json': { schema: request } } },
+            responses: { '200': { description: 'Success.', content: { 'application/json': { schema: response } } } },
+          },
+        },
+      },
+      components: { schemas: components },
+    });
+    const byCar = { type: 'object', properties: { car_id: { type: 'integer' } }, required: ['car_id'] };
+    const bySlug = { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] };
+    const same = document(
+      { allOf: [{ $ref: '#/components/schemas/Base' }, { properties: { note: { type: ['string', 'null'] } } }] },
+      { type: 'object', properties: { kind: { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }] } } },
+      { Base: { type: 'object', properties: { by: { anyOf: [byCar, bySlug] } }, required: ['by'] } },
+    );
+    expect(openApiChanges(same, structuredClone(same), TODAY)).toEqual([]);
+
+    const narrowed = structuredClone(same);
+    const base = ((narrowed.components as Node).schemas as Node).Base as { properties: { by: { anyOf: unknown[] } } };
+    base.properties.by.anyOf = [byCar];
+    const allOf = (((narrowed.paths as Node)['/things'] as Node).post as { requestBody: { content: { 'application/json': { schema: { allOf: Node[] } } } } }).requestBody.content['application/json'].schema.allOf;
+    allOf[1] = { properties: { note: { type: 'string' } } };
+    expect(restLines(same, narrowed).breaking.sort()).toEqual([
+      'REST POST /things request body (application/json) by: no longer accepts one of the alternatives it accepted [request-narrowed]',
+      'REST POST /things request body (application/json) note: no longer accepts null [request-narrowed]',
+    ]);
+    // Widening the request is an addition; widening the answer breaks.
+    expect(restLines(narrowed, same).breaking).toEqual([]);
+    const widened = structuredClone(same);
+    const answer = (((widened.paths as Node)['/things'] as Node).post as { responses: { '200': { content: { 'application/json': { schema: { properties: { kind: Node } } } } } } }).responses['200'].content['application/json'].schema;
+    answer.properties.kind = { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'integer' }, { type: 'null' }] };
+    expect(restLines(same, widened).breaking).toEqual([
+      'REST POST /things response 200 (application/json) kind: may now answer an alternative it did not answer before [response-type-changed]',
+    ]);
+  });
+
   it('still fails on removing a deprecated path after its sunset, saying the removal is due', () => {
     const deprecated = restRoutes.filter((route) => route.deprecated);
     expect(deprecated.length).toBeGreaterThan(0);

@@ -187,9 +187,10 @@ export async function graphChanges(released: GraphQLSchema, current: GraphQLSche
     else if (after === null) classed.push({ ...base, level: 'minor', section: 'Changed', what: 'no longer deprecated' });
     else classed.push({ ...base, level: 'patch', section: 'Changed', what: `deprecation reason now: ${after}` });
   }
-  // What an added type or field holds is part of that addition: listed once.
-  const added = new Set(classed.filter((change) => change.rule === 'TYPE_ADDED' || change.rule === 'FIELD_ADDED').map((change) => change.where));
-  return classed.filter(
-    (change) => change.level === 'breaking' || ![...added].some((parent) => change.where !== parent && change.where.startsWith(`${parent}.`)),
-  );
+  // What an added type or field holds (its fields, description, interfaces) is part of that addition: listed once.
+  const additions = new Set(['TYPE_ADDED', 'FIELD_ADDED']);
+  const added = classed.filter((change) => additions.has(change.rule)).map((change) => change.where);
+  const partOfAddition = (change: ContractChange): boolean =>
+    added.some((parent) => (change.where === parent && !additions.has(change.rule)) || change.where.startsWith(`${parent}.`));
+  return classed.filter((change) => change.level === 'breaking' || !partOfAddition(change));
 }

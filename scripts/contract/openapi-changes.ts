@@ -153,8 +153,6 @@ const EXACT_RULES = ['pattern', 'format', 'multipleOf'] as const;
 interface Place {
   direction: Direction;
   label: string;
-  /** The operation and the part of it, e.g. `POST /api/v1/leads request body`. */
-  prefix: string;
 }
 
 interface Finding {
@@ -430,6 +428,22 @@ function compareOperation(
     for (const finding of findings) add(finding.level, finding.section, `${prefix}${finding.field ? ` ${finding.field}` : ''}`, finding.what, finding.rule);
   };
 
+  /** The media types of a body or an answer: one gone breaks, one new is an addition, the schemas of the others are compared. */
+  const compareContent = (before: unknown, after: unknown, prefix: string, direction: Direction): void => {
+    const oldContent = isJson(before) ? before : {};
+    const newContent = isJson(after) ? after : {};
+    const verb = direction === 'request' ? 'accepted' : 'answered';
+    for (const [mediaType, media] of Object.entries(oldContent)) {
+      const where = `${prefix} (${mediaType})`;
+      const next = newContent[mediaType];
+      if (!isJson(next)) add('breaking', 'Removed', where, `media type no longer ${verb}`, `${direction}-media-type-removed`);
+      else addFindings(where, schemas.compare(isJson(media) ? media.schema : {}, next.schema, { direction, label: direction }, ''));
+    }
+    for (const mediaType of Object.keys(newContent).filter((type) => !(type in oldContent))) {
+      add('minor', 'Added', `${prefix} (${mediaType})`, `media type now ${verb}`, `${direction}-media-type-added`);
+    }
+  };
+
   // Who may call it
   if ((old.security?.length ?? 1) === 0 && (now.security?.length ?? 1) > 0) add('breaking', 'Changed', key, 'now needs an API key', 'security-added');
   const oldPermissions = Array.isArray(old['x-permissions']) ? old['x-permissions'].map(String) : [];
@@ -454,7 +468,7 @@ function compareOperation(
     if (valueText(parameter.style ?? null) !== valueText(next.style ?? null) || valueText(parameter.explode ?? null) !== valueText(next.explode ?? null)) {
       add('breaking', 'Changed', where, 'sent another way (style or explode changed)', 'parameter-serialization-changed');
     }
-    addFindings(where, schemas.compare(parameter.schema, next.schema, { direction: 'request', label: 'parameter', prefix: where }, ''));
+    addFindings(where, schemas.compare(parameter.schema, next.schema, { direction: 'request', label: 'parameter' }, ''));
   }
   for (const [id, parameter] of newParameters) {
     if (oldParameters.has(id)) continue;
@@ -471,20 +485,7 @@ function compareOperation(
   if (!oldBody && newBody?.required === true) add('breaking', 'Added', bodyWhere, 'a request body is now required', 'request-body-made-required');
   if (oldBody && newBody) {
     if (oldBody.required !== true && newBody.required === true) add('breaking', 'Changed', bodyWhere, 'made required', 'request-body-made-required');
-    const oldContent = isJson(oldBody.content) ? oldBody.content : {};
-    const newContent = isJson(newBody.content) ? newBody.content : {};
-    for (const [mediaType, media] of Object.entries(oldContent)) {
-      const where = `${key} request body (${mediaType})`;
-      const next = newContent[mediaType];
-      if (!isJson(next)) {
-        add('breaking', 'Removed', where, 'media type no longer accepted', 'request-media-type-removed');
-        continue;
-      }
-      addFindings(where, schemas.compare(isJson(media) ? media.schema : {}, next.schema, { direction: 'request', label: 'request', prefix: where }, ''));
-    }
-    for (const mediaType of Object.keys(newContent).filter((type) => !(type in oldContent))) {
-      add('minor', 'Added', `${key} request body (${mediaType})`, 'media type now accepted', 'request-media-type-added');
-    }
+    compareContent(oldBody.content, newBody.content, bodyWhere, 'request');
   }
 
   // Responses
@@ -510,23 +511,13 @@ function compareOperation(
       const oldSchema = readers.released.resolve(header).node.schema ?? {};
       const newSchema = readers.current.resolve(newHeaders[newName]).node.schema ?? {};
       const headerWhere = `${where} header ${name}`;
-      addFindings(headerWhere, schemas.compare(oldSchema, newSchema, { direction: 'response', label: 'response-header', prefix: headerWhere }, ''));
+      addFindings(headerWhere, schemas.compare(oldSchema, newSchema, { direction: 'response', label: 'response-header' }, ''));
     }
     const oldHeaderNames = new Set(Object.keys(oldHeaders).map((name) => name.toLowerCase()));
     for (const name of Object.keys(newHeaders).filter((name) => !oldHeaderNames.has(name.toLowerCase()))) {
       add('minor', 'Added', `${where} header ${name}`, 'response header added', 'response-header-added');
     }
-    const oldContent = isJson(oldResponse.content) ? oldResponse.content : {};
-    const newContent = isJson(newResponse.content) ? newResponse.content : {};
-    for (const [mediaType, media] of Object.entries(oldContent)) {
-      const mediaWhere = `${where} (${mediaType})`;
-      const next = newContent[mediaType];
-      if (!isJson(next)) {
-        add('breaking', 'Removed', mediaWhere, 'media type no longer answered', 'response-media-type-removed');
-        continue;
-      }
-      addFindings(mediaWhere, schemas.compare(isJson(media) ? media.schema : {}, next.schema, { direction: 'response', label: 'response', prefix: mediaWhere }, ''));
-    }
+    compareContent(oldResponse.content, newResponse.content, where, 'response');
   }
   for (const status of Object.keys(newResponses).filter((status) => !(status in oldResponses))) {
     add('minor', 'Added', `${key} response ${status}`, 'status code added', 'response-status-added');
