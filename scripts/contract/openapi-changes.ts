@@ -139,6 +139,19 @@ function accepts(types: Set<string> | null, type: string): boolean {
 
 const typesText = (types: Set<string> | null): string => (types === null ? 'any type' : [...types].join(' or ') || 'nothing');
 const valueText = (value: unknown): string => JSON.stringify(value);
+const DOC_KEYWORDS = new Set(['description', 'title', 'example', 'examples']);
+/** A schema without the words and examples that explain it; `isMap` when `value` maps names to schemas (`properties`). */
+function withoutDocs(value: unknown, isMap = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutDocs(item));
+  if (!isJson(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => isMap || !DOC_KEYWORDS.has(key))
+      .map(([key, child]) => [key, withoutDocs(child, !isMap && (key === 'properties' || key === '$defs'))]),
+  );
+}
+/** A schema's rules as text. */
+const rulesText = (schema: Json): string => JSON.stringify(withoutDocs(schema));
 
 /** Bounds a request may only loosen: a higher lower bound or a lower upper bound refuses what was accepted. */
 const LOWER_BOUNDS = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'] as const;
@@ -205,7 +218,7 @@ class SchemaComparison {
     if (request && !old.nullable && now.nullable) minor('loosened', 'now accepts null');
 
     if (old.opaque || now.opaque) {
-      if (JSON.stringify(old.keywords) !== JSON.stringify(now.keywords)) breaking('schema-changed', 'its schema changed in a way this check cannot prove compatible');
+      if (rulesText(old.keywords) !== rulesText(now.keywords)) breaking('schema-changed', 'its schema changed in a way this check cannot prove compatible');
       return found;
     }
 
