@@ -1,5 +1,6 @@
 // The HTTP surface shared by both doors: routing, health, GraphiQL, limits and masked errors.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../src/rest/routes.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
 
@@ -26,6 +27,32 @@ describe('routing', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect((await response.json()).error).toBe('method_not_allowed');
+  });
+});
+
+describe('deprecated paths', () => {
+  /** A call of the route as a caller without a key makes it: refused before any of its work. */
+  const call = (route: (typeof restRoutes)[number]): Promise<Response> => app.request(route.path.replace(/:[A-Za-z_]+/g, '1'), { method: route.method });
+
+  it('answer every caller, refused ones too, with RFC 9745 Deprecation and RFC 8594 Sunset from the route table', async () => {
+    const deprecated = restRoutes.filter((route) => route.deprecated);
+    expect(deprecated.length).toBeGreaterThan(0);
+    for (const route of deprecated) {
+      const response = await call(route);
+      const { since, sunset } = route.deprecated!;
+      // `@` and the Unix seconds of the deprecation day; the sunset day as an IMF-fixdate at 00:00 GMT.
+      expect(response.headers.get('deprecation'), route.path).toBe(`@${Date.parse(`${since}T00:00:00Z`) / 1000}`);
+      expect(response.headers.get('sunset'), route.path).toBe(new Date(`${sunset}T00:00:00Z`).toUTCString());
+      expect(response.headers.get('sunset'), route.path).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} 00:00:00 GMT$/);
+    }
+  });
+
+  it('are the only ones that say so', async () => {
+    for (const route of restRoutes.filter((candidate) => !candidate.deprecated)) {
+      const response = await call(route);
+      expect(response.headers.get('deprecation'), route.path).toBeNull();
+      expect(response.headers.get('sunset'), route.path).toBeNull();
+    }
   });
 });
 

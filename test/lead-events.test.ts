@@ -7,6 +7,9 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { makeLead } from './support/fixtures-events.ts';
 
+// RFC 9745's structured-field date of 2026-11-21 00:00 UTC (the day 4.11 was deprecated) and RFC
+// 8594's HTTP date of its sunset, 2027-06-30.
+const DEPRECATION = '@1795219200';
 const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
 const CREATE = `mutation ($service: String!, $data: LeadEventData!) {
   create_lead_event(service: $service, data: $data) {
@@ -65,7 +68,7 @@ describe('POST /api/v1/lead_events/:service/create', () => {
       { method: 'POST', key: writerKey },
     );
     expect(response.status).toBe(201);
-    expect(response.headers.get('deprecation')).toBe('true');
+    expect(response.headers.get('deprecation')).toBe(DEPRECATION);
     expect(response.headers.get('sunset')).toBe(SUNSET);
     const body = await response.json();
     expect(body).toEqual({
@@ -172,7 +175,8 @@ describe('POST /api/v1/lead_events/:service/create', () => {
     const before = await app.db.leadEvent.count();
     const response = await app.request(path, { method: 'POST', key: writerKey });
     expect(response.status).toBe(422);
-    expect(response.headers.get('deprecation')).toBe('true');
+    expect(response.headers.get('deprecation')).toBe(DEPRECATION);
+    expect(response.headers.get('sunset')).toBe(SUNSET);
     expect(await response.json()).toEqual({ error: 'invalid_input', message, field });
     expect(await app.db.leadEvent.count()).toBe(before);
   });
@@ -263,7 +267,7 @@ describe('Mutation.create_lead_event', () => {
     expect(field).toEqual({
       name: 'create_lead_event',
       isDeprecated: true,
-      deprecationReason: 'Deprecated: the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
+      deprecationReason: 'Kept only for existing messaging integrations, like its REST path. Removal after 2027-06-30.',
     });
   });
 });

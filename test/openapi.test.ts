@@ -104,11 +104,27 @@ describe('what the document tells an integrator', () => {
     }
   });
 
-  it('documents the Idempotency-Key of lead creation and the Deprecation and Sunset of the deprecated operation', () => {
+  it('documents the Idempotency-Key of lead creation', () => {
     const create = full().paths['/api/v1/leads']?.post;
     expect(create?.parameters?.find((parameter) => parameter.name === 'Idempotency-Key')?.in).toBe('header');
-    const events = full().paths['/api/v1/lead_events/{service}/create']?.post;
-    expect(Object.keys(events?.responses['201']?.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Sunset']));
+  });
+
+  it('marks every deprecated route deprecated, and documents its Deprecation and Sunset on every answer with its own days', () => {
+    const deprecated = restRoutes.filter((route) => route.deprecated);
+    expect(deprecated.length).toBeGreaterThan(0);
+    for (const route of restRoutes) {
+      const operation = full().paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+      expect((operation as { deprecated?: boolean } | undefined)?.deprecated === true, route.path).toBe(route.deprecated !== undefined);
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        const headers = (response.headers ?? {}) as Record<string, { example?: string }>;
+        if (!route.deprecated) {
+          expect(Object.keys(headers), `${route.path} ${status}`).not.toEqual(expect.arrayContaining(['Deprecation']));
+          continue;
+        }
+        expect(headers.Deprecation?.example, `${route.path} ${status}`).toBe(`@${Date.parse(`${route.deprecated.since}T00:00:00Z`) / 1000}`);
+        expect(headers.Sunset?.example, `${route.path} ${status}`).toBe(new Date(`${route.deprecated.sunset}T00:00:00Z`).toUTCString());
+      }
+    }
   });
 
   it('explains operations without pointing at internal documents', () => {

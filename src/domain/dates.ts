@@ -16,6 +16,12 @@ export function calendarDate(year: number, month: number, day: number): Date | n
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
 }
 
+/** "2027-06-30" (ISO 8601 year-month-day, nothing else) as a Date at 00:00 UTC, or null. */
+export function isoCalendarDay(text: string): Date | null {
+  const match = YEAR_MONTH_DAY.exec(text);
+  return match ? calendarDate(Number(match[1]), Number(match[2]), Number(match[3])) : null;
+}
+
 /**
  * "31/12/2026" (day/month/four-digit year, one or two digits for day and month) or "2026-12-31",
  * as a Date at 00:00 UTC. Anything else, including 31/02/2026 and two-digit years, is a 422 naming

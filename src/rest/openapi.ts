@@ -21,6 +21,7 @@ import { permissionCatalogue } from '../auth/permissions.ts';
 import { deniedStatusOf, permissionsOf, restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
 import { restSchema } from './rest-schema.ts';
 import { operationExamples } from './openapi-examples.ts';
+import { deprecationHeaderDocs } from './deprecation.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -278,12 +279,7 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
   const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
   // Every answer names its request (src/telemetry/request-telemetry.ts).
   const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
-  const deprecationHeaders = route.deprecated
-    ? {
-        Deprecation: { $ref: '#/components/headers/Deprecation' },
-        ...(route.deprecated.sunset ? { Sunset: { $ref: '#/components/headers/Sunset' } } : {}),
-      }
-    : {};
+  const deprecationHeaders = route.deprecated ? deprecationHeaderDocs(route.deprecated) : {};
   const success =
     status === 302
       ? {
@@ -332,7 +328,9 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
       access,
       ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
       field.description ?? '',
-      route.deprecated?.sunset ? `Deprecated: answers carry \`Deprecation\` and \`Sunset\`; the path is removed after ${route.deprecated.sunset}.` : '',
+      route.deprecated
+        ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
+        : '',
     ]
       .filter(Boolean)
       .join('\n\n'),
@@ -424,12 +422,6 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
           example: '"per-key";r=598;t=42',
         },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
-        Deprecation: { description: 'The operation is deprecated.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
-        Sunset: {
-          description: 'When the operation is removed (an HTTP date).',
-          schema: { type: 'string' },
-          example: 'Wed, 30 Jun 2027 00:00:00 GMT',
-        },
       },
       schemas: {
         Error: {

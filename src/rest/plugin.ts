@@ -18,6 +18,7 @@ import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 import { restSchema } from './rest-schema.ts';
+import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../fetch-api.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
@@ -127,9 +128,10 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
   }
   if (route.deprecated) {
     const headers = new Headers(result.headers);
-    headers.set('deprecation', 'true');
-    if (route.deprecated.sunset) headers.set('sunset', route.deprecated.sunset);
-    if (route.deprecated.link) headers.set('link', `<${route.deprecated.link}>; rel="deprecation"`);
+    const values = deprecationHeaders(route.deprecated);
+    headers.set('deprecation', values.deprecation);
+    headers.set('sunset', values.sunset);
+    if (values.link) headers.set('link', values.link);
     result = new Response(result.body, { status: result.status, headers });
   }
   return result;
@@ -241,7 +243,8 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         const prepared = await prepareRequest(deps, request, match, field, ignored);
         let response: Response;
         if (prepared instanceof Response) {
-          response = prepared;
+          // Refused before Sofa: a deprecated path says so to every caller.
+          response = await finishResponse(prepared, match.route);
         } else {
           const answered = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
           // A documented route whose root field does not exist yet answers like any unknown path.

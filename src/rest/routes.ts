@@ -1,6 +1,7 @@
 // The REST door: the documented paths of the API specification (see README, REST paths), each mapped onto one root
 // field of the graph. A path that is not in this table does not exist (404).
 import type { Permission } from '../auth/permissions.ts';
+import type { RouteDeprecation } from './deprecation.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 export type ParamType = 'integer' | 'boolean' | 'string';
@@ -32,7 +33,8 @@ export interface RestRoute {
   acceptsForm?: boolean;
   /** The key may come as ?token=… instead of the Authorization header (webhook providers). */
   tokenInQuery?: boolean;
-  deprecated?: { sunset?: string; link?: string };
+  /** The path will go away: its days, which its answers and its OpenAPI operation state (src/rest/deprecation.ts). */
+  deprecated?: RouteDeprecation;
   /** The error statuses the operation answers with, when they differ from what its shape implies. */
   errors?: readonly number[];
   /**
@@ -140,7 +142,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `create:lead_event` (the message says which).", 404: "`no_lead_found`: no lead with `data[leadId]` among the key's dealerships." },
     summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'], deniedStatus: 401,
-    deprecated: { sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' },
+    deprecated: { since: '2026-11-21', sunset: '2027-06-30' },
   },
   {
     method: 'GET', path: '/dealerships/:dealership_id/contacts/:id', field: 'Query.contact', spec: '4.12', summary: 'Show a contact',

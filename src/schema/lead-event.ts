@@ -50,7 +50,7 @@ builder.mutationField('create_lead_event', (t) =>
   t.prismaField({
     type: LeadEvent,
     description: 'Records a messaging event (sent by an external messaging service) against a lead.',
-    deprecationReason: 'Deprecated: the REST route is sunset on 30 June 2027. Kept for existing messaging integrations.',
+    deprecationReason: 'Kept only for existing messaging integrations, like its REST path. Removal after 2027-06-30.',
     authScopes: { permission: 'create:lead_event' },
     args: {
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),

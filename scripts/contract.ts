@@ -1,0 +1,92 @@
+// `npm run contract:check`: today's schema and OpenAPI document against the release in contract/;
+// fails on any breaking change to either door, naming each, and on a deprecation without its days.
+// `npm run contract:release -- <version> "<changelog text>"`: cuts a release on purpose.
+// README, "Contract and releases"; the rules are in scripts/contract/.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeChange, requiredBump } from './contract/changes.ts';
+import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion, parseVersion } from './contract/release.ts';
+
+const USAGE = `Usage:
+  npm run contract:check                                      compare today's contract with contract/
+  npm run contract:release -- <version> "<changelog text>"    write today's contract into contract/ as <version>
+Options:
+  --dir <folder>   the contract folder (default: contract/)`;
+
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+function list(title: string, lines: readonly string[]): void {
+  if (lines.length === 0) return;
+  console.log(`\n${title} (${lines.length}):`);
+  for (const line of lines) console.log(`  ${line}`);
+}
+
+async function check(dir: string, shown: string): Promise<number> {
+  const comparison = await compareWithRelease(dir, today());
+  const { release, changes, problems, integrity, due } = comparison;
+  if (!release) {
+    console.error(`${shown} holds no release. Cut the first one: npm run contract:release -- 1.0.0 "<what it holds>"`);
+    list('Deprecations without their removal day', problems);
+    return 1;
+  }
+  const breaking = changes.filter((change) => change.level === 'breaking');
+  console.log(`Today's schema and OpenAPI document against the contract ${release.version} in ${shown}`);
+  if ((parseVersion(release.version)?.prerelease.length ?? 0) > 0) {
+    console.log(`${release.version} is a pre-release: it promises nothing, and any later version may follow it (npm run contract:release -- ${nextVersion(release.version, null)} "<what it holds>").`);
+  }
+  list('Breaking changes', breaking.map(describeChange));
+  list('Deprecations without their removal day', problems);
+  list('Contract folder problems', integrity);
+  list('Unreleased additions (a minor release)', changes.filter((change) => change.level === 'minor').map(describeChange));
+  list('Unreleased documentation changes (a patch release)', changes.filter((change) => change.level === 'patch').map(describeChange));
+  list('Deprecated, with their removal day come (a major release may remove them)', due);
+  if (breaking.length > 0) {
+    const version = nextVersion(release.version, requiredBump(changes));
+    console.error(
+      `\ncontract:check failed: ${breaking.length} breaking change(s) since ${release.version}. Deprecate instead of removing ` +
+        `(README, "Contract and releases"), or cut a new major release on purpose:\n` +
+        `  npm run contract:release -- ${version} "<what changed, and how clients move>"`,
+    );
+  }
+  if (problems.length + integrity.length > 0) console.error(`\ncontract:check failed: ${problems.length + integrity.length} problem(s) above.`);
+  if (breaking.length + problems.length + integrity.length > 0) return 1;
+  console.log(`\ncontract:check passed: nothing breaks the clients of ${release.version}.`);
+  return 0;
+}
+
+async function release(dir: string, shown: string, version: string | undefined, notes: string | undefined): Promise<number> {
+  if (version === undefined) {
+    console.error(`contract:release needs the version and the changelog text.\n\n${USAGE}`);
+    return 2;
+  }
+  const outcome = await cutRelease(dir, { version, notes: notes ?? '', today: today() });
+  if (!outcome.released) {
+    console.error(`contract:release refused: ${outcome.refusal}`);
+    return 1;
+  }
+  console.log(`Released the contract ${outcome.version} into ${shown} (${outcome.changes.length} change(s); the largest: ${outcome.bump ?? 'none'}). Commit the folder.`);
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const dir = parsed.values.dir ? path.resolve(parsed.values.dir) : CONTRACT_DIR;
+  const shown = path.relative(process.cwd(), dir) || '.';
+  if (command === 'check' && rest.length === 0) return check(dir, shown);
+  if (command === 'release' && rest.length <= 2) return release(dir, shown, rest[0], rest[1]);
+  console.error(USAGE);
+  return 2;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,71 @@
+// A REST path that will go away. The route table holds two days: when the path was deprecated and
+// its sunset, the first day it may stop answering. Its answers say both in the headers clients and
+// their tools read: `Deprecation: @<Unix seconds>` (RFC 9745, a structured-field date) and
+// `Sunset: <HTTP date>` (RFC 8594); its OpenAPI operation is `deprecated: true` and documents both.
+// Removing the path, even after its sunset, is a breaking change: a major release of the contract
+// (README, "Contract and releases").
+import { isoCalendarDay } from '../domain/dates.ts';
+
+/** A day written as ISO 8601 year-month-day, e.g. `2027-06-30`. */
+export type IsoDay = `${number}-${number}-${number}`;
+
+export interface RouteDeprecation {
+  /** The day the path was deprecated: the `Deprecation` header's date. */
+  since: IsoDay;
+  /** The first day the path may stop answering (`Sunset`): after `since`. */
+  sunset: IsoDay;
+  /** A page saying what to use instead: `Link: <…>; rel="deprecation"`. */
+  link?: string;
+}
+
+export interface DeprecationHeaders {
+  deprecation: string;
+  sunset: string;
+  link?: string;
+}
+
+function dayOf(text: string): Date {
+  const day = isoCalendarDay(text);
+  if (!day) throw new Error(`"${text}" is not a day written YYYY-MM-DD`);
+  return day;
+}
+
+/** The header values a deprecated route answers with (its days at 00:00 UTC). */
+export function deprecationHeaders(deprecation: RouteDeprecation): DeprecationHeaders {
+  return {
+    deprecation: `@${dayOf(deprecation.since).getTime() / 1000}`,
+    sunset: dayOf(deprecation.sunset).toUTCString(),
+    ...(deprecation.link ? { link: `<${deprecation.link}>; rel="deprecation"` } : {}),
+  };
+}
+
+/** What is wrong with a route's deprecation days (the contract check refuses them): nothing when both are real days in order. */
+export function deprecationProblems(deprecation: RouteDeprecation): string[] {
+  const since = isoCalendarDay(deprecation.since);
+  const sunset = isoCalendarDay(deprecation.sunset);
+  return [
+    ...(since ? [] : [`deprecated.since "${deprecation.since}" is not a day written YYYY-MM-DD`]),
+    ...(sunset ? [] : [`deprecated.sunset "${deprecation.sunset}" is not a day written YYYY-MM-DD`]),
+    ...(since && sunset && sunset <= since ? [`deprecated.sunset ${deprecation.sunset} is not after deprecated.since ${deprecation.since}`] : []),
+  ];
+}
+
+/** The OpenAPI response headers of a deprecated operation, with its own values as examples. */
+export function deprecationHeaderDocs(deprecation: RouteDeprecation): Record<string, Record<string, unknown>> {
+  const values = deprecationHeaders(deprecation);
+  return {
+    Deprecation: {
+      description: `RFC 9745: the operation is deprecated since ${deprecation.since}; the value is \`@\` and the Unix time of that day.`,
+      schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+      example: values.deprecation,
+    },
+    Sunset: {
+      description: `RFC 8594: from this HTTP date (${deprecation.sunset}) the operation may stop answering.`,
+      schema: { type: 'string' },
+      example: values.sunset,
+    },
+    ...(values.link
+      ? { Link: { description: 'Where to read what to use instead (rel="deprecation").', schema: { type: 'string' }, example: values.link } }
+      : {}),
+  };
+}
