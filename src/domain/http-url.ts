@@ -19,3 +19,10 @@ export function httpUrl(text: string, field: string): string {
   if (url.href.length > MAX_URL_LENGTH) throw invalidInput(field, `must be at most ${MAX_URL_LENGTH} characters`);
   return url.href;
 }
+
+/**
+ * Absolute http(s) URLs that httpUrl keeps as they are (a lower-case host name, a path without dot
+ * segments), as a JSON Schema pattern: what the OpenAPI document shows a client generating a URL.
+ */
+export const HTTP_URL_PATTERN =
+  '^https?://[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*/?$';
