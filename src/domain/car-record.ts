@@ -135,6 +135,8 @@ const carFields = z.object({
       }
     })
     .optional()
+    // JSON Schema cannot say "unique by name"; the document names the key for generators that read it.
+    .meta({ 'x-unique-by': 'name' })
     .describe('Names must be distinct.'),
   images: list(urlText().transform(absoluteUrl))
     .superRefine((urls, context) => {

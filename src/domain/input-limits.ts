@@ -78,11 +78,13 @@ export function textMaxLength(name: string): number {
 }
 
 /**
- * Text without the NUL character (U+0000), which PostgreSQL text and jsonb cannot hold, as a JSON
- * Schema pattern: the OpenAPI document states it for every text input, and textProblem checks it.
+ * Text as every text input must be, as a JSON Schema pattern (Unicode mode): no NUL character
+ * (U+0000), which PostgreSQL text and jsonb cannot hold, and no unpaired surrogate (in Unicode mode
+ * a paired one is one code point, outside the class). The OpenAPI document states it for every text
+ * input, and textProblem checks it.
  */
-export const NO_NUL_PATTERN = '^[^\\u0000]*$';
-const NO_NUL = new RegExp(NO_NUL_PATTERN, 'u');
+export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+const WELL_FORMED_TEXT = new RegExp(TEXT_PATTERN, 'u');
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one: text that is
 // not Unicode (JSON's "\ud800"), which no database stores and no e-mail can carry.
@@ -92,7 +94,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function textProblem(text: string, maxLength: number): string | null {
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it contains an unpaired surrogate)';
   // PostgreSQL text and jsonb cannot hold U+0000, so no engine may be handed one.
-  if (!NO_NUL.test(text)) return 'must not contain the NUL character (U+0000)';
+  if (!WELL_FORMED_TEXT.test(text)) return 'must not contain the NUL character (U+0000)';
   if (text.length > maxLength) return `must be at most ${maxLength} characters`;
   return null;
 }

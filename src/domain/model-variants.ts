@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Prisma } from '../db/client.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import type { DbClients } from '../db/scoped.ts';
-import { parseRecord } from './input-records.ts';
+import { NON_BLANK, parseRecord } from './input-records.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
 export interface CategoryRow {
@@ -114,6 +114,12 @@ export function availabilityGroups(
   }));
 }
 
+/** The arguments of spec 4.4, declared once: website_id must say something (blank is missing). */
+export const modelVariantRequest = z.object({
+  slug: z.string(),
+  website_id: z.string().regex(NON_BLANK, 'is required').trim().describe('The website ID, slug or custom slug.'),
+});
+
 /**
  * Spec 4.4: the `where` of the variant with this slug, shown on the website named by ID, slug or
  * custom slug. 404 website_not_found, 403 for a key not authorised for the website.
@@ -124,9 +130,7 @@ export async function shownVariantWhere(
   slug: string,
   websiteIdentifier: string,
 ): Promise<Prisma.ModelVariantWhereUniqueInput> {
-  // The schema requires website_id; blank (only spaces) counts as missing.
-  const wanted = websiteIdentifier.trim();
-  if (!wanted) throw invalidInput('website_id', 'is required');
+  const { website_id: wanted } = parseRecord(modelVariantRequest, { slug, website_id: websiteIdentifier }, '');
   const website = await findAuthorisedWebsite(clients, actor, wanted);
   const variant = await clients.db.modelVariant.findFirst({
     where: { slug: slug.trim(), model: { websites: { some: { website_id: website.id } } } },

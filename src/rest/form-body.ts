@@ -6,6 +6,7 @@
 // the whole body is within BODY_LIMIT_BYTES before it is read). Text values stay text: the REST
 // layer's reading of arguments (src/rest/arguments.ts) turns "1" into 1 where a number is expected.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
+import { FREE_FORM_JSON } from './input-schemas.ts';
 
 /** More parts than any form of the API has fields (a lead with five attachments has about 60). */
 export const MAX_FORM_PARTS = 500;
@@ -14,6 +15,15 @@ const MAX_KEY_DEPTH = 6;
 const MAX_KEY_LENGTH = 1_000;
 /** Index in a `[n]` list: at most this many digits (Rails reads them as keys; we keep their order). */
 const MAX_INDEX_DIGITS = 4;
+
+/**
+ * The keys railsFormBody reads, as a JSON Schema pattern (for the OpenAPI document): a name, then
+ * bracketed names, at most MAX_KEY_DEPTH in all, `[]` (append) only last, a list index of at most
+ * MAX_INDEX_DIGITS digits.
+ */
+const notLongIndex = `(?![0-9]{${MAX_INDEX_DIGITS + 1},}(?:\\]|\\[|$))`;
+export const RAILS_KEY_PATTERN =
+  `^${notLongIndex}[^\\[\\]]+(?:\\[${notLongIndex}[^\\[\\]]+\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${notLongIndex}[^\\[\\]]*\\])?$`;
 
 /** A key's names: `lead[files][0][file]` → lead, files, 0, file; `tags[]` → tags, "" (append). */
 function keyNames(key: string): string[] | null {
@@ -138,9 +148,16 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     }
     return schema;
   };
+  const omitted: string[] = [];
   // `key` is the field's key as written, `pattern` the same as a regex once a list index is in it.
   const visit = (raw: JsonSchema, key: string, pattern: string | null): void => {
     const schema = resolve(raw);
+    if (schema[FREE_FORM_JSON] === true) {
+      // Stored as sent: a form's text stays text there, so only a field that takes text at every key can be a form's.
+      if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) omitted.push(key);
+      else patternProperties[`^${pattern ?? escapeRegex(key)}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+      return;
+    }
     const place = (leaf: JsonSchema): void => {
       if (pattern === null) properties[key] = leaf;
       else patternProperties[`^${pattern}$`] = leaf;
@@ -151,7 +168,7 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
       for (const [name, field] of Object.entries(fields)) visit(field, `${key}[${name}]`, pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`);
       if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
         // Free-form JSON: any key, nested as deep as the JSON is.
-        patternProperties[`^${keyPattern}(?:\\[[^\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+        patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
       }
       return;
     }
@@ -173,9 +190,13 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     type: 'object',
     description:
       "The JSON body's fields as Rails-style keys: `name[field]`, `name[list][]` for each value of a list, `name[list][0][field]` " +
-      'for a list of records; a number or a boolean as its text; a file as a file part (or its content as base64 text).',
+      'for a list of records; a number or a boolean as its text; a file as a file part (or its content as base64 text).' +
+      (omitted.length > 0 ? ` Not in a form: ${omitted.map((key) => `\`${key}\``).join(', ')} (free-form JSON with numbers, which a form's text cannot be).` : ''),
     properties,
     ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
+    additionalProperties: false,
+    propertyNames: { pattern: RAILS_KEY_PATTERN, maxLength: MAX_KEY_LENGTH },
+    maxProperties: MAX_FORM_PARTS,
   };
 }
 

@@ -9,14 +9,20 @@
 //   (src/domain/input-limits.ts, which src/input-checks.ts applies to every argument), free-form JSON
 //   text its own limit; every integer: GraphQL's 32-bit range.
 import { z } from 'zod';
-import { INT32, JSON_TEXT_MAX_LENGTH, NO_NUL_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';
+import { INT32, JSON_TEXT_MAX_LENGTH, TEXT_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';
 import { NON_BLANK, jsonShapeOf } from '../domain/input-records.ts';
 import type { LeadSourceLists } from '../domain/leads/values.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Text with a character that is not white space, and no NUL: NON_BLANK and NO_NUL_PATTERN in one pattern. */
-export const NON_BLANK_TEXT_PATTERN = '^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$';
+/** Text with a character that is not white space, as every text must be: NON_BLANK and TEXT_PATTERN in one pattern. */
+export const NON_BLANK_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*[^\\u0000\\ud800-\\udfff\\s][^\\u0000\\ud800-\\udfff]*$';
+
+/**
+ * Marks a free-form JSON field in the document: its value is stored as sent, so the REST door reads
+ * no text as a number there (a form field's text stays text).
+ */
+export const FREE_FORM_JSON = 'x-free-form-json';
 
 /** Metadata keys of the declarations that are not JSON Schema: read here, then left out of the document. */
 const DECLARATION_ONLY_KEYS = ['asJson', 'valueList', 'id'] as const;
@@ -114,9 +120,17 @@ function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchem
  * pattern with it, integers within 32 bits, a deployment's value list, and each keyword of a
  * wrapper moved into the branch of the type it is about.
  */
-export function applyInputLimits(schema: JsonSchema, name: string, owner: string, options: InputSchemaOptions, seen = new Set<string>()): JsonSchema {
-  const freeJson = schema['x-free-json'] === true;
+export function applyInputLimits(
+  schema: JsonSchema,
+  name: string,
+  owner: string,
+  options: InputSchemaOptions,
+  seen = new Set<string>(),
+  insideFreeJson = false,
+): JsonSchema {
+  const freeJson = schema['x-free-json'] === true || insideFreeJson;
   delete schema['x-free-json'];
+  if (freeJson && !insideFreeJson) schema[FREE_FORM_JSON] = true;
   const list = schema.valueList as keyof LeadSourceLists | undefined;
   if (list) schema.enum = [...options.valueLists[list]];
   for (const key of DECLARATION_ONLY_KEYS) delete schema[key];
@@ -145,7 +159,7 @@ export function applyInputLimits(schema: JsonSchema, name: string, owner: string
   } else if (types.includes('string')) {
     const limit = freeJson ? JSON_TEXT_MAX_LENGTH : UNLIMITED_TEXT_FIELDS.has(`${owner}.${name}`) ? undefined : textMaxLength(name);
     if (limit !== undefined) schema.maxLength = Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : limit, limit);
-    if (schema.pattern === undefined) schema.pattern = NO_NUL_PATTERN;
+    if (schema.pattern === undefined) schema.pattern = TEXT_PATTERN;
     else if (schema.pattern === NON_BLANK.source) schema.pattern = NON_BLANK_TEXT_PATTERN;
   }
   if (types.includes('integer') && !Array.isArray(schema.enum)) {
@@ -153,9 +167,7 @@ export function applyInputLimits(schema: JsonSchema, name: string, owner: string
     schema.maximum = Math.min(typeof schema.maximum === 'number' ? schema.maximum : INT32.max, INT32.max);
   }
   const walk = (inner: unknown, innerName: string, innerOwner: string): void => {
-    if (!isObject(inner)) return;
-    if (freeJson) inner['x-free-json'] = true;
-    applyInputLimits(inner, innerName, innerOwner, options, seen);
+    if (isObject(inner)) applyInputLimits(inner, innerName, innerOwner, options, seen, freeJson);
   };
   for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) walk(property, key, owner);
   if (isObject(schema.additionalProperties)) walk(schema.additionalProperties, name, owner);

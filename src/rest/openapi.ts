@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import { KEY_PATTERN } from '../auth/api-keys.ts';
 import { permissionCatalogue } from '../auth/permissions.ts';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
@@ -298,13 +299,13 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
     ...(route.idempotent
       ? [
           {
-            name: 'Idempotency-Key',
+            name: IDEMPOTENCY_HEADER,
             in: 'header',
             required: false,
             description:
-              'Any text up to 255 characters, new for each new request: a retry with the same key and body answers the first ' +
+              `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
               'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
-            schema: { type: 'string', maxLength: 255 },
+            schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
             example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
           },
         ]

@@ -5,11 +5,12 @@ import type { Permission } from '../auth/permissions.ts';
 import { carRecordAt } from '../domain/car-record.ts';
 import { contactListRequest } from '../domain/contacts.ts';
 import { postcodeSearchRequest } from '../domain/dealerships.ts';
+import { carRedirectRequest } from '../domain/redirects.ts';
 import { INT32, INT32_REASON } from '../domain/input-limits.ts';
 import { declaredMeta, withRequired } from '../domain/input-records.ts';
 import { leadEventRequest } from '../domain/lead-events.ts';
 import { leadRequests } from '../domain/leads/input-record.ts';
-import { websiteModelsRequest } from '../domain/model-variants.ts';
+import { modelVariantRequest, websiteModelsRequest } from '../domain/model-variants.ts';
 import { documentedPartnerTokenRequest } from '../domain/partner-sign-on.ts';
 import { phoneCallReport } from '../domain/phone-calls.ts';
 
@@ -122,6 +123,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'new vehicles',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `show:model_variant` (the message says which).", 403: "`forbidden`: the key is not authorised for the website.", 404: "`website_not_found`; `model_variant_not_found`: no variant with that slug on the website." },
     summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'], deniedStatus: 401,
+    input: () => modelVariantRequest,
   },
   {
     method: 'GET', path: '/manufacturers/:id/offers.json', field: 'Query.manufacturer_offers', spec: '4.5',
@@ -211,6 +213,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'cars',
     outcomes: { 404: "`dealership_not_found`; `website_not_found`: the website is not one of that dealership's." },
     summary: "Redirect to a car's page by stock number", access: 'public', successStatus: 302, query: ['website_id', 'stocknum', 'fbclid'],
+    input: () => carRedirectRequest,
   },
   {
     // Not in the spec: the other half of the 4.10 handoff. The partner sends the user's browser to

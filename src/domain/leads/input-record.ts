@@ -107,6 +107,7 @@ export const chargeBreakdownSchema = z
             {
               name: z
                 .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a non-empty string') })
+                .meta({ pattern: NON_BLANK.source })
                 .refine((name) => name.trim() !== '', 'must be a non-empty string'),
               amount: amountSchema,
             },
@@ -118,7 +119,13 @@ export const chargeBreakdownSchema = z
     },
     { error: 'must be an object with "total", "charges" or both' },
   )
-  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both');
+  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both')
+  .meta({
+    anyOf: [
+      { properties: { total: { type: 'object' } }, required: ['total'] },
+      { properties: { charges: { type: 'array' } }, required: ['charges'] },
+    ],
+  });
 
 /** Spec 2.7 `fields`: free key/value pairs. */
 export const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
@@ -354,6 +361,11 @@ export function leadRequests(now: Date) {
     .meta({ pattern: calendarDatePattern(FIRST_BIRTH_YEAR, now.getUTCFullYear() - 1, { blank: true }) })
     .nullish()
     .describe(`${declaredMeta(leadInputSchema.shape.dob).description ?? ''} Not in the future; blank clears it.`.trim());
+  // What `fields` must hold for a category (FIELDS_BY_CATEGORY), where this request sets the category.
+  const fieldsByCategory = Object.entries(FIELDS_BY_CATEGORY).map(([category, rule]) => {
+    const { $schema: _dialect, ...shape } = z.toJSONSchema(rule, { io: 'input' });
+    return { if: { properties: { category: { const: category } }, required: ['category'] }, then: { properties: { fields: shape }, required: ['fields'] } };
+  });
   const lead = leadInputSchema.extend({
     payment_attributes: payment.nullish(),
     lead_files_attributes: z.array(file).max(MAX_LEAD_FILES).nullish(),
@@ -361,15 +373,25 @@ export function leadRequests(now: Date) {
   });
   return {
     create: z.object({
-      lead: withRequired(lead, REQUIRED_ON_CREATE).meta({ id: 'LeadInput', description: `A new lead: ${REQUIRED_ON_CREATE.join(', ')} are required.` }),
+      lead: withRequired(lead, REQUIRED_ON_CREATE).meta({
+        id: 'LeadInput',
+        description: `A new lead: ${REQUIRED_ON_CREATE.join(', ')} are required.`,
+        allOf: fieldsByCategory,
+      }),
     }),
     update: z.object({
       id: rowId().describe('The lead id.'),
-      lead: withoutNull(lead, Object.keys(NEVER_CLEARED) as NeverClearedField[]).meta({
+      // A lead stays with its dealership (validation.ts): on update dealership_id may only repeat it.
+      lead: withoutNull(
+        lead.extend({ dealership_id: rowId().meta({ 'x-references': 'the dealership of the lead (it cannot change)' }).nullish() }),
+        [...(Object.keys(NEVER_CLEARED) as NeverClearedField[]), 'dealership_id'],
+      ).meta({
         id: 'LeadUpdateInput',
         description:
           'Changes to a lead: a field left out keeps its value, null clears an optional one; ' +
-          `${Object.keys(NEVER_CLEARED).join(', ')} cannot be null. Files sent are added to the lead’s files.`,
+          `${Object.keys(NEVER_CLEARED).join(', ')} cannot be null. Files sent are added to the lead’s files. ` +
+          'A lead whose category needs certain fields (document_type of a Document Request) keeps needing them when its fields change.',
+        allOf: fieldsByCategory,
       }),
     }),
   };
