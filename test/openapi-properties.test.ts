@@ -214,7 +214,9 @@ describe('requests generated from the OpenAPI document', () => {
           // any text in JSON, but not in a form key), is read alike.
           const form = call.body === undefined ? undefined : railsFormFields(call.body);
           if (form && operation.requestBody?.content['multipart/form-data'] && validationErrors(pointers(path, method).form, form) === null) {
-            answers.push(await send(path, method, call, true));
+            // A new request, with a new Idempotency-Key (a form without the JSON's nulls is another body).
+            const formCall = call.header['Idempotency-Key'] === undefined ? call : { ...call, header: { ...call.header, 'Idempotency-Key': `form-${requests}` } };
+            answers.push(await send(path, method, formCall, true));
           }
           for (const [index, response] of answers.entries()) {
             sent += 1;
