@@ -4,7 +4,6 @@
 // (Sofa's generated document repeats arguments as query and body parameters and mangles paths such
 // as `{id.json}`. This one reads each parameter where it is read.)
 import {
-  getNamedType,
   isEnumType,
   isInputObjectType,
   isListType,

@@ -2,7 +2,7 @@
 // field of the graph. A path that is not in this table does not exist (404).
 import { z } from 'zod';
 import type { Permission } from '../auth/permissions.ts';
-import { carRecordAt } from '../domain/car-record.ts';
+import { carRecord, carRecordAt } from '../domain/car-record.ts';
 import { contactListRequest } from '../domain/contacts.ts';
 import { postcodeSearchRequest } from '../domain/dealerships.ts';
 import { carRedirectRequest } from '../domain/redirects.ts';
@@ -101,7 +101,7 @@ export const restRoutes: readonly RestRoute[] = [
     input: (now) =>
       z.object({
         id: z.int().describe('Car id (ignored when car.match_existing_car_by_stocknum is true).'),
-        car: carRecordAt(now).meta({ id: 'CarInput', description: declaredMeta(carRecordAt(now)).description ?? '' }),
+        car: carRecordAt(now).meta({ id: 'CarInput', description: declaredMeta(carRecord).description ?? '' }),
       }),
     errors: [400, 401, 403, 404, 409, 413, 422],
   },
