@@ -1,7 +1,9 @@
 // What one GraphQL document may ask for, and what it costs. The limits hold on the GraphQL door,
 // where the client writes the document; the REST door runs the route table's fixed documents
-// (bounded by their own parameter checks), whose cost is still computed so that a per-key budget
-// can count both doors alike (`operationCost`).
+// (bounded by their own parameter checks). Both doors' operations spend from one per-key budget
+// (`operationCost`): a GraphQL document by what it selects (every field, times the items of the
+// lists around it), a REST call by the records it answers (`restCallCost`), since its selection is
+// the route's whole record, fixed, and the client chooses only how many records.
 //
 // Text limits (characters, tokens) are checked on the request's parameters, before the document is
 // parsed. Shape limits (depth, aliases, directives) and the cost are checked just before execution,
@@ -25,6 +27,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
@@ -275,6 +278,60 @@ export function operationShape(
   return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives };
 }
 
+/** What a REST call costs before any record: the call itself. */
+export const REST_CALL_BASE_COST = 1;
+
+/**
+ * The records a root field answers: the items of each list of records in its answer that is not
+ * inside another list (a page of contacts is its page size; a contact's vehicles are part of their
+ * contact, a car's features part of the car), sized as operationShape sizes lists (the `listSize`
+ * paging argument, else ASSUMED_LIST_SIZE).
+ */
+function answeredRecords(type: GraphQLOutputType, args: Readonly<Record<string, unknown>>, field: GraphQLField<unknown, unknown> | undefined, path: Set<string>): number {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    const item = getNamedType(nullable);
+    if (!isObjectType(item) && !isInterfaceType(item)) return 0;
+    const declared = field ? listSizeOf(field) : undefined;
+    if (!declared) return ASSUMED_LIST_SIZE;
+    const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
+    return clampSize(requested, declared.defaultSize, declared.maxSize);
+  }
+  const named = getNamedType(nullable);
+  if (!(isObjectType(named) || isInterfaceType(named)) || path.has(named.name)) return 0;
+  path.add(named.name);
+  let records = 0;
+  for (const inner of Object.values(named.getFields())) records += answeredRecords(inner.type, {}, inner, path);
+  path.delete(named.name);
+  return records;
+}
+
+/**
+ * What a REST call spends from the per-key cost budget: REST_CALL_BASE_COST plus one per record it
+ * answers at the size its arguments ask for (`contacts?per_page=200` is 201), whatever the fields
+ * of each record. The route table's largest pages, and what the default budget allows of each, are
+ * the README's table (test/rate-limits.test.ts holds the two together).
+ */
+export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readonly<Record<string, unknown>>): number {
+  return REST_CALL_BASE_COST + answeredRecords(field.type, args, field, new Set());
+}
+
+/** The root field an operation runs and its arguments, when it runs exactly one (a REST call does). */
+function soleRootField(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown> | null | undefined) {
+  const operation = getOperationAST(document, operationName);
+  const rootType = operation ? schema.getRootType(operation.operation) : undefined;
+  const [selection, ...others] = operation?.selectionSet.selections ?? [];
+  if (!operation || !rootType || !selection || others.length > 0 || selection.kind !== Kind.FIELD) return undefined;
+  const field = rootType.getFields()[selection.name.value];
+  if (!field) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
+  try {
+    return { field, args: getArgumentValues(field, selection, 'coerced' in coerced && coerced.coerced ? coerced.coerced : {}) };
+  } catch {
+    return { field, args: {} };
+  }
+}
+
 const costByContext = new WeakMap<object, number>();
 
 /** The estimated cost of the operation run with this context (either door); undefined before execution. */
@@ -313,8 +370,13 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       const shape = operationShape(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
       if (!shape) return;
       const context = args.contextValue as { request?: Request };
+      if (!context.request || !fromGraphqlDoor.has(context.request)) {
+        // The REST door: a route's fixed document, costed by the records it answers.
+        const root = soleRootField(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
+        costByContext.set(context, root ? restCallCost(root.field, root.args) : shape.cost);
+        return;
+      }
       costByContext.set(context, shape.cost);
-      if (!context.request || !fromGraphqlDoor.has(context.request)) return;
       const refused = shapeLimitError(shape, limits);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },

@@ -98,7 +98,11 @@ export function createApp(deps: AppDeps): Yoga {
       useHealthChecks(deps),
       useMetricsEndpoint(metrics, deps.config.metricsToken),
       useBodyLimit(deps.config.bodyLimitBytes),
-      useApiDocs(deps.config.explorers, { publicUrl: deps.config.publicUrl, contactEmail: deps.config.apiContactEmail }),
+      useApiDocs(deps.config.explorers, {
+        publicUrl: deps.config.publicUrl,
+        contactEmail: deps.config.apiContactEmail,
+        leadSources: deps.config.leadSources,
+      }),
       // After health checks and the explorers (never limited), before the REST door rebuilds requests.
       rateLimits.requests,
       // Repeated reads are answered here, before the REST door and GraphQL's own work.

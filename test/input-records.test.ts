@@ -6,7 +6,13 @@ import { JSONResolver } from 'graphql-scalars';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { invalidInput } from '../src/errors.ts';
+import fc from 'fast-check';
+import { calendarDatePattern, parseDayMonthYear } from '../src/domain/dates.ts';
+import { HTTP_URL_PATTERN, httpUrl } from '../src/domain/http-url.ts';
 import { fieldPath, fieldRule, parseRecord } from '../src/domain/input-records.ts';
+import { leadFilePattern, sniffContentType } from '../src/domain/leads/files.ts';
+import { PHONE_EXAMPLE_PATTERN, normalizePhone } from '../src/domain/phone.ts';
+import { RAILS_KEY_PATTERN, railsFormBody } from '../src/rest/form-body.ts';
 import { argsFromZod, inputFromZod } from '../src/schema/input-from-zod.ts';
 
 /** The 422 parseRecord throws, as { field, message }. */
@@ -192,5 +198,58 @@ describe('inputFromZod', () => {
 
   it('refuses a nested object without a name instead of guessing one', () => {
     expect(() => printed(z.object({ inner: z.object({ a: z.string() }) }), 'TestUnnamedInput')).toThrow(/TestUnnamedInput\.inner: a nested object needs a GraphQL name/);
+  });
+});
+
+// The patterns the OpenAPI document shows for values whose rule is code: every text a pattern
+// allows, the rule accepts (a client generating values from the document is never refused), and the
+// date pattern is exactly the real days of its years.
+describe('the patterns the OpenAPI document states for rules written as code', () => {
+  const matching = (pattern: string) => fc.stringMatching(new RegExp(pattern, 'u'));
+  const runs = { numRuns: 2_000, seed: 20_261_121 };
+
+  it('phone numbers: each one the pattern allows is a valid number', () => {
+    fc.assert(fc.property(matching(PHONE_EXAMPLE_PATTERN), (text) => normalizePhone(text) !== null), runs);
+  });
+
+  it('URLs: each one the pattern allows is kept exactly as sent', () => {
+    fc.assert(fc.property(matching(HTTP_URL_PATTERN), (text) => httpUrl(text, 'url') === text), runs);
+  });
+
+  it('attachments: each text the pattern allows decodes to a kind of file that is accepted', () => {
+    fc.assert(fc.property(matching(leadFilePattern()), (text) => sniffContentType(Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64')) !== null), runs);
+  });
+
+  it('dates: the pattern allows exactly the real days of its years, written either way', () => {
+    const pattern = new RegExp(calendarDatePattern(1896, 2031), 'u');
+    const mismatches: string[] = [];
+    // The years around both ends, and around the century years (1900 is not a leap year, 2000 is).
+    const years = [1890, 1895, 1896, 1897, 1899, 1900, 1901, 1904, 1996, 1999, 2000, 2001, 2004, 2024, 2028, 2030, 2031, 2032];
+    for (const year of years) {
+      for (let month = 0; month <= 13; month += 1) {
+        for (let day = 0; day <= 32; day += 1) {
+          const two = (value: number) => String(value).padStart(2, '0');
+          for (const text of [`${day}/${month}/${year}`, `${two(day)}/${two(month)}/${year}`, `${year}-${two(month)}-${two(day)}`]) {
+            let real = true;
+            try {
+              parseDayMonthYear(text, 'date');
+            } catch {
+              real = false;
+            }
+            if (pattern.test(text) !== (real && year >= 1896 && year <= 2031)) mismatches.push(text);
+          }
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('form keys: the pattern allows exactly the keys a multipart form may have', async () => {
+    const keys = ['lead[name]', 'lead[tags][]', 'lead[lead_files_attributes][0][file]', 'lead[fields][a][b][c][d]', 'lead[fields][a][b][c][d][e]', 'a[][b]', 'lead[x][12345]', 'lead[x][1234]', 'lead]', 'lead[fields][u[x][]', '12345'];
+    for (const key of keys) {
+      const form = new FormData();
+      form.append(key, 'value');
+      expect(new RegExp(RAILS_KEY_PATTERN, 'u').test(key), key).toBe(!('problem' in (await railsFormBody(form))));
+    }
   });
 });

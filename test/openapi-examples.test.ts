@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationExamples } from '../src/rest/openapi-examples.ts';
 import { openApiPath } from '../src/rest/openapi.ts';
-import { permissionsOf, restRoutes, type RestRoute } from '../src/rest/routes.ts';
+import { matchPath, permissionsOf, restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import type { TestApp } from './support/app.ts';
 import { assertValidAgainst, openApiDocument } from './support/contract.ts';
 import { createDemoApp } from './support/demo.ts';
@@ -36,6 +36,32 @@ function routeOf(field: string): RestRoute {
   const route = restRoutes.find((candidate) => candidate.field === field);
   if (!route) throw new Error(`no route answers ${field}`);
   return route;
+}
+
+/**
+ * The call's path and query parameters by name, as the document types them: an integer parameter
+ * as a number, a boolean as one, a bracketed query parameter (`data[leadId]=…`) as the object it stands for.
+ */
+function parametersOf(route: RestRoute, target: Call): Record<string, unknown> {
+  const url = new URL(target.path, 'http://gateway.test');
+  const typed = (name: string, text: string): unknown =>
+    route.params?.[name] === 'integer' ? Number(text) : route.params?.[name] === 'boolean' ? text === 'true' : text;
+  const parameters: Record<string, unknown> = {};
+  const match = matchPath(url.pathname).find((candidate) => candidate.route === route);
+  for (const [name, text] of Object.entries(match?.params ?? {})) parameters[name] = typed(name, text);
+  for (const [key, text] of url.searchParams) {
+    const [name = key, ...inner] = key.split(/\]?\[|\]$/).filter((part) => part !== '');
+    if (inner.length === 0) {
+      parameters[name] = typed(name, text);
+      continue;
+    }
+    let node = (parameters[name] ??= {}) as Record<string, unknown>;
+    for (const [index, part] of inner.entries()) {
+      if (index === inner.length - 1) node[part] = text;
+      else node = (node[part] ??= {}) as Record<string, unknown>;
+    }
+  }
+  return parameters;
 }
 
 async function call(target: Call, key: string): Promise<Response> {
@@ -79,13 +105,14 @@ beforeAll(async () => {
     { field: 'Query.contact', path: '/dealerships/1/contacts/1' },
     { field: 'Query.contacts', path: '/dealerships/1/contacts?page=1&per_page=20' },
     { field: 'Query.partner_dealerships', path: '/api/v1/partner/dealerships' },
-    { field: 'Query.search_dealerships_by_postcode', path: '/manufacturers/1/search_by_postcode?postcode=3000' },
+    { field: 'Query.search_dealerships_by_postcode', path: '/manufacturers/1/search_by_postcode?postcode=3000&limit=5' },
     {
       field: 'Mutation.phone_call_webhook',
       path: '/api/v1/webhooks/phone_calls_webhooks/generic',
       body: { called_number: location.tracking_phone, caller_number: '0412 345 678' },
     },
     { field: 'Query.dealership_plugins', path: '/api/v1/dealerships/richmond-toyota/plugins' },
+    { field: 'Query.car_redirect', path: `/api/v1/dealerships/richmond-toyota/redirect_service?website_id=richmond-toyota&stocknum=${car.stocknum}&fbclid=IwAR2xQ7demo` },
     { field: 'Mutation.reserve_car', path: '/api/v1/cars/2/reserve?reserved=true' },
     { field: 'Query.website_models', path: '/api/v1/websites/richmond-toyota/models?version=2' },
   ];
@@ -93,19 +120,30 @@ beforeAll(async () => {
 
 describe('every operation on the demo data', () => {
   it('answers a key holding exactly its permissions with the whole documented record', async () => {
-    const answers: Record<string, { request?: unknown; response?: unknown }> = {};
+    const answers: Record<string, { parameters?: Record<string, unknown>; request?: unknown; response?: unknown }> = {};
     for (const target of calls) {
       const route = routeOf(target.field);
       const { key } = await makeKey(app.db, { permissions: permissionsOf(route) });
       // Writes run once, with the narrow key: a second reservation or lead would answer otherwise.
       const response = await call(target, key);
       expect(response.status, `${route.method} ${target.path}: ${await response.clone().text()}`).toBe(route.successStatus ?? 200);
-      answers[target.field] = { ...(target.body ? { request: target.body } : {}), response: trimmed(await response.json()) };
+      const parameters = parametersOf(route, target);
+      const body: unknown = route.successStatus === 302 ? undefined : await response.json();
+      answers[target.field] = {
+        ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
+        ...(target.body ? { request: target.body } : {}),
+        ...(body === undefined ? {} : { response: trimmed(body) }),
+      };
+      if (target.field === 'Mutation.create_partner_token') {
+        // The token handed out is the one the partner's user brings to the sign-on.
+        const token = new URL((body as { redirect_url: string }).redirect_url).searchParams.get('token');
+        calls.push({ field: 'Mutation.redeem_partner_token', path: `/api/v1/partner/sign_on?token=${token}` });
+      }
     }
     if (process.env.UPDATE_OPENAPI_EXAMPLES) {
       const file = fileURLToPath(new URL('../src/rest/openapi-examples.ts', import.meta.url));
       const head = (await import('node:fs')).readFileSync(file, 'utf8').split('export const')[0];
-      writeFileSync(file, `${head}export const operationExamples: Record<string, { request?: unknown; response?: unknown }> = ${JSON.stringify(answers, null, 2)};\n`);
+      writeFileSync(file, `${head}export const operationExamples: Record<string, { parameters?: Record<string, unknown>; request?: unknown; response?: unknown }> = ${JSON.stringify(answers, null, 2)};\n`);
     }
   });
 

@@ -8,6 +8,8 @@ import { restRoutes } from '../src/rest/routes.ts';
 import { openApiPath } from '../src/rest/openapi.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { assertMatchesContract, openApiDocument } from './support/contract.ts';
+import { LINTED_PUBLIC_URL, lintOpenApiDocument } from '../scripts/openapi-lint.ts';
+import { buildOpenApiDocument } from '../src/rest/openapi.ts';
 
 type Operation = { parameters?: { name: string; in: string }[]; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[]; 'x-permission'?: string };
 type Paths = Record<string, Record<string, Operation>>;
@@ -30,6 +32,15 @@ describe('the OpenAPI document', () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
   });
+
+  it("passes Redocly's recommended-strict ruleset with no problem, run offline (and the ruleset finds one where there is)", async () => {
+    // As a deployment serves it: the ruleset refuses a server on localhost, which the test apps use.
+    const report = await lintOpenApiDocument(buildOpenApiDocument(getSchema(), { publicUrl: LINTED_PUBLIC_URL }));
+    expect(report.problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    const bare = await lintOpenApiDocument({ openapi: '3.1.0', info: { title: 'x', version: '1' }, servers: [{ url: 'http://localhost:4000' }], paths: {} });
+    expect(bare.problems.map((problem) => problem.ruleId)).toEqual(expect.arrayContaining(['info-license', 'no-server-example.com']));
+  }, 60_000);
 
   it('is the document the suite validates responses against', () => {
     expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument())));

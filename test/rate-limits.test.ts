@@ -14,6 +14,8 @@ import { createLifecycle } from '../src/lifecycle.ts';
 import { memoryCounters, redisCounters, type CounterStore } from '../src/rate-limit/counters.ts';
 import { connectRedis, type RedisConnections } from '../src/redis.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { routeCosts } from '../src/rest/route-costs.ts';
+import { restRoutes } from '../src/rest/routes.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createClock, createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp, type TestClock } from './support/app.ts';
 import { assertMatchesContract } from './support/contract.ts';
@@ -209,7 +211,6 @@ describe('per dealership', () => {
 describe('GraphQL cost budget', () => {
   const cheap = '{ apikey_details { id } }';
   const expensive = '{ dealerships(first: 100) { edges { node { id name slug } } } }';
-  const costOf = (query: string): number => operationShape(getSchema(), parse(query), null, {})?.cost ?? Number.NaN;
 
   it('spends the cost the query limit estimates, so an expensive query spends more, on the same budget as REST', async () => {
     expect(costOf(expensive)).toBeGreaterThan(100 * costOf(cheap));
@@ -246,6 +247,51 @@ describe('GraphQL cost budget', () => {
     expect(rateLimitItem(stillCheap.response, 'cost')?.r).toBe(left - costOf(cheap));
   });
 });
+
+describe('what a REST path costs', () => {
+  const costs = () => routeCosts(getSchema(), DEFAULT_RATE_LIMITS);
+
+  it('every REST path at its largest page fits at least 60 calls a minute in the default per-key budget', () => {
+    expect(costs().map(({ route }) => route.field).sort()).toEqual(restRoutes.map((route) => route.field).sort());
+    for (const { route, cost, callsPerMinute, largestPage } of costs()) {
+      expect(cost, `${route.method} ${route.path} ${JSON.stringify(largestPage)}`).toBeGreaterThanOrEqual(1);
+      if (route.access === 'public') continue;
+      expect(callsPerMinute, `${route.method} ${route.path} at ${JSON.stringify(largestPage)} costs ${cost}`).toBeGreaterThanOrEqual(60);
+      expect(Math.floor(DEFAULT_RATE_LIMITS.keyCost / cost), `${route.method} ${route.path}`).toBeGreaterThanOrEqual(60);
+    }
+    // The largest page there is: 200 contacts, one unit each, and the call.
+    expect(costs().find(({ route }) => route.field === 'Query.contacts')).toMatchObject({ largestPage: { per_page: 200 }, cost: 201 });
+  });
+
+  it('is what a call spends from the cost budget: a record per unit, the page size the caller asks for', async () => {
+    const { key } = await makeKey(app.db, { permissions: ['read:contact', 'search:location', 'index:dealership'] });
+    const limited = limitedApp({ keyRequests: 1_000, keyCost: 1_000_000 });
+    const spent = async (path: string): Promise<number> => {
+      // What is left before the call, read from the answer of one before it.
+      const before = rateLimitItem(await limited.request(DETAILS, { key }), 'cost')?.r ?? 0;
+      const response = await limited.request(path, { key });
+      expect(response.status, path).toBeLessThan(300);
+      return before - (rateLimitItem(response, 'cost')?.r ?? 0);
+    };
+    expect(await spent(`/dealerships/${dealershipA.id}/contacts?per_page=200`)).toBe(201);
+    expect(await spent(`/dealerships/${dealershipA.id}/contacts?per_page=7`)).toBe(8);
+    expect(await spent(`/dealerships/${dealershipA.id}/contacts`)).toBe(51);
+    expect(await spent('/api/v1/partner/dealerships')).toBe(costs().find(({ route }) => route.field === 'Query.partner_dealerships')?.cost);
+  });
+
+  it('leaves a GraphQL document costed by what it selects: the same page of 200 contacts with their fields is refused', async () => {
+    const { key } = await makeKey(app.db, { permissions: ['read:contact'] });
+    const limited = limitedApp({});
+    const page = `{ contacts(dealership_id: ${dealershipA.id}, per_page: 200) { id dealership_id first_name postcode vehicles { id make raw_model year rego } } }`;
+    const refused = await limited.graphql(page, { key });
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_REQUEST', error: 'query_too_costly' });
+    expect(costOf(page)).toBeGreaterThan(DEFAULT_RATE_LIMITS.keyCost / 10);
+    // The REST path answers the same page, for 201.
+    expect((await limited.request(`/dealerships/${dealershipA.id}/contacts?per_page=200`, { key })).status).toBe(200);
+  });
+});
+
+const costOf = (query: string): number => operationShape(getSchema(), parse(query), null, {})?.cost ?? Number.NaN;
 
 describe('failed authentication per client address', () => {
   it('refuses every request that presents a key from an address with too many failures, even a valid key, until the window ends', async () => {

@@ -6,6 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
 import { deniedStatusOf, permissionsOf, restRoutes } from '../src/rest/routes.ts';
+import { routeCosts } from '../src/rest/route-costs.ts';
+import { DEFAULT_RATE_LIMITS } from '../src/config.ts';
+import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 
@@ -50,6 +53,17 @@ describe('README.md', () => {
     }));
     const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
     expect(documented.sort(byKey)).toEqual(expected.sort(byKey));
+  });
+
+  it('gives each REST path its cost at its largest page and the calls a minute the default limits allow', () => {
+    const rows = tableRows('**What a REST call costs.**');
+    const expected = routeCosts(getSchema(), DEFAULT_RATE_LIMITS).map(({ route, largestPage, cost, callsPerMinute }) => [
+      `\`${route.method} ${openApiPath(route.path)}\``,
+      Object.entries(largestPage).map(([name, value]) => `\`${name}=${value}\``).join(' ') || '—',
+      String(cost),
+      callsPerMinute === null ? 'public: no key' : String(callsPerMinute),
+    ]);
+    expect(rows).toEqual(expected);
   });
 
   it('documents every permission', () => {

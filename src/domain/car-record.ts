@@ -8,9 +8,9 @@
 // lists), and blank optional text counts as null, as feeds send "" for an unknown value. The
 // flags, status, car_type and item_type cannot be null.
 import { z } from 'zod';
-import { parseDayMonthYear } from './dates.ts';
-import { httpUrl } from './http-url.ts';
-import { fieldRule, parseRecord } from './input-records.ts';
+import { calendarDatePattern, parseDayMonthYear } from './dates.ts';
+import { HTTP_URL_PATTERN, httpUrl } from './http-url.ts';
+import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 
 /** The first model year of a motor car; the latest accepted is two years on (models come out early). */
 const FIRST_MODEL_YEAR = 1886;
@@ -20,7 +20,7 @@ const DATE_TEXT = 'Day/month/year, e.g. "31/12/2026" ("2026-12-31" is accepted t
 const blankAsNull = (text: string): string | null => (text.trim() === '' ? null : text.trim());
 
 /** Text that must have a value: trimmed, and never blank. */
-const requiredText = () => z.string().trim().min(1, 'must not be blank');
+const requiredText = () => z.string().regex(NON_BLANK, 'must not be blank').trim();
 
 /** Text that may be cleared: trimmed; blank or null stores null. */
 const optionalText = () => z.string().transform(blankAsNull).nullish();
@@ -32,15 +32,20 @@ const count = () => z.int().min(0, 'must not be negative').nullish();
 const flag = () => z.boolean().optional();
 
 const calendarDate = fieldRule(parseDayMonthYear);
+/** The years the document's date pattern covers; the parser takes any four-digit year. */
+const DOCUMENTED_DATE_YEARS = [1900, 2099] as const;
 /** A date written day/month/year or year-month-day (src/domain/dates.ts); blank or null clears it. */
 const date = () =>
   z
     .string()
+    .meta({ pattern: calendarDatePattern(...DOCUMENTED_DATE_YEARS, { blank: true }) })
     .transform((text, context) => (text.trim() === '' ? null : calendarDate(text, context)))
     .nullish()
     .describe(DATE_TEXT);
 
 const absoluteUrl = fieldRule(httpUrl);
+/** Text that httpUrl reads as an absolute URL; the pattern shows the document's reader the form it keeps as sent. */
+const urlText = () => z.string().meta({ pattern: HTTP_URL_PATTERN });
 
 /** A list that null empties: the stored list is replaced by what is sent. */
 const list = <Item extends z.ZodType>(item: Item) =>
@@ -70,14 +75,19 @@ const carFields = z.object({
   stocknum: requiredText().describe('Stock number, unique within the dealership.'),
   vin: z
     .string()
+    .meta({ pattern: '^\\s*\\S*\\s*$' })
     // Stored upper-case: lookup_by=vin (src/domain/cars.ts) matches upper-case.
     .transform((text) => text.trim().toUpperCase())
     .refine((vin) => !/\s/.test(vin), 'must not contain spaces')
     .transform((vin) => (vin === '' ? null : vin))
     .nullish()
     .describe('Stored upper-case.'),
-  dealership_id: z.int().min(1, 'must be a dealership id').describe('A dealership the key can access; the car may move to it.'),
-  location_id: z.int().nullish().describe('A location of the car’s dealership.'),
+  dealership_id: z
+    .int()
+    .min(1, 'must be a dealership id')
+    .meta({ 'x-references': 'a dealership the key can use' })
+    .describe('A dealership the key can access; the car may move to it.'),
+  location_id: z.int().meta({ 'x-references': 'a location of the car’s dealership' }).nullish().describe('A location of the car’s dealership.'),
   odometer: count(),
   dapprice: count().describe('Driveaway price. A change is recorded in the price history.'),
   egcprice: count().describe('Excluding government charges price. A change is recorded in the price history.'),
@@ -105,8 +115,7 @@ const carFields = z.object({
   item_type: requiredText().optional().describe('Cannot be null.'),
   compliance_date: date(),
   build_date: date(),
-  external_video_url: z
-    .string()
+  external_video_url: urlText()
     .transform((text, context) => (text.trim() === '' ? null : absoluteUrl(text, context)))
     .nullish()
     .describe('An absolute http(s) URL; never fetched by the service.'),
@@ -126,8 +135,10 @@ const carFields = z.object({
       }
     })
     .optional()
+    // JSON Schema cannot say "unique by name"; the document names the key for generators that read it.
+    .meta({ 'x-unique-by': 'name' })
     .describe('Names must be distinct.'),
-  images: list(z.string().transform(absoluteUrl))
+  images: list(urlText().transform(absoluteUrl))
     .superRefine((urls, context) => {
       const seen = new Map<string, number>();
       for (const [index, url] of urls.entries()) {
@@ -137,6 +148,7 @@ const carFields = z.object({
       }
     })
     .optional()
+    .meta({ uniqueItems: true })
     .describe('Absolute http(s) image URLs, in display order, replacing the car’s photos; never fetched by the service.'),
 });
 
@@ -151,7 +163,7 @@ export const carRecord = carFields
   .extend({
     // Names are text on the wire (a client may send any), checked against the list here.
     locked_fields: list(
-      z.string().superRefine((name, context) => {
+      z.string().meta({ enum: [...LOCKABLE_CAR_FIELDS] }).superRefine((name, context) => {
         if (!lockable.has(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a car field that can be locked (one of: ${LOCKABLE_LIST})` });
       }),
     )
@@ -174,7 +186,7 @@ export type CarInput = z.input<typeof carRecord>;
 export type CarRecord = z.output<typeof carRecord>;
 
 /** The record with the year range of the day `now`: from the first motor car to two years on. */
-function carRecordAt(now: Date) {
+export function carRecordAt(now: Date) {
   const latestYear = now.getUTCFullYear() + 2;
   const range = `must be between ${FIRST_MODEL_YEAR} and ${latestYear}`;
   return carRecord.extend({ year: carRecord.shape.year.min(FIRST_MODEL_YEAR, range).max(latestYear, range) });

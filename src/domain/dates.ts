@@ -39,3 +39,54 @@ export function parseDayMonthYear(text: string, field: string): Date {
   if (!date) throw invalidInput(field, `is not a real calendar date, got "${text}"`);
   return date;
 }
+
+const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+/**
+ * A set of four-digit years as a regex alternation, whole centuries and decades written as such
+ * (`19[0-9]{2}`, `202[0-9]`), leap years of a whole century by their rule.
+ */
+function yearsPattern(years: readonly number[], { leapOnly }: { leapOnly: boolean }): string {
+  const wanted = new Set(years);
+  const parts: string[] = [];
+  for (const century of new Set(years.map((year) => Math.floor(year / 100)))) {
+    const cc = String(century).padStart(2, '0');
+    const inCentury = Array.from({ length: 100 }, (_, index) => century * 100 + index).filter((year) => !leapOnly || isLeapYear(year));
+    if (inCentury.every((year) => wanted.has(year))) {
+      if (!leapOnly) parts.push(`${cc}[0-9]{2}`);
+      else parts.push(`${cc}(?:0[48]|[2468][048]|[13579][26])`, ...(isLeapYear(century * 100) ? [`${cc}00`] : []));
+      continue;
+    }
+    for (let decade = century * 10; decade < century * 10 + 10; decade += 1) {
+      const inDecade = Array.from({ length: 10 }, (_, index) => decade * 10 + index);
+      if (!leapOnly && inDecade.every((year) => wanted.has(year))) parts.push(`${String(decade).padStart(3, '0')}[0-9]`);
+      else parts.push(...inDecade.filter((year) => wanted.has(year)).map((year) => String(year).padStart(4, '0')));
+    }
+  }
+  return parts.join('|');
+}
+
+/**
+ * The dates parseDayMonthYear accepts, for years `firstYear`…`lastYear`, as a JSON Schema pattern:
+ * exactly the real days (30 February never, 29 February in leap years only), written either way.
+ * The OpenAPI document states it; blank is allowed where `blank` says the field is cleared by it.
+ */
+export function calendarDatePattern(firstYear: number, lastYear: number, { blank = false }: { blank?: boolean } = {}): string {
+  const all = Array.from({ length: lastYear - firstYear + 1 }, (_, index) => firstYear + index);
+  const years = yearsPattern(all, { leapOnly: false });
+  const leapYears = yearsPattern(all.filter(isLeapYear), { leapOnly: true });
+  // Day and month, by which days every month has, then 29 February of leap years.
+  const dayMonth = (zero: string) => [
+    `(?:${zero}[1-9]|1[0-9]|2[0-8])/(?:${zero}[1-9]|1[0-2])/(?:${years})`,
+    `(?:29|30)/(?:${zero}1|${zero}[3-9]|1[0-2])/(?:${years})`,
+    `31/(?:${zero}[13578]|1[02])/(?:${years})`,
+    `29/${zero}2/(?:${leapYears})`,
+  ];
+  const iso = [
+    `(?:${years})-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])`,
+    `(?:${years})-(?:0[13-9]|1[0-2])-(?:29|30)`,
+    `(?:${years})-(?:0[13578]|1[02])-31`,
+    `(?:${leapYears})-02-29`,
+  ];
+  return `^(?:${[...(blank ? [''] : []), ...dayMonth('0?'), ...iso].join('|')})$`;
+}

@@ -1,10 +1,12 @@
 // Dealerships as the key sees them: finding one by id or slug (404 when it is not reachable, exactly
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's sales locations (4.15).
+import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import type { Website } from '../generated/prisma/sqlite/client.ts';
-import { apiError, invalidInput, notFound } from '../errors.ts';
+import { apiError, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
+import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
 
 /**
@@ -126,13 +128,32 @@ export function sellsManufacturer(locationName: string, manufacturer: string, al
   return !allManufacturers.some((brand) => brand.toLowerCase() !== manufacturer.toLowerCase() && namesBrand(locationName, brand));
 }
 
+const LIMIT_RANGE = (issue: { input?: unknown }) => `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${String(issue.input)}`;
+
+/**
+ * The search's arguments (spec 4.15), declared once: postcodeSearchLimit checks `limit`; the
+ * postcode is checked by rankLocationsByPostcode with POSTCODE_PATTERN, a missing or malformed one
+ * being the search's own geolocation_error (which is why the graph does not require it).
+ */
+export const postcodeSearchRequest = z.object({
+  id: z.int().describe('The manufacturer id.'),
+  postcode: z
+    .string()
+    .regex(POSTCODE_PATTERN)
+    .meta({ 'x-references': 'a postcode the geocoder knows (422 geolocation_error otherwise)', examples: ['3000'] })
+    .nullish()
+    .describe('Four-digit Australian postcode (required); text, so 0800 keeps its leading zero.'),
+  limit: z
+    .int()
+    .min(1, { error: LIMIT_RANGE })
+    .max(POSTCODE_SEARCH_MAX_LIMIT, { error: LIMIT_RANGE })
+    .nullish()
+    .describe(`How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.`),
+});
+
 /** The search's `limit`: absent is POSTCODE_SEARCH_LIMIT; otherwise a whole number from 1 to POSTCODE_SEARCH_MAX_LIMIT. */
 export function postcodeSearchLimit(limit: number | null | undefined): number {
-  if (limit === null || limit === undefined) return POSTCODE_SEARCH_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > POSTCODE_SEARCH_MAX_LIMIT) {
-    throw invalidInput('limit', `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${limit}`);
-  }
-  return limit;
+  return parseRecord(postcodeSearchRequest.shape.limit, limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
 }
 
 /**

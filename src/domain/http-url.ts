@@ -19,3 +19,13 @@ export function httpUrl(text: string, field: string): string {
   if (url.href.length > MAX_URL_LENGTH) throw invalidInput(field, `must be at most ${MAX_URL_LENGTH} characters`);
   return url.href;
 }
+
+/**
+ * Absolute http(s) URLs that httpUrl keeps exactly as sent (already in their canonical form, so two
+ * different texts are two different URLs), as a JSON Schema pattern: what the OpenAPI document shows
+ * a client generating a URL. A lower-case host name whose last label starts with a letter (one
+ * ending in a number is read as an IPv4 address), no label with two hyphens in a row (`xn--` names
+ * must be valid punycode), a path from `/` without dot segments or escapes.
+ */
+export const HTTP_URL_PATTERN =
+  '^https?://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*/?)?$';

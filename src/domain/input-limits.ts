@@ -53,8 +53,14 @@ export const MAX_JSON_DEPTH = 32;
 /** Each text inside free-form JSON, keys included, is at most this long. */
 export const JSON_TEXT_MAX_LENGTH = 10_000;
 
-/** Row ids are 32-bit in the database (PostgreSQL integer). */
-const MAX_ROW_ID = 2_147_483_647;
+/**
+ * Whole numbers in: GraphQL's Int, and so every integer argument, input field and REST parameter, and
+ * row ids (PostgreSQL integer) are 32-bit signed.
+ */
+export const INT32 = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/** Why a whole number is refused as an Int, the same words on both doors and in the document. */
+export const INT32_REASON = `must be a whole number from ${INT32.min} to ${INT32.max}`;
 
 /**
  * The row id that an identifier given as text ("id, slug or custom slug") names, or null when the
@@ -64,12 +70,21 @@ const MAX_ROW_ID = 2_147_483_647;
 export function rowIdFromText(text: string): number | null {
   if (!/^\d{1,10}$/.test(text)) return null;
   const id = Number(text);
-  return id <= MAX_ROW_ID ? id : null;
+  return id <= INT32.max ? id : null;
 }
 
 export function textMaxLength(name: string): number {
   return TEXT_MAX_LENGTHS[name] ?? DEFAULT_TEXT_MAX_LENGTH;
 }
+
+/**
+ * Text as every text input must be, as a JSON Schema pattern (Unicode mode): no NUL character
+ * (U+0000), which PostgreSQL text and jsonb cannot hold, and no unpaired surrogate (in Unicode mode
+ * a paired one is one code point, outside the class). The OpenAPI document states it for every text
+ * input, and textProblem checks it.
+ */
+export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+const WELL_FORMED_TEXT = new RegExp(TEXT_PATTERN, 'u');
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one: text that is
 // not Unicode (JSON's "\ud800"), which no database stores and no e-mail can carry.
@@ -79,7 +94,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function textProblem(text: string, maxLength: number): string | null {
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it contains an unpaired surrogate)';
   // PostgreSQL text and jsonb cannot hold U+0000, so no engine may be handed one.
-  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (!WELL_FORMED_TEXT.test(text)) return 'must not contain the NUL character (U+0000)';
   if (text.length > maxLength) return `must be at most ${maxLength} characters`;
   return null;
 }

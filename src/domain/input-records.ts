@@ -140,3 +140,72 @@ export function innerOf(schema: z.core.$ZodType): z.core.$ZodType | undefined {
       return undefined;
   }
 }
+
+/**
+ * Text that says something: at least one character that is not white space (what `trim()` removes).
+ * Text rules that refuse blank text check this pattern, so the OpenAPI document states it as theirs.
+ */
+export const NON_BLANK = /\S/;
+
+/**
+ * The JSON value that a free-form JSON field (the graph's `JSON` scalar, a `z.unknown()` checked by a
+ * rule of its own) must have, by the field's schema: what the OpenAPI document describes the field as.
+ */
+const jsonShapes = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
+
+/** Declares `shape` as what the free-form JSON `field` takes (filled where the field is declared, read by the document). */
+export function jsonTakes<Field extends z.core.$ZodType>(field: Field, shape: z.core.$ZodType): Field {
+  jsonShapes.set(field, shape);
+  return field;
+}
+
+/** The shape declared for a free-form JSON field by jsonTakes, if any. */
+export function jsonShapeOf(field: z.core.$ZodType): z.core.$ZodType | undefined {
+  return jsonShapes.get(field);
+}
+
+/** The schema without the optional, nullable and default layers around it, with the metadata they carried. */
+function withoutAbsence(schema: z.core.$ZodType): z.core.$ZodType {
+  const { id: _id, ...meta } = declaredMeta(schema);
+  let core = schema;
+  for (;;) {
+    const type = core._zod.def.type;
+    if (type === 'optional' || type === 'nullable' || type === 'default' || type === 'prefault') {
+      core = (core._zod.def as z.core.$ZodOptionalDef).innerType;
+    } else if (type === 'pipe') {
+      // `z.string().nullish().transform(…)`: the absence is allowed on the pipe's way in.
+      const pipe = core._zod.def as z.core.$ZodPipeDef;
+      const into = withoutAbsence(pipe.in);
+      if (into === pipe.in) break;
+      core = z.pipe(into as z.ZodType, pipe.out as z.ZodType);
+      break;
+    } else {
+      break;
+    }
+  }
+  return core === schema ? schema : (core as z.ZodType).meta(meta);
+}
+
+/**
+ * The record as a rule of the domain requires it where the graph leaves the fields optional (so that
+ * the domain, not GraphQL, names a missing one with its own error): each of `fields` present and
+ * not null. The OpenAPI document describes the REST door's input from it; the check stays the rule
+ * that reads the same list (REQUIRED_ON_CREATE, …).
+ */
+export function withRequired<Shape extends z.core.$ZodShape>(record: z.ZodObject<Shape>, fields: readonly (keyof Shape & string)[]): z.ZodObject {
+  return record.extend(Object.fromEntries(fields.map((field) => [field, withoutAbsence(record.shape[field] as z.core.$ZodType)]))) as unknown as z.ZodObject;
+}
+
+/** The record with each of `fields` still optional but never null (a rule refuses null for them: NEVER_CLEARED …). */
+export function withoutNull<Shape extends z.core.$ZodShape>(record: z.ZodObject<Shape>, fields: readonly (keyof Shape & string)[]): z.ZodObject {
+  return record.extend(
+    Object.fromEntries(
+      fields.map((field) => {
+        const schema = record.shape[field] as z.core.$ZodType;
+        return [field, (withoutAbsence(schema) as z.ZodType).optional().meta(stripId(declaredMeta(schema)))];
+      }),
+    ),
+  ) as unknown as z.ZodObject;
+}
+
+const stripId = ({ id: _id, ...meta }: z.core.GlobalMeta): z.core.GlobalMeta => meta;

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import type { Db, Prisma } from '../db/client.ts';
 import { apiError, invalidInput } from '../errors.ts';
+import { HTTP_URL_PATTERN } from './http-url.ts';
+import { INT32 } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
 
 /**
@@ -16,7 +18,6 @@ const SERVICE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 /** `sentDate` carries no zone; the platform's dealerships keep Sydney time (AEST/AEDT). */
 export const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
 
-const MAX_INT = 2_147_483_647;
 const SHORT_TEXT = 255;
 const LONG_TEXT = 10_000;
 const URL_TEXT = 2_048;
@@ -28,25 +29,42 @@ const LEAD_ID_RULE = 'must be a lead id (a positive whole number)';
 const optionalText = (max: number) =>
   z
     .string({ error: 'must be text' })
+    .meta({ maxLength: max })
     .nullish()
     .transform((value) => (value == null || value.trim() === '' ? null : value.trim()))
     .refine((value) => value === null || value.length <= max, `must be at most ${max} characters`);
 
-const optionalUrl = optionalText(URL_TEXT).refine((value) => value === null || isHttpUrl(value), 'must be an http(s) URL');
+const optionalUrl = optionalText(URL_TEXT)
+  .refine((value) => value === null || isHttpUrl(value), 'must be an http(s) URL')
+  .meta({ pattern: HTTP_URL_PATTERN });
 
 const leadIdSchema = z
   .union([z.number(), z.string()], { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : LEAD_ID_RULE) })
   .transform((value, context) => {
     const text = String(value).trim();
     const id = /^\d{1,10}$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isInteger(id) || id < 1 || id > MAX_INT) {
+    if (!Number.isInteger(id) || id < 1 || id > INT32.max) {
       context.addIssue({ code: 'custom', message: LEAD_ID_RULE });
       return z.NEVER;
     }
     return id;
+  })
+  // A number, or its digits as text (a query string sends text).
+  .meta({
+    anyOf: [
+      { type: 'integer', minimum: 1, maximum: INT32.max },
+      { type: 'string', pattern: '^[1-9][0-9]{0,8}$' },
+    ],
+    'x-references': 'a lead of the key’s dealerships (404 no_lead_found otherwise)',
   });
 
-const sentDateSchema = optionalText(64).transform((value, context) => {
+/**
+ * Date-times parseSentDate accepts (days 1 to 28 of any month, so every one is real), as a JSON
+ * Schema pattern for the OpenAPI document; the parser takes any real date, seconds, milliseconds and a zone too.
+ */
+const SENT_DATE_PATTERN = '^(?:19|20)[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?$';
+
+const sentDateSchema = optionalText(64).meta({ pattern: SENT_DATE_PATTERN }).transform((value, context) => {
   if (value === null) return null;
   const date = parseSentDate(value);
   if (!date) {
@@ -56,7 +74,7 @@ const sentDateSchema = optionalText(64).transform((value, context) => {
   return date;
 });
 
-const leadEventSchema = z.object({
+export const leadEventSchema = z.object({
   leadId: leadIdSchema,
   // Fields not listed are ignored: the services that still call this deprecated route send more.
   messageDetail: z.object(
@@ -70,6 +88,15 @@ const leadEventSchema = z.object({
     },
     { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be an object') },
   ),
+});
+
+/** The arguments of spec 4.11 as the OpenAPI document states them; validateLeadEvent checks them. */
+export const leadEventRequest = z.object({
+  service: z
+    .string()
+    .meta({ pattern: SERVICE_PATTERN.source, examples: ['sms'] })
+    .describe('The messaging service: 1 to 40 lower-case letters, digits, "-" or "_" (compared without regard to case).'),
+  data: leadEventSchema.describe('The lead and the message detail: data[leadId]=…&data[messageDetail][contactType]=… in the query string, or JSON text.'),
 });
 
 function isHttpUrl(text: string): boolean {

@@ -1,10 +1,12 @@
 // New vehicles: a model variant as a website shows it (spec 4.4) and a website's model range (4.20).
 // A website shows only the models listed for it (WebsiteModel), so a variant of any other model is
 // "not found" there, whoever asks.
+import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Prisma } from '../db/client.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import type { DbClients } from '../db/scoped.ts';
+import { NON_BLANK, parseRecord } from './input-records.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
 export interface CategoryRow {
@@ -112,6 +114,12 @@ export function availabilityGroups(
   }));
 }
 
+/** The arguments of spec 4.4, declared once: website_id must say something (blank is missing). */
+export const modelVariantRequest = z.object({
+  slug: z.string(),
+  website_id: z.string().regex(NON_BLANK, 'is required').trim().describe('The website ID, slug or custom slug.'),
+});
+
 /**
  * Spec 4.4: the `where` of the variant with this slug, shown on the website named by ID, slug or
  * custom slug. 404 website_not_found, 403 for a key not authorised for the website.
@@ -122,9 +130,7 @@ export async function shownVariantWhere(
   slug: string,
   websiteIdentifier: string,
 ): Promise<Prisma.ModelVariantWhereUniqueInput> {
-  // The schema requires website_id; blank (only spaces) counts as missing.
-  const wanted = websiteIdentifier.trim();
-  if (!wanted) throw invalidInput('website_id', 'is required');
+  const { website_id: wanted } = parseRecord(modelVariantRequest, { slug, website_id: websiteIdentifier }, '');
   const website = await findAuthorisedWebsite(clients, actor, wanted);
   const variant = await clients.db.modelVariant.findFirst({
     where: { slug: slug.trim(), model: { websites: { some: { website_id: website.id } } } },
@@ -176,11 +182,17 @@ function cheapestFirst(a: WebsiteModelVariantSummary, b: WebsiteModelVariantSumm
   return a.price - b.price;
 }
 
+/** The arguments of spec 4.20, declared once: parseWebsiteModelsVersion checks `version`, the OpenAPI document states both. */
+export const websiteModelsRequest = z.object({
+  website_id: z.string().describe('Website ID, slug or custom slug.'),
+  version: z
+    .literal(websiteModelsVersions, { error: (issue) => `must be one of ${websiteModelsVersions.join(', ')}, got ${String(issue.input)}` })
+    .nullish()
+    .describe('1 (default) or 2.'),
+});
+
 export function parseWebsiteModelsVersion(version: number | null | undefined): WebsiteModelsVersion {
-  if (version === null || version === undefined) return 1;
-  const known = websiteModelsVersions.find((candidate) => candidate === version);
-  if (known === undefined) throw invalidInput('version', `must be one of ${websiteModelsVersions.join(', ')}, got ${version}`);
-  return known;
+  return parseRecord(websiteModelsRequest.shape.version, version, 'version') ?? 1;
 }
 
 /** Spec 4.20: the models the website shows, in the website's order, in one query after the website lookup. */

@@ -11,7 +11,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { apiError } from '../errors.ts';
-import { parseRecord } from './input-records.ts';
+import { NON_BLANK, parseRecord, withRequired } from './input-records.ts';
 
 /** Spec 8: the sign-on token lives 10 minutes. */
 export const PARTNER_TOKEN_TTL_MS = 10 * 60_000;
@@ -37,6 +37,7 @@ export function hashPartnerToken(token: string): string {
 export const partnerTokenRequest = z.object({
   email: z
     .string()
+    .meta({ pattern: NON_BLANK.source, examples: ['jordan.lee@richmondtoyota.com.au'] })
     .nullish()
     .transform((email, context) => {
       const text = email?.trim() ?? '';
@@ -47,6 +48,9 @@ export const partnerTokenRequest = z.object({
 });
 
 export type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
+
+/** The request as the REST door's OpenAPI document states it: the rule above requires the e-mail, not blank. */
+export const documentedPartnerTokenRequest = withRequired(partnerTokenRequest, ['email']);
 
 export interface PartnerTokenGrant {
   redirect_url: string;

@@ -8,7 +8,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { invalidInput } from '../errors.ts';
-import { fieldRule, parseRecord } from './input-records.ts';
+import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
 
 /** A caller's lead about a car makes their calls count for that car for this long. */
@@ -21,8 +21,13 @@ export const DEDUPE_WINDOW_MS = 60_000;
  * once: src/schema/phone-call.ts reads its arguments from it and recordPhoneCall its rules.
  */
 export const phoneCallReport = z.object({
-  called_number: z.string().transform(fieldRule(storedNumber)).describe('The number dialled: a location\'s tracking number.'),
-  caller_number: z.string().transform(fieldRule(storedNumber)).describe('The number that called.'),
+  // storedNumber refuses blank text ("is required"); the pattern says so to the OpenAPI document.
+  called_number: z
+    .string()
+    .meta({ pattern: NON_BLANK.source })
+    .transform(fieldRule(storedNumber))
+    .describe('The number dialled: a location\'s tracking number.'),
+  caller_number: z.string().meta({ pattern: NON_BLANK.source }).transform(fieldRule(storedNumber)).describe('The number that called.'),
   // The provider's id of the call: the best key for spotting repeats. Lengths are limited for every
   // input in one place (src/domain/input-limits.ts).
   call_id: z.string().nullish().describe("The provider's id of the call: repeated deliveries with it are recognised exactly."),

@@ -10,3 +10,11 @@ export function normalizePhone(raw: string): string | null {
   if (!parsed || !parsed.isValid()) return null;
   return parsed.number;
 }
+
+/**
+ * Numbers every one of which normalizePhone accepts, as a JSON Schema pattern: mobiles 0400–0439 and
+ * the 02 0–2 and 03 0–2 landline ranges, national or +61, with or without the usual spaces. It is
+ * what the OpenAPI document shows a client generating values; normalizePhone accepts far more
+ * (test/input-records.test.ts holds the two together).
+ */
+export const PHONE_EXAMPLE_PATTERN = '^(?:(?:\\+61 ?|0)4[0-3][0-9] ?[0-9]{3} ?[0-9]{3}|(?:\\+61 ?|0)[23] ?[0-2][0-9]{3} ?[0-9]{4})$';

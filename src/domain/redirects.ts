@@ -3,9 +3,11 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
+import { z } from 'zod';
 import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Db } from '../db/client.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
+import { NON_BLANK, parseRecord } from './input-records.ts';
 
 export interface CarRedirectInput {
   dealership_slug: string;
@@ -14,6 +16,14 @@ export interface CarRedirectInput {
   stocknum: string;
   fbclid?: string | null;
 }
+
+/** The redirect's arguments (spec 4.18), declared once: website_id and stocknum must say something (blank is missing). */
+export const carRedirectRequest = z.object({
+  dealership_slug: z.string(),
+  website_id: z.string().regex(NON_BLANK, 'is required').trim().describe('Website id, slug or custom slug.'),
+  stocknum: z.string().regex(NON_BLANK, 'is required').trim().describe('Stock number.'),
+  fbclid: z.string().trim().nullish().describe('Carried through to the target URL.'),
+});
 
 /** Where a car's page lives on a website, and where its stock listing is. */
 export const CAR_PAGE_PATH = '/cars/';
@@ -53,12 +63,8 @@ function hasLivePage(car: { status: string; sold_date: Date | null; show_on_deal
  * or the car is sold or hidden from the website. A given fbclid is carried along as a query parameter.
  */
 export async function carRedirectLocation(db: Db, input: CarRedirectInput): Promise<string> {
-  // Both are required by the schema; blank (only spaces) counts as missing.
-  const websiteId = input.website_id.trim();
-  if (websiteId === '') throw invalidInput('website_id', 'is required');
-  const stocknum = input.stocknum.trim();
-  if (stocknum === '') throw invalidInput('stocknum', 'is required');
-  const fbclid = input.fbclid?.trim() ?? '';
+  const { website_id: websiteId, stocknum, fbclid: sentFbclid } = parseRecord(carRedirectRequest, input, '');
+  const fbclid = sentFbclid ?? '';
 
   const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
   if (!dealership) throw notFound('dealership');

@@ -21,6 +21,7 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
+import { INT32, INT32_REASON } from '../domain/input-limits.ts';
 import { isPlainObject } from '../domain/json-columns.ts';
 
 export interface ArgumentProblem {
@@ -28,16 +29,14 @@ export interface ArgumentProblem {
   reason: string;
 }
 
-const INT_MIN = -2_147_483_648;
-const INT_MAX = 2_147_483_647;
-const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
-const NUMBER_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
-const BOOLEAN_SPELLINGS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false };
+export const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+export const NUMBER_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+export const BOOLEAN_SPELLINGS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false };
 
 /** The plain reason for each scalar's wrong value, shared with the translation of GraphQL's own errors. */
 export const SCALAR_REASONS = {
   Int: 'must be a whole number',
-  IntRange: `must be a whole number from ${INT_MIN} to ${INT_MAX}`,
+  IntRange: INT32_REASON,
   Float: 'must be a number',
   Boolean: 'must be true or false',
   String: 'must be text',
@@ -69,7 +68,7 @@ function readScalar(value: unknown, typeName: string, path: string): Read {
     case 'Int': {
       const number = typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
       if (typeof number !== 'number' || !Number.isInteger(number)) return problem(SCALAR_REASONS.Int);
-      return number < INT_MIN || number > INT_MAX ? problem(SCALAR_REASONS.IntRange) : { value: number };
+      return number < INT32.min || number > INT32.max ? problem(SCALAR_REASONS.IntRange) : { value: number };
     }
     case 'Float': {
       const number = typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : value;

@@ -5,7 +5,8 @@
 // applies to a JSON body applies here too (the attachment count and size are the lead's own rules;
 // the whole body is within BODY_LIMIT_BYTES before it is read). Text values stay text: the REST
 // layer's reading of arguments (src/rest/arguments.ts) turns "1" into 1 where a number is expected.
-import type { ArgumentProblem } from './arguments.ts';
+import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
+import { FREE_FORM_JSON } from './input-schemas.ts';
 
 /** More parts than any form of the API has fields (a lead with five attachments has about 60). */
 export const MAX_FORM_PARTS = 500;
@@ -14,6 +15,15 @@ const MAX_KEY_DEPTH = 6;
 const MAX_KEY_LENGTH = 1_000;
 /** Index in a `[n]` list: at most this many digits (Rails reads them as keys; we keep their order). */
 const MAX_INDEX_DIGITS = 4;
+
+/**
+ * The keys railsFormBody reads, as a JSON Schema pattern (for the OpenAPI document): a name, then
+ * bracketed names, at most MAX_KEY_DEPTH in all, `[]` (append) only last, a list index of at most
+ * MAX_INDEX_DIGITS digits.
+ */
+const notLongIndex = `(?![0-9]{${MAX_INDEX_DIGITS + 1},}(?:\\]|\\[|$))`;
+export const RAILS_KEY_PATTERN =
+  `^${notLongIndex}[^\\[\\]]+(?:\\[${notLongIndex}[^\\[\\]]+\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${notLongIndex}[^\\[\\]]*\\])?$`;
 
 /** A key's names: `lead[files][0][file]` → lead, files, 0, file; `tags[]` → tags, "" (append). */
 function keyNames(key: string): string[] | null {
@@ -88,4 +98,114 @@ function unwrapLists(value: unknown): unknown {
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]?.[0] === '\u0000list') return entries[0][1];
   return Object.fromEntries(entries.map(([key, item]) => [key, unwrapLists(item)]));
+}
+
+// ─── the same form, described for the OpenAPI document ───
+
+type JsonSchema = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `true` as `[Tt][Rr][Uu][Ee]`: JSON Schema patterns have no case-insensitive flag. */
+const anyCase = (text: string): string => [...text].map((char) => (/[a-z]/i.test(char) ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegex(char))).join('');
+
+/** What a form field's text must be to stand for a JSON value of this schema (src/rest/arguments.ts reads it so). */
+function formLeaf(schema: JsonSchema): JsonSchema {
+  const description = typeof schema.description === 'string' ? { description: schema.description } : {};
+  if (schema.contentEncoding === 'base64') {
+    return { type: 'string', contentMediaType: 'application/octet-stream', description: 'A file part (or its content as base64 text).' };
+  }
+  switch (schema.type) {
+    case 'integer':
+      return { type: 'string', pattern: INTEGER_TEXT.source, ...description };
+    case 'number':
+      return { type: 'string', pattern: NUMBER_TEXT.source, ...description };
+    case 'boolean':
+      return { type: 'string', pattern: `^\\s*(?:${Object.keys(BOOLEAN_SPELLINGS).map(anyCase).join('|')})\\s*$`, ...description };
+    default: {
+      const { type: _type, ...text } = schema;
+      return { type: 'string', ...text };
+    }
+  }
+}
+
+/**
+ * The multipart/form-data form of a JSON body: each field by its Rails-style key (`lead[name]`,
+ * `lead[tags][]` for a list of values, `lead[lead_files_attributes][0][file]` for a list of records,
+ * `lead[fields][…]` for free-form JSON), each value as the text that stands for it, a file as a file part.
+ */
+export function railsFormSchema(body: JsonSchema, components: Readonly<Record<string, JsonSchema>>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const patternProperties: Record<string, JsonSchema> = {};
+  const resolve = (schema: JsonSchema): JsonSchema => {
+    const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
+    if (ref) return resolve({ ...(components[ref] ?? {}), ...(schema.description ? { description: schema.description } : {}) });
+    const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null') : [];
+    if (branches.length === 1 && branches[0]) return resolve({ ...branches[0], ...(schema.description ? { description: schema.description } : {}) });
+    if (Array.isArray(schema.type)) {
+      const types = (schema.type as string[]).filter((type) => type !== 'null');
+      return { ...schema, type: types.length === 1 ? types[0] : types };
+    }
+    return schema;
+  };
+  const omitted: string[] = [];
+  // `key` is the field's key as written, `pattern` the same as a regex once a list index is in it.
+  const visit = (raw: JsonSchema, key: string, pattern: string | null): void => {
+    const schema = resolve(raw);
+    if (schema[FREE_FORM_JSON] === true) {
+      // Stored as sent: a form's text stays text there, so only a field that takes text at every key can be a form's.
+      if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) omitted.push(key);
+      else patternProperties[`^${pattern ?? escapeRegex(key)}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+      return;
+    }
+    const place = (leaf: JsonSchema): void => {
+      if (pattern === null) properties[key] = leaf;
+      else patternProperties[`^${pattern}$`] = leaf;
+    };
+    const keyPattern = pattern ?? escapeRegex(key);
+    if (schema.type === 'object') {
+      const fields = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+      for (const [name, field] of Object.entries(fields)) visit(field, `${key}[${name}]`, pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`);
+      if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
+        // Free-form JSON: any key, nested as deep as the JSON is.
+        patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+      }
+      return;
+    }
+    if (schema.type === 'array' && isObject(schema.items)) {
+      const items = resolve(schema.items);
+      if (items.type === 'object') {
+        visit(items, `${key}[0]`, `${keyPattern}\\[[0-9]{1,4}\\]`);
+      } else if (pattern === null) {
+        properties[`${key}[]`] = { type: 'array', items: formLeaf(items), ...(schema.description ? { description: schema.description } : {}) };
+      } else {
+        patternProperties[`^${pattern}\\[\\]$`] = { type: 'array', items: formLeaf(items) };
+      }
+      return;
+    }
+    place(formLeaf(schema));
+  };
+  for (const [name, field] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>)) visit(field, name, null);
+  return {
+    type: 'object',
+    description:
+      "The JSON body's fields as Rails-style keys: `name[field]`, `name[list][]` for each value of a list, `name[list][0][field]` " +
+      'for a list of records; a number or a boolean as its text; a file as a file part (or its content as base64 text).' +
+      (omitted.length > 0 ? ` Not in a form: ${omitted.map((key) => `\`${key}\``).join(', ')} (free-form JSON with numbers, which a form's text cannot be).` : ''),
+    properties,
+    ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
+    additionalProperties: false,
+    propertyNames: { pattern: RAILS_KEY_PATTERN, maxLength: MAX_KEY_LENGTH },
+    maxProperties: MAX_FORM_PARTS,
+  };
+}
+
+/** A JSON body as the form fields that stand for it (for the document's example). */
+export function railsFormFields(body: unknown, key = ''): Record<string, string | string[]> {
+  if (Array.isArray(body)) {
+    if (body.every((item) => !isObject(item) && !Array.isArray(item))) return { [`${key}[]`]: body.map((item) => String(item)) };
+    return Object.assign({}, ...body.map((item, index) => railsFormFields(item, `${key}[${index}]`)));
+  }
+  if (isObject(body)) return Object.assign({}, ...Object.entries(body).map(([name, value]) => railsFormFields(value, key === '' ? name : `${key}[${name}]`)));
+  return body === null || body === undefined ? {} : { [key]: String(body) };
 }

@@ -1,8 +1,11 @@
 // Written by test/openapi-examples.test.ts (UPDATE_OPENAPI_EXAMPLES=1): each operation's request and
 // answer on the demo data, for the OpenAPI document's examples. The test fails when one is missing or
 // no longer matches its schema. Do not edit by hand.
-export const operationExamples: Record<string, { request?: unknown; response?: unknown }> = {
+export const operationExamples: Record<string, { parameters?: Record<string, unknown>; request?: unknown; response?: unknown }> = {
   "Mutation.update_car": {
+    "parameters": {
+      "id": 1
+    },
     "request": {
       "car": {
         "stocknum": "MEL1002",
@@ -77,6 +80,9 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.car_performance": {
+    "parameters": {
+      "id": "1"
+    },
     "response": {
       "car_type": "used",
       "created_at": "2026-08-11T12:41:46.647Z",
@@ -118,6 +124,10 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.car_payment_processors": {
+    "parameters": {
+      "id": "1",
+      "website": "richmond-toyota"
+    },
     "response": {
       "payment_processors": [
         {
@@ -138,6 +148,10 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.model_variant": {
+    "parameters": {
+      "slug": "toyota-corolla-sx-hybrid",
+      "website_id": "richmond-toyota"
+    },
     "response": {
       "availability_matrix": [
         {
@@ -298,6 +312,9 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.manufacturer_offers": {
+    "parameters": {
+      "id": 1
+    },
     "response": [
       {
         "created_at": "2026-10-17T09:00:00.000Z",
@@ -388,6 +405,10 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     ]
   },
   "Query.website_offer": {
+    "parameters": {
+      "website_id": 1,
+      "id": 13
+    },
     "response": {
       "category": "Drive Away",
       "created_at": "2026-10-10T09:00:00.000Z",
@@ -552,6 +573,9 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Mutation.update_lead": {
+    "parameters": {
+      "id": 177
+    },
     "request": {
       "lead": {
         "lead_state": "contacted",
@@ -617,10 +641,21 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     },
     "response": {
       "expires_at": "2026-11-21T09:10:00.000Z",
-      "redirect_url": "http://localhost:4000/api/v1/partner/sign_on?token=3OFqlOiRN8QxUUksYe5Sz7MeeHF6iKSYiFP4Wm_N9Kk"
+      "redirect_url": "http://localhost:4000/api/v1/partner/sign_on?token=7SRFzW9RpX-zu6fACq9EB8ooGojUw47aX9PE7rWlT1A"
     }
   },
   "Mutation.create_lead_event": {
+    "parameters": {
+      "service": "sms",
+      "data": {
+        "leadId": "177",
+        "messageDetail": {
+          "contactType": "sms",
+          "description": "Reminder: test drive Saturday 10am",
+          "sentDate": "2026-11-21T10:15:00"
+        }
+      }
+    },
     "response": {
       "contact_type": "sms",
       "created_at": "2026-11-21T09:00:00.000Z",
@@ -635,6 +670,10 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.contact": {
+    "parameters": {
+      "dealership_id": 1,
+      "id": 1
+    },
     "response": {
       "dealership_id": 1,
       "first_name": "Charlotte",
@@ -652,6 +691,11 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.contacts": {
+    "parameters": {
+      "dealership_id": 1,
+      "page": 1,
+      "per_page": 20
+    },
     "response": [
       {
         "dealership_id": 1,
@@ -715,6 +759,11 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.search_dealerships_by_postcode": {
+    "parameters": {
+      "id": 1,
+      "postcode": "3000",
+      "limit": 5
+    },
     "response": [
       {
         "address": {
@@ -827,6 +876,9 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.dealership_plugins": {
+    "parameters": {
+      "dealership_slug": "richmond-toyota"
+    },
     "response": {
       "plugins": [
         {
@@ -851,7 +903,19 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
       ]
     }
   },
+  "Query.car_redirect": {
+    "parameters": {
+      "dealership_slug": "richmond-toyota",
+      "website_id": "richmond-toyota",
+      "stocknum": "MEL1002",
+      "fbclid": "IwAR2xQ7demo"
+    }
+  },
   "Mutation.reserve_car": {
+    "parameters": {
+      "id": "2",
+      "reserved": true
+    },
     "response": {
       "id": 2,
       "reserved": true,
@@ -861,6 +925,10 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
     }
   },
   "Query.website_models": {
+    "parameters": {
+      "website_id": "richmond-toyota",
+      "version": 2
+    },
     "response": {
       "models": [
         {
@@ -916,6 +984,11 @@ export const operationExamples: Record<string, { request?: unknown; response?: u
       ],
       "version": 2,
       "website_id": 1
+    }
+  },
+  "Mutation.redeem_partner_token": {
+    "parameters": {
+      "token": "7SRFzW9RpX-zu6fACq9EB8ooGojUw47aX9PE7rWlT1A"
     }
   }
 };

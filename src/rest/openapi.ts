@@ -4,7 +4,6 @@
 // (Sofa's generated document repeats arguments as query and body parameters and mangles paths such
 // as `{id.json}`. This one reads each parameter where it is read.)
 import {
-  getNamedType,
   isEnumType,
   isInputObjectType,
   isListType,
@@ -17,13 +16,27 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
 } from 'graphql';
+import { KEY_PATTERN } from '../auth/api-keys.ts';
 import { permissionCatalogue } from '../auth/permissions.ts';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
+import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
+import { railsFormFields, railsFormSchema } from './form-body.ts';
+import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
 import { deniedStatusOf, permissionsOf, restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
 import { restSchema } from './rest-schema.ts';
 import { operationExamples } from './openapi-examples.ts';
 import { deprecationHeaderDocs } from './deprecation.ts';
 
-type JsonSchema = Record<string, unknown>;
+/** An API key of the right form, for examples (no such key exists). */
+const EXAMPLE_API_KEY = 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y';
+
+/** What one document is written with. */
+interface DocumentContext {
+  writer: SchemaWriter;
+  inputs: InputSchemaOptions;
+  /** The day the document is written on: a declaration's year range may depend on it. */
+  now: Date;
+}
 
 const scalarSchemas: Record<string, JsonSchema> = {
   Int: { type: 'integer' },
@@ -128,13 +141,14 @@ class SchemaWriter {
   output(type: GraphQLOutputType): JsonSchema {
     if (isNonNullType(type)) return this.outputNonNull(type.ofType);
     const inner = this.outputNonNull(type);
-    return { anyOf: [inner, { type: 'null' }] };
+    // Any JSON value (the JSON scalar) includes null already.
+    return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
   }
 
   private outputNonNull(type: GraphQLOutputType): JsonSchema {
     if (isNonNullType(type)) return this.outputNonNull(type.ofType);
     if (isListType(type)) return { type: 'array', items: this.output(type.ofType) };
-    if (isScalarType(type)) return scalarSchemas[type.name] ?? { type: 'string' };
+    if (isScalarType(type)) return { ...(scalarSchemas[type.name] ?? { type: 'string' }) };
     if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
     if (isObjectType(type)) {
       if (!this.components[type.name]) {
@@ -155,13 +169,14 @@ class SchemaWriter {
 
   input(type: GraphQLInputType): JsonSchema {
     if (isNonNullType(type)) return this.inputNonNull(type.ofType);
-    return { anyOf: [this.inputNonNull(type), { type: 'null' }] };
+    const inner = this.inputNonNull(type);
+    return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
   }
 
   private inputNonNull(type: GraphQLInputType): JsonSchema {
     if (isNonNullType(type)) return this.inputNonNull(type.ofType);
     if (isListType(type)) return { type: 'array', items: this.input(type.ofType) };
-    if (isScalarType(type)) return scalarSchemas[type.name] ?? { type: 'string' };
+    if (isScalarType(type)) return { ...(scalarSchemas[type.name] ?? { type: 'string' }) };
     if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
     if (isInputObjectType(type)) {
       if (!this.components[type.name]) {
@@ -197,62 +212,121 @@ const paramSchemas: Record<ParamType, JsonSchema> = {
   string: { type: 'string' },
 };
 
-function parameterSchema(route: RestRoute, writer: SchemaWriter, arg: GraphQLArgument | undefined, name: string): JsonSchema {
-  const declared = route.params?.[name];
-  if (declared) return paramSchemas[declared];
-  return arg ? writer.input(arg.type) : { type: 'string' };
+/** A query string or path carries text, never null: a parameter's schema without the null a declaration allows. */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((type) => type !== 'null');
+    return { ...schema, type: types.length === 1 ? types[0] : types };
+  }
+  if (Array.isArray(schema.anyOf)) {
+    const branches = (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null');
+    const { anyOf: _anyOf, ...rest } = schema;
+    return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches };
+  }
+  return schema;
 }
 
-function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unknown> | null {
+/** The declared arguments of a route (RestRoute.input), each as its JSON Schema. */
+type DeclaredArguments = ReturnType<typeof recordArguments>;
+
+/** An argument's schema: its declaration's, else its REST parameter type's or its GraphQL type's, with the limits on every input. */
+function argumentSchema(route: RestRoute, context: DocumentContext, declared: DeclaredArguments | undefined, arg: GraphQLArgument | undefined, name: string): JsonSchema {
+  const fromDeclaration = declared?.properties[name];
+  if (fromDeclaration) return fromDeclaration;
+  const type = route.params?.[name];
+  const schema = type ? { ...paramSchemas[type] } : arg ? context.writer.input(arg.type) : { type: 'string' };
+  return applyInputLimits(schema, name, '', context.inputs);
+}
+
+/** Whether the argument must be sent: its declaration says so, else its GraphQL type does. */
+function isRequired(declared: DeclaredArguments | undefined, arg: GraphQLArgument | undefined, name: string): boolean {
+  if (declared && name in declared.properties) return declared.required.includes(name);
+  return arg !== undefined && isNonNullType(arg.type);
+}
+
+/** A parameter's example: the demo call's value, else its declaration's first example, else a value of its own list. */
+function parameterExample(route: RestRoute, name: string, schema: JsonSchema): unknown {
+  const fromCall = exampleOf(route)?.parameters?.[name];
+  if (fromCall !== undefined) return fromCall;
+  const examples = schema.examples;
+  if (Array.isArray(examples) && examples.length > 0) return examples[0];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if (schema.type === 'boolean') return true;
+  return undefined;
+}
+
+function operationOf(route: RestRoute, context: DocumentContext): Record<string, unknown> | null {
+  const { writer } = context;
   const field = writer.rootField(route);
   if (!field) return null;
   const argsByName = new Map(field.args.map((arg) => [arg.name, arg]));
+  const declared = route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined;
   // Successful GET answers carry an ETag and honour If-None-Match (src/http-etags.ts).
   const conditional = route.method === 'GET' && (route.successStatus ?? 200) === 200;
   const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
+  const parameter = (name: string, where: 'path' | 'query') => {
+    const arg = argsByName.get(name);
+    const schema = withoutNull(argumentSchema(route, context, declared, arg, name));
+    const { description: schemaDescription, examples: _examples, ...bare } = schema;
+    const description = arg?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
+    const isObject = bare.type === 'object' || typeof bare.$ref === 'string';
+    const example = parameterExample(route, name, schema);
+    return {
+      name,
+      in: where,
+      required: where === 'path' || isRequired(declared, arg, name),
+      ...(description ? { description } : {}),
+      ...(isObject ? { style: 'deepObject', explode: true } : {}),
+      schema: bare,
+      ...(example !== undefined ? { example } : {}),
+    };
+  };
   const parameters = [
-    ...pathNames.map((name) => ({ name, in: 'path', required: true, schema: parameterSchema(route, writer, argsByName.get(name), name) })),
-    ...(route.query ?? []).map((name) => {
-      const arg = argsByName.get(name);
-      const schema = parameterSchema(route, writer, arg, name);
-      const isObject = arg !== undefined && (isInputObjectType(getNamedType(arg.type)) || ['JSON', 'JSONObject'].includes(getNamedType(arg.type).name));
-      return {
-        name,
-        in: 'query',
-        required: arg !== undefined && isNonNullType(arg.type),
-        ...(arg?.description ? { description: arg.description } : {}),
-        ...(isObject ? { style: 'deepObject', explode: true } : {}),
-        schema,
-      };
-    }),
+    ...pathNames.map((name) => parameter(name, 'path')),
+    ...(route.query ?? []).map((name) => parameter(name, 'query')),
     ...(route.tokenInQuery
-      ? [{ name: 'token', in: 'query', required: false, description: 'The API key, for providers that cannot send an Authorization header.', schema: { type: 'string' } }]
+      ? [
+          {
+            name: 'token',
+            in: 'query',
+            required: false,
+            description: 'The API key, for providers that cannot send an Authorization header.',
+            schema: { type: 'string', pattern: KEY_PATTERN.source },
+            example: EXAMPLE_API_KEY,
+          },
+        ]
       : []),
     ...(route.idempotent
       ? [
           {
-            name: 'Idempotency-Key',
+            name: IDEMPOTENCY_HEADER,
             in: 'header',
             required: false,
             description:
-              'Any text up to 255 characters, new for each new request: a retry with the same key and body answers the first ' +
+              `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
               'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
-            schema: { type: 'string', maxLength: 255 },
+            schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
             example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
           },
         ]
       : []),
     ...(conditional
-      ? [{ name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.', schema: { type: 'string' } }]
+      ? [
+          {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.',
+            schema: { type: 'string' },
+            example: '"3q2-7Kx9bV"',
+          },
+        ]
       : []),
   ];
   const body = route.body
     ? (() => {
-        const properties = Object.fromEntries(route.body.map((name) => [name, argsByName.get(name) ? writer.input(argsByName.get(name)!.type) : {}]));
-        const required = route.body.filter((name) => {
-          const arg = argsByName.get(name);
-          return arg !== undefined && isNonNullType(arg.type);
-        });
+        const properties = Object.fromEntries(route.body.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]));
+        const required = route.body.filter((name) => isRequired(declared, argsByName.get(name), name));
         const schema = { type: 'object', properties, required };
         const example = exampleOf(route)?.request;
         const withExample = example !== undefined ? { schema, example } : { schema };
@@ -264,11 +338,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
             // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
             // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
             'multipart/form-data': {
-              schema: {
-                type: 'object',
-                description: `The JSON body's fields as Rails-style keys, e.g. ${route.body.map((name) => `${name}[…]`).join(', ')}; a file part stands for a base64 text field.`,
-                additionalProperties: true,
-              },
+              schema: railsFormSchema(schema, context.writer.components),
+              ...(example !== undefined ? { example: railsFormFields(example) } : {}),
             },
           },
         };
@@ -343,11 +414,19 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Record<string, unk
     security: route.access === 'public' ? [] : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: { [String(status)]: success, ...notModified, ...errors },
+    responses: {
+      [String(status)]: success,
+      ...notModified,
+      ...errors,
+      // An operation that only redirects answers every other status with the error body.
+      ...(status === 302 ? { default: { description: 'Any other status: an error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } } : {}),
+    },
   };
 }
 
 interface OperationExample {
+  /** The path and query parameters of the demo call, by name. */
+  parameters?: Record<string, unknown>;
   request?: unknown;
   response?: unknown;
 }
@@ -367,14 +446,23 @@ export interface OpenApiOptions {
   publicUrl: string;
   /** Where integrators write for help (API_CONTACT_EMAIL), if set. */
   contactEmail?: string | null;
+  /** The lead sources this deployment accepts (Config.leadSources); the documented defaults when not given. */
+  leadSources?: LeadSourceLists;
+  /** The day the document is written on (a year's range can depend on it); today when not given. */
+  now?: Date;
 }
 
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
+  const context: DocumentContext = {
+    writer,
+    inputs: { components: writer.components, valueLists: options.leadSources ?? leadSourceLists() },
+    now: options.now ?? new Date(),
+  };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of restRoutes) {
-    const operation = operationOf(route, writer);
+    const operation = operationOf(route, context);
     if (!operation) continue;
     const key = openApiPath(route.path);
     paths[key] = { ...(paths[key] ?? {}), [route.method.toLowerCase()]: operation };
@@ -396,7 +484,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
         url: `${publicUrl}/docs`,
         ...(options.contactEmail ? { email: options.contactEmail } : {}),
       },
-      license: { name: 'Proprietary: for use by integrators under their agreement with the dealership platform' },
+      license: {
+        name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
+        identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
+      },
     },
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],

@@ -1,7 +1,19 @@
 // The REST door: the documented paths of the API specification (see README, REST paths), each mapped onto one root
 // field of the graph. A path that is not in this table does not exist (404).
+import { z } from 'zod';
 import type { Permission } from '../auth/permissions.ts';
 import type { RouteDeprecation } from './deprecation.ts';
+import { carRecord, carRecordAt } from '../domain/car-record.ts';
+import { contactListRequest } from '../domain/contacts.ts';
+import { postcodeSearchRequest } from '../domain/dealerships.ts';
+import { carRedirectRequest } from '../domain/redirects.ts';
+import { INT32, INT32_REASON } from '../domain/input-limits.ts';
+import { declaredMeta, withRequired } from '../domain/input-records.ts';
+import { leadEventRequest } from '../domain/lead-events.ts';
+import { leadRequests } from '../domain/leads/input-record.ts';
+import { modelVariantRequest, websiteModelsRequest } from '../domain/model-variants.ts';
+import { documentedPartnerTokenRequest } from '../domain/partner-sign-on.ts';
+import { phoneCallReport } from '../domain/phone-calls.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 export type ParamType = 'integer' | 'boolean' | 'string';
@@ -27,6 +39,12 @@ export interface RestRoute {
   query?: readonly string[];
   /** The JSON body's wrapper key(s), e.g. ['car'] for {"car": {...}}. */
   body?: readonly string[];
+  /**
+   * The zod record (src/domain) that declares the operation's arguments with the rules that check
+   * them, on the day `now` (a year's range can depend on it): the OpenAPI document describes each
+   * argument it names from it (src/rest/input-schemas.ts), any other from its GraphQL type.
+   */
+  input?: (now: Date) => z.ZodObject;
   /** Takes an Idempotency-Key header: a retry answers the first result (documented in the OpenAPI document). */
   idempotent?: boolean;
   /** Accept application/x-www-form-urlencoded bodies too (telephony providers post forms). */
@@ -82,6 +100,11 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'cars',
     outcomes: { 404: "`car_not_found`: no car with that id (or, with `match_existing_car_by_stocknum`, that stock number) among the key's dealerships.", 409: "`stocknum_taken`: another car of the dealership has that stock number.", 422: "`invalid_input`: `field` names the value at fault, including a `car.dealership_id` the key cannot use." },
     params: { id: 'integer' }, body: ['car'],
+    input: (now) =>
+      z.object({
+        id: z.int().describe('Car id (ignored when car.match_existing_car_by_stocknum is true).'),
+        car: carRecordAt(now).meta({ id: 'CarInput', description: declaredMeta(carRecord).description ?? '' }),
+      }),
     errors: [400, 401, 403, 404, 409, 413, 422],
   },
   {
@@ -102,6 +125,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'new vehicles',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `show:model_variant` (the message says which).", 403: "`forbidden`: the key is not authorised for the website.", 404: "`website_not_found`; `model_variant_not_found`: no variant with that slug on the website." },
     summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'], deniedStatus: 401,
+    input: () => modelVariantRequest,
   },
   {
     method: 'GET', path: '/manufacturers/:id/offers.json', field: 'Query.manufacturer_offers', spec: '4.5',
@@ -124,24 +148,26 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'PUT', path: '/api/v1/leads/:id', field: 'Mutation.update_lead', spec: '4.8', summary: 'Update a lead',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `update:lead` (the message says which).", 404: "`lead_not_found`: no lead with that id among the key's dealerships.", 409: "`lead_too_old`: the lead is more than 3 days (72 hours) old." },
-    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], deniedStatus: 401, errors: [400, 401, 404, 409, 413, 422],
+    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], input: (now) => leadRequests(now).update, deniedStatus: 401, errors: [400, 401, 404, 409, 413, 422],
   },
   {
     method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `create:lead` (the message says which).", 404: "`dealership_not_found`: the dealership does not exist or the key cannot use it.", 422: "`invalid_input`: `field` names the value at fault; `idempotency_key_reused`: the `Idempotency-Key` was used with another body." },
-    successStatus: 201, body: ['lead'], deniedStatus: 401, idempotent: true, errors: [400, 401, 404, 413, 422],
+    successStatus: 201, body: ['lead'], input: (now) => leadRequests(now).create, deniedStatus: 401, idempotent: true, errors: [400, 401, 404, 413, 422],
   },
   {
     method: 'POST', path: '/api/v1/partner/tokens', field: 'Mutation.create_partner_token', spec: '4.10',
     tag: 'partner',
     outcomes: { 403: "`forbidden`: the key lacks `create:partner_token`.", 404: "`no_platform_account`: no platform user has that e-mail among the key's dealerships.", 422: "`email_required`: `email` is missing or empty; `invalid_input` for another problem." },
-    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'], errors: [400, 401, 403, 404, 413, 422] },
+    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'],
+    input: () => documentedPartnerTokenRequest, errors: [400, 401, 403, 404, 413, 422] },
   {
     method: 'POST', path: '/api/v1/lead_events/:service/create', field: 'Mutation.create_lead_event', spec: '4.11',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `create:lead_event` (the message says which).", 404: "`no_lead_found`: no lead with `data[leadId]` among the key's dealerships." },
     summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'], deniedStatus: 401,
+    input: () => leadEventRequest,
     deprecated: { since: '2026-11-21', sunset: '2027-06-30' },
   },
   {
@@ -155,6 +181,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'contacts',
     outcomes: { 404: "`dealership_not_found`." },
     access: 'read:contact', params: { dealership_id: 'integer', page: 'integer', per_page: 'integer' }, query: ['page', 'per_page'],
+    input: () => contactListRequest,
   },
   {
     method: 'GET', path: '/api/v1/partner/dealerships', field: 'Query.partner_dealerships', spec: '4.14',
@@ -167,13 +194,15 @@ export const restRoutes: readonly RestRoute[] = [
     outcomes: { 404: "`manufacturer_not_found`.", 422: "`geolocation_error`: the postcode is not a known Australian postcode; `invalid_input` for another parameter (such as a `limit` outside 1–20)." },
     summary: "Search a manufacturer's sales locations by postcode", access: 'search:location', params: { id: 'integer', limit: 'integer' },
     query: ['postcode', 'limit'],
+    // The search's own rule (not the graph) requires the postcode: see postcodeSearchRequest.
+    input: () => withRequired(postcodeSearchRequest, ['postcode']),
   },
   {
     method: 'POST', path: '/api/v1/webhooks/phone_calls_webhooks/generic', field: 'Mutation.phone_call_webhook', spec: '4.16',
     tag: 'phone calls',
     outcomes: { 401: "`unauthorized`: no key, neither in `Authorization` nor in `?token=`, or an invalid one." },
     summary: 'Receive a phone call notification', access: 'create:phone_call', successStatus: 202,
-    body: ['called_number', 'caller_number'], acceptsForm: true, tokenInQuery: true,
+    body: ['called_number', 'caller_number'], input: () => phoneCallReport, acceptsForm: true, tokenInQuery: true,
   },
   {
     method: 'GET', path: '/api/v1/dealerships/:dealership_slug/plugins', field: 'Query.dealership_plugins', spec: '4.17',
@@ -186,6 +215,7 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'cars',
     outcomes: { 404: "`dealership_not_found`; `website_not_found`: the website is not one of that dealership's." },
     summary: "Redirect to a car's page by stock number", access: 'public', successStatus: 302, query: ['website_id', 'stocknum', 'fbclid'],
+    input: () => carRedirectRequest,
   },
   {
     // Not in the spec: the other half of the 4.10 handoff. The partner sends the user's browser to
@@ -204,7 +234,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET', path: '/api/v1/websites/:website_id/models', field: 'Query.website_models', spec: '4.20', summary: "List a website's models",
     tag: 'new vehicles',
     outcomes: { 403: "`forbidden`: the key lacks `index:model`, or is not authorised for the website.", 404: "`website_not_found`." },
-    access: 'index:model', params: { version: 'integer' }, query: ['version'],
+    access: 'index:model', params: { version: 'integer' }, query: ['version'], input: () => websiteModelsRequest,
   },
 ];
 
@@ -277,8 +307,6 @@ export function matchPath(pathname: string): MatchedRoute[] {
   return matches;
 }
 
-const INT_MIN = -2_147_483_648;
-const INT_MAX = 2_147_483_647;
 const TRUE_SPELLINGS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_SPELLINGS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
@@ -298,7 +326,7 @@ export function parseParam(type: ParamType, raw: string): { value: string } | { 
     // Integer parameters are GraphQL Ints: 32-bit signed, so a larger number is refused here, by name.
     if (!/^[+-]?\d+$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
     const value = Number(text);
-    if (value < INT_MIN || value > INT_MAX) return { reason: `must be a whole number from ${INT_MIN} to ${INT_MAX}` };
+    if (value < INT32.min || value > INT32.max) return { reason: INT32_REASON };
     return { value: String(value) };
   }
   return { value: raw };

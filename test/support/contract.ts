@@ -37,6 +37,12 @@ const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(
 
 type Responses = Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
 
+/** Whether `value` matches the schema at `pointer` in the document, with what Ajv found if not. */
+export function validationErrors(pointer: string, value: unknown): string | null {
+  const validate = validatorFor(pointer);
+  return validate(value) ? null : JSON.stringify(validate.errors?.slice(0, 5));
+}
+
 /** Throws when `value` does not match the schema at `pointer` in the document (e.g. an example). */
 export function assertValidAgainst(pointer: string, value: unknown, label: string): void {
   const validate = validatorFor(pointer);

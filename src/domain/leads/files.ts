@@ -29,20 +29,53 @@ const startsWith = (bytes: Buffer, signature: readonly number[], offset = 0): bo
   bytes.length >= offset + signature.length && signature.every((byte, index) => bytes[offset + index] === byte);
 const ascii = (text: string): number[] => [...text].map((char) => char.charCodeAt(0));
 
+/** The kinds of file known by the bytes they start with. */
+const LEADING_BYTES: readonly { type: string; bytes: readonly number[] }[] = [
+  { type: 'application/pdf', bytes: ascii('%PDF-') },
+  { type: 'image/png', bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  { type: 'image/jpeg', bytes: [0xff, 0xd8, 0xff] },
+  { type: 'image/gif', bytes: ascii('GIF87a') },
+  { type: 'image/gif', bytes: ascii('GIF89a') },
+  { type: 'application/rtf', bytes: ascii('{\\rtf') },
+  { type: 'application/msword', bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1] },
+];
+
 /** The content type the bytes show, or null for anything that is not an accepted document or image. */
 export function sniffContentType(bytes: Buffer): string | null {
-  if (startsWith(bytes, ascii('%PDF-'))) return 'application/pdf';
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'image/gif';
+  const known = LEADING_BYTES.find((kind) => startsWith(bytes, kind.bytes));
+  if (known) return known.type;
   if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'image/webp';
-  if (startsWith(bytes, ascii('{\\rtf'))) return 'application/rtf';
-  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return 'application/msword';
   // A .docx is a zip whose parts live under word/; any other zip is refused.
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) && bytes.includes('word/')) {
     return 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
   }
   return isPlainText(bytes) ? 'text/plain' : null;
+}
+
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The base64 characters that can stand at each place of a group of 3 bytes of which the first `known` are given. */
+function base64Group(known: readonly number[]): string {
+  const places = [new Set<string>(), new Set<string>(), new Set<string>(), new Set<string>()];
+  const unknownBits = 8 * (3 - known.length);
+  for (let rest = 0; rest < 2 ** unknownBits; rest += 1) {
+    const group = known.reduce((value, byte) => (value << 8) | byte, 0) * 2 ** unknownBits + rest;
+    for (const [index, place] of places.entries()) place.add(BASE64_ALPHABET[(group >> (18 - 6 * index)) & 63] ?? '');
+  }
+  const escape = (char: string) => (/[A-Za-z0-9]/.test(char) ? char : `\\${char}`);
+  return places.map((chars) => (chars.size === 1 ? escape([...chars][0] ?? '') : chars.size === 64 ? '[A-Za-z0-9+/]' : `[${[...chars].map(escape).join('')}]`)).join('');
+}
+
+/**
+ * Base64 text (with or without a data: URL prefix) of a file starting with the bytes of a kind
+ * sniffContentType knows by them, as a JSON Schema pattern: what the OpenAPI document shows a client
+ * generating a file. The other kinds it accepts (WebP, .docx, plain text) are named in the description.
+ */
+export function leadFilePattern(): string {
+  const prefixes = LEADING_BYTES.map(({ bytes }) =>
+    Array.from({ length: Math.ceil(bytes.length / 3) }, (_, index) => base64Group(bytes.slice(index * 3, index * 3 + 3))).join(''),
+  );
+  return `^(?:data:[^,;]*(?:;[^,;]*)*;base64,)?(?:${prefixes.join('|')})(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`;
 }
 
 function isPlainText(bytes: Buffer): boolean {

@@ -20,9 +20,9 @@ import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from
 export type { BackgroundTask } from '../../background-task.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-const MAX_KEY_LENGTH = 255;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** Visible ASCII: the draft makes the key a string; this keeps it printable and storable anywhere. */
-const KEY_PATTERN = /^[\x21-\x7e]+$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
 const IN_PROGRESS = 0;
 
 /** The request's Idempotency-Key, or null when it has none. */
@@ -31,8 +31,8 @@ export function idempotencyKeyOf(request: Request): string | null {
   if (raw === null) return null;
   // The draft sends the key as a structured-field string ("..."); a bare token is accepted as well.
   const key = raw.trim().replace(/^"(.*)"$/, '$1');
-  if (key === '' || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
-    throw invalidInput(IDEMPOTENCY_HEADER, `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters`);
+  if (key === '' || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw invalidInput(IDEMPOTENCY_HEADER, `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`);
   }
   return key;
 }

@@ -11,8 +11,10 @@
 // reason only: the caller puts the path in front (`lead.charge_breakdown.charges[1].amount: is required`).
 import { z } from 'zod';
 import type { Prisma } from '../../db/client.ts';
-import { parseDayMonthYear } from '../dates.ts';
-import { fieldRule } from '../input-records.ts';
+import { leadFilePattern } from './files.ts';
+import { calendarDatePattern, parseDayMonthYear } from '../dates.ts';
+import { PHONE_EXAMPLE_PATTERN } from '../phone.ts';
+import { NON_BLANK, declaredMeta, fieldRule, jsonTakes, withRequired, withoutNull } from '../input-records.ts';
 import {
   DEFAULT_THIRD_PARTY_MARKETING_SOURCES,
   DEFAULT_THIRD_PARTY_SOURCES,
@@ -36,17 +38,23 @@ const optionalText = () => z.string({ error: 'must be text' }).transform((value)
 
 /** Trimmed text that must say something: blank is refused with `blankReason`. */
 const nonBlankText = (blankReason: string) =>
-  z.string({ error: 'must be text' }).transform((value, context) => {
-    const text = value.trim();
-    if (text === '') {
-      context.addIssue({ code: 'custom', message: blankReason });
-      return z.NEVER;
-    }
-    return text;
-  });
+  z
+    .string({ error: 'must be text' })
+    .regex(NON_BLANK, blankReason)
+    .transform((value) => value.trim());
 
 /** A row id; whether the row exists and belongs to the lead's dealership is references.ts's concern. */
 const rowId = () => z.number({ error: WHOLE_NUMBER }).int({ error: WHOLE_NUMBER });
+
+/**
+ * A row id that must name a stored row (`what`), checked by references.ts: the OpenAPI document
+ * says so (`x-references`), and a 422 naming the field is the answer when there is no such row.
+ */
+const reference = (what: string) => rowId().meta({ 'x-references': what });
+
+/** An address of the usual form local@domain.tld (RFC 5321 lengths), as browsers' type=email checks it. */
+export const EMAIL_ADDRESS =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 const flag = () => z.boolean({ error: 'must be true or false' });
 
@@ -99,6 +107,7 @@ export const chargeBreakdownSchema = z
             {
               name: z
                 .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a non-empty string') })
+                .meta({ pattern: NON_BLANK.source })
                 .refine((name) => name.trim() !== '', 'must be a non-empty string'),
               amount: amountSchema,
             },
@@ -110,7 +119,13 @@ export const chargeBreakdownSchema = z
     },
     { error: 'must be an object with "total", "charges" or both' },
   )
-  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both');
+  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both')
+  .meta({
+    anyOf: [
+      { properties: { total: { type: 'object' } }, required: ['total'] },
+      { properties: { charges: { type: 'array' } }, required: ['charges'] },
+    ],
+  });
 
 /** Spec 2.7 `fields`: free key/value pairs. */
 export const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
@@ -131,7 +146,7 @@ export const FIELDS_BY_CATEGORY: Partial<Record<LeadCategory, z.ZodType>> = {
  * first, and the client's own key order is what it gets back.
  */
 function checkedJson<Rule extends z.ZodType>(rule: Rule) {
-  return z.unknown().transform((value, context) => {
+  const checked = z.unknown().transform((value, context) => {
     const result = rule.safeParse(value);
     if (!result.success) {
       for (const issue of result.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
@@ -140,6 +155,7 @@ function checkedJson<Rule extends z.ZodType>(rule: Rule) {
     // The rule has just said it is JSON of this shape.
     return value as Prisma.InputJsonObject;
   });
+  return jsonTakes(checked, rule);
 }
 
 // ───────────────────────────── the parts ─────────────────────────────
@@ -173,8 +189,8 @@ export const leadPaymentInputSchema = z
       .min(0, { error: (issue) => `must be a number of 0 or more, got ${String(issue.input)}` })
       .nullish()
       .describe('0 or more; required unless the lead already has a payment.'),
-    car_id: rowId().nullish().describe('A car of the lead’s dealership.'),
-    payment_processor_id: rowId().nullish().describe('A payment processor of the lead’s dealership.'),
+    car_id: reference('a car of the lead’s dealership').nullish().describe('A car of the lead’s dealership.'),
+    payment_processor_id: reference('a payment processor of the lead’s dealership').nullish().describe('A payment processor of the lead’s dealership.'),
     external_transaction_id: optionalText().nullish(),
   })
   .meta({ id: 'LeadPaymentInput' });
@@ -196,8 +212,9 @@ export const leadAddressInputSchema = z
 export const leadInputSchema = z.object({
   name: optionalText().nullish().describe('Customer full name. Personal data.'),
   last_name: optionalText().nullish().describe('Personal data.'),
-  email: nonBlankText('must not be empty').nullish().describe('Required on create. Checked unless disable_strict_validation. Personal data.'),
+  email: nonBlankText('must not be empty').meta({ pattern: EMAIL_ADDRESS.source }).nullish().describe('Required on create. Checked unless disable_strict_validation. Personal data.'),
   phone: nonBlankText('must not be empty')
+    .meta({ pattern: PHONE_EXAMPLE_PATTERN })
     .nullish()
     .describe(
       'Required on create. Australian numbers in their usual forms, stored as E.164 (+61412345678), unless disable_strict_validation (stored as sent). Personal data.',
@@ -206,34 +223,36 @@ export const leadInputSchema = z.object({
   dealership_id: rowId()
     .nullish()
     .describe('Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.'),
-  dealership_slug: optionalText().nullish().describe('When sent, the slug of that dealership.'),
+  dealership_slug: optionalText().meta({ 'x-references': 'the slug of the dealership of dealership_id' }).nullish().describe('When sent, the slug of that dealership.'),
   category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create: the kind of enquiry.'),
   // Deployment lists (Config.leadSources): checked in validation.ts, not by an enum.
   source: nonBlankText('must not be empty')
+    .meta({ valueList: 'sources' })
     .nullish()
     .describe(
       `Required on create. One of: ${DOCUMENTED_LEAD_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
     ),
   marketing_source: optionalText()
+    .meta({ valueList: 'marketingSources' })
     .nullish()
     .describe(
       `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
     ),
-  website_id: rowId().nullish().describe('A website of the dealership.'),
-  website_slug: optionalText().nullish().describe('Slug or custom slug of a website of the dealership; sets website_id when that is not sent.'),
+  website_id: reference('a website of the dealership').nullish().describe('A website of the dealership.'),
+  website_slug: optionalText().meta({ 'x-references': 'a website of the dealership' }).nullish().describe('Slug or custom slug of a website of the dealership; sets website_id when that is not sent.'),
   page_id: rowId().nullish(),
   stocknum: optionalText().nullish().describe('Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).'),
   provider: optionalText().nullish(),
   provider_id: optionalText().nullish(),
   certified: flag().nullish(),
   golden: flag().nullish().describe('Marks the contact’s lead cluster high priority.'),
-  location_id: rowId().nullish().describe('A location of the dealership.'),
+  location_id: reference('a location of the dealership').nullish().describe('A location of the dealership.'),
   send_customer_email: flag().nullish().describe('false: no acknowledgement e-mail to the customer (default true).'),
-  car_id: rowId().nullish().describe('A car of the dealership.'),
-  model_id: rowId().nullish(),
-  model_variant_id: rowId().nullish().describe('A variant of model_id (which is taken from it when not sent).'),
-  colour_id: rowId().nullish().describe('A colour of model_id (which is taken from it when not sent).'),
-  team_member_id: rowId().nullish().describe('Team Member Enquiry leads only: a user of the dealership.'),
+  car_id: reference('a car of the dealership').nullish().describe('A car of the dealership.'),
+  model_id: reference('a model').nullish(),
+  model_variant_id: reference('a variant of model_id').nullish().describe('A variant of model_id (which is taken from it when not sent).'),
+  colour_id: reference('a colour of model_id').nullish().describe('A colour of model_id (which is taken from it when not sent).'),
+  team_member_id: reference('a user of the dealership, on a Team Member Enquiry lead').nullish().describe('Team Member Enquiry leads only: a user of the dealership.'),
   user_email: optionalText()
     .nullish()
     .describe('A platform user of the dealership to link (case-insensitive); an unknown address is stored unlinked.'),
@@ -308,3 +327,72 @@ export const NEVER_CLEARED = {
 } as const satisfies Partial<Record<keyof LeadInputData, string>>;
 
 export type NeverClearedField = keyof typeof NEVER_CLEARED;
+
+// ───────────────────────────── the arguments as the OpenAPI document states them ─────────────────────────────
+
+/** The first year a date of birth is documented for. */
+const FIRST_BIRTH_YEAR = 1900;
+
+/**
+ * The arguments of create_lead and update_lead as the REST door's OpenAPI document states them, from
+ * the declaration above and the rules that read the same lists (validation.ts, files.ts): on
+ * create the REQUIRED_ON_CREATE fields present and not null; on update the NEVER_CLEARED ones never
+ * null; a payment with its amount (a lead without a payment needs one, and the document cannot know
+ * which lead has); a file as one of the kinds files.ts recognises by its first bytes; a date of birth
+ * a real day of a year before `now`'s. What depends on stored rows is marked `x-references`.
+ */
+export function leadRequests(now: Date) {
+  // The same names as the graph's input types: each is the REST door's reading of that type.
+  const payment = withRequired(leadPaymentInputSchema, ['amount']).meta({
+    id: 'LeadPaymentInput',
+    description: 'A payment: amount is required unless the lead already has a payment.',
+  });
+  // The record's own rule (a superRefine) requires file_type; the document says so by its shape.
+  const file = withRequired(z.object(leadFileInputSchema.shape), ['file_type']).extend({
+    file: z
+      .string()
+      .meta({ pattern: leadFilePattern(), contentEncoding: 'base64' })
+      .describe(
+        'The file content, base64-encoded (a data: URL prefix is allowed and ignored): a PDF, Word (.doc, .docx), RTF, plain text ' +
+          'or image (PNG, JPEG, GIF, WebP) file, at most LEAD_FILE_MAX_BYTES decoded. The pattern covers the kinds known by their first bytes.',
+      ),
+  }).meta({ ...declaredMeta(leadFileInputSchema) });
+  const dob = optionalText()
+    .meta({ pattern: calendarDatePattern(FIRST_BIRTH_YEAR, now.getUTCFullYear() - 1, { blank: true }) })
+    .nullish()
+    .describe(`${declaredMeta(leadInputSchema.shape.dob).description ?? ''} Not in the future; blank clears it.`.trim());
+  // What `fields` must hold for a category (FIELDS_BY_CATEGORY), where this request sets the category.
+  const fieldsByCategory = Object.entries(FIELDS_BY_CATEGORY).map(([category, rule]) => {
+    const { $schema: _dialect, ...shape } = z.toJSONSchema(rule, { io: 'input' });
+    return { if: { properties: { category: { const: category } }, required: ['category'] }, then: { properties: { fields: shape }, required: ['fields'] } };
+  });
+  const lead = leadInputSchema.extend({
+    payment_attributes: payment.nullish(),
+    lead_files_attributes: z.array(file).max(MAX_LEAD_FILES).nullish(),
+    dob,
+  });
+  return {
+    create: z.object({
+      lead: withRequired(lead, REQUIRED_ON_CREATE).meta({
+        id: 'LeadInput',
+        description: `A new lead: ${REQUIRED_ON_CREATE.join(', ')} are required.`,
+        allOf: fieldsByCategory,
+      }),
+    }),
+    update: z.object({
+      id: rowId().describe('The lead id.'),
+      // A lead stays with its dealership (validation.ts): on update dealership_id may only repeat it.
+      lead: withoutNull(
+        lead.extend({ dealership_id: rowId().meta({ 'x-references': 'the dealership of the lead (it cannot change)' }).nullish() }),
+        [...(Object.keys(NEVER_CLEARED) as NeverClearedField[]), 'dealership_id'],
+      ).meta({
+        id: 'LeadUpdateInput',
+        description:
+          'Changes to a lead: a field left out keeps its value, null clears an optional one; ' +
+          `${Object.keys(NEVER_CLEARED).join(', ')} cannot be null. Files sent are added to the lead’s files. ` +
+          'A lead whose category needs certain fields (document_type of a Document Request) keeps needing them when its fields change.',
+        allOf: fieldsByCategory,
+      }),
+    }),
+  };
+}

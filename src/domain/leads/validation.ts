@@ -14,6 +14,7 @@ import { isPlainObject } from '../json-columns.ts';
 import { normalizePhone } from '../phone.ts';
 import { decodeLeadFiles, type DecodedLeadFile } from './files.ts';
 import {
+  EMAIL_ADDRESS,
   FIELDS_BY_CATEGORY,
   NEVER_CLEARED,
   REQUIRED_ON_CREATE,
@@ -70,12 +71,8 @@ export interface ValidationOptions {
   existing?: ExistingLead;
 }
 
-/** An address of the usual form local@domain.tld (RFC 5321 lengths), as browsers' type=email checks it. */
-const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
 export function isEmailAddress(text: string): boolean {
-  return text.length <= 254 && EMAIL.test(text);
+  return text.length <= 254 && EMAIL_ADDRESS.test(text);
 }
 
 const path = (field: string): string => `lead.${field}`;

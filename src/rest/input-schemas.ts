@@ -1,0 +1,196 @@
+// The JSON Schemas of what the REST door reads, for the OpenAPI document, from the declarations that
+// check it, so the document says what the server enforces and cannot drift from it:
+//
+// - a route's arguments declared as a zod record (RestRoute.input, src/domain): zod's own JSON Schema
+//   of the record's input side (types, required and nullable fields, bounds, lengths, list sizes,
+//   enums, and the `pattern`s a rule states in its metadata), with the value lists a deployment sets
+//   (lead sources) filled in and a record nested under `.meta({ id })` as a component;
+// - every text input, declared or not: its maximum length by name and the NUL ban
+//   (src/domain/input-limits.ts, which src/input-checks.ts applies to every argument), free-form JSON
+//   text its own limit; every integer: GraphQL's 32-bit range.
+import { z } from 'zod';
+import { INT32, JSON_TEXT_MAX_LENGTH, TEXT_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';
+import { NON_BLANK, jsonShapeOf } from '../domain/input-records.ts';
+import type { LeadSourceLists } from '../domain/leads/values.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** Text with a character that is not white space, as every text must be: NON_BLANK and TEXT_PATTERN in one pattern. */
+export const NON_BLANK_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*[^\\u0000\\ud800-\\udfff\\s][^\\u0000\\ud800-\\udfff]*$';
+
+/**
+ * Marks a free-form JSON field in the document: its value is stored as sent, so the REST door reads
+ * no text as a number there (a form field's text stays text).
+ */
+export const FREE_FORM_JSON = 'x-free-form-json';
+
+/** Metadata keys of the declarations that are not JSON Schema: read here, then left out of the document. */
+const DECLARATION_ONLY_KEYS = ['asJson', 'valueList', 'id'] as const;
+
+/** The keywords that apply to one JSON type, for moving a wrapper's keyword into the branch it is about. */
+const KEYWORDS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+  string: ['pattern', 'minLength', 'maxLength', 'format', 'contentEncoding', 'contentMediaType'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  array: ['items', 'minItems', 'maxItems', 'uniqueItems'],
+};
+
+export interface InputSchemaOptions {
+  /** Where records named by `.meta({ id })` go: the document's components.schemas. */
+  components: Record<string, JsonSchema>;
+  /** The deployment's lists that a field names by `.meta({ valueList })`. */
+  valueLists: LeadSourceLists;
+}
+
+const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The last schema of a chain of pipes (`text.pipe(trim).pipe(enum)` → the enum). */
+function pipeEnd(schema: z.core.$ZodType): z.core.$ZodType {
+  let end = schema;
+  while (end._zod.def.type === 'pipe') end = (end._zod.def as z.core.$ZodPipeDef).out;
+  return end;
+}
+
+/** zod's JSON Schema of a declaration's input side, with the project's conventions (see the top of this file). */
+function zodJsonSchema(schema: z.core.$ZodType, freeJson: boolean): JsonSchema {
+  return z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    reused: 'inline',
+    override: ({ zodSchema, jsonSchema }) => {
+      const json = jsonSchema as JsonSchema;
+      const shape = jsonShapeOf(zodSchema);
+      if (shape) {
+        // A free-form JSON field checked by a rule of its own: the document shows the rule's shape.
+        for (const key of Object.keys(json)) if (key !== 'description') delete json[key];
+        Object.assign(json, zodJsonSchema(shape, true), { 'x-free-json': true });
+        delete json.$schema;
+        return;
+      }
+      const def = zodSchema._zod.def;
+      if (def.type === 'pipe') {
+        // Text read into a value list (`category`): the list, as the REST door takes it.
+        const end = pipeEnd(zodSchema);
+        if (end._zod.def.type === 'enum') {
+          json.type = 'string';
+          json.enum = Object.values((end._zod.def as z.core.$ZodEnumDef).entries);
+        }
+      }
+      if (Array.isArray(json.enum) && json.type === 'number' && json.enum.every((value) => Number.isInteger(value))) json.type = 'integer';
+      if (freeJson) json['x-free-json'] = true;
+    },
+  }) as JsonSchema;
+}
+
+/** Each document's records as zod wrote them, by id: a second record under an id must be the same one. */
+const writtenRecords = new WeakMap<Record<string, JsonSchema>, Map<string, string>>();
+
+/** Moves `$defs` into the components (a record used under one id is one component) and points the refs there. */
+function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const definitions = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  delete json.$defs;
+  delete json.$schema;
+  const repoint = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(repoint);
+    if (!isObject(value)) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, '#/components/schemas/') : repoint(inner),
+      ]),
+    );
+  };
+  let written = writtenRecords.get(components);
+  if (!written) writtenRecords.set(components, (written = new Map()));
+  for (const [id, definition] of Object.entries(definitions)) {
+    const text = JSON.stringify(definition);
+    const earlier = written.get(id);
+    if (earlier !== undefined && earlier !== text) throw new Error(`two different records are named ${id}`);
+    if (earlier !== undefined) continue;
+    if (components[id]) throw new Error(`the record ${id} has the name of another schema of the document`);
+    written.set(id, text);
+    components[id] = repoint(definition) as JsonSchema;
+  }
+  return repoint(json) as JsonSchema;
+}
+
+/**
+ * What every input of this name may be, applied to a schema in place: text within its maximum
+ * length (free-form JSON text within JSON_TEXT_MAX_LENGTH) and without NUL, a non-blank rule as one
+ * pattern with it, integers within 32 bits, a deployment's value list, and each keyword of a
+ * wrapper moved into the branch of the type it is about.
+ */
+export function applyInputLimits(
+  schema: JsonSchema,
+  name: string,
+  owner: string,
+  options: InputSchemaOptions,
+  seen = new Set<string>(),
+  insideFreeJson = false,
+): JsonSchema {
+  const freeJson = schema['x-free-json'] === true || insideFreeJson;
+  delete schema['x-free-json'];
+  if (freeJson && !insideFreeJson) schema[FREE_FORM_JSON] = true;
+  const list = schema.valueList as keyof LeadSourceLists | undefined;
+  if (list) schema.enum = [...options.valueLists[list]];
+  for (const key of DECLARATION_ONLY_KEYS) delete schema[key];
+
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (Array.isArray(schema.anyOf)) {
+    // A keyword beside anyOf (a pattern on a nullable text) belongs to the branch of its type.
+    for (const [type, keywords] of Object.entries(KEYWORDS_BY_TYPE)) {
+      const branch = (schema.anyOf as JsonSchema[]).find((candidate) => candidate.type === type);
+      if (!branch) continue;
+      for (const keyword of keywords) {
+        if (keyword in schema) {
+          branch[keyword] = schema[keyword];
+          delete schema[keyword];
+        }
+      }
+      if (schema.enum && type === 'string') {
+        branch.enum = schema.enum;
+        delete schema.enum;
+      }
+    }
+  }
+  if (Array.isArray(schema.enum)) {
+    // A list of values says all there is to say.
+    for (const keyword of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum']) delete schema[keyword];
+  } else if (types.includes('string')) {
+    const limit = freeJson ? JSON_TEXT_MAX_LENGTH : UNLIMITED_TEXT_FIELDS.has(`${owner}.${name}`) ? undefined : textMaxLength(name);
+    if (limit !== undefined) schema.maxLength = Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : limit, limit);
+    if (schema.pattern === undefined) schema.pattern = TEXT_PATTERN;
+    else if (schema.pattern === NON_BLANK.source) schema.pattern = NON_BLANK_TEXT_PATTERN;
+  }
+  if (types.includes('integer') && !Array.isArray(schema.enum)) {
+    schema.minimum = Math.max(typeof schema.minimum === 'number' ? schema.minimum : INT32.min, INT32.min);
+    schema.maximum = Math.min(typeof schema.maximum === 'number' ? schema.maximum : INT32.max, INT32.max);
+  }
+  const walk = (inner: unknown, innerName: string, innerOwner: string): void => {
+    if (isObject(inner)) applyInputLimits(inner, innerName, innerOwner, options, seen, freeJson);
+  };
+  for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) walk(property, key, owner);
+  if (isObject(schema.additionalProperties)) walk(schema.additionalProperties, name, owner);
+  if (isObject(schema.propertyNames)) walk(schema.propertyNames, name, owner);
+  walk(schema.items, name, owner);
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const branch of (schema[keyword] ?? []) as unknown[]) walk(branch, name, owner);
+  }
+  const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
+  if (ref && !seen.has(ref)) {
+    seen.add(ref);
+    const component = options.components[ref];
+    if (component) applyInputLimits(component, name, ref, options, seen);
+  }
+  return schema;
+}
+
+/**
+ * The JSON Schema of each argument a record declares, with which are required: for the parameters
+ * and the body of an operation. A nested record with `.meta({ id })` becomes a component.
+ */
+export function recordArguments(record: z.ZodObject, owner: string, options: InputSchemaOptions): { properties: Record<string, JsonSchema>; required: string[] } {
+  const json = hoistDefinitions(zodJsonSchema(record, false), options.components);
+  applyInputLimits(json, '', owner, options);
+  return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: (json.required ?? []) as string[] };
+}
