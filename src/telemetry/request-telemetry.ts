@@ -20,7 +20,7 @@ import { matchPath, type RestRoute } from '../rest/routes.ts';
 import { rootFieldsOf } from '../key-call-log.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
-import { recordOf, startRecord, type RequestRecord } from './request-record.ts';
+import { recordOf, requestBindings, startRecord, type RequestRecord } from './request-record.ts';
 import { Response } from '../fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
@@ -28,7 +28,8 @@ export const REQUEST_ID_HEADER = 'request-id';
 /** The label of every path the service does not answer. */
 export const UNMATCHED_DOOR = 'unmatched';
 
-const SERVICE_PATHS = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
+/** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
+export const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
@@ -221,7 +222,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
       (record.logger ?? deps.logger).info(
         {
-          ...(record.logger ? {} : { request_id: record.id }),
+          ...(record.logger ? {} : requestBindings(record)),
           method: request.method,
           path: pathname,
           door,
