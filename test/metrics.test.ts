@@ -176,7 +176,7 @@ describe('/metrics', () => {
     expect([...after].filter((series) => !before.has(series))).toEqual([]);
     expect(after.size).toBe(before.size);
     expect([...after].some((series) => series.includes('Op1_'))).toBe(false);
-  });
+  }, 180_000);
 
   it('labels an operation of several root fields with one door, whatever fields it combines', async () => {
     const post = (query: string): Promise<Response> =>
