@@ -3,7 +3,11 @@
 # build, then a runtime stage holding only the production dependencies, dist/ and the migrations,
 # run by the unprivileged `node` user.
 
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# Node 24 LTS, pinned by digest: a rebuild gets the same base, and a changed base is a reviewed
+# change of this line. The digest is the one published for node:24.21.0-bookworm-slim (the same Node
+# CI also runs the suite on: .ci/run); confirm it with `docker buildx imagetools inspect` before a
+# release when moving to another version.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 
 # ── deps: every dependency, from the lock file ──
 FROM ${NODE_IMAGE} AS deps
@@ -37,6 +41,7 @@ COPY --from=build /app/prisma/migrations ./prisma/migrations
 USER node
 EXPOSE 4000
 # Slim images have no curl: Node's own fetch asks /ready (503 while draining or without a database).
+# (On Kubernetes the probes of deploy/kubernetes take this role: a HEALTHCHECK is Docker's.)
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm run start:production` runs, without npm in between: node is PID 1's only child
