@@ -3,7 +3,12 @@
 # build, then a runtime stage holding only the production dependencies, dist/ and the migrations,
 # run by the unprivileged `node` user.
 
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# Node 22 LTS, the exact release CI also runs the suite on (.ci/run reads this line). Not Node 24:
+# better-sqlite3 12.6 aborts at a worker's teardown there (RemoveEnvironmentCleanupHook assertion).
+# TODO(digest): pin by digest (`node:22.23.3-bookworm-slim@sha256:…`, from
+# `docker buildx imagetools inspect node:22.23.3-bookworm-slim`); no container registry is reachable
+# where this file was written, so the digest could not be read, and none is made up.
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 
 # ── deps: every dependency, from the lock file ──
 FROM ${NODE_IMAGE} AS deps
@@ -37,6 +42,7 @@ COPY --from=build /app/prisma/migrations ./prisma/migrations
 USER node
 EXPOSE 4000
 # Slim images have no curl: Node's own fetch asks /ready (503 while draining or without a database).
+# (On Kubernetes the probes of deploy/kubernetes take this role: a HEALTHCHECK is Docker's.)
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm run start:production` runs, without npm in between: node is PID 1's only child

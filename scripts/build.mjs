@@ -65,7 +65,7 @@ export function isStale() {
 export function bundleOptions(outdir) {
   return {
     absWorkingDir: projectRoot,
-    entryPoints: { index: 'src/index.ts' },
+    entryPoints: { index: 'src/index.ts', migrate: 'scripts/migrate.ts' },
     outdir,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,

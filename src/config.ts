@@ -57,6 +57,8 @@ export interface TracingConfig {
   /** Where OTLP spans are posted (the exporter also reads OTEL_EXPORTER_OTLP_HEADERS itself). */
   otlpUrl: string | null;
   serviceName: string;
+  /** `deployment.environment.name` of every span (DEPLOYMENT_ENVIRONMENT). */
+  deploymentEnvironment: string;
   resourceAttributes: Readonly<Record<string, string>>;
   sampler: TraceSampler;
   samplerRatio: number;
@@ -83,7 +85,10 @@ function keyValueList(text: string | undefined): Record<string, string> {
 }
 
 /** Traces are on when an exporter is chosen, or an OTLP endpoint is given, and the SDK is not disabled. */
-function tracingConfig(settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER' | 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_RESOURCE_ATTRIBUTES' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG' | 'OTEL_BSP_SCHEDULE_DELAY'>): TracingConfig | null {
+function tracingConfig(
+  settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER' | 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_RESOURCE_ATTRIBUTES' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG' | 'OTEL_BSP_SCHEDULE_DELAY'>,
+  deploymentEnvironment: string,
+): TracingConfig | null {
   const otlpUrl = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (settings.OTEL_EXPORTER_OTLP_ENDPOINT ? `${settings.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : null);
   const exporter = settings.OTEL_TRACES_EXPORTER ?? (otlpUrl ? 'otlp' : 'none');
   if (settings.OTEL_SDK_DISABLED || exporter === 'none') return null;
@@ -91,6 +96,7 @@ function tracingConfig(settings: Pick<Settings, 'OTEL_SDK_DISABLED' | 'OTEL_TRAC
     exporter,
     otlpUrl,
     serviceName: settings.OTEL_SERVICE_NAME,
+    deploymentEnvironment,
     resourceAttributes: keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES),
     sampler: settings.OTEL_TRACES_SAMPLER,
     samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
@@ -447,6 +453,11 @@ export const SETTINGS = {
     schema: optional(z.string().trim().regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, 'must be key=value pairs separated by commas, e.g. deployment.environment=production')),
     defaultInWords: 'none',
     meaning: 'more attributes of every span\'s resource, as `key=value,key2=value2` (e.g. `deployment.environment=production,service.instance.id=gw-1`)',
+  }),
+  DEPLOYMENT_ENVIRONMENT: setting({
+    schema: optional(z.string().trim().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. production or staging')),
+    defaultInWords: '`production` with `NODE_ENV=production`, else `development`',
+    meaning: 'the `deployment.environment.name` of every span (production, staging…), so one tracing system can hold several deployments; see "Traces"',
   }),
   OTEL_TRACES_SAMPLER: setting({
     schema: optional(
@@ -936,7 +947,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Readable lines are for a person at a terminal running the demo; anything else gets JSON.
     logFormat: settings.LOG_FORMAT ?? (mode === 'development' && process.stdout.isTTY === true ? 'pretty' : 'json'),
     metricsToken: settings.METRICS_TOKEN ?? null,
-    tracing: tracingConfig(settings),
+    tracing: tracingConfig(settings, settings.DEPLOYMENT_ENVIRONMENT ?? (settings.NODE_ENV === 'production' ? 'production' : 'development')),
     bodyLimitBytes: settings.BODY_LIMIT_BYTES,
     seedDemoData: settings.SEED_DEMO_DATA,
     // readSettings has refused a missing PUBLIC_URL outside development mode.

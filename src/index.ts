@@ -3,9 +3,9 @@
 // the setting at fault (src/startup.ts).
 import { loadConfig, processEnvironment, type Config } from './config.ts';
 import { loadEnvFile, type EnvFileLoad } from './env-file.ts';
-import { createConfiguredLogger } from './logger.ts';
+import { createConfiguredLogger, routeProcessOutput } from './logger.ts';
 import { startService } from './service.ts';
-import { failStartup, warnIfDevelopmentMode } from './startup.ts';
+import { failStartup, listeningLine, warnIfDevelopmentMode } from './startup.ts';
 
 let config: Config;
 let envFile: EnvFileLoad | null;
@@ -16,6 +16,8 @@ try {
   failStartup(error);
 }
 const logger = await createConfiguredLogger(config);
+// JSON logs: libraries' console output and Node's warnings become JSON lines too.
+if (config.logFormat === 'json') routeProcessOutput(logger);
 if (envFile) {
   logger.info({ file: envFile.file, settings: envFile.settings }, 'settings read from the env file');
   // A misspelt name would otherwise be ignored without a word; libraries' own variables (AWS_…) are fine.
@@ -30,10 +32,8 @@ async function main(): Promise<void> {
   // imports it (src/db/prepare.ts takes the seeder it is given).
   const demoData = config.seedDemoData ? (await import('../prisma/seed.ts')).seedDemoData : undefined;
   const service = await startService(config, logger, { demoData });
-  logger.info(
-    { port: service.address.port, engine: config.engine },
-    `listening on http://localhost:${service.address.port} (GraphiQL at /graphql, REST docs at /docs); get a key with: npm run --silent keys -- create --name demo --all-permissions`,
-  );
+  const listening = listeningLine(config, service.address.port);
+  logger.info(listening.fields, listening.msg);
   const stop = (signal: NodeJS.Signals): void => {
     service.stop(signal).then(
       () => process.exit(0),

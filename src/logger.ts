@@ -2,6 +2,7 @@
 // shipper), or readable coloured lines for people (LOG_FORMAT=pretty, pino-pretty). Both carry the
 // same fields, and neither ever carries personal data: the known fields that could hold an e-mail
 // address, a phone number or a secret are redacted here, whatever code logs them.
+import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
 
@@ -53,4 +54,30 @@ export async function createConfiguredLogger(settings: { logLevel: LogLevel; log
     settings.logLevel,
     pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
   );
+}
+
+/**
+ * Makes every line the process writes one of the logger's JSON lines (LOG_FORMAT=json): what
+ * libraries print through `console` (Prisma's warnings, ioredis' unhandled-error notice, Sofa's debug
+ * output) and Node's own process warnings (a deprecation in a dependency) arrive as lines with
+ * `source` saying where from, and an uncaught exception as a `fatal` line before the exit (1).
+ * The process entry calls it once; tests and CLIs keep Node's own console.
+ */
+export function routeProcessOutput(logger: Logger): void {
+  const lineOf = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => logger[level]({ source: 'console' }, format(...args));
+  console.log = lineOf('info');
+  console.info = lineOf('info');
+  console.debug = lineOf('debug');
+  console.trace = lineOf('debug');
+  console.warn = lineOf('warn');
+  console.error = lineOf('error');
+  // Node prints warnings through a listener of its own; this one replaces it.
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    logger.warn({ source: 'node', warning: { name: warning.name, ...(warning.code ? { code: warning.code } : {}) } }, warning.message);
+  });
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception: the process stops');
+    process.exit(1);
+  });
 }

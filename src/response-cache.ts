@@ -276,6 +276,9 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
         // the REST schema does not have.
         idFields: [],
         includeExtensionMetadata: false,
+        // Answers with errors are not cached, as by the plugin's default, which also printed a plain-text
+        // console line for each one; every line this process writes is JSON (src/logger.ts).
+        shouldCacheResult: ({ result }) => !result.errors,
         async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId, context }) {
           const current = await generation.current();
           const name = createHash('sha256')

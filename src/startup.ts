@@ -102,3 +102,17 @@ export function warnIfDevelopmentMode(config: Pick<Config, 'mode' | 'development
     }; demo data may be seeded. Production: leave out --dev and APP_MODE, set PUBLIC_URL, SESSION_SIGNING_SECRET and SECRETS_ENCRYPTION_KEYS`,
   );
 }
+
+/**
+ * The start-up line: what this instance serves, truthfully. The explorers (GraphiQL on /graphql in a
+ * browser, Swagger UI on /docs) are named only when they are on (production turns them off unless
+ * EXPLORERS=on), and the keys CLI only in development mode (the production image has no tsx to run it).
+ */
+export function listeningLine(config: Pick<Config, 'explorers' | 'mode' | 'engine' | 'publicUrl'>, port: number): { fields: Record<string, unknown>; msg: string } {
+  const served = config.explorers
+    ? 'GraphQL at /graphql (GraphiQL in a browser), the REST paths, their OpenAPI document at /openapi.json and Swagger UI at /docs'
+    : 'GraphQL at /graphql, the REST paths and their OpenAPI document at /openapi.json (no GraphiQL, no /docs: EXPLORERS=on serves them)';
+  const address = config.mode === 'development' ? `http://localhost:${port}` : `port ${port} (public URL ${config.publicUrl})`;
+  const hint = config.mode === 'development' ? '; get a key with: npm run --silent keys -- create --name demo --all-permissions' : '';
+  return { fields: { port, engine: config.engine, explorers: config.explorers }, msg: `listening on ${address}: ${served}${hint}` };
+}

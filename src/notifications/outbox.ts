@@ -8,7 +8,7 @@
 //   message per recipient (so one bouncing address does not hold back the others): the team member
 //   a Team Member Enquiry is for, else the platform user the lead is linked to (user_email), else
 //   every user of the dealership. The data model has no dealership mailbox, so users it is.
-import { currentTraceparent } from '../telemetry/tracing.ts';
+import { requestTraceparent } from '../telemetry/tracing.ts';
 import type { Prisma } from '../db/client.ts';
 import { isEmailAddress } from '../domain/leads/validation.ts';
 
@@ -63,8 +63,8 @@ export async function enqueueLeadNotifications(tx: Tx, lead: NotifiedLead, deale
   const vehicle = car ? `${car.year} ${car.make} ${car.model} (stock number ${car.stocknum})` : lead.stocknum ? `stock number ${lead.stocknum}` : null;
   const name = fullName(lead);
   const rows: Prisma.OutboxMessageCreateManyInput[] = [];
-  // The request's trace, for the e-mails to carry on (src/telemetry/tracing.ts); null when not traced.
-  const traceparent = currentTraceparent();
+  // The request's span, for the sends to link to (src/telemetry/tracing.ts); null when not traced.
+  const traceparent = requestTraceparent();
 
   const customerEmail = lead.email?.trim();
   if (lead.send_customer_email && customerEmail && isEmailAddress(customerEmail)) {

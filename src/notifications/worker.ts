@@ -26,8 +26,8 @@ import type { Clock } from '../db/clock.ts';
 import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
 import { createMailer, type Mailer } from './mailer.ts';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { contextFromTraceparent, currentTraceparent, tracer } from '../telemetry/tracing.ts';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { currentTraceparent, linksTo, tracer } from '../telemetry/tracing.ts';
 import { outboxMessageId } from './outbox.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
@@ -192,11 +192,23 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
     const messageId = outboxMessageId(message, deps.mailFrom);
 
     try {
-      // A child of the request that queued the message, when it was traced; the e-mail carries this span on.
+      // The send is work of its own, later and perhaps retried: a trace of its own, linked to the request
+      // span that queued the message (OpenTelemetry's convention for queued work); the e-mail carries it on.
       await tracer().startActiveSpan(
         `outbox send ${message.kind}`,
-        { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'smtp', 'messaging.message.id': messageId, 'outbox.id': message.id, 'outbox.attempt': message.attempts } },
-        contextFromTraceparent(message.traceparent),
+        {
+          kind: SpanKind.PRODUCER,
+          links: linksTo(message.traceparent),
+          attributes: {
+            'messaging.system': 'smtp',
+            'messaging.operation.type': 'send',
+            'messaging.operation.name': 'send',
+            'messaging.message.id': messageId,
+            'outbox.id': message.id,
+            'outbox.attempt': message.attempts,
+          },
+        },
+        ROOT_CONTEXT,
         async (span) => {
           try {
             await sendWhileHolding(deps, message, policy.leaseMs, () =>

@@ -13,6 +13,9 @@ import { poolOf, type Db } from '../db/client.ts';
 /** Seconds; from a cached read (well under a millisecond) to a slow write. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** prom-client's default gauges whose `_total` suffix says counter: sums of the by-type gauges kept beside them. */
+export const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
 export interface GatewayMetrics {
   readonly registry: Registry;
   /** One finished request: its door (route template or operation), status and duration. */
@@ -43,6 +46,9 @@ export function createMetrics({ db, now, logger }: MetricsSources): GatewayMetri
   const registry = new Registry();
   // Process memory, CPU, event-loop lag, heap and GC: prom-client's standard Node metrics.
   collectDefaultMetrics({ register: registry });
+  // Three of them are gauges named like counters (`_total`), which Prometheus' conventions (and
+  // `promtool check metrics`) reject; each is the sum of a gauge kept by type (nodejs_active_handles…).
+  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
 
   const requests = new Counter({
     name: 'gateway_http_requests_total',

@@ -17,6 +17,22 @@ export interface RequestRecord {
   errorCode?: string;
   /** The request's child logger, made when something first logs for it. */
   logger?: Logger;
+  /**
+   * With traces on, the request span's ids (src/telemetry/tracing-plugin.ts), in every line logged for
+   * the request, so a log line is found from its trace and a trace from its log line.
+   */
+  trace?: TraceIds;
+}
+
+/** OpenTelemetry's names for them in logs: hex, as W3C trace context writes them. */
+export interface TraceIds {
+  trace_id: string;
+  span_id: string;
+}
+
+/** The fields that tie a line to its request (and its trace): `request_id`, then `trace_id` and `span_id` when traced. */
+export function requestBindings(record: RequestRecord): { request_id: string } & Partial<TraceIds> {
+  return record.trace ? { request_id: record.id, ...record.trace } : { request_id: record.id };
 }
 
 const records = new WeakMap<Request, RequestRecord>();
@@ -80,11 +96,11 @@ export function recordOf(sentRequest: Request): RequestRecord | undefined {
 
 /**
  * The logger for whatever runs on behalf of this request (resolvers, domain rules, through
- * `context.logger`): every line it writes carries the request id.
+ * `context.logger`): every line it writes carries the request id, and the trace's ids when traced.
  */
 export function requestLogger(base: Logger, sentRequest: Request): Logger {
   const record = records.get(sentRequest);
   if (!record) return base.child({ request_id: requestIdFor(sentRequest.headers) });
-  record.logger ??= base.child({ request_id: record.id });
+  record.logger ??= base.child(requestBindings(record));
   return record.logger;
 }

@@ -5,30 +5,31 @@
 // On the way it gives every answer its `Request-Id` header, and every error body the id: REST bodies
 // gain `request_id`, GraphQL errors `extensions.request_id`, so an integrator can quote it.
 //
-// The door is the metric label and must stay a small set: the REST route template
-// (`GET /api/v1/cars/{id}/performance.json`, never the path with its ids), the GraphQL operation
-// (`query CarPerformance`, or `query anonymous(car)` naming the root fields), a service path
-// (`GET /health`), or `unmatched` for every unknown path. Operation names are the client's choice,
-// so only the first MAX_GRAPHQL_DOORS distinct ones are kept; later ones count as `graphql other`.
-import { GraphQLError, getOperationAST, Kind, type DocumentNode, type ExecutionResult } from 'graphql';
+// The door is the metric label, and its values come from closed sets only, never from what a caller
+// writes: the REST route template (`GET /api/v1/cars/{id}/performance.json`, never the path with its
+// ids), the GraphQL operation's type and its root field of the schema (`query car_performance`,
+// `query (several root fields)`, `query (introspection)`), a service path (`GET /health`), or `unmatched` for every unknown
+// path. A GraphQL operation's name is the caller's text: it goes to the trace
+// (`graphql.operation.name`), never into a label.
+import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '../context.ts';
 import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
 import { matchPath, type RestRoute } from '../rest/routes.ts';
+import { rootFieldsOf } from '../key-call-log.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
-import { recordOf, startRecord, type RequestRecord } from './request-record.ts';
+import { recordOf, requestBindings, startRecord, type RequestRecord } from './request-record.ts';
 import { Response } from '../fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
-/** Distinct GraphQL door labels kept per instance; beyond them operations count as `graphql other`. */
-export const MAX_GRAPHQL_DOORS = 200;
 /** The label of every path the service does not answer. */
 export const UNMATCHED_DOOR = 'unmatched';
 
-const SERVICE_PATHS = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
+/** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
+export const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
@@ -51,16 +52,22 @@ function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLError
   return error instanceof GraphQLError ? withExtensions(error, extensions) : { ...error, extensions };
 }
 
-/** `query CarPerformance`, or `query anonymous(car,dealership)` for an unnamed operation. */
-function operationLabel(document: DocumentNode, operationName: string | null | undefined): string | null {
+/** The door of an operation that selects more than one root field (their combinations are not a small set). */
+export const SEVERAL_ROOT_FIELDS = '(several root fields)';
+/** The door of an operation that asks only for `__typename`, `__schema` or `__type`. */
+export const INTROSPECTION_ONLY = '(introspection)';
+
+/**
+ * `query car_performance`: the operation's type and its root field, as the schema names it (an alias
+ * is the caller's, the field name the schema's). The document was validated against the schema before
+ * it ran, so the field is one of the schema's root fields (or `__typename`, `__schema`, `__type`).
+ */
+export function operationDoor(document: DocumentNode, operationName: string | null | undefined): string | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
-  if (operation.name) return `${operation.operation} ${operation.name.value}`;
-  const fields = new Set<string>();
-  for (const selection of operation.selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) fields.add(selection.name.value);
-  }
-  return `${operation.operation} anonymous(${[...fields].sort().join(',')})`;
+  const fields = rootFieldsOf(document, operationName);
+  if (fields.length === 0) return `${operation.operation} ${INTROSPECTION_ONLY}`;
+  return `${operation.operation} ${fields.length === 1 ? fields[0] : SEVERAL_ROOT_FIELDS}`;
 }
 
 export interface RequestTelemetry {
@@ -76,7 +83,6 @@ export interface RequestTelemetry {
 }
 
 export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
-  const graphqlDoors = new Set<string>();
   const restDoors = new Map<string, string>();
 
   const restDoor = (method: string, route: RestRoute): string => {
@@ -89,14 +95,16 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     return door;
   };
 
+  // Yoga's parse cache hands out one document per query text, so a repeated operation's door is worked out once.
+  const doorsByDocument = new WeakMap<DocumentNode, Map<string, string | null>>();
   const graphqlDoor = (record: RequestRecord): string | null => {
     if (!record.operation) return null;
-    const label = operationLabel(record.operation.document, record.operation.operationName);
-    if (label === null) return null;
-    if (graphqlDoors.has(label)) return label;
-    if (graphqlDoors.size >= MAX_GRAPHQL_DOORS) return 'graphql other';
-    graphqlDoors.add(label);
-    return label;
+    const { document, operationName } = record.operation;
+    let byName = doorsByDocument.get(document);
+    if (!byName) doorsByDocument.set(document, (byName = new Map()));
+    let door = byName.get(operationName ?? '');
+    if (door === undefined) byName.set(operationName ?? '', (door = operationDoor(document, operationName)));
+    return door;
   };
 
   const doorOf = (request: Request, pathname: string, record: RequestRecord, status: number): string => {
@@ -214,7 +222,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
       (record.logger ?? deps.logger).info(
         {
-          ...(record.logger ? {} : { request_id: record.id }),
+          ...(record.logger ? {} : requestBindings(record)),
           method: request.method,
           path: pathname,
           door,

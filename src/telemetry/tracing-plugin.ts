@@ -8,19 +8,19 @@
 //   while it executes, so the SQL statements' spans (src/db/traced-adapter.ts) hang below it.
 // - `last` (after every hook that changes the answer): the final status goes on the request span,
 //   which ends, and the answer carries the span's `traceparent`.
-import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { rootFieldsOf } from '../key-call-log.ts';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from './request-record.ts';
-import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, tracer } from './tracing.ts';
+import { SERVICE_PATHS } from './request-telemetry.ts';
+import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from './tracing.ts';
 import { Response } from '../fetch-api.ts';
 
-/** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null. */
+/** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
-  if (pathname === graphqlEndpoint) return graphqlEndpoint;
+  if (pathname === graphqlEndpoint || SERVICE_PATHS.has(pathname)) return pathname;
   const wanted = method === 'HEAD' ? 'GET' : method;
   const match = matchPath(pathname).find((candidate) => candidate.route.method === wanted);
   return match ? openApiPath(match.route.path) : null;
@@ -39,29 +39,42 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       if (!isTracing()) return;
       const route = routeOf(request.method, url.pathname, graphqlEndpoint);
       const parent = contextFromHeaders(request.headers);
+      const userAgent = request.headers.get('user-agent');
       const span = tracer().startSpan(
         `${request.method} ${route ?? ''}`.trim(),
         {
           kind: SpanKind.SERVER,
+          // OpenTelemetry's HTTP server conventions; the server is the one the client addressed (Host).
           attributes: {
             'http.request.method': request.method,
+            'url.scheme': url.protocol.slice(0, -1),
             'url.path': url.pathname,
             ...(route ? { 'http.route': route } : {}),
+            'server.address': url.hostname,
+            'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+            ...(userAgent ? { 'user_agent.original': userAgent } : {}),
             'request.id': recordOf(request)?.id ?? '',
           },
         },
         parent,
       );
       requestSpans.set(request, span);
-      enterTraceContext(trace.setSpan(parent, span));
+      const record = recordOf(request);
+      // Only a sampled span is in the tracing system for a log line to point at.
+      if (record && span.spanContext().traceFlags & TraceFlags.SAMPLED) {
+        const { traceId, spanId } = span.spanContext();
+        record.trace = { trace_id: traceId, span_id: spanId };
+      }
+      enterTraceContext(requestContext(parent, span));
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       if (!isTracing()) return undefined;
       const operation = getOperationAST(args.document, args.operationName);
       const type = operation?.operation ?? 'query';
-      const name = args.operationName ?? operation?.name?.value ?? rootFieldsOf(args.document, args.operationName).join(',');
-      const span = tracer().startSpan(`${type} ${name}`.trim(), {
-        attributes: { 'graphql.operation.type': type, 'graphql.operation.name': name },
+      // OpenTelemetry's GraphQL conventions: the span is `<type> <name>`, or the type alone for an unnamed operation.
+      const name = args.operationName ?? operation?.name?.value;
+      const span = tracer().startSpan(name ? `${type} ${name}` : type, {
+        attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
       });
       const active = trace.setSpan(context.active(), span);
       setExecuteFn((executeArgs) => context.with(active, () => executeFn(executeArgs)));

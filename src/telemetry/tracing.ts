@@ -9,18 +9,24 @@
 // An incoming `traceparent` is the request span's parent; the answer carries the request span's
 // `traceparent`; a notification queued by the request stores it and its e-mail carries it on.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   context,
+  createContextKey,
   propagation,
   ROOT_CONTEXT,
   trace,
   type Context as TraceContext,
   type ContextManager,
+  type Link,
+  type Span,
   type TextMapGetter,
   type Tracer,
 } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import type { TracingConfig } from '../config.ts';
+import { projectRoot, type TracingConfig } from '../config.ts';
 
 export const TRACER_NAME = 'dealership-gateway';
 
@@ -103,10 +109,28 @@ export function currentTraceparent(from: TraceContext = context.active()): strin
   return carrier.traceparent ?? null;
 }
 
-/** The context a stored `traceparent` (an outbox message's) continues. */
-export function contextFromTraceparent(traceparent: string | null): TraceContext {
-  if (!traceparent) return ROOT_CONTEXT;
-  return propagation.extract(ROOT_CONTEXT, { traceparent });
+/** Where a request's own SERVER span is kept in its context, under the operation and statement spans. */
+const REQUEST_SPAN = createContextKey('dealership-gateway request span');
+
+/** The context of a request: `span` is the active span, and the request's span for whatever runs below it. */
+export function requestContext(parent: TraceContext, span: Span): TraceContext {
+  return trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
+}
+
+/**
+ * The W3C `traceparent` of the request being answered (its SERVER span, whichever span is active
+ * below it), when it is traced: what a notification it queues is linked to.
+ */
+export function requestTraceparent(): string | null {
+  const span = context.active().getValue(REQUEST_SPAN) as Span | undefined;
+  return span ? currentTraceparent(trace.setSpan(ROOT_CONTEXT, span)) : null;
+}
+
+/** A link to the span a stored `traceparent` (an outbox message's) names; none without one. */
+export function linksTo(traceparent: string | null): Link[] {
+  if (!traceparent) return [];
+  const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
+  return spanContext ? [{ context: spanContext }] : [];
 }
 
 /**
@@ -115,6 +139,30 @@ export function contextFromTraceparent(traceparent: string | null): TraceContext
  */
 function commonJsExports<T extends object>(loaded: T): T {
   return (loaded as { default?: T }).default ?? loaded;
+}
+
+/** This process's `service.instance.id`: unique per process, as OpenTelemetry's resource conventions ask. */
+export const SERVICE_INSTANCE_ID = randomUUID();
+
+/** The version in package.json (the image carries it beside dist/). */
+function serviceVersion(): string {
+  const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof version === 'string' ? version : 'unknown';
+}
+
+/**
+ * The resource every span names: OpenTelemetry's service attributes, then OTEL_RESOURCE_ATTRIBUTES
+ * (which may set its own `service.instance.id`, a pod's name say), then OTEL_SERVICE_NAME, which wins
+ * over a `service.name` there as the specification says.
+ */
+export function resourceAttributes(config: TracingConfig | null): Record<string, string> {
+  return {
+    'service.version': serviceVersion(),
+    'service.instance.id': SERVICE_INSTANCE_ID,
+    'deployment.environment.name': config?.deploymentEnvironment ?? 'development',
+    ...config?.resourceAttributes,
+    'service.name': config?.serviceName ?? TRACER_NAME,
+  };
 }
 
 export interface Tracing {
@@ -154,7 +202,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
     parentbased_traceidratio: () => new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) }),
   } as const;
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ ...config?.resourceAttributes, 'service.name': config?.serviceName ?? TRACER_NAME }),
+    resource: resourceFromAttributes(resourceAttributes(config)),
     sampler: samplers[config?.sampler ?? 'parentbased_always_on'](),
     // Batched for a real exporter (one POST per batch, off the requests' path); one by one for a test's.
     spanProcessors: [options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: config?.batchDelayMs })],

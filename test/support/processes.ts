@@ -40,6 +40,8 @@ export function runScript(script: string, args: readonly string[], settings: Rec
 export interface RunningService {
   /** Every log line so far, parsed. */
   lines: Record<string, unknown>[];
+  /** Lines of standard output that were not JSON, and everything written to standard error. */
+  notJson: string[];
   /** SIGTERM, then resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL (no chance to clean up, as a crash or an OOM kill), then resolves once it is gone. */
@@ -58,7 +60,9 @@ export function startBundledService(bundleEntry: string, args: readonly string[]
 
 function watchService(child: ChildProcess): Promise<RunningService> {
   const lines: Record<string, unknown>[] = [];
+  const notJson: string[] = [];
   let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => notJson.push(chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -66,11 +70,18 @@ function watchService(child: ChildProcess): Promise<RunningService> {
       const complete = output.split('\n');
       output = complete.pop() ?? '';
       for (const line of complete) {
-        const parsed = JSON.parse(line) as Record<string, unknown>;
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          notJson.push(line);
+          continue;
+        }
         lines.push(parsed);
         if (String(parsed.msg).startsWith('listening on')) {
           resolve({
             lines,
+            notJson,
             stop: () => {
               child.kill('SIGTERM');
               return exited;
