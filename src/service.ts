@@ -3,7 +3,9 @@
 // exit); tests drive it directly.
 //
 // Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
-//  1. `/ready` answers 503 and the listening socket closes (new connections are refused);
+//  1. `/ready` answers 503 and the listening socket closes as soon as no connection waits in the
+//     kernel's accept queue (new connections are then refused; one accepted before that is answered
+//     503 with `Retry-After` and `Connection: close`, src/http-server.ts);
 //  2. every request already received, including ones arriving on open keep-alive connections, is
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
@@ -87,7 +89,7 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
-  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
+  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections answered 503 until the listening socket closes, answering the requests received');
 
   let cutConnections = 0;
   const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
