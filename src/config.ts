@@ -139,6 +139,10 @@ export interface Config {
   s3: S3Settings | null;
   /** PostgreSQL: the most connections one instance opens (its pg pool size). */
   databasePoolMax: number;
+  /** The longest one statement may take (PostgreSQL) or wait for a lock (SQLite's busy timeout). */
+  databaseStatementTimeoutMs: number;
+  /** PostgreSQL: the longest a connection may take to open, or to be free in the pool. */
+  databaseConnectTimeoutMs: number;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
   /** The source and marketing_source values a lead may have (LEAD_EXTRA_SOURCES, LEAD_EXTRA_MARKETING_SOURCES). */
@@ -535,6 +539,24 @@ export const SETTINGS = {
     default: String(DEFAULT_DATABASE_POOL_MAX),
     meaning: 'PostgreSQL: the most connections one instance opens (1 to 1000); see "Several instances"',
   }),
+  // A database that does not answer is answered 503 within these, never left to hang a request (README, Errors).
+  DATABASE_STATEMENT_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '5000',
+    meaning:
+      'the longest one SQL statement may take before the request is answered 503 `unavailable`: PostgreSQL cancels it (`statement_timeout`) and the service gives up on a server that does not answer; SQLite waits this long for a lock another process holds (busy timeout)',
+  }),
+  CLI_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '30000',
+    meaning:
+      'the CLIs (`keys`, `outbox`, `secrets`, `db:migrate`, `db:seed`) end with one line and exit code 1 when the database or Redis has not let them finish within this long; on SQLite they wait up to this long for a write lock another process holds',
+  }),
+  DATABASE_CONNECT_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '2000',
+    meaning: 'PostgreSQL: the longest the service waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
+  }),
   PUBLIC_URL: setting({
     schema: httpOrigin,
     required: "set it to this service's public origin, e.g. https://api.example.com",
@@ -866,6 +888,11 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<C
   return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), redisUrl: settings.REDIS_URL ?? null };
 }
 
+/** CLI_TIMEOUT_MS: how long a CLI may take before it ends with one line and exit code 1. */
+export function loadCliTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  return parseSettings(env, ['CLI_TIMEOUT_MS']).CLI_TIMEOUT_MS;
+}
+
 /** What the secrets CLI needs: the database and the encryption keys. */
 export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
@@ -951,6 +978,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR),
     s3,
     databasePoolMax: settings.DATABASE_POOL_MAX,
+    databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
     leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES,
     leadSources: leadSourceLists(settings.LEAD_EXTRA_SOURCES, settings.LEAD_EXTRA_MARKETING_SOURCES),
     shutdownGraceMs: settings.SHUTDOWN_GRACE_MS,

@@ -136,7 +136,12 @@ export async function startService(config: Config, logger: Logger, options: Star
   if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
   let db: Db;
   try {
-    db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, traced: tracing !== null });
+    db = createDb(config.databaseUrl, {
+      poolMax: config.databasePoolMax,
+      traced: tracing !== null,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+    });
   } catch (error) {
     await tracing?.shutdown();
     throw new DatabaseStartupError(config.databaseUrl, error);

@@ -45,18 +45,21 @@ function traced<T>(system: DatabaseSystem, sql: string, run: () => Promise<T>): 
   );
 }
 
-function tracedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, system: DatabaseSystem): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
+/** Runs one SQL statement: `run` sends it to the database. */
+export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
+
+function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, around: AroundStatement): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
   return {
-    queryRaw: (query: Query) => traced(system, query.sql, () => queryable.queryRaw(query)),
-    executeRaw: (query: Query) => traced(system, query.sql, () => queryable.executeRaw(query)),
+    queryRaw: (query: Query) => around(query.sql, () => queryable.queryRaw(query)),
+    executeRaw: (query: Query) => around(query.sql, () => queryable.executeRaw(query)),
   };
 }
 
-function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
+function wrappedAdapter(adapter: Adapter, around: AroundStatement): Adapter {
   const wrapped: Adapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    ...tracedQueries(adapter, system),
+    ...wrappedQueries(adapter, around),
     executeScript: (script) => adapter.executeScript(script),
     dispose: () => adapter.dispose(),
     async startTransaction(isolationLevel) {
@@ -65,7 +68,7 @@ function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
         provider: transaction.provider,
         adapterName: transaction.adapterName,
         options: transaction.options,
-        ...tracedQueries(transaction, system),
+        ...wrappedQueries(transaction, around),
         commit: () => transaction.commit(),
         rollback: () => transaction.rollback(),
         ...(transaction.createSavepoint ? { createSavepoint: (name: string) => transaction.createSavepoint!(name) } : {}),
@@ -78,12 +81,19 @@ function tracedAdapter(adapter: Adapter, system: DatabaseSystem): Adapter {
   return wrapped;
 }
 
-/** The adapter factory whose connections make a span per statement. */
-export function tracedAdapterFactory<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, system: DatabaseSystem): F {
+type AdapterFactory = { provider: string; adapterName: string; connect(): Promise<unknown> };
+
+/** The adapter factory whose connections run every statement, in a transaction or not, through `around`. */
+export function statementWrappedFactory<F extends AdapterFactory>(factory: F, around: AroundStatement): F {
   return {
     ...factory,
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => tracedAdapter((await factory.connect()) as Adapter, system),
+    connect: async () => wrappedAdapter((await factory.connect()) as Adapter, around),
   } as F;
+}
+
+/** The adapter factory whose connections make a span per statement. */
+export function tracedAdapterFactory<F extends AdapterFactory>(factory: F, system: DatabaseSystem): F {
+  return statementWrappedFactory(factory, (sql, run) => traced(system, sql, run));
 }
