@@ -135,6 +135,8 @@ export interface Config {
   fileStorage: FileStorageKind;
   /** The directory of FILE_STORAGE=local. */
   fileStorageDir: string;
+  /** Pending lead files (stored, lead not committed) older than this have their bytes removed. */
+  fileSweepGraceMs: number;
   /** The bucket of FILE_STORAGE=s3; null otherwise. */
   s3: S3Settings | null;
   /** PostgreSQL: the most connections one instance opens (its pg pool size). */
@@ -221,6 +223,8 @@ const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
 /** The longest API_KEY_CALLS_RETENTION_DAYS: ten years of per-minute counts is already far more than an audit needs. */
 const MAX_API_KEY_CALLS_RETENTION_DAYS = 3_650;
 const DAY_MS = 86_400_000;
+const MIN_FILE_SWEEP_GRACE_MINUTES = 5;
+const MAX_FILE_SWEEP_GRACE_MINUTES = 10_080;
 /** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
@@ -497,6 +501,22 @@ export const SETTINGS = {
       'where lead attachments\' bytes are kept: `database` (the `stored_files` table), `s3` (a bucket, see below) or `local` (`FILE_STORAGE_DIR`); see "Several instances"',
   }),
   FILE_STORAGE_DIR: setting({ schema: optional(z.string().trim()), default: 'data/files', meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)' }),
+  // At least a few minutes: a lead's files are stored a moment before its transaction (at most 45 s) commits them.
+  FILE_SWEEP_GRACE_MINUTES: setting({
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, `must be a whole number of minutes from ${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}`)
+        .transform(Number)
+        .refine(
+          (value) => value >= MIN_FILE_SWEEP_GRACE_MINUTES && value <= MAX_FILE_SWEEP_GRACE_MINUTES,
+          `must be a whole number of minutes from ${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}`,
+        ),
+    ),
+    default: '60',
+    meaning: `attachment bytes a process killed between storing them and committing their lead left behind are removed once stored longer ago than this (${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}), by one instance at a time, hourly; see "Several instances"`,
+  }),
   S3_BUCKET: setting({
     schema: optional(
       z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
@@ -976,6 +996,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorage,
     apiContactEmail: settings.API_CONTACT_EMAIL ?? null,
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR),
+    fileSweepGraceMs: settings.FILE_SWEEP_GRACE_MINUTES * 60_000,
     s3,
     databasePoolMax: settings.DATABASE_POOL_MAX,
     databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,

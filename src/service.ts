@@ -10,12 +10,14 @@
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
 //  3. at the same time the outbox worker finishes the message it is sending and claims no more, and
-//     the background tasks (database clock, idempotency and key-call purges) stop; once every
+//     the background tasks (database clock, idempotency and key-call purges, the file sweep) stop; once every
 //     request is answered, the API key call counts still in memory are written;
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
 // always exits in time.
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createKeyVerifier } from './auth/key-cache.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -31,6 +33,7 @@ import { createLifecycle } from './lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
+import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
@@ -205,6 +208,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     { stop: async () => clock.stop() } satisfies BackgroundTask,
     startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
     startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
+    // Removes the attachment bytes no lead references (one instance at a time, by a lease).
+    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
   ];
   let stopping: Promise<ShutdownReport> | undefined;
   return {
