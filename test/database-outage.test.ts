@@ -43,7 +43,8 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
   const { data } = (await app.graphql('{ car(id: "1") { node_id } }', {}, key)) as { data: { car: { node_id: string } } };
   carNodeId = data.car.node_id;
-});
+  // Seeding the demo data takes a while on a busy machine.
+}, 180_000);
 
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
