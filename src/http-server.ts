@@ -109,12 +109,6 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, h
 /** Seconds a client told to go away by a draining instance waits before retrying (another instance answers it). */
 export const DRAINING_RETRY_AFTER_SECONDS = 1;
 
-/**
- * The longest the listening socket stays open after a drain begins while connections keep arriving:
- * then it closes anyway, and the kernel resets the connections still waiting in its accept queue.
- */
-export const LISTENER_CLOSE_MAX_MS = 1_000;
-
 /** The answer to a request on a connection accepted after the drain began: go to another instance. */
 function shuttingDown(requestId: string): { status: number; headers: Record<string, string>; body: string } {
   return {
@@ -238,7 +232,10 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
    * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is
    * closed, so the clients do not come back into the queue.
    */
-  const closeListener = (onClosed: () => void): void => {
+  // `maxMs`: the longest it stays open while connections keep arriving (clients of the requests still
+  // in flight reconnect as each is answered); then it closes anyway, and the kernel resets those
+  // still waiting in its queue.
+  const closeListener = (maxMs: number, onClosed: () => void): void => {
     const started = Date.now();
     let seen = acceptedCount;
     let looks = 0;
@@ -247,7 +244,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       const address = server.address();
       const port = address !== null && typeof address === 'object' ? address.port : null;
       const quiet = port === null || (looks > 1 && acceptedCount === seen && (acceptQueueLength(port) ?? 0) === 0);
-      const overdue = Date.now() - started >= LISTENER_CLOSE_MAX_MS;
+      const overdue = Date.now() - started >= maxMs;
       if (!quiet && !overdue) {
         seen = acceptedCount;
         setImmediate(look);
@@ -284,7 +281,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       drained ??= new Promise<void>((resolve) => {
         lifecycle.draining = true;
         onDrained = resolve;
-        closeListener(() => {
+        closeListener(maxIdleLingerMs, () => {
           listenerDone = true;
           settleDrain();
         });
