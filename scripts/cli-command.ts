@@ -4,7 +4,7 @@
 import { GraphQLError } from 'graphql';
 import { loadDatabaseConfig } from '../src/config.ts';
 import type { Db } from '../src/db/client.ts';
-import { openCliDatabase } from './cli-database.ts';
+import { failIfDatabaseUnavailable, openCliDatabase } from './cli-database.ts';
 
 /** A mistake in how the command was called: reported with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -50,6 +50,7 @@ export async function runCliCommand({ usage, commands, positionals, help, run }:
     await run(db, config);
   } catch (error) {
     if (error instanceof UsageError) usageFailure(usage, error.message);
+    failIfDatabaseUnavailable(error);
     if (!(error instanceof GraphQLError)) throw error;
     console.error(error.message);
     process.exitCode = 1;

@@ -190,15 +190,45 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
   }
 }
 
-/** Running instances drop what they remember of the key at once (without Redis: within API_KEY_CACHE_TTL_MS). */
+/** How long the announcement of a key change may wait for Redis before the command gives up on it. */
+const ANNOUNCE_TIMEOUT_MS = 2_000;
+
+/**
+ * Running instances drop what they remember of the key at once (without Redis: within
+ * API_KEY_CACHE_TTL_MS). The change is stored already; a Redis that does not answer within
+ * ANNOUNCE_TIMEOUT_MS (down, or frozen) is said in one line and exit code 1, never waited on.
+ */
 async function announceKeyChange(redisUrl: string, apiKeyId: number): Promise<void> {
-  const logger = pino({ level: 'warn' }, pino.destination(2));
+  // The feed logs a failure to publish rather than throwing it: this logger notes it, and writes
+  // nothing (the command says the outcome itself, in one line).
+  let failed = false;
+  const logger = pino({ level: 'warn' }, { write: () => (failed = true) });
   const redis = connectRedis(redisUrl, logger);
+  let timer: NodeJS.Timeout | undefined;
+  const tooLate = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer')), ANNOUNCE_TIMEOUT_MS);
+  });
   try {
-    await redis.ready().catch(() => undefined);
-    await redisKeyChangeFeed(redis, logger).publish(apiKeyId);
+    await Promise.race([
+      (async () => {
+        await redis.ready(ANNOUNCE_TIMEOUT_MS);
+        // Connecting may have logged a retry before Redis answered: only the publishing counts.
+        failed = false;
+        await redisKeyChangeFeed(redis, logger).publish(apiKeyId);
+        if (failed) throw new Error('not published');
+      })(),
+      tooLate,
+    ]);
+  } catch {
+    console.error(
+      `key ${apiKeyId} changed, but Redis (REDIS_URL) did not answer within ${ANNOUNCE_TIMEOUT_MS} ms: running instances see the change within API_KEY_CACHE_TTL_MS instead of at once`,
+    );
+    process.exitCode = 1;
   } finally {
-    await redis.close();
+    clearTimeout(timer);
+    // Not QUIT, which waits for an answer from a Redis that may give none.
+    redis.client.disconnect();
+    redis.subscriber.disconnect();
   }
 }
 
@@ -212,3 +242,6 @@ await runCliCommand({
     if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
   },
 });
+// The command is over: the Redis client may still hold timers of its own (a connect timeout, a
+// reconnection) after it was told to disconnect from a Redis that did not answer.
+process.exit();

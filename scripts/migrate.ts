@@ -3,9 +3,17 @@
 import { loadDatabaseConfig } from '../src/config.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { loadEnvFile } from '../src/env-file.ts';
+import { DatabaseStartupError } from '../src/startup.ts';
+import { exitWhenOverdue, failCli } from './cli-database.ts';
 
 loadEnvFile();
 
-const config = loadDatabaseConfig();
-const applied = await migrate(config.databaseUrl);
+let config: ReturnType<typeof loadDatabaseConfig>;
+try {
+  config = loadDatabaseConfig();
+} catch (error) {
+  failCli(error);
+}
+exitWhenOverdue();
+const applied = await migrate(config.databaseUrl).catch((error: unknown) => failCli(new DatabaseStartupError(config.databaseUrl, error)));
 console.log(applied.length > 0 ? `${config.engine}: applied ${applied.join(', ')}` : `${config.engine}: schema is current`);

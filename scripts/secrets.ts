@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config.ts';
 import { recordSessionSecret } from '../src/domain/shared-settings.ts';
 import type { Db } from '../src/db/client.ts';
-import { openCliDatabase } from './cli-database.ts';
+import { failIfDatabaseUnavailable, openCliDatabase } from './cli-database.ts';
 import { reencryptStoredSecrets, storedSecretsCensus } from '../src/domain/stored-secrets.ts';
 import { KEY_ID_PATTERN, newEncryptionKeyText, SecretUnreadableError } from '../src/secrets.ts';
 
@@ -51,6 +51,7 @@ async function withDatabase(work: (db: Db, config: ReturnType<typeof loadSecrets
   try {
     await work(db, config);
   } catch (error) {
+    failIfDatabaseUnavailable(error);
     // A value under a key that is not configured: say which, and change nothing more.
     if (!(error instanceof SecretUnreadableError)) throw error;
     console.error(`${error.message}: add that key to SECRETS_ENCRYPTION_KEYS (after the current one) and run again`);
@@ -86,7 +87,10 @@ if (values.help || command === 'help') {
 } else if (command === 'record-session-secret') {
   const { db, config } = await openCliDatabase(() => loadSessionSecretConfig(processEnvironment()));
   try {
-    const { replaced } = await recordSessionSecret(db, config.sessionSigningSecret);
+    const { replaced } = await recordSessionSecret(db, config.sessionSigningSecret).catch((error: unknown) => {
+      failIfDatabaseUnavailable(error);
+      throw error;
+    });
     print({ recorded: true, replaced }, replaced ? 'recorded the new SESSION_SIGNING_SECRET: restart every instance with it' : 'recorded SESSION_SIGNING_SECRET (it was already the recorded one, or none was)');
   } finally {
     await db.$disconnect();

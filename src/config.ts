@@ -141,10 +141,16 @@ export interface Config {
   fileStorage: FileStorageKind;
   /** The directory of FILE_STORAGE=local. */
   fileStorageDir: string;
+  /** Pending lead files (stored, lead not committed) older than this have their bytes removed. */
+  fileSweepGraceMs: number;
   /** The bucket of FILE_STORAGE=s3; null otherwise. */
   s3: S3Settings | null;
   /** PostgreSQL: the most connections one instance opens (its pg pool size). */
   databasePoolMax: number;
+  /** The longest one statement may take (PostgreSQL) or wait for a lock (SQLite's busy timeout). */
+  databaseStatementTimeoutMs: number;
+  /** PostgreSQL: the longest a connection may take to open, or to be free in the pool. */
+  databaseConnectTimeoutMs: number;
   /** Largest lead attachment, in bytes (decoded). */
   leadFileMaxBytes: number;
   /** The source and marketing_source values a lead may have (LEAD_EXTRA_SOURCES, LEAD_EXTRA_MARKETING_SOURCES). */
@@ -223,6 +229,8 @@ const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
 /** The longest API_KEY_CALLS_RETENTION_DAYS: ten years of per-minute counts is already far more than an audit needs. */
 const MAX_API_KEY_CALLS_RETENTION_DAYS = 3_650;
 const DAY_MS = 86_400_000;
+const MIN_FILE_SWEEP_GRACE_MINUTES = 5;
+const MAX_FILE_SWEEP_GRACE_MINUTES = 10_080;
 /** The default of DATABASE_POOL_MAX: connections one instance may open to PostgreSQL. */
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
@@ -504,6 +512,22 @@ export const SETTINGS = {
       'where lead attachments\' bytes are kept: `database` (the `stored_files` table), `s3` (a bucket, see below) or `local` (`FILE_STORAGE_DIR`); see "Several instances"',
   }),
   FILE_STORAGE_DIR: setting({ schema: optional(z.string().trim()), default: 'data/files', meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)' }),
+  // At least a few minutes: a lead's files are stored a moment before its transaction (at most 45 s) commits them.
+  FILE_SWEEP_GRACE_MINUTES: setting({
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+$/, `must be a whole number of minutes from ${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}`)
+        .transform(Number)
+        .refine(
+          (value) => value >= MIN_FILE_SWEEP_GRACE_MINUTES && value <= MAX_FILE_SWEEP_GRACE_MINUTES,
+          `must be a whole number of minutes from ${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}`,
+        ),
+    ),
+    default: '60',
+    meaning: `attachment bytes a process killed between storing them and committing their lead left behind are removed once stored longer ago than this (${MIN_FILE_SWEEP_GRACE_MINUTES} to ${MAX_FILE_SWEEP_GRACE_MINUTES}), by one instance at a time, hourly; see "Several instances"`,
+  }),
   S3_BUCKET: setting({
     schema: optional(
       z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
@@ -545,6 +569,24 @@ export const SETTINGS = {
     // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.
     default: String(DEFAULT_DATABASE_POOL_MAX),
     meaning: 'PostgreSQL: the most connections one instance opens (1 to 1000); see "Several instances"',
+  }),
+  // A database that does not answer is answered 503 within these, never left to hang a request (README, Errors).
+  DATABASE_STATEMENT_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '5000',
+    meaning:
+      'the longest one SQL statement may take before the request is answered 503 `unavailable`: PostgreSQL cancels it (`statement_timeout`) and the service gives up on a server that does not answer; SQLite waits this long for a lock another process holds (busy timeout)',
+  }),
+  CLI_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '30000',
+    meaning:
+      'the CLIs (`keys`, `outbox`, `secrets`, `db:migrate`, `db:seed`) end with one line and exit code 1 when the database or Redis has not let them finish within this long; on SQLite they wait up to this long for a write lock another process holds',
+  }),
+  DATABASE_CONNECT_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '2000',
+    meaning: 'PostgreSQL: the longest the service waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
   }),
   PUBLIC_URL: setting({
     schema: httpOrigin,
@@ -877,6 +919,11 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<C
   return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), redisUrl: settings.REDIS_URL ?? null };
 }
 
+/** CLI_TIMEOUT_MS: how long a CLI may take before it ends with one line and exit code 1. */
+export function loadCliTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  return parseSettings(env, ['CLI_TIMEOUT_MS']).CLI_TIMEOUT_MS;
+}
+
 /** What the secrets CLI needs: the database and the encryption keys. */
 export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
@@ -960,8 +1007,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorage,
     apiContactEmail: settings.API_CONTACT_EMAIL ?? null,
     fileStorageDir: path.resolve(projectRoot, settings.FILE_STORAGE_DIR),
+    fileSweepGraceMs: settings.FILE_SWEEP_GRACE_MINUTES * 60_000,
     s3,
     databasePoolMax: settings.DATABASE_POOL_MAX,
+    databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
     leadFileMaxBytes: settings.LEAD_FILE_MAX_BYTES,
     leadSources: leadSourceLists(settings.LEAD_EXTRA_SOURCES, settings.LEAD_EXTRA_MARKETING_SOURCES),
     shutdownGraceMs: settings.SHUTDOWN_GRACE_MS,

@@ -2,6 +2,8 @@
 // extensions.code; GraphQL answers them with 200 + errors, the REST door maps the code to a status
 // and a body {"error": "<snake_case>", "message": "..."}. Anything else is masked by Yoga.
 import { GraphQLError, Kind } from 'graphql';
+import { maskError } from 'graphql-yoga';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 
 export const statusByCode = {
   BAD_REQUEST: 400,
@@ -13,6 +15,7 @@ export const statusByCode = {
   PAYLOAD_TOO_LARGE: 413,
   BAD_USER_INPUT: 422,
   RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof statusByCode;
@@ -66,6 +69,38 @@ export const invalidInput = (field: string, reason: string, error = 'invalid_inp
   apiError('BAD_USER_INPUT', error, `${field}: ${reason}`, { field });
 
 export const conflict = (error: string, message: string): GraphQLError => apiError('CONFLICT', error, message);
+
+/** Seconds a client is told to wait before retrying when the database did not answer. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database did not answer (src/db/unavailable.ts): 503 `unavailable` with Retry-After on both
+ * doors (on /graphql through `extensions.http`, which Yoga turns into the status and header). The
+ * request may be retried: a write that met it was rolled back.
+ */
+export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
+  new GraphQLError('The database is not answering: retry the request in a few seconds.', {
+    nodes: at?.nodes,
+    source: at?.source,
+    positions: at?.positions,
+    path: at?.path,
+    extensions: {
+      code: 'UNAVAILABLE',
+      error: 'unavailable',
+      retry_after: DATABASE_RETRY_AFTER_SECONDS,
+      http: { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
+    } satisfies ApiErrorExtensions,
+  });
+
+/**
+ * Yoga's error masking with the database's outages told apart: an error the error model does not
+ * know becomes `Unexpected error.` (500), except one that says the database did not answer, which
+ * becomes `databaseUnavailable` (503).
+ */
+export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
+  if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
+  return maskError(error, message, isDev);
+}
 
 export function isApiError(error: unknown): error is GraphQLError & { extensions: ApiErrorExtensions } {
   return (

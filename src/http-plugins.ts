@@ -3,12 +3,15 @@
 import { Kind, visit, type DocumentNode } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
-import { variableInputError, withExtensions } from './errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, variableInputError, withExtensions } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 import { finalBytes } from './http-bodies.ts';
 import { recordOf } from './telemetry/request-record.ts';
 import { Response } from './fetch-api.ts';
+
+/** `/ready` says 503 when the database has not answered its check within this long. */
+export const READY_TIMEOUT_MS = 800;
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
@@ -27,13 +30,22 @@ export function useHealthChecks(deps: AppDeps): Plugin {
         endResponse(jsonResponse(503, { status: 'draining' }));
         return undefined;
       }
-      return deps.db.$queryRaw`SELECT 1`.then(
-        () => endResponse(jsonResponse(200, { status: 'ready' })),
-        (error: unknown) => {
-          deps.logger.warn({ err: error }, 'readiness check failed');
-          endResponse(jsonResponse(503, { status: 'unavailable' }));
-        },
-      );
+      // Answered within READY_TIMEOUT_MS whatever the database does: a load balancer's probe has a
+      // timeout of its own, and a database that does not answer must read as "not ready", not as a
+      // probe that timed out.
+      let timer: NodeJS.Timeout | undefined;
+      const tooLate = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the database did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      });
+      return Promise.race([deps.db.$queryRaw`SELECT 1`, tooLate])
+        .then(
+          () => endResponse(jsonResponse(200, { status: 'ready' })),
+          (error: unknown) => {
+            deps.logger.warn({ err: error }, 'readiness check failed');
+            endResponse(jsonResponse(503, { status: 'unavailable' }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }));
+          },
+        )
+        .finally(() => clearTimeout(timer));
     },
   };
 }

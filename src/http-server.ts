@@ -1,7 +1,8 @@
 // The Node HTTP server around the app: the request body is read here with a hard cap, so a client
 // that sends no Content-Length (chunked) cannot make the server buffer more than the limit; slow
 // clients are cut by the header and request timeouts; open connections are capped; and a shutdown
-// drains the connections without dropping a request that was received.
+// drains the connections without dropping a request that was received, nor a connection the kernel
+// accepted for it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { finalBytes, recordRequestBody } from './http-bodies.ts';
 import { requestIdFor } from './telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
 import { requestOver, Response } from './fetch-api.ts';
+import { acceptQueueLength } from './accept-queue.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -25,6 +27,8 @@ export interface GatewayServer {
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
    * Stops accepting connections and answers every request already received with `Connection: close`.
+   * The listening socket closes once no connection is waiting in the kernel's accept queue (see
+   * `closeListener`); a connection accepted meanwhile is answered 503 with `Retry-After`.
    * A keep-alive connection that was idle when the drain began is closed when its keep-alive timeout
    * ends, or after `maxIdleLingerMs` if that comes first. Resolves once no connection is left open.
    */
@@ -102,9 +106,45 @@ async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, h
   return app.handleRequest(request, {});
 }
 
+/** Seconds a client told to go away by a draining instance waits before retrying (another instance answers it). */
+export const DRAINING_RETRY_AFTER_SECONDS = 1;
+
+/** The answer to a request on a connection accepted after the drain began: go to another instance. */
+function shuttingDown(requestId: string): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status: 503,
+    headers: {
+      ...PROTECTIVE_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'retry-after': String(DRAINING_RETRY_AFTER_SECONDS),
+      connection: 'close',
+      [REQUEST_ID_HEADER]: requestId,
+    },
+    body: JSON.stringify({ error: 'unavailable', message: 'This instance is shutting down: retry the request.', request_id: requestId }),
+  };
+}
+
+/** Resolves once the request's body (if any) has been read and dropped, or the request has failed. */
+function readToEnd(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.complete) return resolve();
+    req.once('end', resolve);
+    req.once('error', () => resolve());
+    req.once('close', resolve);
+    req.resume();
+  });
+}
+
 export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
   /** Requests received on each open connection and not yet answered (more than one when pipelined). */
   const unanswered = new Map<Socket, number>();
+  /** Connections accepted after the drain began, while the listening socket was still open. */
+  const acceptedWhileDraining = new WeakSet<Socket>();
+  /** Connections the listening socket has accepted (or dropped at the cap) so far. */
+  let acceptedCount = 0;
+  let markListenerClosed: () => void = () => undefined;
+  const listenerClosed = new Promise<void>((resolve) => (markListenerClosed = resolve));
 
   const write = async (req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> => {
     const bytes = await finalBytes(response);
@@ -134,6 +174,15 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
       });
       const { headers, requestId } = requestHeaders(req);
+      if (acceptedWhileDraining.has(socket)) {
+        // Answered once the listening socket is closed, not before: a client told to retry at once
+        // would otherwise be back in the accept queue, and the queue would never be empty.
+        void Promise.all([listenerClosed, readToEnd(req)]).then(() => {
+          const { status, headers: answerHeaders, body } = shuttingDown(requestId);
+          res.writeHead(status, answerHeaders).end(body);
+        });
+        return;
+      }
       answer(app, settings.bodyLimitBytes, req, headers, requestId)
         .then((response) => write(req, res, response))
         .catch((error: unknown) => {
@@ -153,19 +202,68 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   );
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
-  let listenerClosed = false;
+  let listenerDone = false;
   let onDrained: (() => void) | undefined;
   const settleDrain = (): void => {
-    if (listenerClosed && unanswered.size === 0) onDrained?.();
+    if (listenerDone && unanswered.size === 0) onDrained?.();
   };
   server.on('connection', (socket: Socket) => {
+    acceptedCount += 1;
+    if (lifecycle.draining) acceptedWhileDraining.add(socket);
     unanswered.set(socket, 0);
     socket.once('close', () => {
       unanswered.delete(socket);
       settleDrain();
     });
   });
-  server.on('drop', () => logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached'));
+  server.on('drop', () => {
+    acceptedCount += 1;
+    logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached');
+  });
+
+  /**
+   * Closes the listening socket once no connection is waiting in the kernel's accept queue. Closing
+   * it resets every connection the kernel has accepted (completed the handshake of) and the process
+   * has not: a client that had sent its request would get a reset, not an answer. So it closes when
+   * a poll phase of the event loop (where Node accepts from a listening socket with connections
+   * waiting) went by without accepting one, and, where the kernel tells (src/accept-queue.ts), when
+   * the queue is empty at that moment; a connection that completes its handshake in the microseconds
+   * between that look and the close is the one left to chance. Connections keep coming only from
+   * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is
+   * closed, so the clients do not come back into the queue.
+   */
+  // `maxMs`: the longest it stays open while connections keep arriving (clients of the requests still
+  // in flight reconnect as each is answered); then it closes anyway, and the kernel resets those
+  // still waiting in its queue.
+  const closeListener = (maxMs: number, onClosed: () => void): void => {
+    const started = Date.now();
+    let seen = acceptedCount;
+    let looks = 0;
+    const look = (): void => {
+      looks += 1;
+      const address = server.address();
+      const port = address !== null && typeof address === 'object' ? address.port : null;
+      const quiet = port === null || (looks > 1 && acceptedCount === seen && (acceptQueueLength(port) ?? 0) === 0);
+      const overdue = Date.now() - started >= maxMs;
+      if (!quiet && !overdue) {
+        seen = acceptedCount;
+        setImmediate(look);
+        return;
+      }
+      if (!quiet) logger.warn({ ms: Date.now() - started }, 'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)');
+      // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
+      // connection at once, and a client may be sending its next request on one at this very
+      // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
+      // timeout instead, as in normal operation: a client (or a load balancer's pool) still
+      // sending on it meanwhile is answered, with `Connection: close`.
+      // Its callback comes once every connection has closed too.
+      NetServer.prototype.close.call(server, onClosed);
+      markListenerClosed();
+    };
+    // setImmediate runs right after a poll phase; the first look comes before the next one and
+    // only notes the count.
+    setImmediate(look);
+  };
 
   let drained: Promise<void> | undefined;
   return {
@@ -182,15 +280,9 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
     drain(maxIdleLingerMs = settings.httpKeepAliveTimeoutMs) {
       drained ??= new Promise<void>((resolve) => {
         lifecycle.draining = true;
-        // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
-        // connection at once, and a client may be sending its next request on one at this very
-        // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
-        // timeout instead, as in normal operation: a client (or a load balancer's pool) still
-        // sending on it meanwhile is answered, with `Connection: close`.
-        // The listening socket closes now, so new connections are refused.
         onDrained = resolve;
-        NetServer.prototype.close.call(server, () => {
-          listenerClosed = true;
+        closeListener(maxIdleLingerMs, () => {
+          listenerDone = true;
           settleDrain();
         });
         // setImmediate: timers run before the event loop reads the sockets, so under load a request

@@ -3,17 +3,21 @@
 // exit); tests drive it directly.
 //
 // Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
-//  1. `/ready` answers 503 and the listening socket closes (new connections are refused);
+//  1. `/ready` answers 503 and the listening socket closes as soon as no connection waits in the
+//     kernel's accept queue (new connections are then refused; one accepted before that is answered
+//     503 with `Retry-After` and `Connection: close`, src/http-server.ts);
 //  2. every request already received, including ones arriving on open keep-alive connections, is
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
 //  3. at the same time the outbox worker finishes the message it is sending and claims no more, and
-//     the background tasks (database clock, idempotency and key-call purges) stop; once every
+//     the background tasks (database clock, idempotency and key-call purges, the file sweep) stop; once every
 //     request is answered, the API key call counts still in memory are written;
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
 // always exits in time.
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createKeyVerifier } from './auth/key-cache.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -29,6 +33,7 @@ import { createLifecycle } from './lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
+import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
 import { checkSessionSecret } from './domain/shared-settings.ts';
 import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
@@ -87,7 +92,7 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
-  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections refused, answering the requests received');
+  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections answered 503 until the listening socket closes, answering the requests received');
 
   let cutConnections = 0;
   const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
@@ -134,7 +139,12 @@ export async function startService(config: Config, logger: Logger, options: Star
   if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
   let db: Db;
   try {
-    db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, traced: tracing !== null });
+    db = createDb(config.databaseUrl, {
+      poolMax: config.databasePoolMax,
+      traced: tracing !== null,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+    });
   } catch (error) {
     await tracing?.shutdown();
     throw new DatabaseStartupError(config.databaseUrl, error);
@@ -198,6 +208,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     { stop: async () => clock.stop() } satisfies BackgroundTask,
     startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
     startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
+    // Removes the attachment bytes no lead references (one instance at a time, by a lease).
+    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
   ];
   let stopping: Promise<ShutdownReport> | undefined;
   return {

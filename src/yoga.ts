@@ -1,6 +1,7 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, sentRequest, type AppDeps, type Context } from './context.ts';
+import { maskUnexpectedError } from './errors.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
 import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
@@ -68,7 +69,8 @@ export function createApp(deps: AppDeps): Yoga {
     // Yoga's own health check answers 200 for any URL that merely ends in its endpoint; ours is exact
     // (src/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
     healthCheckEndpoint: ' disabled',
-    maskedErrors: true,
+    // A database that does not answer is 503 `unavailable`, not 500 (src/db/unavailable.ts).
+    maskedErrors: { maskError: maskUnexpectedError },
     // Yoga's own error lines (the unexpected error behind a masked answer) carry the request id of
     // the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
     logging: {

@@ -2,6 +2,7 @@
 // clients are cut by the configured timeouts, connections are capped, and a drain answers every
 // request it received before it closes the connections.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import pino from 'pino';
 import { PROTECTIVE_HEADERS } from '../src/security-headers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,7 +227,9 @@ describe('draining', () => {
     expect(ready.headers.connection).toBe('close');
     expect(queued).toMatchObject({ status: 200, reusedSocket: true });
     expect(queued.headers.connection).toBe('close');
-    // A new connection is refused.
+    // A new connection is refused once the listening socket has closed (it closes when no
+    // connection waits to be accepted, within a few turns of the event loop).
+    while (gateway.server.listening) await sleep(1);
     expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
 
     // The request that was in flight is completed and answered.
@@ -241,5 +244,36 @@ describe('draining', () => {
     await drained;
     expect(gateway.openConnections()).toBe(0);
     for (const client of [idle, busy, prober]) client.close();
+  });
+
+  it('answers 503 with Retry-After and Connection: close on connections accepted while the listening socket was closing, after it closed', async () => {
+    const lifecycle = createLifecycle();
+    const { gateway, port: drainPort } = await serve({}, lifecycle);
+    // Connections whose handshake the kernel completes while the process is busy: they wait in the
+    // accept queue when the drain begins, and are accepted during it (never reset by the close).
+    const connections = Array.from({ length: 5 }, () => {
+      const socket = connect({ host: '127.0.0.1', port: drainPort });
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      socket.on('error', (error) => (received += `error: ${error.message}`));
+      socket.write('GET /health HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+      return { closed: new Promise<void>((resolve) => socket.once('close', () => resolve())), received: () => received };
+    });
+    // Node starts a connection to an address on the next tick: let it, then keep the event loop
+    // busy (no poll phase, so nothing is accepted) while the kernel completes the handshakes.
+    await new Promise((resolve) => process.nextTick(resolve));
+    const busyUntil = Date.now() + 200;
+    while (Date.now() < busyUntil);
+    const drained = gateway.drain(1_000);
+    await Promise.all(connections.map(({ closed }) => closed));
+    for (const { received } of connections) {
+      expect(received()).toMatch(/^HTTP\/1\.1 503 /);
+      expect(received().toLowerCase()).toContain('retry-after: 1\r\n');
+      expect(received().toLowerCase()).toContain('connection: close\r\n');
+      expect(received()).toContain('"error":"unavailable"');
+    }
+    // And the listening socket is closed: a new connection is refused.
+    expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
+    await drained;
   });
 });

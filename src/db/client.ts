@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
-import { postgresTarget, tracedAdapterFactory } from './traced-adapter.ts';
+import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
 
 // The PostgreSQL driver (pg and Prisma's adapter over it) is loaded only when the engine is
 // PostgreSQL: an instance on SQLite never pays for loading it at start-up.
@@ -28,7 +28,25 @@ export interface DbOptions {
   poolMax?: number;
   /** A span per SQL statement (src/db/traced-adapter.ts): set when traces are on. */
   traced?: boolean;
+  /**
+   * DATABASE_STATEMENT_TIMEOUT_MS. PostgreSQL: the server cancels a statement running longer
+   * (`statement_timeout`, sent as a connection option, which PgBouncer may be told to ignore), and
+   * the client gives up on a server that does not answer at all a little later. SQLite: how long a
+   * statement waits for a lock another process holds (the busy timeout; better-sqlite3's default, 5 s,
+   * when unset). Either way the error is one src/db/unavailable.ts recognises: 503, not a hang.
+   */
+  statementTimeoutMs?: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS, PostgreSQL: opening a connection or waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
+  /**
+   * Runs every SQL statement (tests make the database fail at a chosen statement with it, the way
+   * the driver fails: test/database-outage.test.ts).
+   */
+  aroundStatement?: AroundStatement;
 }
+
+/** How much later than the server's statement_timeout the client gives up on a server that does not answer. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
 /** Each PostgreSQL client's connection pool, for the metrics (src/telemetry/metrics.ts) to read. */
 const poolByDb = new WeakMap<Db, pg.Pool>();
@@ -38,6 +56,10 @@ export function poolOf(db: Db): pg.Pool | undefined {
   return poolByDb.get(db);
 }
 
+function wrapped<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, options: DbOptions): F {
+  return options.aroundStatement ? statementWrappedFactory(factory, options.aroundStatement) : factory;
+}
+
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
@@ -45,18 +67,25 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     // The pool is made here, not by the adapter, so that its counts (in use, waiting) can be read;
     // the adapter still ends it when the client disconnects.
     const { Pool } = requirePackage('pg') as typeof pg;
-    const pool = new Pool({ connectionString: databaseUrl, ...(options.poolMax !== undefined ? { max: options.poolMax } : {}) });
+    const pool = new Pool({
+      connectionString: databaseUrl,
+      ...(options.poolMax !== undefined ? { max: options.poolMax } : {}),
+      ...(options.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
+      ...(options.statementTimeoutMs !== undefined
+        ? { options: `-c statement_timeout=${options.statementTimeoutMs}`, query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS }
+        : {}),
+    });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const adapter = options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter;
+    const adapter = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options);
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
     poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`);
-    const adapter = options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter;
+    const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
+    const adapter = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options);
     db = new PrismaClient({ adapter, log });
   }
   if (options.onQuery) {

@@ -52,13 +52,30 @@ export async function migrate(databaseUrl: string, whileLocked?: () => Promise<v
     : migrateSqlite(databaseUrl, dir, whileLocked);
 }
 
+/** Whether the file's record lists every migration of `dir`, unchanged; read without taking the write lock. */
+function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
+  const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
+  if (!recorded) return false;
+  const done = new Map(
+    (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [row.name, row.checksum]),
+  );
+  return readMigrations('sqlite', dir).every((migration) => assertUnchanged(migration, done.get(migration.name)));
+}
+
 async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
   const file = sqlitePath(databaseUrl);
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
   try {
-    sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 10000');
+    // With every migration applied already (a CLI run beside a running service), nothing here needs
+    // the write lock, which the service may hold for a while (seeding the demo data): reading the
+    // record does not wait for it (WAL).
+    if (allAppliedSqlite(sqlite, dir)) {
+      if (whileLocked) await whileLocked();
+      return [];
+    }
+    sqlite.pragma('journal_mode = WAL');
     sqlite.exec(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
       name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const applied: string[] = [];

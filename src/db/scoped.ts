@@ -89,7 +89,8 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   IdempotencyRecord: global('per API key, never per dealership'),
   ApiKeyCall: global('per API key, never per dealership; written by the key call log and read by the keys CLI only'),
   StoredFile: global("attachments' bytes: read and written only by the file storage, under keys the lead's own scoped lead_files row holds"),
-  SharedSetting: global('the instances\' shared facts (a fingerprint of the session signing secret); read at start-up only'),
+  PendingLeadFile: global('storage keys of lead files not committed yet: written and removed by the lead writes around the lead\'s transaction, read by the file sweep'),
+  SharedSetting: global('the instances\' shared facts (a fingerprint of the session signing secret, read at start-up) and the file sweep\'s lease'),
 };
 
 // ───────────────────────────── the datamodel ─────────────────────────────

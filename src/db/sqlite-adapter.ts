@@ -74,8 +74,9 @@ function serialise(adapter: Adapter): Adapter {
   return wrapped;
 }
 
-export function serialisedSqliteAdapter(url: string): Factory {
-  const factory = new PrismaBetterSqlite3({ url });
+/** `busyTimeoutMs`: how long a statement waits for a lock held by another process (better-sqlite3's `timeout`). */
+export function serialisedSqliteAdapter(url: string, busyTimeoutMs?: number): Factory {
+  const factory = new PrismaBetterSqlite3({ url, ...(busyTimeoutMs !== undefined ? { timeout: busyTimeoutMs } : {}) });
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

@@ -82,18 +82,21 @@ function traced<T>(target: Record<string, string | number>, sql: string, run: ()
   );
 }
 
-function tracedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, target: Record<string, string | number>): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
+/** Runs one SQL statement: `run` sends it to the database. */
+export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
+
+function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, around: AroundStatement): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
   return {
-    queryRaw: (query: Query) => traced(target, query.sql, () => queryable.queryRaw(query)),
-    executeRaw: (query: Query) => traced(target, query.sql, () => queryable.executeRaw(query)),
+    queryRaw: (query: Query) => around(query.sql, () => queryable.queryRaw(query)),
+    executeRaw: (query: Query) => around(query.sql, () => queryable.executeRaw(query)),
   };
 }
 
-function tracedAdapter(adapter: Adapter, target: Record<string, string | number>): Adapter {
+function wrappedAdapter(adapter: Adapter, around: AroundStatement): Adapter {
   const wrapped: Adapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    ...tracedQueries(adapter, target),
+    ...wrappedQueries(adapter, around),
     executeScript: (script) => adapter.executeScript(script),
     dispose: () => adapter.dispose(),
     async startTransaction(isolationLevel) {
@@ -102,7 +105,7 @@ function tracedAdapter(adapter: Adapter, target: Record<string, string | number>
         provider: transaction.provider,
         adapterName: transaction.adapterName,
         options: transaction.options,
-        ...tracedQueries(transaction, target),
+        ...wrappedQueries(transaction, around),
         commit: () => transaction.commit(),
         rollback: () => transaction.rollback(),
         ...(transaction.createSavepoint ? { createSavepoint: (name: string) => transaction.createSavepoint!(name) } : {}),
@@ -115,13 +118,20 @@ function tracedAdapter(adapter: Adapter, target: Record<string, string | number>
   return wrapped;
 }
 
-/** The adapter factory whose connections make a span per statement. */
-export function tracedAdapterFactory<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, target: DatabaseTarget): F {
-  const attributes = targetAttributes(target);
+type AdapterFactory = { provider: string; adapterName: string; connect(): Promise<unknown> };
+
+/** The adapter factory whose connections run every statement, in a transaction or not, through `around`. */
+export function statementWrappedFactory<F extends AdapterFactory>(factory: F, around: AroundStatement): F {
   return {
     ...factory,
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => tracedAdapter((await factory.connect()) as Adapter, attributes),
+    connect: async () => wrappedAdapter((await factory.connect()) as Adapter, around),
   } as F;
+}
+
+/** The adapter factory whose connections make a span per statement. */
+export function tracedAdapterFactory<F extends AdapterFactory>(factory: F, target: DatabaseTarget): F {
+  const attributes = targetAttributes(target);
+  return statementWrappedFactory(factory, (sql, run) => traced(attributes, sql, run));
 }

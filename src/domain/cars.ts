@@ -5,7 +5,7 @@
 import { idOrSlug, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
 import type { Db, Prisma } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
-import { invalidDealership, notFound } from '../errors.ts';
+import { invalidDealership, isApiError, notFound } from '../errors.ts';
 
 /** What lookup_by may say (4.2): `vin` means the identifier is a VIN; without it, an ID, slug or custom slug. */
 export const CAR_LOOKUP_BYS = ['vin'] as const;
@@ -70,6 +70,9 @@ export async function findCarForKey<Select extends Prisma.CarSelect & { id: true
   try {
     return await findCar(clients.db, identifier, lookupBy, select);
   } catch (error) {
+    // Only "not found" is asked about: any other error (the database did not answer) is thrown as
+    // it is, never read as the car being another dealership's.
+    if (!isApiError(error) || error.extensions.code !== 'NOT_FOUND') throw error;
     const elsewhere = await clients.unscopedDb.car.findFirst({ where: carWhere(identifier, lookupBy), select: { id: true } });
     throw elsewhere ? invalidDealership() : error;
   }

@@ -1,7 +1,8 @@
 // The REST face of the error model: one JSON body {"error", "message"[, "field"]} and a status per
 // code. GraphQL clients get the same errors with 200 and `errors`; this is only for the REST door.
 import type { GraphQLError } from 'graphql';
-import { isApiError, statusByCode, variableInputError } from '../errors.ts';
+import { databaseUnavailable, isApiError, statusByCode, variableInputError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { SCALAR_REASONS } from './arguments.ts';
 import { Response } from '../fetch-api.ts';
 
@@ -53,7 +54,7 @@ export function plainReason(reason: string): string {
   return GRAPHQL_VOCABULARY.test(reason) ? 'is not valid' : reason;
 }
 
-function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody } {
+function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody; headers?: Record<string, string> } {
   // GraphQL's own input errors first: they carry the error model's code on /graphql too, but their
   // message quotes the whole value sent, so the REST body words them as field and reason.
   const input = variableInputError(error);
@@ -61,9 +62,15 @@ function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody 
     const reason = plainReason(input.reason);
     return { status: 422, body: { error: 'invalid_input', message: `${input.field}: ${reason}`, field: input.field } };
   }
+  // The database did not answer, wherever the error was met (src/db/unavailable.ts).
+  if (!isApiError(error) && isDatabaseUnavailable(error)) return toStatusAndBody(databaseUnavailable());
   if (isApiError(error)) {
-    const { code, error: name, field } = error.extensions;
-    return { status: statusByCode[code], body: { error: name, message: error.message, ...(field ? { field } : {}) } };
+    const { code, error: name, field, retry_after: retryAfter } = error.extensions;
+    return {
+      status: statusByCode[code],
+      body: { error: name, message: error.message, ...(field ? { field } : {}) },
+      ...(typeof retryAfter === 'number' ? { headers: { 'retry-after': String(retryAfter) } } : {}),
+    };
   }
   const http = (error as Partial<GraphQLError> | null)?.extensions?.http as { status?: number } | undefined;
   if (http?.status === 400) {
@@ -79,6 +86,6 @@ export function restStatusOf(error: unknown): number {
 
 /** Sofa's errorHandler: the first error decides the answer (the REST door never returns partial data). */
 export function restErrorResponse(errors: readonly unknown[]): Response {
-  const { status, body } = toStatusAndBody(errors[0]);
-  return restError(status, body);
+  const { status, body, headers } = toStatusAndBody(errors[0]);
+  return restError(status, body, headers);
 }

@@ -61,6 +61,7 @@ const errorDescriptions: Record<number, string> = {
   422: '`invalid_input`: `field` names the parameter or body field at fault, and `message` says why.',
   429: '`rate_limited`: a rate limit was reached (per key, dealership, cost or client address); `Retry-After` says how many seconds to wait, `RateLimit` and `RateLimit-Policy` which limit.',
   500: '`internal_error`: unexpected (logged; nothing internal in the body).',
+  503: '`unavailable`: the database did not answer; `Retry-After` says how many seconds to wait before retrying (a write is safe to retry with its `Idempotency-Key`).',
 };
 
 /** A realistic body per `error` code, for the document's examples (messages as the service words them). */
@@ -84,11 +85,12 @@ const errorMessages: Record<string, string> = {
   token_expired: 'This sign-on link has expired. Start the sign-on again from the partner.',
   rate_limited: 'Too many requests: retry after the number of seconds in Retry-After.',
   internal_error: 'Unexpected error.',
+  unavailable: 'The database is not answering: retry the request in a few seconds.',
 };
 
 const defaultErrorCode: Record<number, string> = {
   400: 'malformed_json', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 410: 'token_expired',
-  413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error',
+  413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable',
 };
 
 /** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
@@ -368,14 +370,16 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
           content: { 'application/json': { schema: writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
         };
   const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
-  // 429 (the rate limits) and 500 can answer any operation; errorStatusesOf lists what the operation itself decides.
+  // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation;
+  // errorStatusesOf lists what the operation itself decides.
   const errors = Object.fromEntries(
-    [...errorStatusesOf(route), 429, 500].map((code) => [
+    [...errorStatusesOf(route), 429, 500, 503].map((code) => [
       String(code),
       {
         description: errorDescriptionOf(route, code),
         headers: {
           ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...(code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
           ...requestIdHeader,
           ...deprecationHeaders,
         },

@@ -17,6 +17,7 @@ import { deniedStatusOf, matchPath, parseParam, permissionsOf, restRoutes, type 
 import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../fetch-api.ts';
@@ -258,7 +259,13 @@ export function useRestRoutes(deps: AppDeps): Plugin {
           response = new Response(response.body, { status: response.status, headers });
         }
         endResponse(response);
-      })();
+      })().catch((error: unknown) => {
+        // The database did not answer while the caller or the arguments were being checked: the
+        // REST door's 503 body, as for one met while the operation ran.
+        if (!isDatabaseUnavailable(error)) throw error;
+        requestLogger(deps.logger, request).warn({ err: error }, 'the database did not answer');
+        endResponse(restErrorResponse([error]));
+      });
     },
   };
 }

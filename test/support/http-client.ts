@@ -45,8 +45,50 @@ export function keepAliveClient(port: number): KeepAliveClient {
   };
 }
 
+/**
+ * One request on a connection of its own (no keep-alive, as a client that opens one per request).
+ * A failure says whether the connection had been established: a refused connection never was, and
+ * anything else (a reset, a hang-up) happened to a connection the server's kernel had accepted.
+ */
+export function requestOnce(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpAnswer | (HttpFailure & { connected: boolean })> {
+  return new Promise((resolve) => {
+    let connected = false;
+    const headers: Record<string, string> = { connection: 'close', ...options.headers };
+    if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, agent: false, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reusedSocket: false }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, reusedSocket: false, connected: true }));
+    });
+    req.on('socket', (socket) => socket.once('connect', () => (connected = true)));
+    // A reset can reach the client before its 'connect' event has run: only a refusal means the
+    // connection was never established.
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ error: error.code ?? error.message, reusedSocket: false, connected: connected || error.code !== 'ECONNREFUSED' }),
+    );
+    req.end(options.body);
+  });
+}
+
 export function isAnswer(outcome: HttpAnswer | HttpFailure): outcome is HttpAnswer {
   return 'status' in outcome;
+}
+
+/** A draining instance's answer to a connection accepted after the drain began: go elsewhere (src/http-server.ts). */
+export function isDrainAnswer(answer: HttpAnswer): boolean {
+  return (
+    answer.status === 503 &&
+    answer.headers['retry-after'] === '1' &&
+    answer.headers.connection === 'close' &&
+    (JSON.parse(answer.body) as { error?: string }).error === 'unavailable'
+  );
 }
 
 /** A raw TCP connection: what the server wrote, and when it closed the connection. */

@@ -11,7 +11,7 @@ import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import { attachContact } from './contacts.ts';
-import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
+import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
@@ -56,7 +56,7 @@ export async function createLead(
   // Before any file is written; that the dealership exists is checked inside the transaction.
   if (!reachesDealership(actor, dealershipId)) throw notFound('dealership');
 
-  const files = await storeLeadFiles(storage, valid.files, now);
+  const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
     for (let attempt = 1; ; attempt += 1) {
@@ -75,7 +75,8 @@ export async function createLead(
       }
     }
   } finally {
-    if (!committed) await removeLeadFiles(storage, files, deps.logger);
+    if (committed) await settleLeadFiles(db, files, deps.logger);
+    else await removeLeadFiles(db, storage, files, deps.logger);
   }
 }
 

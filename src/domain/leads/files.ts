@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { invalidInput } from '../../errors.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
+import type { Db } from '../../db/client.ts';
 import type { LeadFileInputValues } from './input-record.ts';
 import { MAX_LEAD_FILES, type LeadFileType } from './values.ts';
 
@@ -136,30 +137,49 @@ function decodeBase64(raw: string | null | undefined, field: string, maxBytes: n
   return Buffer.from(text, 'base64');
 }
 
-/** Writes the files under fresh keys (leads/<year>/<month>/<uuid>); on any failure none are left behind. */
-export async function storeLeadFiles(storage: FileStorage, files: readonly DecodedLeadFile[], now: Date): Promise<StoredLeadFile[]> {
+/**
+ * Writes the files under fresh keys (leads/<year>/<month>/<uuid>); on any failure none are left
+ * behind. Each key is recorded as pending (pending_lead_files) before its bytes are stored, so bytes
+ * a process killed before the lead committed leaves behind are found and removed by the sweep
+ * (src/domain/leads/file-sweep.ts). The caller settles the files once the lead's transaction ended:
+ * `settleLeadFiles` when it committed, `removeLeadFiles` when it did not.
+ */
+export async function storeLeadFiles(db: Db, storage: FileStorage, files: readonly DecodedLeadFile[], now: Date): Promise<StoredLeadFile[]> {
   const stored: StoredLeadFile[] = [];
   const folder = `leads/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  const keyed = files.map(({ bytes, ...file }) => ({ bytes, file: { ...file, storage_key: `${folder}/${randomUUID()}` } }));
+  if (keyed.length === 0) return stored;
+  await db.pendingLeadFile.createMany({ data: keyed.map(({ file }) => ({ storage_key: file.storage_key, created_at: now })) });
   try {
-    for (const { bytes, ...file } of files) {
-      const storage_key = `${folder}/${randomUUID()}`;
-      await storage.put(storage_key, bytes);
-      stored.push({ ...file, storage_key });
+    for (const { bytes, file } of keyed) {
+      await storage.put(file.storage_key, bytes);
+      stored.push(file);
     }
   } catch (error) {
-    await removeLeadFiles(storage, stored);
+    await removeLeadFiles(db, storage, keyed.map(({ file }) => file));
     throw error;
   }
   return stored;
 }
 
-/** Best effort: a file that cannot be removed is logged, and the original error is what the caller sees. */
-export async function removeLeadFiles(storage: FileStorage, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
+/** The lead that references the files committed: they are no longer pending (best effort: a row left behind only costs the sweep a look). */
+export async function settleLeadFiles(db: Db, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
+  if (files.length === 0) return;
+  await db.pendingLeadFile.deleteMany({ where: { storage_key: { in: files.map((file) => file.storage_key) } } }).catch((error: unknown) => {
+    logger?.warn({ err: error }, 'could not clear the pending record of committed lead files; the file sweep will');
+  });
+}
+
+/** Best effort: a file that cannot be removed is logged (its pending record stays, for the sweep), and the original error is what the caller sees. */
+export async function removeLeadFiles(db: Db, storage: FileStorage, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
+  const removed: { storage_key: string }[] = [];
   for (const file of files) {
     try {
       await storage.delete(file.storage_key);
+      removed.push(file);
     } catch (error) {
       logger?.error({ err: error, storage_key: file.storage_key }, 'could not remove an uncommitted lead file');
     }
   }
+  await settleLeadFiles(db, removed, logger);
 }

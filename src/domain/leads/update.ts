@@ -10,7 +10,7 @@ import { apiError, invalidInput, notFound } from '../../errors.ts';
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { raiseContactFlags } from './contacts.ts';
 import type { LeadWriteDeps } from './create.ts';
-import { removeLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
+import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
@@ -55,7 +55,7 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
 
   // Checked here so a mistake costs no file write; checked again under the row lock below.
   const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources, existing: existingOf(lead) });
-  const files = await storeLeadFiles(storage, valid.files, now);
+  const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
     const record = await db.$transaction((tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }), {
@@ -65,7 +65,8 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
     committed = true;
     return record;
   } finally {
-    if (!committed) await removeLeadFiles(storage, files, deps.logger);
+    if (committed) await settleLeadFiles(db, files, deps.logger);
+    else await removeLeadFiles(db, storage, files, deps.logger);
   }
 }
 

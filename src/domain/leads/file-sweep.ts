@@ -1,0 +1,130 @@
+// Removes the attachment bytes a process killed between storing a lead's files and committing the
+// lead left behind (createLead and updateLead remove them themselves on any failure they live
+// through). storeLeadFiles records each key in pending_lead_files before storing its bytes, and the
+// record is cleared once the lead committed; a record older than the grace period
+// (FILE_SWEEP_GRACE_MINUTES, minutes against a transaction of seconds) names bytes whose writer is
+// gone. Only those are removed, and only when no lead references them: the sweep never walks a
+// store, so it never touches bytes another deployment (or a developer's own database) stored there.
+//
+// One instance sweeps at a time: the round takes a lease recorded in shared_settings, by one
+// compare-and-set write of the row, on either engine. The lease also records when the last sweep
+// ended, so instances starting one after another (a rolling deploy) do not each sweep again.
+import type { Logger } from 'pino';
+import { startPeriodicTask, type BackgroundTask } from '../../background-task.ts';
+import { isUniqueViolation, type Db } from '../../db/client.ts';
+import type { FileStorage } from '../../storage/file-storage.ts';
+
+/** The shared_settings row holding the lease. */
+const LEASE_SETTING = 'file_sweep_lease';
+/** A sweep is due this long after the last one ended. */
+export const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
+/** How long a lease lasts unless renewed; the holder renews it after every batch. */
+const LEASE_MS = 10 * 60_000;
+/** Pending records looked at per batch. */
+const BATCH = 500;
+
+export interface FileSweepDeps {
+  db: Db;
+  files: FileStorage;
+  now: () => Date;
+  logger: Logger;
+  /** Pending records younger than this belong to a lead being written: kept. */
+  graceMs: number;
+  /** Names this instance in the lease (any text unique among the instances). */
+  holder: string;
+}
+
+interface Lease {
+  holder: string | null;
+  /** Epoch ms until which `holder` holds the lease. */
+  until: number;
+  /** Epoch ms at which the last sweep ended. */
+  sweptAt: number;
+}
+
+const FREE: Lease = { holder: null, until: 0, sweptAt: 0 };
+
+function readLease(value: string | undefined): Lease {
+  if (value === undefined) return FREE;
+  try {
+    const lease = JSON.parse(value) as Partial<Lease>;
+    return { holder: typeof lease.holder === 'string' ? lease.holder : null, until: Number(lease.until) || 0, sweptAt: Number(lease.sweptAt) || 0 };
+  } catch {
+    return FREE;
+  }
+}
+
+/** Writes `next` over the row only if it still holds `seen`: true when this write won. */
+async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise<boolean> {
+  const value = JSON.stringify(next);
+  if (seen === undefined) {
+    try {
+      await db.sharedSetting.create({ data: { name: LEASE_SETTING, value } });
+      return true;
+    } catch (error) {
+      // Another instance created it first.
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+  const { count } = await db.sharedSetting.updateMany({ where: { name: LEASE_SETTING, value: seen }, data: { value } });
+  return count === 1;
+}
+
+export type SweepOutcome = { swept: true; removed: number } | { swept: false; reason: 'held' | 'not_due' | 'lost_lease' };
+
+/** One round: takes the lease if the sweep is due and no one holds it, then removes the bytes of pending records past the grace period that no lead references. */
+export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTERVAL_MS): Promise<SweepOutcome> {
+  const { db, files, now, graceMs, holder } = deps;
+  const row = await db.sharedSetting.findUnique({ where: { name: LEASE_SETTING }, select: { value: true } });
+  const lease = readLease(row?.value);
+  const startedAt = now().getTime();
+  if (lease.holder !== null && lease.until > startedAt) return { swept: false, reason: 'held' };
+  if (startedAt - lease.sweptAt < intervalMs) return { swept: false, reason: 'not_due' };
+  let held: Lease = { holder, until: startedAt + LEASE_MS, sweptAt: lease.sweptAt };
+  if (!(await swapLease(db, row?.value, held))) return { swept: false, reason: 'held' };
+
+  /** Renews the lease; false when another instance took it over (this one was too slow). */
+  const renew = async (): Promise<boolean> => {
+    const next = { ...held, until: now().getTime() + LEASE_MS };
+    if (!(await swapLease(db, JSON.stringify(held), next))) return false;
+    held = next;
+    return true;
+  };
+
+  const cutoff = new Date(startedAt - graceMs);
+  let removed = 0;
+  for (;;) {
+    const due = await db.pendingLeadFile.findMany({ where: { created_at: { lt: cutoff } }, select: { storage_key: true }, orderBy: { created_at: 'asc' }, take: BATCH });
+    if (due.length === 0) break;
+    const keys = due.map(({ storage_key }) => storage_key);
+    // A lead that committed and whose writer died before clearing the record keeps its files.
+    const referenced = new Set((await db.leadFile.findMany({ where: { storage_key: { in: keys } }, select: { storage_key: true } })).map(({ storage_key }) => storage_key));
+    for (const key of keys) {
+      if (referenced.has(key)) continue;
+      await files.delete(key);
+      removed += 1;
+    }
+    await db.pendingLeadFile.deleteMany({ where: { storage_key: { in: keys } } });
+    if (!(await renew())) return { swept: false, reason: 'lost_lease' };
+    if (due.length < BATCH) break;
+  }
+  await swapLease(db, JSON.stringify(held), { holder: null, until: 0, sweptAt: now().getTime() });
+  return { swept: true, removed };
+}
+
+/** The periodic sweep every instance runs; the lease lets one of them work each time. */
+export function startFileSweep(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTERVAL_MS): BackgroundTask {
+  // Asked far more often than a sweep is due: the lease decides, so a sweep missed by an instance
+  // that stopped is done by another within a few minutes of being due.
+  const askEveryMs = Math.min(intervalMs, 5 * 60_000);
+  return startPeriodicTask(async () => {
+    try {
+      const outcome = await sweepOrphanedFiles(deps, intervalMs);
+      if (outcome.swept && outcome.removed > 0) deps.logger.info({ removed: outcome.removed, storage: deps.files.kind }, 'removed lead files no lead references');
+      if (!outcome.swept && outcome.reason === 'lost_lease') deps.logger.warn('the file sweep took longer than its lease: another instance goes on with it');
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'sweeping orphaned lead files failed; the next round retries');
+    }
+  }, askEveryMs);
+}
