@@ -495,4 +495,15 @@ describe('contract:release', () => {
     expect(checked.stdout).toContain("GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]");
     expect(checked.stderr).toContain('npm run contract:release -- 2.0.0 "<what changed, and how clients move>"');
   });
+
+  it('lists but does not fail on what would break the clients of a pre-release, which promises nothing', { timeout: 180_000 }, async () => {
+    const dir = folder();
+    const released = await runScript('scripts/contract.ts', ['release', '--dir', dir, '1.0.0-pre', 'A snapshot.'], {});
+    expect(released.code).toBe(0);
+    writeFileSync(path.join(dir, CONTRACT_FILES.schema), read(dir, CONTRACT_FILES.schema).replace('type Query {\n', 'type Query {\n  contract_test_gone: Int\n'));
+    const checked = await runScript('scripts/contract.ts', ['check', '--dir', dir], {});
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('Changes that would break the clients of a release (allowed after a pre-release) (1):');
+    expect(checked.stdout).toContain("GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]");
+  });
 });
