@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The gateway's production image (README, "Production set-up"): dependencies, then the compiled
+# The gateway's production image (docs/operations.md, "Production set-up"): dependencies, then the compiled
 # build, then a runtime stage holding only the production dependencies, dist/ and the migrations,
 # run by the unprivileged `node` user.
 
@@ -31,7 +31,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ── runtime: compiled output and production dependencies only ──
 FROM ${NODE_IMAGE} AS runtime
-# One malloc arena: the service's threads share it, which keeps the resident size down (README, Benchmark).
+# One malloc arena: the service's threads share it, which keeps the resident size down (docs/benchmarks.md, "Benchmark").
 ENV NODE_ENV=production PORT=4000 MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
@@ -46,5 +46,5 @@ EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm run start:production` runs, without npm in between: node is PID 1's only child
-# (compose's `init: true`) and gets SIGTERM itself, so a stop drains (README, Stopping).
+# (compose's `init: true`) and gets SIGTERM itself, so a stop drains (docs/operations.md, "Stopping").
 CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=30", "dist/src/index.js"]

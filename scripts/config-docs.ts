@@ -1,4 +1,4 @@
-// npm run config:docs: writes the README's settings table and .env.example from the settings'
+// npm run config:docs: writes docs/configuration.md's settings table and .env.example from the settings'
 // declaration (src/config.ts); with --check, fails when either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { projectRoot } from '../src/config.ts';
 import { envExample, withSettingsTable } from '../src/config-docs.ts';
 
 const files = [
-  { file: path.join(projectRoot, 'README.md'), render: (current: string) => withSettingsTable(current) },
+  { file: path.join(projectRoot, 'docs', 'configuration.md'), render: (current: string) => withSettingsTable(current) },
   { file: path.join(projectRoot, '.env.example'), render: () => envExample() },
 ];
 
@@ -30,4 +30,4 @@ for (const { file, render } of files) {
   }
 }
 if (stale) process.exit(1);
-if (check) console.log('README.md and .env.example are current');
+if (check) console.log('docs/configuration.md and .env.example are current');

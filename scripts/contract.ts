@@ -1,7 +1,7 @@
 // `npm run contract:check`: today's schema and OpenAPI document against the release in contract/;
 // fails on any breaking change to either door, naming each, and on a deprecation without its days.
 // `npm run contract:release -- <version> "<changelog text>"`: cuts a release on purpose.
-// README, "Contract and releases"; the rules are in scripts/contract/.
+// docs/contract.md, "Contract and releases"; the rules are in scripts/contract/.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeChange, requiredBump } from './contract/changes.ts';
@@ -47,7 +47,7 @@ async function check(dir: string, shown: string): Promise<number> {
     const version = nextVersion(release.version, requiredBump(changes));
     console.error(
       `\ncontract:check failed: ${breaking.length} breaking change(s) since ${release.version}. Deprecate instead of removing ` +
-        `(README, "Contract and releases"), or cut a new major release on purpose:\n` +
+        `(docs/contract.md, "Contract and releases"), or cut a new major release on purpose:\n` +
         `  npm run contract:release -- ${version} "<what changed, and how clients move>"`,
     );
   }

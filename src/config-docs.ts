@@ -1,5 +1,5 @@
 // The settings' documentation, generated from their declaration (SETTINGS in src/config.ts): the
-// README's Configuration table and .env.example. `npm run config:docs` writes both;
+// docs/configuration.md's Configuration table and .env.example. `npm run config:docs` writes both;
 // test/config.test.ts fails when either differs from what this renders.
 import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './config.ts';
 
@@ -8,7 +8,7 @@ export const README_TABLE_END = '<!-- end of the settings table -->';
 
 const code = (text: string): string => (text === '' ? '`""`' : `\`${text}\``);
 
-/** The README's Default column: the default, development mode's where it differs, or words. */
+/** The settings table's Default column: the default, development mode's where it differs, or words. */
 export function defaultInWords(declaration: SettingDeclaration): string {
   if (declaration.defaultInWords !== undefined) return declaration.defaultInWords;
   if (declaration.default === undefined) return 'none';
@@ -29,7 +29,7 @@ export function settingsTable(): string {
 export function withSettingsTable(readme: string): string {
   const start = readme.indexOf(README_TABLE_START);
   const end = readme.indexOf(README_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`README.md has no settings table markers (${README_TABLE_START} … ${README_TABLE_END})`);
+  if (start === -1 || end < start) throw new Error(`docs/configuration.md has no settings table markers (${README_TABLE_START} … ${README_TABLE_END})`);
   return readme.slice(0, start) + settingsTable() + readme.slice(end + README_TABLE_END.length);
 }
 
@@ -46,7 +46,7 @@ export function envExample(): string {
     '# Settings of the dealership gateway, generated from SETTINGS in src/config.ts by `npm run config:docs`.',
     '# Copy this file to .env and uncomment what you change: the service reads .env at start when it',
     '# exists (ENV_FILE names another file), and a variable set in the environment wins over the file.',
-    '# Each commented line shows the default (or an example where there is none); README.md, Configuration.',
+    '# Each commented line shows the default (or an example where there is none); docs/configuration.md.',
   ];
   const entries = SETTING_NAMES.map((name) => {
     const declaration: SettingDeclaration = SETTINGS[name];

@@ -1,5 +1,5 @@
 // Every setting comes from the environment (or the .env file, src/env-file.ts) and is declared once
-// below, in SETTINGS, with its check, default and meaning; README.md's table and .env.example are
+// below, in SETTINGS, with its check, default and meaning; docs/configuration.md's table and .env.example are
 // generated from it. All of them are checked here, with zod, before anything starts: a bad start
 // names every bad setting at once.
 //
@@ -328,7 +328,7 @@ const commaList = z
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
 
-/** The defaults of the rate limits (README, Rate limits). */
+/** The defaults of the rate limits (docs/rate-limits.md, "Rate limits"). */
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   windowMs: 60_000,
   keyRequests: 600,
@@ -344,14 +344,14 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
 // ─── the declaration: every setting, once ───
 //
 // Each setting is declared here with its check, its default and what it means; nothing else reads
-// the environment (test/config.test.ts greps src/ for it). The README's Configuration table and
+// the environment (test/config.test.ts greps src/ for it). docs/configuration.md's Configuration table and
 // .env.example are generated from this list (`npm run config:docs`; the test fails when they are
 // stale). To add a setting: one entry below, its use in loadConfig, then `npm run config:docs`.
 
 export interface SettingDeclaration {
   /** Checks the variable's text and converts it; accepts undefined (unset). */
   readonly schema: z.ZodType;
-  /** One line for the operator: what the setting does (Markdown; README and .env.example). */
+  /** One line for the operator: what the setting does (Markdown; docs/configuration.md and .env.example). */
   readonly meaning: string;
   /** The text used when the variable is unset or empty, checked by `schema` as if it had been set. */
   readonly default?: string;
@@ -359,7 +359,7 @@ export interface SettingDeclaration {
   readonly developmentDefault?: string;
   /** Outside development mode the service refuses to start without it; this says how to get a value. */
   readonly required?: string;
-  /** The README's Default column where the default is not one value (it follows another setting). */
+  /** The settings table's Default column where the default is not one value (it follows another setting). */
   readonly defaultInWords?: string;
   /** A value worth showing in .env.example where there is no default. */
   readonly example?: string;
@@ -566,11 +566,11 @@ export const SETTINGS = {
         .transform(Number)
         .refine((value) => value >= 1 && value <= 1_000, 'must be a whole number from 1 to 1000'),
     ),
-    // pg's own default; see README (PostgreSQL, Connections) for sizing it against max_connections.
+    // pg's own default; see docs/operations.md ("PostgreSQL, Connections") for sizing it against max_connections.
     default: String(DEFAULT_DATABASE_POOL_MAX),
     meaning: 'PostgreSQL: the most connections one instance opens (1 to 1000); see "Several instances"',
   }),
-  // A database that does not answer is answered 503 within these, never left to hang a request (README, Errors).
+  // A database that does not answer is answered 503 within these, never left to hang a request (docs/errors.md, "Errors").
   DATABASE_STATEMENT_TIMEOUT_MS: setting({
     schema: positiveWholeNumber,
     default: '5000',

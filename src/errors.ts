@@ -1,4 +1,4 @@
-// The error model (README, Errors): expected failures are GraphQLErrors with a stable
+// The error model (docs/errors.md, "Errors"): expected failures are GraphQLErrors with a stable
 // extensions.code; GraphQL answers them with 200 + errors, the REST door maps the code to a status
 // and a body {"error": "<snake_case>", "message": "..."}. Anything else is masked by Yoga.
 import { GraphQLError, Kind } from 'graphql';

@@ -310,7 +310,7 @@ function answeredRecords(type: GraphQLOutputType, args: Readonly<Record<string, 
  * What a REST call spends from the per-key cost budget: REST_CALL_BASE_COST plus one per record it
  * answers at the size its arguments ask for (`contacts?per_page=200` is 201), whatever the fields
  * of each record. The route table's largest pages, and what the default budget allows of each, are
- * the README's table (test/rate-limits.test.ts holds the two together).
+ * docs/rate-limits.md's table (test/rate-limits.test.ts holds the two together).
  */
 export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readonly<Record<string, unknown>>): number {
   return REST_CALL_BASE_COST + answeredRecords(field.type, args, field, new Set());

@@ -150,7 +150,7 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
         { id: leadIds[1], created_at: daysAfter(listed.created_at, 12).toISOString(), source: 'Phone Call', lead_status: 'won', lead_state: 'sold' },
       ],
       price_changes: [
-        // No price of that kind at the change: 0 (README, "Fields that are never null").
+        // No price of that kind at the change: 0 (docs/decisions.md, "Fields that are never null").
         { updated_at: changeDates[0]?.toISOString(), dapprice: 31990, egcprice: 0 },
         { updated_at: changeDates[1]?.toISOString(), dapprice: 30990, egcprice: 28990 },
       ],

@@ -1,5 +1,5 @@
 // The settings' declaration (SETTINGS in src/config.ts) is the one list of settings: the code reads no
-// variable it does not declare, its defaults pass its own checks, the README's table and .env.example
+// variable it does not declare, its defaults pass its own checks, docs/configuration.md's table and .env.example
 // are what it renders, and every problem is reported at once.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,9 +49,9 @@ describe('the settings declaration', () => {
     }
   });
 
-  it('renders the README table and .env.example as committed (npm run config:docs writes them)', () => {
-    const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
-    expect(withSettingsTable(readme) === readme, 'README.md settings table is stale: npm run config:docs').toBe(true);
+  it('renders the docs/configuration.md table and .env.example as committed (npm run config:docs writes them)', () => {
+    const readme = readFileSync(path.join(projectRoot, 'docs', 'configuration.md'), 'utf8');
+    expect(withSettingsTable(readme) === readme, 'docs/configuration.md settings table is stale: npm run config:docs').toBe(true);
     expect(readFileSync(path.join(projectRoot, '.env.example'), 'utf8')).toBe(envExample());
   });
 

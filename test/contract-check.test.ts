@@ -1,4 +1,4 @@
-// The contract check and release (scripts/contract/, README "Contract and releases"): today's schema
+// The contract check and release (scripts/contract/, docs/contract.md, "Contract and releases"): today's schema
 // and OpenAPI document, changed in memory the way a careless change would, fail the check with one
 // line naming the change and its rule; additions pass as unreleased additions; the release command
 // refuses without a changelog entry or with a version that understates the changes, and writes the

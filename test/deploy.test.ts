@@ -1,5 +1,5 @@
 // The production set-up is written down four times: Dockerfile, compose.yaml, deploy/nginx.conf and
-// the README's "Production set-up" (whose plain commands were run by hand; no container can be built
+// docs/operations.md's "Production set-up" (whose plain commands were run by hand; no container can be built
 // here). These checks keep the four telling the same story: the same build and start commands, the
 // same health path, ports and settings, and only settings the service declares.
 import { readFileSync } from 'node:fs';
@@ -64,9 +64,9 @@ const nginx = read('deploy/nginx.conf');
 const upstreamServers = [...nginx.matchAll(/^\s*server\s+([\w.-]+):(\d+)/gm)].map((match) => ({ host: match[1]!, port: match[2]! }));
 const nginxListen = /^\s*listen\s+(\d+);/m.exec(nginx)?.[1];
 
-// ─── README, Production set-up ───
+// ─── docs/operations.md, "Production set-up" ───
 
-const readme = read('README.md');
+const readme = read('docs/operations.md');
 const productionSection = readme.slice(readme.indexOf('## Production set-up'), readme.indexOf('\n## ', readme.indexOf('## Production set-up') + 1));
 const plainCommands = productionSection.split('**Without containers**')[1]?.split('```sh\n')[1]?.split('```')[0] ?? '';
 const plainLines = plainCommands.split('\n').filter(Boolean);
@@ -187,7 +187,7 @@ describe('deploy/nginx.conf', () => {
   });
 });
 
-describe('README, Production set-up', () => {
+describe('docs/operations.md, "Production set-up"', () => {
   it('documents the plain commands with the build and start commands of the Dockerfile', () => {
     expect(plainLines).toContain('npm ci && npm run build');
     expect(instanceStarts.map((match) => match[2])).toEqual(gateways.map(() => 'npm run start:production'));

@@ -1,16 +1,16 @@
 // Every file a comment or a document points at exists: a renamed or deleted file cannot leave a
 // reader following a path to nothing. Scans the sources, tests, scripts and the Markdown documents for
-// project paths (src/…, test/…, scripts/…, prisma/…, deploy/…, .ci/…) and checks each one.
+// project paths (src/…, test/…, scripts/…, prisma/…, deploy/…, .ci/…, docs/…) and checks each one.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
-const SCANNED_DIRS = ['src', 'test', 'scripts', 'prisma', 'deploy', '.ci'];
+const SCANNED_DIRS = ['src', 'test', 'scripts', 'prisma', 'deploy', '.ci', 'docs'];
 const SCANNED_FILES = ['README.md', 'ARCHITECTURE.md', 'Dockerfile', 'compose.yaml', 'package.json', 'vitest.config.ts', 'prisma.config.ts'];
 const SKIPPED_DIRS = new Set(['generated', 'node_modules', 'migrations']);
 /** A project path as prose writes it: a top folder, then segments, ending in a file name with an extension. */
-const PROJECT_PATH = /(?<![\w@./-])(?:\.\.\/)*((?:src|test|scripts|prisma|deploy|\.ci)\/[\w.*{}/-]*[\w*}])/g;
+const PROJECT_PATH = /(?<![\w@./-])(?:\.\.\/)*((?:src|test|scripts|prisma|deploy|\.ci|docs)\/[\w.*{}/-]*[\w*}])/g;
 
 function filesUnder(dir: string): string[] {
   const absolute = path.join(root, dir);

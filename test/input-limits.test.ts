@@ -447,9 +447,9 @@ describe('GraphQL parameters that are not JSON', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/errors.md', () => {
   it('documents exactly the limits the checks use', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
     const section = readme.split('\n### Input limits\n')[1]?.split('\n#')[0] ?? '';
     const documented = Object.fromEntries(
       [...section.matchAll(/^\| ([^|]+) \| ([\d,]+) \|$/gm)].flatMap(([, names = '', limit = '']) => {

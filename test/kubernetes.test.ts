@@ -227,7 +227,7 @@ describe('deploy/kubernetes, production overlay', () => {
     // The autoscaler owns the count: a replicas field would reset it at every apply.
     expect(deployment!.spec.replicas).toBeUndefined();
     expect(hpa!.spec.minReplicas).toBeGreaterThanOrEqual(2);
-    // PostgreSQL's default max_connections (100) less about 20 kept for administration (README, "Several instances").
+    // PostgreSQL's default max_connections (100) less about 20 kept for administration (docs/operations.md, "Several instances").
     expect(hpa!.spec.maxReplicas * Number(configMap!.data.DATABASE_POOL_MAX) + 1).toBeLessThanOrEqual(80);
     const [budget] = ofKind<{ spec: { maxUnavailable: number } }>('PodDisruptionBudget');
     expect(budget!.spec.maxUnavailable).toBeLessThan(hpa!.spec.minReplicas);

@@ -164,7 +164,7 @@ describe('every operation on the demo data', () => {
 });
 
 describe('fields the spec types as always present', () => {
-  // Component → fields the document must declare required and never null (README, "Fields that are never null").
+  // Component → fields the document must declare required and never null (docs/decisions.md, "Fields that are never null").
   const neverNull: Record<string, string[]> = {
     CarPerformance: ['vin', 'start_price'],
     CarPerformancePriceChange: ['dapprice', 'egcprice'],

@@ -1,4 +1,4 @@
-// The service behind PgBouncer in transaction mode (README, Several instances): any transaction may
+// The service behind PgBouncer in transaction mode (docs/operations.md, "Several instances"): any transaction may
 // run on any server connection, so nothing may rely on session state. A real PgBouncer, started
 // here with fewer server connections than the clients open, in front of the suite's PostgreSQL.
 // PostgreSQL only; skipped where Debian's pgbouncer is not installed (apt-get install pgbouncer).

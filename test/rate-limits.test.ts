@@ -1,4 +1,4 @@
-// The rate limits (README, Rate limits) on both doors: per key, per dealership, the GraphQL cost
+// The rate limits (docs/rate-limits.md, "Rate limits") on both doors: per key, per dealership, the GraphQL cost
 // budget, failed authentication and sign-on redemption per client address, the RateLimit headers,
 // windows that end (the clock is the app's injectable clock), one budget shared through a real Redis
 // by two instances, and a Redis that cannot be reached (never a 5xx).

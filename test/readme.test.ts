@@ -1,5 +1,6 @@
-// README.md is a user's guide, so it is tested like code: its REST table is the route table, its
-// permission table is the catalogue, and its GraphQL and curl examples run against the demo data.
+// README.md and docs/ are a user's guide, so they are tested like code: the REST table is the route
+// table, the permission table is the catalogue, the cost table is the cost model, and the GraphQL and
+// curl examples run against the demo data. The README stays a newcomer's five minutes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,9 @@ import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 
-const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
+const read = (file: string): string => readFileSync(path.resolve(import.meta.dirname, '..', file), 'utf8');
+const readme = read('README.md');
+const restDoc = read('docs/rest.md');
 let app: TestApp;
 let key: string;
 
@@ -20,8 +23,9 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
 }, 120_000);
 
-function tableRows(heading: string): string[][] {
-  const section = readme.slice(readme.indexOf(heading));
+function tableRows(document: string, heading: string): string[][] {
+  expect(document).toContain(heading);
+  const section = document.slice(document.indexOf(heading));
   const lines = section.split('\n');
   const start = lines.findIndex((line) => line.startsWith('|'));
   const rows: string[][] = [];
@@ -32,9 +36,16 @@ function tableRows(heading: string): string[][] {
   return rows;
 }
 
-describe('README.md', () => {
+describe('README.md and docs/', () => {
+  it('keeps the README a newcomer\'s five minutes: at most 250 lines, every page it links there', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250);
+    const links = [...readme.matchAll(/\]\(((?:docs\/|contract\/|ARCHITECTURE)[^)#]*)/g)].map((match) => match[1]!);
+    expect(links.length).toBeGreaterThanOrEqual(10);
+    for (const link of links) expect(() => read(link.endsWith('/') ? `${link}README.md` : link), link).not.toThrow();
+  });
+
   it('lists exactly the REST routes, with their permissions, the outcome without them, success and error statuses', () => {
-    const rows = tableRows('## REST paths');
+    const rows = tableRows(restDoc, '## REST paths');
     const documented = rows.map(([method, pathCell, , permission, without, success, errors, field]) => ({
       key: `${method} ${(pathCell ?? '').replace(/`/g, '').replace(/\?.*$/, '')}`,
       permission: (permission ?? '').replace(/`/g, ''),
@@ -56,7 +67,7 @@ describe('README.md', () => {
   });
 
   it('gives each REST path its cost at its largest page and the calls a minute the default limits allow', () => {
-    const rows = tableRows('**What a REST call costs.**');
+    const rows = tableRows(read('docs/rate-limits.md'), '**What a REST call costs.**');
     const expected = routeCosts(getSchema(), DEFAULT_RATE_LIMITS).map(({ route, largestPage, cost, callsPerMinute }) => [
       `\`${route.method} ${openApiPath(route.path)}\``,
       Object.entries(largestPage).map(([name, value]) => `\`${name}=${value}\``).join(' ') || '—',
@@ -67,12 +78,12 @@ describe('README.md', () => {
   });
 
   it('documents every permission', () => {
-    const documented = tableRows('## Permissions').map(([name]) => (name ?? '').replace(/`/g, ''));
+    const documented = tableRows(read('docs/permissions.md'), '## Permissions').map(([name]) => (name ?? '').replace(/`/g, ''));
     expect(documented.sort()).toEqual([...allPermissions].sort());
   });
 
   it('has GraphQL examples that run without errors on the demo data', async () => {
-    const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    const blocks = [...(readme + read('docs/graphql.md')).matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
     const operations = blocks.join('\n').split(/\n(?=(?:query|mutation) )/).map((text) => text.replace(/^#.*$/gm, '').trim()).filter(Boolean);
     expect(operations.length).toBeGreaterThanOrEqual(8);
     for (const operation of operations) {
@@ -83,14 +94,14 @@ describe('README.md', () => {
   });
 
   it('has curl examples that succeed on the demo data', async () => {
-    const commands = readme
-      .slice(readme.indexOf('Examples against the demo data'))
-      .split('```sh')[1]!
-      .split('```')[0]!
-      .replace(/\\\n\s*/g, ' ')
-      .split(/\ncurl /)
-      .slice(1)
-      .map((line) => line.replace(/\n/g, ' '));
+    const curlBlock = (document: string, after: string): string => document.slice(document.indexOf(after)).split('```sh')[1]!.split('```')[0]!;
+    const commands = [curlBlock(restDoc, 'Examples against the demo data'), curlBlock(readme, '## Both doors')].flatMap((block) =>
+      block
+        .replace(/\\\n\s*/g, ' ')
+        .split(/\ncurl /)
+        .slice(1)
+        .map((line) => line.replace(/\n/g, ' ')),
+    );
     expect(commands.length).toBeGreaterThanOrEqual(10);
     for (const command of commands) {
       const url = /"\$B(\/[^"]*)"/.exec(command)?.[1];

@@ -115,7 +115,7 @@ describe('scalars as text', () => {
       send_customer_email: false,
       opt_in_to_marketing: false,
       payment: expect.objectContaining({ amount: 99.5 }),
-      // The spec types an address postcode as an integer: 0800 is 800 (README, decisions).
+      // The spec types an address postcode as an integer: 0800 is 800 (docs/decisions.md, "decisions").
       address: expect.objectContaining({ postcode: 800 }),
     });
   });

@@ -1,5 +1,5 @@
 // How many SQL statements each REST path costs on the demo data, uncached and with the key's
-// verdict already remembered: the README's table "Statements per request" is checked against it.
+// verdict already remembered: docs/caching.md's table "Statements per request" is checked against it.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from './support/app.ts';
@@ -13,9 +13,9 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
 }, 120_000);
 
-/** The README's rows: `| GET /api/v1/… | 3 |`. */
+/** docs/caching.md's rows: `| GET /api/v1/… | 3 |`. */
 function documentedCounts(): Map<string, number> {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../docs/caching.md', import.meta.url), 'utf8');
   const section = readme.split('### Statements per request')[1]?.split('\n## ')[0] ?? '';
   const rows = [...section.matchAll(/^\| `(GET|POST|PUT) ([^`]+)` \| (\d+) \|/gm)];
   return new Map(rows.map((row) => [`${row[1]} ${row[2]}`, Number(row[3])]));
@@ -33,7 +33,7 @@ async function statementsFor(method: string, path: string): Promise<number> {
 
 describe('statements per request, uncached', () => {
   const documented = documentedCounts();
-  it('the README documents a count for the sample of every REST path', () => {
+  it('docs/caching.md documents a count for the sample of every REST path', () => {
     expect(documented.size).toBeGreaterThanOrEqual(15);
   });
   for (const [request, expected] of documented) {

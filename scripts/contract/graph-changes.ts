@@ -4,7 +4,7 @@
 //
 // graphql-inspector classes each change BREAKING, DANGEROUS or NON_BREAKING. BREAKING fails the
 // check. Of the DANGEROUS ones, those that change what a client that did not change receives or
-// does fail it too (README, "Contract and releases"):
+// does fail it too (docs/contract.md, "Contract and releases"):
 // - a value added to an enum that fields return: generated clients (TypeScript unions, Swift and
 //   Kotlin enums) hold the closed set of values they were built with;
 // - a member added to a union: the same, for `__typename`;

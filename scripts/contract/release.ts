@@ -1,6 +1,6 @@
 // The released contract in contract/ and the two things done with it: compare it with today's
 // schema and OpenAPI document (`npm run contract:check`), and cut a new release on purpose
-// (`npm run contract:release -- <version> "<changelog text>"`). README, "Contract and releases".
+// (`npm run contract:release -- <version> "<changelog text>"`). docs/contract.md, "Contract and releases".
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, printSchema } from 'graphql';

@@ -86,7 +86,7 @@ export async function listKeys(db: Db, now: Date): Promise<KeySummary[]> {
 
 export function parsePermissions(values: readonly string[]): Permission[] {
   return values.map((value) => {
-    if (!isPermission(value)) throw invalidInput('permission', `"${value}" is not a permission (see README, "Permissions")`);
+    if (!isPermission(value)) throw invalidInput('permission', `"${value}" is not a permission (see docs/permissions.md, "Permissions")`);
     return value;
   });
 }

@@ -3,7 +3,7 @@
 // in the pool, a SQLite database locked by another process past the busy timeout. The error masking
 // (src/errors.ts, `maskError`) answers such an error 503 `unavailable` with Retry-After on both
 // doors, and a domain rule that handles one expected error (a car not found, a unique key taken)
-// rethrows it rather than reading it as an outcome (README, Errors).
+// rethrows it rather than reading it as an outcome (docs/errors.md, "Errors").
 import { GraphQLError } from 'graphql';
 
 /** Prisma's codes for a database it could not reach or that stopped answering. */

@@ -6,7 +6,7 @@
 /**
  * Maximum length, in characters (UTF-16 code units, as JavaScript counts them), of text inputs by
  * field or argument name; every other text input has DEFAULT_TEXT_MAX_LENGTH. A list of texts
- * (`tags`, `images`) limits each entry. The README's "Input limits" table is this one.
+ * (`tags`, `images`) limits each entry. docs/errors.md's "Input limits" table is this one.
  */
 export const TEXT_MAX_LENGTHS: Readonly<Record<string, number>> = {
   // People and their words

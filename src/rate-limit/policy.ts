@@ -1,4 +1,4 @@
-// The rate-limit policy, in one place, for both doors (README, Rate limits). What is counted:
+// The rate-limit policy, in one place, for both doors (docs/rate-limits.md, "Rate limits"). What is counted:
 //
 // - `key`: operations run by one API key per window (RATE_LIMIT_KEY_REQUESTS per RATE_LIMIT_WINDOW_SECONDS);
 // - `dealership`: operations run by all the keys of a dealership together, counted against every

@@ -3,7 +3,7 @@
 // their tools read: `Deprecation: @<Unix seconds>` (RFC 9745, a structured-field date) and
 // `Sunset: <HTTP date>` (RFC 8594); its OpenAPI operation is `deprecated: true` and documents both.
 // Removing the path, even after its sunset, is a breaking change: a major release of the contract
-// (README, "Contract and releases").
+// (docs/contract.md, "Contract and releases").
 import { isoCalendarDay } from '../domain/dates.ts';
 
 /** A day written as ISO 8601 year-month-day, e.g. `2027-06-30`. */

@@ -1,5 +1,5 @@
 // What each REST path costs at its largest page, and how many calls a minute the per-key limits
-// allow of it: the README's table (test/readme.test.ts checks it) and the floor of 60 calls a minute
+// allow of it: docs/rate-limits.md's table (test/readme.test.ts checks it) and the floor of 60 calls a minute
 // for an integrator (test/rate-limits.test.ts). The cost is the one the REST door spends
 // (restCallCost in src/graphql-limits.ts); the largest page is the root field's `listSize`.
 import type { GraphQLSchema } from 'graphql';

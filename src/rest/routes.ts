@@ -1,4 +1,4 @@
-// The REST door: the documented paths of the API specification (see README, REST paths), each mapped onto one root
+// The REST door: the documented paths of the API specification (see docs/rest.md, "REST paths"), each mapped onto one root
 // field of the graph. A path that is not in this table does not exist (404).
 import { z } from 'zod';
 import type { Permission } from '../auth/permissions.ts';
@@ -24,7 +24,7 @@ export interface RestRoute {
   path: string;
   /** `Query.<field>` or `Mutation.<field>`: the root field that answers. */
   field: `Query.${string}` | `Mutation.${string}`;
-  /** The spec section, for the README and the OpenAPI document. */
+  /** The spec section, for docs/rest.md and the OpenAPI document. */
   spec: string;
   summary: string;
   /** The permission needed; 'authenticated' = any valid key; 'public' = no key at all. */
@@ -71,7 +71,7 @@ export interface RestRoute {
   tag: RestTag;
   /**
    * What the operation's error statuses mean for it, with the `error` codes it answers (the spec's
-   * error table, section 7, and this service's own cases); the OpenAPI document and README list them.
+   * error table, section 7, and this service's own cases); the OpenAPI document and docs/rest.md list them.
    * A status not described here gets the general description.
    */
   outcomes?: Partial<Record<number, string>>;
