@@ -3,7 +3,7 @@
 # build, then a runtime stage holding only the production dependencies, dist/ and the migrations,
 # run by the unprivileged `node` user.
 
-# Node 22 LTS, the exact release CI also runs the suite on (.ci/run reads this line). Not Node 24:
+# Node 22 LTS, the exact release CI also runs the runtime tests on (.ci/run reads this line). Not Node 24:
 # better-sqlite3 12.6 aborts at a worker's teardown there (RemoveEnvironmentCleanupHook assertion).
 # TODO(digest): pin by digest (`node:22.23.3-bookworm-slim@sha256:…`, from
 # `docker buildx imagetools inspect node:22.23.3-bookworm-slim`); no container registry is reachable

