@@ -1,7 +1,7 @@
 // Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
 // error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
 import { Kind, visit, type DocumentNode } from 'graphql';
-import { createGraphQLError } from 'graphql-yoga';
+import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
 import { DATABASE_RETRY_AFTER_SECONDS, variableInputError, withExtensions } from './errors.ts';
 import type { AppDeps } from './context.ts';
@@ -193,6 +193,60 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
         }
         if (answer !== response) setResponse(answer);
       },
+    },
+  };
+}
+
+/** The media types Yoga can answer a (non-streamed) GraphQL result in, in its own order of preference. */
+const GRAPHQL_ANSWER_TYPES = ['text/event-stream', 'multipart/mixed', 'application/graphql-response+json', 'application/json'] as const;
+
+/**
+ * Whether Yoga will find a way to answer this Accept header: the same reading as its result
+ * processors (graphql-yoga's result-processor/accept.js: only UTF-8, wildcards on the asked side,
+ * no header means anything), which it applies only once the operation has run.
+ */
+export function acceptsGraphQLAnswer(accept: string | null): boolean {
+  const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
+  return asked.some((entry) => {
+    const [mediaType = '', ...params] = entry.split(';');
+    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
+    if (charset !== 'charset=utf-8') return false;
+    const [type, subtype] = mediaType.split('/');
+    return GRAPHQL_ANSWER_TYPES.some((offered) => {
+      const [offeredType, offeredSubtype] = offered.split('/');
+      return (type === '*' || type === offeredType) && (subtype === '*' || subtype === offeredSubtype);
+    });
+  });
+}
+
+/**
+ * Content negotiation on /graphql is decided before anything runs. Yoga picks how to answer from
+ * Accept only after executing, so a mutation asked for with `Accept: text/html` committed and was
+ * then answered 406: the client never learned its write happened. Here an Accept header Yoga could
+ * not satisfy is refused (406, nothing run) first; a GET that GraphiQL answers is left to it.
+ * The REST door always answers JSON, whatever Accept says (RFC 9110 lets a server disregard it),
+ * so it has nothing to refuse.
+ */
+export function useGraphQLAccept(graphqlEndpoint: string, explorers: boolean): Plugin {
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname !== graphqlEndpoint || (request.method !== 'GET' && request.method !== 'POST')) return;
+      if (explorers && shouldRenderGraphiQL(request)) return;
+      if (acceptsGraphQLAnswer(request.headers.get('accept'))) return;
+      endResponse(
+        jsonResponse(
+          406,
+          {
+            errors: [
+              {
+                message: `Accept admits none of the media types a GraphQL answer is sent in: ${GRAPHQL_ANSWER_TYPES.join(', ')}.`,
+                extensions: { code: 'NOT_ACCEPTABLE', error: 'not_acceptable' },
+              },
+            ],
+          },
+          { accept: 'application/graphql-response+json, application/json' },
+        ),
+      );
     },
   };
 }

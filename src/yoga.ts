@@ -4,7 +4,7 @@ import { createContext, sentRequest, type AppDeps, type Context } from './contex
 import { maskUnexpectedError } from './errors.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
+import { useBodyLimit, useGraphQLAccept, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -100,6 +100,8 @@ export function createApp(deps: AppDeps): Yoga {
       useHealthChecks(deps),
       useMetricsEndpoint(metrics, deps.config.metricsToken),
       useBodyLimit(deps.config.bodyLimitBytes),
+      // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
+      useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
       useApiDocs(deps.config.explorers, {
         publicUrl: deps.config.publicUrl,
         contactEmail: deps.config.apiContactEmail,

@@ -21,6 +21,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../fetch-api.ts';
+import { headerValue } from '../header-value.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
@@ -114,10 +115,11 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
 const IGNORED_HEADER_NAMES = 20;
 const IGNORED_HEADER_NAME_LENGTH = 100;
 
+/** Each name percent-encoded (so `%` and the `,` between names too), cut on a code point: never throws. */
 export function ignoredParametersHeader(ignored: readonly string[]): string {
   return ignored
     .slice(0, IGNORED_HEADER_NAMES)
-    .map((name) => name.slice(0, IGNORED_HEADER_NAME_LENGTH).replace(/[^\x21-\x7e]|[%,]/g, (char) => encodeURIComponent(char)))
+    .map((name) => headerValue(name, { maxCodePoints: IGNORED_HEADER_NAME_LENGTH, alsoEscape: '%,' }))
     .join(', ');
 }
 
@@ -125,7 +127,8 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
   let result = response;
   if (route.successStatus === 302 && response.status === 302) {
     const { location } = (await response.json()) as { location: string };
-    result = new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
+    // The location is built from stored text (a slug): made header-safe, so the answer cannot fail.
+    result = new Response(null, { status: 302, headers: { location: headerValue(location), 'cache-control': 'no-store' } });
   }
   if (route.deprecated) {
     const headers = new Headers(result.headers);
