@@ -20,6 +20,7 @@ import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
 import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
+import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import pino from 'pino';
 
 const usage = `Usage: npm run --silent keys -- <command> [options]
@@ -198,12 +199,12 @@ const ANNOUNCE_TIMEOUT_MS = 2_000;
  * API_KEY_CACHE_TTL_MS). The change is stored already; a Redis that does not answer within
  * ANNOUNCE_TIMEOUT_MS (down, or frozen) is said in one line and exit code 1, never waited on.
  */
-async function announceKeyChange(redisUrl: string, apiKeyId: number): Promise<void> {
+async function announceKeyChange(redisUrl: string, prefix: string, apiKeyId: number): Promise<void> {
   // The feed logs a failure to publish rather than throwing it: this logger notes it, and writes
   // nothing (the command says the outcome itself, in one line).
   let failed = false;
   const logger = pino({ level: 'warn' }, { write: () => (failed = true) });
-  const redis = connectRedis(redisUrl, logger);
+  const redis = connectRedis(redisUrl, logger, prefix);
   let timer: NodeJS.Timeout | undefined;
   const tooLate = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('no answer')), ANNOUNCE_TIMEOUT_MS);
@@ -239,7 +240,8 @@ await runCliCommand({
   help: values.help,
   async run(db, config) {
     const changed = await run(db, config.engine);
-    if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, changed);
+    // On the channel of the service's instances: the prefix they use (REDIS_KEY_PREFIX, or the database's own).
+    if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, await redisKeyPrefixOf(db, config.redisKeyPrefix), changed);
   },
 });
 // The command is over: the Redis client may still hold timers of its own (a connect timeout, a

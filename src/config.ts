@@ -159,6 +159,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** redis://…; null: caches and key verdicts live in each instance's memory only. */
   redisUrl: string | null;
+  /**
+   * What every Redis key and channel of this deployment starts with (REDIS_KEY_PREFIX, or the deprecated
+   * RATE_LIMIT_REDIS_PREFIX); null: the one recorded in the database (src/domain/shared-settings.ts).
+   */
+  redisKeyPrefix: string | null;
   /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
   apiKeyCacheTtlMs: number;
   /** Serve repeated reads from the response cache (src/response-cache.ts). */
@@ -214,8 +219,6 @@ export interface RateLimitSettings {
   authFailures: number;
   /** Sign-on token redemptions per client address per address window. */
   signOnRedemptions: number;
-  /** What the counters' names start with in Redis (deployments, or test runs, sharing one Redis keep apart). */
-  redisPrefix: string;
 }
 
 /** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
@@ -296,6 +299,9 @@ const positiveWholeNumber = optional(
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+/** A Redis key prefix: printable ASCII without spaces, so it reads the same in every Redis tool. */
+const redisKeyPrefix = z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces');
+
 const trueOrFalse = optional(
   z
     .string()
@@ -338,7 +344,6 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   addressWindowMs: 300_000,
   authFailures: 20,
   signOnRedemptions: 20,
-  redisPrefix: 'dgw:rate:',
 };
 
 // ─── the declaration: every setting, once ───
@@ -676,6 +681,11 @@ export const SETTINGS = {
       '`redis://host:6379`: instances share key changes, caches (see "Caching") and rate-limit budgets (see "Rate limits") through it; while Redis is down the service serves from its own memory and logs it',
     confidential: true,
   }),
+  REDIS_KEY_PREFIX: setting({
+    schema: optional(redisKeyPrefix),
+    meaning:
+      'what every Redis key and channel of this deployment starts with (cache entries and generations, rate limits, key changes); by default `dgw:<id>:`, where the id is made once and kept in the database, so instances of one database share their keys and deployments of different databases on one Redis never meet',
+  }),
   RESPONSE_CACHE: setting({ schema: trueOrFalse, default: 'true', meaning: 'serve repeated reads from the response cache (see "Caching")' }),
   API_KEY_CACHE_TTL_MS: setting({
     schema: wholeNumber(),
@@ -764,9 +774,8 @@ export const SETTINGS = {
     meaning: 'partner sign-on token redemptions per client address per window; `0`: no limit',
   }),
   RATE_LIMIT_REDIS_PREFIX: setting({
-    schema: optional(z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces')),
-    default: DEFAULT_RATE_LIMITS.redisPrefix,
-    meaning: 'what the rate-limit counters\' names start with in Redis: deployments sharing one Redis server each need their own',
+    schema: optional(redisKeyPrefix),
+    meaning: '**deprecated** (removal after 2027-06-30): use `REDIS_KEY_PREFIX`, which this is taken as when that is not set',
   }),
   TRUST_PROXY: setting({
     schema: wholeNumber(10),
@@ -914,9 +923,14 @@ function parseCorsOrigins(value: string): { origins: string[] } | { problem: str
 // ─── loaders ───
 
 /** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
-export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl'> {
-  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL']);
-  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), redisUrl: settings.REDIS_URL ?? null };
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl' | 'redisKeyPrefix'> {
+  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'RATE_LIMIT_REDIS_PREFIX']);
+  return {
+    databaseUrl: settings.DATABASE_URL,
+    engine: engineOf(settings.DATABASE_URL),
+    redisUrl: settings.REDIS_URL ?? null,
+    redisKeyPrefix: settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null,
+  };
 }
 
 /** CLI_TIMEOUT_MS: how long a CLI may take before it ends with one line and exit code 1. */
@@ -1024,6 +1038,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlMs: settings.IDEMPOTENCY_TTL_HOURS * HOUR_MS,
     apiKeyCallsRetentionMs: settings.API_KEY_CALLS_RETENTION_DAYS * DAY_MS,
     redisUrl: settings.REDIS_URL ?? null,
+    redisKeyPrefix: settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
     responseCache: settings.RESPONSE_CACHE,
     production: settings.NODE_ENV === 'production',
@@ -1039,7 +1054,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressWindowMs: settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS * 1_000,
       authFailures: settings.RATE_LIMIT_AUTH_FAILURES,
       signOnRedemptions: settings.RATE_LIMIT_SIGN_ON,
-      redisPrefix: settings.RATE_LIMIT_REDIS_PREFIX,
     },
     trustProxyHops: settings.TRUST_PROXY,
   };

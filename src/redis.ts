@@ -5,10 +5,13 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { KeyChangeFeed } from './auth/key-cache.ts';
 
-const KEY_CHANGES_CHANNEL = 'dgw:api-key-changed';
+/** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
+const KEY_CHANGES_CHANNEL = 'api-key-changed';
 
 export interface RedisConnections {
-  /** Commands (caches, counters, publishing). */
+  /** What every key (applied by the client itself) and channel of this deployment starts with. */
+  prefix: string;
+  /** Commands (caches, counters, publishing); every key it names is prefixed with `prefix`. */
   client: Redis;
   /** A connection in subscriber mode, which can do nothing else. */
   subscriber: Redis;
@@ -28,9 +31,11 @@ function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-export function connectRedis(url: string, logger: Logger): RedisConnections {
+/** `prefix`: the deployment's (src/domain/shared-settings.ts, redisKeyPrefixOf), put before every key and channel. */
+export function connectRedis(url: string, logger: Logger, prefix: string): RedisConnections {
   const open = (role: string): Redis => {
     const connection = new Redis(url, {
+      keyPrefix: prefix,
       // Fail fast rather than queue: a command while Redis is down is answered from memory instead.
       enableOfflineQueue: role === 'subscriber',
       maxRetriesPerRequest: 1,
@@ -50,6 +55,7 @@ export function connectRedis(url: string, logger: Logger): RedisConnections {
   const client = open('client');
   const subscriber = open('subscriber');
   return {
+    prefix,
     client,
     subscriber,
     async ready(timeoutMs = 2_000) {
@@ -64,16 +70,17 @@ export function connectRedis(url: string, logger: Logger): RedisConnections {
 /** Key changes announced to every instance through publish/subscribe. */
 export function redisKeyChangeFeed(redis: RedisConnections, logger: Logger): KeyChangeFeed {
   const listeners = new Set<(apiKeyId: number) => void>();
+  const channelName = `${redis.prefix}${KEY_CHANGES_CHANNEL}`;
   let subscribed = false;
   redis.subscriber.on('message', (channel: string, message: string) => {
-    if (channel !== KEY_CHANGES_CHANNEL) return;
+    if (channel !== channelName) return;
     const apiKeyId = Number(message);
     if (Number.isInteger(apiKeyId)) listeners.forEach((listener) => listener(apiKeyId));
   });
   return {
     async publish(apiKeyId) {
       try {
-        await redis.client.publish(KEY_CHANGES_CHANNEL, String(apiKeyId));
+        await redis.client.publish(channelName, String(apiKeyId));
       } catch (error) {
         logger.warn({ err: { message: (error as Error).message }, apiKeyId }, 'could not announce a key change; instances see it within API_KEY_CACHE_TTL_MS');
       }
@@ -82,7 +89,7 @@ export function redisKeyChangeFeed(redis: RedisConnections, logger: Logger): Key
       listeners.add(listener);
       if (!subscribed) {
         subscribed = true;
-        redis.subscriber.subscribe(KEY_CHANGES_CHANNEL).catch((error: unknown) => {
+        redis.subscriber.subscribe(channelName).catch((error: unknown) => {
           subscribed = false;
           logger.warn({ err: { message: (error as Error).message } }, 'could not subscribe to key changes');
         });

@@ -48,8 +48,9 @@ export interface CacheGeneration {
   advance(): Promise<void>;
 }
 
-const GENERATION_KEY = 'dgw:cache:generation';
-const ENTRY_PREFIX = 'dgw:cache:entry:';
+// After the deployment's prefix, which the Redis client puts before every key (src/redis.ts).
+const GENERATION_KEY = 'cache:generation';
+const ENTRY_PREFIX = 'cache:entry:';
 /** Entry names that must not be stored: made while the generation was unknown. */
 const UNCACHEABLE = 'uncacheable:';
 

@@ -35,8 +35,8 @@ import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
-import { checkSessionSecret } from './domain/shared-settings.ts';
-import { memoryCounters, redisCounters } from './rate-limit/counters.ts';
+import { checkSessionSecret, redisKeyPrefixOf } from './domain/shared-settings.ts';
+import { memoryCounters, RATE_COUNTER_PREFIX, redisCounters } from './rate-limit/counters.ts';
 import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { startTracing, type Tracing, type TracingOptions } from './telemetry/tracing.ts';
@@ -174,7 +174,8 @@ export async function startService(config: Config, logger: Logger, options: Star
   const now = clock.now;
   // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
   const redisModule = config.redisUrl ? await import('./redis.ts') : null;
-  const redis = redisModule && config.redisUrl ? redisModule.connectRedis(config.redisUrl, logger) : null;
+  const redis =
+    redisModule && config.redisUrl ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix)) : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null });
   const readCache = !config.responseCache
     ? null
@@ -183,7 +184,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.
-  const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: config.rateLimits.redisPrefix }) : memoryCounters();
+  const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: RATE_COUNTER_PREFIX }) : memoryCounters();
   // Counts of each key's calls for `keys audit`: kept in memory, added to the database every few seconds.
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
   // One registry for the app and the outbox worker: what /metrics shows is this whole instance.

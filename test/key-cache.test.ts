@@ -7,6 +7,7 @@ import { generateKey, revokeKey } from '../src/auth/api-keys.ts';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { grantPermissions } from '../src/auth/key-admin.ts';
 import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis.ts';
+import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
@@ -86,11 +87,14 @@ describe('one instance', () => {
 
 describe('several instances sharing Redis', () => {
   let redis: RedisConnections[];
+  let prefix: string;
   let instances: { yoga: Yoga; keys: KeyVerifier }[];
 
   beforeAll(async () => {
     const logger = pino({ level: 'silent' });
-    redis = [connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger), connectRedis(REDIS_URL, logger)];
+    // The prefix every instance and the keys CLI read from this database (src/domain/shared-settings.ts).
+    prefix = await redisKeyPrefixOf(app.db, null);
+    redis = [connectRedis(REDIS_URL, logger, prefix), connectRedis(REDIS_URL, logger, prefix), connectRedis(REDIS_URL, logger, prefix)];
     instances = redis.slice(0, 2).map((connections) => {
       const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * MINUTE, changes: redisKeyChangeFeed(connections, logger) });
       return { keys, yoga: createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger, keys })) };
@@ -106,7 +110,7 @@ describe('several instances sharing Redis', () => {
     const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
     for (const instance of instances) expect(await status(instance.yoga, key)).toBe(200);
     // Give the subscriptions time to be in place before the announcement.
-    await Promise.all(redis.slice(0, 2).map((connections) => waitFor(async () => (await connections.client.pubsub('NUMSUB', 'dgw:api-key-changed'))[1] !== 0)));
+    await Promise.all(redis.slice(0, 2).map((connections) => waitFor(async () => (await connections.client.pubsub('NUMSUB', `${prefix}api-key-changed`))[1] !== 0)));
     await revokeKey(app.db, id, app.clock.now());
     // What scripts/keys.ts does after a change: announce it (from its own connection).
     await redisKeyChangeFeed(redis[2]!, pino({ level: 'silent' })).publish(id);

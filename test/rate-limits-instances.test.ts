@@ -24,13 +24,13 @@ describe.runIf(testEngine === 'postgresql')('three instances sharing Redis', () 
     database = await createMigratedDatabase();
     onFileEnd(() => database.drop());
     // Counters of this run only: other runs on the same Redis have keys with the same ids.
-    const prefix = `dgw:test:rate:${randomBytes(6).toString('hex')}:`;
+    const prefix = `dgw:test:${randomBytes(6).toString('hex')}:`;
     const settings = {
       ...testSettings,
       LOG_LEVEL: 'info',
       DATABASE_URL: database.url,
       REDIS_URL,
-      RATE_LIMIT_REDIS_PREFIX: prefix,
+      REDIS_KEY_PREFIX: prefix,
       RATE_LIMIT_KEY_REQUESTS: String(LIMIT),
       // The window is long enough that the whole test runs inside one.
       RATE_LIMIT_WINDOW_SECONDS: '3600',

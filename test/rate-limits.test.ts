@@ -423,7 +423,7 @@ describe('shared through Redis', () => {
     await Promise.all(connections.map((connection) => connection.close()));
   });
   const connect = (url: string, logger: Logger = silent): RedisConnections => {
-    const connection = connectRedis(url, logger);
+    const connection = connectRedis(url, logger, '');
     connections.push(connection);
     return connection;
   };
@@ -495,8 +495,8 @@ describe('settings', () => {
       addressWindowMs: 300_000,
       authFailures: 20,
       signOnRedemptions: 20,
-      redisPrefix: 'dgw:rate:',
     });
+    expect(defaults.redisKeyPrefix).toBeNull();
     expect(defaults.trustProxyHops).toBe(0);
     const set = loadConfig({
       ...base,
@@ -508,7 +508,7 @@ describe('settings', () => {
       RATE_LIMIT_AUTH_FAILURES: '3',
       RATE_LIMIT_SIGN_ON: '4',
       TRUST_PROXY: '2',
-      RATE_LIMIT_REDIS_PREFIX: 'shop-a:rate:',
+      RATE_LIMIT_REDIS_PREFIX: 'shop-a:',
     });
     expect(set.rateLimits).toEqual({
       windowMs: 10_000,
@@ -518,8 +518,10 @@ describe('settings', () => {
       addressWindowMs: 30_000,
       authFailures: 3,
       signOnRedemptions: 4,
-      redisPrefix: 'shop-a:rate:',
     });
+    // The deprecated name is taken as REDIS_KEY_PREFIX when that is not set, and gives way to it.
+    expect(set.redisKeyPrefix).toBe('shop-a:');
+    expect(loadConfig({ ...base, RATE_LIMIT_REDIS_PREFIX: 'shop-a:', REDIS_KEY_PREFIX: 'shop-b:' }).redisKeyPrefix).toBe('shop-b:');
     expect(set.trustProxyHops).toBe(2);
   });
 

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerStore } from '../src/answer-cache.ts';
 import type { Config } from '../src/config.ts';
+import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
@@ -278,12 +279,13 @@ describe('several instances sharing Redis', () => {
   let instances: Yoga[];
 
   beforeAll(async () => {
-    redis = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+    // The deployment's prefix, as the service takes it: each test database has its own, so parallel
+    // runs never read each other's entries.
+    const keyPrefix = await redisKeyPrefixOf(app.db, null);
+    redis = [new Redis(REDIS_URL, { keyPrefix }), new Redis(REDIS_URL, { keyPrefix })];
     onFileEnd(async () => {
       await Promise.all(redis.map((connection) => connection.quit()));
     });
-    // Each test file run has its own generation, so parallel runs never read each other's entries.
-    await redis[0]!.incr('dgw:cache:generation');
     instances = redis.map((connection) => instance(redisReadCache(connection, logger)));
   });
 

@@ -7,7 +7,7 @@
 // without revealing it, and, unlike a plain hash, cannot be checked against guesses without also
 // computing an HMAC per guess under each candidate secret (the label makes it useless for anything
 // else the secret signs). The secret itself is never stored.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../config.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
@@ -58,4 +58,28 @@ export async function recordSessionSecret(db: Db, secret: string): Promise<{ rep
   const before = await db.sharedSetting.findUnique({ where });
   await db.sharedSetting.upsert({ where, create: { ...where, value: fingerprint }, update: { value: fingerprint } });
   return { replaced: before !== null && !sameText(before.value, fingerprint) };
+}
+
+export const REDIS_KEY_PREFIX_SETTING = 'redis_key_prefix';
+
+/**
+ * The prefix of every Redis key and channel of this deployment: the configured one (REDIS_KEY_PREFIX),
+ * else `dgw:<id>:` with an id made by the first instance to ask and kept in shared_settings. So every
+ * instance (and CLI) of one database agrees on it without being told, and two deployments with their
+ * own databases on one Redis server never read each other's entries, though their key ids repeat.
+ */
+export async function redisKeyPrefixOf(db: Db, configured: string | null): Promise<string> {
+  if (configured !== null) return configured;
+  const where = { name: REDIS_KEY_PREFIX_SETTING };
+  const stored = await db.sharedSetting.findUnique({ where });
+  if (stored) return stored.value;
+  const made = `dgw:${randomBytes(6).toString('base64url')}:`;
+  try {
+    await db.sharedSetting.create({ data: { ...where, value: made } });
+    return made;
+  } catch (error) {
+    // Concurrent first starts: one recorded its id; every instance takes that one.
+    if (!isUniqueViolation(error)) throw error;
+    return (await db.sharedSetting.findUniqueOrThrow({ where })).value;
+  }
 }

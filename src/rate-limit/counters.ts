@@ -129,6 +129,9 @@ return totals
 
 type SpendCommand = (keys: number, ...args: (string | number)[]) => Promise<number[]>;
 
+/** The counters' names in Redis, after the deployment's prefix (which the client adds: src/redis.ts). */
+export const RATE_COUNTER_PREFIX = 'rate:';
+
 /**
  * Counters in Redis, shared by every instance using it; `prefix` keeps them apart from other data
  * (and one test's counters from another's). Falls back to `fallback` while Redis fails.
