@@ -164,6 +164,8 @@ export interface Config {
    * RATE_LIMIT_REDIS_PREFIX); null: the one recorded in the database (src/domain/shared-settings.ts).
    */
   redisKeyPrefix: string | null;
+  /** How long one Redis command may take before it is given up on (and counts towards the breaker: src/redis.ts). */
+  redisCommandTimeoutMs: number;
   /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
   apiKeyCacheTtlMs: number;
   /** Serve repeated reads from the response cache (src/response-cache.ts). */
@@ -681,6 +683,12 @@ export const SETTINGS = {
       '`redis://host:6379`: instances share key changes, caches (see "Caching") and rate-limit budgets (see "Rate limits") through it; while Redis is down the service serves from its own memory and logs it',
     confidential: true,
   }),
+  REDIS_COMMAND_TIMEOUT_MS: setting({
+    schema: wholeNumberFrom1(10_000, 'milliseconds'),
+    default: '100',
+    meaning:
+      'how long one Redis command may take; a command that takes longer is given up on (the request is answered from memory: cache bypassed, rate limits counted in this instance), and after a few in a row Redis is not asked at all for a second (the breaker), then asked again',
+  }),
   REDIS_KEY_PREFIX: setting({
     schema: optional(redisKeyPrefix),
     meaning:
@@ -1039,6 +1047,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCallsRetentionMs: settings.API_KEY_CALLS_RETENTION_DAYS * DAY_MS,
     redisUrl: settings.REDIS_URL ?? null,
     redisKeyPrefix: settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null,
+    redisCommandTimeoutMs: settings.REDIS_COMMAND_TIMEOUT_MS,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
     responseCache: settings.RESPONSE_CACHE,
     production: settings.NODE_ENV === 'production',

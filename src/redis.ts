@@ -1,16 +1,29 @@
 // Redis, when REDIS_URL is set: what instances share (key changes now; caches and rate limits use the
 // same connection). Redis is an accelerator, never a dependency of an answer: while it is down the
 // service keeps serving from its own memory and logs the outage, it does not fail requests.
-import { Redis } from 'ioredis';
+//
+// A Redis that does not answer must not hold requests up either. Every command has a timeout
+// (REDIS_COMMAND_TIMEOUT_MS), and a circuit breaker sits in front of the command connection: after
+// BREAKER_FAILURES failures in a row it stops asking Redis for BREAKER_OPEN_MS (each command fails at
+// once, and its caller answers from memory), then lets one command through to probe. The breaker logs
+// the outage once when it opens and once when Redis answers again, and tells the metrics.
+import { Redis, type Command } from 'ioredis';
 import type { Logger } from 'pino';
 import type { KeyChangeFeed } from './auth/key-cache.ts';
 
 /** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
 const KEY_CHANGES_CHANNEL = 'api-key-changed';
 
+/** Failures in a row that open the breaker. */
+export const BREAKER_FAILURES = 3;
+/** How long an open breaker answers every command at once, before it lets one through to probe. */
+export const BREAKER_OPEN_MS = 1_000;
+
 export interface RedisConnections {
   /** What every key (applied by the client itself) and channel of this deployment starts with. */
   prefix: string;
+  /** False while the breaker is open: Redis is not being asked. */
+  available(): boolean;
   /** Commands (caches, counters, publishing); every key it names is prefixed with `prefix`. */
   client: Redis;
   /** A connection in subscriber mode, which can do nothing else. */
@@ -31,11 +44,69 @@ function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-/** `prefix`: the deployment's (src/domain/shared-settings.ts, redisKeyPrefixOf), put before every key and channel. */
-export function connectRedis(url: string, logger: Logger, prefix: string): RedisConnections {
+/**
+ * The breaker in front of a connection's commands (see the top of this file). Commands sent while the
+ * connection is not ready (its own handshake) pass untouched: ioredis refuses them at once itself.
+ */
+function guardCommands(connection: Redis, logger: Logger, onChange: (available: boolean) => void): () => boolean {
+  let failures = 0;
+  let openUntil = 0;
+  let open = false;
+  let probing = false;
+  const send = connection.sendCommand.bind(connection) as (command: Command, stream?: unknown) => unknown;
+  const succeeded = (): void => {
+    failures = 0;
+    probing = false;
+    if (!open) return;
+    open = false;
+    logger.info('Redis answers again: caches and rate limits are shared through it again');
+    onChange(true);
+  };
+  const failed = (error: unknown): void => {
+    probing = false;
+    failures += 1;
+    if (open) {
+      openUntil = Date.now() + BREAKER_OPEN_MS;
+    } else if (failures >= BREAKER_FAILURES) {
+      open = true;
+      openUntil = Date.now() + BREAKER_OPEN_MS;
+      logger.warn(
+        { err: { message: (error as Error).message } },
+        'Redis unavailable: serving from this instance\'s memory (response cache bypassed, rate limits counted here, key changes within API_KEY_CACHE_TTL_MS) until it answers',
+      );
+      onChange(false);
+    }
+  };
+  (connection as unknown as { sendCommand: (command: Command, stream?: unknown) => unknown }).sendCommand = (command, stream) => {
+    if (connection.status === 'ready' && open) {
+      if (probing || Date.now() < openUntil) {
+        command.reject(new Error('Redis not asked: its circuit breaker is open'));
+        return command.promise;
+      }
+      probing = true;
+    }
+    const sent = send(command, stream);
+    command.promise.then(succeeded, failed);
+    return sent;
+  };
+  return () => !open;
+}
+
+/**
+ * `prefix`: the deployment's (src/domain/shared-settings.ts, redisKeyPrefixOf), put before every key
+ * and channel; `commandTimeoutMs`: REDIS_COMMAND_TIMEOUT_MS; `onAvailability`: told when the breaker
+ * opens (false) and closes (true), for the metrics.
+ */
+export function connectRedis(
+  url: string,
+  logger: Logger,
+  prefix: string,
+  options: { commandTimeoutMs?: number; onAvailability?: (available: boolean) => void } = {},
+): RedisConnections {
   const open = (role: string): Redis => {
     const connection = new Redis(url, {
       keyPrefix: prefix,
+      ...(options.commandTimeoutMs !== undefined && role === 'client' ? { commandTimeout: options.commandTimeoutMs } : {}),
       // Fail fast rather than queue: a command while Redis is down is answered from memory instead.
       enableOfflineQueue: role === 'subscriber',
       maxRetriesPerRequest: 1,
@@ -43,19 +114,22 @@ export function connectRedis(url: string, logger: Logger, prefix: string): Redis
     });
     let down = false;
     connection.on('error', (error: Error) => {
-      if (!down) logger.warn({ err: { message: error.message }, redis: role }, 'Redis unavailable: serving from local memory until it is back');
+      // Debug only: the outage's one line is the breaker's, when a command first meets it.
+      if (!down) logger.debug({ err: { message: error.message }, redis: role }, 'Redis connection lost; reconnecting');
       down = true;
     });
     connection.on('ready', () => {
-      if (down) logger.info({ redis: role }, 'Redis is back');
+      if (down) logger.debug({ redis: role }, 'Redis connection back');
       down = false;
     });
     return connection;
   };
   const client = open('client');
   const subscriber = open('subscriber');
+  const available = guardCommands(client, logger, options.onAvailability ?? (() => undefined));
   return {
     prefix,
+    available,
     client,
     subscriber,
     async ready(timeoutMs = 2_000) {

@@ -67,22 +67,51 @@ export function memoryGeneration(onAdvance: () => void = () => undefined): Cache
   };
 }
 
-export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration {
+/** How often an instance that could not start a new generation in Redis tries again. */
+export const OWED_GENERATION_RETRY_MS = 250;
+
+/**
+ * The generation in Redis. A write whose new generation could not be published (Redis did not answer)
+ * leaves this instance owing it: until the increment lands (retried every OWED_GENERATION_RETRY_MS),
+ * `current()` is null, so this instance neither serves nor stores cached results, and never serves
+ * the old value of its own write. The other instances serve entries of the old generation only until
+ * the increment lands or the entries' TTL ends (docs/caching.md).
+ * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis.ts).
+ */
+export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration & { owed(): boolean } {
+  let owed = 0;
+  let retry: NodeJS.Timeout | null = null;
+  const pay = async (): Promise<void> => {
+    retry = null;
+    try {
+      await redis.incr(GENERATION_KEY);
+      owed = 0;
+      logger.info('published the cache generation a write owed: the response cache is in use again');
+    } catch {
+      retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
+      retry.unref();
+    }
+  };
   return {
+    owed: () => owed > 0,
     async current() {
+      if (owed > 0) return null;
       try {
         return (await redis.get(GENERATION_KEY)) ?? '0';
-      } catch (error) {
-        logger.warn({ err: { message: (error as Error).message } }, 'response cache bypassed: Redis unavailable');
+      } catch {
         return null;
       }
     },
     async advance() {
       try {
         await redis.incr(GENERATION_KEY);
-      } catch (error) {
-        // Entries die by their TTL; until Redis is back nothing is read from it anyway.
-        logger.warn({ err: { message: (error as Error).message } }, 'could not start a new cache generation: Redis unavailable');
+      } catch {
+        // One increment pays every write made meanwhile: what matters is that the generation moves on.
+        owed += 1;
+        if (retry === null) {
+          retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
+          retry.unref();
+        }
       }
     },
   };
@@ -130,23 +159,22 @@ export function memoryReadStore(maxBytes: number): ReadStore & { clear(): void }
   };
 }
 
-/** Entries in Redis, each with its TTL; a Redis failure is a miss, never an error. */
-export function redisStore(redis: Redis, logger: Logger): ReadStore {
+/** Entries in Redis, each with its TTL; a Redis failure is a miss, never an error (the breaker logs the outage). */
+export function redisStore(redis: Redis): ReadStore {
   return {
     async get(id) {
       try {
         const stored = await redis.get(ENTRY_PREFIX + id);
         return stored ? (JSON.parse(stored) as StoredRead) : null;
-      } catch (error) {
-        logger.warn({ err: { message: (error as Error).message } }, 'response cache read failed: answering uncached');
+      } catch {
         return null;
       }
     },
     async set(id, read, ttlMs) {
       try {
         await redis.set(ENTRY_PREFIX + id, JSON.stringify(read), 'PX', Math.ceil(ttlMs));
-      } catch (error) {
-        logger.warn({ err: { message: (error as Error).message } }, 'response cache write failed');
+      } catch {
+        // Not stored: the next read runs the operation again.
       }
     },
   };
@@ -190,7 +218,7 @@ export function inMemoryReadCache(): ReadCacheOptions {
 
 /** Generation and results in Redis, so every instance sees every other's writes on its next read. */
 export function redisReadCache(redis: Redis, logger: Logger): ReadCacheOptions {
-  return { generation: redisGeneration(redis, logger), store: redisStore(redis, logger), answers: memoryAnswerStore(MEMORY_CACHE_MAX_BYTES) };
+  return { generation: redisGeneration(redis, logger), store: redisStore(redis), answers: memoryAnswerStore(MEMORY_CACHE_MAX_BYTES) };
 }
 
 type YogaContext = YogaInitialContext & Context;

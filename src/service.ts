@@ -175,7 +175,9 @@ export async function startService(config: Config, logger: Logger, options: Star
   // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
   const redisModule = config.redisUrl ? await import('./redis.ts') : null;
   const redis =
-    redisModule && config.redisUrl ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix)) : null;
+    redisModule && config.redisUrl
+      ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), { commandTimeoutMs: config.redisCommandTimeoutMs })
+      : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null });
   const readCache = !config.responseCache
     ? null
@@ -184,11 +186,11 @@ export async function startService(config: Config, logger: Logger, options: Star
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.
-  const rateCounters = redis ? redisCounters(redis.client, logger, { prefix: RATE_COUNTER_PREFIX }) : memoryCounters();
+  const rateCounters = redis ? redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) : memoryCounters();
   // Counts of each key's calls for `keys audit`: kept in memory, added to the database every few seconds.
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
   // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
-  const metrics = createMetrics({ db, now, logger });
+  const metrics = createMetrics({ db, now, logger, ...(redis ? { redisAvailable: redis.available } : {}) });
   // The bundled postcode data set, loaded with the first search.
   const geocoder = new PostcodeGeocoder();
   const deps = { config, db, logger, now, keys, readCache, files, geocoder, rateCounters, keyCalls, lifecycle, metrics };

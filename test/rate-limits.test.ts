@@ -435,8 +435,8 @@ describe('shared through Redis', () => {
     const [first, second] = [connect(REDIS_URL), connect(REDIS_URL)];
     await Promise.all([first.ready(), second.ready()]);
     const clock = createClock();
-    const one = limitedApp({ keyRequests: 4 }, { clock, counters: redisCounters(first.client, silent, { prefix }) });
-    const two = limitedApp({ keyRequests: 4 }, { clock, counters: redisCounters(second.client, silent, { prefix }) });
+    const one = limitedApp({ keyRequests: 4 }, { clock, counters: redisCounters(first.client, { prefix }) });
+    const two = limitedApp({ keyRequests: 4 }, { clock, counters: redisCounters(second.client, { prefix }) });
     const { key } = await makeKey(app.db);
     const a = await one.request(DETAILS, { key });
     const b = await two.request(DETAILS, { key });
@@ -468,8 +468,8 @@ describe('shared through Redis', () => {
         },
       }),
     );
-    const closed = connect(`redis://127.0.0.1:${await freePort()}`, pino({ level: 'silent' }));
-    const limited = limitedApp({ keyRequests: 15 }, { logger, counters: redisCounters(closed.client, logger, { prefix: uniquePrefix() }) });
+    const closed = connect(`redis://127.0.0.1:${await freePort()}`, logger);
+    const limited = limitedApp({ keyRequests: 15 }, { logger, counters: redisCounters(closed.client, { prefix: uniquePrefix() }) });
     const { key } = await makeKey(app.db);
     const statuses: number[] = [];
     for (let request = 0; request < 15; request += 1) statuses.push((await limited.request(DETAILS, { key })).status);
@@ -477,8 +477,10 @@ describe('shared through Redis', () => {
     expect(statuses.slice(0, 15)).toEqual(Array(15).fill(200));
     // The instance's own count still holds the key to its limit; nothing answered 5xx.
     expect(statuses[15]).toBe(429);
-    const outage = lines.filter((line) => line.includes('rate limits counted in this instance only'));
+    // The Redis circuit breaker's line (src/redis.ts), once for the outage, naming what it does.
+    const outage = lines.filter((line) => line.includes('Redis unavailable'));
     expect(outage).toHaveLength(1);
+    expect(outage[0]).toContain('rate limits counted here');
   });
 });
 

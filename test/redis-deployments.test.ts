@@ -46,7 +46,7 @@ async function deployment(name: string): Promise<Deployment> {
   const yoga = createApp(
     instanceDeps(
       { config, db: app.db, now: app.clock.now },
-      { logger, keys, readCache: redisReadCache(redis.client, logger), rateCounters: redisCounters(redis.client, logger, { prefix: RATE_COUNTER_PREFIX }) },
+      { logger, keys, readCache: redisReadCache(redis.client, logger), rateCounters: redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) },
     ),
   );
   return { app, prefix, redis, keys, yoga, key, name };

@@ -9,7 +9,6 @@
 // (limits then hold per instance) and says so in one log line per outage: never an error, never a 429
 // caused by the outage itself.
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 
 export interface Spend {
   /** What is counted, e.g. `key:12` (the window is added by the store). */
@@ -136,12 +135,11 @@ export const RATE_COUNTER_PREFIX = 'rate:';
  * Counters in Redis, shared by every instance using it; `prefix` keeps them apart from other data
  * (and one test's counters from another's). Falls back to `fallback` while Redis fails.
  */
-export function redisCounters(redis: Redis, logger: Logger, options: { prefix: string; fallback?: CounterStore }): CounterStore {
+export function redisCounters(redis: Redis, options: { prefix: string; fallback?: CounterStore }): CounterStore {
   const { prefix } = options;
   const fallback = options.fallback ?? memoryCounters();
   if (!('dgwRateLimitSpend' in redis)) redis.defineCommand('dgwRateLimitSpend', { lua: SPEND_SCRIPT });
   const command = (redis as unknown as { dgwRateLimitSpend: SpendCommand }).dgwRateLimitSpend.bind(redis);
-  let down = false;
   return {
     async spend(spends, now) {
       const windows = spends.map((spend) => windowOf(spend, now));
@@ -149,17 +147,13 @@ export function redisCounters(redis: Redis, logger: Logger, options: { prefix: s
       const args = spends.flatMap((spend) => [spend.windowMs, spend.amount, spend.limit === Infinity ? -1 : spend.limit]);
       try {
         const [allowed, ...totals] = await command(keys.length, ...keys, ...args);
-        if (down) logger.info('rate limits are shared through Redis again');
-        down = false;
         return {
           allowed: allowed === 1,
           counters: spends.map((_spend, index) => ({ used: totals[index] ?? 0, resetAt: windows[index]?.resetAt ?? now })),
         };
-      } catch (error) {
-        if (!down) {
-          logger.warn({ err: { message: (error as Error).message } }, 'rate limits counted in this instance only: Redis unavailable');
-        }
-        down = true;
+      } catch {
+        // Counted in this instance's memory meanwhile (approximate across instances); the Redis
+        // circuit breaker logs the outage once (src/redis.ts).
         return fallback.spend(spends, now);
       }
     },

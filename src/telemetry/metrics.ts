@@ -40,9 +40,11 @@ export interface MetricsSources {
   /** The database's clock (src/db/clock.ts): the oldest message's age is measured on it. */
   now: () => Date;
   logger: Logger;
+  /** With REDIS_URL: whether its circuit breaker lets commands through (src/redis.ts). */
+  redisAvailable?: () => boolean;
 }
 
-export function createMetrics({ db, now, logger }: MetricsSources): GatewayMetrics {
+export function createMetrics({ db, now, logger, redisAvailable }: MetricsSources): GatewayMetrics {
   const registry = new Registry();
   // Process memory, CPU, event-loop lag, heap and GC: prom-client's standard Node metrics.
   collectDefaultMetrics({ register: registry });
@@ -124,6 +126,16 @@ export function createMetrics({ db, now, logger }: MetricsSources): GatewayMetri
       this.set((await readOutbox()).oldestAgeSeconds);
     },
   });
+  if (redisAvailable) {
+    new Gauge({
+      name: 'gateway_redis_available',
+      help: '1 while Redis answers this instance, 0 while its circuit breaker is open (caches bypassed, rate limits counted per instance).',
+      registers: [registry],
+      collect() {
+        this.set(redisAvailable() ? 1 : 0);
+      },
+    });
+  }
   // SQLite has no pool (one connection, its queries run one after another): these exist only on PostgreSQL.
   const pool = poolOf(db);
   if (pool) {
