@@ -16,11 +16,14 @@ import { requestIdFor } from './telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
 import { requestOver, Response } from './fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
+import { bodyLimitOf } from './http-plugins.ts';
 
 export type HttpServerSettings = Pick<
   Config,
   'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
->;
+> &
+  // Without it, a request without a key has the same limit as one with a key.
+  Partial<Pick<Config, 'anonymousBodyLimitBytes'>>;
 
 export interface GatewayServer {
   readonly server: Server;
@@ -90,13 +93,16 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
   return { headers, requestId };
 }
 
-async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+  // A request without a key gets the smaller anonymous limit (src/http-plugins.ts, useBodyLimit).
+  // Read against a fixed base: only the query matters here, and a Host header is the caller's text.
+  const bodyLimitBytes = bodyLimitOf(headers, new URL(req.url ?? '/', 'http://localhost'), settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
   // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
   const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
   if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
@@ -183,7 +189,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         });
         return;
       }
-      answer(app, settings.bodyLimitBytes, req, headers, requestId)
+      answer(app, settings, req, headers, requestId)
         .then((response) => write(req, res, response))
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');

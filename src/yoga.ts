@@ -99,7 +99,7 @@ export function createApp(deps: AppDeps): Yoga {
       useCompression(),
       useHealthChecks(deps),
       useMetricsEndpoint(metrics, deps.config.metricsToken),
-      useBodyLimit(deps.config.bodyLimitBytes),
+      useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
       // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
       useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
       useApiDocs(deps.config.explorers, {

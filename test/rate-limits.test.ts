@@ -495,6 +495,7 @@ describe('settings', () => {
       addressWindowMs: 300_000,
       authFailures: 20,
       signOnRedemptions: 20,
+      anonymousRequests: 120,
       redisPrefix: 'dgw:rate:',
     });
     expect(defaults.trustProxyHops).toBe(0);
@@ -507,6 +508,7 @@ describe('settings', () => {
       RATE_LIMIT_ADDRESS_WINDOW_SECONDS: '30',
       RATE_LIMIT_AUTH_FAILURES: '3',
       RATE_LIMIT_SIGN_ON: '4',
+      RATE_LIMIT_ANONYMOUS: '9',
       TRUST_PROXY: '2',
       RATE_LIMIT_REDIS_PREFIX: 'shop-a:rate:',
     });
@@ -518,6 +520,7 @@ describe('settings', () => {
       addressWindowMs: 30_000,
       authFailures: 3,
       signOnRedemptions: 4,
+      anonymousRequests: 9,
       redisPrefix: 'shop-a:rate:',
     });
     expect(set.trustProxyHops).toBe(2);
