@@ -66,8 +66,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
 }
 
 function tooLarge(limit: number, requestId: string): Response {
-  return new Response(JSON.stringify({ error: 'payload_too_large', message: `The request body is over ${limit} bytes.`, request_id: requestId }), {
-    status: 413,
+  return serverAnswer(413, { error: 'payload_too_large', message: `The request body is over ${limit} bytes.` }, requestId);
+}
+
+/** An answer this server writes itself, before the app: the error body with the request's id, and the connection closed. */
+function serverAnswer(status: number, error: { error: string; message: string }, requestId: string): Response {
+  return new Response(JSON.stringify({ ...error, request_id: requestId }), {
+    status,
     headers: {
       ...PROTECTIVE_HEADERS,
       'content-type': 'application/json; charset=utf-8',
@@ -76,6 +81,18 @@ function tooLarge(limit: number, requestId: string): Response {
       [REQUEST_ID_HEADER]: requestId,
     },
   });
+}
+
+/**
+ * The request's URL, or null when its Host header (the caller's text) and target make none: a Host
+ * such as `a b` or `[::1` made the URL parser throw, and the request a 500 outside the app.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
+  } catch {
+    return null;
+  }
 }
 
 /** The request's headers as the app gets them, and its id (src/telemetry/request-id.ts). */
@@ -94,10 +111,10 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
 }
 
 async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+  const url = requestUrl(req);
+  if (!url) return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
   // A request without a key gets the smaller anonymous limit (src/http-plugins.ts, useBodyLimit).
-  // Read against a fixed base: only the query matters here, and a Host header is the caller's text.
-  const bodyLimitBytes = bodyLimitOf(headers, new URL(req.url ?? '/', 'http://localhost'), settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
+  const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
   // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
