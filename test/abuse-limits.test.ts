@@ -102,6 +102,17 @@ describe('RATE_LIMIT_ANONYMOUS', () => {
     expect((await ask()).status).toBe(200);
   });
 
+  it('never counts the explorers and the service paths (GraphiQL, /docs, /openapi.json, /health)', async () => {
+    const address = newAddress();
+    for (let call = 0; call <= ANONYMOUS_LIMIT * 2; call += 1) {
+      for (const [path, accept] of [['/graphql', 'text/html'], ['/docs', '*/*'], ['/openapi.json', '*/*'], ['/health', '*/*']] as const) {
+        const response = await from(limited, address, path, { headers: { accept } });
+        expect(response.status, path).toBe(200);
+        expect(response.headers.get('ratelimit-policy'), path).toBeNull();
+      }
+    }
+  });
+
   it('is off at 0: keyless requests are then not counted', async () => {
     const config = { ...app.config, trustProxyHops: 1, rateLimits: { ...app.config.rateLimits, anonymousRequests: 0 } };
     const unlimited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }));
