@@ -1,7 +1,10 @@
 // The response cache for reads, on both doors (Sofa runs the same envelop execute, so one plugin
 // serves REST and /graphql alike).
 //
-// Correct by construction, in three rules:
+// Correct by construction, in four rules:
+// 0. Only a read is ever cached: `isCacheableRead` is the one decision, made on the operation itself
+//    before the plugin runs; a mutation or subscription is never looked up, stored or answered from any
+//    tier (the answer cache in src/answer-cache.ts stores only what this cache filed under an entry).
 // 1. An entry is filed under what the caller may see: its key id, permissions and dealership set
 //    (never the secret), so two keys that see different things never share an entry, and a change
 //    of permissions starts afresh. Calls without a valid key are never cached.
@@ -16,7 +19,7 @@
 // writes on its next read. While Redis is down, reads are answered uncached (never stale, never 5xx).
 import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
-import { getOperationAST, type ExecutionResult } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -191,6 +194,11 @@ export function redisReadCache(redis: Redis, logger: Logger): ReadCacheOptions {
 
 type YogaContext = YogaInitialContext & Context;
 
+/** Whether an operation may be answered from, or stored in, a cache: a query, and nothing else. */
+export function isCacheableRead(document: DocumentNode, operationName: string | null | undefined): boolean {
+  return getOperationAST(document, operationName)?.operation === 'query';
+}
+
 /** What the response cache decided for one request: the entry it is filed under and, once known, its expiry. */
 interface EntryOfRequest {
   id: string;
@@ -235,6 +243,14 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
     // Generations replace invalidation (see the top of this file).
     invalidate() {},
   };
+  // The contexts of operations that are not reads: the response cache is off for them (`enabled`),
+  // decided here, before the response cache's own onExecute (the plugin order below).
+  const notReads = new WeakSet<object>();
+  const markNotReads: Plugin<YogaContext> = {
+    onExecute({ args }) {
+      if (!isCacheableRead(args.document, args.operationName)) notReads.add(args.contextValue);
+    },
+  };
   const advanceAfterMutations: Plugin<YogaContext> = {
     onExecute({ args, executeFn, setExecuteFn }) {
       if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
@@ -261,14 +277,17 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
   return {
     expiryOf: (request) => entryByRequest.get(request)?.expiresAt,
     plugins: [
+      markNotReads,
       advanceAfterMutations,
       forgetWaiting,
       useResponseCache<YogaContext>({
         cache: envelopCache,
         session: (context) => (context.actor ? cacheScope(context.actor) : null),
-        enabled: (context) => context.actor !== null,
+        enabled: (context) => context.actor !== null && !notReads.has(context),
         ttl: cacheTtls.default,
         ttlPerSchemaCoordinate: cacheTtls.perType,
+        // Off: this plugin's invalidation is by entity; generations replace it. With it off the plugin
+        // would file mutation results like query results, which `enabled` above prevents.
         invalidateViaMutation: false,
         // Entries are invalidated by generation (advanceAfterMutations), never by entity, so the plugin
         // need not add `id` to every selection to learn entities; and it must not: a type the REST

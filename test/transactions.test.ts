@@ -48,4 +48,31 @@ describe('a transaction in flight', () => {
     expect(await app.db.manufacturer.findUnique({ where: { slug: 'outside-maker' } })).not.toBeNull();
     expect(await app.db.dealership.count()).toBe(before);
   });
+
+  it('does not hold up a read made outside it: the read answers while the transaction is still open', async () => {
+    const before = await app.db.dealership.count();
+    let letTheTransactionEnd!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letTheTransactionEnd = resolve;
+    });
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const transaction = app.db.$transaction(
+      async (tx) => {
+        await tx.dealership.create({ data: { name: 'Held Motors', slug: 'held-motors' } });
+        begun();
+        await held;
+      },
+      { timeout: 20_000 },
+    );
+    await started;
+    // Were reads queued behind the open transaction (SQLite's one writing connection), this would
+    // wait for the release below, which comes only after it: the test would never end.
+    expect(await app.db.dealership.count()).toBe(before);
+    letTheTransactionEnd();
+    await transaction;
+    expect(await app.db.dealership.count()).toBe(before + 1);
+  });
 });

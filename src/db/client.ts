@@ -60,6 +60,11 @@ function wrapped<F extends { provider: string; adapterName: string; connect(): P
   return options.aroundStatement ? statementWrappedFactory(factory, options.aroundStatement) : factory;
 }
 
+// Prisma's own error formatting is never shown (src/errors.ts masks every unexpected error), and any
+// other format makes Prisma capture a stack trace on every query to point at the caller: 'minimal', as
+// Prisma chooses by itself only when NODE_ENV=production, so development measures what production runs.
+const ERROR_FORMAT = 'minimal' as const;
+
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
@@ -79,14 +84,14 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
     const adapter = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options);
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
-    db = new PostgresPrismaClient({ adapter, log }) as unknown as Db;
+    db = new PostgresPrismaClient({ adapter, log, errorFormat: ERROR_FORMAT }) as unknown as Db;
     poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
     const adapter = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options);
-    db = new PrismaClient({ adapter, log });
+    db = new PrismaClient({ adapter, log, errorFormat: ERROR_FORMAT });
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;

@@ -49,11 +49,6 @@ export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   return car;
 }
 
-/** The car's id, or the car_not_found error. */
-export async function findCarId(db: Db, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
-  return (await findCar(db, identifier, lookupBy, { id: true })).id;
-}
-
 /**
  * Like findCar, for the operations whose spec refuses a car of a dealership the key cannot use with
  * its own error (4.2, 4.19: "invalid dealership", 403), distinct from a car that does not exist

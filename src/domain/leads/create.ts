@@ -13,7 +13,7 @@ import type { FileStorage } from '../../storage/file-storage.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
-import { loadLeadRecord, type LeadRecord } from './record.ts';
+import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
@@ -134,7 +134,8 @@ async function writeLead(
   });
 
   await enqueueLeadNotifications(tx, lead, dealership, now);
-  const record = await loadLeadRecord(tx, lead.id);
+  const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
+  const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
   if (claim) await recordAnswer(tx, claim, CREATED, record);
   return record;
 }

@@ -123,6 +123,14 @@ function toRecord(lead: LeadWithParts): LeadRecord {
 }
 
 /**
+ * The record of a lead just created without parts (no payment, address or files): what its insert
+ * returned is all of it, so nothing is read again.
+ */
+export function newLeadRecordWithoutParts(lead: Prisma.LeadModel): LeadRecord {
+  return toRecord({ ...lead, payment: null, address: null, files: [] });
+}
+
+/**
  * One query at a time: inside an interactive transaction Prisma runs an include's queries
  * concurrently on the transaction's one connection, which node-postgres deprecates.
  */
