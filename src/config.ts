@@ -122,6 +122,8 @@ export interface Config {
   tracing: TracingConfig | null;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
+  /** Largest body of a request that carries no key (no Authorization, no ?token=), in bytes. */
+  anonymousBodyLimitBytes: number;
   /** Seed demo data when the database holds no dealership yet. */
   seedDemoData: boolean;
   /** This service's own public origin, used in URLs it hands out (the partner redirect_url). */
@@ -221,6 +223,8 @@ export interface RateLimitSettings {
   authFailures: number;
   /** Sign-on token redemptions per client address per address window. */
   signOnRedemptions: number;
+  /** Requests without a key per client address per minute (ANONYMOUS_WINDOW_MS). */
+  anonymousRequests: number;
 }
 
 /** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
@@ -346,7 +350,15 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   addressWindowMs: 300_000,
   authFailures: 20,
   signOnRedemptions: 20,
+  // Two a second from one address: a person clicking car links, or a GraphiQL user, never comes close.
+  anonymousRequests: 120,
 };
+
+/** The window of RATE_LIMIT_ANONYMOUS: per minute, as it is stated. */
+export const ANONYMOUS_WINDOW_MS = 60_000;
+
+/** The default of ANONYMOUS_BODY_LIMIT_BYTES: no keyless request (a GraphQL query, a redirect) needs more. */
+export const DEFAULT_ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
 
 // ─── the declaration: every setting, once ───
 //
@@ -510,6 +522,12 @@ export const SETTINGS = {
     schema: wholeNumber(),
     default: String(10 * 1024 * 1024),
     meaning: 'largest request body, in bytes (10 MiB: attachments travel base64 in JSON)',
+  }),
+  ANONYMOUS_BODY_LIMIT_BYTES: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_ANONYMOUS_BODY_LIMIT_BYTES),
+    meaning:
+      'largest body of a request without an API key (no `Authorization`, no `?token=`), in bytes: refused 413 before it is read or parsed; the smaller of this and `BODY_LIMIT_BYTES` applies',
   }),
   LEAD_FILE_MAX_BYTES: setting({ schema: wholeNumber(), default: String(5 * 1024 * 1024), meaning: 'largest lead attachment, in bytes (decoded)' }),
   FILE_STORAGE: setting({
@@ -781,6 +799,12 @@ export const SETTINGS = {
     default: String(DEFAULT_RATE_LIMITS.signOnRedemptions),
     meaning: 'partner sign-on token redemptions per client address per window; `0`: no limit',
   }),
+  RATE_LIMIT_ANONYMOUS: setting({
+    schema: wholeNumber(),
+    default: String(DEFAULT_RATE_LIMITS.anonymousRequests),
+    meaning:
+      'requests without an API key (the public redirect, the partner sign-on handoff, GraphQL without a key) per client address per minute; beyond it they are 429; `0`: no limit',
+  }),
   RATE_LIMIT_REDIS_PREFIX: setting({
     schema: optional(redisKeyPrefix),
     meaning: '**deprecated** (removal after 2027-06-30): use `REDIS_KEY_PREFIX`, which this is taken as when that is not set',
@@ -1018,6 +1042,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: settings.METRICS_TOKEN ?? null,
     tracing: tracingConfig(settings, settings.DEPLOYMENT_ENVIRONMENT ?? (settings.NODE_ENV === 'production' ? 'production' : 'development')),
     bodyLimitBytes: settings.BODY_LIMIT_BYTES,
+    anonymousBodyLimitBytes: settings.ANONYMOUS_BODY_LIMIT_BYTES,
     seedDemoData: settings.SEED_DEMO_DATA,
     // readSettings has refused a missing PUBLIC_URL outside development mode.
     publicUrl: settings.PUBLIC_URL ?? `http://localhost:${port}`,
@@ -1063,6 +1088,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       addressWindowMs: settings.RATE_LIMIT_ADDRESS_WINDOW_SECONDS * 1_000,
       authFailures: settings.RATE_LIMIT_AUTH_FAILURES,
       signOnRedemptions: settings.RATE_LIMIT_SIGN_ON,
+      anonymousRequests: settings.RATE_LIMIT_ANONYMOUS,
     },
     trustProxyHops: settings.TRUST_PROXY,
   };

@@ -45,6 +45,11 @@ export function headerValue(text: string, { maxCodePoints = Number.POSITIVE_INFI
   return out;
 }
 
+/** The text with each lone surrogate replaced by U+FFFD, so encodeURIComponent and encoders cannot throw on it. */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, REPLACEMENT);
+}
+
 /** The text cut to at most `maxCodePoints` code points, never splitting a surrogate pair (for logs). */
 export function cutText(text: string, maxCodePoints: number): string {
   if (text.length <= maxCodePoints) return text;

@@ -6,8 +6,10 @@ import type { Plugin } from 'graphql-yoga';
 import { DATABASE_RETRY_AFTER_SECONDS, variableInputError, withExtensions } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
-import { finalBytes } from './http-bodies.ts';
+import { finalBytes, peekRequestBody } from './http-bodies.ts';
+import { jsonNestingExceeds, nestingReason } from './input-checks.ts';
 import { recordOf } from './telemetry/request-record.ts';
+import { carriesApiKey } from './rest/routes.ts';
 import { Response } from './fetch-api.ts';
 
 /** `/ready` says 503 when the database has not answered its check within this long. */
@@ -52,19 +54,30 @@ export function useHealthChecks(deps: AppDeps): Plugin {
 
 /**
  * Refuses bodies over the limit by their declared length before anything reads them. Bodies sent
- * without a length (chunked) are counted by the HTTP server in src/index.ts.
+ * without a length (chunked) are counted by the HTTP server in src/http-server.ts. A request without
+ * a key gets the far smaller anonymous limit: nothing a keyless caller may do needs a large body, and
+ * a large one would otherwise be read and parsed (a GraphQL document) before anyone asked for a key.
  */
-export function useBodyLimit(limitBytes: number): Plugin {
+export function useBodyLimit(limitBytes: number, anonymousLimitBytes: number = limitBytes): Plugin {
   return {
-    onRequest({ request, endResponse }) {
+    onRequest({ request, url, endResponse }) {
       const declared = Number(request.headers.get('content-length') ?? '0');
-      if (declared > limitBytes) {
-        endResponse(
-          restError(413, { error: 'payload_too_large', message: `The request body is over ${limitBytes} bytes.` }),
-        );
-      }
+      const limit = bodyLimitOf(request.headers, url, limitBytes, anonymousLimitBytes);
+      if (declared > limit) endResponse(bodyTooLarge(limit, limit < limitBytes));
     },
   };
+}
+
+/** The body limit of a request: the anonymous one unless it presents an API key (carriesApiKey). */
+export function bodyLimitOf(headers: Headers, url: URL, limitBytes: number, anonymousLimitBytes: number): number {
+  return carriesApiKey(headers, url) ? limitBytes : Math.min(limitBytes, anonymousLimitBytes);
+}
+
+export function bodyTooLarge(limit: number, anonymous: boolean): Response {
+  const message = anonymous
+    ? `The request body is over ${limit} bytes, the limit for a request without an API key.`
+    : `The request body is over ${limit} bytes.`;
+  return restError(413, { error: 'payload_too_large', message });
 }
 
 /** The argument each variable is passed to directly (`update_car(car: $input)`: input is car). */
@@ -109,6 +122,17 @@ export function useInputErrorCodes(): Plugin {
   };
 }
 
+/** The GraphQL parameter (or `body`) whose JSON nests deeper than MAX_BODY_DEPTH, if any. */
+async function tooDeeplyNested(request: Request): Promise<string | null> {
+  if (request.method === 'POST') return jsonNestingExceeds(await peekRequestBody(request)) ? 'body' : null;
+  const params = new URL(request.url).searchParams;
+  for (const name of ['variables', 'extensions']) {
+    const value = params.get(name);
+    if (value !== null && jsonNestingExceeds(value)) return name;
+  }
+  return null;
+}
+
 /**
  * GraphQL parameters that are not JSON (`/graphql?query={__typename}&variables={`) are the client's
  * mistake: 400, not the 500 Yoga's request parsers answer when JSON.parse throws inside them.
@@ -118,6 +142,14 @@ export function useReadableGraphQLParams(): Plugin {
     onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) return;
       setRequestParser(async (request) => {
+        // Before the parser, which recurses over the JSON: a body nested thousands deep would
+        // otherwise exhaust the stack (a 500) before the input checks could refuse it.
+        const nested = await tooDeeplyNested(request);
+        if (nested) {
+          throw createGraphQLError(`${nested}: ${nestingReason()}`, {
+            extensions: { http: { status: 422 }, code: 'BAD_USER_INPUT', error: 'invalid_input', field: nested },
+          });
+        }
         try {
           return await requestParser(request);
         } catch (error) {

@@ -16,11 +16,14 @@ import { requestIdFor } from './telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
 import { requestOver, Response } from './fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
+import { bodyLimitOf } from './http-plugins.ts';
 
 export type HttpServerSettings = Pick<
   Config,
   'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
->;
+> &
+  // Without it, a request without a key has the same limit as one with a key.
+  Partial<Pick<Config, 'anonymousBodyLimitBytes'>>;
 
 export interface GatewayServer {
   readonly server: Server;
@@ -63,8 +66,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
 }
 
 function tooLarge(limit: number, requestId: string): Response {
-  return new Response(JSON.stringify({ error: 'payload_too_large', message: `The request body is over ${limit} bytes.`, request_id: requestId }), {
-    status: 413,
+  return serverAnswer(413, { error: 'payload_too_large', message: `The request body is over ${limit} bytes.` }, requestId);
+}
+
+/** An answer this server writes itself, before the app: the error body with the request's id, and the connection closed. */
+function serverAnswer(status: number, error: { error: string; message: string }, requestId: string): Response {
+  return new Response(JSON.stringify({ ...error, request_id: requestId }), {
+    status,
     headers: {
       ...PROTECTIVE_HEADERS,
       'content-type': 'application/json; charset=utf-8',
@@ -73,6 +81,18 @@ function tooLarge(limit: number, requestId: string): Response {
       [REQUEST_ID_HEADER]: requestId,
     },
   });
+}
+
+/**
+ * The request's URL, or null when its Host header (the caller's text) and target make none: a Host
+ * such as `a b` or `[::1` made the URL parser throw, and the request a 500 outside the app.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
+  } catch {
+    return null;
+  }
 }
 
 /** The request's headers as the app gets them, and its id (src/telemetry/request-id.ts). */
@@ -90,13 +110,16 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
   return { headers, requestId };
 }
 
-async function answer(app: Yoga, bodyLimitBytes: number, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+  const url = requestUrl(req);
+  if (!url) return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
+  // A request without a key gets the smaller anonymous limit (src/http-plugins.ts, useBodyLimit).
+  const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
   // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
   const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
   if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
@@ -183,7 +206,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         });
         return;
       }
-      answer(app, settings.bodyLimitBytes, req, headers, requestId)
+      answer(app, settings, req, headers, requestId)
         .then((response) => write(req, res, response))
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');

@@ -5,6 +5,7 @@
 import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
+import { cutText } from './header-value.ts';
 
 /**
  * Fields censored in every line, as defence in depth: the code logs ids, not people, but a mail
@@ -30,6 +31,40 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
 ];
 
+/**
+ * How much caller text a line may carry. Fields can hold what a caller sent (a path, the names of
+ * ignored parameters, a GraphQL operation name): one request must not be able to write megabytes of
+ * log. Each string of a line's fields is cut to LOGGED_STRING_MAX code points, each list to
+ * LOGGED_LIST_MAX items, the message to LOGGED_MESSAGE_MAX, and a line still over LOGGED_LINE_MAX
+ * characters is replaced by a short one saying so. Errors (`err`) keep their own serialiser.
+ */
+export const LOGGED_STRING_MAX = 200;
+export const LOGGED_LIST_MAX = 50;
+export const LOGGED_MESSAGE_MAX = 1_000;
+export const LOGGED_LINE_MAX = 16 * 1024;
+/** Nesting below this depth is logged as it is (the service's own fields are shallow). */
+const CAPPED_DEPTH = 6;
+
+function capped(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return cutText(value, LOGGED_STRING_MAX);
+  if (value === null || typeof value !== 'object' || depth >= CAPPED_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, LOGGED_LIST_MAX).map((item: unknown) => capped(item, depth + 1));
+    if (value.length > LOGGED_LIST_MAX) items.push(`… ${value.length - LOGGED_LIST_MAX} more`);
+    return items;
+  }
+  // Instances of classes (Error, Date, Buffer) are left to pino's serialisers.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [cutText(name, LOGGED_STRING_MAX), capped(item, depth + 1)]));
+}
+
+/** A line over LOGGED_LINE_MAX characters, replaced by one that says so and keeps its start. */
+function cappedLine(line: string): string {
+  if (line.length <= LOGGED_LINE_MAX) return line;
+  const level = /"level":(\d+)/.exec(line)?.[1];
+  return `${JSON.stringify({ level: level === undefined ? 40 : Number(level), msg: `log line of ${line.length} characters cut`, head: cutText(line, 1_000) })}\n`;
+}
+
 /** A logger writing to `destination` (stdout when omitted) in pino's JSON lines. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
@@ -38,6 +73,14 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { service: 'dealership-gateway' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { log: (object) => capped(object) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          const cut = args.map((arg: unknown) => (typeof arg === 'string' ? cutText(arg, LOGGED_MESSAGE_MAX) : arg));
+          method.apply(this, cut as Parameters<typeof method>);
+        },
+        streamWrite: cappedLine,
+      },
     },
     destination,
   );

@@ -61,9 +61,14 @@ export function carriesCredential(request: Request, url: URL): boolean {
 export interface CorsOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
+  /**
+   * The methods a path answers, or null when it does not exist (src/path-methods.ts): OPTIONS
+   * answers with them. Without it, every path answers with ALLOWED_METHODS.
+   */
+  methodsOf?: (pathname: string) => readonly string[] | null;
 }
 
-export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
+export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS }: CorsOptions): Plugin {
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
   // `null` is what sandboxed frames and file: pages send: any page can produce it, so it is never allowed.
@@ -76,9 +81,14 @@ export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
   return {
     onRequest({ request, endResponse }) {
       if (request.method !== 'OPTIONS') return;
+      const methods = methodsOf(new URL(request.url).pathname);
+      // A path that does not exist has no methods to offer, to a browser's preflight either: it goes
+      // on to the 404 every unknown path gets (useHttpConventions).
+      if (!methods) return;
+      const allow = [...methods, 'OPTIONS'].join(', ');
       const origin = request.headers.get('origin');
       if (origin === null) {
-        endResponse(new Response(null, { status: 204, headers: { allow: [...ALLOWED_METHODS, 'OPTIONS'].join(', ') } }));
+        endResponse(new Response(null, { status: 204, headers: { allow } }));
         return;
       }
       const allowOrigin = allowedOrigin(origin);
@@ -95,8 +105,9 @@ export function useSecurityHeaders({ origins }: CorsOptions): Plugin {
         new Response(null, {
           status: 204,
           headers: {
+            allow,
             'access-control-allow-origin': allowOrigin,
-            'access-control-allow-methods': ALLOWED_METHODS.join(', '),
+            'access-control-allow-methods': methods.join(', '),
             'access-control-allow-headers': ALLOWED_REQUEST_HEADERS.join(', '),
             'access-control-max-age': String(PREFLIGHT_MAX_AGE),
           },

@@ -15,6 +15,7 @@ import { useETags } from './http-etags.ts';
 import { useCompression } from './http-compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
+import { pathMethods } from './path-methods.ts';
 import { useRateLimits } from './rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
 import { createMetrics } from './telemetry/metrics.ts';
@@ -88,7 +89,10 @@ export function createApp(deps: AppDeps): Yoga {
       // First of the onResponse hooks: it keeps answers as the handler made them, before the hooks below add to them.
       ...(answerCache ? [answerCache.capture] : []),
       http.first,
-      useSecurityHeaders({ origins: deps.config.corsOrigins }),
+      useSecurityHeaders({
+        origins: deps.config.corsOrigins,
+        methodsOf: pathMethods({ graphqlEndpoint: GRAPHQL_ENDPOINT, explorers: deps.config.explorers, metrics: deps.config.metricsToken !== null }),
+      }),
       telemetry.first,
       // After the request record is started (the request span carries its id), before anything may answer.
       tracing.first,
@@ -99,7 +103,7 @@ export function createApp(deps: AppDeps): Yoga {
       useCompression(),
       useHealthChecks(deps),
       useMetricsEndpoint(metrics, deps.config.metricsToken),
-      useBodyLimit(deps.config.bodyLimitBytes),
+      useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
       // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
       useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
       useApiDocs(deps.config.explorers, {

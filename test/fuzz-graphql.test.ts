@@ -34,9 +34,10 @@ import {
   wrongValue,
   type FuzzHarness,
   type Random,
+  FUZZ_SCALE,
 } from './support/fuzz.ts';
 
-const OPERATIONS_PER_FIELD = 80;
+const OPERATIONS_PER_FIELD = 80 * FUZZ_SCALE;
 
 const DOOR = 'GraphQL';
 let harness: FuzzHarness;
@@ -129,7 +130,7 @@ describe('the GraphQL door under fuzzing', () => {
     console.info(harness.tally(`${DOOR} fuzz, seed ${FUZZ_SEED}`));
     expect(harness.summary()).toEqual([]);
     expect(harness.sent).toBe(roots.length * OPERATIONS_PER_FIELD);
-  }, 300_000);
+  }, 300_000 * FUZZ_SCALE);
 
   it('answers malformed GraphQL requests (the protocol level) with a 4xx, never a 5xx', async () => {
     const random = seededRandom(FUZZ_SEED + 2);
@@ -182,5 +183,5 @@ describe('the GraphQL door under fuzzing', () => {
     console.info(harness.tally(`${DOOR} fuzz with the protocol cases, seed ${FUZZ_SEED}`));
     expect(harness.summary()).toEqual([]);
     expect(harness.sent - before).toBe(4 * (getSearches.length + postBodies.length * contentTypes.length));
-  }, 120_000);
+  }, 120_000 * FUZZ_SCALE);
 });

@@ -18,9 +18,10 @@ import {
   valueForSchema,
   wrongValue,
   type FuzzHarness,
+  FUZZ_SCALE,
 } from './support/fuzz.ts';
 
-const REQUESTS_PER_OPERATION = 125;
+const REQUESTS_PER_OPERATION = 125 * FUZZ_SCALE;
 
 type JsonSchema = Parameters<typeof valueForSchema>[0];
 interface OpenApi {
@@ -86,5 +87,5 @@ describe('the REST door under fuzzing', () => {
     expect(harness.summary()).toEqual([]);
     expect(harness.sent).toBe(operations.length * REQUESTS_PER_OPERATION);
     expect(harness.sent).toBeGreaterThanOrEqual(2_500);
-  }, 300_000);
+  }, 300_000 * FUZZ_SCALE);
 });

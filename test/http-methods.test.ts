@@ -119,3 +119,56 @@ describe('a trailing slash', () => {
     expect(await app.db.lead.findUnique({ where: { id: lead.id }, select: { email: true } })).toEqual({ email: 'jordan.slash@example.com' });
   });
 });
+
+describe('OPTIONS', () => {
+  /** A concrete path of a route pattern (`/api/v1/cars/:id/reserve` → `/api/v1/cars/1/reserve`). */
+  const concrete = (pattern: string): string => pattern.replace(/:[A-Za-z_]+/g, '1');
+  /** The methods each documented path answers, from the route table, HEAD wherever GET is. */
+  const expectedByPath = new Map<string, Set<string>>();
+  for (const route of restRoutes) {
+    const methods = expectedByPath.get(route.path) ?? new Set<string>();
+    methods.add(route.method);
+    if (route.method === 'GET') methods.add('HEAD');
+    expectedByPath.set(route.path, methods);
+  }
+  const order = ['GET', 'HEAD', 'POST', 'PUT'];
+  const allowOf = (methods: Set<string>): string => [...order.filter((method) => methods.has(method)), 'OPTIONS'].join(', ');
+
+  it('answers every REST path with its own methods from the route table, HEAD included where GET is', async () => {
+    expect(expectedByPath.size).toBeGreaterThanOrEqual(19);
+    for (const [pattern, methods] of expectedByPath) {
+      const path = concrete(pattern);
+      const response = await app.request(path, { method: 'OPTIONS' });
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('allow'), path).toBe(allowOf(methods));
+      // A trailing slash answers like the path without it.
+      expect((await app.request(`${path}/`, { method: 'OPTIONS' })).headers.get('allow'), `${path}/`).toBe(allowOf(methods));
+      // Every method it lists is answered (not 405, not 404); every other is 405.
+      for (const method of ['GET', 'POST', 'PUT']) {
+        const answer = await app.request(path, { method, key });
+        if (!methods.has(method)) expect(answer.status, `${method} ${path}`).toBe(405);
+        else {
+          expect(answer.status, `${method} ${path}`).not.toBe(405);
+          // A 404 of the route's own (no such record) is fine; the path's "No such path." is not.
+          if (answer.status === 404) expect(((await answer.json()) as { message: string }).message, `${method} ${path}`).not.toBe('No such path.');
+        }
+      }
+    }
+  }, 120_000);
+
+  it("answers the service's own paths and /graphql with theirs", async () => {
+    for (const path of OTHER_GET_PATHS) {
+      expect((await app.request(path, { method: 'OPTIONS' })).headers.get('allow'), path).toBe('GET, HEAD, OPTIONS');
+    }
+    expect((await app.request('/graphql', { method: 'OPTIONS' })).headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+  });
+
+  it('answers 404 with the JSON error body for a path that does not exist', async () => {
+    for (const path of ['/', '/nope', '/api/v1/cars', '/api/v1/cars/1/performance.json/extra', '/docs/x', '/graphqlx']) {
+      const response = await app.request(path, { method: 'OPTIONS' });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('allow'), path).toBeNull();
+      expect(await response.json(), path).toEqual({ error: 'not_found', message: 'No such path.' });
+    }
+  });
+});

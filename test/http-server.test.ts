@@ -108,6 +108,17 @@ describe('the HTTP server', () => {
     expect(await app.db.lead.count()).toBe(before);
   });
 
+  it('answers a Host header that makes no URL with 400 malformed_request, not 500', async () => {
+    for (const host of ['a b', '[::1', 'x@y:z']) {
+      const raw = await openRaw(port);
+      raw.socket.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      await raw.closed;
+      const text = raw.received();
+      expect(text.split('\r\n')[0], host).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'malformed_request' });
+    }
+  });
+
   it('refuses a chunked body over the limit with 413', async () => {
     const chunk = 'x'.repeat(1024);
     const result = await send([`{"query":"{ apikey_details { id } }","pad":"`, ...Array(8).fill(chunk), '"}'], {

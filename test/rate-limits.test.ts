@@ -497,6 +497,7 @@ describe('settings', () => {
       addressWindowMs: 300_000,
       authFailures: 20,
       signOnRedemptions: 20,
+      anonymousRequests: 120,
     });
     expect(defaults.redisKeyPrefix).toBeNull();
     expect(defaults.trustProxyHops).toBe(0);
@@ -509,6 +510,7 @@ describe('settings', () => {
       RATE_LIMIT_ADDRESS_WINDOW_SECONDS: '30',
       RATE_LIMIT_AUTH_FAILURES: '3',
       RATE_LIMIT_SIGN_ON: '4',
+      RATE_LIMIT_ANONYMOUS: '9',
       TRUST_PROXY: '2',
       RATE_LIMIT_REDIS_PREFIX: 'shop-a:',
     });
@@ -520,6 +522,7 @@ describe('settings', () => {
       addressWindowMs: 30_000,
       authFailures: 3,
       signOnRedemptions: 4,
+      anonymousRequests: 9,
     });
     // The deprecated name is taken as REDIS_KEY_PREFIX when that is not set, and gives way to it.
     expect(set.redisKeyPrefix).toBe('shop-a:');

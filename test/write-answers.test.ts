@@ -186,6 +186,16 @@ const ODD_ACCEPTS: Record<string, string> = {
   empty: '',
 };
 
+/** Other request headers the answer is built from after the write (compression, request ids, CORS). */
+const ODD_HEADERS: Record<string, Record<string, string>> = {
+  'Accept-Encoding with odd weights': { 'accept-encoding': 'gzip;q=x, br;q=2, deflate;q=-1, *;q=0' },
+  'Accept-Encoding: identity;q=0': { 'accept-encoding': 'identity;q=0' },
+  'Request-Id with UTF-8 bytes': { 'request-id': Buffer.from('id-🚗-ü', 'utf8').toString('latin1') },
+  'X-Request-Id over-long': { 'x-request-id': 'r'.repeat(8_000) },
+  'Origin: null': { origin: 'null' },
+  'Origin with UTF-8 bytes': { origin: Buffer.from('https://ü.example', 'utf8').toString('latin1') },
+};
+
 interface Sent {
   label: string;
   init: RequestInit;
@@ -245,6 +255,9 @@ function oddRequests(route: RestRoute): OddRequest[] {
   }
   for (const [label, accept] of Object.entries(ODD_ACCEPTS)) {
     add(`Accept: ${label}`, (call) => ({ init: jsonInit(call, call.json, { accept }) }));
+  }
+  for (const [label, headers] of Object.entries(ODD_HEADERS)) {
+    add(label, (call) => ({ init: jsonInit(call, call.json, headers) }));
   }
   if (route.method === 'GET') return out;
   for (const [label, name] of Object.entries(ODD_NAMES)) {

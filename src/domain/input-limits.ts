@@ -50,6 +50,13 @@ export const UNLIMITED_TEXT_FIELDS: ReadonlySet<string> = new Set(['LeadFileInpu
 
 /** Free-form JSON (lead.fields, lead.charge_breakdown, lead event data) nests at most this deep. */
 export const MAX_JSON_DEPTH = 32;
+/**
+ * A whole request body (or a JSON parameter) nests at most this deep. It guards the stack, not the
+ * data: checked on the raw text before it is parsed (src/input-checks.ts, jsonNestingExceeds), so a
+ * body nested thousands deep is refused before anything recurses over it (parsers, the input checks,
+ * serialisers). Below it, MAX_JSON_DEPTH applies and names the field (`lead.fields`).
+ */
+export const MAX_BODY_DEPTH = 1_024;
 /** Each text inside free-form JSON, keys included, is at most this long. */
 export const JSON_TEXT_MAX_LENGTH = 10_000;
 

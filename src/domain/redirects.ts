@@ -3,6 +3,7 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
+import { wellFormed } from '../header-value.ts';
 import { z } from 'zod';
 import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Db } from '../db/client.ts';
@@ -80,7 +81,8 @@ export async function carRedirectLocation(db: Db, input: CarRedirectInput): Prom
 
   const target = new URL(origin);
   if (car && hasLivePage(car)) {
-    target.pathname = CAR_PAGE_PATH + encodeURIComponent(car.custom_slug?.trim() || car.slug);
+    // A slug is stored text other systems write too: half a surrogate pair would make encodeURIComponent throw.
+    target.pathname = CAR_PAGE_PATH + encodeURIComponent(wellFormed(car.custom_slug?.trim() || car.slug));
   } else {
     target.pathname = STOCK_LISTING_PATH;
     target.searchParams.set('stocknum', stocknum);

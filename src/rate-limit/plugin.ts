@@ -14,9 +14,10 @@ import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '..
 import { operationCost } from '../graphql-limits.ts';
 import { jsonResponse } from '../rest/errors.ts';
 import { carriesCredential } from '../security-headers.ts';
+import { carriesApiKey } from '../rest/routes.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { withHeaders } from '../http-bodies.ts';
-import { createRateLimiter, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
+import { createRateLimiter, mergedVerdict, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
 /** What the plugin knows of one request, kept under the request as the client sent it. */
 interface Meter {
@@ -67,15 +68,26 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
   };
 
   const requests: Plugin = {
-    onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse }) {
       const meter: Meter = { clientAddress: clientAddress(request, deps.config.trustProxyHops) };
       meters.set(request, meter);
-      if (!carriesCredential(request, url)) return undefined;
-      return limiter.checkAddress(meter.clientAddress).then((verdict) => {
+      // A key or a token was presented: an address that failed too often is refused before it is looked at.
+      if (carriesCredential(request, url)) {
+        const verdict = await limiter.checkAddress(meter.clientAddress);
+        if (verdict) {
+          meter.verdict = verdict;
+          endResponse(refusal(request, verdict));
+          return;
+        }
+      }
+      // No API key (a sign-on token is not one): the address's `anonymous` budget pays for the
+      // request, before any work is done for it.
+      if (!carriesApiKey(request.headers, url)) {
+        const verdict = await limiter.spendAnonymous(meter.clientAddress);
         if (!verdict) return;
         meter.verdict = verdict;
-        endResponse(refusal(request, verdict));
-      });
+        if (verdict.refusedBy) endResponse(refusal(request, verdict));
+      }
     },
     async onResponse({ request, response, setResponse }) {
       const meter = meters.get(request);
@@ -101,7 +113,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
         clientAddress: meter.clientAddress,
       });
       if (!verdict) return;
-      meter.verdict = verdict;
+      meter.verdict = mergedVerdict(meter.verdict, verdict);
       if (verdict.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
     },
   };
@@ -116,7 +128,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       // Only queries are ever served this way, and the sign-on redemption is a mutation.
       const verdict = await limiter.spendOperation({ actor, cost, redeemsSignOnToken: false, clientAddress: meter.clientAddress });
       if (!verdict) return null;
-      meter.verdict = verdict;
+      meter.verdict = mergedVerdict(meter.verdict, verdict);
       return verdict.refusedBy ? refusal(request, verdict) : null;
     },
   };

@@ -10,17 +10,21 @@
 //   (RATE_LIMIT_AUTH_FAILURES per RATE_LIMIT_ADDRESS_WINDOW_SECONDS); once reached, every request from
 //   that address that presents a key is refused before the key is looked at, so a guess can no
 //   longer tell a valid key from an invalid one;
-// - `sign-on`: partner sign-on token redemptions per client address (RATE_LIMIT_SIGN_ON per address window).
+// - `sign-on`: partner sign-on token redemptions per client address (RATE_LIMIT_SIGN_ON per address window);
+// - `anonymous`: requests that carry no key, per client address (RATE_LIMIT_ANONYMOUS per minute):
+//   the public redirect, the sign-on handoff and GraphQL without a key each cost the database work,
+//   and nothing else limits a caller who has no key. Counted when the request arrives, before any of
+//   that work, so a refused one costs nothing.
 //
 // A request is counted when its operation is about to run, so it is counted once whichever door
 // it came through, after the key and the input were checked. A refused request spends nothing.
 import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
-import type { RateLimitSettings } from '../config.ts';
+import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config.ts';
 import { apiError } from '../errors.ts';
 import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
 
-export type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on';
+export type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on' | 'anonymous';
 
 /** Where one policy stands for this request. */
 export interface PolicyState {
@@ -87,6 +91,8 @@ export interface RateLimiter {
   checkAddress(clientAddress: string): Promise<Verdict | null>;
   /** After a request whose key was not accepted. */
   recordAuthFailure(clientAddress: string): Promise<void>;
+  /** When a request without a key arrives: spends one from its address's `anonymous` budget, or refuses it. */
+  spendAnonymous(clientAddress: string): Promise<Verdict | null>;
   /** Just before an operation runs: spends its share of every limit that applies, or refuses it. */
   spendOperation(use: OperationUse): Promise<Verdict | null>;
 }
@@ -106,6 +112,11 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
       if (settings.authFailures === 0) return;
       // Always added, even past the limit: the address stays refused to the end of its window.
       await counters.spend([{ ...authFailures(clientAddress, 1).spend, limit: Infinity }], now().getTime());
+    },
+    async spendAnonymous(clientAddress) {
+      if (settings.anonymousRequests === 0) return null;
+      const entries = [counted('anonymous', `anonymous:${clientAddress}`, 1, settings.anonymousRequests, ANONYMOUS_WINDOW_MS)];
+      return verdictOf(entries, await counters.spend(entries.map((entry) => entry.spend), now().getTime()));
     },
     async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }) {
       const entries: Counted[] = [];
@@ -188,7 +199,17 @@ const refusalReasons: Record<PolicyName, (state: PolicyState) => string> = {
   cost: (state) => `This API key has spent its GraphQL cost budget of ${state.limit} per ${seconds(state.windowMs)} s (ask for smaller pages or fewer fields).`,
   'auth-failures': () => 'Too many requests with an API key that is not accepted came from this address.',
   'sign-on': () => 'Too many sign-on links were opened from this address.',
+  anonymous: (state) => `This address has made the ${state.limit} requests without an API key allowed per ${seconds(state.windowMs)} s.`,
 };
+
+/** Both verdicts of one request (its `anonymous` spend on arrival, its operation's later) as one. */
+export function mergedVerdict(earlier: Verdict | undefined, later: Verdict): Verdict {
+  if (!earlier) return later;
+  const policies = new Set(later.states.map((state) => state.policy));
+  const states = [...earlier.states.filter((state) => !policies.has(state.policy)), ...later.states];
+  const refusedBy = later.refusedBy ?? earlier.refusedBy;
+  return refusedBy ? { states, refusedBy } : { states };
+}
 
 /** The refusal, on both doors: 429 (REST status by code; GraphQL by `extensions.http`, which Yoga strips from the body). */
 export function rateLimitedError(verdict: Verdict, nowMs: number) {

@@ -60,6 +60,12 @@ const init = `window.ui = SwaggerUIBundle({
  */
 export const DOCS_PAGE_POLICY = explorerPagePolicy({ scripts: ["'self'"], images: "'self' data:" });
 
+/** Whether `pathname` is one of Swagger UI's paths (the page, its init script, its assets). */
+export function isDocsPath(pathname: string): boolean {
+  if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/init.js`) return true;
+  return pathname.startsWith(`${DOCS_PATH}/`) && Object.hasOwn(assets, pathname.slice(DOCS_PATH.length + 1));
+}
+
 /** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions): Plugin {
   // The document is written when it is first asked for, not at start-up: integrators fetch it rarely,

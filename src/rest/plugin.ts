@@ -19,9 +19,11 @@ import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
+import { jsonNestingExceeds, nestingReason } from '../input-checks.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../fetch-api.ts';
-import { headerValue } from '../header-value.ts';
+import { cutText, headerValue } from '../header-value.ts';
+import { LOGGED_STRING_MAX } from '../logger.ts';
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
@@ -53,6 +55,13 @@ async function prepareRequest(
   const refused = await refuseCaller(deps, caller, route);
   if (refused) return refused;
 
+  // A parameter holding JSON text (lead events' ?data={…}) is measured before anything parses it.
+  for (const [name, value] of url.searchParams) {
+    if (/^\s*[[{]/.test(value) && jsonNestingExceeds(value)) {
+      const field = cutText(name, IGNORED_HEADER_NAME_LENGTH);
+      return restError(422, { error: 'invalid_input', message: `${field}: ${nestingReason()}`, field });
+    }
+  }
   const read = await readBody(request, route, headers);
   if (read instanceof Response) return read;
   const args = readRestArguments(field, { pathParams: params, query: url.searchParams, body: read, alsoRead: Object.keys(route.params ?? {}) });
@@ -104,6 +113,8 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
   const text = await request.text();
   if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return undefined;
+  // Measured before it is parsed: everything after JSON.parse recurses over the value.
+  if (jsonNestingExceeds(text)) return restError(422, { error: 'invalid_input', message: `body: ${nestingReason()}`, field: 'body' });
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -114,6 +125,8 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
 /** How ignored parameters are named in X-Ignored-Parameters: at most this many, each this long, ASCII. */
 const IGNORED_HEADER_NAMES = 20;
 const IGNORED_HEADER_NAME_LENGTH = 100;
+/** How many ignored names the log line names (each cut to LOGGED_STRING_MAX); ignored_count says how many there were. */
+const IGNORED_LOGGED_NAMES = 20;
 
 /** Each name percent-encoded (so `%` and the `,` between names too), cut on a code point: never throws. */
 export function ignoredParametersHeader(ignored: readonly string[]): string {
@@ -256,7 +269,12 @@ export function useRestRoutes(deps: AppDeps): Plugin {
         }
         if (ignored.length > 0) {
           // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
-          requestLogger(deps.logger, request).info({ method: request.method, path: url.pathname, ignored: ignored.slice(0, 50) }, 'ignored parameters the operation does not take');
+          // The names are the caller's text: a few, each cut, so one request cannot write a huge line.
+          const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
+          requestLogger(deps.logger, request).info(
+            { method: request.method, path: cutText(url.pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
+            'ignored parameters the operation does not take',
+          );
           const headers = new Headers(response.headers);
           headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
           response = new Response(response.body, { status: response.status, headers });

@@ -307,6 +307,16 @@ export function matchPath(pathname: string): MatchedRoute[] {
   return matches;
 }
 
+/**
+ * Whether the request presents an API key: in Authorization, or as ?token= on a route that takes its
+ * key there (the phone webhook). The sign-on handoff's ?token= is a sign-on token, not a key: a
+ * request with only that is keyless, and limited and capped as such.
+ */
+export function carriesApiKey(headers: Headers, url: URL): boolean {
+  if (headers.has('authorization')) return true;
+  return url.searchParams.has('token') && matchPath(url.pathname).some(({ route }) => route.tokenInQuery === true);
+}
+
 const TRUE_SPELLINGS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_SPELLINGS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 

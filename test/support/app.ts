@@ -32,6 +32,7 @@ export const testSettings = {
   RATE_LIMIT_KEY_COST: '1000000000',
   RATE_LIMIT_AUTH_FAILURES: '1000000',
   RATE_LIMIT_SIGN_ON: '1000000',
+  RATE_LIMIT_ANONYMOUS: '1000000',
 } as const;
 
 export interface TestClock {

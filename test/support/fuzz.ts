@@ -219,6 +219,9 @@ export const GRAPHQL_WORDS =
 /** FUZZ_SEED tries another run; the default is the one the suite runs. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
+/** FUZZ_SCALE multiplies how many requests a fuzzer sends (a longer local run); the suite runs 1. */
+export const FUZZ_SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
+
 export interface Finding {
   request: string;
   status: number;
