@@ -423,7 +423,9 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
       ...notModified,
       ...errors,
       // An operation that only redirects answers every other status with the error body.
-      ...(status === 302 ? { default: { description: 'Any other status: an error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } } : {}),
+      ...(status === 302
+        ? { default: { description: 'Any other status: an error.', headers: requestIdHeader, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
+        : {}),
     },
   };
 }
