@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { peekRequestBody, readBody, responseFromBytes } from './http-bodies.ts';
 import type { Actor } from './auth/api-keys.ts';
+import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
 import { actorFromRequest, type AppDeps } from './context.ts';
 import { cacheScope, type CacheGeneration } from './response-cache.ts';
 import type { GatewayMetrics } from './telemetry/metrics.ts';
@@ -43,38 +44,20 @@ export interface AnswerStore {
   clear(): void;
 }
 
-/** Answers in memory, least recently used first out once the bodies pass `maxBytes`. */
-export function memoryAnswerStore(maxBytes: number): AnswerStore {
-  const answers = new Map<string, CachedAnswer>();
-  let bytes = 0;
-  const remove = (key: string): void => {
-    const answer = answers.get(key);
-    if (!answer) return;
-    answers.delete(key);
-    bytes -= answer.body.byteLength;
-  };
+/** Answers in memory, bounded in entries and bytes, keys and headers included (src/bounded-cache.ts). */
+export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly cache: BoundedCache<CachedAnswer> } {
+  const cache = new BoundedCache<CachedAnswer>(bounds, (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0));
   return {
+    cache,
     get(key, nowMs) {
-      const answer = answers.get(key);
+      const answer = cache.get(key);
       if (!answer) return undefined;
-      remove(key);
-      if (answer.expiresAt <= nowMs) return undefined;
-      // Re-inserted: a Map iterates in insertion order, so the front is the least recently used.
-      answers.set(key, answer);
-      bytes += answer.body.byteLength;
-      return answer;
+      if (answer.expiresAt > nowMs) return answer;
+      cache.delete(key);
+      return undefined;
     },
-    set(key, answer) {
-      if (answer.body.byteLength > maxBytes / 16) return;
-      remove(key);
-      while (bytes + answer.body.byteLength > maxBytes && answers.size > 0) remove(answers.keys().next().value as string);
-      answers.set(key, answer);
-      bytes += answer.body.byteLength;
-    },
-    clear() {
-      answers.clear();
-      bytes = 0;
-    },
+    set: (key, answer) => cache.set(key, answer),
+    clear: () => cache.clear(),
   };
 }
 

@@ -5,12 +5,13 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
+import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
 import { readBody, responseFromBytes, withHeaders } from './http-bodies.ts';
 
 /** Smaller bodies gain nothing worth a compressor's time. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 const COMPRESSIBLE = /^(application\/(json|graphql-response\+json|javascript)|text\/)/i;
-const MEMO_MAX_BYTES = 16 * 1024 * 1024;
+export const COMPRESSION_MEMO_BOUNDS: CacheBounds = { maxEntries: 20_000, maxBytes: 16 * 1024 * 1024 };
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -39,19 +40,9 @@ function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
 }
 
 export function useCompression(): Plugin {
-  const memo = new Map<string, Buffer>();
-  let memoBytes = 0;
-  const remember = (id: string, compressed: Buffer): void => {
-    while (memoBytes + compressed.byteLength > MEMO_MAX_BYTES && memo.size > 0) {
-      const [oldest, bytes] = memo.entries().next().value as [string, Buffer];
-      memo.delete(oldest);
-      memoBytes -= bytes.byteLength;
-    }
-    if (compressed.byteLength <= MEMO_MAX_BYTES) {
-      memo.set(id, compressed);
-      memoBytes += compressed.byteLength;
-    }
-  };
+  // Bounded in entries and bytes, keys included (src/bounded-cache.ts).
+  const memo = new BoundedCache<Buffer>(COMPRESSION_MEMO_BOUNDS, (compressed) => compressed.byteLength);
+  const remember = (id: string, compressed: Buffer): void => memo.set(id, compressed);
 
   return {
     async onResponse({ request, response: received, setResponse }) {
