@@ -100,6 +100,9 @@ export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
  */
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
+  // A connection argument refused while the query was built is the client's, not masked (see below).
+  const argument = error instanceof GraphQLError ? connectionArgumentError(error) : null;
+  if (argument) return argument;
   return maskError(error, message, isDev);
 }
 
@@ -160,6 +163,8 @@ export function escapeControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+const CURSOR_REASON = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
+
 /** The cursor arguments (`after`, `before`) given anywhere under the nodes an error points at. */
 function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
   const names = new Set<string>();
@@ -182,7 +187,7 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
  */
 export function connectionArgumentError(error: GraphQLError): GraphQLError | null {
   const refused = error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
-  if (!refused) return null;
+  if (!refused) return prismaCursorError(error);
   const named = [...refused.message.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((match) => match[1]!);
   let field: string;
   let reason: string;
@@ -195,7 +200,7 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
     // The plugins do not say which cursor they could not read; the document does when it gives one.
     const cursors = cursorArgumentsUnder(error.nodes);
     field = cursors.length === 1 ? cursors[0]! : 'after/before';
-    reason = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
+    reason = CURSOR_REASON;
   } else {
     return null;
   }
@@ -206,6 +211,26 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
     path: error.path,
     originalError: refused,
     extensions: { ...error.extensions, code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
+  });
+}
+
+/**
+ * A cursor the plugins could decode but the database query could not use (`GPC:S:x` where the
+ * connection pages by an integer id): Prisma refuses the query with a validation error that names
+ * `cursor`. That is the client's cursor, not a fault of the service: BAD_USER_INPUT naming it.
+ */
+function prismaCursorError(error: GraphQLError): GraphQLError | null {
+  const cause = error.originalError;
+  if (!cause || cause.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
+  const cursors = cursorArgumentsUnder(error.nodes);
+  if (cursors.length === 0) return null;
+  const field = cursors.length === 1 ? cursors[0]! : 'after/before';
+  return new GraphQLError(`${field}: ${CURSOR_REASON}`, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
   });
 }
 

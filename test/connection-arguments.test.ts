@@ -85,6 +85,13 @@ function badValues(arg: GraphQLArgument): { label: string; value: unknown }[] {
   if (isEnumType(type)) return [{ label: 'an unknown value with control characters', value: CONTROL }, { label: 'a number', value: 5 }];
   if (isInputObjectType(type)) return [{ label: 'an unknown field', value: { [CONTROL]: 1 } }, { label: 'a string', value: CONTROL }];
   if (isScalarType(type) && (type.name === 'Int' || type.name === 'Float')) {
+    // A filter's negative or unknown id is a filter that matches nothing (an empty page), not an error.
+    if (arg.name !== 'first' && arg.name !== 'last') {
+      return [
+        { label: 'over 32 bits', value: 2 ** 40 },
+        { label: 'a string with control characters', value: CONTROL },
+      ];
+    }
     return [
       { label: 'negative', value: -1 },
       { label: 'huge', value: 1_000_000 },
@@ -122,7 +129,6 @@ function badCases(field: GraphQLField<unknown, unknown>): BadCase[] {
   if (names.includes('after') && names.includes('last')) {
     cases.push({ label: 'after with last', argument: 'last', args: { after: { type: 'String', value: cursor }, last: { type: 'Int', value: 1 } } });
   }
-  if (names.includes('last')) cases.push({ label: 'last alone', argument: 'last', args: { last: { type: 'Int', value: 1 } } });
   return cases;
 }
 
@@ -192,7 +198,7 @@ describe('connection arguments', () => {
         const text = await response.text();
         expect(text, label).not.toMatch(RAW_CONTROL);
         const body = JSON.parse(text) as { errors?: { message: string; extensions?: Record<string, unknown> }[] };
-        expect(body.errors?.length, `${label}: ${text}`).toBeGreaterThan(0);
+        expect(body.errors?.length ?? 0, `${label}: ${text}`).toBeGreaterThan(0);
         for (const error of body.errors ?? []) {
           expect(error.extensions?.code, `${label}: ${text}`).toEqual(expect.any(String));
           expect(error.message, label).not.toMatch(RAW_CONTROL);
