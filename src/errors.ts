@@ -1,7 +1,8 @@
 // The error model (docs/errors.md, "Errors"): expected failures are GraphQLErrors with a stable
 // extensions.code; GraphQL answers them with 200 + errors, the REST door maps the code to a status
 // and a body {"error": "<snake_case>", "message": "..."}. Anything else is masked by Yoga.
-import { GraphQLError, Kind } from 'graphql';
+import { PothosValidationError } from '@pothos/core';
+import { GraphQLError, Kind, visit, type ASTNode } from 'graphql';
 import { maskError } from 'graphql-yoga';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 
@@ -99,6 +100,9 @@ export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
  */
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
+  // A connection argument refused while the query was built is the client's, not masked (see below).
+  const argument = error instanceof GraphQLError ? connectionArgumentError(error) : null;
+  if (argument) return argument;
   return maskError(error, message, isDev);
 }
 
@@ -147,5 +151,105 @@ export function withExtensions(error: GraphQLError, extensions: Record<string, u
     path: error.path,
     originalError: error.originalError,
     extensions,
+  });
+}
+
+// Control characters (C0, DEL, C1) in a message, which may echo what a client sent.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** The text with each control character written as its `\uXXXX` escape, so a message never carries one raw. */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const CURSOR_REASON = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
+
+/** The cursor arguments (`after`, `before`) given anywhere under the nodes an error points at. */
+function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
+  const names = new Set<string>();
+  for (const node of nodes ?? []) {
+    visit(node, {
+      Argument(argument) {
+        if (argument.name.value === 'after' || argument.name.value === 'before') names.add(argument.name.value);
+      },
+    });
+  }
+  return [...names].sort();
+}
+
+/**
+ * A connection argument the Pothos relay and Prisma plugins refused (`first: -1`, an unreadable
+ * cursor, `before` with `first`): they throw PothosValidationErrors, GraphQLErrors with no code whose
+ * message may echo the cursor as sent. As the error model's BAD_USER_INPUT naming the argument
+ * (`field`), in the model's `<field>: <reason>` words; the cursor itself is not echoed. Null for any
+ * other error.
+ */
+export function connectionArgumentError(error: GraphQLError): GraphQLError | null {
+  const refused = error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
+  if (!refused) return prismaCursorError(error);
+  const named = [...refused.message.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((match) => match[1]!);
+  let field: string;
+  let reason: string;
+  if (named.length > 0) {
+    field = named[0]!;
+    reason = refused.message.replace(/^Arguments? "[^"]+"\s*/, '');
+    if (named.length > 1) reason = `cannot be given with ${named.slice(1).join(', ')}`;
+    else reason = reason || 'is not valid';
+  } else if (/cursor/i.test(refused.message)) {
+    // The plugins do not say which cursor they could not read; the document does when it gives one.
+    const cursors = cursorArgumentsUnder(error.nodes);
+    field = cursors.length === 1 ? cursors[0]! : 'after/before';
+    reason = CURSOR_REASON;
+  } else {
+    return null;
+  }
+  return new GraphQLError(`${field}: ${reason}`, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: refused,
+    extensions: { ...error.extensions, code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
+  });
+}
+
+/**
+ * A cursor the plugins could decode but the database query could not use (`GPC:S:x` where the
+ * connection pages by an integer id): Prisma refuses the query with a validation error that names
+ * `cursor`. That is the client's cursor, not a fault of the service: BAD_USER_INPUT naming it.
+ */
+function prismaCursorError(error: GraphQLError): GraphQLError | null {
+  const cause = error.originalError;
+  if (!cause || cause.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
+  const cursors = cursorArgumentsUnder(error.nodes);
+  if (cursors.length === 0) return null;
+  const field = cursors.length === 1 ? cursors[0]! : 'after/before';
+  return new GraphQLError(`${field}: ${CURSOR_REASON}`, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
+  });
+}
+
+/**
+ * Every error as it leaves the service (src/http-plugins.ts, useErrorCodes): a connection argument's
+ * refusal gets the error model's code (connectionArgumentError), an error still without a code gets
+ * `fallbackCode`, and control characters in the message are escaped.
+ */
+export function finishedError(error: GraphQLError, fallbackCode: string): GraphQLError {
+  const coded = connectionArgumentError(error) ?? error;
+  const message = escapeControlCharacters(coded.message);
+  const code = coded.extensions?.code;
+  if (message === coded.message && typeof code === 'string') return coded;
+  return new GraphQLError(message, {
+    nodes: coded.nodes,
+    source: coded.source,
+    positions: coded.positions,
+    path: coded.path,
+    originalError: coded.originalError,
+    extensions: { ...coded.extensions, code: typeof code === 'string' ? code : fallbackCode },
   });
 }

@@ -34,7 +34,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { connectionPageSize } from './builder.ts';
 import { DEFAULT_GRAPHQL_MAX_COST } from './config.ts';
-import { apiError } from './errors.ts';
+import { apiError, invalidInput } from './errors.ts';
 
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */
@@ -84,6 +84,8 @@ export interface OperationShape {
   depth: number;
   aliases: number;
   directives: number;
+  /** A connection's page size asked over the ceiling (`first: 1000`), refused rather than clamped. */
+  oversizedPage?: { field: string; argument: 'first' | 'last'; size: number };
 }
 
 type Limit = 'characters' | 'tokens' | 'depth' | 'aliases' | 'directives' | 'cost';
@@ -188,6 +190,7 @@ export function operationShape(
   // walked once: a document that spreads fragments inside fragments cannot make this walk explode.
   const fragmentTotals = new Map<string, SelectionTotals>();
   const walking = new Set<string>();
+  let oversizedPage: OperationShape['oversizedPage'];
 
   function fieldTotals(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
     const totals = empty();
@@ -219,6 +222,12 @@ export function operationShape(
         multiplier = clampSize(requested, declared.defaultSize, declared.maxSize);
       } else {
         multiplier = pageSize ?? ASSUMED_LIST_SIZE;
+      }
+    }
+    if (isConnection(field) && !oversizedPage) {
+      for (const argument of ['first', 'last'] as const) {
+        const size = args[argument];
+        if (typeof size === 'number' && size > connectionPageSize.max) oversizedPage = { field: name, argument, size };
       }
     }
     const childPageSize = isConnection(field)
@@ -275,7 +284,7 @@ export function operationShape(
     totals.directives +
     (operation.directives?.length ?? 0) +
     (operation.variableDefinitions ?? []).reduce((sum, definition) => sum + (definition.directives?.length ?? 0), 0);
-  return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives };
+  return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives, ...(oversizedPage ? { oversizedPage } : {}) };
 }
 
 /** What a REST call costs before any record: the call itself. */
@@ -377,7 +386,11 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
         return;
       }
       costByContext.set(context, shape.cost);
-      const refused = shapeLimitError(shape, limits);
+      // A page over the ceiling is refused, not silently cut to it: the client would miss records it
+      // believes it asked for (the documented range is 1 to connectionPageSize.max).
+      const page = shape.oversizedPage;
+      const refused =
+        (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ?? shapeLimitError(shape, limits);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };

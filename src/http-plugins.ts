@@ -1,9 +1,9 @@
 // Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
 // error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
-import { Kind, visit, type DocumentNode } from 'graphql';
+import { GraphQLError, Kind, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
-import { DATABASE_RETRY_AFTER_SECONDS, variableInputError, withExtensions } from './errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from './errors.ts';
 import type { AppDeps } from './context.ts';
 import { jsonResponse, restError } from './rest/errors.ts';
 import { finalBytes, peekRequestBody } from './http-bodies.ts';
@@ -118,6 +118,40 @@ export function useInputErrorCodes(): Plugin {
           if (changed) setResult({ ...result, errors });
         },
       };
+    },
+  };
+}
+
+/** One answer's errors finished (finishedError); the same answer when none changed. */
+function finishedResult<T extends ExecutionResult>(result: T): T {
+  if (!result.errors?.length) return result;
+  let changed = false;
+  const errors = result.errors.map((error) => {
+    if (!(error instanceof GraphQLError)) return error;
+    const finished = finishedError(error, 'BAD_REQUEST');
+    if (finished !== error) changed = true;
+    return finished;
+  });
+  return changed ? { ...result, errors } : result;
+}
+
+/**
+ * The one place every GraphQL answer's errors pass on their way out (parse and validation errors,
+ * errors met while executing, the plugins' own): each carries `extensions.code` (the Pothos relay
+ * plugin's connection-argument refusals become BAD_USER_INPUT naming the argument; anything else
+ * still without a code is BAD_REQUEST, a request GraphQL refused) and no raw control character in
+ * its message (a message may echo what the client sent). Masked errors already carry a code.
+ */
+export function useErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) {
+        const finished = result.map(finishedResult);
+        if (finished.some((answer, index) => answer !== result[index])) setResult(finished);
+      } else if (!(Symbol.asyncIterator in result)) {
+        const finished = finishedResult(result);
+        if (finished !== result) setResult(finished);
+      }
     },
   };
 }

@@ -4,7 +4,7 @@ import { createContext, sentRequest, type AppDeps, type Context } from './contex
 import { maskUnexpectedError } from './errors.ts';
 import { graphiqlOptions, graphiqlPage } from './explorers.ts';
 import { queryLimits, useQueryLimits } from './graphql-limits.ts';
-import { useBodyLimit, useGraphQLAccept, useHealthChecks, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
+import { useBodyLimit, useGraphQLAccept, useHealthChecks, useErrorCodes, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from './rest/docs.ts';
 import { useRestRoutes } from './rest/plugin.ts';
@@ -117,6 +117,7 @@ export function createApp(deps: AppDeps): Yoga {
       ...(answerCache ? [answerCache.serve] : []),
       useRestRoutes(deps),
       useInputErrorCodes(),
+      useErrorCodes(),
       useReadableGraphQLParams(),
       useInputChecks(),
       useSchemaPrivacy({ production: deps.config.production }),
