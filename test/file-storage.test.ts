@@ -19,7 +19,7 @@ import { onFileEnd } from './support/cleanup.ts';
 import { testEngine } from './support/database.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { PDF_BYTES, PNG_BYTES, samplePayload, tempStorageDir } from './support/fixtures-leads.ts';
-import { startS3Server, type TestS3Server } from './support/s3-server.ts';
+import { startS3Server, useS3Credentials, type TestS3Server } from './support/s3-server.ts';
 
 const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -156,25 +156,16 @@ describe('the local directory store', () => {
 
 describe('an S3-compatible store', () => {
   let s3: TestS3Server;
-  const savedEnvironment: Record<string, string | undefined> = {};
+  let restoreEnvironment: () => void = () => undefined;
   const bucket = 'lead-files';
 
   beforeAll(async () => {
     s3 = await startS3Server([bucket]);
     onFileEnd(() => s3.close());
-    // The SDK's standard credential chain reads these, as it would on a real deployment.
-    const credentials = { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, AWS_EC2_METADATA_DISABLED: 'true' };
-    for (const [name, value] of Object.entries(credentials)) {
-      savedEnvironment[name] = process.env[name];
-      process.env[name] = value;
-    }
+    restoreEnvironment = useS3Credentials(s3);
   });
-  afterAll(() => {
-    for (const [name, value] of Object.entries(savedEnvironment)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
+  afterAll(() => restoreEnvironment());
+
 
   const s3Config = (): Config =>
     loadConfig({

@@ -13,7 +13,7 @@ import { createTestApp, testSettings, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { makeStoredLead, PDF_BYTES, samplePayload, tempStorageDir } from './support/fixtures-leads.ts';
-import { startS3Server, type TestS3Server } from './support/s3-server.ts';
+import { startS3Server, useS3Credentials, type TestS3Server } from './support/s3-server.ts';
 
 const GRACE_MS = 60 * 60_000;
 const HOUR_MS = 60 * 60_000;
@@ -22,7 +22,7 @@ const silent = pino({ level: 'silent' });
 let app: TestApp;
 let dealershipId: number;
 let s3: TestS3Server;
-const savedEnvironment: Record<string, string | undefined> = {};
+let restoreEnvironment: () => void = () => undefined;
 const BUCKET = 'swept-files';
 
 beforeAll(async () => {
@@ -30,19 +30,10 @@ beforeAll(async () => {
   dealershipId = (await makeDealership(app.db)).id;
   s3 = await startS3Server([BUCKET]);
   onFileEnd(() => s3.close());
-  const credentials = { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, AWS_EC2_METADATA_DISABLED: 'true' };
-  for (const [name, value] of Object.entries(credentials)) {
-    savedEnvironment[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnvironment = useS3Credentials(s3);
 });
 
-afterAll(() => {
-  for (const [name, value] of Object.entries(savedEnvironment)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
+afterAll(() => restoreEnvironment());
 
 /** Every kind of store, as createFileStorage makes it. */
 const STORES: Record<FileStorage['kind'], () => FileStorage> = {

@@ -88,3 +88,19 @@ export async function startS3Server(buckets: readonly string[]): Promise<TestS3S
       }),
   };
 }
+
+/**
+ * Points the AWS SDK's standard credential chain at the test server, through the environment as a
+ * real deployment's would be; the returned function puts the environment back.
+ */
+export function useS3Credentials(s3: TestS3Server): () => void {
+  const credentials = { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, AWS_EC2_METADATA_DISABLED: 'true' };
+  const saved = Object.fromEntries(Object.keys(credentials).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, credentials);
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
