@@ -55,7 +55,8 @@ export const byNode = graphql\`
   query DealershipByNodeQuery($id: ID!) {
     node(id: $id) {
       id
-      ...Dealership_dealership
+      # Relay asks for @alias on a spread whose type (Dealership) is narrower than the field's (Node).
+      ...Dealership_dealership @alias
     }
   }
 \`;
