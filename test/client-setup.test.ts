@@ -102,8 +102,14 @@ describe('Apollo Client over the service', () => {
       // As in the README: connections merge their pages by cursor, keyed by the filters.
       cache: new InMemoryCache({
         typePolicies: {
-          Query: { fields: { dealerships: relayStylePagination(), cars: relayStylePagination(['dealership_id', 'make', 'status']) } },
-          Dealership: { fields: { cars: relayStylePagination(), locations: relayStylePagination(), websites: relayStylePagination() } },
+          Query: {
+            fields: {
+              dealerships: relayStylePagination(),
+              cars: relayStylePagination(['dealership_id', 'make', 'status']),
+              leads: relayStylePagination(['car_id', 'category', 'contact_id', 'dealership_id', 'lead_state']),
+            },
+          },
+          Dealership: { fields: { cars: relayStylePagination(), contacts: relayStylePagination(), locations: relayStylePagination(), users: relayStylePagination(), websites: relayStylePagination() } },
         },
       }),
     });
