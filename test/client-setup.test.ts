@@ -97,7 +97,7 @@ describe('Apollo Client over the service', () => {
         uri: 'http://localhost/graphql',
         headers: { authorization: `Bearer ${key}` },
         // The service itself, without a port: Yoga's fetch.
-        fetch: (input, init) => Promise.resolve(app.yoga.fetch(input as string, init)),
+        fetch: async (input, init) => app.yoga.fetch(new Request(input, init)),
       }),
       // As in the README: connections merge their pages by cursor, keyed by the filters.
       cache: new InMemoryCache({
@@ -158,7 +158,7 @@ describe('Apollo Client over the service', () => {
         }
       `,
     });
-    const entries = Object.keys(client.cache.extract()).filter((entry) => /dealership/i.test(entry.split(':')[0]!));
+    const entries = Object.keys(client.cache.extract() as Record<string, unknown>).filter((entry) => /dealership/i.test(entry.split(':')[0]!));
     expect(entries).toEqual([`Dealership:${id}`]);
   });
 });
