@@ -27,6 +27,7 @@ import type { Actor } from './auth/api-keys.ts';
 import { sentRequest, type Context } from './context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
+import type { CacheEpoch } from './domain/shared-settings.ts';
 import type { GatewayMetrics } from './telemetry/metrics.ts';
 
 /** How long a read may be served from the cache, by default and per type (milliseconds). */
@@ -75,11 +76,12 @@ export const OWED_GENERATION_RETRY_MS = 250;
  * The generation in Redis. A write whose new generation could not be published (Redis did not answer)
  * leaves this instance owing it: until the increment lands (retried every OWED_GENERATION_RETRY_MS),
  * `current()` is null, so this instance neither serves nor stores cached results, and never serves
- * the old value of its own write. The other instances serve entries of the old generation only until
- * the increment lands or the entries' TTL ends (docs/caching.md).
+ * the old value of its own write. It also starts a new database cache epoch (src/domain/shared-settings.ts),
+ * which is part of every instance's generation: the others, which may still reach Redis, stop serving
+ * results from before the write within the epoch's poll interval (docs/caching.md).
  * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis.ts).
  */
-export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration & { owed(): boolean } {
+export function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration & { owed(): boolean } {
   let owed = 0;
   let retry: NodeJS.Timeout | null = null;
   const pay = async (): Promise<void> => {
@@ -98,7 +100,8 @@ export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration &
     async current() {
       if (owed > 0) return null;
       try {
-        return (await redis.get(GENERATION_KEY)) ?? '0';
+        const generation = (await redis.get(GENERATION_KEY)) ?? '0';
+        return epoch ? `${generation}:${epoch.current()}` : generation;
       } catch {
         return null;
       }
@@ -113,6 +116,7 @@ export function redisGeneration(redis: Redis, logger: Logger): CacheGeneration &
           retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
           retry.unref();
         }
+        await epoch?.advance().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'could not start a new cache epoch in the database either'));
       }
     },
   };
@@ -210,8 +214,8 @@ export function inMemoryReadCache(): ReadCacheOptions {
 }
 
 /** Generation and results in Redis, so every instance sees every other's writes on its next read. */
-export function redisReadCache(redis: Redis, logger: Logger): ReadCacheOptions {
-  return { generation: redisGeneration(redis, logger), store: redisStore(redis), answers: memoryAnswerStore(MEMORY_CACHE_BOUNDS) };
+export function redisReadCache(redis: Redis, logger: Logger, epoch?: CacheEpoch): ReadCacheOptions {
+  return { generation: redisGeneration(redis, logger, epoch), store: redisStore(redis), answers: memoryAnswerStore(MEMORY_CACHE_BOUNDS) };
 }
 
 type YogaContext = YogaInitialContext & Context;

@@ -35,7 +35,7 @@ import { createApp } from './yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
-import { checkSessionSecret, redisKeyPrefixOf } from './domain/shared-settings.ts';
+import { CACHE_EPOCH_POLL_MS, checkSessionSecret, redisKeyPrefixOf, watchCacheEpoch } from './domain/shared-settings.ts';
 import { memoryCounters, RATE_COUNTER_PREFIX, redisCounters } from './rate-limit/counters.ts';
 import { createKeyCallLog, KEY_CALL_FLUSH_INTERVAL_MS, startKeyCallPurge, type KeyCallLog } from './domain/api-key-calls.ts';
 import { createMetrics } from './telemetry/metrics.ts';
@@ -179,10 +179,12 @@ export async function startService(config: Config, logger: Logger, options: Star
       ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), { commandTimeoutMs: config.redisCommandTimeoutMs })
       : null;
   const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null });
+  // With Redis, a write whose generation Redis did not take is announced through the database instead.
+  const cacheEpoch = redis && config.responseCache ? watchCacheEpoch(db, CACHE_EPOCH_POLL_MS) : null;
   const readCache = !config.responseCache
     ? null
     : redis
-      ? redisReadCache(redis.client, logger)
+      ? redisReadCache(redis.client, logger, cacheEpoch ?? undefined)
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
   // With Redis every instance spends from one budget; without it, each counts its own requests.
@@ -209,6 +211,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   const outbox = startOutboxWorker(deps);
   const background: BackgroundTask[] = [
     { stop: async () => clock.stop() } satisfies BackgroundTask,
+    { stop: async () => cacheEpoch?.stop() } satisfies BackgroundTask,
     startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
     startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
     // Removes the attachment bytes no lead references (one instance at a time, by a lease).

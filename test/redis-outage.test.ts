@@ -2,7 +2,9 @@
 // frozen (SIGSTOP), an instance answers every request, most of them without waiting for Redis at all
 // (the command timeout and the circuit breaker), serves its own write's new value rather than a cached
 // old one (the owed generation: src/response-cache.ts), keeps /ready at 200, logs the outage once and
-// Redis's return once, and once Redis answers again publishes the generation its write owed.
+// Redis's return once, and once Redis answers again publishes the generation its write owed. An
+// instance cut off from a Redis the others still reach makes them drop results from before its
+// write through the database's cache epoch.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as connectTcp } from 'node:net';
 import { Writable } from 'node:stream';
@@ -12,6 +14,7 @@ import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { RATE_COUNTER_PREFIX, redisCounters } from '../src/rate-limit/counters.ts';
 import { BREAKER_FAILURES, connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis.ts';
 import { redisReadCache } from '../src/response-cache.ts';
+import { redisKeyPrefixOf, watchCacheEpoch } from '../src/domain/shared-settings.ts';
 import { createApp, type Yoga } from '../src/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
@@ -130,5 +133,68 @@ describe('a frozen Redis', () => {
     expect((await leadCount()).count).toBe(before + 1);
     expect(returnLines()).toHaveLength(1);
     expect(outageLines()).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('an instance cut off from a Redis the others still reach', () => {
+  it('makes the others stop serving results from before its write within the cache epoch poll', async () => {
+    const { startTcpProxy } = await import('./support/tcp-proxy.ts');
+    const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const proxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    const prefix = await redisKeyPrefixOf(app.db, null);
+    const silent = pino({ level: 'silent' });
+    const POLL_MS = 200;
+    const instanceOver = (url: string) => {
+      const connections = connectRedis(url, silent, prefix, { commandTimeoutMs: 300 });
+      const epoch = watchCacheEpoch(app.db, POLL_MS);
+      const instance = createApp(
+        instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: silent, readCache: redisReadCache(connections.client, silent, epoch) }),
+      );
+      return { connections, epoch, instance };
+    };
+    const cutOff = instanceOver(`redis://127.0.0.1:${proxy.port}`);
+    const other = instanceOver(redisUrl.toString());
+    try {
+      await Promise.all([cutOff.connections.ready(), other.connections.ready()]);
+      const count = async (instance: Yoga): Promise<number> => {
+        const response = await instance.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: LEADS, variables: { d: dealershipId } }),
+        });
+        return ((await response.json()) as { data: { leads: { totalCount: number } } }).data.leads.totalCount;
+      };
+      const before = await count(other.instance);
+      // Served from the shared cache now.
+      app.queries.length = 0;
+      expect(await count(other.instance)).toBe(before);
+      expect(app.queries).toEqual([]);
+
+      proxy.freeze();
+      const created = await cutOff.instance.fetch('http://gateway.test/api/v1/leads', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ lead: samplePayload(dealershipId) }),
+      });
+      expect(created.status).toBe(201);
+      const written = performance.now();
+      // The other instance still reaches Redis, where the generation did not move: only the epoch in
+      // the database tells it. Polled a few times its interval; an entry's TTL is 30 s.
+      let seen = await count(other.instance);
+      while (seen !== before + 1 && performance.now() - written < 20 * POLL_MS) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+        seen = await count(other.instance);
+      }
+      expect(seen).toBe(before + 1);
+      expect(await count(cutOff.instance)).toBe(before + 1);
+    } finally {
+      proxy.thaw();
+      for (const { connections, epoch } of [cutOff, other]) {
+        epoch.stop();
+        connections.client.disconnect();
+        connections.subscriber.disconnect();
+      }
+      await proxy.stop();
+    }
   }, 60_000);
 });

@@ -83,3 +83,45 @@ export async function redisKeyPrefixOf(db: Db, configured: string | null): Promi
     return (await db.sharedSetting.findUniqueOrThrow({ where })).value;
   }
 }
+
+export const CACHE_EPOCH_SETTING = 'cache_epoch';
+/** How often every instance reads the cache epoch: the bound on serving a result from before a write Redis missed. */
+export const CACHE_EPOCH_POLL_MS = 1_000;
+
+/**
+ * The cache epoch: a second channel for "a write happened", through the database, for the writes whose
+ * new cache generation could not be published in Redis (src/response-cache.ts). Every instance reads
+ * it every `pollMs` and names its cache entries with it, so an instance cut off from Redis still makes
+ * every other instance stop serving results from before its write within about `pollMs`.
+ */
+export interface CacheEpoch {
+  /** The epoch last read ('' before the first read). */
+  current(): string;
+  /** Starts a new epoch, for every instance (and for this one at once). */
+  advance(): Promise<void>;
+  stop(): void;
+}
+
+export function watchCacheEpoch(db: Db, pollMs: number): CacheEpoch {
+  const where = { name: CACHE_EPOCH_SETTING };
+  let epoch = '';
+  const read = async (): Promise<void> => {
+    try {
+      epoch = (await db.sharedSetting.findUnique({ where }))?.value ?? '';
+    } catch {
+      // The database did not answer: the epoch read last stands until the next poll.
+    }
+  };
+  void read();
+  const timer = setInterval(() => void read(), pollMs);
+  timer.unref();
+  return {
+    current: () => epoch,
+    async advance() {
+      const value = randomBytes(9).toString('base64url');
+      await db.sharedSetting.upsert({ where, create: { ...where, value }, update: { value } });
+      epoch = value;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
