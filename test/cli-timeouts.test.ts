@@ -7,15 +7,14 @@
 // - SQLite: while another connection holds the write lock (as the service seeding the demo data
 //   does), every CLI that only reads finishes, and one that writes waits for the lock and succeeds;
 //   held past CLI_TIMEOUT_MS, the writer ends with the one line.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlitePath } from '../src/config.ts';
 import { testSettings, createTestApp, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { makeKey } from './support/fixtures.ts';
-import { freePort, runScript, type Finished } from './support/processes.ts';
+import { freePort, runScript, startRedisServer, type Finished } from './support/processes.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
 /** Each command is a process that starts tsx: seconds apiece on a busy machine. */
@@ -86,15 +85,8 @@ describe('keys revoke while Redis does not answer', { timeout: CLI_TEST_TIMEOUT_
   });
 
   it('frozen (SIGSTOP): revokes, says so in one line, exit 1', async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    // Ready once it accepts a connection.
-    for (let ready = false; !ready; ) {
-      ready = await new Promise<boolean>((resolve) => {
-        const socket = connect({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
-        socket.on('error', () => setTimeout(() => resolve(false), 50));
-      });
-    }
+    const { port, server } = await startRedisServer();
+    redis = server;
     redis.kill('SIGSTOP');
     await revokes(`redis://127.0.0.1:${port}`);
   });

@@ -5,8 +5,7 @@
 // Redis's return once, and once Redis answers again publishes the generation its write owed. An
 // instance cut off from a Redis the others still reach makes them drop results from before its
 // write through the database's cache epoch.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect as connectTcp } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +18,7 @@ import { createApp, type Yoga } from '../src/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
-import { freePort } from './support/processes.ts';
+import { startRedisServer } from './support/processes.ts';
 
 /** Long beside a request served from memory, so that the requests which waited for Redis are plain to count. */
 const COMMAND_TIMEOUT_MS = 1_000;
@@ -38,14 +37,9 @@ beforeAll(async () => {
   app = await createTestApp();
   dealershipId = (await makeDealership(app.db)).id;
   ({ key } = await makeKey(app.db, { permissions: ['create:lead', 'read:lead'] }));
-  const port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let ready = false; !ready; ) {
-    ready = await new Promise<boolean>((resolve) => {
-      const socket = connectTcp({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
-      socket.on('error', () => setTimeout(() => resolve(false), 50));
-    });
-  }
+  const started = await startRedisServer();
+  server = started.server;
+  const port = started.port;
   const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
   redis = connectRedis(`redis://127.0.0.1:${port}`, logger, PREFIX, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
   await redis.ready();

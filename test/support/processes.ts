@@ -1,8 +1,9 @@
 // The service and its CLIs as real child processes, as an operator runs them: output, exit code,
 // and for the service the moment it listens.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../scripts/free-port.ts';
 
 export const projectDir = path.resolve(import.meta.dirname, '../..');
 
@@ -98,7 +99,7 @@ function watchService(child: ChildProcess): Promise<RunningService> {
   });
 }
 
-export { freePort } from '../../scripts/free-port.ts';
+export { freePort };
 
 /** Holds a port open until released, so that another process finds it in use. */
 export async function occupyPort(): Promise<{ port: number; release(): Promise<void> }> {
@@ -106,4 +107,17 @@ export async function occupyPort(): Promise<{ port: number; release(): Promise<v
   await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
   const { port } = server.address() as { port: number };
   return { port, release: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A redis-server of the test's own on a free loopback port (no persistence), once it accepts connections. */
+export async function startRedisServer(): Promise<{ port: number; server: ChildProcess }> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let ready = false; !ready; ) {
+    ready = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
+      socket.on('error', () => setTimeout(() => resolve(false), 50));
+    });
+  }
+  return { port, server };
 }
