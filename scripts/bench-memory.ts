@@ -57,7 +57,10 @@ async function main(): Promise<void> {
       while (sent < reads) {
         const n = sent;
         sent += 1;
-        const response = await fetch(`${base}${paths[n % paths.length]}?${'n'.repeat(8)}=${n}`, { headers: { authorization: `Bearer ${keys[n % keys.length]}` } });
+        const url = `${base}${paths[n % paths.length]}?${'n'.repeat(8)}=${n}`;
+        const init = { headers: { authorization: `Bearer ${keys[n % keys.length]}` } };
+        // A keep-alive connection the server closed as it was reused: sent again on a new one.
+        const response = await fetch(url, init).catch(() => fetch(url, init));
         await response.arrayBuffer();
         if (n % 10_000 === 0) {
           const rss = rssMb(pid);
