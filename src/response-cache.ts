@@ -222,7 +222,11 @@ type YogaContext = YogaInitialContext & Context;
 
 /** Whether an operation may be answered from, or stored in, a cache: a query, and nothing else. */
 export function isCacheableRead(document: DocumentNode, operationName: string | null | undefined): boolean {
-  return getOperationAST(document, operationName)?.operation === 'query';
+  return isReadOperation(getOperationAST(document, operationName)?.operation);
+}
+
+function isReadOperation(operation: string | undefined): boolean {
+  return operation === 'query';
 }
 
 /** What the response cache decided for one request: the entry it is filed under and, once known, its expiry. */
@@ -270,17 +274,16 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
     invalidate() {},
   };
   // The contexts of operations that are not reads: the response cache is off for them (`enabled`),
-  // decided here, before the response cache's own onExecute (the plugin order below).
+  // decided here, before the response cache's own onExecute (the plugin order below). The operation is
+  // looked up once: a mutation also starts a new generation once it has run, whatever it did (a failed
+  // one may have written part of its work).
   const notReads = new WeakSet<object>();
-  const markNotReads: Plugin<YogaContext> = {
-    onExecute({ args }) {
-      if (!isCacheableRead(args.document, args.operationName)) notReads.add(args.contextValue);
-    },
-  };
-  const advanceAfterMutations: Plugin<YogaContext> = {
+  const onlyReadsCached: Plugin<YogaContext> = {
     onExecute({ args, executeFn, setExecuteFn }) {
-      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
-      // After the mutation ran, whatever it did (a failed one may have written part of its work).
+      const operation = getOperationAST(args.document, args.operationName)?.operation;
+      if (isReadOperation(operation)) return;
+      notReads.add(args.contextValue);
+      if (operation !== 'mutation') return;
       setExecuteFn(async (executionArgs) => {
         try {
           return await executeFn(executionArgs);
@@ -303,8 +306,7 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
   return {
     expiryOf: (request) => entryByRequest.get(request)?.expiresAt,
     plugins: [
-      markNotReads,
-      advanceAfterMutations,
+      onlyReadsCached,
       forgetWaiting,
       useResponseCache<YogaContext>({
         cache: envelopCache,
@@ -315,7 +317,7 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
         // Off: this plugin's invalidation is by entity; generations replace it. With it off the plugin
         // would file mutation results like query results, which `enabled` above prevents.
         invalidateViaMutation: false,
-        // Entries are invalidated by generation (advanceAfterMutations), never by entity, so the plugin
+        // Entries are invalidated by generation (onlyReadsCached), never by entity, so the plugin
         // need not add `id` to every selection to learn entities; and it must not: a type the REST
         // door serves without its graph-only `id` (a model in an offer) would be asked for a field
         // the REST schema does not have.
