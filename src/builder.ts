@@ -1,7 +1,7 @@
 // The schema builder: plugins, scalars and auth scopes. No domain types here (see src/schema/).
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type ObjectRef } from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { encodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { DateResolver, DateTimeISOResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { GraphQLScalarType } from 'graphql';
@@ -65,24 +65,23 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    // The integer `id` is every record's wire name on both doors (the REST bodies are GraphQL
-    // selections), so the Node interface's global id has a name of its own, as GitHub's `node_id`.
-    // Normalising caches key records by it (Apollo: keyFields ['node_id']; Relay: nodeInterfaceIdField).
-    idFieldName: 'node_id',
+    // Relay's and Apollo's defaults: a Node's `id` is its global id (opaque, unique across types), so
+    // normalising caches need no configuration. The stored integer is `databaseId` in the graph; the
+    // REST door answers it under the spec's name `id` (the one projection: src/rest/rest-schema.ts).
     idFieldOptions: {
-      description: 'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; use `id` for the REST paths.',
+      description: 'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; the stored integer is `databaseId`.',
       extensions: { graphOnly: true },
     },
-    nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`node_id`) with `node(id:)`.' },
+    nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`id`) with `node(id:)`.' },
     nodeQueryOptions: {
       authScopes: { authenticated: true },
-      description: 'A record by its global id (`node_id`); null when there is none, or when the key cannot read it (another dealership’s record, or a missing permission).',
-      args: { id: { description: 'A `node_id` from an earlier answer.' } },
+      description: 'A record by its global id (`id`); null when there is none, or when the key cannot read it (another dealership’s record, or a missing permission).',
+      args: { id: { description: 'A global `id` from an earlier answer.' } },
     },
     nodesQueryOptions: {
       authScopes: { authenticated: true },
-      description: 'Records by their global ids (`node_id`), in the order asked; each is null when there is none or the key cannot read it. At most 100 ids.',
-      args: { ids: { description: '`node_id`s from earlier answers.' } },
+      description: 'Records by their global ids (`id`), in the order asked; each is null when there is none or the key cannot read it. At most 100 ids.',
+      args: { ids: { description: 'Global `id`s from earlier answers.' } },
     },
   },
 });
@@ -93,6 +92,27 @@ export const builder = new SchemaBuilder<{
  * record the key reaches.
  */
 export const nodeById = { id: { field: 'id' }, nullable: true } as const;
+
+/** The builder's types (context, Prisma types, scopes, scalars), for helpers that take its refs. */
+type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
+/** When the fields kept under an old name are removed: every `@deprecated` reason ends with its day. */
+export const NODE_ID_REMOVAL = '2027-06-30';
+
+/**
+ * Keeps `node_id`, the global id's name before it became `id`, on a Node type that had it: the same
+ * value as `id`, deprecated, so clients built on it go on working until the removal day.
+ */
+export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>, typename: string): void {
+  builder.objectField(ref, 'node_id', (t) =>
+    t.id({
+      ...graphOnly,
+      description: 'The record’s global id under its former name: the same value as `id`.',
+      deprecationReason: `Use id. Removal after ${NODE_ID_REMOVAL}.`,
+      resolve: (record) => encodeGlobalID(typename, record.id),
+    }),
+  );
+}
 
 /**
  * Field options for a field of the graph that the REST door leaves out (src/rest/plugin.ts): the REST

@@ -4,7 +4,8 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeLocation, makeUser } from './support/fixtures.ts';
 
 const PATH = '/api/v1/apikeys/apikey_details.json';
-const QUERY = `{ apikey_details { id permissions dealerships { id name slug locations { id name location_type } users { id name email } } } }`;
+// The graph names the stored integer databaseId; aliased as the REST door's id, the two answers compare as they are.
+const QUERY = `{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }`;
 
 let app: TestApp;
 let north: { id: number; name: string; slug: string };

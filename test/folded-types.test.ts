@@ -60,6 +60,7 @@ describe('the folded types in the schemas', () => {
     ]);
     expect(fieldsOf(rest, 'ModelVariant')).not.toContain('model');
     expect(fieldsOf(rest, 'ModelVariant')).not.toContain('node_id');
+    expect(fieldsOf(rest, 'ModelVariant')).not.toContain('databaseId');
   });
 
   it('keeps the variants a REST shape or an access rule needs built from the same fields as the record', () => {
@@ -88,16 +89,16 @@ describe('the folded types on both doors', () => {
 
   it('answers a manufacturer offer’s graph extras on the graph, and the list form on the REST door', async () => {
     const graph = await app.graphql(
-      '{ manufacturer_offers(id: 1) { id kind model_id website_id category preferred_locations { id } model { node_id id manufacturer { name } } } }',
+      '{ manufacturer_offers(id: 1) { databaseId kind model_id website_id category preferred_locations { databaseId } model { id databaseId manufacturer { name } } } }',
       undefined,
       key,
     );
     expect(graph.errors).toBeUndefined();
-    const offers = (graph.data as { manufacturer_offers: { kind: string; model: { node_id: string; manufacturer: { name: string } } }[] }).manufacturer_offers;
+    const offers = (graph.data as { manufacturer_offers: { kind: string; model: { id: string; manufacturer: { name: string } } }[] }).manufacturer_offers;
     expect(offers.length).toBeGreaterThan(0);
     for (const offer of offers) {
       expect(offer.kind).toBe('manufacturer');
-      expect(offer.model.node_id).toEqual(expect.any(String));
+      expect(offer.model.id).toEqual(expect.any(String));
       expect(offer.model.manufacturer.name).toEqual(expect.any(String));
     }
 
@@ -110,7 +111,7 @@ describe('the folded types on both doors', () => {
   });
 
   it('answers a model variant’s model on the graph, and not on the REST door', async () => {
-    const graph = await app.graphql('{ model_variant(slug: "toyota-corolla-sx-hybrid", website_id: "1") { node_id model { name } } }', undefined, key);
+    const graph = await app.graphql('{ model_variant(slug: "toyota-corolla-sx-hybrid", website_id: "1") { id model { name } } }', undefined, key);
     expect(graph.errors).toBeUndefined();
     expect((graph.data as { model_variant: { model: { name: string } } }).model_variant.model.name).toEqual(expect.any(String));
 
@@ -122,7 +123,7 @@ describe('the folded types on both doors', () => {
 
   it('answers a search result’s website as the graph’s Website, and as id, name and url on the REST door', async () => {
     const graph = await app.graphql(
-      '{ search_dealerships_by_postcode(id: 1, postcode: "3000") { website { __typename node_id slug } address { __typename addressable_type } } }',
+      '{ search_dealerships_by_postcode(id: 1, postcode: "3000") { website { __typename id slug } address { __typename addressable_type } } }',
       undefined,
       key,
     );
@@ -130,7 +131,7 @@ describe('the folded types on both doors', () => {
     const results = (graph.data as { search_dealerships_by_postcode: { website: Json; address: Json }[] }).search_dealerships_by_postcode;
     expect(results.length).toBeGreaterThan(0);
     for (const result of results) {
-      expect(result.website).toEqual({ __typename: 'Website', node_id: expect.any(String), slug: expect.any(String) });
+      expect(result.website).toEqual({ __typename: 'Website', id: expect.any(String), slug: expect.any(String) });
       expect(result.address).toEqual({ __typename: 'LocationAddress', addressable_type: 'Location' });
     }
 

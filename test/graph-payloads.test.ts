@@ -1,5 +1,5 @@
 // The graph for normalising clients: mutations hand back the graph record they changed (`node`, with
-// its node_id) so a client cache updates the Car or Lead it holds, while the REST bodies of the same
+// its global id) so a client cache updates the Car or Lead it holds, while the REST bodies of the same
 // root fields stay the spec's shapes; every connection of the graph tells its totalCount, counted
 // among the rows the key reaches.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,13 +25,13 @@ describe('mutation payloads', () => {
   it('update_car hands back the graph’s Car, which the REST body does not show', async () => {
     const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1 }, orderBy: { id: 'asc' } });
     const input = carInput(1, { stocknum: car.stocknum, odometer: 12345 });
-    const graph = await app.graphql<{ update_car: { car: { id: number }; node: { __typename: string; node_id: string; id: number; odometer: number } } }>(
-      `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { id } node { __typename node_id id odometer } } }`,
+    const graph = await app.graphql<{ update_car: { car: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; odometer: number } } }>(
+      `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { databaseId } node { __typename id databaseId odometer } } }`,
       { id: car.id, car: input },
       key,
     );
     expect(graph.errors).toBeUndefined();
-    expect(graph.data!.update_car.node).toEqual({ __typename: 'Car', node_id: encodeGlobalID('Car', car.id), id: car.id, odometer: 12345 });
+    expect(graph.data!.update_car.node).toEqual({ __typename: 'Car', id: encodeGlobalID('Car', car.id), databaseId: car.id, odometer: 12345 });
 
     const rest = await app.request(`/api/cars/${car.id}`, { method: 'PUT', key, json: { car: { ...input, odometer: 23456 } } });
     expect(rest.status).toBe(200);
@@ -42,10 +42,10 @@ describe('mutation payloads', () => {
 
   it('reserve_car hands back the graph’s Car; null without read:car', async () => {
     const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1, reserved: false }, orderBy: { id: 'desc' } });
-    const mutation = `mutation ($id: String!, $reserved: Boolean!) { reserve_car(id: $id, reserved: $reserved) { reserved node { __typename node_id reserved } } }`;
+    const mutation = `mutation ($id: String!, $reserved: Boolean!) { reserve_car(id: $id, reserved: $reserved) { reserved node { __typename id reserved } } }`;
     const reserved = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(mutation, { id: String(car.id), reserved: true }, key);
     expect(reserved.errors).toBeUndefined();
-    expect(reserved.data!.reserve_car).toEqual({ reserved: true, node: { __typename: 'Car', node_id: encodeGlobalID('Car', car.id), reserved: true } });
+    expect(reserved.data!.reserve_car).toEqual({ reserved: true, node: { __typename: 'Car', id: encodeGlobalID('Car', car.id), reserved: true } });
     const writer = await makeKey(app.db, { permissions: ['reserve:car'] });
     const released = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(mutation, { id: String(car.id), reserved: false }, writer.key);
     expect(released.errors).toBeUndefined();
@@ -56,21 +56,21 @@ describe('mutation payloads', () => {
   });
 
   it('create_lead and update_lead hand back the graph’s Lead, which the REST body does not show', async () => {
-    const created = await app.graphql<{ create_lead: { lead: { id: number }; node: { __typename: string; node_id: string; id: number; lead_state: string } } }>(
-      `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } node { __typename node_id id lead_state } } }`,
+    const created = await app.graphql<{ create_lead: { lead: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; lead_state: string } } }>(
+      `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { databaseId } node { __typename id databaseId lead_state } } }`,
       { lead: graphLead(samplePayload(1, { email: 'payload.buyer@example.com' })) },
       key,
     );
     expect(created.errors).toBeUndefined();
-    const { id } = created.data!.create_lead.lead;
-    expect(created.data!.create_lead.node).toMatchObject({ __typename: 'Lead', node_id: encodeGlobalID('Lead', id), id });
-    const updated = await app.graphql<{ update_lead: { node: { id: number; message: string } } }>(
-      `mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { node { id message } } }`,
+    const { databaseId: id } = created.data!.create_lead.lead;
+    expect(created.data!.create_lead.node).toMatchObject({ __typename: 'Lead', id: encodeGlobalID('Lead', id), databaseId: id });
+    const updated = await app.graphql<{ update_lead: { node: { databaseId: number; message: string } } }>(
+      `mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { node { databaseId message } } }`,
       { id, lead: { message: 'Still keen' } },
       key,
     );
     expect(updated.errors).toBeUndefined();
-    expect(updated.data!.update_lead.node).toEqual({ id, message: 'Still keen' });
+    expect(updated.data!.update_lead.node).toEqual({ databaseId: id, message: 'Still keen' });
 
     const rest = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(1, { email: 'payload.rest@example.com' }) } });
     expect(rest.status).toBe(201);
@@ -84,23 +84,23 @@ describe('a payload’s graph record without the read permission', () => {
   it('is null on every mutation payload, and the mutation still answers (the REST door is unaffected)', async () => {
     const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1 }, orderBy: { id: 'asc' } });
     const carWriter = (await makeKey(app.db, { permissions: ['update:car'] })).key;
-    const updated = await app.graphql<{ update_car: { car: { id: number }; node: unknown } }>(
-      `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { id } node { node_id } } }`,
+    const updated = await app.graphql<{ update_car: { car: { databaseId: number }; node: unknown } }>(
+      `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { databaseId } node { id } } }`,
       { id: car.id, car: carInput(1, { stocknum: car.stocknum }) },
       carWriter,
     );
     expect(updated.errors).toBeUndefined();
-    expect(updated.data!.update_car).toEqual({ car: { id: car.id }, node: null });
+    expect(updated.data!.update_car).toEqual({ car: { databaseId: car.id }, node: null });
 
     const leadWriter = (await makeKey(app.db, { permissions: ['create:lead'] })).key;
-    const created = await app.graphql<{ create_lead: { lead: { id: number }; node: unknown } }>(
-      `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } node { node_id } } }`,
+    const created = await app.graphql<{ create_lead: { lead: { databaseId: number }; node: unknown } }>(
+      `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { databaseId } node { id } } }`,
       { lead: graphLead(samplePayload(1, { email: 'payload.noread@example.com' })) },
       leadWriter,
     );
     expect(created.errors).toBeUndefined();
     expect(created.data!.create_lead.node).toBeNull();
-    expect(created.data!.create_lead.lead.id).toEqual(expect.any(Number));
+    expect(created.data!.create_lead.lead.databaseId).toEqual(expect.any(Number));
   });
 });
 
@@ -109,9 +109,9 @@ describe('connections', () => {
     const query = `{
       cars(first: 2) { totalCount edges { node { id } } }
       leads(first: 2) { totalCount }
-      dealerships(first: 1) { totalCount edges { node { id cars(first: 1) { totalCount } } } }
+      dealerships(first: 1) { totalCount edges { node { databaseId cars(first: 1) { totalCount } } } }
     }`;
-    type Counts = { cars: { totalCount: number; edges: unknown[] }; leads: { totalCount: number }; dealerships: { totalCount: number; edges: { node: { id: number; cars: { totalCount: number } } }[] } };
+    type Counts = { cars: { totalCount: number; edges: unknown[] }; leads: { totalCount: number }; dealerships: { totalCount: number; edges: { node: { databaseId: number; cars: { totalCount: number } } }[] } };
     for (const [caller, dealershipIds] of [[key, null], [firstDealershipKey, [1]]] as const) {
       const scoped = forDealerships(app.db, dealershipIds);
       const answer = await app.graphql<Counts>(query, {}, caller);
@@ -122,7 +122,7 @@ describe('connections', () => {
       expect(counts.leads.totalCount).toBe(await scoped.lead.count());
       expect(counts.dealerships.totalCount).toBe(await scoped.dealership.count());
       const first = counts.dealerships.edges[0]!.node;
-      expect(first.cars.totalCount).toBe(await scoped.car.count({ where: { dealership_id: first.id } }));
+      expect(first.cars.totalCount).toBe(await scoped.car.count({ where: { dealership_id: first.databaseId } }));
     }
     // The restricted key's counts are its own, not the whole database's.
     expect(await forDealerships(app.db, [1]).car.count()).toBeLessThan(await app.db.car.count());

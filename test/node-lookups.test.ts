@@ -1,7 +1,8 @@
 // `node(id:)` and `nodes(ids:)` walked over every type of the graph that implements Node, on the demo
 // data: a key fetches back exactly the records its scoped client reaches (src/db/scoped.ts), a key
 // without the type's permission gets null, an id the graph did not make is an input error naming the
-// argument, and a global id round-trips to the same record with the same integer `id`.
+// argument, and a global id round-trips to the same record with the same integer `databaseId`; the deprecated `node_id` still
+// answers the same global id.
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { isInterfaceType, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ function idsOf(db: Db, typename: string): Promise<{ id: number }[]> {
   return delegate.findMany({ select: { id: true }, orderBy: { id: 'asc' }, take: 400 });
 }
 
-const NODE_QUERY = `query ($id: ID!) { node(id: $id) { __typename node_id ... on Node { node_id } } }`;
+const NODE_QUERY = `query ($id: ID!) { node(id: $id) { __typename id ... on Node { id } } }`;
 
 let app: TestApp;
 let everything: string;
@@ -44,24 +45,24 @@ describe('node lookups', () => {
     for (const typename of nodeTypes) expect(nodeLookupPermission[typename], typename).toBeDefined();
   });
 
-  it.each(nodeTypes)('%s: node_id round-trips, and a dealership key reaches exactly its scoped rows', async (typename) => {
+  it.each(nodeTypes)('%s: the global id round-trips, and a dealership key reaches exactly its scoped rows', async (typename) => {
     const all = await idsOf(app.db, typename);
     expect(all.length, `the demo data has ${typename} records`).toBeGreaterThan(0);
     const reachable = new Set((await idsOf(forDealerships(app.db, [1]), typename)).map((row) => row.id));
     const ids = all.map((row) => encodeGlobalID(typename, row.id));
-    const query = `query ($ids: [ID!]!) { nodes(ids: $ids) { __typename node_id ... on ${typename} { id } } }`;
+    const query = `query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on ${typename} { databaseId node_id } } }`;
     for (let start = 0; start < ids.length; start += 100) {
       const batch = ids.slice(start, start + 100);
-      const unrestricted = await app.graphql<{ nodes: ({ __typename: string; node_id: string; id: number } | null)[] }>(query, { ids: batch }, everything);
+      const unrestricted = await app.graphql<{ nodes: ({ __typename: string; id: string; databaseId: number; node_id: string } | null)[] }>(query, { ids: batch }, everything);
       expect(unrestricted.errors, typename).toBeUndefined();
       unrestricted.data!.nodes.forEach((found, index) => {
-        expect(found, `${typename} ${batch[index]}`).toEqual({ __typename: typename, node_id: batch[index], id: all[start + index]!.id });
+        expect(found, `${typename} ${batch[index]}`).toEqual({ __typename: typename, id: batch[index], databaseId: all[start + index]!.id, node_id: batch[index] });
       });
-      const restricted = await app.graphql<{ nodes: ({ id: number } | null)[] }>(query, { ids: batch }, firstDealershipKey);
+      const restricted = await app.graphql<{ nodes: ({ databaseId: number } | null)[] }>(query, { ids: batch }, firstDealershipKey);
       expect(restricted.errors, typename).toBeUndefined();
       restricted.data!.nodes.forEach((found, index) => {
         const id = all[start + index]!.id;
-        expect(found === null ? null : found.id, `${typename} ${id} for a key of dealership 1`).toBe(reachable.has(id) ? id : null);
+        expect(found === null ? null : found.databaseId, `${typename} ${id} for a key of dealership 1`).toBe(reachable.has(id) ? id : null);
       });
     }
   });
@@ -98,19 +99,25 @@ describe('node lookups', () => {
     const one = await app.graphql(NODE_QUERY, { id }, everything);
     expect(one.status).toBe(200);
     expect(one.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
-    const many = await app.graphql(`query ($ids: [ID!]!) { nodes(ids: $ids) { node_id } }`, { ids: [encodeGlobalID('Manufacturer', 1), id] }, everything);
+    const many = await app.graphql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [encodeGlobalID('Manufacturer', 1), id] }, everything);
     expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ids[1]' });
   });
 
   it('nodes takes at most 100 ids', async () => {
     const ids = Array.from({ length: 101 }, () => encodeGlobalID('Manufacturer', 1));
-    const answer = await app.graphql(`query ($ids: [ID!]!) { nodes(ids: $ids) { node_id } }`, { ids }, everything);
+    const answer = await app.graphql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids }, everything);
     expect(answer.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ids' });
   });
 
-  it('the REST door never shows node_id', async () => {
+  it('the REST door never shows a global id', async () => {
     const response = await app.request('/manufacturers/1/offers.json', { key: everything });
     expect(response.status).toBe(200);
-    expect(JSON.stringify(await response.json())).not.toContain('node_id');
+    const body = JSON.stringify(await response.json());
+    expect(body).not.toContain('node_id');
+    expect(body).not.toContain('databaseId');
+    // Every `id` of the body is the spec's integer, never the graph's global id.
+    const ids = [...body.matchAll(/"id":([^,}]+)/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(id).toMatch(/^\d+$/);
   });
 });

@@ -1,5 +1,6 @@
 // Two doors, one graph: for every read path, the REST body equals the GraphQL result of the same
 // root field, for the same key, with every field selected (as Sofa selects them).
+import { restFieldNames } from '../src/rest/rest-schema.ts';
 import {
   getNamedType,
   isEnumType,
@@ -35,7 +36,10 @@ function selection(type: GraphQLObjectType): string {
     .filter((field) => field.extensions.graphOnly !== true)
     .map((field) => {
       const named = getNamedType(field.type);
-      return isObjectType(named) ? `${field.name} ${selection(named)}` : field.name;
+      // The REST door answers some fields under the spec's names (databaseId as id): the same alias here.
+      const restName = restFieldNames[field.name];
+      const name = restName ? `${restName}: ${field.name}` : field.name;
+      return isObjectType(named) ? `${name} ${selection(named)}` : name;
     })
     .join(' ')} }`;
 }

@@ -9,7 +9,7 @@ import { makeCarLead, makeModel, makeOffer } from './support/fixtures-catalogue.
 import { makeStoredLead } from './support/fixtures-leads.ts';
 import { makeCar, makeDealership, makeKey, makeManufacturer } from './support/fixtures.ts';
 
-type Page = { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: { id: number } }[] };
+type Page = { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: { databaseId: number } }[] };
 
 let app: TestApp;
 const ids = {
@@ -58,7 +58,7 @@ beforeAll(async () => {
   withoutLeads = (await makeKey(app.db, { permissions: ['read:car'], dealershipIds: [home.id] })).key;
 });
 
-const PAGE = 'totalCount pageInfo { hasNextPage endCursor } edges { node { id } }';
+const PAGE = 'totalCount pageInfo { hasNextPage endCursor } edges { node { databaseId } }';
 
 /** Every page of 2 of one connection, following endCursor: the ids in order and each page's count. */
 async function pageThrough(key: string, query: string, variables: Record<string, unknown>, pick: (data: unknown) => Page | null) {
@@ -71,7 +71,7 @@ async function pageThrough(key: string, query: string, variables: Record<string,
     const page = pick(answer.data);
     if (!page) throw new Error('the connection is null');
     expect(page.edges.length).toBeLessThanOrEqual(2);
-    seen.push(...page.edges.map((edge) => edge.node.id));
+    seen.push(...page.edges.map((edge) => edge.node.databaseId));
     counts.push(page.totalCount);
     if (!page.pageInfo.hasNextPage) return { seen, counts };
     after = page.pageInfo.endCursor;

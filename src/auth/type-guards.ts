@@ -135,7 +135,7 @@ const MAX_KEY = 2_147_483_647;
  * not make is the caller's mistake (422 / invalid_input), never a failure of the service.
  */
 function nodeTypeOf(globalId: unknown, argument: string, nodeTypes: ReadonlySet<string>): string {
-  const notOurs = () => invalidInput(argument, 'is not a node_id of this graph');
+  const notOurs = () => invalidInput(argument, 'is not a global id of this graph');
   if (typeof globalId !== 'string') throw notOurs();
   let decoded: { typename: string; id: string };
   try {

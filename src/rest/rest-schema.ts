@@ -11,6 +11,7 @@ import {
   isEnumType,
   isListType,
   isNonNullType,
+  lexicographicSortSchema,
   type GraphQLEnumType,
   type GraphQLSchema,
   type GraphQLType,
@@ -59,13 +60,33 @@ function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /**
+ * The graph's names that the REST door answers under the spec's: a record's stored integer is
+ * `databaseId` in the graph (where `id` is the global id of Relay and Apollo, left out here as
+ * `graphOnly`) and `id` in the spec. The only place the two doors' names differ.
+ */
+export const restFieldNames: Readonly<Record<string, string>> = { databaseId: 'id' };
+
+/**
+ * Each field named differently on the REST door (restFieldNames) under its REST name, in the order of
+ * the names (as the graph's are), so the REST bodies list their fields as they always did.
+ */
+function specNames(schema: GraphQLSchema): GraphQLSchema {
+  return lexicographicSortSchema(mapSchema(schema, {
+    [MapperKind.COMPOSITE_FIELD]: (config, fieldName) => {
+      const restName = restFieldNames[fieldName];
+      return restName ? [restName, config] : config;
+    },
+  }));
+}
+
+/**
  * The schema the REST door serves: the routed root fields only, without what exists for graph clients
  * alone (the Node interface and its global ids, mutation payloads' records, …), so each REST body is
  * the spec's shape however the graph grows around it.
  */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
-    enumsAsText(
+    specNames(enumsAsText(
       filterSchema({
         schema,
         rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
@@ -73,6 +94,6 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
         objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
         interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
       }),
-    ),
+    )),
   );
 }

@@ -12,8 +12,8 @@ import { dealershipFields, dealershipStaffList, locationColumnFields, locationOr
 const ApiKeyDetailsLocation = builder.prismaObject('Location', {
   variant: 'ApiKeyDetailsLocation',
   fields: (t) => {
-    const { id, name, location_type } = locationColumnFields(t);
-    return { id, name, location_type };
+    const { databaseId, name, location_type } = locationColumnFields(t);
+    return { databaseId, name, location_type };
   },
 });
 
@@ -30,7 +30,7 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
 // so the answer costs only the statements of its dealerships.
 const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
   fields: (t) => ({
-    id: t.int({ resolve: (actor) => actor.apiKeyId }),
+    databaseId: t.int({ resolve: (actor) => actor.apiKeyId }),
     permissions: t.stringList({ resolve: (actor) => [...actor.permissions].sort() }),
     dealerships: t.prismaField({
       type: [ApiKeyDetailsDealership],

@@ -2,7 +2,7 @@
 // the Car graph type with its root fields for front-end teams (GraphQL only). Every car read goes
 // through the caller's scoped client, so a car outside the key's dealerships is exactly like a car
 // that does not exist.
-import { builder, nodeById } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from '../builder.ts';
 import { numberOrZero, textOrEmpty } from './always-present.ts';
 import {
   carPerformance,
@@ -23,7 +23,7 @@ import type { PrismaFieldBuilder } from './field-builders.ts';
 
 const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerformanceLead').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     source: t.exposeString('source'),
     lead_status: t.exposeString('lead_status'),
@@ -42,7 +42,7 @@ const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange
 export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
   description: 'A car\'s performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     car_type: t.exposeString('car_type'),
     status: t.exposeString('status'),
     make: t.exposeString('make'),
@@ -111,7 +111,7 @@ type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[numb
 const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
   description: 'A payment processor the dealership (or one of its websites) takes payments through.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     authorization_type: t.exposeString('authorization_type'),
     authorization_key: t.string({
       // Always part of the record, and a secret: a key without show:payment_processor_secret is
@@ -167,14 +167,14 @@ const CarDealership = builder.prismaObject('Dealership', {
 const CarLocation = builder.prismaObject('Location', {
   variant: 'CarLocation',
   fields: (t) => {
-    const { id, name, location_type } = locationColumnFields(t);
-    return { id, name, location_type };
+    const { databaseId, name, location_type } = locationColumnFields(t);
+    return { databaseId, name, location_type };
   },
 });
 
 builder.prismaObject('CarPhoto', {
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     url: t.exposeString('url'),
     position: t.exposeInt('position'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -184,7 +184,7 @@ builder.prismaObject('CarPhoto', {
 builder.prismaObject('CarPriceChange', {
   description: 'One row per change of either price; the first row is the listing price.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dapprice: t.exposeInt('dapprice', { nullable: true }),
     egcprice: t.exposeInt('egcprice', { nullable: true }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -204,7 +204,7 @@ export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
   const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
   const date = (name: 'rego_expiry' | 'compliance_date' | 'build_date') => t.expose(name, { type: 'Date', nullable: true });
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     location_id: int('location_id'),
     slug: t.exposeString('slug'),
@@ -260,7 +260,7 @@ export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
   };
 }
 
-builder.prismaNode('Car', {
+const CarNode = builder.prismaNode('Car', {
   ...nodeById,
   fields: (t) => {
     return {
@@ -289,6 +289,7 @@ builder.prismaNode('Car', {
     };
   },
 });
+keepNodeIdField(CarNode, 'Car');
 
 builder.queryField('car', (t) =>
   t.prismaField({

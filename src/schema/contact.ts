@@ -2,7 +2,7 @@
 // model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
 // The spec's contact record always has the first name and each vehicle's rego, so a key that may read
 // contacts gets them; the postcode, which the spec leaves nullable, needs read:personal_data too.
-import { builder, nodeById } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from '../builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
 import type { ListSize } from '../graphql-limits.ts';
@@ -12,7 +12,7 @@ const vehicleOrder = { orderBy: { id: 'asc' } } as const;
 const ContactVehicle = builder.prismaObject('ContactVehicle', {
   description: "A contact's vehicle, as the contact show answers it (model name under `model`).",
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     make: t.exposeString('make'),
     model: t.exposeString('model'),
     year: t.exposeInt('year'),
@@ -24,7 +24,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
   variant: 'ContactListVehicle',
   description: "A contact's vehicle, as the contact list answers it (model name under `raw_model`).",
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     make: t.exposeString('make'),
     raw_model: t.exposeString('model'),
     year: t.exposeInt('year'),
@@ -36,19 +36,20 @@ export const Contact = builder.prismaNode('Contact', {
   ...nodeById,
   description: 'A person known to a dealership.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
     vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
   }),
 });
+keepNodeIdField(Contact, 'Contact');
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',
   description: 'A contact as the contact list answers it (vehicles with `raw_model`).',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     first_name: t.exposeString('first_name'),
     postcode: t.exposeString('postcode', personalData),

@@ -3,7 +3,7 @@
 // search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
 // `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
 // and a variant built from the record's field definitions where it is not.
-import { builder, graphOnly, nodeById } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
@@ -29,7 +29,7 @@ const addressable = 'Location';
 
 export const LocationAddress = builder.prismaObject('LocationAddress', {
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     addressable_id: t.exposeInt('location_id'),
     addressable_type: t.string({ resolve: () => addressable }),
     name: t.exposeString('name', { nullable: true }),
@@ -51,7 +51,7 @@ export const LocationAddress = builder.prismaObject('LocationAddress', {
 function contactDetailFields(t: PrismaFieldBuilder<'LocationContactDetail'>) {
   const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     contactable_id: t.exposeInt('location_id'),
     contactable_type: t.string({ resolve: () => addressable }),
     email: text('email'),
@@ -83,18 +83,19 @@ export const Website = builder.prismaNode('Website', {
   description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug', graphOnly),
     custom_slug: t.exposeString('custom_slug', { ...graphOnly, nullable: true }),
     url: t.exposeString('url'),
   }),
 });
+keepNodeIdField(Website, 'Website');
 
 /** A location's own columns, declared once: Location has them all, each variant of it picks its own. */
 export function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     name: t.exposeString('name'),
     location_type: t.exposeString('location_type'),
@@ -112,12 +113,13 @@ export const Location = builder.prismaNode('Location', {
     website: t.relation('website', { type: Website, nullable: true }),
   }),
 });
+keepNodeIdField(Location, 'Location');
 
 /** Dealership staff; the key details answer them too. */
 export const User = builder.prismaObject('User', {
   description: 'A platform user (dealership staff), with their work e-mail.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     // A staff member's work address, part of the record every valid key reads in its key details (the
     // spec types it as a string); read:personal_data guards customers' data, not the dealership's own team.
@@ -128,7 +130,7 @@ export const User = builder.prismaObject('User', {
 /** A dealership's own fields, declared once for Dealership and the key details' variant of it. */
 export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
   };
@@ -161,6 +163,7 @@ export const Dealership = builder.prismaNode('Dealership', {
     cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),
   }),
 });
+keepNodeIdField(Dealership, 'Dealership');
 
 builder.queryField('dealership', (t) =>
   t.prismaField({
@@ -191,7 +194,7 @@ builder.queryField('dealerships', (t) =>
 const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('PartnerDealership').implement({
   description: 'A platform location mapped to its ids at the partner.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The platform location id.' }),
+    databaseId: t.exposeInt('id', { description: 'The platform location id.' }),
     name: t.exposeString('name', { description: 'The location name.' }),
     dealership_id: t.exposeInt('dealership_id'),
     dealership_name: t.exposeString('dealership_name'),
@@ -227,9 +230,9 @@ const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
   description: 'A dealership location found by the postcode search.',
   fields: (t) => {
-    const { id, dealership_id, name } = locationColumnFields(t);
+    const { databaseId, dealership_id, name } = locationColumnFields(t);
     return {
-      id,
+      databaseId,
       dealership_id,
       name,
       website_url: t.string({

@@ -8,7 +8,7 @@ import { isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } 
 
 /** What a field means wherever it appears, by its name. */
 const FIELDS: Readonly<Record<string, string>> = {
-  id: 'The record’s integer id, as the REST paths use it.',
+  databaseId: 'The record’s stored integer id, which the operations’ integer id arguments take.',
   name: 'Its name, as shown to people.',
   slug: 'Its URL name (lower-case words joined by hyphens), unique among its kind.',
   custom_slug: 'A URL name the dealership chose, used in place of the slug where set.',
@@ -252,7 +252,7 @@ export const ON_TYPE: Readonly<Record<string, string>> = {
   'Lead.address': 'The customer’s address, as sent with address_attributes.',
   'LeadRecord.address': 'The customer’s address, as sent with address_attributes.',
   'DealershipSearchResult.address': 'The location’s address.',
-  'DealershipSearchResult.id': 'The location id.',
+  'DealershipSearchResult.databaseId': 'The location id.',
   'Lead.phone': 'The customer’s phone number.',
   'Lead.email': 'The customer’s e-mail address.',
   'LeadRecord.email': 'The customer’s e-mail address.',

@@ -3,7 +3,7 @@
 // What `data` accepts and the rules: src/domain/lead-events.ts.
 import { GraphQLScalarType } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
-import { builder, nodeById } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from '../builder.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
@@ -12,7 +12,7 @@ export const LeadEvent = builder.prismaNode('LeadEvent', {
   ...nodeById,
   description: 'A messaging event an external service recorded against a lead.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     lead_id: t.exposeInt('lead_id'),
     service: t.exposeString('service', { description: 'The messaging service, lower-cased as given in the path.' }),
     contact_type: t.exposeString('contact_type', { nullable: true }),
@@ -28,6 +28,7 @@ export const LeadEvent = builder.prismaNode('LeadEvent', {
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
 });
+keepNodeIdField(LeadEvent, 'LeadEvent');
 
 // `data` is a scalar, not an input object: the query string delivers it as nested text or as JSON
 // text, and only the domain can then name the field at fault (an input object would answer type

@@ -2,7 +2,7 @@
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
-import { builder, graphOnly, nodeById } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -47,7 +47,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
   const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
     t.exposeInt(name, { nullable: true });
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     contact_id: id('contact_id'),
     website_id: id('website_id'),
@@ -104,7 +104,7 @@ type LeadFilePart = Omit<LeadRecordFile, 'created_at'> & { created_at: Date | st
 
 const LeadPaymentRef = builder.objectRef<LeadPaymentPart>('LeadPayment').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     amount: t.exposeFloat('amount'),
     car_id: t.exposeInt('car_id', { nullable: true }),
     payment_processor_id: t.exposeInt('payment_processor_id', { nullable: true }),
@@ -136,7 +136,7 @@ const LeadAddressRef = builder.objectRef<LeadRecordAddress>('LeadAddress').imple
 const LeadFileRef = builder.objectRef<LeadFilePart>('LeadFile').implement({
   description: 'An attachment’s facts; the bytes stay in the file storage.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     file_type: t.expose('file_type', { type: LeadFileTypeEnum }),
     byte_size: t.exposeInt('byte_size'),
     content_type: t.exposeString('content_type', { nullable: true, description: 'Read from the bytes, never from the client.' }),
@@ -173,7 +173,7 @@ const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').imple
       type: 'Lead',
       nullable: true,
       ...graphOnly,
-      description: 'The lead as the graph’s Lead (with its node_id), so a normalised client cache updates the Lead it holds.',
+      description: 'The lead as the graph’s Lead (with its global id), so a normalised client cache updates the Lead it holds.',
       resolve: (query, payload, _args, context) => context.db.lead.findUniqueOrThrow({ ...query, where: { id: payload.lead.id } }),
     }),
   }),
@@ -251,6 +251,7 @@ const LeadRef = builder.prismaNode('Lead', {
     }),
   }),
 });
+keepNodeIdField(LeadRef, 'Lead');
 
 builder.objectFields(LeadRef, leadColumnFields);
 

@@ -3,7 +3,7 @@
 // manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`
 // (src/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
-import { builder, graphOnly, nodeById } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import type { Types } from './field-builders.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -58,7 +58,7 @@ const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBanner
 function categoryType(name: string) {
   return builder.objectRef<CategoryRow>(name).implement({
     fields: (t) => ({
-      id: t.exposeInt('id'),
+      databaseId: t.exposeInt('id'),
       name: t.exposeString('name'),
       slug: t.exposeString('slug'),
       position: t.exposeInt('position'),
@@ -71,7 +71,7 @@ const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityC
 
 const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     position: t.exposeInt('position'),
@@ -90,7 +90,7 @@ const ModelVariantConfigurableOption = builder
   .objectRef<AvailabilityOptionEntry['configurable_option']>('ModelVariantConfigurableOption')
   .implement({
     fields: (t) => ({
-      id: t.exposeInt('id'),
+      databaseId: t.exposeInt('id'),
       code: t.exposeString('code'),
       description: t.exposeString('description', { nullable: true }),
       recommended_retail_price_cents: t.exposeInt('recommended_retail_price_cents', { nullable: true }),
@@ -100,7 +100,7 @@ const ModelVariantConfigurableOption = builder
 
 const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry>('ModelVariantAvailabilityOption').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     availability: t.exposeString('availability', { description: 'standard, optional or unavailable.' }),
     configurable_option: t.field({ type: ModelVariantConfigurableOption, resolve: (option) => option.configurable_option }),
   }),
@@ -115,14 +115,14 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
 
 // ─── the variant record (2.4): the REST body of GET /api/v1/model_variants/{slug}, and the graph's type ───
 
-builder.prismaNode('ModelVariant', {
+const ModelVariantNode = builder.prismaNode('ModelVariant', {
   description: 'A variant of a catalogue model, as a website shows it: its specifications, options, images and price.',
   ...nodeById,
   fields: (t) => {
     const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
     const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
     return {
-      id: t.exposeInt('id'),
+      databaseId: t.exposeInt('id'),
       model_id: t.exposeInt('model_id'),
       slug: t.exposeString('slug'),
       name: t.exposeString('name'),
@@ -177,6 +177,7 @@ builder.prismaNode('ModelVariant', {
     };
   },
 });
+keepNodeIdField(ModelVariantNode, 'ModelVariant');
 
 // ─── the model ───
 
@@ -206,12 +207,13 @@ const Model = builder.prismaNode('Model', {
   description: 'A model of a manufacturer’s range (a Corolla, a HiLux): catalogue data, shared by every dealership.',
   ...nodeById,
   fields: (t) => ({
-    id: t.exposeInt('id', graphOnly),
+    databaseId: t.exposeInt('id', graphOnly),
     manufacturer_id: t.exposeInt('manufacturer_id', graphOnly),
     manufacturer: t.relation('manufacturer', graphOnly),
     variants: t.relation('variants', { ...graphOnly, query: { orderBy: { id: 'asc' } } }),
   }),
 });
+keepNodeIdField(Model, 'Model');
 builder.objectFields(Model, modelPageFields);
 
 builder.queryField('model_variant', (t) =>
@@ -236,7 +238,7 @@ builder.queryField('model_variant', (t) =>
 
 const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSummary>('WebsiteModelVariantSummary').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     slug: t.exposeString('slug'),
     name: t.exposeString('name'),
     price: t.exposeInt('price', { nullable: true }),
@@ -245,7 +247,7 @@ const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSumma
 
 const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelEntry').implement({
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     ...modelPageFields(t),
     override_url: t.exposeString('override_url', { nullable: true, description: "Where this website sends the model's pages instead, if anywhere." }),
     position: t.exposeInt('position', { description: "The model's place in the website's range." }),

@@ -3,7 +3,7 @@
 // out of it is `graphOnly` (src/builder.ts). The website form (4.6) differs from the list form in
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
-import { builder, graphOnly, nodeById } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -38,15 +38,15 @@ const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string 
 const OfferLocation = builder.prismaObject('Location', {
   variant: 'OfferLocation',
   fields: (t) => {
-    const { id, name } = locationColumnFields(t);
-    return { id, name };
+    const { databaseId, name } = locationColumnFields(t);
+    return { databaseId, name };
   },
 });
 
 /** The fields every form of the offer record shares (2.5). */
 function commonOfferFields(t: OfferFieldBuilder) {
   return {
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),
     name: t.exposeString('name'),
     disclaimer: t.exposeString('disclaimer', { nullable: true }),
@@ -183,11 +183,11 @@ builder.queryField('website_offer', (t) =>
 
 // ─── the graph: manufacturers, their models and offers ───
 
-builder.prismaNode('Manufacturer', {
+const ManufacturerNode = builder.prismaNode('Manufacturer', {
   description: 'A car manufacturer (a make): catalogue data, shared by every dealership.',
   ...nodeById,
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     models: t.relatedConnection('models', { cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'Its models, by id.' }),
@@ -206,6 +206,7 @@ builder.prismaNode('Manufacturer', {
     }),
   }),
 });
+keepNodeIdField(ManufacturerNode, 'Manufacturer');
 
 builder.queryField('manufacturers', (t) =>
   t.prismaField({

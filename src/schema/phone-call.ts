@@ -17,7 +17,7 @@ const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
 const PhoneCallReceiptRef = builder.objectRef<PhoneCallReceipt>('PhoneCallReceipt').implement({
   fields: (t) => ({
     status: t.expose('status', { type: PhoneCallStatus }),
-    id: t.exposeInt('id', { description: 'The recorded call; a repeated delivery answers the first one.' }),
+    databaseId: t.exposeInt('id', { description: 'The recorded call; a repeated delivery answers the first one.' }),
   }),
 });
 
