@@ -121,6 +121,17 @@ export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<Sch
  */
 export const graphOnly = { extensions: { graphOnly: true } } as const;
 
+/**
+ * Field options for a field whose REST body is a selection of the graph type it returns: the graph
+ * answers the record's one type (a car's `dealership` is the `Dealership`), while the REST door
+ * answers the spec's fields of it under the spec's component name (`CarDealership`), built from the
+ * same field definitions in one place (src/rest/rest-schema.ts). The names are the graph's
+ * (`databaseId`, which the REST door calls `id`).
+ */
+export function restShape(name: string, description: string, fields: readonly string[]) {
+  return { extensions: { restShape: { name, description, fields } } } as const;
+}
+
 // DateTime answers ISO 8601 strings (2026-11-21T09:30:00.000Z), as the spec's date-time fields are.
 builder.addScalarType('DateTime', new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' }));
 builder.addScalarType('Date', DateResolver);

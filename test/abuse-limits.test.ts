@@ -253,7 +253,7 @@ describe('JSON nesting', () => {
 
   it('GraphQL: variables nested 5,000 deep are 422 before parsing, by POST and by GET, nothing stored', async () => {
     const email = `deep.graph.${uniqueNumber()}@example.com`;
-    const query = 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }';
+    const query = 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }';
     const body = withNested({ query, variables: { lead: graphLead(samplePayload(dealership.id, { email, fields: 'NESTED' })) } }, 5_000);
     const post = await app.request('/graphql', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body });
     expect(post.status).toBe(422);

@@ -57,7 +57,7 @@ describe('key lifecycle', () => {
     const response = await app.request(DETAILS, { key });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual(UNAUTHORIZED_BODY);
-    const graph = await app.graphql('{ apikey_details { id } }', {}, key);
+    const graph = await app.graphql('{ apikey_details { id: databaseId } }', {}, key);
     expect(graph.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 

@@ -17,10 +17,10 @@ import {
 
 const PERFORMANCE_QUERY = `query ($id: String!, $lookup_by: CarLookupBy) {
   car_performance(id: $id, lookup_by: $lookup_by) {
-    id days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views
+    id: databaseId days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views
     car_type status make model vin stocknum slug last_price_change sold_date price_type
     created_at updated_at start_price
-    leads { id created_at source lead_status lead_state }
+    leads { id: databaseId created_at source lead_status lead_state }
     price_changes { updated_at dapprice egcprice }
   }
 }`;
@@ -28,7 +28,7 @@ const PERFORMANCE_QUERY = `query ($id: String!, $lookup_by: CarLookupBy) {
 const PROCESSORS_QUERY = `query ($id: String!, $website: String) {
   car_payment_processors(id: $id, website: $website) {
     payment_processors {
-      id authorization_type authorization_key merchant_id google_merchant_id
+      id: databaseId authorization_type authorization_key merchant_id google_merchant_id
       supports_all_types apple_pay_enabled google_pay_enabled types deposit_amount
     }
   }
@@ -397,14 +397,14 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
 describe('the Car graph (GraphQL only)', () => {
   const CAR_QUERY = `query ($id: String!) {
     car(id: $id) {
-      id slug custom_slug stocknum vin make model year dapprice egcprice features locked_fields
+      id: databaseId slug custom_slug stocknum vin make model year dapprice egcprice features locked_fields
       custom_attributes { name value } reserved sold_date created_at
-      dealership { id name slug }
-      location { id name location_type }
-      model_variant { id slug name model { id name manufacturer { name } } }
+      dealership { id: databaseId name slug }
+      location { id: databaseId name location_type }
+      model_variant { id: databaseId slug name model { id: databaseId name manufacturer { name } } }
       photos { url position }
       price_changes { dapprice egcprice created_at }
-      performance { id days_old leads_count photos_count views start_price }
+      performance { id: databaseId days_old leads_count photos_count views start_price }
     }
   }`;
 
@@ -455,7 +455,7 @@ describe('the Car graph (GraphQL only)', () => {
   it("answers the same performance figures as GET performance.json", async () => {
     const rest = await (await app.request(performancePath(listed.id), { key: keys.all.key })).json();
     const result = await app.graphql(
-      `query ($id: String!) { car(id: $id) { performance { id days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views start_price last_price_change price_type } } }`,
+      `query ($id: String!) { car(id: $id) { performance { id: databaseId days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views start_price last_price_change price_type } } }`,
       { id: String(listed.id) },
       keys.all.key,
     );
@@ -466,17 +466,17 @@ describe('the Car graph (GraphQL only)', () => {
   });
 
   it('answers null for a car of another dealership and for one that does not exist', async () => {
-    const hidden = await app.graphql(`query ($id: String!) { car(id: $id) { id } }`, { id: String(southCar.id) }, keys.north.key);
+    const hidden = await app.graphql(`query ($id: String!) { car(id: $id) { id: databaseId } }`, { id: String(southCar.id) }, keys.north.key);
     expect(hidden.errors).toBeUndefined();
     expect(hidden.data).toEqual({ car: null });
-    const missing = await app.graphql(`query ($id: String!) { car(id: $id) { id } }`, { id: '999999' }, keys.all.key);
+    const missing = await app.graphql(`query ($id: String!) { car(id: $id) { id: databaseId } }`, { id: '999999' }, keys.all.key);
     expect(missing.data).toEqual({ car: null });
   });
 
   it('lists the cars of the key dealerships by id, with exact filters', async () => {
     const ids = async (key: string, args = '') => {
       const result = await app.graphql<{ cars: { edges: { node: { id: number } }[] } }>(
-        `{ cars(first: 100${args}) { edges { node { id dealership_id make status } } } }`,
+        `{ cars(first: 100${args}) { edges { node { id: databaseId dealership_id make status } } } }`,
         {},
         key,
       );
@@ -497,7 +497,7 @@ describe('the Car graph (GraphQL only)', () => {
   it('pages with first/after', async () => {
     const page = async (after?: string) =>
       app.graphql<{ cars: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { node: { id: number } }[] } }>(
-        `query ($after: String) { cars(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id } } } }`,
+        `query ($after: String) { cars(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id: databaseId } } } }`,
         { after },
         keys.north.key,
       );
@@ -520,7 +520,7 @@ describe('the Car graph (GraphQL only)', () => {
       }
       app.queries.length = 0;
       const result = await app.graphql<{ cars: { edges: unknown[] } }>(
-        `query ($d: Int) { cars(first: 100, dealership_id: $d) { edges { node { id dealership { name } location { name } photos { url } performance { leads_count photos_count } } } } }`,
+        `query ($d: Int) { cars(first: 100, dealership_id: $d) { edges { node { id: databaseId dealership { name } location { name } photos { url } performance { leads_count photos_count } } } } }`,
         { d: dealership.id },
         keys.all.key,
       );
@@ -534,9 +534,9 @@ describe('the Car graph (GraphQL only)', () => {
   });
 
   it('is FORBIDDEN without read:car and UNAUTHENTICATED without a key', async () => {
-    const forbidden = await app.graphql(`{ cars { edges { node { id } } } }`, {}, keys.processors.key);
+    const forbidden = await app.graphql(`{ cars { edges { node { id: databaseId } } } }`, {}, keys.processors.key);
     expect(forbidden.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
-    const anonymous = await app.graphql(`query { car(id: "1") { id } }`);
+    const anonymous = await app.graphql(`query { car(id: "1") { id: databaseId } }`);
     expect(anonymous.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 });

@@ -92,7 +92,7 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, '/api/v1/leads', { method: 'POST', json: { lead } });
           return { status: response.status, identity: String(((await response.json()) as { lead?: { id: number } }).lead?.id ?? null) };
         }
-        const result = await graph(yoga, 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }', { lead: graphLead(lead) });
+        const result = await graph(yoga, 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', { lead: graphLead(lead) });
         return { status: result.status, identity: String(field<{ lead: { id: number } }>(result.data, 'create_lead')?.lead.id ?? null) };
       },
       async check(answers) {
@@ -188,7 +188,7 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, `/api/v1/lead_events/sms/create?data=${encodeURIComponent(JSON.stringify(data))}`, { method: 'POST' });
           return { status: response.status, identity: String(((await response.json()) as { id?: number }).id ?? null) };
         }
-        const result = await graph(yoga, 'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id } }', { data });
+        const result = await graph(yoga, 'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }', { data });
         return { status: result.status, identity: String(field<{ id: number }>(result.data, 'create_lead_event')?.id ?? null) };
       },
       async check(answers) {
@@ -210,7 +210,7 @@ const cases: Record<string, () => Promise<Case>> = {
           const body = (await response.json()) as { id?: number; status?: string };
           return { status: response.status, identity: `${body.status} ${body.id}` };
         }
-        const result = await graph(yoga, 'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { id status } }', {
+        const result = await graph(yoga, 'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { id: databaseId status } }', {
           called: trackingNumber,
           caller,
         });
@@ -288,7 +288,7 @@ describe('identical mutations at once, with the response cache on', () => {
   });
 
   it('never lets the cache take a mutation or a subscription for a read', () => {
-    expect(isCacheableRead(parse('query { apikey_details { id } }'), undefined)).toBe(true);
+    expect(isCacheableRead(parse('query { apikey_details { id: databaseId } }'), undefined)).toBe(true);
     expect(isCacheableRead(parse('mutation { reserve_car(id: "1", reserved: true) { reserved } }'), undefined)).toBe(false);
     expect(isCacheableRead(parse('subscription { x }'), undefined)).toBe(false);
     // The operation the request names is the one that runs.

@@ -6,10 +6,10 @@ import { makeContact, makeDealership, makeKey } from './support/fixtures.ts';
 import { makeContactVehicle } from './support/fixtures-dealership.ts';
 
 const SHOW = `query ($dealership_id: Int!, $id: Int!) {
-  contact(dealership_id: $dealership_id, id: $id) { id dealership_id first_name postcode vehicles { id make model year rego } }
+  contact(dealership_id: $dealership_id, id: $id) { id: databaseId dealership_id first_name postcode vehicles { id: databaseId make model year rego } }
 }`;
 const LIST = `query ($dealership_id: Int!, $page: Int, $per_page: Int) {
-  contacts(dealership_id: $dealership_id, page: $page, per_page: $per_page) { id dealership_id first_name postcode vehicles { id make raw_model year rego } }
+  contacts(dealership_id: $dealership_id, page: $page, per_page: $per_page) { id: databaseId dealership_id first_name postcode vehicles { id: databaseId make raw_model year rego } }
 }`;
 
 const unauthorized = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };

@@ -41,8 +41,8 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   ({ app, key } = await createDemoApp());
-  const { data } = (await app.graphql('{ car(id: "1") { node_id } }', {}, key)) as { data: { car: { node_id: string } } };
-  carNodeId = data.car.node_id;
+  const { data } = (await app.graphql('{ car(id: "1") { id } }', {}, key)) as { data: { car: { id: string } } };
+  carNodeId = data.car.id;
   // Seeding the demo data takes a while on a busy machine.
 }, 180_000);
 
@@ -99,10 +99,10 @@ function walkedCalls(): Call[] {
       path: '/api/v1/cars/2/reserve?reserved=true',
       reset: () => app.db.car.update({ where: { id: 2 }, data: { reserved: false, reserved_at: null } }),
     },
-    graphql('graph car', '{ car(id: "1") { id stocknum dealership { name } } }'),
-    graphql('graph cars', '{ cars(first: 2) { totalCount edges { node { node_id } } } }'),
+    graphql('graph car', '{ car(id: "1") { id: databaseId stocknum dealership { name } } }'),
+    graphql('graph cars', '{ cars(first: 2) { totalCount edges { node { id } } } }'),
     graphql('graph dealership', '{ dealership(id: 1) { name locations(first: 1) { totalCount } } }'),
-    graphql('graph node', 'query ($id: ID!) { node(id: $id) { node_id ... on Car { stocknum } } }', { id: carNodeId }),
+    graphql('graph node', 'query ($id: ID!) { node(id: $id) { id ... on Car { stocknum } } }', { id: carNodeId }),
   ];
 }
 
@@ -157,7 +157,7 @@ describe.runIf(testEngine === 'postgresql')('PostgreSQL that cannot be reached',
   const CONNECT_TIMEOUT_MS = 2_000;
   const reads: Call[] = [
     { label: 'REST car performance', method: 'GET', path: DEMO_READ_PATHS['Query.car_performance'] as string },
-    graphql('graph car', '{ car(id: "1") { id stocknum } }'),
+    graphql('graph car', '{ car(id: "1") { id: databaseId stocknum } }'),
   ];
 
   beforeAll(async () => {

@@ -17,11 +17,11 @@ type Lists = {
   contacts: Page<{ id: number; dealership_id: number }> | null;
 };
 
-const LISTS = `id
-  locations { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id dealership_id } } }
-  websites { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } } }
-  users { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } } }
-  contacts { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id dealership_id } } }`;
+const LISTS = `id: databaseId
+  locations { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id: databaseId dealership_id } } }
+  websites { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id: databaseId } } }
+  users { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id: databaseId } } }
+  contacts { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id: databaseId dealership_id } } }`;
 
 let app: TestApp;
 let home: { id: number };
@@ -91,8 +91,8 @@ describe("a dealership's connections", () => {
 
   it('page by cursor, with the count of the whole list on every page', async () => {
     const QUERY = `query ($id: Int!, $afterLocation: String, $afterUser: String) { dealership(id: $id) {
-      locations(first: 2, after: $afterLocation) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } }
-      users(first: 2, after: $afterUser) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } }
+      locations(first: 2, after: $afterLocation) { totalCount pageInfo { hasNextPage endCursor } edges { node { id: databaseId } } }
+      users(first: 2, after: $afterUser) { totalCount pageInfo { hasNextPage endCursor } edges { node { id: databaseId } } }
     } }`;
     type Two = { dealership: { locations: Page<{ id: number }>; users: Page<{ id: number }> } };
     const first = await app.graphql<Two>(QUERY, { id: home.id }, homeKey);
@@ -138,8 +138,8 @@ describe("a dealership's connections", () => {
       await makeContact(app.db, dealer.id);
     }
     const PAGE = `query ($first: Int!, $after: String) { dealerships(first: $first, after: $after) { edges { node {
-      locations(first: 3) { totalCount edges { node { id } } } websites(first: 3) { totalCount edges { node { id } } }
-      users(first: 3) { totalCount edges { node { id } } } contacts(first: 3) { totalCount edges { node { id } } } } } } }`;
+      locations(first: 3) { totalCount edges { node { id: databaseId } } } websites(first: 3) { totalCount edges { node { id: databaseId } } }
+      users(first: 3) { totalCount edges { node { id: databaseId } } } contacts(first: 3) { totalCount edges { node { id: databaseId } } } } } } }`;
     // Start from the first of the two dealerships above, so every dealership of a page has rows.
     const before = await app.db.dealership.count({ where: { id: { lt: home.id } } });
     const start = before === 0 ? null : (await app.graphql<{ dealerships: { pageInfo: { endCursor: string } } }>(`{ dealerships(first: ${before}) { pageInfo { endCursor } } }`, undefined, allKey)).data!.dealerships.pageInfo.endCursor;

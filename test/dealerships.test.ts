@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 describe('GET /api/v1/partner/dealerships', () => {
   const PATH = '/api/v1/partner/dealerships';
-  const QUERY = `{ partner_dealerships { dealerships { id name dealership_id dealership_name partner_dealership_id partner_account_id } } }`;
+  const QUERY = `{ partner_dealerships { dealerships { id: databaseId name dealership_id dealership_name partner_dealership_id partner_account_id } } }`;
   let southYard: { id: number };
   let northSales: { id: number };
   let northService: { id: number };
@@ -200,21 +200,21 @@ describe('GET /api/v1/dealerships/{dealership_slug}/plugins', () => {
 describe('the Dealership graph (GraphQL only)', () => {
   const DEALERSHIP = `query ($id: Int!) {
     dealership(id: $id) {
-      id name slug
+      id: databaseId name slug
       locations { totalCount edges { node {
-        id dealership_id name location_type partner_dealership_id partner_account_id
-        address { id name street city seo_city state postcode lat long place_id place_url }
-        contact_detail { id email phone mobile landline_phone fax google_maps_url place_id facebook_url instagram_url linkedin_url mailchimp_url tiktok_url youtube_url }
-        website { id name slug custom_slug url }
+        id: databaseId dealership_id name location_type partner_dealership_id partner_account_id
+        address { id: databaseId name street city seo_city state postcode lat long place_id place_url }
+        contact_detail { id: databaseId email phone mobile landline_phone fax google_maps_url place_id facebook_url instagram_url linkedin_url mailchimp_url tiktok_url youtube_url }
+        website { id: databaseId name slug custom_slug url }
       } } }
-      websites { totalCount edges { node { id name slug custom_slug url } } }
-      users { totalCount edges { node { id name email } } }
+      websites { totalCount edges { node { id: databaseId name slug custom_slug url } } }
+      users { totalCount edges { node { id: databaseId name email } } }
     }
   }`;
   const PAGE = `query ($first: Int, $after: String) {
     dealerships(first: $first, after: $after) {
       pageInfo { hasNextPage endCursor }
-      edges { cursor node { id name locations(first: 5) { totalCount edges { node { id name address { city } contact_detail { phone } website { url } } } } users(first: 5) { totalCount edges { node { name email } } } cars(first: 2) { edges { node { id stocknum } } } } }
+      edges { cursor node { id: databaseId name locations(first: 5) { totalCount edges { node { id: databaseId name address { city } contact_detail { phone } website { url } } } } users(first: 5) { totalCount edges { node { name email } } } cars(first: 2) { edges { node { id: databaseId stocknum } } } } }
     }
   }`;
   let graphDealer: { id: number; name: string; slug: string };
@@ -312,7 +312,7 @@ describe('the Dealership graph (GraphQL only)', () => {
 
   it('pages the dealership’s cars with read:car, and answers null for them without it', async () => {
     const CARS = `query ($id: Int!, $after: String) {
-      dealership(id: $id) { cars(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id stocknum } } } }
+      dealership(id: $id) { cars(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id: databaseId stocknum } } } }
     }`;
     type Cars = { dealership: { cars: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { node: { id: number; stocknum: string } }[] } | null } };
     const first = await app.graphql<Cars>(CARS, { id: graphDealer.id }, withCars.key);

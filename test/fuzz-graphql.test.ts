@@ -145,7 +145,7 @@ describe('the GraphQL door under fuzzing', () => {
       'query[]={__typename}',
       'variables={}',
       '',
-      `query=${encodeURIComponent('query($id: String!) { car(id: $id) { id } }')}&variables=${encodeURIComponent('{"id":"\\ud800"}')}`,
+      `query=${encodeURIComponent('query($id: String!) { car(id: $id) { id: databaseId } }')}&variables=${encodeURIComponent('{"id":"\\ud800"}')}`,
     ];
     const postBodies = [
       '{',

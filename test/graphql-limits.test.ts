@@ -45,7 +45,7 @@ const shapeOf = (document: string, variables: Record<string, unknown> = {}) => {
 // A car page whose every car brings two plain lists and a page of 5 leads: 63 per car, so 100 cars
 // cost 6,302 and 50 cost 3,152.
 const carPage = (size: string) =>
-  `cars(${size}) { edges { node { id make model photos { url position } leads(first: 5) { edges { node { id name } } } price_changes { dapprice created_at } } } }`;
+  `cars(${size}) { edges { node { databaseId make model photos { url position } leads(first: 5) { edges { node { databaseId name } } } price_changes { dapprice created_at } } } }`;
 
 describe('page sizes passed as variables', () => {
   it('cost exactly what the same literal costs, through first, last and a variable default', () => {
@@ -74,7 +74,7 @@ describe('page sizes passed as variables', () => {
   });
 
   it('count a list paged by its own argument (contacts per_page) by that argument', async () => {
-    const contacts = (perPage: string) => `contacts(dealership_id: ${dealershipId}${perPage}) { id first_name vehicles { make raw_model year } }`;
+    const contacts = (perPage: string) => `contacts(dealership_id: ${dealershipId}${perPage}) { databaseId first_name vehicles { make raw_model year } }`;
     const atMost = shapeOf(`query ($p: Int) { ${contacts(', per_page: $p')} }`, { p: 200 }).cost;
     expect(atMost).toBe(shapeOf(`{ ${contacts(', per_page: 200')} }`).cost);
     expect(atMost).toBe(1 + 200 * (2 + 1 + ASSUMED_LIST_SIZE * 3));
@@ -108,7 +108,7 @@ describe('document limits', () => {
     const withTokens = (count: number) => {
       const repeated = count - 12;
       const second = Math.floor(repeated / 2);
-      return `{ a: apikey_details { ${'id '.repeat(repeated - second)}} b: apikey_details { ${'id '.repeat(second)}} }`;
+      return `{ a: apikey_details { ${'databaseId '.repeat(repeated - second)}} b: apikey_details { ${'databaseId '.repeat(second)}} }`;
     };
     expectAccepted(await app.graphql(withTokens(queryLimits.maxTokens), {}, key));
     const refused = await app.graphql(withTokens(queryLimits.maxTokens + 1), {}, key);
@@ -117,7 +117,7 @@ describe('document limits', () => {
   });
 
   it('characters: the maximum is accepted, one more is refused (comments count here, not as tokens)', async () => {
-    const query = '{ apikey_details { id } }\n#';
+    const query = '{ apikey_details { databaseId } }\n#';
     const withCharacters = (count: number) => query + 'x'.repeat(count - query.length);
     expectAccepted(await app.graphql(withCharacters(queryLimits.maxCharacters), {}, key));
     const refused = await app.graphql(withCharacters(queryLimits.maxCharacters + 1), {}, key);
@@ -126,23 +126,23 @@ describe('document limits', () => {
   });
 
   it('depth: 8 nested fields are accepted, 9 refused, also when the nesting hides in fragments', async () => {
-    const depth8 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { id } } } } } } } }`;
-    const depth9 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { car { id } } } } } } } } }`;
+    const depth8 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { databaseId } } } } } } } }`;
+    const depth9 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { car { databaseId } } } } } } } } }`;
     expect(shapeOf(depth8).depth).toBe(8);
     expectAccepted(await app.graphql(depth8, {}, key));
     expectRefused(await app.graphql(depth9, {}, key), 'query_too_deep', 9);
     const inFragments = `{ dealership(id: ${dealershipId}) { cars { edges { node { ...CarLeads } } } } }
       fragment CarLeads on Car { leads { edges { ...LeadEdge } } }
-      fragment LeadEdge on CarLeadsConnectionEdge { node { car { id } } }`;
+      fragment LeadEdge on CarLeadsConnectionEdge { node { car { databaseId } } }`;
     expectRefused(await app.graphql(inFragments, {}, key), 'query_too_deep', 9);
   });
 
   it('aliases: counted each time a fragment holding them is spread', async () => {
-    const eight = Array.from({ length: 8 }, (_, i) => `k${i}: id`).join(' ');
+    const eight = Array.from({ length: 8 }, (_, i) => `k${i}: databaseId`).join(' ');
     const spreadTwice = `{ a: apikey_details { ...Eight } b: apikey_details { ...Eight } } fragment Eight on ApiKeyDetails { ${eight} }`;
     expect(shapeOf(spreadTwice).aliases).toBe(18);
     expectRefused(await app.graphql(spreadTwice, {}, key), 'too_many_aliases', 18);
-    const fifteen = `{ a: apikey_details { ...Seven } b: apikey_details { id } } fragment Seven on ApiKeyDetails { ${Array.from({ length: 13 }, (_, i) => `k${i}: id`).join(' ')} }`;
+    const fifteen = `{ a: apikey_details { ...Seven } b: apikey_details { databaseId } } fragment Seven on ApiKeyDetails { ${Array.from({ length: 13 }, (_, i) => `k${i}: databaseId`).join(' ')} }`;
     expect(shapeOf(fifteen).aliases).toBe(queryLimits.maxAliases);
     expectAccepted(await app.graphql(fifteen, {}, key));
   });
@@ -151,7 +151,7 @@ describe('document limits', () => {
     // GraphQL itself refuses a directive repeated on one field, and aliases would stop many fields
     // first: the directives sit on fragment spreads.
     const spread = (count: number) =>
-      `{ apikey_details { ${Array.from({ length: count }, () => '...Id @include(if: true)').join(' ')} } } fragment Id on ApiKeyDetails { id }`;
+      `{ apikey_details { ${Array.from({ length: count }, () => '...Id @include(if: true)').join(' ')} } } fragment Id on ApiKeyDetails { databaseId }`;
     expect(shapeOf(spread(queryLimits.maxDirectives)).directives).toBe(queryLimits.maxDirectives);
     expectAccepted(await app.graphql(spread(queryLimits.maxDirectives), {}, key));
     expectRefused(await app.graphql(spread(queryLimits.maxDirectives + 1), {}, key), 'too_many_directives', queryLimits.maxDirectives + 1);
@@ -160,7 +160,7 @@ describe('document limits', () => {
   it('fragments spread inside fragments are walked once each: a doubling chain is refused, not computed forever', async () => {
     const levels = 40;
     const fragments = Array.from({ length: levels }, (_, i) =>
-      i === levels - 1 ? `fragment F${i} on ApiKeyDetails { id }` : `fragment F${i} on ApiKeyDetails { ...F${i + 1} ...F${i + 1} }`,
+      i === levels - 1 ? `fragment F${i} on ApiKeyDetails { databaseId }` : `fragment F${i} on ApiKeyDetails { ...F${i + 1} ...F${i + 1} }`,
     ).join('\n');
     const shape = shapeOf(`{ apikey_details { ...F0 } } ${fragments}`);
     expect(shape.cost).toBe(1 + 2 ** (levels - 1));
@@ -188,7 +188,7 @@ describe('the REST door', () => {
     const listed = await app.request(`/dealerships/${dealershipId}/contacts?per_page=200`, { key });
     expect(listed.status).toBe(200);
     // The same page through /graphql is over the limit: the REST answer was not costed as a GraphQL client's document.
-    expect(shapeOf(`{ contacts(dealership_id: 1, per_page: 200) { id first_name postcode vehicles { make raw_model year rego } } }`).cost).toBeGreaterThan(queryLimits.maxCost);
+    expect(shapeOf(`{ contacts(dealership_id: 1, per_page: 200) { databaseId first_name postcode vehicles { make raw_model year rego } } }`).cost).toBeGreaterThan(queryLimits.maxCost);
   });
 });
 

@@ -69,7 +69,7 @@ function send(chunks: string[], headers: Record<string, string>): Promise<{ stat
   });
 }
 
-const query = JSON.stringify({ query: '{ apikey_details { id } }' });
+const query = JSON.stringify({ query: '{ apikey_details { id: databaseId } }' });
 
 describe('the HTTP server', () => {
   it('serves a request end to end', async () => {
@@ -121,7 +121,7 @@ describe('the HTTP server', () => {
 
   it('refuses a chunked body over the limit with 413', async () => {
     const chunk = 'x'.repeat(1024);
-    const result = await send([`{"query":"{ apikey_details { id } }","pad":"`, ...Array(8).fill(chunk), '"}'], {
+    const result = await send([`{"query":"{ apikey_details { databaseId } }","pad":"`, ...Array(8).fill(chunk), '"}'], {
       'content-type': 'application/json',
       'transfer-encoding': 'chunked',
     });

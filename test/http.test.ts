@@ -82,7 +82,7 @@ describe('limits', () => {
     const response = await app.request('/graphql', {
       method: 'POST',
       key,
-      json: { query: `{ apikey_details { id } }`, padding: 'x'.repeat(20_000) },
+      json: { query: `{ apikey_details { id: databaseId } }`, padding: 'x'.repeat(20_000) },
     });
     expect(response.status).toBe(413);
     expect((await response.json()).error).toBe('payload_too_large');
@@ -91,14 +91,14 @@ describe('limits', () => {
 
 describe('errors', () => {
   it('names a GraphQL syntax error, which is the caller\'s to fix', async () => {
-    const result = await app.graphql('{ apikey_details { id ', {}, key);
+    const result = await app.graphql('{ apikey_details { id: databaseId ', {}, key);
     expect(result.errors?.[0]?.message).toMatch(/Syntax Error/);
   });
 });
 
 describe('GraphQL query limits', () => {
   it('refuses a document with more aliases than the limit, and accepts one within it', async () => {
-    const aliased = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `a${i}: apikey_details { id }`).join(' ')} }`;
+    const aliased = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `a${i}: apikey_details { databaseId }`).join(' ')} }`;
     expect((await app.graphql(aliased(15), {}, key)).errors).toBeUndefined();
     const refused = await app.graphql(aliased(16), {}, key);
     expect(refused.data).toBeUndefined();

@@ -391,12 +391,12 @@ describe('free-form JSON (lead.fields, lead.charge_breakdown, lead event data)',
           message: `lead.${field}: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
           field: `lead.${field}`,
         }, `${field} ${depth}`);
-        const result = await app.graphql('mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }', { lead: graphLead(lead) }, key);
+        const result = await app.graphql('mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', { lead: graphLead(lead) }, key);
         expect(result.errors?.[0]?.extensions, `${field} ${depth}`).toMatchObject({ code: 'BAD_USER_INPUT', field: `lead.${field}` });
       }
     }
     const data = { leadId: 1, messageDetail: { description: 'deep', extra: deeplyNested(200, true) } };
-    const event = await app.graphql('mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id } }', { data }, key);
+    const event = await app.graphql('mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }', { data }, key);
     expect(event.errors?.[0]).toMatchObject({
       message: `data: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
       extensions: { code: 'BAD_USER_INPUT', field: 'data' },

@@ -74,10 +74,10 @@ describe('the key call log', () => {
   it('counts each door and outcome under the operation, and nothing for a refused or missing key', async () => {
     expect((await call('/api/v1/apikeys/apikey_details.json', { key: caller.key })).status).toBe(200);
     expect((await call('/api/v1/apikeys/apikey_details.json', { key: caller.key })).status).toBe(200);
-    expect((await graphql('{ apikey_details { id } }', caller.key)).status).toBe(200);
+    expect((await graphql('{ apikey_details { id: databaseId } }', caller.key)).status).toBe(200);
     // Without read:contact: 403 on REST, FORBIDDEN (answered 200) on GraphQL; both count as 403.
     expect((await call(`/dealerships/${dealershipId}/contacts`, { key: caller.key })).status).toBe(403);
-    const forbidden = (await (await graphql(`{ contacts(dealership_id: ${dealershipId}) { id } }`, caller.key)).json()) as { errors: { extensions: { code: string } }[] };
+    const forbidden = (await (await graphql(`{ contacts(dealership_id: ${dealershipId}) { id: databaseId } }`, caller.key)).json()) as { errors: { extensions: { code: string } }[] };
     expect(forbidden.errors[0]?.extensions.code).toBe('FORBIDDEN');
     // A document refused before its context was built never had its key looked at: not counted.
     await graphql('{ no_such_field }', caller.key);
@@ -115,7 +115,7 @@ describe('the key call log', () => {
       });
     expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
     expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(429);
-    const refused = (await (await ask('/graphql', { query: '{ apikey_details { id } }' })).json()) as { errors: { extensions: { code: string } }[] };
+    const refused = (await (await ask('/graphql', { query: '{ apikey_details { id: databaseId } }' })).json()) as { errors: { extensions: { code: string } }[] };
     expect(refused.errors[0]?.extensions.code).toBe('RATE_LIMITED');
     await log.stop();
     const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, orderBy: [{ door: 'asc' }, { status: 'asc' }] });
@@ -154,7 +154,7 @@ describe('answers the answer tier serves (src/answer-cache.ts)', () => {
       );
     for (let call = 0; call < 2; call += 1) {
       expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
-      expect((await ask('/graphql', { query: '{ apikey_details { id } }' })).status).toBe(200);
+      expect((await ask('/graphql', { query: '{ apikey_details { id: databaseId } }' })).status).toBe(200);
     }
     await log.stop();
     const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: reader.id }, orderBy: [{ door: 'asc' }] });

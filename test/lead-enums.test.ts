@@ -21,7 +21,7 @@ function person(): { email: string; phone: string } {
 
 const READ = `query ($id: Int!) { lead(id: $id) { category document_type files { file_type } } }`;
 const LIST = `query ($category: LeadCategory, $dealership_id: Int) {
-  leads(category: $category, dealership_id: $dealership_id, first: 50) { edges { node { id category } } } }`;
+  leads(category: $category, dealership_id: $dealership_id, first: 50) { edges { node { id: databaseId category } } } }`;
 
 beforeAll(async () => {
   app = await createTestApp();

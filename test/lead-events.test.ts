@@ -13,7 +13,7 @@ const DEPRECATION = '@1795219200';
 const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
 const CREATE = `mutation ($service: String!, $data: LeadEventData!) {
   create_lead_event(service: $service, data: $data) {
-    id lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at
+    id: databaseId lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at
   }
 }`;
 
@@ -288,7 +288,7 @@ describe('Lead.events', () => {
     ).json();
 
     const graph = await app.graphql<{ lead: { id: number; events: { totalCount: number; edges: { node: unknown }[] } } }>(
-      `query ($id: Int!) { lead(id: $id) { id events { totalCount edges { node { id lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at } } } } }`,
+      `query ($id: Int!) { lead(id: $id) { id: databaseId events { totalCount edges { node { id: databaseId lead_id service contact_type description sent_date sent_by link_stop_communication link_reply_as_assistant created_at } } } } }`,
       { id: lead.id },
       reader,
     );
@@ -302,7 +302,7 @@ describe('Lead.events', () => {
     const statementsFor = async () => {
       app.queries.length = 0;
       const graph = await app.graphql<{ leads: { edges: { node: { events: { totalCount: number } } }[] } }>(
-        `query ($dealership: Int) { leads(dealership_id: $dealership, first: 50) { edges { node { id events { totalCount edges { node { id service } } } } } } }`,
+        `query ($dealership: Int) { leads(dealership_id: $dealership, first: 50) { edges { node { id: databaseId events { totalCount edges { node { id: databaseId service } } } } } } }`,
         { dealership: dealership.id },
         reader,
       );

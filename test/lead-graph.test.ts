@@ -9,8 +9,8 @@ import { makeCar, makeContact, makeDealership, makeKey } from './support/fixture
 import { makeStoredLead } from './support/fixtures-leads.ts';
 
 const LEAD = `query ($id: Int!) { lead(id: $id) {
-  id dealership_id category source lead_state name email phone dob tags fields charge_breakdown created_at
-  contact { id first_name } car { id stocknum } payment { amount } address { city postcode } files { file_type byte_size }
+  id: databaseId dealership_id category source lead_state name email phone dob tags fields charge_breakdown created_at
+  contact { id: databaseId first_name } car { id: databaseId stocknum } payment { amount } address { city postcode } files { file_type byte_size }
 } }`;
 
 let app: TestApp;
@@ -88,7 +88,7 @@ describe('Query.lead', () => {
     for (const part of ['payment', 'address', 'files']) expect(partType('LeadRecord', part), part).toBe(partType('Lead', part));
     const stored = await app.db.lead.findUniqueOrThrow({ where: { id: lead.id }, include: { payment: true, files: true } });
     const result = await app.graphql(
-      `query ($id: Int!) { lead(id: $id) { payment { __typename id created_at } address { __typename } files { __typename id created_at } } }`,
+      `query ($id: Int!) { lead(id: $id) { payment { __typename id: databaseId created_at } address { __typename } files { __typename id: databaseId created_at } } }`,
       { id: lead.id },
       full.key,
     );
@@ -112,7 +112,7 @@ describe('Query.lead', () => {
     expect(foreign).toEqual({ status: 200, data: { lead: null } });
     expect(missing).toEqual(foreign);
     const both = await app.graphql<{ found: { id: number } | null; gone: unknown }>(
-      `query ($found: Int!, $gone: Int!) { found: lead(id: $found) { id } gone: lead(id: $gone) { id } }`,
+      `query ($found: Int!, $gone: Int!) { found: lead(id: $found) { id: databaseId } gone: lead(id: $gone) { id: databaseId } }`,
       { found: lead.id, gone: 999_999 },
       plain.key,
     );
@@ -129,7 +129,7 @@ describe('Query.lead', () => {
 describe('Query.leads', () => {
   const LEADS = `query ($dealership_id: Int, $first: Int, $after: String) {
     leads(dealership_id: $dealership_id, first: $first, after: $after) {
-      edges { node { id dealership_id contact { id } payment { amount } files { byte_size } } }
+      edges { node { id: databaseId dealership_id contact { id: databaseId } payment { amount } files { byte_size } } }
       pageInfo { hasNextPage endCursor }
     } }`;
 
@@ -179,7 +179,7 @@ describe('Query.leads', () => {
 });
 
 describe('Car.leads', () => {
-  const CAR = `query ($id: String!) { car(id: $id) { id leads { totalCount edges { node { id } } } } }`;
+  const CAR = `query ($id: String!) { car(id: $id) { id: databaseId leads { totalCount edges { node { id: databaseId } } } } }`;
 
   it('lists the car’s leads for a key with read:lead, and is null without it', async () => {
     const withLeads = await app.graphql<{ car: { leads: unknown } }>(CAR, { id: String(car.id) }, full.key);

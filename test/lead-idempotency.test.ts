@@ -145,7 +145,7 @@ describe('a retried POST with the same Idempotency-Key', () => {
       method: 'POST',
       key: keyA.key,
       headers: { 'idempotency-key': 'payment-date' },
-      json: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id payment { __typename id amount created_at } } } }', variables: { lead: graphLead(lead) } },
+      json: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId payment { __typename id: databaseId amount created_at } } } }', variables: { lead: graphLead(lead) } },
     });
     const result = await graph.json();
     expect(result.errors).toBeUndefined();

@@ -66,7 +66,7 @@ describe('the log of an unexpected failure', () => {
     const response = await logged.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ apikey_details { id } }' }),
+      body: JSON.stringify({ query: '{ apikey_details { id: databaseId } }' }),
     });
     expect(await response.text()).not.toMatch(/connection refused/);
     const requestId = response.headers.get('request-id');

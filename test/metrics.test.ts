@@ -143,7 +143,7 @@ describe('/metrics', () => {
           Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
         const failed = await post({ query: 'query Perf { car_performance(id: "999999") { __typename } }' });
         code = String(((await failed.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code);
-        expect((await post({ query: '{ apikey_details { id } }' })).status).toBe(200);
+        expect((await post({ query: '{ apikey_details { id: databaseId } }' })).status).toBe(200);
       },
     );
     expect(code).toBe('NOT_FOUND');
@@ -159,7 +159,7 @@ describe('/metrics', () => {
         yoga.fetch('http://gateway.test/graphql', {
           method: 'POST',
           headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), 'content-type': 'application/json' },
-          body: JSON.stringify({ query: `query ${name} { apikey_details { id } }`, operationName: name }),
+          body: JSON.stringify({ query: `query ${name} { apikey_details { id: databaseId } }`, operationName: name }),
         }),
       );
     // The series these requests belong to exist once one of each kind has been answered.
@@ -188,10 +188,10 @@ describe('/metrics', () => {
         ['gateway_http_requests_total', { door: 'query (introspection)', status: '200' }],
       ],
       async () => {
-        expect((await post('{ apikey_details { id } cars(first: 1) { totalCount } }')).status).toBe(200);
-        expect((await post('query Renamed { c: cars(first: 2) { totalCount } a: apikey_details { id } }')).status).toBe(200);
+        expect((await post('{ apikey_details { id: databaseId } cars(first: 1) { totalCount } }')).status).toBe(200);
+        expect((await post('query Renamed { c: cars(first: 2) { totalCount } a: apikey_details { id: databaseId } }')).status).toBe(200);
         // Aliases are the caller's: the field is the schema's.
-        expect((await post('query Aliased { a: apikey_details { id } b: apikey_details { id } __typename }')).status).toBe(200);
+        expect((await post('query Aliased { a: apikey_details { id: databaseId } b: apikey_details { id: databaseId } __typename }')).status).toBe(200);
         expect((await post('{ __typename }')).status).toBe(200);
       },
     );
@@ -216,7 +216,7 @@ describe('/metrics', () => {
   });
 
   it('counts a GraphQL answer the answer tier served under its operation, like the one it repeats', async () => {
-    const body = JSON.stringify({ query: 'query CachedTwice { apikey_details { id } }' });
+    const body = JSON.stringify({ query: 'query CachedTwice { apikey_details { id: databaseId } }' });
     const post = (): Promise<Response> =>
       Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }));
     const [answered, served] = await moved(

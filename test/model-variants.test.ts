@@ -22,20 +22,20 @@ const VARIANT_NOT_FOUND = { error: 'model_variant_not_found', message: 'No model
 
 const VARIANT_QUERY = `query ($slug: String!, $website_id: String!) {
   model_variant(slug: $slug, website_id: $website_id) {
-    id slug name full_name model_id bodyStyle transmission modelCode engine_capacity fuel redbookCode series
+    id: databaseId slug name full_name model_id bodyStyle transmission modelCode engine_capacity fuel redbookCode series
     variant_category vehicle_category description short_description youtube_id brochure_url interior_image_url
     second_interior_image_url isHybrid isElectric cylinders year tare_weight gvm seats price
     image { url thumb { url } }
     banner_data { key url height width }
-    specifications { category { id name slug position } fields { id name slug position value } }
-    availability_matrix { category { id name slug position } options { id availability configurable_option { id code description recommended_retail_price_cents position } } }
+    specifications { category { id: databaseId name slug position } fields { id: databaseId name slug position value } }
+    availability_matrix { category { id: databaseId name slug position } options { id: databaseId availability configurable_option { id: databaseId code description recommended_retail_price_cents position } } }
   }
 }`;
 
 const MODELS_QUERY = `query ($website_id: String!, $version: Int) {
   website_models(website_id: $website_id, version: $version) {
     website_id version
-    models { id name slug new_slug path override_url position manufacturer price_from variants { id slug name price } }
+    models { id: databaseId name slug new_slug path override_url position manufacturer price_from variants { id: databaseId slug name price } }
   }
 }`;
 

@@ -21,7 +21,7 @@ const CLEAN_DESCRIPTION =
 
 const LIST_QUERY = `query ($id: Int!) {
   manufacturer_offers(id: $id) {
-    id manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
+    id: databaseId manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
     manufacturer expiry_in_words model { name slug new_slug path } dealership_ids
     images { url thumb { url } } image_or_model_image { url thumb { url } }
   }
@@ -29,9 +29,9 @@ const LIST_QUERY = `query ($id: Int!) {
 
 const SHOW_QUERY = `query ($website_id: Int!, $id: Int!) {
   website_offer(website_id: $website_id, id: $id) {
-    id manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
+    id: databaseId manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
     manufacturer expiry_in_words model { name slug new_slug path override_url } dealership_ids
-    category preferred_locations { id name }
+    category preferred_locations { id: databaseId name }
   }
 }`;
 
@@ -374,8 +374,8 @@ describe('GET /websites/{website_id}/offers/{id}.json', () => {
 describe('the Manufacturer / Offer graph (GraphQL only)', () => {
   const QUERY = `query ($id: Int!) {
     manufacturer(id: $id) {
-      id name models { totalCount edges { node { name } } }
-      offers { totalCount edges { node { id kind name expiry_in_words dealership_ids website_id model { name manufacturer { name } } image_or_model_image { url } preferred_locations { name } } } }
+      id: databaseId name models { totalCount edges { node { name } } }
+      offers { totalCount edges { node { id: databaseId kind name expiry_in_words dealership_ids website_id model { name manufacturer { name } } image_or_model_image { url } preferred_locations { name } } } }
     }
   }`;
 
@@ -415,19 +415,19 @@ describe('the Manufacturer / Offer graph (GraphQL only)', () => {
   });
 
   it('lists manufacturers by id, answers null for an unknown one', async () => {
-    const list = await app.graphql<{ manufacturers: { id: number; name: string }[] }>(`{ manufacturers { id name } }`, {}, keys.south.key);
+    const list = await app.graphql<{ manufacturers: { id: number; name: string }[] }>(`{ manufacturers { id: databaseId name } }`, {}, keys.south.key);
     expect(list.data?.manufacturers.slice(0, 2)).toEqual([
       { id: mazda.id, name: 'Mazda' },
       { id: kia.id, name: 'Kia' },
     ]);
-    const missing = await app.graphql(`{ manufacturer(id: 999999) { id } }`, {}, keys.all.key);
+    const missing = await app.graphql(`{ manufacturer(id: 999999) { id: databaseId } }`, {}, keys.all.key);
     expect(missing.data).toEqual({ manufacturer: null });
   });
 
   it('is FORBIDDEN without index:offer and UNAUTHENTICATED without a key', async () => {
-    const forbidden = await app.graphql(`{ manufacturers { id } }`, {}, keys.noPermission.key);
+    const forbidden = await app.graphql(`{ manufacturers { id: databaseId } }`, {}, keys.noPermission.key);
     expect(forbidden.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
-    const anonymous = await app.graphql(`{ manufacturers { id } }`);
+    const anonymous = await app.graphql(`{ manufacturers { id: databaseId } }`);
     expect(anonymous.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 });

@@ -30,16 +30,18 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
 }, 120_000);
 
-function selection(type: GraphQLObjectType): string {
-  // What the REST door selects: the graph-only fields (src/builder.ts) are not in its bodies.
+function selection(type: GraphQLObjectType, only?: readonly string[]): string {
+  // What the REST door selects: the graph-only fields (src/builder.ts) are not in its bodies, and a
+  // field with a REST shape answers only that shape's fields of its type.
   return `{ ${Object.values(type.getFields())
-    .filter((field) => field.extensions.graphOnly !== true)
+    .filter((field) => field.extensions.graphOnly !== true && (!only || only.includes(field.name)))
     .map((field) => {
       const named = getNamedType(field.type);
       // The REST door answers some fields under the spec's names (databaseId as id): the same alias here.
       const restName = restFieldNames[field.name];
       const name = restName ? `${restName}: ${field.name}` : field.name;
-      return isObjectType(named) ? `${name} ${selection(named)}` : name;
+      const shape = field.extensions.restShape as { fields: readonly string[] } | undefined;
+      return isObjectType(named) ? `${name} ${selection(named, shape?.fields)}` : name;
     })
     .join(' ')} }`;
 }

@@ -8,7 +8,7 @@ import { makeLead } from './support/fixtures-events.ts';
 
 const PATH = '/api/v1/webhooks/phone_calls_webhooks/generic';
 const WEBHOOK = `mutation ($called: String!, $caller: String!, $call_id: String) {
-  phone_call_webhook(called_number: $called, caller_number: $caller, call_id: $call_id) { status id }
+  phone_call_webhook(called_number: $called, caller_number: $caller, call_id: $call_id) { status id: databaseId }
 }`;
 const DAY = 86_400_000;
 

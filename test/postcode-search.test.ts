@@ -21,10 +21,10 @@ import { franchise, makeAddress, makeContactDetail } from './support/fixtures-de
 
 const QUERY = `query ($id: Int!, $postcode: String!) {
   search_dealerships_by_postcode(id: $id, postcode: $postcode) {
-    id dealership_id name website_url distance_km
-    address { id addressable_id addressable_type city created_at updated_at long lat name place_id place_url seo_city postcode state street }
-    contact_detail { id contactable_id contactable_type created_at updated_at email facebook_url fax google_maps_url instagram_url landline_phone linkedin_url mailchimp_url mobile phone place_id tiktok_url youtube_url }
-    website { id name url }
+    id: databaseId dealership_id name website_url distance_km
+    address { id: databaseId addressable_id addressable_type city created_at updated_at long lat name place_id place_url seo_city postcode state street }
+    contact_detail { id: databaseId contactable_id contactable_type created_at updated_at email facebook_url fax google_maps_url instagram_url landline_phone linkedin_url mailchimp_url mobile phone place_id tiktok_url youtube_url }
+    website { id: databaseId name url }
   }
 }`;
 const unauthorized = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
@@ -274,7 +274,7 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     const seven = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=7'), { key: full.key })).json()) as { id: number }[];
     expect(seven).toHaveLength(7);
     const graph = await app.graphql<{ search_dealerships_by_postcode: { id: number }[] }>(
-      `query ($id: Int!) { search_dealerships_by_postcode(id: $id, postcode: "3000", limit: 2) { id distance_km } }`,
+      `query ($id: Int!) { search_dealerships_by_postcode(id: $id, postcode: "3000", limit: 2) { id: databaseId distance_km } }`,
       { id: mazda.id },
       full.key,
     );
@@ -292,7 +292,7 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: 'invalid_input', field: 'limit', message });
     if (/^-?\d+$/.test(limit)) {
-      const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}, postcode: "3000", limit: ${limit}) { id } }`, {}, full.key);
+      const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}, postcode: "3000", limit: ${limit}) { id: databaseId } }`, {}, full.key);
       expect(graph.errors?.[0]?.message).toBe(message);
       expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'limit' });
     }
@@ -354,7 +354,7 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     const missing = await app.request(path4(mazda.id, ''), { key: full.key });
     expect(missing.status).toBe(422);
     expect(await missing.json()).toEqual({ error: 'geolocation_error', message: 'postcode: is required', field: 'postcode' });
-    const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}) { id } }`, {}, full.key);
+    const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}) { id: databaseId } }`, {}, full.key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'geolocation_error', field: 'postcode' });
     const badId = await app.request(path4('mazda', '?postcode=3000'), { key: full.key });
     expect(badId.status).toBe(422);

@@ -84,13 +84,13 @@ describe('introspection', () => {
   });
 
   it('__typename is not introspection: production answers it without read:schema', async () => {
-    expect(await graphql(production, '{ apikey_details { __typename id } }', reader)).toMatchObject({ data: { apikey_details: { __typename: 'ApiKeyDetails' } } });
+    expect(await graphql(production, '{ apikey_details { __typename id: databaseId } }', reader)).toMatchObject({ data: { apikey_details: { __typename: 'ApiKeyDetails' } } });
   });
 });
 
 describe('field suggestions', () => {
   const misspelt = '{ apikey_details { permisions } }';
-  const badVariable = 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }';
+  const badVariable = 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }';
 
   it('production names the unknown field without suggesting the right one', async () => {
     const answer = await graphql(production, misspelt, reader);

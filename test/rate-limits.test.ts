@@ -132,12 +132,12 @@ describe('per key', () => {
     const limited = limitedApp({ keyRequests: 2 });
     const { key } = await makeKey(app.db);
     expect((await limited.request(DETAILS, { key })).status).toBe(200);
-    const second = await limited.graphql('{ apikey_details { id } }', { key });
+    const second = await limited.graphql('{ apikey_details { id: databaseId } }', { key });
     expect(second.response.status).toBe(200);
     expect(second.body.errors).toBeUndefined();
     expect(rateLimitItem(second.response, 'key')).toEqual({ r: 0, t: 60 });
 
-    const refused = await limited.graphql('{ apikey_details { id } }', { key });
+    const refused = await limited.graphql('{ apikey_details { id: databaseId } }', { key });
     expect(refused.response.status).toBe(429);
     expect(refused.response.headers.get('retry-after')).toBe('60');
     expect(refused.body.data ?? null).toBeNull();
@@ -191,7 +191,7 @@ describe('per dealership', () => {
       error: 'rate_limited',
       message: 'The API keys of this dealership have made the 3 requests allowed together per 60 s. Retry after 60 s.',
     });
-    const graph = await limited.graphql('{ apikey_details { id } }', { key: first.key });
+    const graph = await limited.graphql('{ apikey_details { id: databaseId } }', { key: first.key });
     expect(graph.body.errors?.[0]?.extensions?.policy).toBe('dealership');
     expect((await limited.request(DETAILS, { key: elsewhere.key })).status).toBe(200);
   });
@@ -209,8 +209,8 @@ describe('per dealership', () => {
 });
 
 describe('GraphQL cost budget', () => {
-  const cheap = '{ apikey_details { id } }';
-  const expensive = '{ dealerships(first: 100) { edges { node { id name slug } } } }';
+  const cheap = '{ apikey_details { id: databaseId } }';
+  const expensive = '{ dealerships(first: 100) { edges { node { id: databaseId name slug } } } }';
 
   it('spends the cost the query limit estimates, so an expensive query spends more, on the same budget as REST', async () => {
     expect(costOf(expensive)).toBeGreaterThan(100 * costOf(cheap));
@@ -282,7 +282,7 @@ describe('what a REST path costs', () => {
   it('leaves a GraphQL document costed by what it selects: the same page of 200 contacts with their fields is refused', async () => {
     const { key } = await makeKey(app.db, { permissions: ['read:contact'] });
     const limited = limitedApp({});
-    const page = `{ contacts(dealership_id: ${dealershipA.id}, per_page: 200) { id dealership_id first_name postcode vehicles { id make raw_model year rego } } }`;
+    const page = `{ contacts(dealership_id: ${dealershipA.id}, per_page: 200) { id: databaseId dealership_id first_name postcode vehicles { id: databaseId make raw_model year rego } } }`;
     const refused = await limited.graphql(page, { key });
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_REQUEST', error: 'query_too_costly' });
     expect(costOf(page)).toBeGreaterThan(DEFAULT_RATE_LIMITS.keyCost / 10);
@@ -309,7 +309,7 @@ describe('failed authentication per client address', () => {
       error: 'rate_limited',
       message: 'Too many requests with an API key that is not accepted came from this address. Retry after 300 s.',
     });
-    const graph = await limited.graphql('{ apikey_details { id } }', { key, from: attacker });
+    const graph = await limited.graphql('{ apikey_details { id: databaseId } }', { key, from: attacker });
     expect(graph.response.status).toBe(429);
     expect(graph.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', error: 'rate_limited', policy: 'auth-failures', retry_after: 300 });
 
@@ -473,7 +473,7 @@ describe('shared through Redis', () => {
     const { key } = await makeKey(app.db);
     const statuses: number[] = [];
     for (let request = 0; request < 15; request += 1) statuses.push((await limited.request(DETAILS, { key })).status);
-    statuses.push((await limited.graphql('{ apikey_details { id } }', { key })).response.status);
+    statuses.push((await limited.graphql('{ apikey_details { id: databaseId } }', { key })).response.status);
     expect(statuses.slice(0, 15)).toEqual(Array(15).fill(200));
     // The instance's own count still holds the key to its limit; nothing answered 5xx.
     expect(statuses[15]).toBe(429);

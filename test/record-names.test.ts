@@ -82,7 +82,7 @@ describe('every caller, on every model named this way', () => {
     ];
     for (const [text, expected] of cases) {
       expect((await findCar(app.db, text, null, { id: true })).id, text).toBe(expected);
-      const graph = await app.graphql<{ car: { id: number } | null }>('query ($id: String!) { car(id: $id) { id } }', { id: text }, key);
+      const graph = await app.graphql<{ car: { id: number } | null }>('query ($id: String!) { car(id: $id) { id: databaseId } }', { id: text }, key);
       expect(graph.errors, text).toBeUndefined();
       expect(graph.data?.car?.id, text).toBe(expected);
     }

@@ -65,7 +65,7 @@ describe('Request-Id', () => {
       await call('/nowhere/at/all'),
       await call('/health'),
       await call('/ready'),
-      await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id } }' } }),
+      await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id: databaseId } }' } }),
       await call('/api/v1/cars/1/performance.json', { method: 'HEAD', key }),
       await call('/no/such/path', { method: 'HEAD' }),
       await call('/api/v1/cars/1/performance.json', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example' } }),
@@ -180,7 +180,7 @@ describe('the request log', () => {
     expect(requestLine(missing.headers.get('request-id') ?? '')).toMatchObject({ door: 'GET /api/v1/cars/{id}/performance.json', status: 404, scope: 'all', error_code: 'car_not_found' });
     const graph = await call('/graphql', { method: 'POST', key, json: { query: 'query Perf { car_performance(id: "999999") { __typename } }', operationName: 'Perf' } });
     expect(requestLine(graph.headers.get('request-id') ?? '')).toMatchObject({ door: 'query car_performance', status: 200, error_code: 'car_not_found' });
-    const anonymous = await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id } }' } });
+    const anonymous = await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id: databaseId } }' } });
     expect(requestLine(anonymous.headers.get('request-id') ?? '')).toMatchObject({ door: 'query apikey_details', status: 200 });
     const unknown = await call('/api/v1/cars/1/nonsense/42');
     expect(requestLine(unknown.headers.get('request-id') ?? '')).toMatchObject({ door: 'unmatched', status: 404, key_id: null, scope: null, error_code: 'not_found' });
@@ -210,7 +210,7 @@ describe('the request log', () => {
     answers.push(await call('/api/v1/leads', { method: 'POST', key, json: { lead } }));
     answers.push(await call('/api/v1/partner/tokens', { method: 'POST', key, json: { email: user.email } }));
     answers.push(await call('/api/v1/leads', { method: 'POST', key, json: { lead: { ...lead, email: 'not an email' } } }));
-    answers.push(await call('/graphql', { method: 'POST', key, json: { query: '{ contacts(dealership_id: 1) { id first_name postcode } }' } }));
+    answers.push(await call('/graphql', { method: 'POST', key, json: { query: '{ contacts(dealership_id: 1) { id: databaseId first_name postcode } }' } }));
     for (const answer of answers) {
       expect(answer.status, answer.url).toBeLessThan(500);
       const text = await answer.clone().text();
@@ -298,7 +298,7 @@ describe('answers the HTTP server writes itself', () => {
 
   it("keep the id the app logs under: a generated one reaches the app's log line", async () => {
     const port = await serve(logged);
-    const answered = await post(port, { 'content-type': 'application/json', authorization: `Bearer ${key}` }, [JSON.stringify({ query: '{ apikey_details { id } }' })]);
+    const answered = await post(port, { 'content-type': 'application/json', authorization: `Bearer ${key}` }, [JSON.stringify({ query: '{ apikey_details { id: databaseId } }' })]);
     expect(answered.status).toBe(200);
     expect(answered.id).toMatch(UUID);
     expect(requestLine(answered.id ?? '')).toMatchObject({ status: 200, door: 'query apikey_details' });

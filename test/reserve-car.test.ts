@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
 
 const RESERVE = `mutation Reserve($id: String!, $reserved: Boolean!) {
-  reserve_car(id: $id, reserved: $reserved) { id slug stocknum reserved reserved_at }
+  reserve_car(id: $id, reserved: $reserved) { id: databaseId slug stocknum reserved reserved_at }
 }`;
 
 let app: TestApp;

@@ -100,12 +100,12 @@ describe('one instance, in memory', () => {
     const again = await get(yoga, '/api/v1/apikeys/apikey_details.json', keys.north);
     expect(await again.json()).toEqual(body);
     expect(app.queries).toEqual([]);
-    const viaGraphql = await graphql(yoga, '{ apikey_details { id permissions dealerships { id name slug locations { id name location_type } users { id name email } } } }', keys.north);
+    const viaGraphql = await graphql(yoga, '{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }', keys.north);
     expect(viaGraphql.data?.apikey_details).toEqual(body);
   });
 
   it('never shares an entry between keys that reach different dealerships', async () => {
-    const query = '{ dealerships(first: 10) { edges { node { id } } } }';
+    const query = '{ dealerships(first: 10) { edges { node { id: databaseId } } } }';
     const seen = async (key: string): Promise<number[]> =>
       ((await graphql(yoga, query, key)).data?.dealerships as { edges: { node: { id: number } }[] }).edges.map((edge) => edge.node.id);
     expect(await seen(keys.north)).toEqual([north.id]);
@@ -196,7 +196,7 @@ describe('the answer tier: a repeated read answered before the REST door and Gra
   it('serves a repeated GraphQL query, never a mutation, and keeps answers per Accept header', async () => {
     const { readCache, served } = countingReadCache();
     const yoga = instance(readCache);
-    const body = JSON.stringify({ query: '{ apikey_details { id dealerships { id } } }' });
+    const body = JSON.stringify({ query: '{ apikey_details { id: databaseId dealerships { id: databaseId } } }' });
     const first = await graphqlPost(yoga, body, keys.north);
     const firstText = await first.text();
     const again = await graphqlPost(yoga, body, keys.north);
@@ -209,7 +209,7 @@ describe('the answer tier: a repeated read answered before the REST door and Gra
 
     const before = await leadsCount(yoga, keys.north);
     const mutation = JSON.stringify({
-      query: 'mutation($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }',
+      query: 'mutation($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }',
       variables: { lead: graphLead(samplePayload(north.id, { stocknum: 'CACHE1' })) },
     });
     for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -265,7 +265,7 @@ describe('the answer tier: a repeated read answered before the REST door and Gra
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await refused.json()).toMatchObject({ error: 'rate_limited' });
 
-    const body = JSON.stringify({ query: '{ apikey_details { id } }' });
+    const body = JSON.stringify({ query: '{ apikey_details { id: databaseId } }' });
     const yogaForGraphql = instance(countingReadCache().readCache, config);
     for (let call = 0; call < 3; call += 1) expect((await graphqlPost(yogaForGraphql, body, keys.south)).status).toBe(200);
     const refusedGraphql = await graphqlPost(yogaForGraphql, body, keys.south);

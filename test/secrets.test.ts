@@ -16,7 +16,7 @@ import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
 import { makePaymentProcessor } from './support/fixtures-catalogue.ts';
 
 const silent = pino({ level: 'silent' });
-const PROCESSORS_QUERY = `query ($id: String!) { car_payment_processors(id: $id) { payment_processors { id authorization_key } } }`;
+const PROCESSORS_QUERY = `query ($id: String!) { car_payment_processors(id: $id) { payment_processors { id: databaseId authorization_key } } }`;
 
 describe('the database after seeding the demo data', () => {
   let app: TestApp;

@@ -151,7 +151,7 @@ describe('protective headers', () => {
     ['REST 405', '/api/v1/apikeys/apikey_details.json', { method: 'DELETE', key: KEY }, 405],
     ['REST 413', '/api/v1/leads', { method: 'POST', key: KEY, json: { lead: { message: 'x'.repeat(20_000) } } }, 413],
     ['unknown path 404', '/no/such/path', {}, 404],
-    ['GraphQL POST', '/graphql', { method: 'POST', key: KEY, json: { query: '{ apikey_details { id } }' } }, 200],
+    ['GraphQL POST', '/graphql', { method: 'POST', key: KEY, json: { query: '{ apikey_details { id: databaseId } }' } }, 200],
     ['GraphQL GET', '/graphql?query=%7B__typename%7D', {}, 200],
     ['GraphQL refusal', '/graphql', { method: 'POST', key: KEY, json: { query: `{ ${'id '.repeat(1_000)} }` } }, 200],
     ['health', '/health', {}, 200],
@@ -212,7 +212,7 @@ describe('Cache-Control: no-store on answers a key was sent for', () => {
     const answers = [
       await app.request('/api/v1/apikeys/apikey_details.json', { key }),
       await app.request('/api/v1/cars/999999/performance.json', { key }),
-      await app.request('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id } }' } }),
+      await app.request('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id: databaseId } }' } }),
       await app.request('/api/v1/apikeys/apikey_details.json', { headers: { authorization: 'Bearer not-a-key' } }),
     ];
     for (const response of answers) expect(response.headers.get('cache-control')).toBe('no-store');

@@ -292,10 +292,11 @@ const objectFieldsOf = (type: GraphQLObjectType): GraphQLField<unknown, unknown>
     (field) => isObjectType(getNamedType(field.type)) && field.args.every((arg) => !isNonNullType(arg.type) || arg.defaultValue !== undefined),
   );
 
-/** `__typename id dealership_id`, as far as the type has them. */
+/** `__typename id: databaseId dealership_id` (the stored ids under the row's names), as far as the type has them. */
 function identity(type: GraphQLObjectType): string {
   const fields = type.getFields();
-  return ['__typename', ...['id', 'dealership_id'].filter((name) => fields[name] && isLeafType(getNamedType(fields[name]!.type)))].join(' ');
+  const leaf = (name: string): boolean => fields[name] !== undefined && isLeafType(getNamedType(fields[name]!.type));
+  return ['__typename', ...(leaf('databaseId') ? ['id: databaseId'] : []), ...(leaf('dealership_id') ? ['dealership_id'] : [])].join(' ');
 }
 
 /** A connection's `edges` or an edge's `node`: the list's wrapping, not a relation between records. */
@@ -348,7 +349,7 @@ const modelOfType = (typeName: string): string | null => {
   const type = schema.getType(typeName);
   const prismaModel = type && isObjectType(type) ? (type.extensions as { pothosPrismaModel?: string }).pothosPrismaModel : undefined;
   if (prismaModel) return prismaModel;
-  // Plain object types whose `id` is a row's id.
+  // Plain object types whose `databaseId` is a row's id.
   return ({ CarPerformance: 'Car', CarPerformanceLead: 'Lead', PartnerDealership: 'Location', CarPaymentProcessor: 'PaymentProcessor' } as Record<string, string>)[typeName] ?? null;
 };
 
@@ -427,7 +428,7 @@ describe('the reproduction of issue 10', () => {
     expect(graph.errors).toBeUndefined();
     expect(graph.data).toEqual({ car: { dealership_id: away.id, leads: { totalCount: 0, edges: [] } } });
 
-    const viaDealership = await app.graphql(`{ dealership(id: ${away.id}) { cars { edges { node { id leads { totalCount edges { node { id name } } } } } } } }`, undefined, awayKey);
+    const viaDealership = await app.graphql(`{ dealership(id: ${away.id}) { cars { edges { node { id: databaseId leads { totalCount edges { node { id: databaseId name } } } } } } } }`, undefined, awayKey);
     expect(viaDealership.errors).toBeUndefined();
     const nodes = (viaDealership.data as { dealership: { cars: { edges: { node: { id: number; leads: unknown } }[] } } }).dealership.cars.edges;
     expect(nodes.find((edge) => edge.node.id === movedCar.id)?.node.leads).toEqual({ totalCount: 0, edges: [] });
@@ -442,7 +443,7 @@ describe('the reproduction of issue 10', () => {
   });
 
   it("answers a lead's foreign car, contact and location as null, and its foreign payment car is not shown", async () => {
-    const graph = await app.graphql(`{ lead(id: ${homeLead.id}) { id car { vin } contact { id } payment { car_id } } }`, undefined, homeKey);
+    const graph = await app.graphql(`{ lead(id: ${homeLead.id}) { id: databaseId car { vin } contact { id: databaseId } payment { car_id } } }`, undefined, homeKey);
     expect(graph.errors).toBeUndefined();
     expect(graph.data).toEqual({ lead: { id: homeLead.id, car: null, contact: null, payment: { car_id: awayCar.id } } });
   });

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
 import { carInput, makeCarPhotos } from './support/fixtures-cars.ts';
 
-const CAR_FIELDS = `id slug stocknum dealership_id location_id rego rego_expiry rego_state vin odometer dapprice egcprice
+const CAR_FIELDS = `id: databaseId slug stocknum dealership_id location_id rego rego_expiry rego_state vin odometer dapprice egcprice
   advertised_price make model badge series year body colour interior_colour transmission fuel drive doors seats redbook_code
   nvic_code dealercomments features status car_type item_type compliance_date build_date external_video_url
   show_on_dealer_website load_to_carsales load_to_autotrader load_to_drive grey_market_import subscription_plan_id certified

@@ -61,7 +61,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
       path: '/api/v1/leads',
       json: { lead },
       record: 'lead',
-      graphql: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id } } }', variables: { lead: graphLead(lead) } },
+      graphql: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', variables: { lead: graphLead(lead) } },
       written: async () => (await app.db.lead.count({ where: { email } })) > 0,
     };
   },
@@ -73,7 +73,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
       json: { lead: { message } },
       record: 'lead',
       graphql: {
-        query: 'mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { id } } }',
+        query: 'mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { id: databaseId } } }',
         variables: { id: lead.id, lead: { message } },
       },
       written: async () => (await app.db.lead.findUniqueOrThrow({ where: { id: lead.id } })).message === message,
@@ -88,7 +88,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
       json: { car: input },
       record: 'car',
       graphql: {
-        query: 'mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { id } } }',
+        query: 'mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { id: databaseId } } }',
         variables: { id: car.id, car: input },
       },
       written: async () => (await app.db.car.findUniqueOrThrow({ where: { id: car.id } })).stocknum === stocknum,
@@ -99,7 +99,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
     return {
       path: `/api/v1/cars/${car.id}/reserve?reserved=true`,
       graphql: {
-        query: 'mutation ($id: String!) { reserve_car(id: $id, reserved: true) { id reserved } }',
+        query: 'mutation ($id: String!) { reserve_car(id: $id, reserved: true) { id: databaseId reserved } }',
         variables: { id: String(car.id) },
       },
       written: async () => (await app.db.car.findUniqueOrThrow({ where: { id: car.id } })).reserved,
@@ -120,7 +120,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
     return {
       path: `/api/v1/lead_events/sms/create?data=${encodeURIComponent(JSON.stringify(data))}`,
       graphql: {
-        query: 'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id } }',
+        query: 'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }',
         variables: { data },
       },
       written: async () => (await app.db.leadEvent.count({ where: { lead_id: lead.id } })) > 0,

@@ -32,7 +32,6 @@ export const permissionByType: Readonly<Record<string, Permission>> = {
   Contact: 'read:contact',
   ContactListEntry: 'read:contact',
   Dealership: 'index:dealership',
-  CarDealership: 'index:dealership',
   LocationContactDetail: 'search:location',
   // DealershipSearchContactDetail is not listed: only the postcode search answers it, and that root
   // field already needs search:location; its results always carry their contact details (never null).

@@ -6,14 +6,17 @@ import { MapperKind, filterSchema, mapSchema, pruneSchema } from '@graphql-tools
 import {
   GraphQLList,
   GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
   GraphQLString,
   getNamedType,
+  isObjectType,
   isEnumType,
   isListType,
   isNonNullType,
   lexicographicSortSchema,
   type GraphQLEnumType,
-  type GraphQLSchema,
+  type GraphQLFieldConfig,
   type GraphQLType,
 } from 'graphql';
 import { restRoutes } from './routes.ts';
@@ -59,6 +62,67 @@ function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
+/** A field's `restShape` (src/builder.ts): the REST type its body is, as a selection of the graph's type. */
+interface RestShape {
+  name: string;
+  description: string;
+  fields: readonly string[];
+}
+
+const restShapeOf = (field: { extensions?: Readonly<Record<string, unknown>> | null }): RestShape | undefined =>
+  field.extensions?.restShape as RestShape | undefined;
+
+/** The same wrapping (list, non-null) around another named type. */
+function retarget<Type extends GraphQLType>(type: Type, target: GraphQLObjectType): Type {
+  if (isNonNullType(type)) return new GraphQLNonNull(retarget(type.ofType, target)) as Type;
+  if (isListType(type)) return new GraphQLList(retarget(type.ofType, target)) as Type;
+  return target as Type;
+}
+
+/**
+ * Each `restShape` field answers, on the REST door, a type of its own: the named fields of the
+ * graph's type (their definitions, resolvers and Prisma selections unchanged) under the spec's
+ * component name. Two fields may share a shape only when it is the same selection of the same type.
+ */
+function restShapes(schema: GraphQLSchema): GraphQLSchema {
+  const shapes = new Map<string, { type: GraphQLObjectType; of: string; fields: string }>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const shape = restShapeOf(field);
+      if (!shape) continue;
+      const target = getNamedType(field.type);
+      if (!isObjectType(target)) throw new Error(`${type.name}.${field.name}: a REST shape needs an object type, not ${target.name}`);
+      const seen = shapes.get(shape.name);
+      if (seen) {
+        if (seen.of !== target.name || seen.fields !== shape.fields.join()) throw new Error(`REST shape ${shape.name} is declared twice with different fields`);
+        continue;
+      }
+      const config = target.toConfig();
+      const picked: Record<string, GraphQLFieldConfig<unknown, unknown>> = {};
+      for (const name of shape.fields) {
+        const picking = config.fields[name];
+        if (!picking) throw new Error(`REST shape ${shape.name}: ${target.name} has no field ${name}`);
+        picked[name] = picking;
+      }
+      shapes.set(shape.name, {
+        type: new GraphQLObjectType({ ...config, name: shape.name, description: shape.description, interfaces: [], fields: picked }),
+        of: target.name,
+        fields: shape.fields.join(),
+      });
+    }
+  }
+  if (shapes.size === 0) return schema;
+  const config = schema.toConfig();
+  const withShapes = new GraphQLSchema({ ...config, types: [...config.types, ...[...shapes.values()].map((shape) => shape.type)] });
+  return mapSchema(withShapes, {
+    [MapperKind.COMPOSITE_FIELD]: (field) => {
+      const shape = restShapeOf(field);
+      return shape ? { ...field, type: retarget(field.type, shapes.get(shape.name)!.type) } : field;
+    },
+  });
+}
+
 /**
  * The graph's names that the REST door answers under the spec's: a record's stored integer is
  * `databaseId` in the graph (where `id` is the global id of Relay and Apollo, left out here as
@@ -88,7 +152,7 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
     specNames(enumsAsText(
       filterSchema({
-        schema,
+        schema: restShapes(schema),
         rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
         typeFilter: (typeName) => typeName !== 'Node',
         objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),

@@ -1,28 +1,24 @@
 // Spec 4.7: the details of the key used for the call (GET /api/v1/apikeys/apikey_details.json).
-// Every valid key reads its own details, whatever its permissions, so its dealerships and locations
-// are variants of Dealership and Location (src/schema/dealership.ts) built from the same field
-// definitions: the Dealership type is guarded by index:dealership wherever a relation reaches it
-// (src/auth/type-guards.ts), which would empty this list, and the graph's Location carries data
-// (addresses, partner ids, websites) that a key without index:dealership must not reach through here.
-import { builder } from '../builder.ts';
+// Every valid key reads its own details, whatever its permissions, so its dealerships are a variant
+// of Dealership built from the same field definitions: the Dealership type is guarded by
+// index:dealership wherever a relation reaches it (src/auth/type-guards.ts), which would empty this
+// list, and the spec lists a dealership's locations and users where the graph pages them. The
+// locations are the graph's Location, whose dealership data needs index:dealership itself.
+import { builder, restShape } from '../builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
-import { dealershipFields, dealershipStaffList, locationColumnFields, locationOrder } from './dealership.ts';
-
-const ApiKeyDetailsLocation = builder.prismaObject('Location', {
-  variant: 'ApiKeyDetailsLocation',
-  fields: (t) => {
-    const { databaseId, name, location_type } = locationColumnFields(t);
-    return { databaseId, name, location_type };
-  },
-});
+import { dealershipFields, dealershipStaffList, Location, locationOrder } from './dealership.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
   fields: (t) => ({
     ...dealershipFields(t),
     users: dealershipStaffList(t),
-    locations: t.relation('locations', { type: ApiKeyDetailsLocation, query: locationOrder }),
+    locations: t.relation('locations', {
+      type: Location,
+      query: locationOrder,
+      ...restShape('ApiKeyDetailsLocation', 'A location of a dealership the key can use.', ['databaseId', 'name', 'location_type']),
+    }),
   }),
 });
 

@@ -16,7 +16,7 @@ import { idOrSlug, recordNamed, recordNameWhere } from '../domain/record-names.t
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { Db } from '../db/client.ts';
-import { dealershipFields, locationColumnFields } from './dealership.ts';
+import { Dealership, Location } from './dealership.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 
 // ─── spec 2.2: the performance record ───
@@ -157,21 +157,6 @@ builder.queryField('car_payment_processors', (t) =>
 
 // ─── the graph for front-end teams ───
 
-// A car's dealership and location as any reader of the car sees them (not guarded like the
-// Dealership and Location records): their fields picked from the records' one definition.
-const CarDealership = builder.prismaObject('Dealership', {
-  variant: 'CarDealership',
-  fields: (t) => dealershipFields(t),
-});
-
-const CarLocation = builder.prismaObject('Location', {
-  variant: 'CarLocation',
-  fields: (t) => {
-    const { databaseId, name, location_type } = locationColumnFields(t);
-    return { databaseId, name, location_type };
-  },
-});
-
 builder.prismaObject('CarPhoto', {
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -269,8 +254,9 @@ const CarNode = builder.prismaNode('Car', {
       custom_slug: t.exposeString('custom_slug', { nullable: true }),
       sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
       // Null without index:dealership (src/auth/type-guards.ts).
-      dealership: t.relation('dealership', { type: CarDealership, nullable: true }),
-      location: t.relation('location', { type: CarLocation, nullable: true }),
+      dealership: t.relation('dealership', { type: Dealership, nullable: true }),
+      // Any reader of the car sees where it is; the location's other fields need index:dealership.
+      location: t.relation('location', { type: Location, nullable: true }),
       model_variant: t.relation('model_variant', { nullable: true }),
       photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
       price_changes: t.relation('price_changes', {

@@ -4,6 +4,7 @@
 // `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
 // and a variant built from the record's field definitions where it is not.
 import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
+import { guardedBy } from '../auth/field-guards.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
@@ -92,25 +93,33 @@ export const Website = builder.prismaNode('Website', {
 });
 keepNodeIdField(Website, 'Website');
 
-/** A location's own columns, declared once: Location has them all, each variant of it picks its own. */
+/** A location's own columns, declared once: Location has them all, the search's result picks its own. */
 export function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
   return {
     databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
     name: t.exposeString('name'),
     location_type: t.exposeString('location_type'),
-    partner_dealership_id: t.exposeString('partner_dealership_id', { nullable: true }),
-    partner_account_id: t.exposeString('partner_account_id', { nullable: true }),
   };
 }
 
+/** A dealership's business details: null for a key without index:dealership. */
+const dealershipData = guardedBy('index:dealership');
+
+/**
+ * One type wherever a location is reached. Its id, name and type are what a car's, an offer's or a
+ * key's reader sees of it; partner ids, address and website are the dealership's data
+ * (index:dealership), its contact details the search's (search:location, src/auth/type-guards.ts).
+ */
 export const Location = builder.prismaNode('Location', {
   ...nodeById,
   fields: (t) => ({
     ...locationColumnFields(t),
-    address: t.relation('address', { type: LocationAddress, nullable: true }),
+    partner_dealership_id: t.exposeString('partner_dealership_id', dealershipData),
+    partner_account_id: t.exposeString('partner_account_id', dealershipData),
+    address: t.relation('address', { type: LocationAddress, ...dealershipData }),
     contact_detail: t.relation('contact_detail', { type: LocationContactDetail, nullable: true }),
-    website: t.relation('website', { type: Website, nullable: true }),
+    website: t.relation('website', { type: Website, ...dealershipData }),
   }),
 });
 keepNodeIdField(Location, 'Location');

@@ -3,7 +3,7 @@
 // out of it is `graphOnly` (src/builder.ts). The website form (4.6) differs from the list form in
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
-import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField, restShape } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -19,7 +19,7 @@ import {
   websiteOfferWhere,
 } from '../domain/offers.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
-import { locationColumnFields } from './dealership.ts';
+import { Location } from './dealership.ts';
 import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
 
 /** The `t` of every type of the offer record, so they share its field definitions. */
@@ -31,16 +31,6 @@ const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string 
     ...modelPageFields(t),
     override_url: t.exposeString('override_url', { nullable: true, description: "Where the website sends this model's pages instead, if anywhere." }),
   }),
-});
-
-// A variant, not the graph's Location: an offer is catalogue data any index:offer key reads, and
-// the Location type carries what needs index:dealership (addresses, partner ids, websites).
-const OfferLocation = builder.prismaObject('Location', {
-  variant: 'OfferLocation',
-  fields: (t) => {
-    const { databaseId, name } = locationColumnFields(t);
-    return { databaseId, name };
-  },
 });
 
 /** The fields every form of the offer record shares (2.5). */
@@ -98,9 +88,11 @@ function listOfferFields(t: OfferFieldBuilder) {
 function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
   return {
     category: t.string({ ...shown, description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
+    // An offer is catalogue data any index:offer key reads: a location's other fields need
+    // index:dealership (src/schema/dealership.ts), and its REST body is its id and name.
     preferred_locations: t.field({
-      ...shown,
-      type: [OfferLocation],
+      extensions: { ...shown.extensions, ...restShape('OfferLocation', 'A dealership location an offer is shown for.', ['databaseId', 'name']).extensions },
+      type: [Location],
       select: (_args, _context, nestedSelection) => ({
         preferred_locations: { orderBy: { location_id: 'asc' }, select: { location: nestedSelection(true) } },
       }),

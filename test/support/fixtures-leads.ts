@@ -126,14 +126,14 @@ export function tempStorageDir(): { dir: string; files(): string[]; remove(): vo
 
 /** Every field of LeadRecord, for GraphQL selections that must equal the REST body. */
 export const LEAD_RECORD_SELECTION = `
-  id dealership_id contact_id website_id location_id car_id model_id model_variant_id colour_id team_member_id user_id page_id
+  id: databaseId dealership_id contact_id website_id location_id car_id model_id model_variant_id colour_id team_member_id user_id page_id
   name last_name email phone user_email customer_address dob message dealership_slug website_slug category source marketing_source
   stocknum provider provider_id certified golden send_customer_email lead_state lead_status sms_verified tags opt_in_to_marketing
   delay_customer_email_minutes delay_dealership_notification_minutes disable_strict_validation time_on_site_seconds time_to_submit_seconds
   fields charge_breakdown created_at updated_at
-  payment { id amount car_id payment_processor_id external_transaction_id }
+  payment { id: databaseId amount car_id payment_processor_id external_transaction_id }
   address { street city state state_long country postcode }
-  files { id file_type byte_size content_type sha256 created_at }`;
+  files { id: databaseId file_type byte_size content_type sha256 created_at }`;
 
 export const CREATE_LEAD = `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
 export const UPDATE_LEAD = `mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { ${LEAD_RECORD_SELECTION} } } }`;
