@@ -31,8 +31,6 @@ export const builder = new SchemaBuilder<{
     Date: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
-    /** Lead events' `data` (src/schema/lead-event.ts): any JSON in, validated by the domain; never output. */
-    LeadEventData: { Input: unknown; Output: never };
   };
   DefaultFieldNullability: false;
 }>({

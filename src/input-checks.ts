@@ -35,7 +35,7 @@ interface InputProblem {
 /** Scalars whose input value is text as sent. Date and DateTime arrive as parsed Dates. */
 const TEXT_SCALARS = new Set(['String', 'ID']);
 /** Scalars whose input value is any JSON, walked as such. */
-const JSON_SCALARS = new Set(['JSON', 'JSONObject', 'LeadEventData']);
+const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
 
 const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 

@@ -185,7 +185,6 @@ describe('graphql-codegen with the scalar map', () => {
                 DateTime: 'string',
                 JSON: 'unknown',
                 JSONObject: 'Record<string, unknown>',
-                LeadEventData: { input: 'Record<string, unknown>', output: 'never' },
               },
             },
           },

@@ -88,7 +88,7 @@ function valueForInput(type: GraphQLInputType, random: Random): unknown {
     case 'String':
     case 'ID':
       return random.chance(0.4) ? random.pick(['1', 'MEL1002', 'richmond-toyota', 'jordan@example.com', '0412 345 678']) : hostileString(random);
-    default: // JSON, JSONObject, LeadEventData, Date, DateTime
+    default: // JSON, JSONObject, Date, DateTime
       return random.pick<() => unknown>([
         () => ({ leadId: random.int(1, 5), messageDetail: { description: hostileString(random) } }),
         () => deeplyNested(random.pick([20, 200, 2_000]), random.chance(0.5)),

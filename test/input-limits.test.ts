@@ -266,7 +266,7 @@ function minimalValue(type: GraphQLInputType): unknown {
         .map((field) => [field.name, minimalValue(field.type)]),
     );
   }
-  return ({ Int: 1, Float: 1, Boolean: true, String: 'x', ID: '1', JSON: {}, JSONObject: {}, LeadEventData: {}, Date: '2026-01-01', DateTime: '2026-01-01T00:00:00Z' } as Record<string, unknown>)[type.name];
+  return ({ Int: 1, Float: 1, Boolean: true, String: 'x', ID: '1', JSON: {}, JSONObject: {}, Date: '2026-01-01', DateTime: '2026-01-01T00:00:00Z' } as Record<string, unknown>)[type.name];
 }
 
 /** A document calling the input's root field with every argument as a variable, and variables with `text` at the input's place. */
@@ -380,7 +380,7 @@ describe('every text input of the schema', () => {
   });
 });
 
-describe('free-form JSON (lead.fields, lead.charge_breakdown, lead event data)', () => {
+describe('free-form JSON (lead.fields, lead.charge_breakdown)', () => {
   it(`is refused when it nests more than ${MAX_JSON_DEPTH} levels deep, naming the field, on both doors`, async () => {
     const before = await storedRows();
     for (const field of ['fields', 'charge_breakdown']) {
@@ -395,12 +395,11 @@ describe('free-form JSON (lead.fields, lead.charge_breakdown, lead event data)',
         expect(result.errors?.[0]?.extensions, `${field} ${depth}`).toMatchObject({ code: 'BAD_USER_INPUT', field: `lead.${field}` });
       }
     }
+    // Lead event data is an input object, not free-form JSON: a nested key it does not name is refused
+    // on the graph door, however deep (the REST door ignores it, as it ignores every unknown key).
     const data = { leadId: 1, messageDetail: { description: 'deep', extra: deeplyNested(200, true) } };
-    const event = await app.graphql('mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }', { data }, key);
-    expect(event.errors?.[0]).toMatchObject({
-      message: `data: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
-      extensions: { code: 'BAD_USER_INPUT', field: 'data' },
-    });
+    const event = await app.graphql('mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { databaseId } }', { data }, key);
+    expect(event.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'data.messageDetail.extra' });
     expect(await storedRows()).toEqual(before);
   });
 

@@ -3,6 +3,7 @@
 // the Deprecation/Sunset headers and the GraphQL deprecation.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseSentDate } from '../src/domain/lead-events.ts';
+import { INT32_REASON } from '../src/domain/input-limits.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { makeLead } from './support/fixtures-events.ts';
@@ -10,6 +11,8 @@ import { makeLead } from './support/fixtures-events.ts';
 // RFC 9745's structured-field date of 2026-11-21 00:00 UTC (the day 4.11 was deprecated) and RFC
 // 8594's HTTP date of its sunset, 2027-06-30.
 const DEPRECATION = '@1795219200';
+/** Why `data` in the query string is not an object the REST door can read (src/rest/arguments.ts). */
+const NOT_AN_OBJECT = 'must be an object: data[key]=… (nested as data[key][key]=…) or JSON text';
 const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
 const CREATE = `mutation ($service: String!, $data: LeadEventData!) {
   create_lead_event(service: $service, data: $data) {
@@ -151,14 +154,16 @@ describe('POST /api/v1/lead_events/:service/create', () => {
 
   const invalid: [string, string, string, string][] = [
     ['no data', '/api/v1/lead_events/sms/create', 'data', 'data: is required'],
-    ['data that is not JSON', `/api/v1/lead_events/sms/create?data=${encodeURIComponent('{leadId: 1')}`, 'data', 'data: must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text'],
-    ['data that is a JSON array', jsonPath('sms', [1]), 'data', 'data: must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text'],
+    ['data that is not JSON', `/api/v1/lead_events/sms/create?data=${encodeURIComponent('{leadId: 1')}`, 'data', `data: ${NOT_AN_OBJECT}`],
+    ['data that is a JSON array', jsonPath('sms', [1]), 'data', `data: ${NOT_AN_OBJECT}`],
+    ['data both nested and as JSON text', `${nestedPath('sms', { '[leadId]': '1' })}&data=${encodeURIComponent('{}')}`, 'data', `data: ${NOT_AN_OBJECT}`],
+    ['a nested key given twice', `${nestedPath('sms', { '[leadId]': '1' })}&data[leadId]=2`, 'data', `data: ${NOT_AN_OBJECT}`],
     ['no leadId', nestedPath('sms', { '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: is required'],
-    ['a leadId that is not a number', nestedPath('sms', { '[leadId]': 'abc', '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
+    ['a leadId that is not a number', nestedPath('sms', { '[leadId]': 'abc', '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: must be a whole number'],
     ['a leadId of 0', jsonPath('sms', { leadId: 0, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
-    ['a fractional leadId', jsonPath('sms', { leadId: 1.5, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
-    ['a leadId beyond the id range', jsonPath('sms', { leadId: 2 ** 31, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
-    ['a leadId that is a list', jsonPath('sms', { leadId: [1], messageDetail: {} }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
+    ['a fractional leadId', jsonPath('sms', { leadId: 1.5, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a whole number'],
+    ['a leadId beyond the id range', jsonPath('sms', { leadId: 2 ** 31, messageDetail: {} }), 'data.leadId', `data.leadId: ${INT32_REASON}`],
+    ['a leadId that is a list', jsonPath('sms', { leadId: [1], messageDetail: {} }), 'data.leadId', 'data.leadId: must be a whole number'],
     ['no messageDetail', nestedPath('sms', { '[leadId]': '1' }), 'data.messageDetail', 'data.messageDetail: is required'],
     ['a messageDetail that is text', nestedPath('sms', { '[leadId]': '1', '[messageDetail]': 'hello' }), 'data.messageDetail', 'data.messageDetail: must be an object'],
     ['a description that is a number', jsonPath('sms', { leadId: 1, messageDetail: { description: 5 } }), 'data.messageDetail.description', 'data.messageDetail.description: must be text'],
@@ -236,14 +241,22 @@ describe('Mutation.create_lead_event', () => {
     expect({ ...event, id: rest.id }).toEqual(rest);
   });
 
-  it('accepts data written inline in the query, leadId as text', async () => {
+  it('takes data as an input object written inline, and refuses leadId as text, which only the REST door reads', async () => {
     const graph = await app.graphql<{ create_lead_event: { lead_id: number; sent_by: string } }>(
-      `mutation { create_lead_event(service: "sms", data: { leadId: "${northLead.id}", messageDetail: { sentBy: "Ana" } }) { lead_id sent_by } }`,
+      `mutation { create_lead_event(service: "sms", data: { leadId: ${northLead.id}, messageDetail: { sentBy: "Ana" } }) { lead_id sent_by } }`,
       {},
       writerKey,
     );
     expect(graph.errors).toBeUndefined();
     expect(graph.data!.create_lead_event).toEqual({ lead_id: northLead.id, sent_by: 'Ana' });
+    const before = await app.db.leadEvent.count();
+    const text = await app.graphql(
+      `mutation { create_lead_event(service: "sms", data: { leadId: "${northLead.id}", messageDetail: { sentBy: "Ana" } }) { lead_id } }`,
+      {},
+      writerKey,
+    );
+    expect(text.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED' });
+    expect(await app.db.leadEvent.count()).toBe(before);
   });
 
   it('answers the same errors with their codes', async () => {

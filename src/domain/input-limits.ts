@@ -38,6 +38,10 @@ export const TEXT_MAX_LENGTHS: Readonly<Record<string, number>> = {
   call_id: 128,
   CallSid: 128,
   fbclid: 500,
+  // Lead events' message detail
+  description: 10_000,
+  linkStopCommunication: 2_048,
+  linkReplyAsAssistant: 2_048,
 };
 
 export const DEFAULT_TEXT_MAX_LENGTH = 255;
@@ -48,7 +52,7 @@ export const DEFAULT_TEXT_MAX_LENGTH = 255;
  */
 export const UNLIMITED_TEXT_FIELDS: ReadonlySet<string> = new Set(['LeadFileInput.file']);
 
-/** Free-form JSON (lead.fields, lead.charge_breakdown, lead event data) nests at most this deep. */
+/** Free-form JSON (lead.fields, lead.charge_breakdown) nests at most this deep. */
 export const MAX_JSON_DEPTH = 32;
 /**
  * A whole request body (or a JSON parameter) nests at most this deep. It guards the stack, not the

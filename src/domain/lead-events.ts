@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Db, Prisma } from '../db/client.ts';
 import { apiError, invalidInput } from '../errors.ts';
 import { HTTP_URL_PATTERN } from './http-url.ts';
-import { INT32 } from './input-limits.ts';
+import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
 
 /**
@@ -18,9 +18,10 @@ const SERVICE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 /** `sentDate` carries no zone; the platform's dealerships keep Sydney time (AEST/AEDT). */
 export const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
 
-const SHORT_TEXT = 255;
-const LONG_TEXT = 10_000;
-const URL_TEXT = 2_048;
+// The input limits of every text input (src/domain/input-limits.ts), which the input checks apply first.
+const SHORT_TEXT = DEFAULT_TEXT_MAX_LENGTH;
+const LONG_TEXT = textMaxLength('description');
+const URL_TEXT = textMaxLength('linkStopCommunication');
 const DAY_MS = 86_400_000;
 
 const LEAD_ID_RULE = 'must be a lead id (a positive whole number)';
@@ -162,7 +163,7 @@ export function parseSentDate(text: string): Date | null {
 
 export interface LeadEventInput {
   service: string;
-  /** An object (GraphQL, or the query string's nested form) or JSON text (?data={…}). */
+  /** The LeadEventData input object (the REST door reads it from the query string: src/rest/arguments.ts). */
   data: unknown;
 }
 
@@ -177,22 +178,6 @@ export interface ValidLeadEvent {
   link_reply_as_assistant: string | null;
 }
 
-function dataObject(data: unknown): object {
-  // The schema requires data; JSON text that is blank (only spaces) counts as missing.
-  if (typeof data === 'string' && data.trim() === '') throw invalidInput('data', 'is required');
-  let value = data;
-  if (typeof data === 'string') {
-    try {
-      value = JSON.parse(data);
-    } catch {
-      throw invalidInput('data', 'must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text');
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidInput('data', 'must be an object: data[leadId]=…&data[messageDetail][…]=… or JSON text');
-  }
-  return value;
-}
 
 /** The event to record, or a 422 naming the field (`service`, `data.leadId`, `data.messageDetail.sentDate` …). */
 export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
@@ -200,7 +185,7 @@ export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
   if (!SERVICE_PATTERN.test(service)) {
     throw invalidInput('service', 'must be a service name of 1 to 40 letters, digits, "-" or "_"');
   }
-  const { leadId, messageDetail } = parseRecord(leadEventSchema, dataObject(input.data), 'data');
+  const { leadId, messageDetail } = parseRecord(leadEventSchema, input.data, 'data');
   return {
     service,
     leadId,

@@ -11,6 +11,9 @@
 //   silently, and GraphQL's own messages speak of "Int" and "LeadInput").
 // - A repeated or bracketed query parameter (`?website=a&website=b`, `?website[x]=1`) is a 422 for
 //   an argument that takes one value (Sofa would read it as a list or an object).
+// - An input object in the query string (lead events' `data`) is read here, nested
+//   (`?data[leadId]=12&data[messageDetail][sentBy]=Ana`) or as JSON text (`?data={…}`), and then like
+//   a body's: its unknown keys ignored, its numbers' text read as numbers. It reaches Sofa in the body.
 import {
   getNamedType,
   isEnumType,
@@ -124,9 +127,51 @@ function takesSingleValue(type: GraphQLInputType): boolean {
   return isEnumType(named) || (isScalarType(named) && ['String', 'ID', 'Int', 'Float', 'Boolean'].includes(named.name));
 }
 
+/** The reason an input object in the query string cannot be read, naming both spellings. */
+const queryObjectReason = (name: string): string => `must be an object: ${name}[key]=… (nested as ${name}[key][key]=…) or JSON text`;
+
+/**
+ * An input object argument as the query string gives it: nested keys (`data[leadId]=12`) or one
+ * JSON text; undefined when it is not there (or only blank).
+ */
+function queryObject(query: URLSearchParams, name: string): Read | undefined {
+  const problem: Read = { problem: { field: name, reason: queryObjectReason(name) } };
+  const nested = [...query.entries()].filter(([key]) => key.startsWith(`${name}[`));
+  const texts = query.getAll(name).filter((value) => value.trim() !== '');
+  if (nested.length === 0 && texts.length === 0) return undefined;
+  if (nested.length > 0) {
+    if (texts.length > 0) return problem;
+    const root: Record<string, unknown> = {};
+    for (const [key, value] of nested) {
+      const rest = key.slice(name.length);
+      if (!/^(\[[^[\]]+\])+$/.test(rest)) return problem;
+      const path = [...rest.matchAll(/\[([^[\]]+)\]/g)].map((match) => match[1]!);
+      let at = root;
+      for (const [index, segment] of path.entries()) {
+        const last = index === path.length - 1;
+        const held = Object.hasOwn(at, segment) ? at[segment] : undefined;
+        // The same key twice, or a key that is both a value and an object.
+        if (last ? held !== undefined : held !== undefined && !isPlainObject(held)) return problem;
+        if (last) at[segment] = value;
+        else at = (at[segment] ??= {}) as Record<string, unknown>;
+      }
+    }
+    return { value: root };
+  }
+  if (texts.length > 1) return { problem: { field: name, reason: 'must be given once, as a single value' } };
+  try {
+    const value: unknown = JSON.parse(texts[0]!);
+    return isPlainObject(value) ? { value } : problem;
+  } catch {
+    return problem;
+  }
+}
+
 export interface RestArguments {
   /** The body with only the operation's arguments, converted where the rules above allow. */
   body: Record<string, unknown> | undefined;
+  /** Query parameters read into the body (an input object's keys): Sofa must not read them again. */
+  readFromQuery: string[];
   /** Body keys and query parameters that were ignored, by path. */
   ignored: string[];
   problem: ArgumentProblem | null;
@@ -142,17 +187,18 @@ export function readRestArguments(
   request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown; alsoRead?: readonly string[] },
 ): RestArguments {
   const walk: Walk = { ignored: [] };
+  const readFromQuery: string[] = [];
   const argNames = new Set(field.args.map((arg) => arg.name));
   for (const key of new Set(request.query.keys())) {
     const base = key.replace(/\[.*$/s, '');
     if (!argNames.has(base) && !request.alsoRead?.includes(base)) walk.ignored.push(key);
   }
-  const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({ body, ignored: walk.ignored, problem });
+  const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({ body, readFromQuery, ignored: walk.ignored, problem });
   if (request.body !== undefined && !isPlainObject(request.body)) {
     return done({ field: 'body', reason: 'must be a JSON object, such as {"name": value}' });
   }
   const sent = request.body as Record<string, unknown> | undefined;
-  const body: Record<string, unknown> | undefined = sent ? {} : undefined;
+  let body: Record<string, unknown> | undefined = sent ? {} : undefined;
   if (sent && body) {
     for (const key of Object.keys(sent)) if (!argNames.has(key)) walk.ignored.push(key);
   }
@@ -164,6 +210,17 @@ export function readRestArguments(
       return done({ field: arg.name, reason: 'must be given once, as a single value' });
     }
     const named = getNamedType(arg.type);
+    if (isInputObjectType(named)) {
+      const fromQuery = queryObject(request.query, arg.name);
+      if (fromQuery) {
+        const read = 'problem' in fromQuery ? fromQuery : readValue(fromQuery.value, arg.type, arg.name, walk);
+        if ('problem' in read) return done(read.problem);
+        body ??= {};
+        body[arg.name] = read.value;
+        readFromQuery.push(arg.name);
+        continue;
+      }
+    }
     if (inQuery.length === 1 && isEnumType(named)) {
       // Sofa passes query text to GraphQL as it is; an enum's values are named here in plain words.
       const read = readValue(inQuery[0], named, arg.name, walk);

@@ -70,6 +70,9 @@ async function prepareRequest(
     const { field: name, reason } = args.problem;
     return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
   }
+  for (const name of args.readFromQuery) {
+    for (const key of [...url.searchParams.keys()]) if (key === name || key.startsWith(`${name}[`)) url.searchParams.delete(key);
+  }
   const body = args.body === undefined ? undefined : JSON.stringify(args.body);
   if (body !== undefined) headers.set('content-type', 'application/json');
 

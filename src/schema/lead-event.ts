@@ -1,8 +1,6 @@
 // Spec 4.11 (deprecated): messaging events recorded against a lead
 // (POST /api/v1/lead_events/:service/create?data…), and the lead's events in the graph.
 // What `data` accepts and the rules: src/domain/lead-events.ts.
-import { GraphQLScalarType } from 'graphql';
-import { JSONResolver } from 'graphql-scalars';
 import { builder, nodeById, keepNodeIdField } from '../builder.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 
@@ -30,22 +28,29 @@ export const LeadEvent = builder.prismaNode('LeadEvent', {
 });
 keepNodeIdField(LeadEvent, 'LeadEvent');
 
-// `data` is a scalar, not an input object: the query string delivers it as nested text or as JSON
-// text, and only the domain can then name the field at fault (an input object would answer type
-// errors about the whole of `data`). Its values are unknown until the domain validates them.
-const LeadEventData = builder.addScalarType(
-  'LeadEventData',
-  new GraphQLScalarType({
-    ...JSONResolver.toConfig(),
-    name: 'LeadEventData',
-    description:
-      'Object {leadId: Int (or its text), messageDetail: {contactType, description, sentDate, sentBy, linkStopCommunication, linkReplyAsAssistant: String}}. ' +
-      'sentDate is a date-time without zone (read as Australia/Sydney time); the links are http(s) URLs. ' +
-      'REST sends it in the query string, nested (?data[leadId]=12&data[messageDetail][sentBy]=Ana) or as JSON text (?data={"leadId":12,…}).',
-    // Not JSON's own specification: the shape above is what it accepts.
-    specifiedByURL: null,
+// `data` as input types, so clients and tools see its structure. The REST door reads it from the
+// query string, nested or as JSON text, ignoring keys these do not name (src/rest/arguments.ts); the
+// rules on each value are the domain's, which names the field at fault.
+const LeadEventMessageDetail = builder.inputType('LeadEventMessageDetail', {
+  description: 'The message an external service sent. Each field may be omitted, null or blank.',
+  fields: (t) => ({
+    contactType: t.string({ description: 'How the customer was contacted (sms, email, …).' }),
+    description: t.string({ description: 'The message, at most 10,000 characters.' }),
+    sentDate: t.string({ description: 'When it was sent: a date-time such as 2026-11-20 14:30:00, read as Australia/Sydney time unless it carries a zone.' }),
+    sentBy: t.string({ description: 'Who sent it.' }),
+    linkStopCommunication: t.string({ description: 'An http(s) URL where the customer stops the messages.' }),
+    linkReplyAsAssistant: t.string({ description: 'An http(s) URL where staff reply.' }),
   }),
-);
+});
+
+const LeadEventData = builder.inputType('LeadEventData', {
+  description:
+    'The lead and the message detail. REST sends it in the query string, nested (?data[leadId]=12&data[messageDetail][sentBy]=Ana) or as JSON text (?data={"leadId":12,…}).',
+  fields: (t) => ({
+    leadId: t.int({ required: true, description: 'The lead the event is about (REST also takes its digits as text).' }),
+    messageDetail: t.field({ type: LeadEventMessageDetail, required: true }),
+  }),
+});
 
 builder.mutationField('create_lead_event', (t) =>
   t.prismaField({
