@@ -48,7 +48,7 @@ const LeadEventData = builder.inputType('LeadEventData', {
     'The lead and the message detail. REST sends it in the query string, nested (?data[leadId]=12&data[messageDetail][sentBy]=Ana) or as JSON text (?data={"leadId":12,…}).',
   fields: (t) => ({
     leadId: t.int({ required: true, description: 'The lead the event is about (REST also takes its digits as text).' }),
-    messageDetail: t.field({ type: LeadEventMessageDetail, required: true }),
+    messageDetail: t.field({ type: LeadEventMessageDetail, required: true, description: 'The message the service sent; keys it does not list are ignored on the REST door.' }),
   }),
 });
 
