@@ -10,7 +10,7 @@ import { getDatamodel } from './generated/pothos-types.ts';
 import type { Context } from './context.ts';
 import type { Permission } from './auth/permissions.ts';
 import { permissionDenied, unauthenticated } from './errors.ts';
-import { deniedStatusOf, routeOfField } from './rest/routes.ts';
+import { deniedStatusOfField } from './auth/field-access.ts';
 
 /** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
 export const connectionPageSize = { default: 20, max: 100 } as const;
@@ -43,12 +43,11 @@ export const builder = new SchemaBuilder<{
       permission: (permission) => context.actor?.permissions.has(permission) ?? false,
     }),
     // A missing or invalid key is 401 whatever the field. A valid key without the permission gets
-    // what the REST route of the same root field answers (401 or 403, from the route table), so the
-    // two doors agree; any other field (and a root field with no route) is 403.
+    // what the field declares beside it (src/auth/field-access.ts: 403, or 401 where the spec says
+    // "unauthorised"), which the REST door reads too, so the two doors agree.
     unauthorizedError: (_parent, context, info) => {
       if (!context.actor) return unauthenticated();
-      const route = routeOfField(`${info.parentType.name}.${info.fieldName}`);
-      return permissionDenied(route ? deniedStatusOf(route) : 403);
+      return permissionDenied(deniedStatusOfField(info.parentType.getFields()[info.fieldName]));
     },
   },
   prisma: {
@@ -129,6 +128,13 @@ export const graphOnly = { extensions: { graphOnly: true } } as const;
 export function restShape(name: string, description: string, fields: readonly string[]) {
   return { extensions: { restShape: { name, description, fields } } } as const;
 }
+
+/**
+ * Marks an enum whose values stand for the spec's text ("New Vehicle Enquiry" as NEW_VEHICLE_ENQUIRY,
+ * src/schema/lead-values.ts): the REST door (src/rest/rest-schema.ts) reads and answers that text, as the spec documents it,
+ * so it serves such an enum as String and lists the values in the field's description.
+ */
+export const restAsText = { extensions: { restAsText: true } } as const;
 
 // DateTime answers ISO 8601 strings (2026-11-21T09:30:00.000Z), as the spec's date-time fields are.
 builder.addScalarType('DateTime', new GraphQLScalarType({ ...DateTimeISOResolver.toConfig(), name: 'DateTime' }));

@@ -6,7 +6,7 @@ import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ReadCacheOptions } from './response-cache.ts';
-import { forActor } from './db/scoped.ts';
+import { forActor, type ScopedDb } from './db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { Geocoder } from './domain/geocoding.ts';
@@ -40,12 +40,17 @@ export interface AppDeps {
   metrics?: GatewayMetrics;
 }
 
-export interface Context extends AppDeps {
+/**
+ * What a resolver is given: the caller, its scoped client and the few services operations use, not
+ * the service's whole dependency bag (key verifier, caches, counters and metrics stay with the
+ * plugins that own them, src/service.ts).
+ */
+export interface Context extends Pick<AppDeps, 'config' | 'now' | 'files' | 'geocoder'> {
   /**
    * The caller's client: every read and write is kept to the key's dealerships (src/db/scoped.ts),
    * and a request without a key reaches no dealership's rows at all.
    */
-  db: Db;
+  db: ScopedDb;
   /**
    * The escape hatch, for the few reads that are deliberately global (the public redirect, the
    * partner sign-on landing, the website lookup that tells 403 from 404, phone calls' per-key dedupe
@@ -110,5 +115,6 @@ export function carryActor(from: Request, to: Request): void {
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps, request);
-  return { ...deps, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
+  const { config, now, files, geocoder } = deps;
+  return { config, now, files, geocoder, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
 }

@@ -15,7 +15,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey, rotateKey } from '../src/auth/api-keys.ts';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { restRoutes } from '../src/rest/routes.ts';
+import { accessOfRoute, restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
@@ -169,9 +169,11 @@ describe('permission matrix, GraphQL door', () => {
 });
 
 describe('permission matrix, REST door', () => {
+  // Who may call each route is what its root field declares (src/auth/field-access.ts).
+  const accessOf = (route: RestRoute) => accessOfRoute(route, getSchema()).access;
   const pathFor = (path: string): string => path.replace(/:([a-z_]+)/g, '1');
 
-  it.each(restRoutes.filter((route) => route.access !== 'public').map((route) => [route.method, route.path, route] as const))(
+  it.each(restRoutes.filter((route) => accessOf(route) !== 'public').map((route) => [route.method, route.path, route] as const))(
     '%s %s: no key → 401, before any input is read',
     async (method, path) => {
       const response = await app.request(pathFor(path), { method, ...(method === 'GET' ? {} : { body: 'not json' }) });
@@ -182,10 +184,10 @@ describe('permission matrix, REST door', () => {
 
   it.each(
     restRoutes
-      .filter((route) => route.access !== 'public' && route.access !== 'authenticated')
+      .filter((route) => accessOf(route) !== 'public' && accessOf(route) !== 'authenticated')
       .map((route) => [route.method, route.path, route] as const),
   )('%s %s: every permission but its own → 403, or 401 where the spec says unauthorised', async (method, path, route) => {
-    const { key } = await makeKey(app.db, { permissions: allPermissions.filter((p) => p !== route.access) });
+    const { key } = await makeKey(app.db, { permissions: allPermissions.filter((p) => p !== accessOf(route)) });
     const response = await app.request(pathFor(path), { method, key, ...(method === 'GET' ? {} : { json: {} }) });
     const unauthorised = UNAUTHORISED_WITHOUT_PERMISSION.has(route.field);
     expect(response.status).toBe(unauthorised ? 401 : 403);

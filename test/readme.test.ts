@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
-import { deniedStatusOf, permissionsOf, restRoutes } from '../src/rest/routes.ts';
+import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { routeCosts } from '../src/rest/route-costs.ts';
 import { DEFAULT_RATE_LIMITS } from '../src/config.ts';
 import { getSchema } from '../src/schema/index.ts';
@@ -54,14 +54,17 @@ describe('README.md and docs/', () => {
       errors: (errors ?? '').split(' ').map(Number),
       field: (field ?? '').replace(/`/g, ''),
     }));
-    const expected = restRoutes.map((route) => ({
-      key: `${route.method} ${openApiPath(route.path)}`,
-      permission: route.access === 'public' ? 'none (public)' : route.access === 'authenticated' ? 'any valid key' : permissionsOf(route).join(' and '),
-      without: permissionsOf(route).length > 0 ? String(deniedStatusOf(route)) : '',
-      success: route.successStatus ?? 200,
-      errors: errorStatusesOf(route),
-      field: route.field.split('.')[1],
-    }));
+    const expected = restRoutes.map((route) => {
+      const access = accessOfRoute(route, getSchema());
+      return {
+        key: `${route.method} ${openApiPath(route.path)}`,
+        permission: access.access === 'public' ? 'none (public)' : access.access === 'authenticated' ? 'any valid key' : access.permissions.join(' and '),
+        without: access.permissions.length > 0 ? String(access.deniedStatus) : '',
+        success: route.successStatus ?? 200,
+        errors: errorStatusesOf(route, access),
+        field: route.field.split('.')[1],
+      };
+    });
     const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
     expect(documented.sort(byKey)).toEqual(expected.sort(byKey));
   });

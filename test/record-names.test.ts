@@ -3,6 +3,7 @@
 // caller on every model that is named this way, with records planted so that each caller's former
 // tie-break (the newest car, the lowest website id, any row) would pick another record.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { forDealerships } from '../src/db/scoped.ts';
 import { findCar } from '../src/domain/cars.ts';
 import { idOrSlug, nameMatch, recordNamed, recordNameWhere, slugOnly } from '../src/domain/record-names.ts';
 import { findWebsite } from '../src/domain/websites.ts';
@@ -81,7 +82,7 @@ describe('every caller, on every model named this way', () => {
       ['only-custom', onlyCustom.id],
     ];
     for (const [text, expected] of cases) {
-      expect((await findCar(app.db, text, null, { id: true })).id, text).toBe(expected);
+      expect((await findCar(forDealerships(app.db, null), text, null, { id: true })).id, text).toBe(expected);
       const graph = await app.graphql<{ car: { id: number } | null }>('query ($id: String!) { car(id: $id) { id: databaseId } }', { id: text }, key);
       expect(graph.errors, text).toBeUndefined();
       expect(graph.data?.car?.id, text).toBe(expected);

@@ -441,25 +441,36 @@ function scopedClient(db: Db, scope: Scope): Db {
   return extended as unknown as Db;
 }
 
+declare const scopedBrand: unique symbol;
+
+/**
+ * The client of a caller: every read and write kept to its dealerships (or, for an unrestricted key,
+ * every dealership, said on purpose by forDealerships(db, null)). Domain functions and resolvers take
+ * this type, so the service's own client (`Db`) cannot reach them by mistake: it is a compile error.
+ * Only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the unscoped client.
+ */
+export type ScopedDb = Db & { readonly [scopedBrand]: 'scoped' };
+
 /**
  * What a domain function gets when it must tell "not yours" from "missing" (the website-scoped
  * operations' 403): the caller's scoped client, and the escape hatch for that one lookup.
  */
 export interface DbClients {
-  db: Db;
+  db: ScopedDb;
   unscopedDb: Db;
 }
 
 /** Scoped clients are cached per base client and per distinct set of dealerships. */
-const clientsByDb = new WeakMap<Db, Map<string, Db>>();
+const clientsByDb = new WeakMap<Db, Map<string, ScopedDb>>();
 const MAX_CACHED_SCOPES = 1000;
 
 /**
  * The client for a caller that reaches `dealershipIds` (null: every dealership, the client itself).
  * An empty list reaches nothing: the client of a request without a key.
  */
-export function forDealerships(db: Db, dealershipIds: readonly number[] | null): Db {
-  if (dealershipIds === null) return db;
+export function forDealerships(db: Db, dealershipIds: readonly number[] | null): ScopedDb {
+  // Every dealership: the client itself, which then has nothing to keep out.
+  if (dealershipIds === null) return db as ScopedDb;
   const ids = [...new Set(dealershipIds)].sort((a, b) => a - b);
   const cacheKey = ids.join(',');
   let clients = clientsByDb.get(db);
@@ -471,13 +482,13 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
   if (!client) {
     // A bounded cache: sets beyond the bound (never in practice: one per key) are rebuilt when asked.
     if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
-    client = scopedClient(db, new Scope(ids));
+    client = scopedClient(db, new Scope(ids)) as ScopedDb;
     clients.set(cacheKey, client);
   }
   return client;
 }
 
 /** The client for a request's caller: the key's dealerships, or nothing at all without a key. */
-export function forActor(db: Db, actor: { dealershipIds: readonly number[] | null } | null): Db {
+export function forActor(db: Db, actor: { dealershipIds: readonly number[] | null } | null): ScopedDb {
   return forDealerships(db, actor ? actor.dealershipIds : []);
 }

@@ -1,7 +1,8 @@
 // Spec 4.2 / 2.2: a car's performance figures. Every figure is computed from stored facts (leads,
 // photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
 // Any number of cars costs the same six queries, so a page of cars with their figures stays cheap.
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { findCarForKey, type CarLookupBy } from './cars.ts';
 import type { DbClients } from '../db/scoped.ts';
 
@@ -88,14 +89,14 @@ type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect
  * The figures of each of `carIds` that exists. `db` is the caller's scoped client: a foreign car
  * has no figures, and a car's leads, calls and the rest count only rows of the key's dealerships.
  */
-export async function carPerformances(db: Db, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
+export async function carPerformances(db: ScopedDb, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const ids = [...new Set(carIds)];
   if (ids.length === 0) return new Map();
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, now);
 }
 
 /** The figures of `cars` (`ids` are theirs, known before the cars are read, so every query runs at once). */
-async function figuresOf(db: Db, carsRead: Promise<PerformanceCar[]>, ids: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
+async function figuresOf(db: ScopedDb, carsRead: Promise<PerformanceCar[]>, ids: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const result = new Map<number, CarPerformance>();
   const inIds = { in: [...ids] };
   // Ordered by time then id, so "first" and "latest" are stable when rows share a timestamp.
@@ -198,7 +199,7 @@ const batchers = new WeakMap<object, PerformanceBatcher>();
  * request: a page of cars selecting `performance` costs six queries, not six per car.
  */
 export function loadCarPerformance(
-  context: { db: Db; now: () => Date },
+  context: { db: ScopedDb; now: () => Date },
   carId: number,
 ): Promise<CarPerformance | null> {
   let batcher = batchers.get(context);

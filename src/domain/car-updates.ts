@@ -9,7 +9,8 @@
 // Everything is written in one transaction: a refused request leaves the car exactly as it was.
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import { isUniqueViolation, type Db, type Prisma } from '../db/client.ts';
+import { isUniqueViolation, type Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
@@ -69,7 +70,7 @@ export interface UpdateCarResult {
  * Updates the car `id` (or, with match_existing_car_by_stocknum, the car with the body's stocknum
  * in the body's dealership, whatever `id` says) among the cars the actor reaches.
  */
-export async function updateCar(db: Db, actor: Actor, input: { id: number; car: CarInput }, now: Date): Promise<UpdateCarResult> {
+export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number; car: CarInput }, now: Date): Promise<UpdateCarResult> {
   const changes = validateCarInput(input.car, now);
   const targetDealershipId = input.car.dealership_id;
   // A car never moves to, and is never matched in, a dealership the key cannot reach; a dealership

@@ -3,7 +3,8 @@
 // the key's dealerships is not found, exactly like a car that does not exist; except where the spec
 // gives that case its own outcome (findCarIdForKey).
 import { idOrSlug, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { invalidDealership, isApiError, notFound } from '../errors.ts';
 
@@ -29,7 +30,7 @@ export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Pri
  * text names in that precedence; by VIN, the newest car when several share it. One statement either way.
  */
 export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
-  db: Db,
+  db: ScopedDb,
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   select: Select,

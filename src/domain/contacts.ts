@@ -2,7 +2,8 @@
 // key does not reach answers dealership_not_found whatever the contact id; a contact is then looked
 // for only inside that dealership, so one dealership's contacts never appear under another.
 import { z } from 'zod';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { requireDealershipId } from './dealerships.ts';
 import { parseRecord } from './input-records.ts';
@@ -41,14 +42,14 @@ export function contactPage(input: { page?: number | null; per_page?: number | n
 }
 
 /** The `where` of one contact of a dealership the actor reaches; dealership_not_found otherwise. */
-export async function contactWhere(db: Db, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
+export async function contactWhere(db: ScopedDb, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
   const dealership_id = await requireDealershipId(db, { id: dealershipId });
   return { id: contactId, dealership_id };
 }
 
 /** A page of a reachable dealership's contacts, ordered by id. */
 export async function contactListArgs(
-  db: Db,
+  db: ScopedDb,
   input: { dealership_id: number; page?: number | null; per_page?: number | null },
 ): Promise<{ where: Prisma.ContactWhereInput; orderBy: Prisma.ContactOrderByWithRelationInput; skip: number; take: number }> {
   // Paging is checked before the dealership so a bad parameter is reported without a query.

@@ -2,7 +2,7 @@
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's sales locations (4.15).
 import { z } from 'zod';
-import type { Db } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import type { Website } from '../generated/prisma/sqlite/client.ts';
 import { apiError, notFound } from '../errors.ts';
 import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
@@ -13,7 +13,7 @@ import { jsonStrings } from './json-columns.ts';
  * The id of the dealership with this id or slug, read through the caller's scoped client: one the
  * key does not reach is dealership_not_found, like one that does not exist.
  */
-export async function requireDealershipId(db: Db, by: { id: number } | { slug: string }): Promise<number> {
+export async function requireDealershipId(db: ScopedDb, by: { id: number } | { slug: string }): Promise<number> {
   const dealership = await db.dealership.findFirst({
     where: 'id' in by ? { id: by.id } : { slug: by.slug.trim() },
     select: { id: true },
@@ -35,7 +35,7 @@ export interface PartnerDealershipMapping {
  * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
  * makes both required in every entry. Ordered by dealership id, then location id.
  */
-export async function partnerDealershipMappings(db: Db): Promise<PartnerDealershipMapping[]> {
+export async function partnerDealershipMappings(db: ScopedDb): Promise<PartnerDealershipMapping[]> {
   const locations = await db.location.findMany({
     where: {
       partner_dealership_id: { not: null },
@@ -77,7 +77,7 @@ export interface InstalledPlugin {
 }
 
 /** The plugins installed on a dealership the actor reaches, by plugin name (then slug). */
-export async function dealershipPlugins(db: Db, dealershipSlug: string): Promise<InstalledPlugin[]> {
+export async function dealershipPlugins(db: ScopedDb, dealershipSlug: string): Promise<InstalledPlugin[]> {
   const dealershipId = await requireDealershipId(db, { slug: dealershipSlug });
   const installs = await db.dealershipPlugin.findMany({
     where: { dealership_id: dealershipId },
@@ -165,7 +165,7 @@ export function postcodeSearchLimit(limit: number | null | undefined): number {
  * only the locations answered. Restricted keys rank only their own dealerships' locations.
  */
 export async function rankLocationsByPostcode(
-  db: Db,
+  db: ScopedDb,
   input: { manufacturerId: number; postcode?: string | null; limit?: number | null },
   geocoder: Geocoder,
 ): Promise<RankedLocation[]> {

@@ -3,7 +3,8 @@
 // or as JSON text (?data={"leadId":12,…}), and GraphQL clients send an object. This file decides
 // what is accepted and names the field at fault (`data.leadId`, `data.messageDetail.sentDate` …).
 import { z } from 'zod';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { apiError, invalidInput } from '../errors.ts';
 import { HTTP_URL_PATTERN } from './http-url.ts';
 import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
@@ -207,7 +208,7 @@ type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadE
  * Records the event against the lead. Read through the caller's scoped client, a lead outside the
  * key's dealerships is `no_lead_found`, exactly like a lead that does not exist.
  */
-export async function createLeadEvent(db: Db, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
+export async function createLeadEvent(db: ScopedDb, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
   const { leadId, ...event } = validateLeadEvent(input);
   const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true } });
   if (!lead) throw noLeadFound();

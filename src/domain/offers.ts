@@ -4,7 +4,8 @@
 // dealership_ids, so it learns nothing about other dealers.
 import type sanitizeHtml from 'sanitize-html';
 import type { Actor } from '../auth/api-keys.ts';
-import type { Db, Prisma } from '../db/client.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 import type { DbClients } from '../db/scoped.ts';
@@ -114,7 +115,7 @@ export function manufacturerOffersWhere(actor: Actor, manufacturerId: number, no
 }
 
 /** Spec 4.5: 404 manufacturer_not_found for an unknown manufacturer; manufacturers are not dealership data. */
-export async function requireManufacturer(db: Db, manufacturerId: number): Promise<void> {
+export async function requireManufacturer(db: ScopedDb, manufacturerId: number): Promise<void> {
   const manufacturer = await db.manufacturer.findUnique({ where: { id: manufacturerId }, select: { id: true } });
   if (!manufacturer) throw notFound('manufacturer');
 }

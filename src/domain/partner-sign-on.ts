@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { apiError } from '../errors.ts';
 import { NON_BLANK, parseRecord, withRequired } from './input-records.ts';
 
@@ -62,7 +63,7 @@ export interface PartnerTokenGrant {
  * dealerships only reaches users of those dealerships; anyone else answers like an unknown e-mail.
  */
 export async function createPartnerToken(
-  db: Db,
+  db: ScopedDb,
   actor: Actor,
   config: Pick<Config, 'publicUrl'>,
   request: PartnerTokenRequest,
@@ -97,6 +98,7 @@ const tokenNotFound = () => apiError('NOT_FOUND', 'token_not_found', 'This sign-
  * Answers the platform URL carrying the signed session value.
  */
 export async function redeemPartnerToken(
+  // Unscoped on purpose: the browser holds no key; the single-use token names the one row it reads.
   db: Db,
   config: Pick<Config, 'platformUrl' | 'sessionSigningSecret'>,
   token: string | null | undefined,

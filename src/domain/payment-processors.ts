@@ -2,13 +2,13 @@
 // website's own (website_id set) or the dealership's default (website_id null), which every website
 // without its own uses.
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { findCar } from './cars.ts';
 import { openProcessorKey } from './stored-secrets.ts';
 import { findWebsite } from './websites.ts';
 
-type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
+type ProcessorRow = Awaited<ReturnType<ScopedDb['paymentProcessor']['findMany']>>[number];
 
 /**
  * Without `website`: every processor of the car's dealership, by id. With `website` (ID, slug or
@@ -16,7 +16,7 @@ type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[numb
  * dealership than the car's is website_not_found, like one that does not exist.
  */
 export async function carPaymentProcessors(
-  db: Db,
+  db: ScopedDb,
   carIdentifier: string,
   websiteIdentifier: string | null | undefined,
 ): Promise<ProcessorRow[]> {

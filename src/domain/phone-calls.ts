@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
-import { isUniqueViolation, type Db } from '../db/client.ts';
-import type { DbClients } from '../db/scoped.ts';
+import { isUniqueViolation } from '../db/client.ts';
+import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { invalidInput } from '../errors.ts';
 import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
@@ -79,7 +79,7 @@ function dedupeKeys(actor: Actor, called: string, caller: string, callId: string
  * The car the caller most recently enquired about at this dealership within the window: their
  * lead's phone, or its contact's phone, is the calling number.
  */
-async function attributedCarId(db: Db, dealershipId: number, caller: string, now: Date): Promise<number | null> {
+async function attributedCarId(db: ScopedDb, dealershipId: number, caller: string, now: Date): Promise<number | null> {
   const lead = await db.lead.findFirst({
     where: {
       dealership_id: dealershipId,

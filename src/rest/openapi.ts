@@ -22,7 +22,8 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
-import { deniedStatusOf, permissionsOf, restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
+import { restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
+import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import { operationExamples } from './openapi-examples.ts';
 import { deprecationHeaderDocs } from './deprecation.ts';
@@ -106,22 +107,22 @@ function errorExample(route: RestRoute, status: number): Record<string, string> 
 }
 
 /** What an error status means for this route: its own outcome, else the general description. */
-function errorDescriptionOf(route: RestRoute, status: number): string {
+function errorDescriptionOf(route: RestRoute, access: FieldAccess, status: number): string {
   const own = route.outcomes?.[status];
   if (own) return own;
-  if (status === 403 && route.access !== 'public' && route.access !== 'authenticated') {
-    return `\`forbidden\`: the key lacks ${permissionsOf(route).map((name) => `\`${name}\``).join(' or ')}.`;
+  if (status === 403 && access.permissions.length > 0) {
+    return `\`forbidden\`: the key lacks ${access.permissions.map((name) => `\`${name}\``).join(' or ')}.`;
   }
   return errorDescriptions[status] ?? 'Error.';
 }
 
 /** The error statuses a route can answer with: its own list, else what its shape implies. */
-export function errorStatusesOf(route: RestRoute): number[] {
+export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[] {
   if (route.errors) return [...route.errors].sort();
   const statuses = new Set<number>();
-  if (route.access !== 'public') statuses.add(401);
-  const needsPermission = route.access !== 'public' && route.access !== 'authenticated';
-  if ((needsPermission && (deniedStatusOf(route) === 403 || route.alsoNeeds?.length)) || route.outcomes?.[403]) statuses.add(403);
+  if (access.access !== 'public') statuses.add(401);
+  const needsPermission = access.permissions.length > 0;
+  if ((needsPermission && (access.deniedStatus === 403 || access.alsoNeeds.length > 0)) || route.outcomes?.[403]) statuses.add(403);
   if (/:/.test(route.path)) {
     statuses.add(400); // a path parameter that is not percent-encoded UTF-8
     statuses.add(404);
@@ -261,6 +262,7 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
   const { writer } = context;
   const field = writer.rootField(route);
   if (!field) return null;
+  const access = accessOfField(field);
   const argsByName = new Map(field.args.map((arg) => [arg.name, arg]));
   const declared = route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined;
   // Successful GET answers carry an ETag and honour If-None-Match (src/http-etags.ts).
@@ -373,10 +375,10 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
   // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation;
   // errorStatusesOf lists what the operation itself decides.
   const errors = Object.fromEntries(
-    [...errorStatusesOf(route), 429, 500, 503].map((code) => [
+    [...errorStatusesOf(route, access), 429, 500, 503].map((code) => [
       String(code),
       {
-        description: errorDescriptionOf(route, code),
+        description: errorDescriptionOf(route, access, code),
         headers: {
           ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
           ...(code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
@@ -387,20 +389,20 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
       },
     ]),
   );
-  const permissions = permissionsOf(route);
-  const access =
-    route.access === 'public'
+  const { permissions, alsoNeeds, deniedStatus } = access;
+  const accessText =
+    access.access === 'public'
       ? 'No API key: anyone may call it.'
-      : route.access === 'authenticated'
+      : access.access === 'authenticated'
         ? 'Any valid API key.'
-        : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${route.access}\` the answer is ` +
-          `${deniedStatusOf(route)} \`${deniedStatusOf(route) === 401 ? 'unauthorized' : 'forbidden'}\`` +
-          `${route.alsoNeeds?.length ? `, without ${route.alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
+        : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
+          `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`` +
+          `${alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
   return {
     operationId: field.name,
     summary: route.summary,
     description: [
-      access,
+      accessText,
       ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
       field.description ?? '',
       route.deprecated
@@ -411,11 +413,11 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
       .join('\n\n'),
     ...(route.deprecated ? { deprecated: true } : {}),
     tags: [route.tag],
-    'x-permission': route.access,
+    'x-permission': access.access,
     'x-permissions': permissions,
-    ...(permissions.length > 0 ? { 'x-permission-denied-status': deniedStatusOf(route) } : {}),
+    ...(permissions.length > 0 ? { 'x-permission-denied-status': deniedStatus } : {}),
     'x-graphql-field': route.field,
-    security: route.access === 'public' ? [] : [{ bearer: [] }],
+    security: access.access === 'public' ? [] : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {

@@ -13,7 +13,8 @@ import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
 import { permissionDenied, unauthenticated } from '../errors.ts';
-import { deniedStatusOf, matchPath, parseParam, permissionsOf, restRoutes, type MatchedRoute } from './routes.ts';
+import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
+import { accessOfField } from '../auth/field-access.ts';
 import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
@@ -52,7 +53,7 @@ async function prepareRequest(
     }
   }
   // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
-  const refused = await refuseCaller(deps, caller, route);
+  const refused = await refuseCaller(deps, caller, field);
   if (refused) return refused;
 
   // A parameter holding JSON text (lead events' ?data={…}) is measured before anything parses it.
@@ -159,20 +160,20 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
 
 /**
  * Who may call the route, checked before its input is read: a caller without a valid key (401) or
- * without a permission the route needs (its deniedStatus, else 403) learns nothing about the shape
- * of the input. The root field's own authScopes say the same (test/schema-auth.test.ts holds the two
- * together) and guard /graphql.
+ * without a permission the root field declares (its deniedStatus, else 403; src/auth/field-access.ts)
+ * learns nothing about the shape of the input. The same declaration guards the field on /graphql.
  */
-async function refuseCaller(deps: AppDeps, request: Request, route: MatchedRoute['route']): Promise<Response | null> {
-  if (route.access === 'public') return null;
+async function refuseCaller(deps: AppDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
+  const { access, deniedStatus, permissions } = accessOfField(field);
+  if (access === 'public') return null;
   const actor = await actorFromRequest(deps, request);
   if (!actor) return restErrorResponse([unauthenticated()]);
-  const [first] = permissionsOf(route).filter((permission) => !actor.permissions.has(permission));
+  const [first] = permissions.filter((permission) => !actor.permissions.has(permission));
   if (first === undefined) return null;
   // The operation's own permission decides the route's outcome; a further one its record needs is 403.
-  const status = first === route.access ? deniedStatusOf(route) : 403;
+  const status = first === access ? deniedStatus : 403;
   // Only a further permission is named: the operation's own is in its documentation.
-  return restErrorResponse([permissionDenied(status, first === route.access ? undefined : first)]);
+  return restErrorResponse([permissionDenied(status, first === access ? undefined : first)]);
 }
 
 export function useRestRoutes(deps: AppDeps): Plugin {

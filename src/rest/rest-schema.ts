@@ -26,12 +26,6 @@ const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 /** Whether a field was declared for graph clients only (`graphOnly` in src/builder.ts). */
 const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
 
-/**
- * Marks an enum whose values stand for the spec's text ("New Vehicle Enquiry" as NEW_VEHICLE_ENQUIRY,
- * src/schema/lead-values.ts): the REST door reads and answers that text, as the spec documents it,
- * so it serves such an enum as String and lists the values in the field's description.
- */
-export const restAsText = { extensions: { restAsText: true } } as const;
 
 const isRestText = (type: GraphQLType): boolean => {
   const named = getNamedType(type);

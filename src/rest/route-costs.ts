@@ -6,7 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { RateLimitSettings } from '../config.ts';
 import { restCallCost, type ListSize } from '../graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
-import { restRoutes, type RestRoute } from './routes.ts';
+import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';
 
 export interface RouteCost {
   route: RestRoute;
@@ -28,6 +28,6 @@ export function routeCosts(schema: GraphQLSchema, limits: RateLimitSettings): Ro
     const cost = restCallCost(field, largestPage);
     const windows = 60_000 / limits.windowMs;
     const perWindow = Math.min(limits.keyRequests > 0 ? limits.keyRequests : Infinity, limits.keyCost > 0 ? Math.floor(limits.keyCost / cost) : Infinity);
-    return [{ route, largestPage, cost, callsPerMinute: route.access === 'public' ? null : Math.floor(perWindow * windows) }];
+    return [{ route, largestPage, cost, callsPerMinute: accessOfRoute(route, served).access === 'public' ? null : Math.floor(perWindow * windows) }];
   });
 }

@@ -1,7 +1,8 @@
 // The REST door: the documented paths of the API specification (see docs/rest.md, "REST paths"), each mapped onto one root
 // field of the graph. A path that is not in this table does not exist (404).
 import { z } from 'zod';
-import type { Permission } from '../auth/permissions.ts';
+import type { GraphQLField, GraphQLSchema } from 'graphql';
+import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import type { RouteDeprecation } from './deprecation.ts';
 import { carRecord, carRecordAt } from '../domain/car-record.ts';
 import { contactListRequest } from '../domain/contacts.ts';
@@ -27,8 +28,6 @@ export interface RestRoute {
   /** The spec section, for docs/rest.md and the OpenAPI document. */
   spec: string;
   summary: string;
-  /** The permission needed; 'authenticated' = any valid key; 'public' = no key at all. */
-  access: Permission | 'authenticated' | 'public';
   successStatus?: 200 | 201 | 202 | 302;
   /**
    * Path and query parameters that are not plain strings. Query strings carry only text, so the
@@ -55,18 +54,6 @@ export interface RestRoute {
   deprecated?: RouteDeprecation;
   /** The error statuses the operation answers with, when they differ from what its shape implies. */
   errors?: readonly number[];
-  /**
-   * What a valid key without `access` gets: 403 `forbidden` by default; 401 `unauthorized` where the
-   * spec's error table calls that case "unauthorised" (4.4, 4.8, 4.9, 4.11). GraphQL's
-   * extensions.code says the same for the root field (src/builder.ts).
-   */
-  deniedStatus?: PermissionDeniedStatus;
-  /**
-   * Permissions the operation's documented record needs besides `access`: the spec types the field
-   * they guard as always present, so a key without one is refused (403) rather than sent a record
-   * with the field missing.
-   */
-  alsoNeeds?: readonly Permission[];
   /** The group the operation is listed under in the OpenAPI document (one of restTags). */
   tag: RestTag;
   /**
@@ -92,11 +79,10 @@ export const restTags = {
 
 export type RestTag = keyof typeof restTags;
 
-export type PermissionDeniedStatus = 401 | 403;
 
 export const restRoutes: readonly RestRoute[] = [
   {
-    method: 'PUT', path: '/api/cars/:id', field: 'Mutation.update_car', spec: '4.1', summary: 'Update a car', access: 'update:car',
+    method: 'PUT', path: '/api/cars/:id', field: 'Mutation.update_car', spec: '4.1', summary: 'Update a car',
     tag: 'cars',
     outcomes: { 404: "`car_not_found`: no car with that id (or, with `match_existing_car_by_stocknum`, that stock number) among the key's dealerships.", 409: "`stocknum_taken`: another car of the dealership has that stock number.", 422: "`invalid_input`: `field` names the value at fault, including a `car.dealership_id` the key cannot use." },
     params: { id: 'integer' }, body: ['car'],
@@ -111,62 +97,61 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET', path: '/api/v1/cars/:id/performance.json', field: 'Query.car_performance', spec: '4.2',
     tag: 'cars',
     outcomes: { 403: "`forbidden`: the key lacks `read:car`; or `invalid_dealership`: the car belongs to a dealership the key cannot use.", 404: "`car_not_found`: no car has that id, slug, custom slug (or VIN)." },
-    summary: "Get a car's performance figures", access: 'read:car', query: ['lookup_by'],
+    summary: "Get a car's performance figures", query: ['lookup_by'],
   },
   {
     method: 'GET', path: '/api/v1/cars/:id/payment_processors.json', field: 'Query.car_payment_processors', spec: '4.3',
     tag: 'cars',
     outcomes: { 403: "`forbidden`: the key lacks `show:payment_processor`, or `show:payment_processor_secret`, which every record's `authorization_key` needs.", 404: "`car_not_found`: no car with that id, slug or custom slug among the key's dealerships; `website_not_found`." },
-    summary: "Get a car's payment processors", access: 'show:payment_processor', query: ['website'],
-    alsoNeeds: ['show:payment_processor_secret'],
+    summary: "Get a car's payment processors", query: ['website'],
   },
   {
     method: 'GET', path: '/api/v1/model_variants/:slug', field: 'Query.model_variant', spec: '4.4',
     tag: 'new vehicles',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `show:model_variant` (the message says which).", 403: "`forbidden`: the key is not authorised for the website.", 404: "`website_not_found`; `model_variant_not_found`: no variant with that slug on the website." },
-    summary: 'Get a model variant by slug', access: 'show:model_variant', query: ['website_id'], deniedStatus: 401,
+    summary: 'Get a model variant by slug', query: ['website_id'],
     input: () => modelVariantRequest,
   },
   {
     method: 'GET', path: '/manufacturers/:id/offers.json', field: 'Query.manufacturer_offers', spec: '4.5',
     tag: 'offers',
     outcomes: { 404: "`manufacturer_not_found`." },
-    summary: "List a manufacturer's offers", access: 'index:offer', params: { id: 'integer' },
+    summary: "List a manufacturer's offers", params: { id: 'integer' },
   },
   {
     method: 'GET', path: '/websites/:website_id/offers/:id.json', field: 'Query.website_offer', spec: '4.6',
     tag: 'offers',
     outcomes: { 403: "`forbidden`: the key lacks `index:offer`, or is not authorised for the website.", 404: "`website_not_found`; `offer_not_found`: no offer with that id on the website." },
-    summary: 'Show a website offer', access: 'index:offer', params: { website_id: 'integer', id: 'integer' },
+    summary: 'Show a website offer', params: { website_id: 'integer', id: 'integer' },
   },
   {
     method: 'GET', path: '/api/v1/apikeys/apikey_details.json', field: 'Query.apikey_details', spec: '4.7',
     tag: 'api keys',
-    summary: 'Show the API key used for the call', access: 'authenticated',
+    summary: 'Show the API key used for the call',
   },
   {
     method: 'PUT', path: '/api/v1/leads/:id', field: 'Mutation.update_lead', spec: '4.8', summary: 'Update a lead',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `update:lead` (the message says which).", 404: "`lead_not_found`: no lead with that id among the key's dealerships.", 409: "`lead_too_old`: the lead is more than 3 days (72 hours) old." },
-    access: 'update:lead', params: { id: 'integer' }, body: ['lead'], input: (now) => leadRequests(now).update, deniedStatus: 401, errors: [400, 401, 404, 409, 413, 422],
+    params: { id: 'integer' }, body: ['lead'], input: (now) => leadRequests(now).update, errors: [400, 401, 404, 409, 413, 422],
   },
   {
-    method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead', access: 'create:lead',
+    method: 'POST', path: '/api/v1/leads', field: 'Mutation.create_lead', spec: '4.9', summary: 'Create a lead',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `create:lead` (the message says which).", 404: "`dealership_not_found`: the dealership does not exist or the key cannot use it.", 422: "`invalid_input`: `field` names the value at fault; `idempotency_key_reused`: the `Idempotency-Key` was used with another body." },
-    successStatus: 201, body: ['lead'], input: (now) => leadRequests(now).create, deniedStatus: 401, idempotent: true, errors: [400, 401, 404, 413, 422],
+    successStatus: 201, body: ['lead'], input: (now) => leadRequests(now).create, idempotent: true, errors: [400, 401, 404, 413, 422],
   },
   {
     method: 'POST', path: '/api/v1/partner/tokens', field: 'Mutation.create_partner_token', spec: '4.10',
     tag: 'partner',
     outcomes: { 403: "`forbidden`: the key lacks `create:partner_token`.", 404: "`no_platform_account`: no platform user has that e-mail among the key's dealerships.", 422: "`email_required`: `email` is missing or empty; `invalid_input` for another problem." },
-    summary: 'Generate a partner sign-on token', access: 'create:partner_token', successStatus: 201, body: ['email'],
+    summary: 'Generate a partner sign-on token', successStatus: 201, body: ['email'],
     input: () => documentedPartnerTokenRequest, errors: [400, 401, 403, 404, 413, 422] },
   {
     method: 'POST', path: '/api/v1/lead_events/:service/create', field: 'Mutation.create_lead_event', spec: '4.11',
     tag: 'leads',
     outcomes: { 401: "`unauthorized`: a missing or invalid key, or a key without `create:lead_event` (the message says which).", 404: "`no_lead_found`: no lead with `data[leadId]` among the key's dealerships." },
-    summary: 'Record a messaging event against a lead (deprecated)', access: 'create:lead_event', successStatus: 201, query: ['data'], deniedStatus: 401,
+    summary: 'Record a messaging event against a lead (deprecated)', successStatus: 201, query: ['data'],
     input: () => leadEventRequest,
     deprecated: { since: '2026-11-21', sunset: '2027-06-30' },
   },
@@ -174,25 +159,25 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET', path: '/dealerships/:dealership_id/contacts/:id', field: 'Query.contact', spec: '4.12', summary: 'Show a contact',
     tag: 'contacts',
     outcomes: { 404: "`dealership_not_found`; `contact_not_found`." },
-    access: 'read:contact', params: { dealership_id: 'integer', id: 'integer' },
+    params: { dealership_id: 'integer', id: 'integer' },
   },
   {
     method: 'GET', path: '/dealerships/:dealership_id/contacts', field: 'Query.contacts', spec: '4.13', summary: "List a dealership's contacts",
     tag: 'contacts',
     outcomes: { 404: "`dealership_not_found`." },
-    access: 'read:contact', params: { dealership_id: 'integer', page: 'integer', per_page: 'integer' }, query: ['page', 'per_page'],
+    params: { dealership_id: 'integer', page: 'integer', per_page: 'integer' }, query: ['page', 'per_page'],
     input: () => contactListRequest,
   },
   {
     method: 'GET', path: '/api/v1/partner/dealerships', field: 'Query.partner_dealerships', spec: '4.14',
     tag: 'partner',
-    summary: 'List partner dealership mappings', access: 'index:dealership',
+    summary: 'List partner dealership mappings',
   },
   {
     method: 'GET', path: '/manufacturers/:id/search_by_postcode', field: 'Query.search_dealerships_by_postcode', spec: '4.15',
     tag: 'dealerships',
     outcomes: { 404: "`manufacturer_not_found`.", 422: "`geolocation_error`: the postcode is not a known Australian postcode; `invalid_input` for another parameter (such as a `limit` outside 1–20)." },
-    summary: "Search a manufacturer's sales locations by postcode", access: 'search:location', params: { id: 'integer', limit: 'integer' },
+    summary: "Search a manufacturer's sales locations by postcode", params: { id: 'integer', limit: 'integer' },
     query: ['postcode', 'limit'],
     // The search's own rule (not the graph) requires the postcode: see postcodeSearchRequest.
     input: () => withRequired(postcodeSearchRequest, ['postcode']),
@@ -201,20 +186,20 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'POST', path: '/api/v1/webhooks/phone_calls_webhooks/generic', field: 'Mutation.phone_call_webhook', spec: '4.16',
     tag: 'phone calls',
     outcomes: { 401: "`unauthorized`: no key, neither in `Authorization` nor in `?token=`, or an invalid one." },
-    summary: 'Receive a phone call notification', access: 'create:phone_call', successStatus: 202,
+    summary: 'Receive a phone call notification', successStatus: 202,
     body: ['called_number', 'caller_number'], input: () => phoneCallReport, acceptsForm: true, tokenInQuery: true,
   },
   {
     method: 'GET', path: '/api/v1/dealerships/:dealership_slug/plugins', field: 'Query.dealership_plugins', spec: '4.17',
     tag: 'dealerships',
     outcomes: { 404: "`dealership_not_found`." },
-    summary: "List a dealership's plugins", access: 'index:plugin',
+    summary: "List a dealership's plugins",
   },
   {
     method: 'GET', path: '/api/v1/dealerships/:dealership_slug/redirect_service', field: 'Query.car_redirect', spec: '4.18',
     tag: 'cars',
     outcomes: { 404: "`dealership_not_found`; `website_not_found`: the website is not one of that dealership's." },
-    summary: "Redirect to a car's page by stock number", access: 'public', successStatus: 302, query: ['website_id', 'stocknum', 'fbclid'],
+    summary: "Redirect to a car's page by stock number", successStatus: 302, query: ['website_id', 'stocknum', 'fbclid'],
     input: () => carRedirectRequest,
   },
   {
@@ -223,18 +208,18 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET', path: '/api/v1/partner/sign_on', field: 'Mutation.redeem_partner_token', spec: '4.10 (handoff)',
     tag: 'partner',
     outcomes: { 404: "`token_not_found`.", 410: "`token_expired` (older than 10 minutes) or `token_used`." },
-    summary: 'Consume a partner sign-on token and hand the user to the platform', access: 'public', successStatus: 302, query: ['token'], errors: [404, 410, 422] },
+    summary: 'Consume a partner sign-on token and hand the user to the platform', successStatus: 302, query: ['token'], errors: [404, 410, 422] },
   {
     method: 'PUT', path: '/api/v1/cars/:id/reserve', field: 'Mutation.reserve_car', spec: '4.19', summary: "Update a car's reserved flag",
     tag: 'cars',
     outcomes: { 403: "`forbidden`: the key lacks `reserve:car`; or `invalid_dealership`: the car belongs to a dealership the key cannot use.", 404: "`car_not_found`: no car has that id, slug or custom slug.", 409: "`car_already_reserved`." },
-    access: 'reserve:car', params: { reserved: 'boolean' }, query: ['reserved'], errors: [400, 401, 403, 404, 409, 422],
+    params: { reserved: 'boolean' }, query: ['reserved'], errors: [400, 401, 403, 404, 409, 422],
   },
   {
     method: 'GET', path: '/api/v1/websites/:website_id/models', field: 'Query.website_models', spec: '4.20', summary: "List a website's models",
     tag: 'new vehicles',
     outcomes: { 403: "`forbidden`: the key lacks `index:model`, or is not authorised for the website.", 404: "`website_not_found`." },
-    access: 'index:model', params: { version: 'integer' }, query: ['version'], input: () => websiteModelsRequest,
+    params: { version: 'integer' }, query: ['version'], input: () => websiteModelsRequest,
   },
 ];
 
@@ -245,15 +230,20 @@ export function routeOfField(coordinate: string): RestRoute | undefined {
   return routeByField.get(coordinate);
 }
 
-/** The status a valid key without the route's permission gets (see RestRoute.deniedStatus). */
-export function deniedStatusOf(route: RestRoute): PermissionDeniedStatus {
-  return route.deniedStatus ?? 403;
+/** The root field a route answers with, in `schema` (the graph's or the REST door's). */
+export function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> {
+  const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+  const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
+  if (!field) throw new Error(`${route.field} is not a field of the schema`);
+  return field;
 }
 
-/** Every permission a key needs to call the route (none for public and any-key routes). */
-export function permissionsOf(route: RestRoute): Permission[] {
-  if (route.access === 'public' || route.access === 'authenticated') return [];
-  return [route.access, ...(route.alsoNeeds ?? [])];
+/**
+ * Who may call the route: what its root field declares (src/auth/field-access.ts). The REST door has
+ * no access table of its own; the graph's declaration is the only one.
+ */
+export function accessOfRoute(route: RestRoute, schema: GraphQLSchema): FieldAccess {
+  return accessOfField(rootFieldOf(route, schema));
 }
 
 export interface MatchedRoute {

@@ -15,7 +15,7 @@ import { CAR_LOOKUP_BYS, CAR_LOOKUP_BY_MEANINGS } from '../domain/cars.ts';
 import { idOrSlug, recordNamed, recordNameWhere } from '../domain/record-names.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
-import type { Db } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import { Dealership, Location } from './dealership.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 
@@ -106,7 +106,7 @@ builder.queryField('car_performance', (t) =>
 
 // ─── spec 4.3: payment processors ───
 
-type ProcessorRow = Awaited<ReturnType<Db['paymentProcessor']['findMany']>>[number];
+type ProcessorRow = Awaited<ReturnType<ScopedDb['paymentProcessor']['findMany']>>[number];
 
 const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
   description: 'A payment processor the dealership (or one of its websites) takes payments through.',

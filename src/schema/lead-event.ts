@@ -2,6 +2,7 @@
 // (POST /api/v1/lead_events/:service/create?data…), and the lead's events in the graph.
 // What `data` accepts and the rules: src/domain/lead-events.ts.
 import { builder, nodeById, keepNodeIdField } from '../builder.ts';
+import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
@@ -58,6 +59,7 @@ builder.mutationField('create_lead_event', (t) =>
     description: 'Records a messaging event (sent by an external messaging service) against a lead.',
     deprecationReason: 'Kept only for existing messaging integrations, like its REST path. Removal after 2027-06-30.',
     authScopes: { permission: 'create:lead_event' },
+    extensions: deniedAsUnauthorized,
     args: {
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),
       data: t.arg({ type: LeadEventData, required: true, description: 'The lead and the message detail.' }),

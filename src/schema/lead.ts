@@ -2,6 +2,7 @@
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
+import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
@@ -199,6 +200,7 @@ builder.mutationField('create_lead', (t) =>
       `Creates a lead, its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
       `An ${IDEMPOTENCY_HEADER} header makes retries safe: the same key and body answer the first result; the same key with another body is 422 idempotency_key_reused.`,
     authScopes: { permission: 'create:lead' },
+    extensions: deniedAsUnauthorized,
     args: { lead: t.arg({ type: LeadInput, required: true, description: 'The lead’s fields, sent under "lead".' }) },
     resolve: async (_root, args, context) => {
       const idempotencyKey = idempotencyKeyOf(context.request);
@@ -214,6 +216,7 @@ builder.mutationField('update_lead', (t) =>
       'Updates a lead of up to 3 days (72 hours) old; only the fields sent change. ' +
       '404 lead_not_found (also for another dealership’s lead); 409 lead_too_old after 72 hours.',
     authScopes: { permission: 'update:lead' },
+    extensions: deniedAsUnauthorized,
     args: {
       id: t.arg.int({ required: true }),
       lead: t.arg({ type: LeadUpdateInput, required: true, description: 'The changes, sent under "lead".' }),

@@ -3,6 +3,7 @@
 // manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`
 // (src/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
+import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
 import type { Types } from './field-builders.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -222,6 +223,7 @@ builder.queryField('model_variant', (t) =>
     description:
       'A model variant by slug, as the website (ID, slug or custom slug) shows it. 404 website_not_found; 403 for a key not authorised for the website; 404 model_variant_not_found when the website does not show its model.',
     authScopes: { permission: 'show:model_variant' },
+    extensions: deniedAsUnauthorized,
     args: {
       slug: t.arg.string({ required: true }),
       website_id: t.arg.string({ required: true, description: 'The website ID, slug or custom slug.' }),

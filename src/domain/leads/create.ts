@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
-import { isUniqueViolation, type Db, type Prisma } from '../../db/client.ts';
+import { isUniqueViolation, type Prisma } from '../../db/client.ts';
+import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
@@ -19,7 +20,7 @@ import { validateLead, type LeadInputData, type ValidLead } from './validation.t
 import type { LeadSourceLists } from './values.ts';
 
 export interface LeadWriteDeps {
-  db: Db;
+  db: ScopedDb;
   actor: Actor;
   now: Date;
   storage: FileStorage;

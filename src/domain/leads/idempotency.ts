@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Engine } from '../../config.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
+import type { ScopedDb } from '../../db/scoped.ts';
 import { apiError, invalidInput } from '../../errors.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../background-task.ts';
 
@@ -70,7 +71,7 @@ export interface IdempotencyClaim {
 }
 
 /** The stored answer for this key, if the first request completed and has not expired; a different body is refused. */
-export async function storedAnswer<T>(db: Db | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<{ status: number; body: T } | null> {
+export async function storedAnswer<T>(db: ScopedDb | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<{ status: number; body: T } | null> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
   if (!record || record.created_at < claim.expiredBefore) return null;
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();

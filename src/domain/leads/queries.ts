@@ -1,6 +1,7 @@
 // Reading leads in the graph, through the caller's scoped client: only the key's dealerships, so
 // another dealership's lead is not found, exactly like a lead that does not exist.
-import type { Db, Prisma } from '../../db/client.ts';
+import type { Prisma } from '../../db/client.ts';
+import type { ScopedDb } from '../../db/scoped.ts';
 import { requireDealershipId } from '../dealerships.ts';
 import { parseRecord } from '../input-records.ts';
 import { leadCategorySchema } from './input-record.ts';
@@ -13,7 +14,7 @@ export interface LeadListFilter {
   lead_state?: string | null;
 }
 
-export async function leadListWhere(db: Db, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
+export async function leadListWhere(db: ScopedDb, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
   return {
     ...(typeof filter.dealership_id === 'number' ? { dealership_id: await requireDealershipId(db, { id: filter.dealership_id }) } : {}),
     ...(typeof filter.contact_id === 'number' ? { contact_id: filter.contact_id } : {}),

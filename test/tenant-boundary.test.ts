@@ -1,0 +1,48 @@
+// The tenant boundary, held by the type checker (ScopedDb, src/db/scoped.ts) and by this walk: in the
+// resolvers and domain rules, only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the
+// unscoped client, as `Db` or `context.unscopedDb`.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/client.ts';
+import { forDealerships, type ScopedDb } from '../src/db/scoped.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(path.join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(relative);
+    return entry.name.endsWith('.ts') ? [relative] : [];
+  });
+}
+
+/** A file reaches the unscoped client when it names the `Db` type or the context's escape hatch. */
+const UNSCOPED = /\bunscopedDb\b|\bDb\b(?!Clients)/;
+
+describe('the tenant boundary', () => {
+  it('lets only the modules ARCHITECTURE.md names hold the unscoped client in src/schema and src/domain', () => {
+    const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
+    const section = architecture.slice(architecture.indexOf('## The tenant boundary'), architecture.indexOf('## Where each dependency comes from'));
+    const listed = section
+      .split('\n')
+      .filter((line) => line.startsWith('| src/'))
+      .flatMap((line) => line.split('|')[1]!.split(',').map((name) => name.trim()));
+    expect(listed.length).toBeGreaterThan(5);
+    const holding = [...sourceFiles('src/schema'), ...sourceFiles('src/domain')].filter((file) => {
+      // Comments may speak of the client; code may not hold it.
+      const code = readFileSync(path.join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      return UNSCOPED.test(code);
+    });
+    expect(holding.sort()).toEqual([...listed].sort());
+  });
+
+  it('makes handing the unscoped client to what takes the caller’s a compile error (npm run typecheck)', () => {
+    const unscoped = {} as Db;
+    // @ts-expect-error: the service's own client is not a caller's; only forActor/forDealerships make one.
+    const scoped: ScopedDb = unscoped;
+    expect(scoped).toBe(unscoped);
+    // Every dealership, said on purpose, is the one way to give it the whole database.
+    expect(forDealerships(unscoped, null)).toBe(unscoped);
+  });
+});
