@@ -18,7 +18,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { PostcodeGeocoder } from '../src/domain/geocoding.ts';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { memoryCounters } from '../src/rate-limit/counters.ts';
 
 const { values } = parseArgs({

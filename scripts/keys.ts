@@ -19,7 +19,7 @@ import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
 import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
-import { connectRedis, redisKeyChangeFeed } from '../src/redis.ts';
+import { connectRedis, redisKeyChangeFeed } from '../src/redis/client.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import pino from 'pino';
 

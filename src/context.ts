@@ -1,51 +1,30 @@
-// What every resolver receives: the database, the clock and the caller, built once per request
-// for both doors (Sofa runs Yoga's context factory for REST calls too).
+// What every resolver receives, and who each request is: the caller, its scoped client and the few
+// services operations use (built once per request for both doors by src/gateway/app.ts: Sofa runs
+// Yoga's context factory for REST calls too), and the request's identity (the verified key, the
+// request as the client sent it), kept here at the bottom so the gateway's plugins, the REST door
+// and the caches share one record without importing each other.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';
-import type { ReadCacheOptions } from './response-cache.ts';
-import { forActor, type ScopedDb } from './db/scoped.ts';
-import type { Lifecycle } from './lifecycle.ts';
+import type { ScopedDb } from './db/scoped.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { Geocoder } from './domain/geocoding.ts';
-import type { CounterStore } from './rate-limit/counters.ts';
-import type { KeyCallLog } from './domain/api-key-calls.ts';
-import type { GatewayMetrics } from './telemetry/metrics.ts';
-import { requestLogger } from './telemetry/request-record.ts';
-
-/** The long-lived things a request's context is made from. */
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  logger: Logger;
-  /** The time; tests move it to check expiries. */
-  now: () => Date;
-  /** Verifies API keys, remembering verdicts briefly (src/auth/key-cache.ts). */
-  keys: KeyVerifier;
-  /** The response cache's store and generation; null: reads are never cached (src/response-cache.ts). */
-  readCache: ReadCacheOptions | null;
-  /** Where lead attachments' bytes are kept, the same store for every instance (src/storage/file-storage.ts). */
-  files: FileStorage;
-  /** Places postcodes for the dealership search (src/domain/geocoding.ts): the bundled data set, or a stub in tests. */
-  geocoder: Geocoder;
-  /** Where the rate limits count (src/rate-limit/counters.ts): this instance's memory, or Redis. */
-  rateCounters: CounterStore;
-  /** Counts each call made with a valid key for `keys audit` (src/key-call-log.ts); absent, calls are not counted. */
-  keyCalls?: KeyCallLog;
-  /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
-  lifecycle?: Lifecycle;
-  /** This instance's metrics (src/telemetry/metrics.ts); absent, the app makes its own. */
-  metrics?: GatewayMetrics;
-}
 
 /**
  * What a resolver is given: the caller, its scoped client and the few services operations use, not
  * the service's whole dependency bag (key verifier, caches, counters and metrics stay with the
  * plugins that own them, src/service.ts).
  */
-export interface Context extends Pick<AppDeps, 'config' | 'now' | 'files' | 'geocoder'> {
+export interface Context {
+  config: Config;
+  /** The time; tests move it to check expiries. */
+  now: () => Date;
+  /** Where lead attachments' bytes are kept (src/storage/file-storage.ts). */
+  files: FileStorage;
+  /** Places postcodes for the dealership search (src/domain/geocoding.ts). */
+  geocoder: Geocoder;
   /**
    * The caller's client: every read and write is kept to the key's dealerships (src/db/scoped.ts),
    * and a request without a key reaches no dealership's rows at all.
@@ -75,12 +54,12 @@ const sentAs = new WeakMap<Request, Request>();
 /** For each request as the client sent it: the verdict on the key it presented, when it presented one. */
 const presentedKeyVerdicts = new WeakMap<Request, Promise<Actor | null>>();
 
-export function actorFromRequest(deps: AppDeps, request: Request): Promise<Actor | null> {
+export function actorFromRequest(keys: KeyVerifier, request: Request): Promise<Actor | null> {
   let actor = actorByRequest.get(request);
   if (!actor) {
     const header = request.headers.get('authorization');
     const key = header ? BEARER.exec(header)?.[1] : undefined;
-    actor = key ? deps.keys.verify(key) : Promise.resolve(null);
+    actor = key ? keys.verify(key) : Promise.resolve(null);
     actorByRequest.set(request, actor);
     // Anything in Authorization is a credential; one that is not even a bearer key is refused too.
     if (header !== null) presentedKeyVerdicts.set(sentRequest(request), actor);
@@ -111,10 +90,4 @@ export function carryActor(from: Request, to: Request): void {
   rebuiltFrom(from, to);
   const actor = actorByRequest.get(from);
   if (actor) actorByRequest.set(to, actor);
-}
-
-export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
-  const actor = await actorFromRequest(deps, request);
-  const { config, now, files, geocoder } = deps;
-  return { config, now, files, geocoder, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
 }

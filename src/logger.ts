@@ -5,7 +5,7 @@
 import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
-import { cutText } from './header-value.ts';
+import { cutText } from './web/header-value.ts';
 
 /**
  * Fields censored in every line, as defence in depth: the code logs ids, not people, but a mail

@@ -5,7 +5,7 @@
 // Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
 //  1. `/ready` answers 503 and the listening socket closes as soon as no connection waits in the
 //     kernel's accept queue (new connections are then refused; one accepted before that is answered
-//     503 with `Retry-After` and `Connection: close`, src/http-server.ts);
+//     503 with `Retry-After` and `Connection: close`, src/http/server.ts);
 //  2. every request already received, including ones arriving on open keep-alive connections, is
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
@@ -25,13 +25,13 @@ import { createDb, type Db } from './db/client.ts';
 import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
 import { prepareDatabase, type DemoDataSeeder } from './db/prepare.ts';
-import type { RedisConnections } from './redis.ts';
-import { inMemoryReadCache, redisReadCache } from './response-cache.ts';
+import type { RedisConnections } from './redis/client.ts';
+import { inMemoryReadCache, redisReadCache } from './gateway/response-cache.ts';
 import { DatabaseStartupError } from './startup.ts';
-import { createHttpServer, type GatewayServer } from './http-server.ts';
-import { createLifecycle } from './lifecycle.ts';
+import { createHttpServer, type GatewayServer } from './http/server.ts';
+import { createLifecycle } from './gateway/lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
-import { createApp } from './yoga.ts';
+import { createApp } from './gateway/yoga.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
@@ -173,7 +173,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   logger.info({ offset_ms: clock.offsetMs() }, 'database clock read: the rules use its time');
   const now = clock.now;
   // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
-  const redisModule = config.redisUrl ? await import('./redis.ts') : null;
+  const redisModule = config.redisUrl ? await import('./redis/client.ts') : null;
   const redis =
     redisModule && config.redisUrl
       ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), { commandTimeoutMs: config.redisCommandTimeoutMs })

@@ -1,12 +1,12 @@
-// Every in-memory cache tier keyed by caller input is bounded by construction (src/bounded-cache.ts):
+// Every in-memory cache tier keyed by caller input is bounded by construction (src/gateway/bounded-cache.ts):
 // flooded with distinct entries, each keeps within its entries and its bytes, keys and bookkeeping
 // counted, and drops the least recently used first. Sizes are counted, not measured as RSS (the
 // benchmark measures RSS: docs/benchmarks.md).
 import { describe, expect, it } from 'vitest';
-import { memoryAnswerStore, type CachedAnswer } from '../src/answer-cache.ts';
-import { BoundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/bounded-cache.ts';
-import { COMPRESSION_MEMO_BOUNDS } from '../src/http-compression.ts';
-import { MEMORY_CACHE_BOUNDS, memoryReadStore } from '../src/response-cache.ts';
+import { memoryAnswerStore, type CachedAnswer } from '../src/gateway/answer-cache.ts';
+import { BoundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/gateway/bounded-cache.ts';
+import { COMPRESSION_MEMO_BOUNDS } from '../src/gateway/compression.ts';
+import { MEMORY_CACHE_BOUNDS, memoryReadStore } from '../src/gateway/response-cache.ts';
 
 const small: CacheBounds = { maxEntries: 1_000, maxBytes: 256 * 1024 };
 

@@ -1,4 +1,4 @@
-// The response cache can only ever answer a read (src/response-cache.ts, `isCacheableRead`): identical
+// The response cache can only ever answer a read (src/gateway/response-cache.ts, `isCacheableRead`): identical
 // mutations sent at once, from one key, through either door and with the cache in memory or in Redis,
 // each get their own answer: distinct tokens, leads, events and calls, one winner per reservation and
 // per single-use token. Every Mutation field of the schema is walked: a new mutation fails the first
@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSchema } from '../src/schema/index.ts';
-import { inMemoryReadCache, isCacheableRead, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { inMemoryReadCache, isCacheableRead, redisReadCache, type ReadCacheOptions } from '../src/gateway/response-cache.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { parse } from 'graphql';
 import pino from 'pino';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { testEngine } from './support/database.ts';
 import { makePaymentProcessor } from './support/fixtures-catalogue.ts';
 import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeUser, makeWebsite } from './support/fixtures.ts';

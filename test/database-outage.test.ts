@@ -18,7 +18,7 @@ import { sqlitePath } from '../src/config.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../src/errors.ts';
 import { restRoutes } from '../src/rest/routes.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { instanceDeps, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';

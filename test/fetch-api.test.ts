@@ -1,7 +1,7 @@
-// The Request the HTTP server and the REST door build (src/fetch-api.ts): whatwg-node's, over Node's
+// The Request the HTTP server and the REST door build (src/web/fetch-api.ts): whatwg-node's, over Node's
 // own Headers, so a header sent with an empty value is still there for the rules that look at it.
 import { describe, expect, it } from 'vitest';
-import { requestOver } from '../src/fetch-api.ts';
+import { requestOver } from '../src/web/fetch-api.ts';
 
 describe('requestOver', () => {
   it('keeps the Headers it is given, so a header with an empty value counts as sent', () => {

@@ -13,7 +13,7 @@ import {
   StorageKeyTakenError,
   type FileStorage,
 } from '../src/storage/file-storage.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { testEngine } from './support/database.ts';

@@ -1,6 +1,6 @@
 // Each output record of the catalogue and dealership parts is one type on both doors: the REST
 // door's copy of the graph's type (src/rest/rest-schema.ts) leaves out what is `graphOnly`
-// (src/builder.ts), so it is the spec's shape, while graph clients reach the extras through the same
+// (src/schema/builder.ts), so it is the spec's shape, while graph clients reach the extras through the same
 // root fields. These pin both halves: the REST shapes of the shared types, and the graph's extras.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

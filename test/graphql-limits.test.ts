@@ -1,4 +1,4 @@
-// The limits on what one GraphQL document may ask for (src/graphql-limits.ts): each limit refuses
+// The limits on what one GraphQL document may ask for (src/schema/graphql-limits.ts): each limit refuses
 // one past its maximum and accepts the maximum, with a clear error and extensions.code; page sizes
 // passed as variables cost what the same literal costs; unbounded lists have an assumed size, so
 // aliases of them cannot multiply an answer; the REST door's fixed documents are not refused.
@@ -6,7 +6,7 @@ import { getIntrospectionQuery, parse } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { ASSUMED_LIST_SIZE, INTROSPECTION_COST, operationCost, operationShape, queryLimits, useQueryLimits } from '../src/graphql-limits.ts';
+import { ASSUMED_LIST_SIZE, INTROSPECTION_COST, operationCost, operationShape, queryLimits, useQueryLimits } from '../src/schema/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';

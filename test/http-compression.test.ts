@@ -1,7 +1,7 @@
-// Compression of answers worth it (src/http-compression.ts) and cacheable explorer assets.
+// Compression of answers worth it (src/gateway/compression.ts) and cacheable explorer assets.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chooseEncoding, COMPRESSION_THRESHOLD_BYTES } from '../src/http-compression.ts';
+import { chooseEncoding, COMPRESSION_THRESHOLD_BYTES } from '../src/gateway/compression.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
 

@@ -4,12 +4,12 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import pino from 'pino';
-import { PROTECTIVE_HEADERS } from '../src/security-headers.ts';
+import { PROTECTIVE_HEADERS } from '../src/gateway/security-headers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.ts';
-import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http-server.ts';
-import { createLifecycle, type Lifecycle } from '../src/lifecycle.ts';
-import { createApp } from '../src/yoga.ts';
+import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http/server.ts';
+import { createLifecycle, type Lifecycle } from '../src/gateway/lifecycle.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { CREATE_LEAD, graphLead, samplePayload } from './support/fixtures-leads.ts';
@@ -78,7 +78,7 @@ describe('the HTTP server', () => {
     expect(JSON.parse(result.body).data.apikey_details.id).toEqual(expect.any(Number));
   });
 
-  // The server builds the app's Request itself (src/fetch-api.ts): a header the client sent with an
+  // The server builds the app's Request itself (src/web/fetch-api.ts): a header the client sent with an
   // empty value must reach the app as sent, or a blank Idempotency-Key would create a lead. This is
   // the behaviour over the wire, on both doors (the REST door copies the headers into a request of
   // its own, /graphql reads them as the server built them); test/fetch-api.test.ts holds the

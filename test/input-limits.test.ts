@@ -371,7 +371,7 @@ describe('every text input of the schema', () => {
   });
 
   it("checks each request's own values, though a route's document is the same object every time", async () => {
-    // The fields to check are found once per document (src/input-checks.ts); the values never are.
+    // The fields to check are found once per document (src/gateway/input-checks.ts); the values never are.
     const tooLong = `/api/v1/cars/${'x'.repeat(DEFAULT_TEXT_MAX_LENGTH + 1)}/performance.json`;
     for (const path of ['/api/v1/cars/no-such-car/performance.json', tooLong, '/api/v1/cars/no-such-car/performance.json', tooLong]) {
       const response = await app.request(path, { key });

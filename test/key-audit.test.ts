@@ -4,8 +4,8 @@
 import { get } from 'node:http';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type Yoga } from '../src/yoga.ts';
-import { inMemoryReadCache } from '../src/response-cache.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
+import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
 import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
 import type { Db } from '../src/db/client.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
@@ -139,7 +139,7 @@ describe('the key call log', () => {
   });
 });
 
-describe('answers the answer tier serves (src/answer-cache.ts)', () => {
+describe('answers the answer tier serves (src/gateway/answer-cache.ts)', () => {
   it('count under the operation they answer, on both doors, like the call they repeat', async () => {
     const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
     const cached = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls: log, readCache: inMemoryReadCache() }));

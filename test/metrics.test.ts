@@ -4,9 +4,9 @@
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueMessages } from '../src/notifications/worker.ts';
-import { inMemoryReadCache } from '../src/response-cache.ts';
+import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
 import { createMetrics, type GatewayMetrics } from '../src/telemetry/metrics.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { loadConfig } from '../src/config.ts';
 import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';

@@ -31,7 +31,7 @@ beforeAll(async () => {
 }, 120_000);
 
 function selection(type: GraphQLObjectType, only?: readonly string[]): string {
-  // What the REST door selects: the graph-only fields (src/builder.ts) are not in its bodies, and a
+  // What the REST door selects: the graph-only fields (src/schema/builder.ts) are not in its bodies, and a
   // field with a REST shape answers only that shape's fields of its type.
   return `{ ${Object.values(type.getFields())
     .filter((field) => field.extensions.graphOnly !== true && (!only || only.includes(field.name)))

@@ -6,7 +6,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { verifySessionValue, signSessionValue, type SessionClaims } from '../src/domain/partner-sign-on.ts';
 import { createKeyVerifier } from '../src/auth/key-cache.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { checkSessionSecret } from '../src/domain/shared-settings.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { instanceDeps, createClock, testSettings } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';
 import { createEmptyDatabase, postgresAdminUrl, testEngine } from './support/database.ts';

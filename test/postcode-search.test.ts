@@ -14,7 +14,7 @@ import {
   type GeoPoint,
   type Geocoder,
 } from '../src/domain/geocoding.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeLocation, makeManufacturer, makeWebsite } from './support/fixtures.ts';
 import { franchise, makeAddress, makeContactDetail } from './support/fixtures-dealership.ts';

@@ -4,7 +4,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';
 

@@ -8,15 +8,15 @@ import { parse } from 'graphql';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, type RateLimitSettings } from '../src/config.ts';
-import { operationShape } from '../src/graphql-limits.ts';
-import { createHttpServer } from '../src/http-server.ts';
-import { createLifecycle } from '../src/lifecycle.ts';
+import { operationShape } from '../src/schema/graphql-limits.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { createLifecycle } from '../src/gateway/lifecycle.ts';
 import { memoryCounters, redisCounters, type CounterStore } from '../src/rate-limit/counters.ts';
-import { connectRedis, type RedisConnections } from '../src/redis.ts';
+import { connectRedis, type RedisConnections } from '../src/redis/client.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { routeCosts } from '../src/rest/route-costs.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createClock, createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp, type TestClock } from './support/app.ts';
 import { assertMatchesContract } from './support/contract.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
@@ -477,7 +477,7 @@ describe('shared through Redis', () => {
     expect(statuses.slice(0, 15)).toEqual(Array(15).fill(200));
     // The instance's own count still holds the key to its limit; nothing answered 5xx.
     expect(statuses[15]).toBe(429);
-    // The Redis circuit breaker's line (src/redis.ts), once for the outage, naming what it does.
+    // The Redis circuit breaker's line (src/redis/client.ts), once for the outage, naming what it does.
     const outage = lines.filter((line) => line.includes('Redis unavailable'));
     expect(outage).toHaveLength(1);
     expect(outage[0]).toContain('rate limits counted here');

@@ -9,9 +9,9 @@ import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { revokeKey } from '../src/auth/api-keys.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import { RATE_COUNTER_PREFIX, redisCounters } from '../src/rate-limit/counters.ts';
-import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis.ts';
-import { redisReadCache } from '../src/response-cache.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis/client.ts';
+import { redisReadCache } from '../src/gateway/response-cache.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 

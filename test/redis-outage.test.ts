@@ -1,7 +1,7 @@
-// Redis is an optimisation, never a single point of failure (src/redis.ts): with its own redis-server
+// Redis is an optimisation, never a single point of failure (src/redis/client.ts): with its own redis-server
 // frozen (SIGSTOP), an instance answers every request, most of them without waiting for Redis at all
 // (the command timeout and the circuit breaker), serves its own write's new value rather than a cached
-// old one (the owed generation: src/response-cache.ts), keeps /ready at 200, logs the outage once and
+// old one (the owed generation: src/gateway/response-cache.ts), keeps /ready at 200, logs the outage once and
 // Redis's return once, and once Redis answers again publishes the generation its write owed. An
 // instance cut off from a Redis the others still reach makes them drop results from before its
 // write through the database's cache epoch.
@@ -11,10 +11,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { RATE_COUNTER_PREFIX, redisCounters } from '../src/rate-limit/counters.ts';
-import { BREAKER_FAILURES, connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis.ts';
-import { redisReadCache } from '../src/response-cache.ts';
+import { BREAKER_FAILURES, connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis/client.ts';
+import { redisReadCache } from '../src/gateway/response-cache.ts';
 import { redisKeyPrefixOf, watchCacheEpoch } from '../src/domain/shared-settings.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';

@@ -4,14 +4,14 @@
 import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, type GatewayServer } from '../src/http-server.ts';
-import { createLifecycle } from '../src/lifecycle.ts';
+import { createHttpServer, type GatewayServer } from '../src/http/server.ts';
+import { createLifecycle } from '../src/gateway/lifecycle.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
-import { inMemoryReadCache } from '../src/response-cache.ts';
+import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
 import { MAX_REQUEST_ID_LENGTH } from '../src/telemetry/request-id.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 import { openApiDocument } from './support/contract.ts';

@@ -1,16 +1,16 @@
-// The response cache for reads (src/response-cache.ts) and conditional GETs (src/http-etags.ts):
+// The response cache for reads (src/gateway/response-cache.ts) and conditional GETs (src/gateway/etags.ts):
 // repeated reads cost no statement, callers that see different things never share an entry, a write
 // is visible on the next read (on another instance too, through Redis), and a Redis outage only
 // turns the cache off.
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AnswerStore } from '../src/answer-cache.ts';
+import type { AnswerStore } from '../src/gateway/answer-cache.ts';
 import type { Config } from '../src/config.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
-import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/response-cache.ts';
+import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/gateway/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainReason } from '../src/rest/errors.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { GRAPHQL_WORDS } from './support/fuzz.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';

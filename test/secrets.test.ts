@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.ts';
 import { openProcessorKey, PAYMENT_PROCESSOR_KEY, reencryptStoredSecrets, secureStoredSecrets } from '../src/domain/stored-secrets.ts';
 import { envelopeKeyId, keyringOf, open, parseEncryptionKeys, seal, SecretUnreadableError } from '../src/secrets.ts';
-import { createApp } from '../src/yoga.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, TEST_ENCRYPTION_KEY, testKeyring, type TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 import { dumpDatabase } from './support/dump.ts';

@@ -1,11 +1,11 @@
-// Browser-facing defaults (src/security-headers.ts): CORS only for the configured origins and never
+// Browser-facing defaults (src/gateway/security-headers.ts): CORS only for the configured origins and never
 // with credentials, the protective headers on every kind of answer, the explorer pages' own
 // Content-Security-Policy, no referrer on redirects, and no caching of answers a key was sent for.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config.ts';
-import { API_POLICY, EXPOSED_HEADERS } from '../src/security-headers.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { API_POLICY, EXPOSED_HEADERS } from '../src/gateway/security-headers.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeUser, makeWebsite } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';

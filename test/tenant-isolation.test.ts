@@ -20,7 +20,7 @@ import { guardedFields } from '../src/auth/type-guards.ts';
 import { dealershipScope, forDealerships, isScoped, modelNames, relationsOf, type ModelName } from '../src/db/scoped.ts';
 import type { Db } from '../src/db/client.ts';
 import { getDatamodel } from '../src/generated/pothos-types.ts';
-import { queryLimits } from '../src/graphql-limits.ts';
+import { queryLimits } from '../src/schema/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCarLead, makeModel, makeOffer, makePaymentProcessor, makePhoneCall, makeSpecCategory, makeSpecField, makeVariant, setSpecValue, showModel, makeOption, setAvailability } from './support/fixtures-catalogue.ts';

@@ -16,7 +16,7 @@ import { createDb, type Db } from '../src/db/client.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
 import { deliverDueMessages } from '../src/notifications/worker.ts';
 import { startTracing, type Tracing } from '../src/telemetry/tracing.ts';
-import { createApp, type Yoga } from '../src/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { freePort, projectDir, startBundledService } from './support/processes.ts';
 import { onFileEnd } from './support/cleanup.ts';

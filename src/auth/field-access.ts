@@ -1,7 +1,7 @@
 // Who may call a root field, read from the field itself. Its `authScopes` (Pothos scope-auth) is the
 // one declaration of its permission, written next to the field in src/schema/; `deniedStatus` beside
 // it says what a valid key without that permission gets. Both doors read them here: the graph's
-// unauthorizedError (src/builder.ts), the REST door's check before it reads any input
+// unauthorizedError (src/schema/builder.ts), the REST door's check before it reads any input
 // (src/rest/plugin.ts), and the OpenAPI document and docs (src/rest/openapi.ts).
 import { getNamedType, isObjectType, type GraphQLField, type GraphQLOutputType } from 'graphql';
 import type { Permission } from './permissions.ts';

@@ -2,11 +2,10 @@
 // (src/db/scoped.ts); these answer the questions a rule asks before it touches rows (which error
 // a write into a dealership the key does not reach answers).
 import type { Actor } from './api-keys.ts';
-import type { Context } from '../context.ts';
 import { unauthenticated } from '../errors.ts';
 
 /** The caller of a field that requires a key; scope-auth has already refused keyless calls. */
-export function requireActor(context: Pick<Context, 'actor'>): Actor {
+export function requireActor(context: { actor: Actor | null }): Actor {
   if (!context.actor) throw unauthenticated();
   return context.actor;
 }

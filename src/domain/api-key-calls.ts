@@ -14,7 +14,7 @@ import type { Engine } from '../config.ts';
 import type { Clock } from '../db/clock.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from '../db/client.ts';
-import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../background-task.ts';
+import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../db/background-task.ts';
 
 export type Door = 'rest' | 'graphql';
 
@@ -182,7 +182,7 @@ const PURGE_LOCK_KEY = 0x4b_ca11;
 /** How often the background purge runs: the rows are per minute, so an hour's lateness is nothing. */
 export const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
 
-/** Deletes the minutes older than `retentionMs`, in batches (src/background-task.ts); answers how many rows. */
+/** Deletes the minutes older than `retentionMs`, in batches (src/db/background-task.ts); answers how many rows. */
 export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {
   const cutoff = new Date(now().getTime() - retentionMs);
   return purgeInBatches(db, engine, PURGE_LOCK_KEY, (client) =>

@@ -1,6 +1,6 @@
 // What any text or JSON input may be, whatever the operation and whichever door it came through:
 // the one table of maximum lengths, the nesting limit for free-form JSON, and the rule that text is
-// well-formed Unicode. src/input-checks.ts applies them to every argument of every operation before
+// well-formed Unicode. src/gateway/input-checks.ts applies them to every argument of every operation before
 // it runs, so no resolver, domain function or database driver sees input outside them.
 
 /**
@@ -56,7 +56,7 @@ export const UNLIMITED_TEXT_FIELDS: ReadonlySet<string> = new Set(['LeadFileInpu
 export const MAX_JSON_DEPTH = 32;
 /**
  * A whole request body (or a JSON parameter) nests at most this deep. It guards the stack, not the
- * data: checked on the raw text before it is parsed (src/input-checks.ts, jsonNestingExceeds), so a
+ * data: checked on the raw text before it is parsed (src/gateway/input-checks.ts, jsonNestingExceeds), so a
  * body nested thousands deep is refused before anything recurses over it (parsers, the input checks,
  * serialisers). Below it, MAX_JSON_DEPTH applies and names the field (`lead.fields`).
  */
@@ -108,4 +108,39 @@ export function textProblem(text: string, maxLength: number): string | null {
   if (!WELL_FORMED_TEXT.test(text)) return 'must not contain the NUL character (U+0000)';
   if (text.length > maxLength) return `must be at most ${maxLength} characters`;
   return null;
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON text (as UTF-8 bytes or a string) nests objects and lists more than `limit` deep, found
+ * by one loop over it: no parse, no recursion, so it can run before either on any input. Brackets
+ * inside strings do not count; text that is not JSON is measured the same way and left to the parser.
+ */
+export function jsonNestingExceeds(text: Uint8Array | string, limit: number = MAX_BODY_DEPTH): boolean {
+  const at = typeof text === 'string' ? (index: number) => text.charCodeAt(index) : (index: number) => text[index] as number;
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = at(index);
+    if (inString) {
+      if (code === BACKSLASH) index += 1;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
+  }
+  return false;
+}
+
+/** The refusal of a body or parameter nested too deep, in the words of the other input problems. */
+export function nestingReason(limit: number = MAX_BODY_DEPTH): string {
+  return `must not nest objects and lists more than ${limit} levels deep`;
 }

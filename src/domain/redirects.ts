@@ -3,7 +3,7 @@
 // origin of a website that belongs to the named dealership: the URL is built with the URL class
 // from Website.url, nothing the caller sends becomes part of the host or the path structure, and
 // the finished URL is checked against that origin once more.
-import { wellFormed } from '../header-value.ts';
+import { wellFormed } from '../web/header-value.ts';
 import { z } from 'zod';
 import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Db } from '../db/client.ts';

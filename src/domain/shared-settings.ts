@@ -90,7 +90,7 @@ export const CACHE_EPOCH_POLL_MS = 1_000;
 
 /**
  * The cache epoch: a second channel for "a write happened", through the database, for the writes whose
- * new cache generation could not be published in Redis (src/response-cache.ts). Every instance reads
+ * new cache generation could not be published in Redis (src/gateway/response-cache.ts). Every instance reads
  * it every `pollMs` and names its cache entries with it, so an instance cut off from Redis still makes
  * every other instance stop serving results from before its write within about `pollMs`.
  */

@@ -128,7 +128,7 @@ return totals
 
 type SpendCommand = (keys: number, ...args: (string | number)[]) => Promise<number[]>;
 
-/** The counters' names in Redis, after the deployment's prefix (which the client adds: src/redis.ts). */
+/** The counters' names in Redis, after the deployment's prefix (which the client adds: src/redis/client.ts). */
 export const RATE_COUNTER_PREFIX = 'rate:';
 
 /**
@@ -153,7 +153,7 @@ export function redisCounters(redis: Redis, options: { prefix: string; fallback?
         };
       } catch {
         // Counted in this instance's memory meanwhile (approximate across instances); the Redis
-        // circuit breaker logs the outage once (src/redis.ts).
+        // circuit breaker logs the outage once (src/redis/client.ts).
         return fallback.spend(spends, now);
       }
     },

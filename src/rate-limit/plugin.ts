@@ -9,14 +9,15 @@
 //   RateLimit headers of the policies it was counted against.
 // /health, /ready and the explorers answer before this plugin and are never limited.
 import type { Plugin } from 'graphql-yoga';
-import { clientAddress } from '../client-address.ts';
-import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '../context.ts';
-import { operationCost } from '../graphql-limits.ts';
+import { clientAddress } from '../gateway/client-address.ts';
+import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
+import type { AppDeps } from '../gateway/app.ts';
+import { operationCost } from '../schema/graphql-limits.ts';
 import { jsonResponse } from '../rest/errors.ts';
-import { carriesCredential } from '../security-headers.ts';
+import { carriesCredential } from '../gateway/security-headers.ts';
 import { carriesApiKey } from '../rest/routes.ts';
 import type { Actor } from '../auth/api-keys.ts';
-import { withHeaders } from '../http-bodies.ts';
+import { withHeaders } from '../web/bodies.ts';
 import { createRateLimiter, mergedVerdict, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
 /** What the plugin knows of one request, kept under the request as the client sent it. */
@@ -36,7 +37,7 @@ export interface RateLimitPlugins {
   /** The cost this request's operation spent, when it ran one. */
   costOf(request: Request): number | undefined;
   /**
-   * Spends an operation answered without running it (src/answer-cache.ts) exactly as if it ran:
+   * Spends an operation answered without running it (src/gateway/answer-cache.ts) exactly as if it ran:
    * the refusal to send instead, or null.
    */
   spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;

@@ -5,7 +5,7 @@
 //   dealership a restricted key is limited to (RATE_LIMIT_DEALERSHIP_REQUESTS); a key for all
 //   dealerships has no dealership to count against;
 // - `cost`: the estimated cost of the operations one key runs (RATE_LIMIT_KEY_COST), the same
-//   estimate the GraphQL query limit uses (src/graphql-limits.ts), so an expensive query spends more;
+//   estimate the GraphQL query limit uses (src/schema/graphql-limits.ts), so an expensive query spends more;
 // - `auth-failures`: requests from one client address whose key was not accepted
 //   (RATE_LIMIT_AUTH_FAILURES per RATE_LIMIT_ADDRESS_WINDOW_SECONDS); once reached, every request from
 //   that address that presents a key is refused before the key is looked at, so a guess can no

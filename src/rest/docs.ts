@@ -7,8 +7,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
 import { jsonResponse } from './errors.ts';
-import { explorerPagePolicy } from '../explorers.ts';
-import { Response } from '../fetch-api.ts';
+import { explorerPagePolicy } from './explorers.ts';
+import { Response } from '../web/fetch-api.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';

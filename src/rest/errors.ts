@@ -4,7 +4,7 @@ import type { GraphQLError } from 'graphql';
 import { databaseUnavailable, isApiError, statusByCode, variableInputError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { SCALAR_REASONS } from './arguments.ts';
-import { Response } from '../fetch-api.ts';
+import { Response } from '../web/fetch-api.ts';
 
 export interface RestErrorBody {
   error: string;

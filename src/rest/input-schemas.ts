@@ -6,7 +6,7 @@
 //   enums, and the `pattern`s a rule states in its metadata), with the value lists a deployment sets
 //   (lead sources) filled in and a record nested under `.meta({ id })` as a component;
 // - every text input, declared or not: its maximum length by name and the NUL ban
-//   (src/domain/input-limits.ts, which src/input-checks.ts applies to every argument), free-form JSON
+//   (src/domain/input-limits.ts, which src/gateway/input-checks.ts applies to every argument), free-form JSON
 //   text its own limit; every integer: GraphQL's 32-bit range.
 import { z } from 'zod';
 import { INT32, JSON_TEXT_MAX_LENGTH, TEXT_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';

@@ -265,7 +265,7 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
   const access = accessOfField(field);
   const argsByName = new Map(field.args.map((arg) => [arg.name, arg]));
   const declared = route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined;
-  // Successful GET answers carry an ETag and honour If-None-Match (src/http-etags.ts).
+  // Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts).
   const conditional = route.method === 'GET' && (route.successStatus ?? 200) === 200;
   const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
   const parameter = (name: string, where: 'path' | 'query') => {
@@ -352,7 +352,7 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
   const status = route.successStatus ?? 200;
   const example = exampleOf(route);
   const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
-  // Every answer names its request (src/telemetry/request-telemetry.ts).
+  // Every answer names its request (src/gateway/request-telemetry.ts).
   const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
   const deprecationHeaders = route.deprecated ? deprecationHeaderDocs(route.deprecated) : {};
   const success =

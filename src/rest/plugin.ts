@@ -10,7 +10,10 @@
 import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa as createSofaHandler } from 'sofa-api';
-import { actorFromRequest, carryActor, rebuiltFrom, type AppDeps } from '../context.ts';
+import { actorFromRequest, carryActor, rebuiltFrom } from '../context.ts';
+import type { Logger } from 'pino';
+import type { KeyVerifier } from '../auth/key-cache.ts';
+
 import { requestLogger } from '../telemetry/request-record.ts';
 import { permissionDenied, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
@@ -20,11 +23,17 @@ import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
-import { jsonNestingExceeds, nestingReason } from '../input-checks.ts';
+import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
 import { deprecationHeaders } from './deprecation.ts';
-import { requestOver, Response } from '../fetch-api.ts';
-import { cutText, headerValue } from '../header-value.ts';
+import { requestOver, Response } from '../web/fetch-api.ts';
+import { cutText, headerValue } from '../web/header-value.ts';
 import { LOGGED_STRING_MAX } from '../logger.ts';
+
+/** What the REST door needs of the service: the key verifier and the log. */
+interface RestDeps {
+  keys: KeyVerifier;
+  logger: Logger;
+}
 
 type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
@@ -32,7 +41,7 @@ type Enveloped = ReturnType<GetEnveloped>;
 
 /** The request Sofa should see, or the response that ends it here; `ignored` collects what it skipped. */
 async function prepareRequest(
-  deps: AppDeps,
+  deps: RestDeps,
   request: Request,
   { route, params }: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
@@ -163,10 +172,10 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
  * without a permission the root field declares (its deniedStatus, else 403; src/auth/field-access.ts)
  * learns nothing about the shape of the input. The same declaration guards the field on /graphql.
  */
-async function refuseCaller(deps: AppDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
+async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
   const { access, deniedStatus, permissions } = accessOfField(field);
   if (access === 'public') return null;
-  const actor = await actorFromRequest(deps, request);
+  const actor = await actorFromRequest(deps.keys, request);
   if (!actor) return restErrorResponse([unauthenticated()]);
   const [first] = permissions.filter((permission) => !actor.permissions.has(permission));
   if (first === undefined) return null;
@@ -176,7 +185,7 @@ async function refuseCaller(deps: AppDeps, request: Request, field: GraphQLField
   return restErrorResponse([permissionDenied(status, first === access ? undefined : first)]);
 }
 
-export function useRestRoutes(deps: AppDeps): Plugin {
+export function useRestRoutes(deps: RestDeps): Plugin {
   let schema: GraphQLSchema | undefined;
   let door: { sofa: SofaHandler; rootFields: Map<string, GraphQLField<unknown, unknown>> } | undefined;
   let getEnveloped: GetEnveloped | undefined;

@@ -1,5 +1,5 @@
 // The schema the REST door serves and documents: the routed root fields only, without what the graph
-// has for its own clients (src/builder.ts `graphOnly`, the Node interface). Sofa executes against it
+// has for its own clients (src/schema/builder.ts `graphOnly`, the Node interface). Sofa executes against it
 // (src/rest/plugin.ts) and the OpenAPI document describes it (src/rest/openapi.ts), so the document
 // and the bodies are the same shapes.
 import { MapperKind, filterSchema, mapSchema, pruneSchema } from '@graphql-tools/utils';
@@ -23,7 +23,7 @@ import { restRoutes } from './routes.ts';
 
 const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 
-/** Whether a field was declared for graph clients only (`graphOnly` in src/builder.ts). */
+/** Whether a field was declared for graph clients only (`graphOnly` in src/schema/builder.ts). */
 const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
 
 
@@ -56,7 +56,7 @@ function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-/** A field's `restShape` (src/builder.ts): the REST type its body is, as a selection of the graph's type. */
+/** A field's `restShape` (src/schema/builder.ts): the REST type its body is, as a selection of the graph's type. */
 interface RestShape {
   name: string;
   description: string;

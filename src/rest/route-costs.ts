@@ -1,10 +1,10 @@
 // What each REST path costs at its largest page, and how many calls a minute the per-key limits
 // allow of it: docs/rate-limits.md's table (test/readme.test.ts checks it) and the floor of 60 calls a minute
 // for an integrator (test/rate-limits.test.ts). The cost is the one the REST door spends
-// (restCallCost in src/graphql-limits.ts); the largest page is the root field's `listSize`.
+// (restCallCost in src/schema/graphql-limits.ts); the largest page is the root field's `listSize`.
 import type { GraphQLSchema } from 'graphql';
 import type { RateLimitSettings } from '../config.ts';
-import { restCallCost, type ListSize } from '../graphql-limits.ts';
+import { restCallCost, type ListSize } from '../schema/graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
 import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';
 

@@ -4,7 +4,7 @@
 // index:dealership wherever a relation reaches it (src/auth/type-guards.ts), which would empty this
 // list, and the spec lists a dealership's locations and users where the graph pages them. The
 // locations are the graph's Location, whose dealership data needs index:dealership itself.
-import { builder, restShape } from '../builder.ts';
+import { builder, restShape } from './builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
 import { dealershipFields, dealershipStaffList, Location, locationOrder } from './dealership.ts';

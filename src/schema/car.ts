@@ -2,7 +2,7 @@
 // the Car graph type with its root fields for front-end teams (GraphQL only). Every car read goes
 // through the caller's scoped client, so a car outside the key's dealerships is exactly like a car
 // that does not exist.
-import { builder, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { numberOrZero, textOrEmpty } from './always-present.ts';
 import {
   carPerformance,

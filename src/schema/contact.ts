@@ -2,10 +2,10 @@
 // model differently (`model` / `raw_model`), so each has its own types: the REST body is every field.
 // The spec's contact record always has the first name and each vehicle's rego, so a key that may read
 // contacts gets them; the postcode, which the spec leaves nullable, needs read:personal_data too.
-import { builder, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
-import type { ListSize } from '../graphql-limits.ts';
+import type { ListSize } from './graphql-limits.ts';
 
 const vehicleOrder = { orderBy: { id: 'asc' } } as const;
 

@@ -3,7 +3,7 @@
 // this dealership, by user id, and answers each link's user: one statement for the links of every
 // dealership of a page, one for their users, and their count in the dealership's own statement.
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
-import { builder } from '../builder.ts';
+import { builder } from './builder.ts';
 import type { Prisma } from '../db/client.ts';
 import { User } from './dealership.ts';
 

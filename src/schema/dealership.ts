@@ -3,7 +3,7 @@
 // search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
 // `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
 // and a variant built from the record's field definitions where it is not.
-import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type InstalledPlugin,
   type PartnerDealershipMapping,
 } from '../domain/dealerships.ts';
-import type { ListSize } from '../graphql-limits.ts';
+import type { ListSize } from './graphql-limits.ts';
 
 // ───────────────────────────── the graph ─────────────────────────────
 

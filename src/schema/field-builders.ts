@@ -3,7 +3,7 @@
 // the graph's type and the thin REST variants of the same record.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
-import type { builder } from '../builder.ts';
+import type { builder } from './builder.ts';
 
 /** The builder's type parameters. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -1,6 +1,6 @@
 // Imports every domain file (each registers its types and root fields) and builds the schema.
 import { GraphQLSchema } from 'graphql';
-import { builder } from '../builder.ts';
+import { builder } from './builder.ts';
 import { guardFieldsByType, guardNodeLookups } from '../auth/type-guards.ts';
 import { describeAccess } from '../auth/access-docs.ts';
 import { describeRelayStructure } from './relay-docs.ts';

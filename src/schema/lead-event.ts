@@ -1,7 +1,7 @@
 // Spec 4.11 (deprecated): messaging events recorded against a lead
 // (POST /api/v1/lead_events/:service/create?data…), and the lead's events in the graph.
 // What `data` accepts and the rules: src/domain/lead-events.ts.
-import { builder, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 

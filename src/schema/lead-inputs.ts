@@ -3,7 +3,7 @@
 // LeadFileType, LeadDocumentType). Every field may be left out: what is required is the domain's
 // rule, so a missing field is a 422 naming it on both doors. The REST door's request body and its
 // OpenAPI schema follow from these types (the REST schema serves the enums as their text).
-import { builder } from '../builder.ts';
+import { builder } from './builder.ts';
 import {
   documentTypeSchema,
   leadCategorySchema,

@@ -6,7 +6,7 @@
 //
 // Source and marketing source are not enums: their lists are the deployment's (LEAD_EXTRA_SOURCES,
 // LEAD_EXTRA_MARKETING_SOURCES), and a schema cannot change with a setting.
-import { builder, restAsText } from '../builder.ts';
+import { builder, restAsText } from './builder.ts';
 import { DOCUMENT_TYPES, LEAD_CATEGORIES, LEAD_FILE_TYPES } from '../domain/leads/values.ts';
 
 /** GraphQL's spelling of a spec value: "Trade-in Enquiry" is TRADE_IN_ENQUIRY, "car_analysis" CAR_ANALYSIS. */

@@ -3,7 +3,7 @@
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
 // the rest for front-end teams. Rules: src/domain/leads/.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
-import { builder, graphOnly, nodeById, keepNodeIdField } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';

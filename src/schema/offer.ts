@@ -1,9 +1,9 @@
 // Offers (spec 4.5, 4.6, record 2.5) on both doors, and the Manufacturer / Offer graph for
 // front-end teams. The graph's Offer is also the list form (4.5): what the list's REST body leaves
-// out of it is `graphOnly` (src/builder.ts). The website form (4.6) differs from the list form in
+// out of it is `graphOnly` (src/schema/builder.ts). The website form (4.6) differs from the list form in
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
-import { builder, graphOnly, nodeById, keepNodeIdField, restShape } from '../builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField, restShape } from './builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {

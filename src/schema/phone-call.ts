@@ -2,7 +2,7 @@
 // JSON or form-encoded, 202). The provider authenticates with an API key holding create:phone_call,
 // as `Authorization: Bearer <key>` or as `?token=<key>` (the REST layer moves it into the header).
 // Rules: src/domain/phone-calls.ts.
-import { builder } from '../builder.ts';
+import { builder } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { phoneCallReport, recordPhoneCall, type PhoneCallReceipt } from '../domain/phone-calls.ts';
 import { argsFromZod } from './input-from-zod.ts';

@@ -1,4 +1,4 @@
-// What one instance counts, in Prometheus' text format at /metrics (src/telemetry/metrics-endpoint.ts).
+// What one instance counts, in Prometheus' text format at /metrics (src/gateway/metrics-endpoint.ts).
 // Every instance keeps its own registry and Prometheus scrapes each one, so nothing here is shared
 // between instances (adding them up is Prometheus' job); counters start at zero when a process starts.
 //
@@ -40,7 +40,7 @@ export interface MetricsSources {
   /** The database's clock (src/db/clock.ts): the oldest message's age is measured on it. */
   now: () => Date;
   logger: Logger;
-  /** With REDIS_URL: whether its circuit breaker lets commands through (src/redis.ts). */
+  /** With REDIS_URL: whether its circuit breaker lets commands through (src/redis/client.ts). */
   redisAvailable?: () => boolean;
 }
 

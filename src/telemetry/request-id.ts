@@ -2,7 +2,7 @@
 // in its error body, so an integrator can quote it and an operator can find the request's lines.
 //
 // A caller (or a proxy in front) may name the request itself: its X-Request-Id (or Request-Id, the
-// header browsers may send, src/security-headers.ts) is kept when it is short and made only of
+// header browsers may send, src/gateway/security-headers.ts) is kept when it is short and made only of
 // printable characters that cannot break a log line or a header; else, with a W3C `traceparent`,
 // the trace id is used, so the request is found under the same id in the tracing system; else a
 // random UUID is made here.

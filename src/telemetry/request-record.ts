@@ -1,6 +1,6 @@
 // What is known of one request while it is answered: its id, when it started, the GraphQL operation
 // it ran and the error it ended with. Kept under the request as the client sent it (the REST door
-// rebuilds requests: src/context.ts maps them back), filled by src/telemetry/request-telemetry.ts
+// rebuilds requests: src/context.ts maps them back), filled by src/gateway/request-telemetry.ts
 // and read once, when the answer is ready, for both the log line and the metrics.
 import type { DocumentNode, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -18,7 +18,7 @@ export interface RequestRecord {
   /** The request's child logger, made when something first logs for it. */
   logger?: Logger;
   /**
-   * With traces on, the request span's ids (src/telemetry/tracing-plugin.ts), in every line logged for
+   * With traces on, the request span's ids (src/gateway/tracing-plugin.ts), in every line logged for
    * the request, so a log line is found from its trace and a trace from its log line.
    */
   trace?: TraceIds;
@@ -43,7 +43,7 @@ const records = new WeakMap<Request, RequestRecord>();
  * AsyncLocalStorage would know the request anywhere, but on Node 20 it turns on promise hooks for
  * every promise of every request: measured at 6% of an uncached read's CPU and 15% of a cached one.
  * So errors are noted where the request is known (useErrorLoggers below; the context factory in
- * src/yoga.ts) and Yoga's logger looks them up.
+ * src/gateway/yoga.ts) and Yoga's logger looks them up.
  */
 const loggerOfError = new WeakMap<object, Logger>();
 

@@ -1,7 +1,7 @@
 // OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config.ts, docs/operations.md, "Traces").
 // Off, nothing but @opentelemetry/api is loaded, and its tracer is a no-op: spans cost a function call.
 // On, the SDK, the exporter and the W3C propagator are imported here, once, and registered globally,
-// so that the request plugin (src/telemetry/tracing-plugin.ts), the database adapters
+// so that the request plugin (src/gateway/tracing-plugin.ts), the database adapters
 // (src/db/traced-adapter.ts) and the outbox worker make their spans with the same `tracer`.
 //
 // Spans: one SERVER span per request (`GET /api/v1/cars/:id/performance.json`, `POST /graphql`), a

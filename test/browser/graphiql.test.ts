@@ -4,8 +4,8 @@
 import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/http-server.ts';
-import { createLifecycle } from '../../src/lifecycle.ts';
+import { createHttpServer } from '../../src/http/server.ts';
+import { createLifecycle } from '../../src/gateway/lifecycle.ts';
 import { freePort } from '../../scripts/free-port.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { makeDealership, makeKey } from '../support/fixtures.ts';

@@ -5,8 +5,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createKeyVerifier } from '../../src/auth/key-cache.ts';
 import { keyringOf, type Keyring } from '../../src/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
-import type { AppDeps } from '../../src/context.ts';
-import { createApp, type Yoga } from '../../src/yoga.ts';
+import type { AppDeps } from '../../src/gateway/app.ts';
+import { createApp, type Yoga } from '../../src/gateway/yoga.ts';
 import { createFileStorage } from '../../src/storage/file-storage.ts';
 import { memoryCounters } from '../../src/rate-limit/counters.ts';
 import { assertMatchesContract } from './contract.ts';
@@ -97,7 +97,7 @@ export function instanceDeps(base: Pick<AppDeps, 'config' | 'db' | 'now'>, overr
 }
 
 /**
- * Every error answer of the suite quotes its request id (src/telemetry/request-telemetry.ts): checked
+ * Every error answer of the suite quotes its request id (src/gateway/request-telemetry.ts): checked
  * here against the answer's Request-Id header, then taken out of the body, so that the tests of each
  * feature compare the error as it is about that feature.
  */

@@ -81,7 +81,7 @@ export function isAnswer(outcome: HttpAnswer | HttpFailure): outcome is HttpAnsw
   return 'status' in outcome;
 }
 
-/** A draining instance's answer to a connection accepted after the drain began: go elsewhere (src/http-server.ts). */
+/** A draining instance's answer to a connection accepted after the drain began: go elsewhere (src/http/server.ts). */
 export function isDrainAnswer(answer: HttpAnswer): boolean {
   return (
     answer.status === 503 &&

@@ -10,7 +10,7 @@
 // compare-and-set write of the row, on either engine. The lease also records when the last sweep
 // ended, so instances starting one after another (a rolling deploy) do not each sweep again.
 import type { Logger } from 'pino';
-import { startPeriodicTask, type BackgroundTask } from '../../background-task.ts';
+import { startPeriodicTask, type BackgroundTask } from '../../db/background-task.ts';
 import { isUniqueViolation, type Db } from '../../db/client.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 

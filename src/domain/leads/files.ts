@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { invalidInput } from '../../errors.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import type { Db } from '../../db/client.ts';
-import type { LeadFileInputValues } from './input-record.ts';
 import { MAX_LEAD_FILES, type LeadFileType } from './values.ts';
 
 export interface DecodedLeadFile {
@@ -90,11 +89,20 @@ function isPlainText(bytes: Buffer): boolean {
 }
 
 /**
+ * An attachment as its input record (input-record.ts, leadFileInputSchema) hands it over: stated here
+ * rather than imported, since that record reads this module's leadFilePattern.
+ */
+interface LeadFileEntry {
+  file_type?: LeadFileType | null;
+  file?: string | null;
+}
+
+/**
  * Checks and decodes every attachment, its file_type already checked by its declaration
  * (input-record.ts); errors name the entry (lead.lead_files_attributes[1].file).
  */
 export function decodeLeadFiles(
-  files: readonly LeadFileInputValues[],
+  files: readonly LeadFileEntry[],
   options: { maxBytes: number; existingCount?: number; path?: string },
 ): DecodedLeadFile[] {
   const base = options.path ?? 'lead.lead_files_attributes';

@@ -16,9 +16,9 @@ import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { apiError, invalidInput } from '../../errors.ts';
-import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../background-task.ts';
+import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../db/background-task.ts';
 
-export type { BackgroundTask } from '../../background-task.ts';
+export type { BackgroundTask } from '../../db/background-task.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -104,7 +104,7 @@ export async function recordAnswer(tx: Prisma.TransactionClient, claim: Idempote
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x1de0_7e11;
 
-/** Deletes the records older than `ttlMs` by the database's clock, in batches (src/background-task.ts); answers how many. */
+/** Deletes the records older than `ttlMs` by the database's clock, in batches (src/db/background-task.ts); answers how many. */
 export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
   return purgeInBatches(db, engine, PURGE_LOCK_KEY, async (client) => {
     if (engine === 'postgresql') {

@@ -1,28 +1,29 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, sentRequest, type AppDeps, type Context } from './context.ts';
-import { maskUnexpectedError } from './errors.ts';
-import { graphiqlOptions, graphiqlPage } from './explorers.ts';
-import { queryLimits, useQueryLimits } from './graphql-limits.ts';
+import { sentRequest, type Context } from '../context.ts';
+import { createContext, type AppDeps } from './app.ts';
+import { maskUnexpectedError } from '../errors.ts';
+import { graphiqlOptions, graphiqlPage } from '../rest/explorers.ts';
+import { queryLimits, useQueryLimits } from '../schema/graphql-limits.ts';
 import { useBodyLimit, useGraphQLAccept, useHealthChecks, useErrorCodes, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
-import { useApiDocs } from './rest/docs.ts';
-import { useRestRoutes } from './rest/plugin.ts';
-import { getSchema } from './schema/index.ts';
+import { useApiDocs } from '../rest/docs.ts';
+import { useRestRoutes } from '../rest/plugin.ts';
+import { getSchema } from '../schema/index.ts';
 import { useReadCache } from './response-cache.ts';
 import { useAnswerCache } from './answer-cache.ts';
-import { useETags } from './http-etags.ts';
-import { useCompression } from './http-compression.ts';
+import { useETags } from './etags.ts';
+import { useCompression } from './compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useSecurityHeaders } from './security-headers.ts';
 import { pathMethods } from './path-methods.ts';
-import { useRateLimits } from './rate-limit/plugin.ts';
+import { useRateLimits } from '../rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
-import { createMetrics } from './telemetry/metrics.ts';
-import { useMetricsEndpoint } from './telemetry/metrics-endpoint.ts';
-import { useRequestTelemetry } from './telemetry/request-telemetry.ts';
-import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from './telemetry/request-record.ts';
-import { useTracing } from './telemetry/tracing-plugin.ts';
+import { createMetrics } from '../telemetry/metrics.ts';
+import { useMetricsEndpoint } from './metrics-endpoint.ts';
+import { useRequestTelemetry } from './request-telemetry.ts';
+import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
+import { useTracing } from './tracing-plugin.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -68,7 +69,7 @@ export function createApp(deps: AppDeps): Yoga {
     // CORS is answered by useSecurityHeaders, for the configured origins only.
     cors: false,
     // Yoga's own health check answers 200 for any URL that merely ends in its endpoint; ours is exact
-    // (src/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
+    // (src/gateway/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
     healthCheckEndpoint: ' disabled',
     // A database that does not answer is 503 `unavailable`, not 500 (src/db/unavailable.ts).
     maskedErrors: { maskError: maskUnexpectedError },

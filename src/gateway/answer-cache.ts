@@ -1,4 +1,4 @@
-// The answer cache: the front tier of the response cache (src/response-cache.ts), holding finished
+// The answer cache: the front tier of the response cache (src/gateway/response-cache.ts), holding finished
 // HTTP answers so that a repeated read is answered before the REST door, GraphQL parsing,
 // validation, the query limits and execution run at all.
 //
@@ -17,13 +17,14 @@
 // and the shared generation keeps them all correct.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { peekRequestBody, readBody, responseFromBytes } from './http-bodies.ts';
-import type { Actor } from './auth/api-keys.ts';
+import { peekRequestBody, readBody, responseFromBytes } from '../web/bodies.ts';
+import type { Actor } from '../auth/api-keys.ts';
 import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
-import { actorFromRequest, type AppDeps } from './context.ts';
-import { cacheScope, type CacheGeneration } from './response-cache.ts';
-import type { GatewayMetrics } from './telemetry/metrics.ts';
-import { recordOf, type RequestRecord } from './telemetry/request-record.ts';
+import { actorFromRequest } from '../context.ts';
+import type { KeyVerifier } from '../auth/key-cache.ts';
+import { cacheScope, type CacheGeneration } from './cache-scope.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import { recordOf, type RequestRecord } from '../telemetry/request-record.ts';
 
 export interface CachedAnswer {
   status: number;
@@ -44,7 +45,7 @@ export interface AnswerStore {
   clear(): void;
 }
 
-/** Answers in memory, bounded in entries and bytes, keys and headers included (src/bounded-cache.ts). */
+/** Answers in memory, bounded in entries and bytes, keys and headers included (src/gateway/bounded-cache.ts). */
 export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly cache: BoundedCache<CachedAnswer> } {
   const cache = new BoundedCache<CachedAnswer>(bounds, (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0));
   return {
@@ -94,7 +95,7 @@ async function requestIdentity(request: Request, url: URL, graphqlEndpoint: stri
  * made it, before any onResponse hook adds per-request headers or compresses it); `serve` goes
  * after the checks every request passes (body limit, address rate limit) and before the REST door.
  */
-export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEndpoint: string): { capture: Plugin; serve: Plugin } {
+export function useAnswerCache(deps: { keys: KeyVerifier; now: () => Date }, parts: AnswerCacheParts, graphqlEndpoint: string): { capture: Plugin; serve: Plugin } {
   const missedUnder = new WeakMap<Request, string>();
   const served = new WeakSet<Request>();
   // With Redis another instance advances the generation: the first request to see a new one here
@@ -105,7 +106,7 @@ export function useAnswerCache(deps: AppDeps, parts: AnswerCacheParts, graphqlEn
     async onRequest({ request, url, endResponse }) {
       const identity = await requestIdentity(request, url, graphqlEndpoint);
       if (identity === null || !request.headers.has('authorization')) return;
-      const actor = await actorFromRequest(deps, request).catch(() => null);
+      const actor = await actorFromRequest(deps.keys, request).catch(() => null);
       if (!actor) return;
       const generation = await parts.generation.current();
       if (generation === null) return;

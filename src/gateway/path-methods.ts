@@ -2,9 +2,9 @@
 // (src/rest/routes.ts), the GraphQL endpoint and the service's own paths. OPTIONS answers with them
 // (`Allow`, and a preflight's Access-Control-Allow-Methods), and 404 for a path that does not exist,
 // so a client or a browser is never told a method works where it does not.
-import { matchPath } from './rest/routes.ts';
-import { isDocsPath, OPENAPI_PATH } from './rest/docs.ts';
-import { METRICS_PATH } from './telemetry/metrics-endpoint.ts';
+import { matchPath } from '../rest/routes.ts';
+import { isDocsPath, OPENAPI_PATH } from '../rest/docs.ts';
+import { METRICS_PATH } from './metrics-endpoint.ts';
 
 /** The order methods are listed in. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];

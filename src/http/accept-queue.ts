@@ -1,6 +1,6 @@
 // How many connections wait in the kernel's accept queue of a listening TCP port: completed
 // handshakes the process has not accepted yet. Closing a listening socket resets every one of them,
-// so the HTTP server (src/http-server.ts) closes its own only when this is 0. Linux tells it in
+// so the HTTP server (src/http/server.ts) closes its own only when this is 0. Linux tells it in
 // /proc/net/tcp and /proc/net/tcp6 (the rx_queue of a socket in the LISTEN state); elsewhere it is
 // unknown (null).
 import { closeSync, openSync, readSync } from 'node:fs';

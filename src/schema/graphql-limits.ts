@@ -33,8 +33,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { connectionPageSize } from './builder.ts';
-import { DEFAULT_GRAPHQL_MAX_COST } from './config.ts';
-import { apiError, invalidInput } from './errors.ts';
+import { DEFAULT_GRAPHQL_MAX_COST } from '../config.ts';
+import { apiError, invalidInput } from '../errors.ts';
 
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */

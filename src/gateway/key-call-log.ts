@@ -17,11 +17,11 @@
 // Recording is a Map increment in the answer's path; the writes happen in the log's flushes.
 import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { presentedKeyVerdict, sentRequest, type Context } from './context.ts';
-import { NO_OPERATION, type KeyCallLog } from './domain/api-key-calls.ts';
-import { restStatusOf } from './rest/errors.ts';
-import { matchPath } from './rest/routes.ts';
-import { recordOf } from './telemetry/request-record.ts';
+import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
+import { NO_OPERATION, type KeyCallLog } from '../domain/api-key-calls.ts';
+import { restStatusOf } from '../rest/errors.ts';
+import { matchPath } from '../rest/routes.ts';
+import { recordOf } from '../telemetry/request-record.ts';
 
 /** How the request's GraphQL execution ended, kept under the request as the client sent it. */
 interface Executed {
@@ -103,7 +103,7 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
           const door = pathname === graphqlEndpoint ? 'graphql' : 'rest';
           const status = door === 'rest' || response.status !== 200 ? response.status : (record?.errorStatus ?? 200);
           // The operation the request record holds: the one executed, or the one whose answer the
-          // answer cache served (src/answer-cache.ts).
+          // answer cache served (src/gateway/answer-cache.ts).
           const ran = recordOf(request)?.operation;
           const ranFields = ran ? rootFieldsCached(ran.document, ran.operationName) : [];
           const operations = ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];

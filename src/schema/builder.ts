@@ -5,12 +5,12 @@ import RelayPlugin, { encodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { DateResolver, DateTimeISOResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { GraphQLScalarType } from 'graphql';
-import type PrismaTypes from './generated/pothos-types.ts';
-import { getDatamodel } from './generated/pothos-types.ts';
-import type { Context } from './context.ts';
-import type { Permission } from './auth/permissions.ts';
-import { permissionDenied, unauthenticated } from './errors.ts';
-import { deniedStatusOfField } from './auth/field-access.ts';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import type { Context } from '../context.ts';
+import type { Permission } from '../auth/permissions.ts';
+import { permissionDenied, unauthenticated } from '../errors.ts';
+import { deniedStatusOfField } from '../auth/field-access.ts';
 
 /** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
 export const connectionPageSize = { default: 20, max: 100 } as const;

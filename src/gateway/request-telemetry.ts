@@ -13,15 +13,16 @@
 // (`graphql.operation.name`), never into a label.
 import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { presentedKeyVerdict, sentRequest, type AppDeps, type Context } from '../context.ts';
+import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
+import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
 import { matchPath, type RestRoute } from '../rest/routes.ts';
-import { rootFieldsOf } from '../key-call-log.ts';
-import type { GatewayMetrics } from './metrics.ts';
+import { rootFieldsOf } from './key-call-log.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
-import { recordOf, requestBindings, startRecord, type RequestRecord } from './request-record.ts';
-import { Response } from '../fetch-api.ts';
+import { recordOf, requestBindings, startRecord, type RequestRecord } from '../telemetry/request-record.ts';
+import { Response } from '../web/fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 

@@ -1,16 +1,16 @@
 // Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
-// error model's code on GraphQL's own input errors (the request log: src/telemetry/request-telemetry.ts).
+// error model's code on GraphQL's own input errors (the request log: src/gateway/request-telemetry.ts).
 import { GraphQLError, Kind, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
-import { DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from './errors.ts';
-import type { AppDeps } from './context.ts';
-import { jsonResponse, restError } from './rest/errors.ts';
-import { finalBytes, peekRequestBody } from './http-bodies.ts';
-import { jsonNestingExceeds, nestingReason } from './input-checks.ts';
-import { recordOf } from './telemetry/request-record.ts';
-import { carriesApiKey } from './rest/routes.ts';
-import { Response } from './fetch-api.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from '../errors.ts';
+import type { AppDeps } from './app.ts';
+import { jsonResponse, restError } from '../rest/errors.ts';
+import { finalBytes, peekRequestBody } from '../web/bodies.ts';
+import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
+import { recordOf } from '../telemetry/request-record.ts';
+import { carriesApiKey } from '../rest/routes.ts';
+import { Response } from '../web/fetch-api.ts';
 
 /** `/ready` says 503 when the database has not answered its check within this long. */
 export const READY_TIMEOUT_MS = 800;
@@ -54,7 +54,7 @@ export function useHealthChecks(deps: AppDeps): Plugin {
 
 /**
  * Refuses bodies over the limit by their declared length before anything reads them. Bodies sent
- * without a length (chunked) are counted by the HTTP server in src/http-server.ts. A request without
+ * without a length (chunked) are counted by the HTTP server in src/http/server.ts. A request without
  * a key gets the far smaller anonymous limit: nothing a keyless caller may do needs a large body, and
  * a large one would otherwise be read and parsed (a GraphQL document) before anyone asked for a key.
  */

@@ -9,7 +9,7 @@
 // the outage once when it opens and once when Redis answers again, and tells the metrics.
 import { Redis, type Command } from 'ioredis';
 import type { Logger } from 'pino';
-import type { KeyChangeFeed } from './auth/key-cache.ts';
+import type { KeyChangeFeed } from '../auth/key-cache.ts';
 
 /** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
 const KEY_CHANGES_CHANNEL = 'api-key-changed';

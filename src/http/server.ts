@@ -6,17 +6,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import type { Lifecycle } from './lifecycle.ts';
-import type { Yoga } from './yoga.ts';
-import { PROTECTIVE_HEADERS } from './security-headers.ts';
-import { recordSocketAddress } from './client-address.ts';
-import { finalBytes, recordRequestBody } from './http-bodies.ts';
-import { requestIdFor } from './telemetry/request-id.ts';
-import { REQUEST_ID_HEADER } from './telemetry/request-telemetry.ts';
-import { requestOver, Response } from './fetch-api.ts';
+import type { Config } from '../config.ts';
+import type { Lifecycle } from '../gateway/lifecycle.ts';
+import type { Yoga } from '../gateway/yoga.ts';
+import { PROTECTIVE_HEADERS } from '../gateway/security-headers.ts';
+import { recordSocketAddress } from '../gateway/client-address.ts';
+import { finalBytes, recordRequestBody } from '../web/bodies.ts';
+import { requestIdFor } from '../telemetry/request-id.ts';
+import { REQUEST_ID_HEADER } from '../gateway/request-telemetry.ts';
+import { requestOver, Response } from '../web/fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
-import { bodyLimitOf } from './http-plugins.ts';
+import { bodyLimitOf } from '../gateway/http-plugins.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -113,7 +113,7 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
 async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
   const url = requestUrl(req);
   if (!url) return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
-  // A request without a key gets the smaller anonymous limit (src/http-plugins.ts, useBodyLimit).
+  // A request without a key gets the smaller anonymous limit (src/gateway/http-plugins.ts, useBodyLimit).
   const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
@@ -249,7 +249,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
    * it resets every connection the kernel has accepted (completed the handshake of) and the process
    * has not: a client that had sent its request would get a reset, not an answer. So it closes when
    * a poll phase of the event loop (where Node accepts from a listening socket with connections
-   * waiting) went by without accepting one, and, where the kernel tells (src/accept-queue.ts), when
+   * waiting) went by without accepting one, and, where the kernel tells (src/http/accept-queue.ts), when
    * the queue is empty at that moment; a connection that completes its handshake in the microseconds
    * between that look and the close is the one left to chance. Connections keep coming only from
    * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is

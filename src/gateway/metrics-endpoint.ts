@@ -6,8 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { jsonResponse } from '../rest/errors.ts';
-import type { GatewayMetrics } from './metrics.ts';
-import { Response } from '../fetch-api.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import { Response } from '../web/fetch-api.ts';
 
 export const METRICS_PATH = '/metrics';
 

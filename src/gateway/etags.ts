@@ -3,8 +3,8 @@
 // the response cache, a client polling an unchanged record costs neither a query nor the transfer.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { readBody, withHeaders } from './http-bodies.ts';
-import { Response } from './fetch-api.ts';
+import { readBody, withHeaders } from '../web/bodies.ts';
+import { Response } from '../web/fetch-api.ts';
 
 /** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
 export function matchesETag(ifNoneMatch: string, etag: string): boolean {

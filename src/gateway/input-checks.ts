@@ -24,8 +24,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { JSON_TEXT_MAX_LENGTH, MAX_BODY_DEPTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from './domain/input-limits.ts';
-import { invalidInput } from './errors.ts';
+import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from '../domain/input-limits.ts';
+import { invalidInput } from '../errors.ts';
 
 interface InputProblem {
   field: string;
@@ -39,40 +39,6 @@ const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
 
 const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * Whether JSON text (as UTF-8 bytes or a string) nests objects and lists more than `limit` deep, found
- * by one loop over it: no parse, no recursion, so it can run before either on any input. Brackets
- * inside strings do not count; text that is not JSON is measured the same way and left to the parser.
- */
-export function jsonNestingExceeds(text: Uint8Array | string, limit: number = MAX_BODY_DEPTH): boolean {
-  const at = typeof text === 'string' ? (index: number) => text.charCodeAt(index) : (index: number) => text[index] as number;
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = at(index);
-    if (inString) {
-      if (code === BACKSLASH) index += 1;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) inString = true;
-    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth += 1;
-      if (depth > limit) return true;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
-  }
-  return false;
-}
-
-/** The refusal of a body or parameter nested too deep, in the words of the other input problems. */
-export function nestingReason(limit: number = MAX_BODY_DEPTH): string {
-  return `must not nest objects and lists more than ${limit} levels deep`;
-}
 
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
 function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {

@@ -4,8 +4,8 @@
 // guess at a time. Development keeps both, for GraphiQL's docs and for people learning the API.
 import { getOperationAST, GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from './context.ts';
-import { forbidden, unauthenticated } from './errors.ts';
+import type { Context } from '../context.ts';
+import { forbidden, unauthenticated } from '../errors.ts';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 

@@ -4,7 +4,7 @@
 // Correct by construction, in four rules:
 // 0. Only a read is ever cached: `isCacheableRead` is the one decision, made on the operation itself
 //    before the plugin runs; a mutation or subscription is never looked up, stored or answered from any
-//    tier (the answer cache in src/answer-cache.ts stores only what this cache filed under an entry).
+//    tier (the answer cache in src/gateway/answer-cache.ts stores only what this cache filed under an entry).
 // 1. An entry is filed under what the caller may see: its key id, permissions and dealership set
 //    (never the secret), so two keys that see different things never share an entry, and a change
 //    of permissions starts afresh. Calls without a valid key are never cached.
@@ -23,12 +23,13 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import type { Actor } from './auth/api-keys.ts';
-import { sentRequest, type Context } from './context.ts';
+import type { Actor } from '../auth/api-keys.ts';
+import { sentRequest, type Context } from '../context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
+import { cacheScope, type CacheGeneration } from './cache-scope.ts';
 import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
-import type { CacheEpoch } from './domain/shared-settings.ts';
-import type { GatewayMetrics } from './telemetry/metrics.ts';
+import type { CacheEpoch } from '../domain/shared-settings.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 /** How long a read may be served from the cache, by default and per type (milliseconds). */
 export const cacheTtls = {
@@ -44,13 +45,8 @@ export const cacheTtls = {
   } as Record<string, number>,
 } as const;
 
-/** The generation every entry name carries; null while it cannot be known (Redis down): no caching then. */
-export interface CacheGeneration {
-  current(): Promise<string | null>;
-  advance(): Promise<void>;
-}
 
-// After the deployment's prefix, which the Redis client puts before every key (src/redis.ts).
+// After the deployment's prefix, which the Redis client puts before every key (src/redis/client.ts).
 const GENERATION_KEY = 'cache:generation';
 const ENTRY_PREFIX = 'cache:entry:';
 /** Entry names that must not be stored: made while the generation was unknown. */
@@ -79,7 +75,7 @@ export const OWED_GENERATION_RETRY_MS = 250;
  * the old value of its own write. It also starts a new database cache epoch (src/domain/shared-settings.ts),
  * which is part of every instance's generation: the others, which may still reach Redis, stop serving
  * results from before the write within the epoch's poll interval (docs/caching.md).
- * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis.ts).
+ * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis/client.ts).
  */
 export function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration & { owed(): boolean } {
   let owed = 0;
@@ -141,7 +137,7 @@ export interface ReadStore {
  */
 const HEAP_BYTES_PER_JSON_CHARACTER = 3;
 
-/** This instance's memory, bounded in entries and bytes, keys and bookkeeping included (src/bounded-cache.ts). */
+/** This instance's memory, bounded in entries and bytes, keys and bookkeeping included (src/gateway/bounded-cache.ts). */
 export function memoryReadStore(bounds: CacheBounds): ReadStore & { clear(): void; readonly cache: BoundedCache<StoredRead> } {
   // Measured once, when stored: a miss has just run a whole operation, so this is small beside it.
   const cache = new BoundedCache<StoredRead>(bounds, (read) => JSON.stringify(read.result).length * HEAP_BYTES_PER_JSON_CHARACTER);
@@ -177,26 +173,11 @@ export function redisStore(redis: Redis): ReadStore {
   };
 }
 
-/** Scopes already worked out: the key cache hands out the same Actor for as long as it remembers the key. */
-const scopeByActor = new WeakMap<Actor, string>();
-
-/** What the caller may see, as one opaque name: key id, permissions, dealership set. */
-export function cacheScope(actor: Actor): string {
-  let scope = scopeByActor.get(actor);
-  if (scope === undefined) {
-    const permissions = [...actor.permissions].sort().join(',');
-    const dealerships = actor.dealershipIds?.join(',') ?? '*';
-    scope = createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}`).digest('base64url');
-    scopeByActor.set(actor, scope);
-  }
-  return scope;
-}
-
 export interface ReadCacheOptions {
   generation: CacheGeneration;
   /** Execution results, shared by the instances when in Redis. */
   store: ReadStore;
-  /** Finished HTTP answers, always in this instance's memory (src/answer-cache.ts). */
+  /** Finished HTTP answers, always in this instance's memory (src/gateway/answer-cache.ts). */
   answers: AnswerStore;
 }
 

@@ -3,11 +3,11 @@
 // no content sniffing, no framing, no referrer, a Content-Security-Policy (the explorer pages get
 // the policy their code needs, everything else none at all) and no caching of what a key was needed for.
 import type { Plugin } from 'graphql-yoga';
-import { withHeaders } from './http-bodies.ts';
-import { graphiqlPolicy } from './explorers.ts';
-import { jsonResponse } from './rest/errors.ts';
-import { DOCS_PAGE_POLICY, DOCS_PATH } from './rest/docs.ts';
-import { Response } from './fetch-api.ts';
+import { withHeaders } from '../web/bodies.ts';
+import { graphiqlPolicy } from '../rest/explorers.ts';
+import { jsonResponse } from '../rest/errors.ts';
+import { DOCS_PAGE_POLICY, DOCS_PATH } from '../rest/docs.ts';
+import { Response } from '../web/fetch-api.ts';
 
 /** Response headers a page on an allowed origin may read (rate limits, deprecation, tracing). */
 export const EXPOSED_HEADERS = [
@@ -62,7 +62,7 @@ export interface CorsOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
   /**
-   * The methods a path answers, or null when it does not exist (src/path-methods.ts): OPTIONS
+   * The methods a path answers, or null when it does not exist (src/gateway/path-methods.ts): OPTIONS
    * answers with them. Without it, every path answers with ALLOWED_METHODS.
    */
   methodsOf?: (pathname: string) => readonly string[] | null;

@@ -13,10 +13,10 @@ import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
-import { recordOf } from './request-record.ts';
+import { recordOf } from '../telemetry/request-record.ts';
 import { SERVICE_PATHS } from './request-telemetry.ts';
-import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from './tracing.ts';
-import { Response } from '../fetch-api.ts';
+import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from '../telemetry/tracing.ts';
+import { Response } from '../web/fetch-api.ts';
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {

@@ -1,0 +1,46 @@
+// The service's long-lived dependencies, and the context each request's resolvers get from them.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { KeyVerifier } from '../auth/key-cache.ts';
+import type { ReadCacheOptions } from './response-cache.ts';
+import { forActor } from '../db/scoped.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import type { FileStorage } from '../storage/file-storage.ts';
+import type { Geocoder } from '../domain/geocoding.ts';
+import type { CounterStore } from '../rate-limit/counters.ts';
+import type { KeyCallLog } from '../domain/api-key-calls.ts';
+import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import { requestLogger } from '../telemetry/request-record.ts';
+import { actorFromRequest, sentRequest, type Context } from '../context.ts';
+
+/** The long-lived things a request's context is made from. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** The time; tests move it to check expiries. */
+  now: () => Date;
+  /** Verifies API keys, remembering verdicts briefly (src/auth/key-cache.ts). */
+  keys: KeyVerifier;
+  /** The response cache's store and generation; null: reads are never cached (src/gateway/response-cache.ts). */
+  readCache: ReadCacheOptions | null;
+  /** Where lead attachments' bytes are kept, the same store for every instance (src/storage/file-storage.ts). */
+  files: FileStorage;
+  /** Places postcodes for the dealership search (src/domain/geocoding.ts): the bundled data set, or a stub in tests. */
+  geocoder: Geocoder;
+  /** Where the rate limits count (src/rate-limit/counters.ts): this instance's memory, or Redis. */
+  rateCounters: CounterStore;
+  /** Counts each call made with a valid key for `keys audit` (src/gateway/key-call-log.ts); absent, calls are not counted. */
+  keyCalls?: KeyCallLog;
+  /** Set when the app runs behind the process's HTTP server; absent, the app is never draining. */
+  lifecycle?: Lifecycle;
+  /** This instance's metrics (src/telemetry/metrics.ts); absent, the app makes its own. */
+  metrics?: GatewayMetrics;
+}
+
+export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
+  const actor = await actorFromRequest(deps.keys, request);
+  const { config, now, files, geocoder } = deps;
+  return { config, now, files, geocoder, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
+}
