@@ -235,7 +235,7 @@ function prismaCursorError(error: GraphQLError): GraphQLError | null {
 }
 
 /**
- * Every error as it leaves the service (src/http-plugins.ts, useErrorCodes): a connection argument's
+ * Every error as it leaves the service (src/gateway/http-plugins.ts, useErrorCodes): a connection argument's
  * refusal gets the error model's code (connectionArgumentError), an error still without a code gets
  * `fallbackCode`, and control characters in the message are escaped.
  */
