@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, projectRoot } from '../src/config.ts';
+import { loadConfig, projectRoot } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { newEncryptionKeyText } from '../src/secrets.ts';
 import { runAdminSql } from './cli-database.ts';

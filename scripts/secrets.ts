@@ -1,6 +1,6 @@
 // The stored secrets' CLI: npm run --silent secrets -- <command>. See `secrets help`.
 import { parseArgs } from 'node:util';
-import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config.ts';
+import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config/index.ts';
 import { recordSessionSecret } from '../src/domain/shared-settings.ts';
 import type { Db } from '../src/db/client.ts';
 import { failIfDatabaseUnavailable, openCliDatabase } from './cli-database.ts';

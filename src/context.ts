@@ -1,7 +1,7 @@
 // What every resolver receives: the database, the clock and the caller, built once per request
 // for both doors (Sofa runs Yoga's context factory for REST calls too).
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';

@@ -33,7 +33,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { connectionPageSize } from './builder.ts';
-import { DEFAULT_GRAPHQL_MAX_COST } from './config.ts';
+import { DEFAULT_GRAPHQL_MAX_COST } from './config/index.ts';
 import { apiError, invalidInput } from './errors.ts';
 
 export const queryLimits = {

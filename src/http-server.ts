@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Yoga } from './yoga.ts';
 import { PROTECTIVE_HEADERS } from './security-headers.ts';

@@ -4,7 +4,7 @@
 // address, a phone number or a secret are redacted here, whatever code logs them.
 import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { LogFormat, LogLevel } from './config.ts';
+import type { LogFormat, LogLevel } from './config/index.ts';
 import { cutText } from './header-value.ts';
 
 /**

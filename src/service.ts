@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createKeyVerifier } from './auth/key-cache.ts';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config } from './config/index.ts';
 import { createDb, type Db } from './db/client.ts';
 import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';

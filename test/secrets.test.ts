@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.ts';
+import { ConfigError } from '../src/config/index.ts';
 import { openProcessorKey, PAYMENT_PROCESSOR_KEY, reencryptStoredSecrets, secureStoredSecrets } from '../src/domain/stored-secrets.ts';
 import { envelopeKeyId, keyringOf, open, parseEncryptionKeys, seal, SecretUnreadableError } from '../src/secrets.ts';
 import { createApp } from '../src/yoga.ts';

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, printSchema } from 'graphql';
-import { projectRoot } from '../../src/config.ts';
+import { projectRoot } from '../../src/config/index.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { deprecationProblems } from '../../src/rest/deprecation.ts';
 import { restRoutes } from '../../src/rest/routes.ts';

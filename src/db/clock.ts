@@ -13,7 +13,7 @@
 // On SQLite the database runs in this process, so the offset is that of SQLite's clock (the
 // operating system's) to JavaScript's Date, which is 0 unless something shifts Date.
 import type { Logger } from 'pino';
-import type { Engine } from '../config.ts';
+import type { Engine } from '../config/index.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from './client.ts';
 

@@ -10,7 +10,7 @@
 // A flush that fails keeps its counts for the next one: calls are lost only when an instance dies
 // (at most the last few seconds of its calls) or its database stays unreachable past the cap below.
 import type { Logger } from 'pino';
-import type { Engine } from '../config.ts';
+import type { Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from '../db/client.ts';

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { apiError } from '../errors.ts';

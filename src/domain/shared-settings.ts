@@ -8,7 +8,7 @@
 // computing an HMAC per guess under each candidate secret (the label makes it useless for anything
 // else the secret signs). The secret itself is never stored.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
 export const SESSION_SECRET_FINGERPRINT_SETTING = 'session_signing_secret_fingerprint';

@@ -3,7 +3,7 @@
 // it, readers open through it, and the start-up check and the re-encryption command walk it.
 // (API keys and partner tokens are only ever compared, so they are stored as SHA-256 hashes.)
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import { envelopeKeyId, open, seal, type Keyring } from '../secrets.ts';
 

@@ -21,7 +21,7 @@
 //
 // Time comes from `now`: the database's clock in the service (src/db/clock.ts), a test clock in tests.
 import type { Logger } from 'pino';
-import type { Config, Engine } from '../config.ts';
+import type { Config, Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';

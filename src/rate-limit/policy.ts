@@ -20,7 +20,7 @@
 // it came through, after the key and the input were checked. A refused request spends nothing.
 import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
-import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config.ts';
+import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config/index.ts';
 import { apiError } from '../errors.ts';
 import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
 

@@ -3,7 +3,7 @@
 // for an integrator (test/rate-limits.test.ts). The cost is the one the REST door spends
 // (restCallCost in src/graphql-limits.ts); the largest page is the root field's `listSize`.
 import type { GraphQLSchema } from 'graphql';
-import type { RateLimitSettings } from '../config.ts';
+import type { RateLimitSettings } from '../config/index.ts';
 import { restCallCost, type ListSize } from '../graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
 import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';

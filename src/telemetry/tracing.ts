@@ -1,4 +1,4 @@
-// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config.ts, docs/operations.md, "Traces").
+// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config/telemetry.ts, docs/operations.md, "Traces").
 // Off, nothing but @opentelemetry/api is loaded, and its tracer is a no-op: spans cost a function call.
 // On, the SDK, the exporter and the W3C propagator are imported here, once, and registered globally,
 // so that the request plugin (src/telemetry/tracing-plugin.ts), the database adapters
@@ -26,7 +26,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { projectRoot, type TracingConfig } from '../config.ts';
+import { projectRoot, type TracingConfig } from '../config/index.ts';
 
 export const TRACER_NAME = 'dealership-gateway';
 

@@ -11,7 +11,7 @@
 // expired records (purgeExpiredIdempotencyRecords).
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Engine } from '../../config.ts';
+import type { Engine } from '../../config/index.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
