@@ -25,7 +25,7 @@ import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSc
 import { restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
-import { operationExamples } from './openapi-examples.ts';
+import operationExamples from './openapi-examples.json' with { type: 'json' };
 import { deprecationHeaderDocs } from './deprecation.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
@@ -439,9 +439,12 @@ interface OperationExample {
   response?: unknown;
 }
 
-/** The demo data's request and answer for the route (src/rest/openapi-examples.ts, written by its test). */
+/** Each operation's request and answer on the demo data (`npm run openapi:examples` writes them). */
+const examples: Readonly<Record<string, OperationExample>> = operationExamples;
+
+/** The demo data's request and answer for the route (src/rest/openapi-examples.json). */
 function exampleOf(route: RestRoute): OperationExample | undefined {
-  return operationExamples[route.field];
+  return examples[route.field];
 }
 
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
