@@ -3,13 +3,13 @@
 // test/config.test.ts fails when either differs from what this renders.
 import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './config/index.ts';
 
-export const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config/ by `npm run config:docs`; edit it there -->';
-export const README_TABLE_END = '<!-- end of the settings table -->';
+const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config/ by `npm run config:docs`; edit it there -->';
+const README_TABLE_END = '<!-- end of the settings table -->';
 
 const code = (text: string): string => (text === '' ? '`""`' : `\`${text}\``);
 
 /** The settings table's Default column: the default, development mode's where it differs, or words. */
-export function defaultInWords(declaration: SettingDeclaration): string {
+function defaultInWords(declaration: SettingDeclaration): string {
   if (declaration.defaultInWords !== undefined) return declaration.defaultInWords;
   if (declaration.default === undefined) return 'none';
   const value = code(declaration.default);
@@ -17,7 +17,7 @@ export function defaultInWords(declaration: SettingDeclaration): string {
 }
 
 /** The Markdown table, between its two marker comments. */
-export function settingsTable(): string {
+function settingsTable(): string {
   const rows = SETTING_NAMES.map((name) => {
     const declaration: SettingDeclaration = SETTINGS[name];
     return `| \`${name}\` | ${defaultInWords(declaration)} | ${declaration.meaning} |`;

@@ -130,7 +130,7 @@ async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMess
 }
 
 /** Seconds a client told to go away by a draining instance waits before retrying (another instance answers it). */
-export const DRAINING_RETRY_AFTER_SECONDS = 1;
+const DRAINING_RETRY_AFTER_SECONDS = 1;
 
 /** The answer to a request on a connection accepted after the drain began: go to another instance. */
 function shuttingDown(requestId: string): { status: number; headers: Record<string, string>; body: string } {

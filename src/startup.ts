@@ -5,7 +5,7 @@ import { ConfigError, describeDatabase, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 
 /** A start-up failure explained for the operator. */
-export interface StartupFailure {
+interface StartupFailure {
   /** The environment variable(s) to look at. */
   settings: string[];
   message: string;

@@ -17,7 +17,7 @@ const requirePackage = createRequire(import.meta.url);
 export type Db = PrismaClient;
 export type { Prisma } from '../generated/prisma/sqlite/client.ts';
 
-export interface DbOptions {
+interface DbOptions {
   /** Called for every SQL statement; tests count queries with it. */
   onQuery?: (sql: string) => void;
   /**

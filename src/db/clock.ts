@@ -21,11 +21,11 @@ import type { Db } from './client.ts';
 export type Clock = () => Date;
 
 /** How often an instance re-learns the offset (clocks drift, and get stepped by NTP). */
-export const CLOCK_SYNC_INTERVAL_MS = 60_000;
+const CLOCK_SYNC_INTERVAL_MS = 60_000;
 /** Samples per sync; the one with the shortest round trip is kept (the least queueing in it). */
 const SAMPLES_PER_SYNC = 3;
 
-export interface DatabaseClock {
+interface DatabaseClock {
   /** The database's time: this process's clock corrected by the last offset learned. */
   now: Clock;
   /** Database time minus process time, in milliseconds, as last learned. */

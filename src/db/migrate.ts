@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { engineOf, projectRoot, sqlitePath, type Engine } from '../config/index.ts';
 
-export interface Migration {
+interface Migration {
   name: string;
   sql: string;
   checksum: string;

@@ -12,7 +12,7 @@ interface StoredValue {
   value: string;
 }
 
-export interface EncryptedColumn {
+interface EncryptedColumn {
   /** Model.field: also the additional data authenticated with every value of the column. */
   name: string;
   read(db: Db): Promise<StoredValue[]>;
@@ -22,7 +22,7 @@ export interface EncryptedColumn {
 
 export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
 
-export const encryptedColumns: readonly EncryptedColumn[] = [
+const encryptedColumns: readonly EncryptedColumn[] = [
   {
     name: PAYMENT_PROCESSOR_KEY,
     read: async (db) =>
@@ -53,7 +53,7 @@ export async function storedSecretsCensus(db: Db): Promise<Record<string, Record
   return census;
 }
 
-export interface ReencryptionResult {
+interface ReencryptionResult {
   column: string;
   /** Values now under the current key that were under another key, or stored in plaintext. */
   reencrypted: number;

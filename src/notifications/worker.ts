@@ -43,7 +43,7 @@ export interface DeliveryPolicy {
   backoffMaxMs: number;
 }
 
-export const defaultDeliveryPolicy: DeliveryPolicy = {
+const defaultDeliveryPolicy: DeliveryPolicy = {
   batchSize: 20,
   leaseMs: 2 * 60_000,
   maxAttempts: 6,
@@ -69,7 +69,7 @@ export interface OutboxDeps {
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
-export interface DeliveryReport {
+interface DeliveryReport {
   sent: number;
   retried: number;
   failed: number;
@@ -256,7 +256,7 @@ export interface OutboxWorker {
   stop(): Promise<void>;
 }
 
-export interface OutboxWorkerOptions {
+interface OutboxWorkerOptions {
   db: Db;
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
   logger: Logger;

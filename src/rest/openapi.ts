@@ -95,7 +95,7 @@ const defaultErrorCode: Record<number, string> = {
 };
 
 /** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
-export const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
+const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
 
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
 function errorExample(route: RestRoute, status: number): Record<string, string> {

@@ -8,7 +8,7 @@ import { restCallCost, type ListSize } from '../graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
 import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';
 
-export interface RouteCost {
+interface RouteCost {
   route: RestRoute;
   /** The paging argument at its largest value, when the route pages its answer. */
   largestPage: Record<string, number>;

@@ -119,7 +119,7 @@ type S3Sdk = typeof import('@aws-sdk/client-s3');
 const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
 /** Credentials are not settings of this service: the SDK's standard chain finds them (AWS_ACCESS_KEY_ID …, profiles, instance roles). */
-export async function createS3Client(settings: S3Settings): Promise<S3Client> {
+async function createS3Client(settings: S3Settings): Promise<S3Client> {
   const { S3Client } = await loadS3Sdk();
   return new S3Client({
     region: settings.region,

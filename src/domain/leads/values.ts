@@ -99,7 +99,6 @@ export const DEFAULT_THIRD_PARTY_MARKETING_SOURCES = [
 ] as const;
 
 export const DOCUMENT_TYPES = ['car_analysis', 'ppsr', 'equifax'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const LEAD_FILE_TYPES = ['resume', 'cover_letter', 'other'] as const;
 export type LeadFileType = (typeof LEAD_FILE_TYPES)[number];
