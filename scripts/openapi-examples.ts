@@ -9,12 +9,10 @@ import { projectRoot } from '../src/config/index.ts';
 
 const check = process.argv.includes('--check');
 const vitest = path.join(projectRoot, 'node_modules', 'vitest', 'vitest.mjs');
-const { UPDATE_OPENAPI_EXAMPLES: _ignored, ...env } = process.env;
-const run = spawnSync(process.execPath, [vitest, 'run', 'test/openapi-examples.test.ts'], {
-  cwd: projectRoot,
-  stdio: 'inherit',
-  env: check ? env : { ...env, UPDATE_OPENAPI_EXAMPLES: '1' },
-});
+const env = { ...process.env };
+if (check) delete env.UPDATE_OPENAPI_EXAMPLES;
+else env.UPDATE_OPENAPI_EXAMPLES = '1';
+const run = spawnSync(process.execPath, [vitest, 'run', 'test/openapi-examples.test.ts'], { cwd: projectRoot, stdio: 'inherit', env });
 if (run.status !== 0) {
   console.error(check ? 'src/rest/openapi-examples.json is stale or wrong: run `npm run openapi:examples` and commit the result.' : 'the examples could not be written');
   process.exit(1);

@@ -37,6 +37,11 @@ describe('the settings declaration', () => {
     expect(readers.sort()).toEqual(['src/config/load.ts', 'src/env-file.ts']);
   });
 
+  it('orders the documentation by SETTING_NAMES, which names each declared setting once', () => {
+    expect(new Set(SETTING_NAMES).size).toBe(SETTING_NAMES.length);
+    expect([...SETTING_NAMES].sort()).toEqual(Object.keys(SETTINGS).sort());
+  });
+
   it('has defaults that pass their own checks, in both modes', () => {
     for (const name of SETTING_NAMES) {
       const declaration: SettingDeclaration = SETTINGS[name];
