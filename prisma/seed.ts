@@ -3,7 +3,7 @@
 // computed from `now` with a seeded PRNG: the same `now` always gives the same data.
 import type { Db, Prisma } from '../src/db/client.ts';
 import { sealProcessorKey } from '../src/domain/stored-secrets.ts';
-import type { Keyring } from '../src/secrets.ts';
+import type { Keyring } from '../src/config/secrets.ts';
 
 export interface SeedSummary {
   manufacturers: number;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { issueKey } from '../src/auth/api-keys.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { PostcodeGeocoder } from '../src/domain/geocoding.ts';

@@ -31,7 +31,7 @@ import autocannon from 'autocannon';
 import { Kind, OperationTypeNode, print } from 'graphql';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { createSofa } from 'sofa-api';
-import { projectRoot, type Engine } from '../src/config.ts';
+import { projectRoot, type Engine } from '../src/config/index.ts';
 import { restSchema } from '../src/rest/rest-schema.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { runAdminSql } from './cli-database.ts';

@@ -2,7 +2,7 @@
 // checks, printing for people or with --json, and the ending every such command has (help, an
 // unknown command, or the command run against the database with its refusals printed).
 import { GraphQLError } from 'graphql';
-import { loadDatabaseConfig } from '../src/config.ts';
+import { loadDatabaseConfig } from '../src/config/index.ts';
 import type { Db } from '../src/db/client.ts';
 import { failIfDatabaseUnavailable, openCliDatabase } from './cli-database.ts';
 

@@ -6,8 +6,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { createDb, type Db } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { loadEnvFile } from '../src/env-file.ts';
-import { loadCliTimeoutMs } from '../src/config.ts';
+import { loadEnvFile } from '../src/config/env-file.ts';
+import { loadCliTimeoutMs } from '../src/config/index.ts';
 import { isDatabaseUnavailable } from '../src/db/unavailable.ts';
 import { DatabaseStartupError, explainStartupFailure } from '../src/startup.ts';
 

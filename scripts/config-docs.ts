@@ -1,9 +1,9 @@
 // npm run config:docs: writes docs/configuration.md's settings table and .env.example from the settings'
-// declaration (src/config.ts); with --check, fails when either is stale.
+// declaration (src/config/); with --check, fails when either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../src/config.ts';
-import { envExample, withSettingsTable } from '../src/config-docs.ts';
+import { projectRoot } from '../src/config/index.ts';
+import { envExample, withSettingsTable } from '../src/config/docs.ts';
 
 const files = [
   { file: path.join(projectRoot, 'docs', 'configuration.md'), render: (current: string) => withSettingsTable(current) },

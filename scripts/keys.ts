@@ -14,7 +14,7 @@ import {
   type KeySummary,
 } from '../src/auth/key-admin.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
-import type { Engine } from '../src/config.ts';
+import type { Engine } from '../src/config/index.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';

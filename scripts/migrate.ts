@@ -1,8 +1,8 @@
 // npm run db:migrate: brings the database of DATABASE_URL (an empty SQLite file or an empty
 // PostgreSQL database included) to the current schema. Offline; no Prisma engine is downloaded.
-import { loadDatabaseConfig } from '../src/config.ts';
+import { loadDatabaseConfig } from '../src/config/index.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { loadEnvFile } from '../src/env-file.ts';
+import { loadEnvFile } from '../src/config/env-file.ts';
 import { DatabaseStartupError } from '../src/startup.ts';
 import { exitWhenOverdue, failCli } from './cli-database.ts';
 

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { buildOpenApiDocument } from '../src/rest/openapi.ts';
 import { getSchema } from '../src/schema/index.ts';
 

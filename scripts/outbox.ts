@@ -1,7 +1,7 @@
 // The outbox CLI, for notifications that are not going out: npm run --silent outbox -- <command> [options].
 // See `outbox help`. Addresses are shown masked (src/notifications/outbox-admin.ts).
 import { parseArgs } from 'node:util';
-import type { Engine } from '../src/config.ts';
+import type { Engine } from '../src/config/index.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { listOutbox, OUTBOX_STATUSES, purgeOutbox, retryOutboxMessage, type OutboxEntry, type OutboxStatus } from '../src/notifications/outbox-admin.ts';

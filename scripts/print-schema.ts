@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { getSchema } from '../src/schema/index.ts';
 
 const file = path.join(projectRoot, 'schema.graphql');

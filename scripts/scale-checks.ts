@@ -3,7 +3,7 @@
 // property of a scaled-out deployment is one more entry in `scaleChecks`; the runner and the report
 // need no change.
 import { createHash } from 'node:crypto';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 import type { Db } from '../src/db/client.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';
 import type { TestSmtpServer } from '../test/support/smtp-server.ts';

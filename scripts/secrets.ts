@@ -1,11 +1,11 @@
 // The stored secrets' CLI: npm run --silent secrets -- <command>. See `secrets help`.
 import { parseArgs } from 'node:util';
-import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config.ts';
+import { loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from '../src/config/index.ts';
 import { recordSessionSecret } from '../src/domain/shared-settings.ts';
 import type { Db } from '../src/db/client.ts';
 import { failIfDatabaseUnavailable, openCliDatabase } from './cli-database.ts';
 import { reencryptStoredSecrets, storedSecretsCensus } from '../src/domain/stored-secrets.ts';
-import { KEY_ID_PATTERN, newEncryptionKeyText, SecretUnreadableError } from '../src/secrets.ts';
+import { KEY_ID_PATTERN, newEncryptionKeyText, SecretUnreadableError } from '../src/config/secrets.ts';
 
 const usage = `Usage: npm run --silent secrets -- <command> [options]
 

@@ -1,12 +1,12 @@
 // npm run db:seed [-- --dev]: migrates, then fills an empty database with the demo data, its secrets
 // encrypted with SECRETS_ENCRYPTION_KEYS (or, with --dev, the development key).
-import { ConfigError, loadConfig, processEnvironment, type Config } from '../src/config.ts';
+import { ConfigError, loadConfig, processEnvironment, type Config } from '../src/config/index.ts';
 import { DatabaseStartupError } from '../src/startup.ts';
 import { createCliDb, exitWhenOverdue, failCli } from './cli-database.ts';
 import { prepareDatabase } from '../src/db/prepare.ts';
 import { seedDemoData } from '../prisma/seed.ts';
 import { createLogger } from '../src/logger.ts';
-import { loadEnvFile } from '../src/env-file.ts';
+import { loadEnvFile } from '../src/config/env-file.ts';
 
 loadEnvFile();
 let config: Config;

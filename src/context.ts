@@ -4,7 +4,7 @@
 // request as the client sent it), kept here at the bottom so the gateway's plugins, the REST door
 // and the caches share one record without importing each other.
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import type { Db } from './db/client.ts';
 import type { Actor } from './auth/api-keys.ts';
 import type { KeyVerifier } from './auth/key-cache.ts';

@@ -19,9 +19,9 @@ export const statusByCode = {
   UNAVAILABLE: 503,
 } as const;
 
-export type ErrorCode = keyof typeof statusByCode;
+type ErrorCode = keyof typeof statusByCode;
 
-export interface ApiErrorExtensions {
+interface ApiErrorExtensions {
   code: ErrorCode;
   /** The REST body's `error`: a snake_case name integrators can switch on. */
   error: string;
@@ -159,7 +159,7 @@ export function withExtensions(error: GraphQLError, extensions: Record<string, u
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The text with each control character written as its `\uXXXX` escape, so a message never carries one raw. */
-export function escapeControlCharacters(text: string): string {
+function escapeControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -185,7 +185,7 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
  * (`field`), in the model's `<field>: <reason>` words; the cursor itself is not echoed. Null for any
  * other error.
  */
-export function connectionArgumentError(error: GraphQLError): GraphQLError | null {
+function connectionArgumentError(error: GraphQLError): GraphQLError | null {
   const refused = error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
   if (!refused) return prismaCursorError(error);
   const named = [...refused.message.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((match) => match[1]!);

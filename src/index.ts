@@ -1,8 +1,8 @@
 // The process: reads the settings (the environment, then the .env file for what it does not set), starts the service (src/service.ts) and stops it on SIGTERM or
 // SIGINT, exiting 0 within SHUTDOWN_GRACE_MS. A start that cannot succeed ends with one line naming
 // the setting at fault (src/startup.ts).
-import { loadConfig, processEnvironment, type Config } from './config.ts';
-import { loadEnvFile, type EnvFileLoad } from './env-file.ts';
+import { loadConfig, processEnvironment, type Config } from './config/index.ts';
+import { loadEnvFile, type EnvFileLoad } from './config/env-file.ts';
 import { createConfiguredLogger, routeProcessOutput } from './logger.ts';
 import { startService } from './service.ts';
 import { failStartup, listeningLine, warnIfDevelopmentMode } from './startup.ts';

@@ -4,14 +4,14 @@
 // address, a phone number or a secret are redacted here, whatever code logs them.
 import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { LogFormat, LogLevel } from './config.ts';
+import type { LogFormat, LogLevel } from './config/index.ts';
 import { cutText } from './web/header-value.ts';
 
 /**
  * Fields censored in every line, as defence in depth: the code logs ids, not people, but a mail
  * logged instead of sent (no SMTP_URL) or an object logged whole must not leak anyone's details.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'mail.to',
   'mail.subject',
   'mail.text',
@@ -39,8 +39,8 @@ export const REDACTED_PATHS = [
  * characters is replaced by a short one saying so. Errors (`err`) keep their own serialiser.
  */
 export const LOGGED_STRING_MAX = 200;
-export const LOGGED_LIST_MAX = 50;
-export const LOGGED_MESSAGE_MAX = 1_000;
+const LOGGED_LIST_MAX = 50;
+const LOGGED_MESSAGE_MAX = 1_000;
 export const LOGGED_LINE_MAX = 16 * 1024;
 /** Nesting below this depth is logged as it is (the service's own fields are shallow). */
 const CAPPED_DEPTH = 6;

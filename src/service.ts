@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createKeyVerifier } from './auth/key-cache.ts';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config } from './config/index.ts';
 import { createDb, type Db } from './db/client.ts';
 import { createDatabaseClock } from './db/clock.ts';
 import { startIdempotencyPurge, type BackgroundTask } from './domain/leads/idempotency.ts';
@@ -44,7 +44,7 @@ import { startTracing, type Tracing, type TracingOptions } from './telemetry/tra
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
 
-export interface ShutdownReport {
+interface ShutdownReport {
   signal: string;
   /** Connections that were still open when the grace period ran out, and were cut. */
   cutConnections: number;
@@ -53,14 +53,14 @@ export interface ShutdownReport {
   ms: number;
 }
 
-export interface RunningService {
+interface RunningService {
   address: AddressInfo;
   http: GatewayServer;
   /** Idempotent: a second call returns the first call's result. */
   stop(signal: string): Promise<ShutdownReport>;
 }
 
-export interface StopParts {
+interface StopParts {
   http: GatewayServer;
   outbox: OutboxWorker;
   /** Periodic work stopped with the outbox worker (their rounds are short). */
@@ -88,7 +88,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 }
 
 /** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
-export async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
+async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
   const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
@@ -126,7 +126,7 @@ export async function stopService(parts: StopParts, signal: string): Promise<Shu
   return report;
 }
 
-export interface StartOptions {
+interface StartOptions {
   tracing?: TracingOptions;
   /** Fills an empty database with demo data; given by the process entry only when SEED_DEMO_DATA is on. */
   demoData?: DemoDataSeeder;

@@ -1,11 +1,11 @@
 // What the service says when it cannot start: one log line naming the setting at fault and what to
 // do, never a stack trace, and a non-zero exit. Also the loud warning of development mode.
 import type { Logger } from 'pino';
-import { ConfigError, describeDatabase, type Config } from './config.ts';
+import { ConfigError, describeDatabase, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 
 /** A start-up failure explained for the operator. */
-export interface StartupFailure {
+interface StartupFailure {
   /** The environment variable(s) to look at. */
   settings: string[];
   message: string;

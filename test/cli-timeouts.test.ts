@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlitePath } from '../src/config.ts';
+import { sqlitePath } from '../src/config/index.ts';
 import { testSettings, createTestApp, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { makeKey } from './support/fixtures.ts';

@@ -1,12 +1,12 @@
-// The settings' declaration (SETTINGS in src/config.ts) is the one list of settings: the code reads no
+// The settings' declaration (SETTINGS in src/config/settings.ts) is the one list of settings: the code reads no
 // variable it does not declare, its defaults pass its own checks, docs/configuration.md's table and .env.example
 // are what it renders, and every problem is reported at once.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config.ts';
-import { envExample, withSettingsTable } from '../src/config-docs.ts';
+import { ConfigError, loadConfig, projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
+import { envExample, withSettingsTable } from '../src/config/docs.ts';
 import { testSettings } from './support/app.ts';
 
 function sourceFiles(dir: string): string[] {
@@ -32,9 +32,14 @@ describe('the settings declaration', () => {
     expect(undeclared).toEqual([]);
   });
 
-  it('is read in one place: only src/config.ts and the .env loader touch process.env', () => {
+  it('is read in one place: only src/config/load.ts and the .env loader touch process.env', () => {
     const readers = sources.filter(({ text }) => /process\.env\b/.test(text)).map(({ file }) => file);
-    expect(readers.sort()).toEqual(['src/config.ts', 'src/env-file.ts']);
+    expect(readers.sort()).toEqual(['src/config/load.ts', 'src/config/env-file.ts']);
+  });
+
+  it('orders the documentation by SETTING_NAMES, which names each declared setting once', () => {
+    expect(new Set(SETTING_NAMES).size).toBe(SETTING_NAMES.length);
+    expect([...SETTING_NAMES].sort()).toEqual(Object.keys(SETTINGS).sort());
   });
 
   it('has defaults that pass their own checks, in both modes', () => {

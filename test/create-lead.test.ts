@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { createApp } from '../src/gateway/yoga.ts';
 import { testEngine } from './support/database.ts';
 import { makePaymentProcessor } from './support/fixtures-catalogue.ts';

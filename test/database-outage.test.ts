@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlitePath } from '../src/config.ts';
+import { sqlitePath } from '../src/config/index.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../src/errors.ts';
 import { restRoutes } from '../src/rest/routes.ts';

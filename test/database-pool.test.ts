@@ -2,7 +2,7 @@
 // PostgreSQL (src/db/client.ts hands it to the pg pool of @prisma/adapter-pg).
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DATABASE_POOL_MAX, loadConfig } from '../src/config.ts';
+import { DEFAULT_DATABASE_POOL_MAX, loadConfig } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { testSettings } from './support/app.ts';
 import { onFileEnd } from './support/cleanup.ts';

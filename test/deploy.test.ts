@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration, type SettingName } from '../src/config.ts';
+import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration, type SettingName } from '../src/config/index.ts';
 import { acceptableRequestId } from '../src/telemetry/request-id.ts';
 
 const read = (file: string): string => readFileSync(path.join(projectRoot, file), 'utf8');

@@ -3,7 +3,7 @@
 // S3-compatible store (a real HTTP server, test/support/s3-server.ts, spoken to by the AWS SDK).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config/index.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import {
   createFileStorage,

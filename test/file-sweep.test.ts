@@ -5,7 +5,7 @@
 // pending; two instances sweeping at the same moment do not both sweep.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { storeLeadFiles } from '../src/domain/leads/files.ts';
 import { sweepOrphanedFiles, type FileSweepDeps } from '../src/domain/leads/file-sweep.ts';
 import { DatabaseStorage, LocalDirectoryStorage, S3Storage, type FileStorage } from '../src/storage/file-storage.ts';

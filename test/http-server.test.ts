@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import pino from 'pino';
 import { PROTECTIVE_HEADERS } from '../src/gateway/security-headers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http/server.ts';
 import { createLifecycle, type Lifecycle } from '../src/gateway/lifecycle.ts';
 import { createApp } from '../src/gateway/yoga.ts';

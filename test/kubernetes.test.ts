@@ -15,7 +15,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config.ts';
+import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
 import { bundleOptions } from '../scripts/build.mjs';
 
 type Doc = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };

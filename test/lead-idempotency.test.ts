@@ -3,7 +3,7 @@
 // lead (the unique constraint decides); failed requests leave the key free.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { purgeExpiredIdempotencyRecords, startIdempotencyPurge } from '../src/domain/leads/idempotency.ts';
 import { createTestApp, testSettings, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';

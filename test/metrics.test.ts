@@ -7,7 +7,7 @@ import { deliverDueMessages } from '../src/notifications/worker.ts';
 import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
 import { createMetrics, type GatewayMetrics } from '../src/telemetry/metrics.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { createDemoApp } from './support/demo.ts';

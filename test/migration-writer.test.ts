@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate, migrationsDir as projectMigrationsDir, readMigrations } from '../src/db/migrate.ts';
 import { createEmptyDatabase, testEngine, type TestDatabase } from './support/database.ts';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
 import { keepAliveClient, sleep } from './support/http-client.ts';
 import { freePort } from '../scripts/free-port.ts';

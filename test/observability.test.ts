@@ -6,7 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { createMetrics } from '../src/telemetry/metrics.ts';
 import { postgresAdminUrl } from './support/database.ts';

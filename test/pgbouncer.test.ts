@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { checkSessionSecret } from '../src/domain/shared-settings.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { isUniqueViolation } from '../src/db/client.ts';
 import { Prisma as PostgresPrisma } from '../src/generated/prisma/postgresql/client.ts';
 import { Prisma as SqlitePrisma } from '../src/generated/prisma/sqlite/client.ts';

@@ -3,7 +3,7 @@
 // same requests in development keep all three. One database, one app per mode.
 import { getIntrospectionQuery } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config/index.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp } from './support/app.ts';
 import { makeKey } from './support/fixtures.ts';

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, type RateLimitSettings } from '../src/config.ts';
+import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, type RateLimitSettings } from '../src/config/index.ts';
 import { operationShape } from '../src/schema/graphql-limits.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createLifecycle } from '../src/gateway/lifecycle.ts';

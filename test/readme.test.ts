@@ -8,7 +8,7 @@ import { allPermissions } from '../src/auth/permissions.ts';
 import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { routeCosts } from '../src/rest/route-costs.ts';
-import { DEFAULT_RATE_LIMITS } from '../src/config.ts';
+import { DEFAULT_RATE_LIMITS } from '../src/config/index.ts';
 import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';

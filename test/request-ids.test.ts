@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type GatewayServer } from '../src/http/server.ts';
 import { createLifecycle } from '../src/gateway/lifecycle.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
 import { inMemoryReadCache } from '../src/gateway/response-cache.ts';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerStore } from '../src/gateway/answer-cache.ts';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import { cacheTtls, inMemoryReadCache, redisReadCache, type ReadCacheOptions } from '../src/gateway/response-cache.ts';
 import { createFileStorage } from '../src/storage/file-storage.ts';

@@ -2,7 +2,7 @@
 // an instance's log says what its migration step did, the "one migrates" verdict, that one failing
 // check does not hide the others, and the report. The whole run is `npm run scale` (README).
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/index.ts';
 import type { Db } from '../src/db/client.ts';
 import type { TestSmtpServer } from './support/smtp-server.ts';
 import { formatReport, migratedOnce, migrationOutcome, runScaleChecks, type ScaleCheck, type ScaleCluster, type ScaleInstance } from '../scripts/scale-checks.ts';

@@ -1,13 +1,13 @@
 // Secrets at rest: payment processors' authorization_key is stored AES-256-GCM encrypted under a key
-// id (src/secrets.ts, src/domain/stored-secrets.ts); a dump of every table after seeding holds no
+// id (src/config/secrets.ts, src/domain/stored-secrets.ts); a dump of every table after seeding holds no
 // secret in clear (processor keys, API keys, partner tokens); reads decrypt on both doors; rotation
 // re-encrypts; a plaintext left from before is encrypted at start; a missing key stops the start.
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.ts';
+import { ConfigError } from '../src/config/index.ts';
 import { openProcessorKey, PAYMENT_PROCESSOR_KEY, reencryptStoredSecrets, secureStoredSecrets } from '../src/domain/stored-secrets.ts';
-import { envelopeKeyId, keyringOf, open, parseEncryptionKeys, seal, SecretUnreadableError } from '../src/secrets.ts';
+import { envelopeKeyId, keyringOf, open, parseEncryptionKeys, seal, SecretUnreadableError } from '../src/config/secrets.ts';
 import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, TEST_ENCRYPTION_KEY, testKeyring, type TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';

@@ -3,7 +3,7 @@
 // Content-Security-Policy, no referrer on redirects, and no caching of answers a key was sent for.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config/index.ts';
 import { API_POLICY, EXPOSED_HEADERS } from '../src/gateway/security-headers.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';

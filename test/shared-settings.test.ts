@@ -1,7 +1,7 @@
 // The recorded fingerprint of the session signing secret, on the engine under test: the first start
 // records it, concurrent first starts agree on one, and a differing secret is refused by name.
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.ts';
+import { ConfigError } from '../src/config/index.ts';
 import { checkSessionSecret, recordSessionSecret, sessionSecretFingerprint } from '../src/domain/shared-settings.ts';
 import { createTestApp } from './support/app.ts';
 

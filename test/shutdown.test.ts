@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { projectRoot } from '../src/config/index.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { testSettings } from './support/app.ts';
 import { createMigratedDatabase, type TestDatabase } from './support/database.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
 import { sessionSecretFingerprint } from '../src/domain/shared-settings.ts';
 import { sealProcessorKey } from '../src/domain/stored-secrets.ts';
-import { envelopeKeyId, keyringOf, open } from '../src/secrets.ts';
+import { envelopeKeyId, keyringOf, open } from '../src/config/secrets.ts';
 import { TEST_ENCRYPTION_KEY, testKeyring, testSettings } from './support/app.ts';
 import { createEmptyDatabase, createMigratedDatabase, type TestDatabase } from './support/database.ts';
 import { freePort, occupyPort, runScript, startService, type Finished } from './support/processes.ts';

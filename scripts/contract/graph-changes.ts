@@ -25,11 +25,11 @@ import { isoCalendarDay } from '../../src/domain/dates.ts';
 import type { ChangelogSection, ContractChange } from './changes.ts';
 
 /** How every @deprecated reason ends: the first day the thing may be removed (in a major release). */
-export const REMOVAL_NOTE = 'Removal after YYYY-MM-DD.';
+const REMOVAL_NOTE = 'Removal after YYYY-MM-DD.';
 const REMOVAL_NOTE_PATTERN = /Removal after (\d{4}-\d{2}-\d{2})\.$/;
 
 /** The removal day a deprecation reason names, or null when it names none (or no real day). */
-export function removalDateOf(reason: string): string | null {
+function removalDateOf(reason: string): string | null {
   const day = REMOVAL_NOTE_PATTERN.exec(reason.trim())?.[1];
   return day !== undefined && isoCalendarDay(day) ? day : null;
 }

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, printSchema } from 'graphql';
-import { projectRoot } from '../../src/config.ts';
+import { projectRoot } from '../../src/config/index.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { deprecationProblems } from '../../src/rest/deprecation.ts';
 import { restRoutes } from '../../src/rest/routes.ts';
@@ -16,7 +16,7 @@ import { openApiChanges, restRemovalsDue } from './openapi-changes.ts';
 export const CONTRACT_DIR = path.join(projectRoot, 'contract');
 export const CONTRACT_FILES = { schema: 'schema.graphql', openapi: 'openapi.json', version: 'VERSION', changelog: 'CHANGELOG.md' } as const;
 /** The document's server in the snapshot: the development server's (a deployed service names its PUBLIC_URL). */
-export const CONTRACT_PUBLIC_URL = 'http://localhost:4000';
+const CONTRACT_PUBLIC_URL = 'http://localhost:4000';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +27,7 @@ export interface ContractSnapshot {
   openapi: Json;
 }
 
-export interface Release extends ContractSnapshot {
+interface Release extends ContractSnapshot {
   version: string;
   changelog: string;
 }
@@ -101,7 +101,7 @@ export function nextVersion(current: string | null, bump: ChangeLevel | null): s
 }
 
 /** Why `proposed` cannot follow `current` with these changes, or null when it can. */
-export function versionRefusal(current: string | null, proposed: string, bump: ChangeLevel | null): string | null {
+function versionRefusal(current: string | null, proposed: string, bump: ChangeLevel | null): string | null {
   const next = parseVersion(proposed);
   if (!next) return `"${proposed}" is not a semantic version (MAJOR.MINOR.PATCH, e.g. ${nextVersion(current, bump)})`;
   const previous = current === null ? null : parseVersion(current);
@@ -119,7 +119,7 @@ export function versionRefusal(current: string | null, proposed: string, bump: C
 
 // ─── The comparison ───
 
-export interface Comparison {
+interface Comparison {
   release: Release | null;
   changes: ContractChange[];
   /** Deprecations without their days: they fail the check, and refuse a release. */
@@ -164,7 +164,7 @@ export async function compareWithRelease(dir: string, today: string, current: Co
 const UNRELEASED = '## [Unreleased]';
 const SECTION_ORDER: readonly ChangelogSection[] = ['Added', 'Changed', 'Deprecated', 'Removed'];
 
-export const CHANGELOG_HEADER = `# Changelog
+const CHANGELOG_HEADER = `# Changelog
 
 Every release of this service's public contract: the GraphQL schema (\`schema.graphql\`) and the REST
 door's OpenAPI document (\`openapi.json\`) in this folder. The format is based on
@@ -177,7 +177,7 @@ ${UNRELEASED}
 `;
 
 /** The notes written under "Unreleased", trimmed. */
-export function unreleasedNotes(changelog: string): string {
+function unreleasedNotes(changelog: string): string {
   const start = changelog.indexOf(UNRELEASED);
   if (start === -1) return '';
   const rest = changelog.slice(start + UNRELEASED.length);
@@ -211,7 +211,7 @@ function withEntry(changelog: string, entry: string): string {
 
 // ─── Cutting a release ───
 
-export interface ReleaseRequest {
+interface ReleaseRequest {
   version: string;
   /** What the release is, and how clients move for its breaking changes: the changelog entry's text. */
   notes: string;
@@ -219,7 +219,7 @@ export interface ReleaseRequest {
   today: string;
 }
 
-export type ReleaseOutcome = { released: true; version: string; bump: ChangeLevel | null; changes: ContractChange[] } | { released: false; refusal: string };
+type ReleaseOutcome = { released: true; version: string; bump: ChangeLevel | null; changes: ContractChange[] } | { released: false; refusal: string };
 
 /**
  * Writes today's contract into `dir` as `request.version`, with its changelog entry. Refused without

@@ -46,11 +46,11 @@ function base62Checksum(text: string): string {
   return out;
 }
 
-export function hashKey(key: string): string {
+function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-export interface NewSecret {
+interface NewSecret {
   key: string;
   lookupId: string;
   hash: string;
@@ -79,7 +79,7 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /** A key found valid, and until when that verdict may be reused without asking the database again. */
-export interface VerifiedKey {
+interface VerifiedKey {
   actor: Actor;
   /** The earliest of the key's expiry and its secret's retirement; null: neither is set. */
   validUntil: Date | null;
@@ -143,7 +143,7 @@ export function lastUseIsStale(lastUsedAt: Date | null, now: Date): boolean {
   return !lastUsedAt || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
-export interface IssueKeyInput {
+interface IssueKeyInput {
   name: string;
   permissions: readonly Permission[];
   dealershipIds?: readonly number[];

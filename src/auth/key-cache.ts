@@ -24,7 +24,7 @@ export interface KeyVerifier {
   close(): void;
 }
 
-export interface KeyVerifierOptions {
+interface KeyVerifierOptions {
   db: Db;
   now: () => Date;
   ttlMs: number;

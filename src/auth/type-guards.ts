@@ -26,7 +26,7 @@ import type { Permission } from './permissions.ts';
  * GraphQL object type → the permission its data needs when reached through a relation. Types only
  * reachable below one of these (a car's photos, a lead's events) are covered by it.
  */
-export const permissionByType: Readonly<Record<string, Permission>> = {
+const permissionByType: Readonly<Record<string, Permission>> = {
   Car: 'read:car',
   Lead: 'read:lead',
   Contact: 'read:contact',
@@ -43,7 +43,7 @@ export const permissionByType: Readonly<Record<string, Permission>> = {
 };
 
 /** The guarded type a field returns (a connection counts as its nodes' type), if any. */
-export function guardedTypeOf(type: GraphQLOutputType): string | null {
+function guardedTypeOf(type: GraphQLOutputType): string | null {
   const named = getNamedType(type);
   if (named.name in permissionByType) return named.name;
   // A Relay connection: { edges: [{ node: T }] }.
@@ -80,7 +80,7 @@ export function guardedFields(schema: GraphQLSchema): { type: string; field: Gra
   return found;
 }
 
-export interface GuardContext {
+interface GuardContext {
   actor: Actor | null;
 }
 
@@ -123,7 +123,7 @@ export const nodeLookupPermission: Readonly<Record<string, Permission>> = {
 };
 
 /** `nodes(ids:)` takes at most this many ids: each may cost a statement. */
-export const NODES_PER_LOOKUP = 100;
+const NODES_PER_LOOKUP = 100;
 
 /** Every Node type's integer primary key, as the global id carries it. */
 const NODE_KEY = /^[1-9]\d{0,9}$/;

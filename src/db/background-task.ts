@@ -2,7 +2,7 @@
 // now, then one every interval until stopped. A round's failure is its own to log; it never stops
 // the task, and stop() waits for a round in progress so the database is not closed under it.
 import type { Logger } from 'pino';
-import type { Engine } from '../config.ts';
+import type { Engine } from '../config/index.ts';
 import type { Db, Prisma } from './client.ts';
 
 export interface BackgroundTask {

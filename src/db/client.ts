@@ -6,7 +6,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
-import { engineOf, sqlitePath } from '../config.ts';
+import { engineOf, sqlitePath } from '../config/index.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
 
@@ -17,7 +17,7 @@ const requirePackage = createRequire(import.meta.url);
 export type Db = PrismaClient;
 export type { Prisma } from '../generated/prisma/sqlite/client.ts';
 
-export interface DbOptions {
+interface DbOptions {
   /** Called for every SQL statement; tests count queries with it. */
   onQuery?: (sql: string) => void;
   /**

@@ -13,7 +13,7 @@
 // On SQLite the database runs in this process, so the offset is that of SQLite's clock (the
 // operating system's) to JavaScript's Date, which is 0 unless something shifts Date.
 import type { Logger } from 'pino';
-import type { Engine } from '../config.ts';
+import type { Engine } from '../config/index.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from './client.ts';
 
@@ -21,11 +21,11 @@ import type { Db } from './client.ts';
 export type Clock = () => Date;
 
 /** How often an instance re-learns the offset (clocks drift, and get stepped by NTP). */
-export const CLOCK_SYNC_INTERVAL_MS = 60_000;
+const CLOCK_SYNC_INTERVAL_MS = 60_000;
 /** Samples per sync; the one with the shortest round trip is kept (the least queueing in it). */
 const SAMPLES_PER_SYNC = 3;
 
-export interface DatabaseClock {
+interface DatabaseClock {
   /** The database's time: this process's clock corrected by the last offset learned. */
   now: Clock;
   /** Database time minus process time, in milliseconds, as last learned. */

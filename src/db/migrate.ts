@@ -9,9 +9,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { engineOf, projectRoot, sqlitePath, type Engine } from '../config.ts';
+import { engineOf, projectRoot, sqlitePath, type Engine } from '../config/index.ts';
 
-export interface Migration {
+interface Migration {
   name: string;
   sql: string;
   checksum: string;

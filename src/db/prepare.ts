@@ -6,8 +6,8 @@
 // the entry passes a seeder only when SEED_DEMO_DATA is on, so the service's code never depends on
 // demo data, and a production start never loads it.
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Keyring } from '../secrets.ts';
+import type { Config } from '../config/index.ts';
+import type { Keyring } from '../config/secrets.ts';
 import type { Db } from './client.ts';
 import { migrate } from './migrate.ts';
 import { secureStoredSecrets } from '../domain/stored-secrets.ts';

@@ -21,7 +21,7 @@ import type { Db } from './client.ts';
 export type ModelName = keyof PrismaTypes & string;
 
 /** How the rows of one model belong to dealerships. */
-export type ScopeRule =
+type ScopeRule =
   /** The row names its dealership in `column`, the foreign key of `relation`. */
   | { kind: 'dealership'; column: string; relation: string }
   /** The Dealership itself, by id. */
@@ -95,7 +95,7 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
 
 // ───────────────────────────── the datamodel ─────────────────────────────
 
-export interface RelationInfo {
+interface RelationInfo {
   target: ModelName;
   isList: boolean;
   /** The field on the target that is the other side of this relation. */
@@ -149,7 +149,7 @@ export function isScoped(model: string): boolean {
  * link's user). Everything returned by the scoped client is in scope, so by induction these need no
  * condition; every other relation to a scoped model gets one.
  */
-export function inScopeByConstruction(model: string, field: string): boolean {
+function inScopeByConstruction(model: string, field: string): boolean {
   const relation = relationsOf(model).get(field);
   if (!relation) return true;
   const targetRule = ruleOf(relation.target);

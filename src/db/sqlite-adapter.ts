@@ -48,7 +48,7 @@ type Connection = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement<unknown[]>;
 
 /** How many prepared statements each connection keeps (least recently used first out). */
-export const PREPARED_STATEMENTS_KEPT = 500;
+const PREPARED_STATEMENTS_KEPT = 500;
 
 /** The better-sqlite3 connection inside Prisma's adapter (its `client`), if the adapter still has one. */
 function connectionOf(adapter: Adapter): Connection | undefined {

@@ -19,10 +19,10 @@ type Adapter = Awaited<ReturnType<Factory['connect']>>;
 type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
 type Query = Parameters<Adapter['queryRaw']>[0];
 
-export type DatabaseSystem = 'sqlite' | 'postgresql';
+type DatabaseSystem = 'sqlite' | 'postgresql';
 
 /** What every statement span of one database says about where it ran. */
-export interface DatabaseTarget {
+interface DatabaseTarget {
   system: DatabaseSystem;
   /** PostgreSQL: the database's name (`db.namespace`). */
   namespace?: string;
@@ -52,7 +52,7 @@ function targetAttributes(target: DatabaseTarget): Record<string, string | numbe
 }
 
 /** `SELECT`, `INSERT` … and the first table named, for the span's name (`SELECT cars`). */
-export function statementSummary(sql: string): { operation: string; table: string | null } {
+function statementSummary(sql: string): { operation: string; table: string | null } {
   const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
   // Identifiers quoted as Prisma writes them: "public"."cars" (PostgreSQL), `main`.`cars` (SQLite).
   const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:["`]?\w+["`]?\.)?["`]?(\w+)["`]?/i.exec(sql)?.[1] ?? null;

@@ -10,13 +10,13 @@
 // A flush that fails keeps its counts for the next one: calls are lost only when an instance dies
 // (at most the last few seconds of its calls) or its database stays unreachable past the cap below.
 import type { Logger } from 'pino';
-import type { Engine } from '../config.ts';
+import type { Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from '../db/client.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../db/background-task.ts';
 
-export type Door = 'rest' | 'graphql';
+type Door = 'rest' | 'graphql';
 
 /** The operation of a request that ran none (a GraphQL document refused before it ran, an unknown REST path). */
 export const NO_OPERATION = '-';
@@ -56,7 +56,7 @@ export interface KeyCallLog {
   stop(): Promise<void>;
 }
 
-export interface KeyCallLogOptions {
+interface KeyCallLogOptions {
   db: Db;
   engine: Engine;
   now: Clock;
@@ -180,7 +180,7 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x4b_ca11;
 /** How often the background purge runs: the rows are per minute, so an hour's lateness is nothing. */
-export const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
+const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
 
 /** Deletes the minutes older than `retentionMs`, in batches (src/db/background-task.ts); answers how many rows. */
 export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {

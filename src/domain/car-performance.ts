@@ -52,7 +52,7 @@ export interface CarPerformance {
 }
 
 /** Whole days from `from` to `to`, never negative (a clock skew must not produce "-1 days"). */
-export function wholeDaysBetween(from: Date, to: Date): number {
+function wholeDaysBetween(from: Date, to: Date): number {
   return Math.max(0, Math.floor((to.getTime() - from.getTime()) / DAY_MS));
 }
 
@@ -60,7 +60,7 @@ export function wholeDaysBetween(from: Date, to: Date): number {
  * Which price the car advertises: advertised_price when the dealer chose one, else the price that
  * is set, driveaway (dapprice) first; a car with neither is on the default, dapprice.
  */
-export function priceType(car: { advertised_price: string | null; dapprice: number | null; egcprice: number | null }): string {
+function priceType(car: { advertised_price: string | null; dapprice: number | null; egcprice: number | null }): string {
   if (car.advertised_price) return car.advertised_price;
   if (car.dapprice === null && car.egcprice !== null) return 'egcprice';
   return 'dapprice';
@@ -89,7 +89,7 @@ type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect
  * The figures of each of `carIds` that exists. `db` is the caller's scoped client: a foreign car
  * has no figures, and a car's leads, calls and the rest count only rows of the key's dealerships.
  */
-export async function carPerformances(db: ScopedDb, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
+async function carPerformances(db: ScopedDb, carIds: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
   const ids = [...new Set(carIds)];
   if (ids.length === 0) return new Map();
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, now);

@@ -61,7 +61,6 @@ const customAttribute = z
   })
   .meta({ id: 'CarCustomAttributeInput' });
 
-export type CarCustomAttribute = z.output<typeof customAttribute>;
 
 /**
  * The car's own fields, in the order of spec 2.1: each is lockable (a later API update leaves a
@@ -183,7 +182,7 @@ export const carRecord = carFields
 /** The `car` of update_car as a client sends it. */
 export type CarInput = z.input<typeof carRecord>;
 /** The same record checked: trimmed, dates as Dates, URLs canonical, lists deduplicated; absent fields absent. */
-export type CarRecord = z.output<typeof carRecord>;
+type CarRecord = z.output<typeof carRecord>;
 
 /** The record with the year range of the day `now`: from the first motor car to two years on. */
 export function carRecordAt(now: Date) {

@@ -10,7 +10,7 @@ import type { DbClients } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
 import { findCarIdForKey } from './cars.ts';
 
-export const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
+const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
 
 /** Sets or clears the reservation of the car named by id, slug or custom slug; returns its id. */
 export async function setCarReserved(clients: DbClients, input: { id: string; reserved: boolean }, now: Date): Promise<number> {

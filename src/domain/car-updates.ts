@@ -16,10 +16,10 @@ import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarFie
 import { jsonStrings } from './json-columns.ts';
 
 // The record itself (fields, rules, messages) is declared in car-record.ts.
-export type { CarCustomAttribute, CarInput, LockableCarField } from './car-record.ts';
+export type { CarInput, LockableCarField } from './car-record.ts';
 
 /** A validated update: the columns to write (only those supplied) and the photo URLs, if supplied. */
-export interface CarChanges {
+interface CarChanges {
   data: Prisma.CarUncheckedUpdateInput;
   images?: string[];
   /** The supplied fields, by input name: the ones a lock can skip. */
@@ -28,7 +28,7 @@ export interface CarChanges {
 }
 
 /** Checks every supplied field without touching the database; errors name `car.<field>`. */
-export function validateCarInput(car: CarInput, now: Date): CarChanges {
+function validateCarInput(car: CarInput, now: Date): CarChanges {
   // Every other field of the record is a column of the same name.
   const { images, match_existing_car_by_stocknum, ...data } = parseCarRecord(car, now);
   const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);

@@ -20,7 +20,7 @@ export const CAR_LOOKUP_BY_MEANINGS: Readonly<Record<CarLookupBy, string>> = {
  * The `where` that finds every car `identifier` could name: by VIN, or by ID, slug or custom slug
  * (src/domain/record-names.ts), of which findCar keeps the one it names.
  */
-export function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
+function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
   if (lookupBy === 'vin') return { vin: identifier.trim().toUpperCase() };
   return recordNameWhere(idOrSlug(identifier));
 }

@@ -11,7 +11,7 @@ import { parseRecord } from './input-records.ts';
 /** Paging of the contact list; the spec leaves it open ("not shown"), so these are ours. */
 export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200 } as const;
 
-export interface ContactPage {
+interface ContactPage {
   skip: number;
   take: number;
 }
@@ -35,7 +35,7 @@ export const contactListRequest = z.object({
 });
 
 /** page ≥ 1 (default 1), 1 ≤ per_page ≤ 200 (default 50); anything else is 422 naming the parameter. */
-export function contactPage(input: { page?: number | null; per_page?: number | null }): ContactPage {
+function contactPage(input: { page?: number | null; per_page?: number | null }): ContactPage {
   const { page, per_page } = parseRecord(contactListRequest.pick({ page: true, per_page: true }), input, '');
   const perPage = per_page ?? CONTACT_PAGING.defaultPerPage;
   return { skip: ((page ?? CONTACT_PAGING.defaultPage) - 1) * perPage, take: perPage };

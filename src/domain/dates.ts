@@ -8,7 +8,7 @@ const DAY_MONTH_YEAR = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 const YEAR_MONTH_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The date at 00:00 UTC, or null when the numbers do not name a real day of the Gregorian calendar. */
-export function calendarDate(year: number, month: number, day: number): Date | null {
+function calendarDate(year: number, month: number, day: number): Date | null {
   if (year < 1 || month < 1 || month > 12 || day < 1) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
   // Date.UTC maps years 0-99 to 1900-1999; setting the full year undoes that.

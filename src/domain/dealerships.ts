@@ -123,7 +123,7 @@ function namesBrand(name: string, brand: string): boolean {
  * ("North Shore Mazda" of a Toyota and Mazda dealership) sells that brand, so a Toyota search
  * leaves it out; one that names no manufacturer sells all its dealership's franchises.
  */
-export function sellsManufacturer(locationName: string, manufacturer: string, allManufacturers: readonly string[]): boolean {
+function sellsManufacturer(locationName: string, manufacturer: string, allManufacturers: readonly string[]): boolean {
   if (namesBrand(locationName, manufacturer)) return true;
   return !allManufacturers.some((brand) => brand.toLowerCase() !== manufacturer.toLowerCase() && namesBrand(locationName, brand));
 }
@@ -152,7 +152,7 @@ export const postcodeSearchRequest = z.object({
 });
 
 /** The search's `limit`: absent is POSTCODE_SEARCH_LIMIT; otherwise a whole number from 1 to POSTCODE_SEARCH_MAX_LIMIT. */
-export function postcodeSearchLimit(limit: number | null | undefined): number {
+function postcodeSearchLimit(limit: number | null | undefined): number {
   return parseRecord(postcodeSearchRequest.shape.limit, limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
 }
 

@@ -45,7 +45,7 @@ const isCoordinate = (value: unknown): value is number => typeof value === 'numb
  * Postcode → centroid of its localities. A postcode covers several suburbs (2000 has nine); their
  * mean is a fair single point for ranking dealerships tens of kilometres apart.
  */
-export function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
+function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
   const sums = new Map<string, { lat: number; long: number; count: number }>();
   for (const row of rows) {
     if (typeof row.postcode !== 'string' || !POSTCODE_PATTERN.test(row.postcode)) continue;

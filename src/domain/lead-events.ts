@@ -17,7 +17,7 @@ import { parseRecord } from './input-records.ts';
 const SERVICE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 /** `sentDate` carries no zone; the platform's dealerships keep Sydney time (AEST/AEDT). */
-export const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
+const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
 
 // The input limits of every text input (src/domain/input-limits.ts), which the input checks apply first.
 const SHORT_TEXT = DEFAULT_TEXT_MAX_LENGTH;
@@ -76,7 +76,7 @@ const sentDateSchema = optionalText(64).meta({ pattern: SENT_DATE_PATTERN }).tra
   return date;
 });
 
-export const leadEventSchema = z.object({
+const leadEventSchema = z.object({
   leadId: leadIdSchema,
   // Fields not listed are ignored: the services that still call this deprecated route send more.
   messageDetail: z.object(
@@ -162,13 +162,13 @@ export function parseSentDate(text: string): Date | null {
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
 }
 
-export interface LeadEventInput {
+interface LeadEventInput {
   service: string;
   /** The LeadEventData input object (the REST door reads it from the query string: src/rest/arguments.ts). */
   data: unknown;
 }
 
-export interface ValidLeadEvent {
+interface ValidLeadEvent {
   service: string;
   leadId: number;
   contact_type: string | null;
@@ -181,7 +181,7 @@ export interface ValidLeadEvent {
 
 
 /** The event to record, or a 422 naming the field (`service`, `data.leadId`, `data.messageDetail.sentDate` …). */
-export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
+function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
   const service = input.service.trim().toLowerCase();
   if (!SERVICE_PATTERN.test(service)) {
     throw invalidInput('service', 'must be a service name of 1 to 40 letters, digits, "-" or "_"');
@@ -200,7 +200,7 @@ export function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
 }
 
 /** The spec's own wording for 4.11: "no lead found". */
-export const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
+const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
 
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
 

@@ -143,7 +143,7 @@ export async function shownVariantWhere(
 // ─── spec 4.20: a website's models ───
 
 /** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
-export const websiteModelsVersions = [1, 2] as const;
+const websiteModelsVersions = [1, 2] as const;
 export type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
 
 export interface WebsiteModelVariantSummary {
@@ -191,7 +191,7 @@ export const websiteModelsRequest = z.object({
     .describe('1 (default) or 2.'),
 });
 
-export function parseWebsiteModelsVersion(version: number | null | undefined): WebsiteModelsVersion {
+function parseWebsiteModelsVersion(version: number | null | undefined): WebsiteModelsVersion {
   return parseRecord(websiteModelsRequest.shape.version, version, 'version') ?? 1;
 }
 

@@ -29,7 +29,7 @@ export async function sanitizeDescription(html: string): Promise<string> {
 }
 
 /** Midnight UTC of the day `date` falls on: offer expiry dates are calendar days, kept at midnight UTC. */
-export function utcDay(date: Date): number {
+function utcDay(date: Date): number {
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
 }
 
@@ -93,7 +93,7 @@ export function visibleDealershipLinks() {
 }
 
 /** The start of the day `now` falls on: offers expiring on it still run today. */
-export function stillRunning(now: Date): Prisma.DateTimeFilter {
+function stillRunning(now: Date): Prisma.DateTimeFilter {
   return { gte: new Date(utcDay(now)) };
 }
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { apiError } from '../errors.ts';
@@ -17,16 +17,16 @@ import { NON_BLANK, parseRecord, withRequired } from './input-records.ts';
 /** Spec 8: the sign-on token lives 10 minutes. */
 export const PARTNER_TOKEN_TTL_MS = 10 * 60_000;
 /** The session value only has to survive one redirect, so it lives 2 minutes. */
-export const SESSION_TTL_SECONDS = 120;
-export const SIGN_ON_PATH = '/api/v1/partner/sign_on';
+const SESSION_TTL_SECONDS = 120;
+const SIGN_ON_PATH = '/api/v1/partner/sign_on';
 /** Where the platform receives the handoff; it verifies `session` with verifySessionValue. */
-export const PLATFORM_SSO_PATH = '/sso/partner';
+const PLATFORM_SSO_PATH = '/sso/partner';
 
 const TOKEN_BYTES = 32;
 /** 32 bytes in base64url without padding. Anything else cannot be a token and is not looked up. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function hashPartnerToken(token: string): string {
+function hashPartnerToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -48,7 +48,7 @@ export const partnerTokenRequest = z.object({
     }),
 });
 
-export type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
+type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
 
 /** The request as the REST door's OpenAPI document states it: the rule above requires the e-mail, not blank. */
 export const documentedPartnerTokenRequest = withRequired(partnerTokenRequest, ['email']);

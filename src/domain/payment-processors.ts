@@ -1,7 +1,7 @@
 // Spec 4.3: a car's payment processors. A processor belongs to a dealership and is either a
 // website's own (website_id set) or the dealership's default (website_id null), which every website
 // without its own uses.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { findCar } from './cars.ts';

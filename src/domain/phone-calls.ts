@@ -12,9 +12,9 @@ import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
 
 /** A caller's lead about a car makes their calls count for that car for this long. */
-export const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
+const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
 /** Without a provider call id, deliveries of the same numbers within this window are one call. */
-export const DEDUPE_WINDOW_MS = 60_000;
+const DEDUPE_WINDOW_MS = 60_000;
 
 /**
  * The report of a call, as the provider sends it (the arguments of phone_call_webhook), declared
@@ -34,7 +34,7 @@ export const phoneCallReport = z.object({
   CallSid: z.string().nullish().describe("Twilio's name for call_id (form posts); call_id wins when both are sent."),
 });
 
-export type PhoneCallInput = z.input<typeof phoneCallReport>;
+type PhoneCallInput = z.input<typeof phoneCallReport>;
 
 export interface PhoneCallReceipt {
   /** `duplicate`: this call was already recorded; `id` is the first record's. */
@@ -47,7 +47,7 @@ export interface PhoneCallReceipt {
  * recorded: its digits (and a leading +) when it has any, else the text in lower case (withheld
  * callers arrive as "anonymous", "private" …). Only E.164 numbers match locations and leads.
  */
-export function storedNumber(raw: string, field: string): { value: string; e164: boolean } {
+function storedNumber(raw: string, field: string): { value: string; e164: boolean } {
   // Blank (a form field sent empty, or only spaces) counts as missing.
   const text = raw.trim();
   if (text === '') throw invalidInput(field, 'is required');

@@ -14,13 +14,13 @@ export interface NamedRecord {
 }
 
 /** What a caller's text can mean: a row id (null when it cannot be one) and a slug or custom slug (null when it cannot be one). */
-export interface RecordName {
+interface RecordName {
   id: number | null;
   slug: string | null;
 }
 
 /** One way of matching a record, as a Prisma `where` of any model with these columns. */
-export type RecordNameCondition = { id: number } | { slug: string } | { custom_slug: string };
+type RecordNameCondition = { id: number } | { slug: string } | { custom_slug: string };
 
 /**
  * An identifier given as "ID, slug or custom slug": text is trimmed, and is an id when it is digits

@@ -10,7 +10,7 @@ import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
 
-export interface CarRedirectInput {
+interface CarRedirectInput {
   dealership_slug: string;
   /** Website id, slug or custom slug. */
   website_id: string;
@@ -27,11 +27,11 @@ export const carRedirectRequest = z.object({
 });
 
 /** Where a car's page lives on a website, and where its stock listing is. */
-export const CAR_PAGE_PATH = '/cars/';
-export const STOCK_LISTING_PATH = '/cars';
+const CAR_PAGE_PATH = '/cars/';
+const STOCK_LISTING_PATH = '/cars';
 
 /** The website's origin when it is an http(s) URL; anything else cannot be redirected to. */
-export function websiteOrigin(url: string): string | null {
+function websiteOrigin(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url.trim());

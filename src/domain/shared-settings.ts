@@ -8,10 +8,10 @@
 // computing an HMAC per guess under each candidate secret (the label makes it useless for anything
 // else the secret signs). The secret itself is never stored.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
-export const SESSION_SECRET_FINGERPRINT_SETTING = 'session_signing_secret_fingerprint';
+const SESSION_SECRET_FINGERPRINT_SETTING = 'session_signing_secret_fingerprint';
 const FINGERPRINT_LABEL = 'dealership-gateway: session signing secret fingerprint, v1';
 
 export function sessionSecretFingerprint(secret: string): string {
@@ -21,7 +21,7 @@ export function sessionSecretFingerprint(secret: string): string {
 const sameText = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** How to change the secret for every instance: also the end of the start-up error. */
-export const SESSION_SECRET_ROTATION_HINT =
+const SESSION_SECRET_ROTATION_HINT =
   'to change it for every instance, run `npm run --silent secrets -- record-session-secret` with the new SESSION_SIGNING_SECRET, then restart every instance with it';
 
 /**
@@ -60,7 +60,7 @@ export async function recordSessionSecret(db: Db, secret: string): Promise<{ rep
   return { replaced: before !== null && !sameText(before.value, fingerprint) };
 }
 
-export const REDIS_KEY_PREFIX_SETTING = 'redis_key_prefix';
+const REDIS_KEY_PREFIX_SETTING = 'redis_key_prefix';
 
 /**
  * The prefix of every Redis key and channel of this deployment: the configured one (REDIS_KEY_PREFIX),
@@ -84,7 +84,7 @@ export async function redisKeyPrefixOf(db: Db, configured: string | null): Promi
   }
 }
 
-export const CACHE_EPOCH_SETTING = 'cache_epoch';
+const CACHE_EPOCH_SETTING = 'cache_epoch';
 /** How often every instance reads the cache epoch: the bound on serving a result from before a write Redis missed. */
 export const CACHE_EPOCH_POLL_MS = 1_000;
 

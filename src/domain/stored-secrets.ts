@@ -1,18 +1,18 @@
 // The secrets the service has to read back (so cannot hash) and therefore stores encrypted
-// (src/secrets.ts). Every such column is listed once, here: the seed and the fixtures seal through
+// (src/config/secrets.ts). Every such column is listed once, here: the seed and the fixtures seal through
 // it, readers open through it, and the start-up check and the re-encryption command walk it.
 // (API keys and partner tokens are only ever compared, so they are stored as SHA-256 hashes.)
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
-import { envelopeKeyId, open, seal, type Keyring } from '../secrets.ts';
+import { envelopeKeyId, open, seal, type Keyring } from '../config/secrets.ts';
 
 interface StoredValue {
   id: number;
   value: string;
 }
 
-export interface EncryptedColumn {
+interface EncryptedColumn {
   /** Model.field: also the additional data authenticated with every value of the column. */
   name: string;
   read(db: Db): Promise<StoredValue[]>;
@@ -22,7 +22,7 @@ export interface EncryptedColumn {
 
 export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
 
-export const encryptedColumns: readonly EncryptedColumn[] = [
+const encryptedColumns: readonly EncryptedColumn[] = [
   {
     name: PAYMENT_PROCESSOR_KEY,
     read: async (db) =>
@@ -53,7 +53,7 @@ export async function storedSecretsCensus(db: Db): Promise<Record<string, Record
   return census;
 }
 
-export interface ReencryptionResult {
+interface ReencryptionResult {
   column: string;
   /** Values now under the current key that were under another key, or stored in plaintext. */
   reencrypted: number;

@@ -9,7 +9,7 @@ import type { Db } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { forbidden, notFound } from '../errors.ts';
 
-export interface WebsiteRef {
+interface WebsiteRef {
   id: number;
   dealership_id: number;
 }
@@ -29,7 +29,7 @@ export async function findWebsite(db: Db, identifier: string | number): Promise<
 }
 
 /** Whether the key may act for the website: an unrestricted key, or one holding its dealership. */
-export function reachesWebsite(actor: Actor, website: WebsiteRef): boolean {
+function reachesWebsite(actor: Actor, website: WebsiteRef): boolean {
   return reachesDealership(actor, website.dealership_id);
 }
 

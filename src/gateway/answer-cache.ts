@@ -62,7 +62,7 @@ export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly
   };
 }
 
-export interface AnswerCacheParts {
+interface AnswerCacheParts {
   generation: CacheGeneration;
   answers: AnswerStore;
   /** From the response cache: when this request's result expires, if it filed it under an entry. */

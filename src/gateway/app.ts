@@ -1,6 +1,6 @@
 // The service's long-lived dependencies, and the context each request's resolvers get from them.
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { ReadCacheOptions } from './response-cache.ts';

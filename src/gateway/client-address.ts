@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 
 /** Stands for a request whose socket is not known (the app called without the HTTP server, as in tests). */
-export const UNKNOWN_ADDRESS = 'unknown';
+const UNKNOWN_ADDRESS = 'unknown';
 
 /** Longest address text kept: an IPv6 address with a zone fits; anything longer is cut, never stored whole. */
 const MAX_ADDRESS_LENGTH = 64;

@@ -7,7 +7,7 @@ import { readBody, withHeaders } from '../web/bodies.ts';
 import { Response } from '../web/fetch-api.ts';
 
 /** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
-export function matchesETag(ifNoneMatch: string, etag: string): boolean {
+function matchesETag(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }

@@ -13,7 +13,7 @@ import { carriesApiKey } from '../rest/routes.ts';
 import { Response } from '../web/fetch-api.ts';
 
 /** `/ready` says 503 when the database has not answered its check within this long. */
-export const READY_TIMEOUT_MS = 800;
+const READY_TIMEOUT_MS = 800;
 
 /**
  * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
@@ -73,7 +73,7 @@ export function bodyLimitOf(headers: Headers, url: URL, limitBytes: number, anon
   return carriesApiKey(headers, url) ? limitBytes : Math.min(limitBytes, anonymousLimitBytes);
 }
 
-export function bodyTooLarge(limit: number, anonymous: boolean): Response {
+function bodyTooLarge(limit: number, anonymous: boolean): Response {
   const message = anonymous
     ? `The request body is over ${limit} bytes, the limit for a request without an API key.`
     : `The request body is over ${limit} bytes.`;
@@ -271,7 +271,7 @@ const GRAPHQL_ANSWER_TYPES = ['text/event-stream', 'multipart/mixed', 'applicati
  * processors (graphql-yoga's result-processor/accept.js: only UTF-8, wildcards on the asked side,
  * no header means anything), which it applies only once the operation has run.
  */
-export function acceptsGraphQLAnswer(accept: string | null): boolean {
+function acceptsGraphQLAnswer(accept: string | null): boolean {
   const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
   return asked.some((entry) => {
     const [mediaType = '', ...params] = entry.split(';');

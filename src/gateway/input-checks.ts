@@ -146,7 +146,7 @@ function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operati
  * The first input problem of the operation, or null. Values that GraphQL itself will refuse (a
  * wrong type, a missing variable) are left to it: its error names them already.
  */
-export function findInputProblem(
+function findInputProblem(
   schema: GraphQLSchema,
   document: DocumentNode,
   rawVariables: Record<string, unknown> | null | undefined,

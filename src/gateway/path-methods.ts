@@ -9,7 +9,7 @@ import { METRICS_PATH } from './metrics-endpoint.ts';
 /** The order methods are listed in. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export interface PathMethodOptions {
+interface PathMethodOptions {
   graphqlEndpoint: string;
   /** GraphiQL and Swagger UI are served (EXPLORERS). */
   explorers: boolean;

@@ -27,7 +27,7 @@ import { Response } from '../web/fetch-api.ts';
 export const REQUEST_ID_HEADER = 'request-id';
 
 /** The label of every path the service does not answer. */
-export const UNMATCHED_DOOR = 'unmatched';
+const UNMATCHED_DOOR = 'unmatched';
 
 /** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
 export const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
@@ -54,16 +54,16 @@ function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLError
 }
 
 /** The door of an operation that selects more than one root field (their combinations are not a small set). */
-export const SEVERAL_ROOT_FIELDS = '(several root fields)';
+const SEVERAL_ROOT_FIELDS = '(several root fields)';
 /** The door of an operation that asks only for `__typename`, `__schema` or `__type`. */
-export const INTROSPECTION_ONLY = '(introspection)';
+const INTROSPECTION_ONLY = '(introspection)';
 
 /**
  * `query car_performance`: the operation's type and its root field, as the schema names it (an alias
  * is the caller's, the field name the schema's). The document was validated against the schema before
  * it ran, so the field is one of the schema's root fields (or `__typename`, `__schema`, `__type`).
  */
-export function operationDoor(document: DocumentNode, operationName: string | null | undefined): string | null {
+function operationDoor(document: DocumentNode, operationName: string | null | undefined): string | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
   const fields = rootFieldsOf(document, operationName);
@@ -71,7 +71,7 @@ export function operationDoor(document: DocumentNode, operationName: string | nu
   return `${operation.operation} ${fields.length === 1 ? fields[0] : SEVERAL_ROOT_FIELDS}`;
 }
 
-export interface RequestTelemetry {
+interface RequestTelemetry {
   /** Goes right after useHttpConventions().first: it starts each request's record. */
   first: Plugin;
   /**

@@ -53,7 +53,7 @@ const ENTRY_PREFIX = 'cache:entry:';
 const UNCACHEABLE = 'uncacheable:';
 
 /** `onAdvance` lets the memory stores drop every entry at once: nothing asks for an old generation again. */
-export function memoryGeneration(onAdvance: () => void = () => undefined): CacheGeneration {
+function memoryGeneration(onAdvance: () => void = () => undefined): CacheGeneration {
   let generation = 0;
   return {
     current: () => Promise.resolve(String(generation)),
@@ -66,7 +66,7 @@ export function memoryGeneration(onAdvance: () => void = () => undefined): Cache
 }
 
 /** How often an instance that could not start a new generation in Redis tries again. */
-export const OWED_GENERATION_RETRY_MS = 250;
+const OWED_GENERATION_RETRY_MS = 250;
 
 /**
  * The generation in Redis. A write whose new generation could not be published (Redis did not answer)
@@ -77,7 +77,7 @@ export const OWED_GENERATION_RETRY_MS = 250;
  * results from before the write within the epoch's poll interval (docs/caching.md).
  * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis/client.ts).
  */
-export function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration & { owed(): boolean } {
+function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration & { owed(): boolean } {
   let owed = 0;
   let retry: NodeJS.Timeout | null = null;
   const pay = async (): Promise<void> => {
@@ -119,7 +119,7 @@ export function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<Cache
 }
 
 /** One read's result and the moment (epoch ms, on the service's clock) it stops being served. */
-export interface StoredRead {
+interface StoredRead {
   result: ExecutionResult;
   expiresAt: number;
 }
@@ -153,7 +153,7 @@ export function memoryReadStore(bounds: CacheBounds): ReadStore & { clear(): voi
 }
 
 /** Entries in Redis, each with its TTL; a Redis failure is a miss, never an error (the breaker logs the outage). */
-export function redisStore(redis: Redis): ReadStore {
+function redisStore(redis: Redis): ReadStore {
   return {
     async get(id) {
       try {
@@ -216,7 +216,7 @@ interface EntryOfRequest {
   expiresAt?: number;
 }
 
-export interface ReadCachePlugins {
+interface ReadCachePlugins {
   plugins: Plugin<YogaContext>[];
   /**
    * When the answer to this request stops being servable: known once the response cache served the

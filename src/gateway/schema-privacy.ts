@@ -10,7 +10,7 @@ import { forbidden, unauthenticated } from '../errors.ts';
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
 /** Whether the operation selects `__schema` or `__type` anywhere, fragments included. */
-export function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   const fragments = new Map<string, SelectionSetNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);

@@ -26,8 +26,8 @@ export const EXPOSED_HEADERS = [
 ] as const;
 
 /** Request headers a page on an allowed origin may send. */
-export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id', 'X-Request-Id'] as const;
-export const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
+const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id', 'X-Request-Id'] as const;
+const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
 
 /** For answers that are not pages: load nothing, be framed by nothing. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
@@ -58,7 +58,7 @@ export function carriesCredential(request: Request, url: URL): boolean {
   return request.headers.has('authorization') || url.searchParams.has('token');
 }
 
-export interface CorsOptions {
+interface CorsOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
   /**

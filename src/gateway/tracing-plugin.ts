@@ -26,7 +26,7 @@ function routeOf(method: string, pathname: string, graphqlEndpoint: string): str
   return match ? openApiPath(match.route.path) : null;
 }
 
-export interface TracingPlugins {
+interface TracingPlugins {
   first: Plugin;
   last: Plugin;
 }

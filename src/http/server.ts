@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../gateway/lifecycle.ts';
 import type { Yoga } from '../gateway/yoga.ts';
 import { PROTECTIVE_HEADERS } from '../gateway/security-headers.ts';
@@ -130,7 +130,7 @@ async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMess
 }
 
 /** Seconds a client told to go away by a draining instance waits before retrying (another instance answers it). */
-export const DRAINING_RETRY_AFTER_SECONDS = 1;
+const DRAINING_RETRY_AFTER_SECONDS = 1;
 
 /** The answer to a request on a connection accepted after the drain began: go to another instance. */
 function shuttingDown(requestId: string): { status: number; headers: Record<string, string>; body: string } {

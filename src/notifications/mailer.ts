@@ -2,7 +2,7 @@
 // line, so development and demos need no mail server and still show what would have been sent.
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 export interface OutgoingMail {
   to: string;

@@ -33,14 +33,14 @@ export interface OutboxEntry {
 const ADDRESS = /([^\s<>()"',;:@]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 
 /** `jane.citizen@example.com` → `j***@example.com`: the first character of the mailbox, and the domain. */
-export function maskEmailAddress(address: string): string {
+function maskEmailAddress(address: string): string {
   const at = address.lastIndexOf('@');
   if (at <= 0) return '***';
   return `${address[0]}***${address.slice(at)}`;
 }
 
 /** Every e-mail address in `text`, masked. */
-export function maskEmailAddressesIn(text: string): string {
+function maskEmailAddressesIn(text: string): string {
   return text.replace(ADDRESS, (_whole, mailbox: string, domain: string) => `${mailbox[0]}***@${domain}`);
 }
 
@@ -92,7 +92,7 @@ export async function retryOutboxMessage(db: Db, id: number, now: Date): Promise
   return entryOf(await db.outboxMessage.findUniqueOrThrow({ where: { id } }));
 }
 
-export interface OutboxPurge {
+interface OutboxPurge {
   /** Sent messages sent more than this many days ago are deleted. */
   olderThanDays: number;
   /** Also delete failed messages created more than `olderThanDays` ago. */

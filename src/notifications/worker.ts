@@ -21,7 +21,7 @@
 //
 // Time comes from `now`: the database's clock in the service (src/db/clock.ts), a test clock in tests.
 import type { Logger } from 'pino';
-import type { Config, Engine } from '../config.ts';
+import type { Config, Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
@@ -43,7 +43,7 @@ export interface DeliveryPolicy {
   backoffMaxMs: number;
 }
 
-export const defaultDeliveryPolicy: DeliveryPolicy = {
+const defaultDeliveryPolicy: DeliveryPolicy = {
   batchSize: 20,
   leaseMs: 2 * 60_000,
   maxAttempts: 6,
@@ -69,7 +69,7 @@ export interface OutboxDeps {
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
-export interface DeliveryReport {
+interface DeliveryReport {
   sent: number;
   retried: number;
   failed: number;
@@ -256,7 +256,7 @@ export interface OutboxWorker {
   stop(): Promise<void>;
 }
 
-export interface OutboxWorkerOptions {
+interface OutboxWorkerOptions {
   db: Db;
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
   logger: Logger;

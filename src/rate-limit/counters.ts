@@ -58,7 +58,7 @@ function hasRoom(used: number, amount: number, limit: number): boolean {
  * it keep one per address; beyond this the oldest counters are forgotten (their clients start afresh,
  * which is lenient, never wrong towards a client).
  */
-export const MAX_MEMORY_COUNTERS = 100_000;
+const MAX_MEMORY_COUNTERS = 100_000;
 
 /** Counters in this process's memory: one instance's limits, or the fallback while Redis is down. */
 export function memoryCounters(maxCounters = MAX_MEMORY_COUNTERS): CounterStore {

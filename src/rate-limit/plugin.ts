@@ -29,7 +29,7 @@ interface Meter {
   cost?: number;
 }
 
-export interface RateLimitPlugins {
+interface RateLimitPlugins {
   /** Before the REST door rebuilds requests: the address check, and the RateLimit headers on the way out. */
   requests: Plugin;
   /** After the query limits: each operation spends from the limits that apply to it. */

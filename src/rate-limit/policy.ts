@@ -20,11 +20,11 @@
 // it came through, after the key and the input were checked. A refused request spends nothing.
 import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
-import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config.ts';
+import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config/index.ts';
 import { apiError } from '../errors.ts';
 import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
 
-export type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on' | 'anonymous';
+type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on' | 'anonymous';
 
 /** Where one policy stands for this request. */
 export interface PolicyState {
@@ -43,10 +43,10 @@ export interface Verdict {
 }
 
 /** The root field that spends a partner sign-on token (src/schema/partner.ts), on either door. */
-export const SIGN_ON_REDEEM_FIELD = 'redeem_partner_token';
+const SIGN_ON_REDEEM_FIELD = 'redeem_partner_token';
 
 /** What an operation about to run asks of the limits. */
-export interface OperationUse {
+interface OperationUse {
   actor: Actor | null;
   /** Its estimated cost; undefined when it could not be computed (the operation does not exist). */
   cost: number | undefined;
@@ -82,11 +82,11 @@ function verdictOf(entries: readonly Counted[], outcome: SpendOutcome): Verdict 
   return outcome.allowed ? { states } : { states, refusedBy: refusedBy ?? states[0] };
 }
 
-export function remaining(state: PolicyState): number {
+function remaining(state: PolicyState): number {
   return Math.max(0, state.limit - state.used);
 }
 
-export interface RateLimiter {
+interface RateLimiter {
   /** Before a request that presents a key: refused when its address has failed authentication too often. */
   checkAddress(clientAddress: string): Promise<Verdict | null>;
   /** After a request whose key was not accepted. */

@@ -17,7 +17,7 @@ const KEY_CHANGES_CHANNEL = 'api-key-changed';
 /** Failures in a row that open the breaker. */
 export const BREAKER_FAILURES = 3;
 /** How long an open breaker answers every command at once, before it lets one through to probe. */
-export const BREAKER_OPEN_MS = 1_000;
+const BREAKER_OPEN_MS = 1_000;
 
 export interface RedisConnections {
   /** What every key (applied by the client itself) and channel of this deployment starts with. */

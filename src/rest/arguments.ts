@@ -167,7 +167,7 @@ function queryObject(query: URLSearchParams, name: string): Read | undefined {
   }
 }
 
-export interface RestArguments {
+interface RestArguments {
   /** The body with only the operation's arguments, converted where the rules above allow. */
   body: Record<string, unknown> | undefined;
   /** Query parameters read into the body (an input object's keys): Sofa must not read them again. */

@@ -18,7 +18,7 @@ export interface RouteDeprecation {
   link?: string;
 }
 
-export interface DeprecationHeaders {
+interface DeprecationHeaders {
   deprecation: string;
   sunset: string;
   link?: string;

@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { SCALAR_REASONS } from './arguments.ts';
 import { Response } from '../web/fetch-api.ts';
 
-export interface RestErrorBody {
+interface RestErrorBody {
   error: string;
   message: string;
   field?: string;
@@ -36,7 +36,7 @@ const TYPE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** What marks a message as GraphQL's rather than ours: a REST body never carries it. */
-export const GRAPHQL_VOCABULARY = /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
+const GRAPHQL_VOCABULARY = /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
 
 /**
  * The reason GraphQL gave for refusing an input value, in plain words naming no GraphQL type, for

@@ -9,7 +9,7 @@ import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } fr
 import { FREE_FORM_JSON } from './input-schemas.ts';
 
 /** More parts than any form of the API has fields (a lead with five attachments has about 60). */
-export const MAX_FORM_PARTS = 500;
+const MAX_FORM_PARTS = 500;
 /** `lead[lead_files_attributes][0][file]` is four names deep; JSON free-form fields nest deeper only in JSON. */
 const MAX_KEY_DEPTH = 6;
 const MAX_KEY_LENGTH = 1_000;

@@ -16,7 +16,7 @@ import type { LeadSourceLists } from '../domain/leads/values.ts';
 export type JsonSchema = Record<string, unknown>;
 
 /** Text with a character that is not white space, as every text must be: NON_BLANK and TEXT_PATTERN in one pattern. */
-export const NON_BLANK_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*[^\\u0000\\ud800-\\udfff\\s][^\\u0000\\ud800-\\udfff]*$';
+const NON_BLANK_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*[^\\u0000\\ud800-\\udfff\\s][^\\u0000\\ud800-\\udfff]*$';
 
 /**
  * Marks a free-form JSON field in the document: its value is stored as sent, so the REST door reads

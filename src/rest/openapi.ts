@@ -25,7 +25,7 @@ import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSc
 import { restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
-import { operationExamples } from './openapi-examples.ts';
+import operationExamples from './openapi-examples.json' with { type: 'json' };
 import { deprecationHeaderDocs } from './deprecation.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
@@ -95,7 +95,7 @@ const defaultErrorCode: Record<number, string> = {
 };
 
 /** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
-export const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
+const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
 
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
 function errorExample(route: RestRoute, status: number): Record<string, string> {
@@ -439,9 +439,12 @@ interface OperationExample {
   response?: unknown;
 }
 
-/** The demo data's request and answer for the route (src/rest/openapi-examples.ts, written by its test). */
+/** Each operation's request and answer on the demo data (`npm run openapi:examples` writes them). */
+const examples: Readonly<Record<string, OperationExample>> = operationExamples;
+
+/** The demo data's request and answer for the route (src/rest/openapi-examples.json). */
 function exampleOf(route: RestRoute): OperationExample | undefined {
-  return operationExamples[route.field];
+  return examples[route.field];
 }
 
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */

@@ -142,7 +142,7 @@ const IGNORED_HEADER_NAME_LENGTH = 100;
 const IGNORED_LOGGED_NAMES = 20;
 
 /** Each name percent-encoded (so `%` and the `,` between names too), cut on a code point: never throws. */
-export function ignoredParametersHeader(ignored: readonly string[]): string {
+function ignoredParametersHeader(ignored: readonly string[]): string {
   return ignored
     .slice(0, IGNORED_HEADER_NAMES)
     .map((name) => headerValue(name, { maxCodePoints: IGNORED_HEADER_NAME_LENGTH, alsoEscape: '%,' }))

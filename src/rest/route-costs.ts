@@ -3,12 +3,12 @@
 // for an integrator (test/rate-limits.test.ts). The cost is the one the REST door spends
 // (restCallCost in src/schema/graphql-limits.ts); the largest page is the root field's `listSize`.
 import type { GraphQLSchema } from 'graphql';
-import type { RateLimitSettings } from '../config.ts';
+import type { RateLimitSettings } from '../config/index.ts';
 import { restCallCost, type ListSize } from '../schema/graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
 import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';
 
-export interface RouteCost {
+interface RouteCost {
   route: RestRoute;
   /** The paging argument at its largest value, when the route pages its answer. */
   largestPage: Record<string, number>;

@@ -231,7 +231,7 @@ export function routeOfField(coordinate: string): RestRoute | undefined {
 }
 
 /** The root field a route answers with, in `schema` (the graph's or the REST door's). */
-export function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> {
+function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> {
   const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
   const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
   if (!field) throw new Error(`${route.field} is not a field of the schema`);

@@ -94,7 +94,7 @@ export const nodeById = { id: { field: 'id' }, nullable: true } as const;
 type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
 /** When the fields kept under an old name are removed: every `@deprecated` reason ends with its day. */
-export const NODE_ID_REMOVAL = '2027-06-30';
+const NODE_ID_REMOVAL = '2027-06-30';
 
 /**
  * Keeps `node_id`, the global id's name before it became `id`, on a Node type that had it: the same

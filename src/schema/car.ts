@@ -39,7 +39,7 @@ const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange
   }),
 });
 
-export const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
+const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
   description: 'A car\'s performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),

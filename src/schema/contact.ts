@@ -32,7 +32,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
   }),
 });
 
-export const Contact = builder.prismaNode('Contact', {
+const Contact = builder.prismaNode('Contact', {
   ...nodeById,
   description: 'A person known to a dealership.',
   fields: (t) => ({

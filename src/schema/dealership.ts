@@ -28,7 +28,7 @@ import type { ListSize } from './graphql-limits.ts';
 /** How the search names the owner of an address or a contact detail (Rails' polymorphic `*_type`). */
 const addressable = 'Location';
 
-export const LocationAddress = builder.prismaObject('LocationAddress', {
+const LocationAddress = builder.prismaObject('LocationAddress', {
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     addressable_id: t.exposeInt('location_id'),
@@ -74,13 +74,13 @@ function contactDetailFields(t: PrismaFieldBuilder<'LocationContactDetail'>) {
 }
 
 /** Guarded by search:location where a relation reaches it (src/auth/type-guards.ts). */
-export const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
+const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
   description: "A location's business contact details (not personal data).",
   fields: (t) => contactDetailFields(t),
 });
 
 /** A website. The postcode search's body shows its id, name and url; the rest is the graph's. */
-export const Website = builder.prismaNode('Website', {
+const Website = builder.prismaNode('Website', {
   description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
   fields: (t) => ({
@@ -94,7 +94,7 @@ export const Website = builder.prismaNode('Website', {
 keepNodeIdField(Website, 'Website');
 
 /** A location's own columns, declared once: Location has them all, the search's result picks its own. */
-export function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
+function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
   return {
     databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),

@@ -33,7 +33,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { connectionPageSize } from './builder.ts';
-import { DEFAULT_GRAPHQL_MAX_COST } from '../config.ts';
+import { DEFAULT_GRAPHQL_MAX_COST } from '../config/index.ts';
 import { apiError, invalidInput } from '../errors.ts';
 
 export const queryLimits = {
@@ -51,7 +51,7 @@ export const queryLimits = {
   maxCost: DEFAULT_GRAPHQL_MAX_COST,
 } as const;
 
-export type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
+type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
 
 /**
  * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
@@ -79,7 +79,7 @@ export interface ListSize {
   maxSize?: number;
 }
 
-export interface OperationShape {
+interface OperationShape {
   cost: number;
   depth: number;
   aliases: number;
@@ -124,7 +124,7 @@ function limitError(limit: Limit, max: number, found: number) {
 }
 
 /** Counts the document's tokens, stopping one past `max`; a lexical error is left to the parser. */
-export function countTokens(document: string, max: number): number {
+function countTokens(document: string, max: number): number {
   const lexer = new Lexer(new Source(document));
   let count = 0;
   try {
@@ -288,7 +288,7 @@ export function operationShape(
 }
 
 /** What a REST call costs before any record: the call itself. */
-export const REST_CALL_BASE_COST = 1;
+const REST_CALL_BASE_COST = 1;
 
 /**
  * The records a root field answers: the items of each list of records in its answer that is not
@@ -349,7 +349,7 @@ export function operationCost(context: object): number | undefined {
 }
 
 /** The first limit the shape exceeds, as the error the client receives. */
-export function shapeLimitError(shape: OperationShape, limits: QueryLimits = queryLimits) {
+function shapeLimitError(shape: OperationShape, limits: QueryLimits = queryLimits) {
   if (shape.depth > limits.maxDepth) return limitError('depth', limits.maxDepth, shape.depth);
   if (shape.aliases > limits.maxAliases) return limitError('aliases', limits.maxAliases, shape.aliases);
   if (shape.directives > limits.maxDirectives) return limitError('directives', limits.maxDirectives, shape.directives);

@@ -20,7 +20,7 @@ type AnyInputObjectRef<Types extends SchemaTypes> = InputObjectRef<Types, unknow
 export type AnyEnumRef<Types extends SchemaTypes> = EnumRef<Types, unknown, unknown>;
 
 /** The graph enums of value lists, by the zod schema that declares the list in the domain. */
-export type GraphEnums<Types extends SchemaTypes> = ReadonlyMap<z.core.$ZodType, AnyEnumRef<Types>>;
+type GraphEnums<Types extends SchemaTypes> = ReadonlyMap<z.core.$ZodType, AnyEnumRef<Types>>;
 
 /** What a GraphQL input field is made of: a named type (scalar or input object) or a list of one. */
 type FieldShape<Types extends SchemaTypes> =

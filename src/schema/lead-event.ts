@@ -7,7 +7,7 @@ import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
 // graph share it.
-export const LeadEvent = builder.prismaNode('LeadEvent', {
+const LeadEvent = builder.prismaNode('LeadEvent', {
   ...nodeById,
   description: 'A messaging event an external service recorded against a lead.',
   fields: (t) => ({

@@ -28,7 +28,7 @@ import { imageVersions, type ImageVersions } from '../domain/offers.ts';
 
 // ─── small shared shapes ───
 
-export const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('CatalogueImageThumb').implement({
+const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('CatalogueImageThumb').implement({
   fields: (t) => ({ url: t.exposeString('url', { nullable: true }) }),
 });
 

@@ -9,7 +9,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Config, FileStorageKind, S3Settings } from '../config.ts';
+import type { Config, FileStorageKind, S3Settings } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
 export interface FileStorage {
@@ -119,7 +119,7 @@ type S3Sdk = typeof import('@aws-sdk/client-s3');
 const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
 /** Credentials are not settings of this service: the SDK's standard chain finds them (AWS_ACCESS_KEY_ID …, profiles, instance roles). */
-export async function createS3Client(settings: S3Settings): Promise<S3Client> {
+async function createS3Client(settings: S3Settings): Promise<S3Client> {
   const { S3Client } = await loadS3Sdk();
   return new S3Client({
     region: settings.region,
@@ -197,7 +197,7 @@ export class S3Storage implements FileStorage {
 
 // ─── the one choice ───
 
-/** The store FILE_STORAGE names (its default follows the engine: see src/config.ts). */
+/** The store FILE_STORAGE names (its default follows the engine: see src/config/storage.ts). */
 export function createFileStorage(config: Pick<Config, 'fileStorage' | 'fileStorageDir' | 's3'>, db: Db): FileStorage {
   switch (config.fileStorage) {
     case 'database':

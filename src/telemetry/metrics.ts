@@ -14,7 +14,7 @@ import { poolOf, type Db } from '../db/client.ts';
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** prom-client's default gauges whose `_total` suffix says counter: sums of the by-type gauges kept beside them. */
-export const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -35,7 +35,7 @@ export interface GatewayMetrics {
   scrape(): Promise<string>;
 }
 
-export interface MetricsSources {
+interface MetricsSources {
   db: Db;
   /** The database's clock (src/db/clock.ts): the oldest message's age is measured on it. */
   now: () => Date;

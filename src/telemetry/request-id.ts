@@ -25,7 +25,7 @@ export function acceptableRequestId(value: string | null): string | null {
 }
 
 /** The trace id of a valid `traceparent` header, else null. */
-export function traceIdOf(traceparent: string | null): string | null {
+function traceIdOf(traceparent: string | null): string | null {
   if (traceparent === null) return null;
   const match = TRACEPARENT.exec(traceparent.trim());
   const traceId = match?.[1];

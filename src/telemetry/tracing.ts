@@ -1,4 +1,4 @@
-// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config.ts, docs/operations.md, "Traces").
+// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config/telemetry.ts, docs/operations.md, "Traces").
 // Off, nothing but @opentelemetry/api is loaded, and its tracer is a no-op: spans cost a function call.
 // On, the SDK, the exporter and the W3C propagator are imported here, once, and registered globally,
 // so that the request plugin (src/gateway/tracing-plugin.ts), the database adapters
@@ -26,9 +26,9 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { projectRoot, type TracingConfig } from '../config.ts';
+import { projectRoot, type TracingConfig } from '../config/index.ts';
 
-export const TRACER_NAME = 'dealership-gateway';
+const TRACER_NAME = 'dealership-gateway';
 
 /** The tracer every span of the service is made with: a no-op until startTracing registers the SDK. */
 export function tracer(): Tracer {
@@ -41,7 +41,7 @@ export function tracer(): Tracer {
  * request span becomes the active one for the rest of the request's async chain (each request has its
  * own: an HTTP request event, a yoga.fetch call).
  */
-export class RequestContextManager implements ContextManager {
+class RequestContextManager implements ContextManager {
   readonly #storage = new AsyncLocalStorage<TraceContext>();
 
   active(): TraceContext {
@@ -142,7 +142,7 @@ function commonJsExports<T extends object>(loaded: T): T {
 }
 
 /** This process's `service.instance.id`: unique per process, as OpenTelemetry's resource conventions ask. */
-export const SERVICE_INSTANCE_ID = randomUUID();
+const SERVICE_INSTANCE_ID = randomUUID();
 
 /** The version in package.json (the image carries it beside dist/). */
 function serviceVersion(): string {
@@ -155,7 +155,7 @@ function serviceVersion(): string {
  * (which may set its own `service.instance.id`, a pod's name say), then OTEL_SERVICE_NAME, which wins
  * over a `service.name` there as the specification says.
  */
-export function resourceAttributes(config: TracingConfig | null): Record<string, string> {
+function resourceAttributes(config: TracingConfig | null): Record<string, string> {
   return {
     'service.version': serviceVersion(),
     'service.instance.id': SERVICE_INSTANCE_ID,

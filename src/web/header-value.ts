@@ -19,7 +19,7 @@ function percentEncoded(char: string): string {
   return out;
 }
 
-export interface HeaderValueOptions {
+interface HeaderValueOptions {
   /** At most this many code points of the text are kept (a cut never splits a surrogate pair). */
   maxCodePoints?: number;
   /** Printable ASCII characters that are escaped too (a list's separator, `%` when the reader decodes). */

@@ -1,9 +1,9 @@
 // The app under test: Yoga over a real migrated database, called with yoga.fetch (no port).
 import pino from 'pino';
 import { expect } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config/index.ts';
 import { createKeyVerifier } from '../../src/auth/key-cache.ts';
-import { keyringOf, type Keyring } from '../../src/secrets.ts';
+import { keyringOf, type Keyring } from '../../src/config/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { AppDeps } from '../../src/gateway/app.ts';
 import { createApp, type Yoga } from '../../src/gateway/yoga.ts';

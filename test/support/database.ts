@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
-import type { Engine } from '../../src/config.ts';
+import type { Engine } from '../../src/config/index.ts';
 
 export const testEngine: Engine = process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
 export const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

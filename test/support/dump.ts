@@ -2,7 +2,7 @@
 // database dump (or a stolen backup) holds. Tests scan it for secrets.
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { engineOf, sqlitePath } from '../../src/config.ts';
+import { engineOf, sqlitePath } from '../../src/config/index.ts';
 
 export interface DumpedValue {
   table: string;

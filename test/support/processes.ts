@@ -13,7 +13,7 @@ export interface Finished {
   stderr: string;
 }
 
-/** Keeps a developer's .env file (src/env-file.ts) out of the processes a test starts. */
+/** Keeps a developer's .env file (src/config/env-file.ts) out of the processes a test starts. */
 export const NO_ENV_FILE = { ENV_FILE: 'off' } as const;
 
 /** Only what a bare shell has: the child sees no setting the test did not give it (nor the .env file's, unless ENV_FILE is given). */

@@ -7,7 +7,7 @@ import { normalizePhone } from '../phone.ts';
 
 type Tx = Prisma.TransactionClient;
 
-export interface LeadPerson {
+interface LeadPerson {
   name?: string | null;
   last_name?: string | null;
   email?: string | null;
@@ -19,7 +19,7 @@ export interface LeadPerson {
 }
 
 /** An Australian postcode is four digits: 800 is written 0800. */
-export function postcodeText(postcode: number | null | undefined): string | null {
+function postcodeText(postcode: number | null | undefined): string | null {
   if (postcode === null || postcode === undefined) return null;
   return String(postcode).padStart(4, '0');
 }

@@ -17,7 +17,7 @@ import type { FileStorage } from '../../storage/file-storage.ts';
 /** The shared_settings row holding the lease. */
 const LEASE_SETTING = 'file_sweep_lease';
 /** A sweep is due this long after the last one ended. */
-export const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
+const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
 /** How long a lease lasts unless renewed; the holder renews it after every batch. */
 const LEASE_MS = 10 * 60_000;
 /** Pending records looked at per batch. */
@@ -71,7 +71,7 @@ async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise
   return count === 1;
 }
 
-export type SweepOutcome = { swept: true; removed: number } | { swept: false; reason: 'held' | 'not_due' | 'lost_lease' };
+type SweepOutcome = { swept: true; removed: number } | { swept: false; reason: 'held' | 'not_due' | 'lost_lease' };
 
 /** One round: takes the lease if the sweep is due and no one holds it, then removes the bytes of pending records past the grace period that no lead references. */
 export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTERVAL_MS): Promise<SweepOutcome> {

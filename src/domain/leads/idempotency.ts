@@ -11,7 +11,7 @@
 // expired records (purgeExpiredIdempotencyRecords).
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Engine } from '../../config.ts';
+import type { Engine } from '../../config/index.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
 import type { Db, Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
@@ -55,7 +55,7 @@ export function requestHash(operation: string, input: unknown): string {
   return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
 }
 
-export const idempotencyKeyReused = () =>
+const idempotencyKeyReused = () =>
   apiError(
     'BAD_USER_INPUT',
     'idempotency_key_reused',
@@ -119,7 +119,7 @@ export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Cloc
 }
 
 /** How often the background purge runs. */
-export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** Purges expired records now and then every `intervalMs` until stopped; failures are logged, never thrown. */
 export function startIdempotencyPurge(

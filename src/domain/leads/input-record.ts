@@ -128,7 +128,7 @@ export const chargeBreakdownSchema = z
   });
 
 /** Spec 2.7 `fields`: free key/value pairs. */
-export const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
+const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
 
 /** Spec 2.7: a Document Request's `fields` name the document asked for; other keys are free. */
 export const documentRequestFieldsSchema = z.looseObject({ document_type: documentTypeSchema });
@@ -294,8 +294,6 @@ export const leadInputSchema = z.object({
 export type LeadInputData = z.input<typeof leadInputSchema>;
 /** The fields sent, each in its stored form; a field not sent is absent. */
 export type LeadInputValues = z.output<typeof leadInputSchema>;
-export type LeadFileInputData = z.input<typeof leadFileInputSchema>;
-export type LeadFileInputValues = z.output<typeof leadFileInputSchema>;
 export type LeadPaymentInputValues = z.output<typeof leadPaymentInputSchema>;
 export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
 

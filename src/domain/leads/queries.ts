@@ -6,7 +6,7 @@ import { requireDealershipId } from '../dealerships.ts';
 import { parseRecord } from '../input-records.ts';
 import { leadCategorySchema } from './input-record.ts';
 
-export interface LeadListFilter {
+interface LeadListFilter {
   dealership_id?: number | null;
   contact_id?: number | null;
   car_id?: number | null;

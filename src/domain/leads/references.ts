@@ -11,13 +11,13 @@ import type { LeadColumns, ValidLead } from './validation.ts';
 
 type Tx = Prisma.TransactionClient;
 
-export interface LeadDealership {
+interface LeadDealership {
   id: number;
   slug: string;
 }
 
 /** What the lead stores now (update), for the fields this request leaves alone. */
-export type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
+type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
 
 const notInDealership = (field: string, thing: string, dealershipId: number) =>
   invalidInput(`lead.${field}`, `is not ${thing} of dealership ${dealershipId}`);

@@ -16,11 +16,11 @@ import { resolveLeadReferences } from './references.ts';
 import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
 
-export const leadTooOld = () =>
+const leadTooOld = () =>
   apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
 
 /** A lead created at `createdAt` can be updated until exactly 72 hours later, inclusive. */
-export function isUpdatable(createdAt: Date, now: Date): boolean {
+function isUpdatable(createdAt: Date, now: Date): boolean {
   return now.getTime() - createdAt.getTime() <= LEAD_UPDATE_WINDOW_MS;
 }
 

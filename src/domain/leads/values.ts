@@ -3,7 +3,7 @@
 // third-party company and channel names, which change with the platform's partnerships. A default
 // list of the Australian listing and advertising channels ships with the service (so a lead tagged
 // "carsales" is accepted on the first day), and a deployment replaces it with LEAD_EXTRA_SOURCES /
-// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none; src/config.ts reads them): data,
+// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none; src/config/api.ts declares them): data,
 // not code.
 
 export const LEAD_CATEGORIES = [
@@ -99,7 +99,6 @@ export const DEFAULT_THIRD_PARTY_MARKETING_SOURCES = [
 ] as const;
 
 export const DOCUMENT_TYPES = ['car_analysis', 'ppsr', 'equifax'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const LEAD_FILE_TYPES = ['resume', 'cover_letter', 'other'] as const;
 export type LeadFileType = (typeof LEAD_FILE_TYPES)[number];
@@ -121,7 +120,7 @@ export interface LeadSourceLists {
 
 /**
  * The documented values with the given third-party ones (LEAD_EXTRA_SOURCES and
- * LEAD_EXTRA_MARKETING_SOURCES, read in src/config.ts), each value once.
+ * LEAD_EXTRA_MARKETING_SOURCES, read in src/config/api.ts), each value once.
  */
 export function leadSourceLists(
   thirdPartySources: readonly string[] = DEFAULT_THIRD_PARTY_SOURCES,

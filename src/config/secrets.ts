@@ -24,7 +24,7 @@ export interface Keyring {
 }
 
 export const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
-export const KEY_BYTES = 32;
+const KEY_BYTES = 32;
 const ENVELOPE_VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -1,15 +1,15 @@
-// The settings' documentation, generated from their declaration (SETTINGS in src/config.ts): the
+// The settings' documentation, generated from their declaration (SETTINGS in src/config/settings.ts): the
 // docs/configuration.md's Configuration table and .env.example. `npm run config:docs` writes both;
 // test/config.test.ts fails when either differs from what this renders.
-import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './config.ts';
+import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './index.ts';
 
-export const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config.ts by `npm run config:docs`; edit it there -->';
-export const README_TABLE_END = '<!-- end of the settings table -->';
+const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config/ by `npm run config:docs`; edit it there -->';
+const README_TABLE_END = '<!-- end of the settings table -->';
 
 const code = (text: string): string => (text === '' ? '`""`' : `\`${text}\``);
 
 /** The settings table's Default column: the default, development mode's where it differs, or words. */
-export function defaultInWords(declaration: SettingDeclaration): string {
+function defaultInWords(declaration: SettingDeclaration): string {
   if (declaration.defaultInWords !== undefined) return declaration.defaultInWords;
   if (declaration.default === undefined) return 'none';
   const value = code(declaration.default);
@@ -17,7 +17,7 @@ export function defaultInWords(declaration: SettingDeclaration): string {
 }
 
 /** The Markdown table, between its two marker comments. */
-export function settingsTable(): string {
+function settingsTable(): string {
   const rows = SETTING_NAMES.map((name) => {
     const declaration: SettingDeclaration = SETTINGS[name];
     return `| \`${name}\` | ${defaultInWords(declaration)} | ${declaration.meaning} |`;
@@ -43,7 +43,7 @@ function envValue(value: string): string {
 
 export function envExample(): string {
   const header = [
-    '# Settings of the dealership gateway, generated from SETTINGS in src/config.ts by `npm run config:docs`.',
+    '# Settings of the dealership gateway, generated from SETTINGS in src/config/ by `npm run config:docs`.',
     '# Copy this file to .env and uncomment what you change: the service reads .env at start when it',
     '# exists (ENV_FILE names another file), and a variable set in the environment wins over the file.',
     '# Each commented line shows the default (or an example where there is none); docs/configuration.md.',

@@ -1,12 +1,12 @@
 // The .env file: settings kept in a file beside the project instead of the environment, for
 // machines without a process manager that sets them. Read before the settings are checked
-// (src/config.ts); a variable already in the environment always wins over the file, so an
+// (src/config/); a variable already in the environment always wins over the file, so an
 // operator's `PORT=4001 npm run start:production` overrides what the file says. ENV_FILE names
 // another file, or `off` for none; the default `.env` is read only when it exists.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigError, projectRoot, SETTING_NAMES, SETTINGS } from './config.ts';
+import { ConfigError, projectRoot, SETTING_NAMES, SETTINGS } from './index.ts';
 
 export interface EnvFileLoad {
   /** The file read. */
