@@ -34,7 +34,7 @@ describe('the settings declaration', () => {
 
   it('is read in one place: only src/config/load.ts and the .env loader touch process.env', () => {
     const readers = sources.filter(({ text }) => /process\.env\b/.test(text)).map(({ file }) => file);
-    expect(readers.sort()).toEqual(['src/config/load.ts', 'src/config/env-file.ts']);
+    expect(readers.sort()).toEqual(['src/config/env-file.ts', 'src/config/load.ts']);
   });
 
   it('orders the documentation by SETTING_NAMES, which names each declared setting once', () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_THIRD_PARTY_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_SOURCES } from '../domain/leads/values.ts';
 import { commaList, optional, positiveWholeNumber, setting, trueOrFalse, type SettingDeclaration } from './declare.ts';
 
-/** The default of GRAPHQL_MAX_COST (src/graphql-limits.ts explains the cost). */
+/** The default of GRAPHQL_MAX_COST (src/schema/graphql-limits.ts explains the cost). */
 export const DEFAULT_GRAPHQL_MAX_COST = 5_000;
 
 export const API_SETTINGS = {

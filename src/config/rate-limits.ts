@@ -8,7 +8,7 @@ export interface RateLimitSettings {
   keyRequests: number;
   /** Requests all the keys of one dealership may make together per window. */
   dealershipRequests: number;
-  /** Estimated GraphQL cost (src/graphql-limits.ts) one key may spend per window, on both doors. */
+  /** Estimated GraphQL cost (src/schema/graphql-limits.ts) one key may spend per window, on both doors. */
   keyCost: number;
   /** The window of the per-client-address limits below. */
   addressWindowMs: number;

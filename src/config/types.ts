@@ -69,17 +69,17 @@ export interface Config {
    * RATE_LIMIT_REDIS_PREFIX); null: the one recorded in the database (src/domain/shared-settings.ts).
    */
   redisKeyPrefix: string | null;
-  /** How long one Redis command may take before it is given up on (and counts towards the breaker: src/redis.ts). */
+  /** How long one Redis command may take before it is given up on (and counts towards the breaker: src/redis/client.ts). */
   redisCommandTimeoutMs: number;
   /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
   apiKeyCacheTtlMs: number;
-  /** Serve repeated reads from the response cache (src/response-cache.ts). */
+  /** Serve repeated reads from the response cache (src/gateway/response-cache.ts). */
   responseCache: boolean;
   /** NODE_ENV=production: introspection needs `read:schema`, errors carry no field suggestions. */
   production: boolean;
   /** Serve GraphiQL (/graphql in a browser) and Swagger UI (/docs). */
   explorers: boolean;
-  /** The highest estimated cost one GraphQL operation may have (src/graphql-limits.ts). */
+  /** The highest estimated cost one GraphQL operation may have (src/schema/graphql-limits.ts). */
   graphqlMaxCost: number;
   /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
   corsOrigins: readonly string[];
