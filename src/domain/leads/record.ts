@@ -6,83 +6,25 @@ import type { Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { jsonObject, jsonStrings } from '../json-columns.ts';
 
-export interface LeadRecordPayment {
-  id: number;
-  amount: number;
-  car_id: number | null;
-  payment_processor_id: number | null;
-  external_transaction_id: string | null;
-}
+/** A row as JSON carries it: its instants as ISO text (what the idempotency record keeps). */
+type AsJson<Row> = { [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column] };
 
-export interface LeadRecordAddress {
-  street: string | null;
-  city: string | null;
-  state: string | null;
-  state_long: string | null;
-  country: string | null;
-  postcode: number | null;
-}
+// The record's parts are the stored rows' columns (Prisma's generated models), the ones the spec answers.
+export type LeadRecordPayment = Pick<Prisma.LeadPaymentModel, 'id' | 'amount' | 'car_id' | 'payment_processor_id' | 'external_transaction_id'>;
+export type LeadRecordAddress = Pick<Prisma.LeadAddressModel, 'street' | 'city' | 'state' | 'state_long' | 'country' | 'postcode'>;
+export type LeadRecordFile = AsJson<Pick<Prisma.LeadFileModel, 'id' | 'file_type' | 'byte_size' | 'content_type' | 'sha256' | 'created_at'>>;
 
-export interface LeadRecordFile {
-  id: number;
-  file_type: string;
-  byte_size: number;
-  content_type: string | null;
-  sha256: string;
-  created_at: string;
-}
-
-export interface LeadRecord {
-  id: number;
-  dealership_id: number;
-  contact_id: number | null;
-  website_id: number | null;
-  location_id: number | null;
-  car_id: number | null;
-  model_id: number | null;
-  model_variant_id: number | null;
-  colour_id: number | null;
-  team_member_id: number | null;
-  user_id: number | null;
-  name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  message: string | null;
-  dealership_slug: string | null;
-  website_slug: string | null;
-  category: string;
-  source: string;
-  marketing_source: string | null;
-  page_id: number | null;
-  stocknum: string | null;
-  provider: string | null;
-  provider_id: string | null;
-  certified: boolean;
-  golden: boolean;
-  send_customer_email: boolean;
-  user_email: string | null;
-  lead_state: string;
-  lead_status: string;
-  sms_verified: boolean;
+/** The stored lead's columns, with the JSON columns read and `dob` as year-month-day, and its parts. */
+export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'charge_breakdown' | 'dob'>> & {
   tags: string[];
-  opt_in_to_marketing: boolean;
-  delay_customer_email_minutes: number | null;
-  delay_dealership_notification_minutes: number | null;
-  disable_strict_validation: boolean;
-  time_on_site_seconds: number | null;
-  time_to_submit_seconds: number | null;
   fields: Record<string, unknown>;
   charge_breakdown: unknown;
-  customer_address: string | null;
   /** Year-month-day. */
   dob: string | null;
-  created_at: string;
-  updated_at: string;
   payment: LeadRecordPayment | null;
   address: LeadRecordAddress | null;
   files: LeadRecordFile[];
-}
+};
 
 interface LeadWithParts extends Prisma.LeadModel {
   payment: Prisma.LeadPaymentModel | null;
