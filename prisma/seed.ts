@@ -586,14 +586,14 @@ function rego(random: Random, state: AuState): string {
     case 'VIC': return random.chars(UPPER, 3) + random.chars(DIGITS, 3);
     case 'NSW': return random.chars(UPPER, 2) + random.chars(DIGITS, 2) + random.chars(UPPER, 2);
     case 'QLD': return random.chars(DIGITS, 3) + random.chars(UPPER, 3);
-    case 'SA': return 'S' + random.chars(DIGITS, 3) + random.chars(UPPER, 3);
-    case 'WA': return '1' + random.chars(UPPER, 3) + random.chars(DIGITS, 3);
-    case 'ACT': return 'Y' + random.chars(UPPER, 2) + random.chars(DIGITS, 2) + random.chars(UPPER, 1);
+    case 'SA': return `S${random.chars(DIGITS, 3)}${random.chars(UPPER, 3)}`;
+    case 'WA': return `1${random.chars(UPPER, 3)}${random.chars(DIGITS, 3)}`;
+    case 'ACT': return `Y${random.chars(UPPER, 2)}${random.chars(DIGITS, 2)}${random.chars(UPPER, 1)}`;
   }
 }
 
 function mobile(random: Random): string {
-  return '+614' + random.chars(DIGITS, 8);
+  return `+614${random.chars(DIGITS, 8)}`;
 }
 
 /** createMany in chunks that stay well under both engines' bound-parameter limits. */
@@ -669,7 +669,7 @@ export async function seedDemoData(db: Db, options: { now?: Date; keyring: Keyri
           series: model.series, variant_category: ['Entry', 'Mid-range', 'Flagship'][tier] ?? 'Flagship', vehicle_category: model.vehicleCategory,
           description: `<p>The ${fullName} pairs a ${v.fuel === 'Electric' ? `${v.kw}kW electric drivetrain` : `${(v.cc / 1000).toFixed(1)}L ${v.fuel.toLowerCase()} engine`} with ${v.drive} and a ${v.transmission.toLowerCase()} transmission.</p><p>Backed by a 5-year unlimited kilometre warranty.</p>`,
           short_description: `${model.name} ${v.name}: ${v.kw}kW, ${v.economy}${v.fuel === 'Electric' ? 'kWh' : 'L'}/100km, ${v.drive}.`,
-          youtube_id: random.chars(ALNUM + '-_', 11),
+          youtube_id: random.chars(`${ALNUM}-_`, 11),
           brochure_url: `https://cdn.dealerdemo.com.au/brochures/${m.slug}-${model.key}-2025.pdf`,
           interior_image_url: `${image}/interior-1.jpg`, second_interior_image_url: `${image}/interior-2.jpg`,
           image_url: `${image}/hero.jpg`, image_thumb_url: `${image}/hero-thumb.jpg`,
@@ -765,7 +765,7 @@ export async function seedDemoData(db: Db, options: { now?: Date; keyring: Keyri
         // Offset from the postcode centroid so locations in one suburb are not stacked on one point.
         lat: Math.round((l.lat + (random.float() - 0.5) * 0.01) * 1e6) / 1e6,
         long: Math.round((l.long + (random.float() - 0.5) * 0.01) * 1e6) / 1e6,
-        place_id: `ChIJ${random.chars(ALNUM + '-_', 23)}`, place_url: `https://maps.google.com/?cid=${cid}`,
+        place_id: `ChIJ${random.chars(`${ALNUM}-_`, 23)}`, place_url: `https://maps.google.com/?cid=${cid}`,
         created_at: created, updated_at: created,
       });
       const emailUser = l.type === 'service' ? 'service' : l.type === 'parts' ? 'parts' : l.type === 'head_office' ? 'admin' : 'sales';
@@ -868,7 +868,7 @@ export async function seedDemoData(db: Db, options: { now?: Date; keyring: Keyri
         const age = Math.max(0, 2026 - year);
         odometer = Math.max(500, Math.round((age * 14_000 + random.int(-8_000, 15_000)) / 10) * 10);
         // Roughly the Australian used market: about 12% off when first registered, then 8% a year.
-        price = Math.round((used.newPrice * 0.88 * Math.pow(0.92, age) * (0.9 + random.float() * 0.2)) / 100) * 100 - 10;
+        price = Math.round((used.newPrice * 0.88 * 0.92 ** age * (0.9 + random.float() * 0.2)) / 100) * 100 - 10;
       } else {
         // New and demo stock comes from the dealership's franchises, linked to the model variant.
         const model = random.pick(d.models);

@@ -181,7 +181,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
   children.delete(child);
 }
 
-process.on('exit', () => children.forEach((child) => killTree(child, 'SIGKILL')));
+process.on('exit', () => {
+  for (const child of children) killTree(child, 'SIGKILL');
+});
 
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -72,7 +72,7 @@ async function release(dir: string, shown: string, version: string | undefined, 
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: { dir: { type: 'string' }; help: { type: 'boolean'; short: 'h' } } }>>;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {

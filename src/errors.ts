@@ -221,7 +221,7 @@ function connectionArgumentError(error: GraphQLError): GraphQLError | null {
  */
 function prismaCursorError(error: GraphQLError): GraphQLError | null {
   const cause = error.originalError;
-  if (!cause || cause.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
+  if (cause?.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
   const cursors = cursorArgumentsUnder(error.nodes);
   if (cursors.length === 0) return null;
   const field = cursors.length === 1 ? cursors[0]! : 'after/before';

@@ -162,9 +162,9 @@ describe('logged caller text', () => {
     logger.info({ path: `/${'p'.repeat(100_000)}`, nested: { names: Array.from({ length: 500 }, () => 'x'.repeat(500)) } }, `m${'m'.repeat(100_000)}`);
     logger.info({ wide: Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`k${index}`, 'v'.repeat(150)])) }, 'wide');
     const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect((first?.path as string).length).toBeLessThanOrEqual(LOGGED_STRING_MAX + 1);
-    expect(((first?.nested as { names: string[] }).names).length).toBeLessThanOrEqual(51);
-    expect((first?.msg as string).length).toBeLessThanOrEqual(1_001);
+    expect((first!.path as string).length).toBeLessThanOrEqual(LOGGED_STRING_MAX + 1);
+    expect((first!.nested as { names: string[] }).names.length).toBeLessThanOrEqual(51);
+    expect((first!.msg as string).length).toBeLessThanOrEqual(1_001);
     expect(second?.msg).toMatch(/^log line of \d+ characters cut$/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(LOGGED_LINE_MAX);
   });

@@ -101,7 +101,7 @@ describe('several instances sharing Redis', () => {
     });
     await Promise.all(redis.map((connections) => connections.ready()));
     onFileEnd(async () => {
-      instances.forEach((instance) => instance.keys.close());
+      for (const instance of instances) instance.keys.close();
       await Promise.all(redis.map((connections) => connections.close()));
     });
   });

@@ -400,7 +400,12 @@ describe('the worker', () => {
 
   it('without SMTP_URL writes each message to the log and counts it sent', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino({ level: 'info' }, new Writable({
+      write: (chunk, _encoding, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    }));
     const lead = await createLead({}, quiet.id);
     const report = await deliverDueMessages({ ...deps, logger, mailer: createMailer({ smtpUrl: null, mailFrom: 'from@example.com' }, logger) });
     expect(report).toEqual({ sent: 1, retried: 0, failed: 0 });

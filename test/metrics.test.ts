@@ -57,7 +57,7 @@ async function scrape(target: Yoga = yoga): Promise<Sample[]> {
 }
 
 /** The sample's value, 0 when it is not there yet (a counter with labels appears on its first count). */
-function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   const found = samples.find((sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value));
   return found?.value ?? 0;
 }
@@ -67,7 +67,7 @@ async function moved(samples: [string, Record<string, string>?][], act: () => Pr
   const before = await scrape(target);
   await act();
   const after = await scrape(target);
-  return samples.map(([name, labels]) => valueOf(after, name, labels) - valueOf(before, name, labels));
+  return samples.map(([name, labels]) => sampleValue(after, name, labels) - sampleValue(before, name, labels));
 }
 
 const get = (path: string, bearer?: string, target: Yoga = yoga): Promise<Response> =>
@@ -120,7 +120,7 @@ describe('/metrics', () => {
     expect([ok, missing, seconds]).toEqual([2, 1, 2]);
     const samples = await scrape();
     expect(samples.some((sample) => /\/cars\/\d/.test(sample.labels.door ?? ''))).toBe(false);
-    expect(valueOf(samples, 'gateway_http_request_duration_seconds_bucket', { door, status: '200', le: '+Inf' })).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(samples, 'gateway_http_request_duration_seconds_bucket', { door, status: '200', le: '+Inf' })).toBeGreaterThanOrEqual(2);
   });
 
   it('counts unknown paths under one label', async () => {
@@ -261,11 +261,11 @@ describe('/metrics', () => {
     });
     const pending = await app.db.outboxMessage.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { created_at: true } });
     const samples = await scrape();
-    expect(valueOf(samples, 'gateway_outbox_pending_messages')).toBe(pending._count._all);
+    expect(sampleValue(samples, 'gateway_outbox_pending_messages')).toBe(pending._count._all);
     expect(pending._count._all).toBeGreaterThanOrEqual(1);
     const oldest = pending._min.created_at ?? now;
-    expect(valueOf(samples, 'gateway_outbox_oldest_pending_age_seconds')).toBe((now.getTime() - oldest.getTime()) / 1000);
-    expect(valueOf(samples, 'gateway_outbox_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(3_600);
+    expect(sampleValue(samples, 'gateway_outbox_oldest_pending_age_seconds')).toBe((now.getTime() - oldest.getTime()) / 1000);
+    expect(sampleValue(samples, 'gateway_outbox_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(3_600);
   });
 
   it('counts failed deliveries', async () => {
@@ -305,11 +305,11 @@ describe('/metrics', () => {
     for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
       expect(names.has(name), name).toBe(true);
     }
-    expect(valueOf(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     if (testEngine === 'postgresql') {
       expect(samples.filter((sample) => sample.name === 'gateway_db_pool_connections').map((sample) => sample.labels.state).sort()).toEqual(['idle', 'in_use']);
       expect(names.has('gateway_db_pool_waiting_requests')).toBe(true);
-      expect(valueOf(samples, 'gateway_db_pool_connections', { state: 'idle' }) + valueOf(samples, 'gateway_db_pool_connections', { state: 'in_use' })).toBeGreaterThan(0);
+      expect(sampleValue(samples, 'gateway_db_pool_connections', { state: 'idle' }) + sampleValue(samples, 'gateway_db_pool_connections', { state: 'in_use' })).toBeGreaterThan(0);
     } else {
       // SQLite has no pool: nothing is reported rather than something untrue.
       expect(names.has('gateway_db_pool_connections')).toBe(false);

@@ -64,10 +64,14 @@ function parametersOf(route: RestRoute, target: Call): Record<string, unknown> {
       parameters[name] = typed(name, text);
       continue;
     }
-    let node = (parameters[name] ??= {}) as Record<string, unknown>;
+    parameters[name] ??= {};
+    let node = parameters[name] as Record<string, unknown>;
     for (const [index, part] of inner.entries()) {
       if (index === inner.length - 1) node[part] = text;
-      else node = (node[part] ??= {}) as Record<string, unknown>;
+      else {
+        node[part] ??= {};
+        node = node[part] as Record<string, unknown>;
+      }
     }
   }
   return parameters;

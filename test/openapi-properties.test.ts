@@ -63,7 +63,7 @@ let schemas: SchemaArbitraries;
 /** Values of the documented examples that name rows this test's data does not have, and the ones it has. */
 let stateful: { leadId: number };
 
-const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const operations = (): { path: string; method: string; operation: Operation }[] =>
@@ -125,7 +125,7 @@ const refersToRows = (schema: JsonSchema | undefined): boolean =>
 
 /** Where the operation's parts are in the document, for its validator. */
 function pointers(path: string, method: string) {
-  const base = `/paths/${escape(path)}/${method}`;
+  const base = `/paths/${escapePointer(path)}/${method}`;
   return {
     parameter: (index: number) => `${base}/parameters/${index}/schema`,
     body: `${base}/requestBody/content/application~1json/schema`,

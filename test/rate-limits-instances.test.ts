@@ -37,7 +37,7 @@ describe.runIf(testEngine === 'postgresql')('three instances sharing Redis', () 
     };
     const ports = [await freePort(), await freePort(), await freePort()];
     const started = await Promise.all(ports.map((port) => startService([], { ...settings, PORT: String(port) })));
-    started.forEach((service, index) => instances.push({ port: ports[index] as number, service }));
+    for (const [index, service] of started.entries()) instances.push({ port: ports[index] as number, service });
   }, PROCESS_TIMEOUT);
 
   afterAll(async () => {

@@ -40,7 +40,12 @@ beforeAll(async () => {
   const started = await startRedisServer();
   server = started.server;
   const port = started.port;
-  const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+  const logger = pino({ level: 'info' }, new Writable({
+    write: (chunk, _encoding, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  }));
   redis = connectRedis(`redis://127.0.0.1:${port}`, logger, PREFIX, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
   await redis.ready();
   keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60_000, changes: redisKeyChangeFeed(redis, logger) });

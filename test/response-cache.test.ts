@@ -107,7 +107,7 @@ describe('one instance, in memory', () => {
   it('never shares an entry between keys that reach different dealerships', async () => {
     const query = '{ dealerships(first: 10) { edges { node { id: databaseId } } } }';
     const seen = async (key: string): Promise<number[]> =>
-      ((await graphql(yoga, query, key)).data?.dealerships as { edges: { node: { id: number } }[] }).edges.map((edge) => edge.node.id);
+      ((await graphql(yoga, query, key)).data!.dealerships as { edges: { node: { id: number } }[] }).edges.map((edge) => edge.node.id);
     expect(await seen(keys.north)).toEqual([north.id]);
     expect(await seen(keys.south)).toEqual([south.id]);
     expect(await seen(keys.north)).toEqual([north.id]);

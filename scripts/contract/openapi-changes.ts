@@ -83,6 +83,7 @@ function readShape(value: unknown, reader: DocumentReader): Shape {
     const members = node.allOf.map((member) => reader.resolve(member).node);
     keywords = members.reduce<Json>(
       (merged, member) => ({
+        // biome-ignore lint/performance/noAccumulatingSpread: an allOf has a handful of members; the merge reads plainly.
         ...merged,
         ...member,
         properties: { ...(isJson(merged.properties) ? merged.properties : {}), ...(isJson(member.properties) ? member.properties : {}) },

@@ -74,7 +74,7 @@ export const STORAGE_SETTINGS = {
   }),
   S3_KEY_PREFIX: setting({
     schema: optional(
-      z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._\/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
+      z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
     ),
     meaning: 'put before every object key (`gateway/` → `gateway/leads/2026/11/<uuid>`)',
   }),

@@ -219,8 +219,12 @@ export function loadCarPerformance(
         batch.map((load) => load.carId),
         context.now(),
       ).then(
-        (figures) => batch.forEach((load) => load.resolve(figures.get(load.carId) ?? null)),
-        (error: unknown) => batch.forEach((load) => load.reject(error)),
+        (figures) => {
+          for (const load of batch) load.resolve(figures.get(load.carId) ?? null);
+        },
+        (error: unknown) => {
+          for (const load of batch) load.reject(error);
+        },
       );
     });
   });

@@ -7,7 +7,7 @@ export function normalizePhone(raw: string): string | null {
   const text = raw.trim();
   if (!/^[+\d\s().-]{6,20}$/.test(text)) return null;
   const parsed = parsePhoneNumberFromString(text, 'AU');
-  if (!parsed || !parsed.isValid()) return null;
+  if (!parsed?.isValid()) return null;
   return parsed.number;
 }
 

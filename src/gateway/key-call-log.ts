@@ -70,9 +70,15 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
   const fieldsByDocument = new WeakMap<DocumentNode, Map<string, string[]>>();
   const rootFieldsCached = (document: DocumentNode, operationName: string | null | undefined): string[] => {
     let byName = fieldsByDocument.get(document);
-    if (!byName) fieldsByDocument.set(document, (byName = new Map()));
+    if (!byName) {
+      byName = new Map();
+      fieldsByDocument.set(document, byName);
+    }
     let fields = byName.get(operationName ?? '');
-    if (!fields) byName.set(operationName ?? '', (fields = rootFieldsOf(document, operationName)));
+    if (!fields) {
+      fields = rootFieldsOf(document, operationName);
+      byName.set(operationName ?? '', fields);
+    }
     return fields;
   };
   return {

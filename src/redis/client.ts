@@ -149,7 +149,7 @@ export function redisKeyChangeFeed(redis: RedisConnections, logger: Logger): Key
   redis.subscriber.on('message', (channel: string, message: string) => {
     if (channel !== channelName) return;
     const apiKeyId = Number(message);
-    if (Number.isInteger(apiKeyId)) listeners.forEach((listener) => listener(apiKeyId));
+    if (Number.isInteger(apiKeyId)) for (const listener of listeners) listener(apiKeyId);
   });
   return {
     async publish(apiKeyId) {

@@ -153,7 +153,10 @@ function queryObject(query: URLSearchParams, name: string): Read | undefined {
         // The same key twice, or a key that is both a value and an object.
         if (last ? held !== undefined : held !== undefined && !isPlainObject(held)) return problem;
         if (last) at[segment] = value;
-        else at = (at[segment] ??= {}) as Record<string, unknown>;
+        else {
+          at[segment] ??= {};
+          at = at[segment] as Record<string, unknown>;
+        }
       }
     }
     return { value: root };

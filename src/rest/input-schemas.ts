@@ -101,7 +101,10 @@ function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchem
     );
   };
   let written = writtenRecords.get(components);
-  if (!written) writtenRecords.set(components, (written = new Map()));
+  if (!written) {
+    written = new Map();
+    writtenRecords.set(components, written);
+  }
   for (const [id, definition] of Object.entries(definitions)) {
     const text = JSON.stringify(definition);
     const earlier = written.get(id);

@@ -135,7 +135,10 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
   options: { description?: string; enums?: GraphEnums<Types> } = {},
 ): InputObjectRef<Types, z.input<Schema>> {
   let built = builtInputs.get(builder);
-  if (!built) builtInputs.set(builder, (built = new Map()));
+  if (!built) {
+    built = new Map();
+    builtInputs.set(builder, built);
+  }
   const existing = built.get(name);
   if (existing) return existing as unknown as InputObjectRef<Types, z.input<Schema>>;
 

@@ -33,7 +33,7 @@ function validatorFor(pointer: string): ValidateFunction {
   return validate;
 }
 
-const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 type Responses = Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
 
@@ -75,7 +75,7 @@ export async function assertMatchesContract(method: string, url: string, respons
   } catch {
     throw new Error(`${method} ${pathname} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  const pointer = `/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const pointer = `/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
   const validate = validatorFor(pointer);
   if (!validate(body)) {
     throw new Error(

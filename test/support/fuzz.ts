@@ -67,6 +67,7 @@ export function hostileString(random: Random): string {
 }
 
 export function hostileNumber(random: Random): number {
+  // biome-ignore lint/correctness/noPrecisionLoss: past 2^53 on purpose, as a caller's JSON may be.
   return random.pick([0, -1, 1, 2, 7, 2_147_483_647, 2_147_483_648, -2_147_483_649, 4_294_967_296, 1e21, 1.5, -0.5, 9_007_199_254_740_993, 1e308]);
 }
 

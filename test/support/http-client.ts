@@ -108,7 +108,10 @@ export function openRaw(port: number): Promise<RawConnection> {
     socket.on('data', (chunk: string) => (text += chunk));
     // A reset is a close too (the server destroyed the connection).
     socket.on('error', () => undefined);
-    const closed = new Promise<void>((done) => socket.once('close', () => ((isClosed = true), done())));
+    const closed = new Promise<void>((done) => socket.once('close', () => {
+      isClosed = true;
+      done();
+    }));
     socket.once('connect', () => resolve({ socket, received: () => text, closed, isClosed: () => isClosed }));
     socket.once('error', reject);
   });

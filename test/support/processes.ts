@@ -115,7 +115,10 @@ export async function startRedisServer(): Promise<{ port: number; server: ChildP
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   for (let ready = false; !ready; ) {
     ready = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.on('error', () => setTimeout(() => resolve(false), 50));
     });
   }

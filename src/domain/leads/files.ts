@@ -62,8 +62,8 @@ function base64Group(known: readonly number[]): string {
     const group = known.reduce((value, byte) => (value << 8) | byte, 0) * 2 ** unknownBits + rest;
     for (const [index, place] of places.entries()) place.add(BASE64_ALPHABET[(group >> (18 - 6 * index)) & 63] ?? '');
   }
-  const escape = (char: string) => (/[A-Za-z0-9]/.test(char) ? char : `\\${char}`);
-  return places.map((chars) => (chars.size === 1 ? escape([...chars][0] ?? '') : chars.size === 64 ? '[A-Za-z0-9+/]' : `[${[...chars].map(escape).join('')}]`)).join('');
+  const escapeForPattern = (char: string) => (/[A-Za-z0-9]/.test(char) ? char : `\\${char}`);
+  return places.map((chars) => (chars.size === 1 ? escapeForPattern([...chars][0] ?? '') : chars.size === 64 ? '[A-Za-z0-9+/]' : `[${[...chars].map(escapeForPattern).join('')}]`)).join('');
 }
 
 /**

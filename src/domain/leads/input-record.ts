@@ -362,6 +362,7 @@ export function leadRequests(now: Date) {
   // What `fields` must hold for a category (FIELDS_BY_CATEGORY), where this request sets the category.
   const fieldsByCategory = Object.entries(FIELDS_BY_CATEGORY).map(([category, rule]) => {
     const { $schema: _dialect, ...shape } = z.toJSONSchema(rule, { io: 'input' });
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable.
     return { if: { properties: { category: { const: category } }, required: ['category'] }, then: { properties: { fields: shape }, required: ['fields'] } };
   });
   const lead = leadInputSchema.extend({
