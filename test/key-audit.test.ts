@@ -3,7 +3,7 @@
 // by operation and status. Old minutes are purged.
 import { get } from 'node:http';
 import pino from 'pino';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
 import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
@@ -183,6 +183,36 @@ describe('the service process', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(await service.stop()).toBe(0);
     const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, select: { operation: true, door: true, status: true, calls: true } });
     expect(rows).toEqual([{ operation: 'apikey_details', door: 'rest', status: 200, calls: 2 }]);
+  });
+});
+
+describe("a flush's query plans (Prisma's plan cache)", () => {
+  it('are the same few whatever the number of counters: no plan is compiled, nor kept, per flush size', async () => {
+    // Prisma compiles a query plan per distinct query or batch and keeps up to a thousand of them;
+    // its debug log names each miss. A flush written as one batch of its counters (its size the
+    // callers of the last seconds) missed once per new size, each plan as big as its batch.
+    const debug = globalThis as { DEBUG?: string };
+    const previous = debug.DEBUG;
+    const misses: string[] = [];
+    debug.DEBUG = 'prisma:client:clientEngine';
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+      const line = args.map(String).join(' ');
+      if (line.includes('prisma:client:clientEngine') && line.includes('cache miss')) misses.push(line);
+    });
+    try {
+      const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+      const apiKeyId = (await makeKey(app.db, { name: 'plans' })).id;
+      for (let size = 1; size <= 12; size += 1) {
+        for (let n = 0; n < size; n += 1) log.record({ apiKeyId, operation: `operation_${n}`, door: 'rest', status: 200 });
+        expect(await log.flush()).toBe(size);
+        // The first flushes compile the statement(s) a flush is made of, once.
+        if (size <= 2) misses.length = 0;
+      }
+    } finally {
+      warn.mockRestore();
+      debug.DEBUG = previous;
+    }
+    expect(misses).toEqual([]);
   });
 });
 

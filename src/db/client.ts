@@ -65,6 +65,15 @@ function wrapped<F extends { provider: string; adapterName: string; connect(): P
 // Prisma chooses by itself only when NODE_ENV=production, so development measures what production runs.
 const ERROR_FORMAT = 'minimal' as const;
 
+/**
+ * Query plans Prisma keeps, per kind (single queries and batches), least recently used first out:
+ * its own default, stated here because it is one of the memory bounds (docs/caching.md, "Bounded by
+ * construction"). Prisma counts entries only, so the bytes are bounded by what the plans are of: the
+ * statement shapes the code writes, never a batch whose size follows the traffic (the key call log
+ * upserts one row at a time for that reason: src/domain/api-key-calls.ts).
+ */
+const QUERY_PLAN_CACHE_ENTRIES = 1_000;
+
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   let db: Db;
@@ -84,14 +93,14 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
     const adapter = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options);
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
-    db = new PostgresPrismaClient({ adapter, log, errorFormat: ERROR_FORMAT }) as unknown as Db;
+    db = new PostgresPrismaClient({ adapter, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES }) as unknown as Db;
     poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
     const adapter = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options);
-    db = new PrismaClient({ adapter, log, errorFormat: ERROR_FORMAT });
+    db = new PrismaClient({ adapter, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES });
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;

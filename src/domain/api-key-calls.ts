@@ -5,7 +5,8 @@
 // door × status, and adds its counters to the api_key_calls table every few seconds and when it
 // stops. Rows are upsert-increments, so any number of instances add to the same minute's row. On
 // PostgreSQL one statement writes a whole flush (INSERT … ON CONFLICT DO UPDATE); SQLite has one
-// writer, so there the rows are upserted one by one in one transaction.
+// writer, so there the rows are upserted one by one in one interactive transaction (see upsertSqlite
+// for why never as one batch).
 //
 // A flush that fails keeps its counts for the next one: calls are lost only when an instance dies
 // (at most the last few seconds of its calls) or its database stays unreachable past the cap below.
@@ -85,18 +86,36 @@ async function upsertPostgres(db: Db, counters: readonly Counter[]): Promise<voi
   }
 }
 
-/** SQLite: one process writes the file, so upserts in one transaction cannot race another writer. */
+/**
+ * How long a SQLite flush may hold its transaction: a full buffer (MAX_BUFFERED_COUNTERS rows) takes
+ * a second or two on a loaded machine, well past Prisma's default of 5 s only when something is wrong.
+ */
+const SQLITE_FLUSH_TIMEOUT_MS = 60_000;
+
+/**
+ * SQLite: one process writes the file, so upserts in one transaction cannot race another writer.
+ * One upsert statement at a time inside an interactive transaction, never one batch of them
+ * (`$transaction([...])`): Prisma compiles and keeps a query plan for each distinct batch (its cache
+ * key and plan grow with the number of statements), so a batch per flush, whose size is the number of
+ * distinct callers of the last few seconds, left up to a thousand plans of up to thousands of
+ * statements each in memory (hundreds of MB under many keys; docs/benchmarks.md). A single upsert is
+ * one plan, compiled once.
+ */
 async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void> {
   await db.$transaction(
-    counters.map((counter) => {
-      const id = { api_key_id: counter.apiKeyId, minute: counter.minute, operation: counter.operation, door: counter.door, status: counter.status };
-      const lastAt = new Date(counter.lastAtMs);
-      return db.apiKeyCall.upsert({
-        where: { api_key_id_minute_operation_door_status: id },
-        create: { ...id, calls: counter.calls, last_at: lastAt },
-        update: { calls: { increment: counter.calls }, last_at: lastAt },
-      });
-    }),
+    async (tx) => {
+      for (const counter of counters) {
+        const id = { api_key_id: counter.apiKeyId, minute: counter.minute, operation: counter.operation, door: counter.door, status: counter.status };
+        const lastAt = new Date(counter.lastAtMs);
+        await tx.apiKeyCall.upsert({
+          where: { api_key_id_minute_operation_door_status: id },
+          create: { ...id, calls: counter.calls, last_at: lastAt },
+          update: { calls: { increment: counter.calls }, last_at: lastAt },
+          select: { api_key_id: true },
+        });
+      }
+    },
+    { maxWait: SQLITE_FLUSH_TIMEOUT_MS, timeout: SQLITE_FLUSH_TIMEOUT_MS },
   );
 }
 
