@@ -13,7 +13,7 @@ const rooms = [
   ['auth', '^src/auth/'],
   ['db', '^src/db/'],
   ['telemetry', '^src/telemetry/'],
-  ['base', '^src/(config|web)/|^src/(errors|logger)\\.ts$'],
+  ['base', '^src/(config|lib|web)/|^src/(errors|logger)\\.ts$'],
 ];
 
 /** The imports that run against the direction, each for its reason. Nothing else may. */

@@ -1,5 +1,5 @@
 // `npm run bench:memory`: the service's resident memory under a stream of distinct reads and keys,
-// which every cache tier must survive within its bounds (src/gateway/bounded-cache.ts).
+// which every cache tier must survive within its bounds (src/lib/bounded-cache.ts).
 //
 //   npm run bench:memory [-- --reads 200000] [--keys 10000] [--connections 16] [--ceiling 400]
 //

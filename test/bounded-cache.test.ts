@@ -1,10 +1,10 @@
-// Every in-memory cache tier keyed by caller input is bounded by construction (src/gateway/bounded-cache.ts):
+// Every in-memory cache tier keyed by caller input is bounded by construction (src/lib/bounded-cache.ts):
 // flooded with distinct entries, each keeps within its entries and its bytes, keys and bookkeeping
 // counted, and drops the least recently used first. Sizes are counted, not measured as RSS (the
 // benchmark measures RSS: docs/benchmarks.md).
 import { describe, expect, it } from 'vitest';
 import { memoryAnswerStore, type CachedAnswer } from '../src/gateway/answer-cache.ts';
-import { BoundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/gateway/bounded-cache.ts';
+import { BoundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/lib/bounded-cache.ts';
 import { COMPRESSION_MEMO_BOUNDS } from '../src/gateway/compression.ts';
 import { MEMORY_CACHE_BOUNDS, memoryReadStore } from '../src/gateway/response-cache.ts';
 

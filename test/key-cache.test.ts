@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, revokeKey } from '../src/auth/api-keys.ts';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { grantPermissions } from '../src/auth/key-admin.ts';
+import { allPermissions } from '../src/auth/permissions.ts';
 import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis/client.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
@@ -49,6 +50,20 @@ describe('one instance', () => {
     app.queries.length = 0;
     for (let i = 0; i < 5; i += 1) expect(await status(app.yoga, unknown)).toBe(401);
     expect(keyLookups()).toBe(1);
+  });
+
+  it('bounds its verdicts in bytes as well as in number: the oldest go first when their bytes run out', async () => {
+    const presented = await Promise.all(Array.from({ length: 40 }, () => makeKey(app.db, { permissions: [...allPermissions] })));
+    // Room for a thousand verdicts but only 40 KB, about 20 verdicts of keys holding every permission.
+    const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * MINUTE, bounds: { maxEntries: 1_000, maxBytes: 40_000 } });
+    app.queries.length = 0;
+    for (const { key } of presented) await keys.verify(key);
+    expect(keyLookups()).toBe(40);
+    await keys.verify(presented[39]!.key);
+    expect(keyLookups()).toBe(40);
+    await keys.verify(presented[0]!.key);
+    expect(keyLookups()).toBe(41);
+    keys.close();
   });
 
   it('writes last_used_at at most once a minute per key', async () => {

@@ -5,6 +5,7 @@
 // - at once where Redis is configured: the change is published and every instance forgets the key;
 // - otherwise within the TTL (5 s by default), the stated bound.
 import { createHash } from 'node:crypto';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { lastUseIsStale, lookUpKey, recordKeyUse } from './api-keys.ts';
 import type { Actor } from './api-keys.ts';
 import type { Db } from '../db/client.ts';
@@ -28,8 +29,8 @@ interface KeyVerifierOptions {
   db: Db;
   now: () => Date;
   ttlMs: number;
-  /** Bounds memory whatever keys are presented (oldest verdicts go first). */
-  maxEntries?: number;
+  /** Bounds memory whatever keys are presented, in verdicts and in bytes (least recently used go first). */
+  bounds?: CacheBounds;
   changes?: KeyChangeFeed | null;
 }
 
@@ -44,13 +45,28 @@ interface Verdict {
 // Verdicts are filed under a digest of the presented key, so the cache never holds a usable secret.
 const digest = (key: string): string => createHash('sha256').update(key).digest('base64url');
 
-export function createKeyVerifier({ db, now, ttlMs, maxEntries = 10_000, changes = null }: KeyVerifierOptions): KeyVerifier {
-  const verdicts = new Map<string, Verdict>();
+/**
+ * The verdicts' bound: 10,000 keys, and 8 MB with their digests and bookkeeping, so a key restricted
+ * to many dealerships counts for what it holds (docs/caching.md, "Bounded by construction").
+ */
+export const KEY_CACHE_BOUNDS: CacheBounds = { maxEntries: 10_000, maxBytes: 8 * 1024 * 1024 };
+
+/** A verdict's own bytes: its fields, each permission's name and Set slot, each dealership id. */
+function verdictBytes(verdict: Verdict): number {
+  const actor = verdict.actor;
+  if (!actor) return 64;
+  let bytes = 128;
+  for (const permission of actor.permissions) bytes += 40 + permission.length * 2;
+  return bytes + (actor.dealershipIds?.length ?? 0) * 8;
+}
+
+export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, changes = null }: KeyVerifierOptions): KeyVerifier {
+  const verdicts = new BoundedCache<Verdict>(bounds, verdictBytes);
   // Several requests with one key at the same moment share one lookup.
   const inFlight = new Map<string, Promise<Verdict>>();
 
   function forget(apiKeyId: number): void {
-    for (const [id, verdict] of verdicts) if (verdict.actor?.apiKeyId === apiKeyId) verdicts.delete(id);
+    verdicts.deleteWhere((verdict) => verdict.actor?.apiKeyId === apiKeyId);
   }
 
   async function lookUp(id: string, key: string, at: Date): Promise<Verdict> {
@@ -58,7 +74,6 @@ export function createKeyVerifier({ db, now, ttlMs, maxEntries = 10_000, changes
     const until = Math.min(at.getTime() + ttlMs, found?.validUntil?.getTime() ?? Number.POSITIVE_INFINITY);
     const verdict: Verdict = { actor: found?.actor ?? null, expiresAt: until, lastUsedAt: found?.lastUsedAt ?? null };
     if (ttlMs > 0) {
-      if (verdicts.size >= maxEntries) verdicts.delete(verdicts.keys().next().value as string);
       verdicts.set(id, verdict);
     }
     return verdict;

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { peekRequestBody, readBody, responseFromBytes } from '../web/bodies.ts';
 import type { Actor } from '../auth/api-keys.ts';
-import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { actorFromRequest } from '../context.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';
@@ -45,7 +45,7 @@ export interface AnswerStore {
   clear(): void;
 }
 
-/** Answers in memory, bounded in entries and bytes, keys and headers included (src/gateway/bounded-cache.ts). */
+/** Answers in memory, bounded in entries and bytes, keys and headers included (src/lib/bounded-cache.ts). */
 export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly cache: BoundedCache<CachedAnswer> } {
   const cache = new BoundedCache<CachedAnswer>(bounds, (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0));
   return {

@@ -5,7 +5,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
-import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { readBody, responseFromBytes, withHeaders } from '../web/bodies.ts';
 
 /** Smaller bodies gain nothing worth a compressor's time. */
@@ -40,7 +40,7 @@ function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
 }
 
 export function useCompression(): Plugin {
-  // Bounded in entries and bytes, keys included (src/gateway/bounded-cache.ts).
+  // Bounded in entries and bytes, keys included (src/lib/bounded-cache.ts).
   const memo = new BoundedCache<Buffer>(COMPRESSION_MEMO_BOUNDS, (compressed) => compressed.byteLength);
   const remember = (id: string, compressed: Buffer): void => memo.set(id, compressed);
 

@@ -27,7 +27,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import { sentRequest, type Context } from '../context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';
-import { BoundedCache, type CacheBounds } from './bounded-cache.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import type { CacheEpoch } from '../domain/shared-settings.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
@@ -137,7 +137,7 @@ export interface ReadStore {
  */
 const HEAP_BYTES_PER_JSON_CHARACTER = 3;
 
-/** This instance's memory, bounded in entries and bytes, keys and bookkeeping included (src/gateway/bounded-cache.ts). */
+/** This instance's memory, bounded in entries and bytes, keys and bookkeeping included (src/lib/bounded-cache.ts). */
 export function memoryReadStore(bounds: CacheBounds): ReadStore & { clear(): void; readonly cache: BoundedCache<StoredRead> } {
   // Measured once, when stored: a miss has just run a whole operation, so this is small beside it.
   const cache = new BoundedCache<StoredRead>(bounds, (read) => JSON.stringify(read.result).length * HEAP_BYTES_PER_JSON_CHARACTER);

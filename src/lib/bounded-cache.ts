@@ -1,5 +1,5 @@
 // The one in-memory cache every tier keyed by caller input uses (the response cache's results, the
-// answer tier, the compression memo): least recently used first out, bounded both in entries and in
+// answer tier, the compression memo, the API key verdicts): least recently used first out, bounded both in entries and in
 // bytes, where an entry's bytes count its key (two bytes a UTF-16 unit), its value as the tier
 // measures it, and ENTRY_OVERHEAD_BYTES for the Map slot and the objects around them. A bound that
 // counts only values lets a stream of small distinct answers grow the process without end (their keys
@@ -54,6 +54,11 @@ export class BoundedCache<V> {
     }
     this.#entries.set(key, { value, bytes });
     this.#bytes += bytes;
+  }
+
+  /** Drops every entry whose value matches (a key's verdicts after the key changed). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.delete(key);
   }
 
   delete(key: string): void {
