@@ -231,37 +231,10 @@ const FIELDS: Readonly<Record<string, string>> = {
 
 /** What a shared name means on one type in particular (`Type.field`, or `Type.field(arg:)` for an argument). */
 export const ON_TYPE: Readonly<Record<string, string>> = {
-  'PhoneCallReceipt.status': 'Whether the call was recorded now or had been already.',
-  'PartnerSignOn.location': 'The absolute URL the browser is sent to.',
-  'Location.website': 'The location’s website, if it has one.',
-  'Location.address': 'The location’s address.',
-  'DealershipSearchResult.address': 'The location’s address.',
-  'DealershipSearchResult.databaseId': 'The location id.',
-  'ContactVehicle.model': 'The model name.',
-  'User.email': 'The user’s e-mail address.',
-  'User.name': 'The user’s name.',
-  'PartnerToken.expires_at': 'When the token stops being accepted (ISO 8601 date-time, UTC).',
-  'Query.contact(id:)': 'The contact’s id.',
-  'Query.contact(dealership_id:)': 'The dealership the contact belongs to.',
-  'Query.contacts(dealership_id:)': 'The dealership whose contacts to list.',
-  'Query.contacts(page:)': 'The page to answer, from 1.',
-  'Query.contacts(per_page:)': 'Contacts per page.',
-  'Query.dealership(id:)': 'The dealership’s id.',
-  'Query.dealership_plugins(dealership_slug:)': 'The dealership, by slug.',
-  'Mutation.create_partner_token(email:)': 'The e-mail of the platform user signing on.',
-  'Mutation.redeem_partner_token(token:)': 'The token from create_partner_token.',
 };
 
 /** What a type is, for the types declared without a description. */
 export const TYPES: Readonly<Record<string, string>> = {
-  ApiKeyDetails: 'The calling API key: its permissions and the dealerships it can use.',
-  ApiKeyDetailsDealership: 'A dealership the key can use, with its locations and users.',
-  DealershipPlugins: 'The plugins a dealership has installed.',
-  DealershipSearchContactDetail: 'The contact details of a location found by a search.',
-  LocationAddress: 'A location’s postal address.',
-  PartnerDealerships: 'The dealership locations the vehicle-data partner knows, with its ids for them.',
-  PhoneCallReceipt: 'What became of a reported phone call.',
-  PhoneCallStatus: 'Whether a reported call was recorded now or had been already.',
 };
 
 function absent(description: string | null | undefined): boolean {
