@@ -1,9 +1,10 @@
-// The words for the graph's recurring names, written once. Many types share field names with one
-// meaning (`created_at`, `stocknum`, `postcode`, …): instead of the same sentence typed into every
-// type that has the field, a field, input field or argument declared without a description gets it
-// from here. A description written where the field is declared always wins; `Type.field` entries
-// below say what a shared name means on one type in particular. The check that nothing is left
-// undescribed is test/schema-descriptions.test.ts.
+// The words for the graph's recurring field names, written once. Many types share field names with
+// one meaning (`created_at`, `stocknum`, `postcode`, …): instead of the same sentence typed into
+// every type that has the field, a field or input field declared without a description gets it from
+// here. Everything else is described where it is declared: a type, an argument, and a shared name
+// that means something particular on one type (a lead's `name` is the customer's) carry their own
+// `description`, which always wins over this list. The check that nothing is left undescribed is
+// test/schema-descriptions.test.ts.
 import { isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 
 /** What a field means wherever it appears, by its name. */
@@ -229,30 +230,17 @@ const FIELDS: Readonly<Record<string, string>> = {
   raw_model: 'The model name as it was recorded.',
 };
 
-/** What a shared name means on one type in particular (`Type.field`, or `Type.field(arg:)` for an argument). */
-export const ON_TYPE: Readonly<Record<string, string>> = {
-};
-
-/** What a type is, for the types declared without a description. */
-export const TYPES: Readonly<Record<string, string>> = {
-};
-
 function absent(description: string | null | undefined): boolean {
   return !description || description.trim() === '';
 }
 
-/** Fills in, from the glossary, the descriptions the declarations left out. */
+/** Fills in, from the glossary, the field descriptions the declarations left out. */
 export function describeFromGlossary(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
-    if (absent(type.description) && TYPES[type.name]) type.description = TYPES[type.name];
     if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
-      if (absent(field.description)) field.description = ON_TYPE[`${type.name}.${field.name}`] ?? FIELDS[field.name];
-      if (!('args' in field)) continue;
-      for (const arg of field.args) {
-        if (absent(arg.description)) arg.description = ON_TYPE[`${type.name}.${field.name}(${arg.name}:)`];
-      }
+      if (absent(field.description)) field.description = FIELDS[field.name];
     }
   }
   return schema;
