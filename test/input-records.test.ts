@@ -196,6 +196,13 @@ describe('inputFromZod', () => {
     expect(printSchema(builder.toSchema())).toContain('report(\n    call_id: String\n\n    """The number dialled."""\n    called_number: String!\n    minutes: Int\n  ): String\n');
   });
 
+  it('keeps a nested record’s description on its input type, not on the fields that hold it', () => {
+    const address = z.object({ street: z.string().nullish() }).meta({ id: 'TestAddressInput', description: 'A postal address.' });
+    const types = printed(z.object({ home: address.nullish(), work: address.nullish().describe('Where they work.') }), 'TestHolderInput');
+    expect(types.TestAddressInput).toBe('"""A postal address."""\ninput TestAddressInput {\n  street: String\n}');
+    expect(types.TestHolderInput).toBe('"""A record to test."""\ninput TestHolderInput {\n  home: TestAddressInput\n\n  """Where they work."""\n  work: TestAddressInput\n}');
+  });
+
   it('refuses a nested object without a name instead of guessing one', () => {
     expect(() => printed(z.object({ inner: z.object({ a: z.string() }) }), 'TestUnnamedInput')).toThrow(/TestUnnamedInput\.inner: a nested object needs a GraphQL name/);
   });

@@ -56,10 +56,10 @@ const list = <Item extends z.ZodType>(item: Item) =>
 
 const customAttribute = z
   .object({
-    name: requiredText(),
-    value: z.string(),
+    name: requiredText().describe('The attribute’s name; names are distinct within a car.'),
+    value: z.string().describe('The attribute’s value.'),
   })
-  .meta({ id: 'CarCustomAttributeInput' });
+  .meta({ id: 'CarCustomAttributeInput', description: 'A name/value pair to record for a car.' });
 
 
 /**

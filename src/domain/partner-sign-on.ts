@@ -45,7 +45,8 @@ export const partnerTokenRequest = z.object({
       if (text !== '') return text;
       context.addIssue({ code: 'custom', message: 'is required', params: { error: 'email_required' } });
       return z.NEVER;
-    }),
+    })
+    .describe('The e-mail of the platform user signing on.'),
 });
 
 type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;

@@ -11,6 +11,7 @@ import { dealershipFields, dealershipStaffList, Location, locationOrder } from '
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
+  description: 'A dealership the key can use, with its locations and users.',
   fields: (t) => ({
     ...dealershipFields(t),
     users: dealershipStaffList(t),
@@ -25,6 +26,7 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
 // Built from the verified caller, not read again: the key's id and permissions are already known,
 // so the answer costs only the statements of its dealerships.
 const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
+  description: 'The calling API key: its permissions and the dealerships it can use.',
   fields: (t) => ({
     databaseId: t.int({ resolve: (actor) => actor.apiKeyId }),
     permissions: t.stringList({ resolve: (actor) => [...actor.permissions].sort() }),

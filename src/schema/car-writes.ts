@@ -16,6 +16,7 @@ const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 /** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */
 const CarRecord = builder.prismaObject('Car', {
   variant: 'CarRecord',
+  description: 'The stored car as update_car writes it: the fields of the car record, dates as year-month-day.',
   fields: (t) => ({
     ...carColumnFields(t),
     images: t.stringList({
@@ -31,6 +32,7 @@ const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').
   fields: (t) => ({
     car: t.prismaField({
       type: CarRecord,
+      description: 'The stored car after the update, with the record’s own fields.',
       resolve: (query, result, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: result.carId } }),
     }),
     skipped_fields: t.stringList({

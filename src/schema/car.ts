@@ -22,6 +22,7 @@ import type { PrismaFieldBuilder } from './field-builders.ts';
 // ─── spec 2.2: the performance record ───
 
 const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerformanceLead').implement({
+  description: 'A lead about the car, as the performance record lists it.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -32,6 +33,7 @@ const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerforma
 });
 
 const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange>('CarPerformancePriceChange').implement({
+  description: 'One change of the car’s prices.',
   fields: (t) => ({
     updated_at: t.expose('updated_at', { type: 'DateTime', description: 'When the price changed.' }),
     dapprice: t.float({ description: 'The drive-away price after the change; 0 when the car had none.', resolve: (change) => numberOrZero(change.dapprice) }),
@@ -97,7 +99,7 @@ builder.queryField('car_performance', (t) =>
     description: "A car's performance figures. id is a car ID, slug or custom slug, or a VIN with lookup_by: vin.",
     authScopes: { permission: 'read:car' },
     args: {
-      id: t.arg.string({ required: true }),
+      id: t.arg.string({ required: true, description: 'The car’s id.' }),
       lookup_by: t.arg({ type: CarLookupBy, description: 'vin: the id is a VIN. Left out: the id is an ID, slug or custom slug.' }),
     },
     resolve: (_root, args, context) => carPerformance(context, args.id, args.lookup_by, context.now()),
@@ -134,6 +136,7 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
 });
 
 const CarPaymentProcessors = builder.objectRef<{ payment_processors: ProcessorRow[] }>('CarPaymentProcessors').implement({
+  description: 'The payment processors a website can take a car’s payments with.',
   fields: (t) => ({
     payment_processors: t.field({ type: [CarPaymentProcessor], resolve: (result) => result.payment_processors }),
   }),
@@ -146,8 +149,8 @@ builder.queryField('car_payment_processors', (t) =>
       "The payment processors of the car's dealership, by id; with `website` (ID, slug or custom slug of a website of that dealership), that website's own processors, else the dealership defaults.",
     authScopes: { permission: 'show:payment_processor' },
     args: {
-      id: t.arg.string({ required: true }),
-      website: t.arg.string(),
+      id: t.arg.string({ required: true, description: 'The car’s id.' }),
+      website: t.arg.string({ description: 'The website (id, slug or custom slug) the car is sold through.' }),
     },
     resolve: async (_root, args, context) => ({
       payment_processors: await carPaymentProcessors(context.db, args.id, args.website),
@@ -158,6 +161,7 @@ builder.queryField('car_payment_processors', (t) =>
 // ─── the graph for front-end teams ───
 
 builder.prismaObject('CarPhoto', {
+  description: 'A photo of a car.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     url: t.exposeString('url'),
@@ -177,7 +181,11 @@ builder.prismaObject('CarPriceChange', {
 });
 
 const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('CarCustomAttribute').implement({
-  fields: (t) => ({ name: t.exposeString('name'), value: t.exposeString('value') }),
+  description: 'A name/value pair the dealership records for a car.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'The attribute’s name.' }),
+    value: t.exposeString('value', { description: 'The attribute’s value.' }),
+  }),
 });
 
 /**
@@ -256,7 +264,7 @@ const CarNode = builder.prismaNode('Car', {
       // Null without index:dealership (src/auth/type-guards.ts).
       dealership: t.relation('dealership', { type: Dealership, nullable: true }),
       // Any reader of the car sees where it is; the location's other fields need index:dealership.
-      location: t.relation('location', { type: Location, nullable: true }),
+      location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),
       model_variant: t.relation('model_variant', { nullable: true }),
       photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
       price_changes: t.relation('price_changes', {
@@ -283,7 +291,7 @@ builder.queryField('car', (t) =>
     nullable: true,
     description: 'A car by ID, slug or custom slug; null when there is none among the dealerships the key reaches.',
     authScopes: { permission: 'read:car' },
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg.string({ required: true, description: 'The car’s id.' }) },
     resolve: async (query, _root, args, context) => {
       const name = idOrSlug(args.id);
       // The Car type loads whole rows (no select of its own), so the naming columns are there to pick by.

@@ -14,7 +14,7 @@ const ContactVehicle = builder.prismaObject('ContactVehicle', {
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     make: t.exposeString('make'),
-    model: t.exposeString('model'),
+    model: t.exposeString('model', { description: 'The model name.' }),
     year: t.exposeInt('year'),
     rego: t.exposeString('rego'),
   }),
@@ -63,8 +63,8 @@ builder.queryField('contact', (t) =>
     description: "One contact of a dealership. 404 dealership_not_found / contact_not_found.",
     authScopes: { permission: 'read:contact' },
     args: {
-      dealership_id: t.arg.int({ required: true }),
-      id: t.arg.int({ required: true }),
+      dealership_id: t.arg.int({ required: true, description: 'The dealership the contact belongs to.' }),
+      id: t.arg.int({ required: true, description: 'The contact’s id.' }),
     },
     resolve: async (query, _root, args, context) => {
       const where = await contactWhere(context.db, args.dealership_id, args.id);
@@ -90,9 +90,9 @@ builder.queryField('contacts', (t) =>
       } satisfies ListSize,
     },
     args: {
-      dealership_id: t.arg.int({ required: true }),
-      page: t.arg.int(),
-      per_page: t.arg.int(),
+      dealership_id: t.arg.int({ required: true, description: 'The dealership whose contacts to list.' }),
+      page: t.arg.int({ description: 'The page to answer, from 1.' }),
+      per_page: t.arg.int({ description: 'Contacts per page.' }),
     },
     resolve: async (query, _root, args, context) =>
       context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),

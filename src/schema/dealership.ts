@@ -29,6 +29,7 @@ import type { ListSize } from './graphql-limits.ts';
 const addressable = 'Location';
 
 const LocationAddress = builder.prismaObject('LocationAddress', {
+  description: 'A location’s postal address.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     addressable_id: t.exposeInt('location_id'),
@@ -117,9 +118,9 @@ export const Location = builder.prismaNode('Location', {
     ...locationColumnFields(t),
     partner_dealership_id: t.exposeString('partner_dealership_id', dealershipData),
     partner_account_id: t.exposeString('partner_account_id', dealershipData),
-    address: t.relation('address', { type: LocationAddress, ...dealershipData }),
+    address: t.relation('address', { type: LocationAddress, ...dealershipData, description: 'The location’s address.' }),
     contact_detail: t.relation('contact_detail', { type: LocationContactDetail, nullable: true }),
-    website: t.relation('website', { type: Website, ...dealershipData }),
+    website: t.relation('website', { type: Website, ...dealershipData, description: 'The location’s website, if it has one.' }),
   }),
 });
 keepNodeIdField(Location, 'Location');
@@ -129,10 +130,10 @@ export const User = builder.prismaObject('User', {
   description: 'A platform user (dealership staff), with their work e-mail.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
-    name: t.exposeString('name'),
+    name: t.exposeString('name', { description: 'The user’s name.' }),
     // A staff member's work address, part of the record every valid key reads in its key details (the
     // spec types it as a string); read:personal_data guards customers' data, not the dealership's own team.
-    email: t.exposeString('email'),
+    email: t.exposeString('email', { description: 'The user’s e-mail address.' }),
   }),
 });
 
@@ -180,7 +181,7 @@ builder.queryField('dealership', (t) =>
     nullable: true,
     description: 'A dealership the key reaches; null when it does not exist or is not reachable.',
     authScopes: { permission: 'index:dealership' },
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'The dealership’s id.' }) },
     resolve: (query, _root, args, context) =>
       context.db.dealership.findUnique({ ...query, where: { id: args.id } }),
   }),
@@ -213,6 +214,7 @@ const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('Partne
 });
 
 const PartnerDealerships = builder.objectRef<{ dealerships: PartnerDealershipMapping[] }>('PartnerDealerships').implement({
+  description: 'The dealership locations the vehicle-data partner knows, with its ids for them.',
   fields: (t) => ({ dealerships: t.expose('dealerships', { type: [PartnerDealershipRef] }) }),
 });
 
@@ -232,6 +234,7 @@ builder.queryField('partner_dealerships', (t) =>
 // every result carries its contact details (never null), which a guarded type cannot.
 const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetail', {
   variant: 'DealershipSearchContactDetail',
+  description: 'The contact details of a location found by a search.',
   fields: (t) => contactDetailFields(t),
 });
 
@@ -239,9 +242,9 @@ const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
   description: 'A dealership location found by the postcode search.',
   fields: (t) => {
-    const { databaseId, dealership_id, name } = locationColumnFields(t);
+    const { dealership_id, name } = locationColumnFields(t);
     return {
-      databaseId,
+      databaseId: t.exposeInt('id', { description: 'The location id.' }),
       dealership_id,
       name,
       website_url: t.string({
@@ -252,6 +255,7 @@ const DealershipSearchResult = builder.prismaObject('Location', {
       // The search only answers locations with an address (it cannot rank the others).
       address: t.field({
         type: LocationAddress,
+        description: 'The location’s address.',
         select: (_args, _context, nested) => ({ address: nested(true) }),
         resolve: (location) => {
           if (!location.address) throw new Error(`location ${location.id} has no address`);
@@ -342,6 +346,7 @@ const PluginRef = builder.objectRef<InstalledPlugin>('InstalledPlugin').implemen
 });
 
 const DealershipPlugins = builder.objectRef<{ plugins: InstalledPlugin[] }>('DealershipPlugins').implement({
+  description: 'The plugins a dealership has installed.',
   fields: (t) => ({ plugins: t.expose('plugins', { type: [PluginRef] }) }),
 });
 
@@ -350,7 +355,7 @@ builder.queryField('dealership_plugins', (t) =>
     type: DealershipPlugins,
     description: "The plugins of a dealership the key reaches, by plugin name.",
     authScopes: { permission: 'index:plugin' },
-    args: { dealership_slug: t.arg.string({ required: true }) },
+    args: { dealership_slug: t.arg.string({ required: true, description: 'The dealership, by slug.' }) },
     resolve: async (_root, args, context) => ({
       plugins: await dealershipPlugins(context.db, args.dealership_slug),
     }),

@@ -1,9 +1,10 @@
-// The words for the graph's recurring names, written once. Many types share field names with one
-// meaning (`created_at`, `stocknum`, `postcode`, …): instead of the same sentence typed into every
-// type that has the field, a field, input field or argument declared without a description gets it
-// from here. A description written where the field is declared always wins; `Type.field` entries
-// below say what a shared name means on one type in particular. The check that nothing is left
-// undescribed is test/schema-descriptions.test.ts.
+// The words for the graph's recurring field names, written once. Many types share field names with
+// one meaning (`created_at`, `stocknum`, `postcode`, …): instead of the same sentence typed into
+// every type that has the field, a field or input field declared without a description gets it from
+// here. Everything else is described where it is declared: a type, an argument, and a shared name
+// that means something particular on one type (a lead's `name` is the customer's) carry their own
+// `description`, which always wins over this list. The check that nothing is left undescribed is
+// test/schema-descriptions.test.ts.
 import { isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 
 /** What a field means wherever it appears, by its name. */
@@ -229,129 +230,17 @@ const FIELDS: Readonly<Record<string, string>> = {
   raw_model: 'The model name as it was recorded.',
 };
 
-/** What a shared name means on one type in particular (`Type.field`, or `Type.field(arg:)` for an argument). */
-export const ON_TYPE: Readonly<Record<string, string>> = {
-  'CarCustomAttribute.name': 'The attribute’s name.',
-  'CarCustomAttribute.value': 'The attribute’s value.',
-  'CarCustomAttributeInput.name': 'The attribute’s name; names are distinct within a car.',
-  'CarCustomAttributeInput.value': 'The attribute’s value.',
-  'ModelVariantSpecificationField.value': 'The specification’s value, as text.',
-  'ModelVariantSpecification.fields': 'The specifications in this category, in display order.',
-  'ModelVariantSpecification.category': 'The specification category.',
-  'ModelVariantAvailability.category': 'The option category.',
-  'Lead.category': 'The kind of enquiry (spec list of lead categories, e.g. New Vehicle Enquiry).',
-  'LeadRecord.category': 'The kind of enquiry (spec list of lead categories, e.g. New Vehicle Enquiry).',
-  'LeadEvent.description': 'The message text or its summary, as the messaging service sent it.',
-  'ModelVariantConfigurableOption.description': 'What the option is.',
-  'ModelVariant.description': 'The variant’s description (HTML).',
-  'PhoneCallReceipt.status': 'Whether the call was recorded now or had been already.',
-  'CarRedirect.location': 'The absolute URL of the car’s page on the website.',
-  'PartnerSignOn.location': 'The absolute URL the browser is sent to.',
-  'Location.website': 'The location’s website, if it has one.',
-  'Location.address': 'The location’s address.',
-  'Lead.address': 'The customer’s address, as sent with address_attributes.',
-  'LeadRecord.address': 'The customer’s address, as sent with address_attributes.',
-  'DealershipSearchResult.address': 'The location’s address.',
-  'DealershipSearchResult.databaseId': 'The location id.',
-  'Lead.phone': 'The customer’s phone number.',
-  'Lead.email': 'The customer’s e-mail address.',
-  'LeadRecord.email': 'The customer’s e-mail address.',
-  'Lead.source': 'Where the lead came from (spec list of lead sources, e.g. Website).',
-  'Lead.name': 'The customer’s full name.',
-  'LeadRecord.name': 'The customer’s full name.',
-  'LeadInput.message': 'The customer’s message.',
-  'UpdateCarPayload.car': 'The stored car after the update, with the record’s own fields.',
-  'Car.location': 'The dealership location the car is at.',
-  'Model.manufacturer': 'The model’s manufacturer.',
-  'Offer.model': 'The model the offer is for.',
-  'WebsiteOffer.model': 'The model the offer is for.',
-  'ContactVehicle.model': 'The model name.',
-  'Offer.images': 'The offer’s images.',
-  'User.email': 'The user’s e-mail address.',
-  'User.name': 'The user’s name.',
-  'PartnerToken.expires_at': 'When the token stops being accepted (ISO 8601 date-time, UTC).',
-  'Query.car(id:)': 'The car’s id.',
-  'Query.car_performance(id:)': 'The car’s id.',
-  'Query.car_payment_processors(id:)': 'The car’s id.',
-  'Query.car_payment_processors(website:)': 'The website (id, slug or custom slug) the car is sold through.',
-  'Query.car_redirect(dealership_slug:)': 'The car’s dealership, by slug.',
-  'Query.contact(id:)': 'The contact’s id.',
-  'Query.contact(dealership_id:)': 'The dealership the contact belongs to.',
-  'Query.contacts(dealership_id:)': 'The dealership whose contacts to list.',
-  'Query.contacts(page:)': 'The page to answer, from 1.',
-  'Query.contacts(per_page:)': 'Contacts per page.',
-  'Query.dealership(id:)': 'The dealership’s id.',
-  'Query.dealership_plugins(dealership_slug:)': 'The dealership, by slug.',
-  'Query.leads(car_id:)': 'Only leads about this car.',
-  'Query.leads(category:)': 'Only leads of this category.',
-  'Query.leads(contact_id:)': 'Only leads of this contact.',
-  'Query.leads(dealership_id:)': 'Only leads of this dealership.',
-  'Query.leads(lead_state:)': 'Only leads in this state.',
-  'Query.manufacturer(id:)': 'The manufacturer’s id.',
-  'Query.manufacturer_offers(id:)': 'The manufacturer’s id.',
-  'Query.model_variant(slug:)': 'The model variant’s slug.',
-  'Query.website_offer(id:)': 'The offer’s id.',
-  'Query.website_offer(website_id:)': 'The website (id, slug or custom slug) showing the offer.',
-  'Mutation.create_partner_token(email:)': 'The e-mail of the platform user signing on.',
-  'Mutation.redeem_partner_token(token:)': 'The token from create_partner_token.',
-  'Mutation.update_lead(id:)': 'The lead’s id.',
-};
-
-/** What a type is, for the types declared without a description. */
-export const TYPES: Readonly<Record<string, string>> = {
-  ApiKeyDetails: 'The calling API key: its permissions and the dealerships it can use.',
-  ApiKeyDetailsDealership: 'A dealership the key can use, with its locations and users.',
-  CarCustomAttribute: 'A name/value pair the dealership records for a car.',
-  CarCustomAttributeInput: 'A name/value pair to record for a car.',
-  CarPaymentProcessors: 'The payment processors a website can take a car’s payments with.',
-  CarPerformanceLead: 'A lead about the car, as the performance record lists it.',
-  CarPerformancePriceChange: 'One change of the car’s prices.',
-  CarPhoto: 'A photo of a car.',
-  CarRecord: 'The stored car as update_car writes it: the fields of the car record, dates as year-month-day.',
-  CatalogueImage: 'A catalogue image and its thumbnail.',
-  CatalogueImageThumb: 'The thumbnail of a catalogue image.',
-  DealershipPlugins: 'The plugins a dealership has installed.',
-  DealershipSearchContactDetail: 'The contact details of a location found by a search.',
-  LeadAddress: 'The customer’s postal address on a lead.',
-  LeadAddressInput: 'The customer’s postal address to store with a lead.',
-  LeadPayment: 'A payment made with a lead.',
-  LeadPaymentInput: 'A payment made with a lead, to store with it.',
-  LocationAddress: 'A location’s postal address.',
-  ModelVariantAvailability: 'One category of options and whether the variant offers each.',
-  ModelVariantAvailabilityCategory: 'A category of options.',
-  ModelVariantAvailabilityOption: 'Whether the variant offers one option.',
-  ModelVariantBannerData: 'The banner image of a model variant.',
-  ModelVariantConfigurableOption: 'An option a buyer can choose (a colour, a pack, an accessory).',
-  ModelVariantSpecification: 'One category of a variant’s specifications.',
-  ModelVariantSpecificationCategory: 'A category of specifications.',
-  ModelVariantSpecificationField: 'One specification and its value.',
-  Offer: 'A manufacturer’s offer on a model.',
-  PartnerDealerships: 'The dealership locations the vehicle-data partner knows, with its ids for them.',
-  PhoneCallReceipt: 'What became of a reported phone call.',
-  PhoneCallStatus: 'Whether a reported call was recorded now or had been already.',
-  WebsiteModelEntry: 'A model a website shows.',
-  WebsiteModelVariantSummary: 'A variant of a model a website shows.',
-  WebsiteModels: 'The models a website shows, in its order.',
-  WebsiteOffer: 'An offer as a website shows it.',
-  WebsiteOfferModel: 'The model a website offer is for.',
-};
-
 function absent(description: string | null | undefined): boolean {
   return !description || description.trim() === '';
 }
 
-/** Fills in, from the glossary, the descriptions the declarations left out. */
+/** Fills in, from the glossary, the field descriptions the declarations left out. */
 export function describeFromGlossary(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
-    if (absent(type.description) && TYPES[type.name]) type.description = TYPES[type.name];
     if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
-      if (absent(field.description)) field.description = ON_TYPE[`${type.name}.${field.name}`] ?? FIELDS[field.name];
-      if (!('args' in field)) continue;
-      for (const arg of field.args) {
-        if (absent(arg.description)) arg.description = ON_TYPE[`${type.name}.${field.name}(${arg.name}:)`];
-      }
+      if (absent(field.description)) field.description = FIELDS[field.name];
     }
   }
   return schema;

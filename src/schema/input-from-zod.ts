@@ -105,6 +105,24 @@ function fieldShape<Types extends SchemaTypes>(
   return { kind: 'named', type: namedType(builder, core, at, enums), required };
 }
 
+/**
+ * A field's own description: the one declared on the field's wrappers, not that of the nested input
+ * type it holds (a `.meta({ id, description })` object describes its type, and says nothing of the
+ * field that holds it).
+ */
+function fieldDescription(schema: z.core.$ZodType): string | undefined {
+  const layers: z.core.$ZodType[] = [];
+  for (let layer: z.core.$ZodType | undefined = schema; layer; layer = innerOf(layer)) {
+    if (layer._zod.def.type === 'object' && declaredMeta(layer).id) break;
+    layers.push(layer);
+  }
+  for (const layer of layers) {
+    const description = z.globalRegistry.get(layer)?.description;
+    if (description) return description;
+  }
+  return undefined;
+}
+
 /** The options of each field of an object schema, as Pothos takes them for an input field or an argument. */
 function fieldOptions<Types extends SchemaTypes>(
   builder: PothosSchemaTypes.SchemaBuilder<Types>,
@@ -117,7 +135,7 @@ function fieldOptions<Types extends SchemaTypes>(
   const shape = (core._zod.def as z.core.$ZodObjectDef).shape;
   return Object.entries(shape).map(([field, fieldSchema]) => {
     const kind = fieldShape(builder, fieldSchema, `${owner}.${field}`, enums);
-    const description = declaredMeta(fieldSchema).description;
+    const description = fieldDescription(fieldSchema);
     const described = description ? { description } : {};
     const options =
       kind.kind === 'list'

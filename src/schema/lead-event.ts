@@ -15,7 +15,7 @@ const LeadEvent = builder.prismaNode('LeadEvent', {
     lead_id: t.exposeInt('lead_id'),
     service: t.exposeString('service', { description: 'The messaging service, lower-cased as given in the path.' }),
     contact_type: t.exposeString('contact_type', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
+    description: t.exposeString('description', { nullable: true, description: 'The message text or its summary, as the messaging service sent it.' }),
     sent_date: t.expose('sent_date', {
       type: 'DateTime',
       nullable: true,

@@ -67,7 +67,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     message: text('message'),
     dealership_slug: text('dealership_slug'),
     website_slug: text('website_slug'),
-    category: t.expose('category', { type: LeadCategoryEnum }),
+    category: t.expose('category', { type: LeadCategoryEnum, description: 'The kind of enquiry (spec list of lead categories, e.g. New Vehicle Enquiry).' }),
     source: t.exposeString('source'),
     marketing_source: text('marketing_source'),
     stocknum: text('stocknum'),
@@ -104,6 +104,7 @@ type LeadPaymentPart = LeadRecordPayment & { created_at?: Date };
 type LeadFilePart = Omit<LeadRecordFile, 'created_at'> & { created_at: Date | string };
 
 const LeadPaymentRef = builder.objectRef<LeadPaymentPart>('LeadPayment').implement({
+  description: 'A payment made with a lead.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     amount: t.exposeFloat('amount'),
@@ -124,6 +125,7 @@ const LeadPaymentRef = builder.objectRef<LeadPaymentPart>('LeadPayment').impleme
 });
 
 const LeadAddressRef = builder.objectRef<LeadRecordAddress>('LeadAddress').implement({
+  description: 'The customer’s postal address on a lead.',
   fields: (t) => ({
     street: t.exposeString('street', { nullable: true }),
     city: t.exposeString('city', { nullable: true }),
@@ -155,11 +157,11 @@ const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
     '(last_name, user_email, customer_address, dob, address) is null without read:personal_data.',
   fields: (t) => ({
     // The writer's own echo: the fields a lead is identified by, never hidden from the key that wrote them.
-    name: t.string({ resolve: (lead) => textOrEmpty(lead.name) }),
-    email: t.string({ resolve: (lead) => textOrEmpty(lead.email) }),
+    name: t.string({ description: 'The customer’s full name.', resolve: (lead) => textOrEmpty(lead.name) }),
+    email: t.string({ description: 'The customer’s e-mail address.', resolve: (lead) => textOrEmpty(lead.email) }),
     phone: t.string({ description: 'E.164.', resolve: (lead) => textOrEmpty(lead.phone) }),
     payment: t.expose('payment', { type: LeadPaymentRef, nullable: true }),
-    address: t.expose('address', { type: LeadAddressRef, ...personalData }),
+    address: t.expose('address', { type: LeadAddressRef, ...personalData, description: 'The customer’s address, as sent with address_attributes.' }),
     files: t.expose('files', { type: [LeadFileRef] }),
   }),
 });
@@ -218,7 +220,7 @@ builder.mutationField('update_lead', (t) =>
     authScopes: { permission: 'update:lead' },
     extensions: deniedAsUnauthorized,
     args: {
-      id: t.arg.int({ required: true }),
+      id: t.arg.int({ required: true, description: 'The lead’s id.' }),
       lead: t.arg({ type: LeadUpdateInput, required: true, description: 'The changes, sent under "lead".' }),
     },
     resolve: async (_root, args, context) => ({ lead: await updateLead(writeDeps(context), args.id, args.lead) }),
@@ -238,11 +240,17 @@ const LeadRef = builder.prismaNode('Lead', {
     car: t.relation('car', { nullable: true }),
     // The parts are LeadRecord's types too; the Prisma rows have their fields (see LeadPaymentPart).
     payment: t.field({ type: LeadPaymentRef, nullable: true, select: { payment: true }, resolve: (lead) => lead.payment }),
-    address: t.field({ type: LeadAddressRef, ...personalData, select: { address: true }, resolve: (lead) => lead.address }),
+    address: t.field({
+      type: LeadAddressRef,
+      ...personalData,
+      description: 'The customer’s address, as sent with address_attributes.',
+      select: { address: true },
+      resolve: (lead) => lead.address,
+    }),
     files: t.field({ type: [LeadFileRef], select: { files: { orderBy: { id: 'asc' } } }, resolve: (lead) => lead.files }),
-    name: t.exposeString('name', personalData),
-    email: t.exposeString('email', personalData),
-    phone: t.exposeString('phone', personalData),
+    name: t.exposeString('name', { ...personalData, description: 'The customer’s full name.' }),
+    email: t.exposeString('email', { ...personalData, description: 'The customer’s e-mail address.' }),
+    phone: t.exposeString('phone', { ...personalData, description: 'The customer’s phone number.' }),
     document_type: t.field({
       type: LeadDocumentTypeEnum,
       nullable: true,
@@ -288,11 +296,11 @@ builder.queryField('leads', (t) =>
     description: 'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
     authScopes: { permission: 'read:lead' },
     args: {
-      dealership_id: t.arg.int(),
-      contact_id: t.arg.int(),
-      car_id: t.arg.int(),
-      category: t.arg({ type: LeadCategoryEnum }),
-      lead_state: t.arg.string(),
+      dealership_id: t.arg.int({ description: 'Only leads of this dealership.' }),
+      contact_id: t.arg.int({ description: 'Only leads of this contact.' }),
+      car_id: t.arg.int({ description: 'Only leads about this car.' }),
+      category: t.arg({ type: LeadCategoryEnum, description: 'Only leads of this category.' }),
+      lead_state: t.arg.string({ description: 'Only leads in this state.' }),
     },
     totalCount: async (_connection, args, context) => context.db.lead.count({ where: await leadListWhere(context.db, args) }),
     resolve: async (query, _root, args, context) =>

@@ -29,11 +29,13 @@ import { imageVersions, type ImageVersions } from '../domain/offers.ts';
 // ─── small shared shapes ───
 
 const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('CatalogueImageThumb').implement({
+  description: 'The thumbnail of a catalogue image.',
   fields: (t) => ({ url: t.exposeString('url', { nullable: true }) }),
 });
 
 /** `{ url, thumb { url } }`, the image shape of model variants and offers. */
 export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage').implement({
+  description: 'A catalogue image and its thumbnail.',
   fields: (t) => ({
     url: t.exposeString('url', { nullable: true }),
     thumb: t.field({ type: CatalogueImageThumb, resolve: (image) => image.thumb }),
@@ -48,6 +50,7 @@ interface BannerData {
 }
 
 const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBannerData').implement({
+  description: 'The banner image of a model variant.',
   fields: (t) => ({
     key: t.exposeString('key', { nullable: true }),
     url: t.exposeString('url', { nullable: true }),
@@ -56,8 +59,9 @@ const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBanner
   }),
 });
 
-function categoryType(name: string) {
+function categoryType(name: string, description: string) {
   return builder.objectRef<CategoryRow>(name).implement({
+    description,
     fields: (t) => ({
       databaseId: t.exposeInt('id'),
       name: t.exposeString('name'),
@@ -67,39 +71,47 @@ function categoryType(name: string) {
   });
 }
 
-const ModelVariantSpecificationCategory = categoryType('ModelVariantSpecificationCategory');
-const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityCategory');
+const ModelVariantSpecificationCategory = categoryType('ModelVariantSpecificationCategory', 'A category of specifications.');
+const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityCategory', 'A category of options.');
 
 const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
+  description: 'One specification and its value.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     position: t.exposeInt('position'),
-    value: t.exposeString('value'),
+    value: t.exposeString('value', { description: 'The specification’s value, as text.' }),
   }),
 });
 
 const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVariantSpecification').implement({
+  description: 'One category of a variant’s specifications.',
   fields: (t) => ({
-    category: t.field({ type: ModelVariantSpecificationCategory, resolve: (group) => group.category }),
-    fields: t.field({ type: [ModelVariantSpecificationField], resolve: (group) => group.fields }),
+    category: t.field({ type: ModelVariantSpecificationCategory, description: 'The specification category.', resolve: (group) => group.category }),
+    fields: t.field({
+      type: [ModelVariantSpecificationField],
+      description: 'The specifications in this category, in display order.',
+      resolve: (group) => group.fields,
+    }),
   }),
 });
 
 const ModelVariantConfigurableOption = builder
   .objectRef<AvailabilityOptionEntry['configurable_option']>('ModelVariantConfigurableOption')
   .implement({
+    description: 'An option a buyer can choose (a colour, a pack, an accessory).',
     fields: (t) => ({
       databaseId: t.exposeInt('id'),
       code: t.exposeString('code'),
-      description: t.exposeString('description', { nullable: true }),
+      description: t.exposeString('description', { nullable: true, description: 'What the option is.' }),
       recommended_retail_price_cents: t.exposeInt('recommended_retail_price_cents', { nullable: true }),
       position: t.exposeInt('position'),
     }),
   });
 
 const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry>('ModelVariantAvailabilityOption').implement({
+  description: 'Whether the variant offers one option.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     availability: t.exposeString('availability', { description: 'standard, optional or unavailable.' }),
@@ -108,8 +120,9 @@ const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry
 });
 
 const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVariantAvailability').implement({
+  description: 'One category of options and whether the variant offers each.',
   fields: (t) => ({
-    category: t.field({ type: ModelVariantAvailabilityCategory, resolve: (group) => group.category }),
+    category: t.field({ type: ModelVariantAvailabilityCategory, description: 'The option category.', resolve: (group) => group.category }),
     options: t.field({ type: [ModelVariantAvailabilityOption], resolve: (group) => group.options }),
   }),
 });
@@ -137,7 +150,7 @@ const ModelVariantNode = builder.prismaNode('ModelVariant', {
       series: text('series'),
       variant_category: text('variant_category'),
       vehicle_category: text('vehicle_category'),
-      description: text('description'),
+      description: t.exposeString('description', { nullable: true, description: 'The variant’s description (HTML).' }),
       short_description: text('short_description'),
       youtube_id: text('youtube_id'),
       brochure_url: text('brochure_url'),
@@ -210,7 +223,7 @@ const Model = builder.prismaNode('Model', {
   fields: (t) => ({
     databaseId: t.exposeInt('id', graphOnly),
     manufacturer_id: t.exposeInt('manufacturer_id', graphOnly),
-    manufacturer: t.relation('manufacturer', graphOnly),
+    manufacturer: t.relation('manufacturer', { ...graphOnly, description: 'The model’s manufacturer.' }),
     variants: t.relation('variants', { ...graphOnly, query: { orderBy: { id: 'asc' } } }),
   }),
 });
@@ -225,7 +238,7 @@ builder.queryField('model_variant', (t) =>
     authScopes: { permission: 'show:model_variant' },
     extensions: deniedAsUnauthorized,
     args: {
-      slug: t.arg.string({ required: true }),
+      slug: t.arg.string({ required: true, description: 'The model variant’s slug.' }),
       website_id: t.arg.string({ required: true, description: 'The website ID, slug or custom slug.' }),
     },
     resolve: async (query, _root, args, context) =>
@@ -239,6 +252,7 @@ builder.queryField('model_variant', (t) =>
 // ─── spec 4.20: a website's models ───
 
 const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSummary>('WebsiteModelVariantSummary').implement({
+  description: 'A variant of a model a website shows.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     slug: t.exposeString('slug'),
@@ -248,6 +262,7 @@ const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSumma
 });
 
 const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelEntry').implement({
+  description: 'A model a website shows.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     ...modelPageFields(t),
@@ -265,6 +280,7 @@ const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelE
 });
 
 const WebsiteModelsRef = builder.objectRef<WebsiteModels>('WebsiteModels').implement({
+  description: 'The models a website shows, in its order.',
   fields: (t) => ({
     website_id: t.exposeInt('website_id'),
     version: t.exposeInt('version'),

@@ -27,6 +27,7 @@ type OfferFieldBuilder = PrismaFieldBuilder<'Offer'>;
 
 /** A website offer's model: the model's names and path, and where that website sends its pages. */
 const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string | null }>('WebsiteOfferModel').implement({
+  description: 'The model a website offer is for.',
   fields: (t) => ({
     ...modelPageFields(t),
     override_url: t.exposeString('override_url', { nullable: true, description: "Where the website sends this model's pages instead, if anywhere." }),
@@ -72,6 +73,7 @@ function listOfferFields(t: OfferFieldBuilder) {
   return {
     images: t.field({
       type: [CatalogueImage],
+      description: 'The offer’s images.',
       select: { images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], select: { url: true, thumb_url: true } } },
       resolve: (offer) => offer.images.map((image) => imageVersions(image.url, image.thumb_url)),
     }),
@@ -104,11 +106,13 @@ function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof g
 /** Spec 2.5, website form: the REST body of GET /websites/{website_id}/offers/{id}.json. */
 const WebsiteOffer = builder.prismaObject('Offer', {
   variant: 'WebsiteOffer',
+  description: 'An offer as a website shows it.',
   fields: (t) => ({
     ...commonOfferFields(t),
     ...websiteOfferFields(t),
     model: t.field({
       type: WebsiteOfferModel,
+      description: 'The model the offer is for.',
       // A website lists tens of models: its list is the cheap way to the one WebsiteModel row.
       select: {
         model_id: true,
@@ -129,6 +133,7 @@ const WebsiteOffer = builder.prismaObject('Offer', {
  * Model, whose REST shape is the list form's model (names and path).
  */
 const Offer = builder.prismaObject('Offer', {
+  description: 'A manufacturer’s offer on a model.',
   fields: (t) => ({
     ...commonOfferFields(t),
     ...listOfferFields(t),
@@ -136,7 +141,7 @@ const Offer = builder.prismaObject('Offer', {
     kind: t.exposeString('kind', { ...graphOnly, description: 'manufacturer or website.' }),
     website_id: t.exposeInt('website_id', { ...graphOnly, nullable: true }),
     model_id: t.exposeInt('model_id', graphOnly),
-    model: t.relation('model'),
+    model: t.relation('model', { description: 'The model the offer is for.' }),
   }),
 });
 
@@ -146,7 +151,7 @@ builder.queryField('manufacturer_offers', (t) =>
     description:
       "The manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
     authScopes: { permission: 'index:offer' },
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'The manufacturer’s id.' }) },
     resolve: async (query, _root, args, context) => {
       await requireManufacturer(context.db, args.id);
       return context.db.offer.findMany({
@@ -164,7 +169,10 @@ builder.queryField('website_offer', (t) =>
     description:
       'One offer of a website. 404 website_not_found; 403 for a key not authorised for the website; 404 offer_not_found for an offer of another website.',
     authScopes: { permission: 'index:offer' },
-    args: { website_id: t.arg.int({ required: true }), id: t.arg.int({ required: true }) },
+    args: {
+      website_id: t.arg.int({ required: true, description: 'The website (id, slug or custom slug) showing the offer.' }),
+      id: t.arg.int({ required: true, description: 'The offer’s id.' }),
+    },
     resolve: async (query, _root, args, context) =>
       context.db.offer.findUniqueOrThrow({
         ...query,
@@ -214,7 +222,7 @@ builder.queryField('manufacturer', (t) =>
     type: 'Manufacturer',
     nullable: true,
     authScopes: { permission: 'index:offer' },
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'The manufacturer’s id.' }) },
     resolve: (query, _root, args, context) => context.db.manufacturer.findUnique({ ...query, where: { id: args.id } }),
   }),
 );

@@ -10,14 +10,14 @@ const PartnerToken = builder.objectRef<PartnerTokenGrant>('PartnerToken').implem
   description: 'Where to send the user\'s browser to finish signing on, and until when that works.',
   fields: (t) => ({
     redirect_url: t.exposeString('redirect_url', { description: 'Full URL of the sign-on handoff; it carries the one-time token.' }),
-    expires_at: t.expose('expires_at', { type: 'DateTime' }),
+    expires_at: t.expose('expires_at', { type: 'DateTime', description: 'When the token stops being accepted (ISO 8601 date-time, UTC).' }),
   }),
 });
 
 const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').implement({
   description: 'The platform URL the browser is redirected to (REST answers it as a 302 Location).',
   fields: (t) => ({
-    location: t.exposeString('location'),
+    location: t.exposeString('location', { description: 'The absolute URL the browser is sent to.' }),
   }),
 });
 
@@ -39,7 +39,7 @@ builder.mutationField('redeem_partner_token', (t) =>
     authScopes: { public: true },
     args: {
       // Nullable on purpose: a link without its token (or ?token=) is the same 404 token_not_found as a wrong one.
-      token: t.arg.string({ required: false }),
+      token: t.arg.string({ required: false, description: 'The token from create_partner_token.' }),
     },
     // Public: the browser holds no key; the single-use token names the one row the escape hatch reads.
     resolve: (_root, args, context) => redeemPartnerToken(context.unscopedDb, context.config, args.token, context.now()),

@@ -8,6 +8,7 @@ import { phoneCallReport, recordPhoneCall, type PhoneCallReceipt } from '../doma
 import { argsFromZod } from './input-from-zod.ts';
 
 const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
+  description: 'Whether a reported call was recorded now or had been already.',
   values: {
     accepted: { description: 'The call is recorded.' },
     duplicate: { description: 'A repeated delivery of a call already recorded; nothing new is counted.' },
@@ -15,8 +16,9 @@ const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
 });
 
 const PhoneCallReceiptRef = builder.objectRef<PhoneCallReceipt>('PhoneCallReceipt').implement({
+  description: 'What became of a reported phone call.',
   fields: (t) => ({
-    status: t.expose('status', { type: PhoneCallStatus }),
+    status: t.expose('status', { type: PhoneCallStatus, description: 'Whether the call was recorded now or had been already.' }),
     databaseId: t.exposeInt('id', { description: 'The recorded call; a repeated delivery answers the first one.' }),
   }),
 });

@@ -6,7 +6,7 @@ import { carRedirectLocation } from '../domain/redirects.ts';
 
 const CarRedirect = builder.objectRef<{ location: string }>('CarRedirect').implement({
   description: 'Where the browser is sent: always on the origin of the named website.',
-  fields: (t) => ({ location: t.exposeString('location') }),
+  fields: (t) => ({ location: t.exposeString('location', { description: 'The absolute URL of the car’s page on the website.' }) }),
 });
 
 builder.queryField('car_redirect', (t) =>
@@ -17,7 +17,7 @@ builder.queryField('car_redirect', (t) =>
       'stock listing when no car has it, or the car is sold or hidden. 404 for an unknown dealership or a website not of it.',
     authScopes: { public: true },
     args: {
-      dealership_slug: t.arg.string({ required: true }),
+      dealership_slug: t.arg.string({ required: true, description: 'The car’s dealership, by slug.' }),
       website_id: t.arg.string({ required: true, description: 'Website id, slug or custom slug.' }),
       stocknum: t.arg.string({ required: true, description: 'Stock number.' }),
       fbclid: t.arg.string({ description: 'Carried through to the target URL.' }),

@@ -193,7 +193,7 @@ export const leadPaymentInputSchema = z
     payment_processor_id: reference('a payment processor of the lead’s dealership').nullish().describe('A payment processor of the lead’s dealership.'),
     external_transaction_id: optionalText().nullish(),
   })
-  .meta({ id: 'LeadPaymentInput' });
+  .meta({ id: 'LeadPaymentInput', description: 'A payment made with a lead, to store with it.' });
 
 export const leadAddressInputSchema = z
   .object({
@@ -204,7 +204,7 @@ export const leadAddressInputSchema = z
     country: optionalText().nullish(),
     postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
   })
-  .meta({ id: 'LeadAddressInput' });
+  .meta({ id: 'LeadAddressInput', description: 'The customer’s postal address to store with a lead.' });
 
 // ───────────────────────────── the lead ─────────────────────────────
 
