@@ -49,7 +49,7 @@ const digest = (key: string): string => createHash('sha256').update(key).digest(
  * The verdicts' bound: 10,000 keys, and 8 MB with their digests and bookkeeping, so a key restricted
  * to many dealerships counts for what it holds (docs/caching.md, "Bounded by construction").
  */
-export const KEY_CACHE_BOUNDS: CacheBounds = { maxEntries: 10_000, maxBytes: 8 * 1024 * 1024 };
+const KEY_CACHE_BOUNDS: CacheBounds = { maxEntries: 10_000, maxBytes: 8 * 1024 * 1024 };
 
 /** A verdict's own bytes: its fields, each permission's name and Set slot, each dealership id. */
 function verdictBytes(verdict: Verdict): number {
