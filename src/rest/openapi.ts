@@ -509,6 +509,70 @@ export interface OpenApiOptions {
   now?: Date;
 }
 
+/** The document's info: what the API is, how to call it, whom to ask and under what licence. */
+function documentInfo(publicUrl: string, contactEmail: string | null | undefined) {
+  return {
+    title: 'Dealership Platform Public API',
+    version: '1.0.0',
+    description:
+      'The REST paths of the dealership platform, for integrators: cars and their performance, the new-vehicle catalogue and offers, ' +
+      'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
+      'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
+      'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
+      'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
+    contact: {
+      name: 'Dealership Platform API support',
+      url: `${publicUrl}/docs`,
+      ...(contactEmail ? { email: contactEmail } : {}),
+    },
+    license: {
+      name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
+      identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
+    },
+  };
+}
+
+/** The response headers every operation refers to (`#/components/headers/…`). */
+function sharedHeaders() {
+  return {
+    'Request-Id': {
+      description:
+        "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
+      schema: { type: 'string', maxLength: 128 },
+      example: EXAMPLE_REQUEST_ID,
+    },
+    'RateLimit-Policy': {
+      description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
+      schema: { type: 'string' },
+      example: '"per-key";q=600;w=60',
+    },
+    RateLimit: {
+      description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
+      schema: { type: 'string' },
+      example: '"per-key";r=598;t=42',
+    },
+    'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
+  };
+}
+
+/** The body of every error answer. */
+function errorSchema() {
+  return {
+    type: 'object',
+    properties: {
+      error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
+      message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
+      field: { type: 'string', description: 'The parameter or body field at fault (422).' },
+      request_id: {
+        type: 'string',
+        description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
+      },
+    },
+    required: ['error', 'message', 'request_id'],
+    additionalProperties: false,
+  };
+}
+
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
@@ -527,65 +591,16 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Dealership Platform Public API',
-      version: '1.0.0',
-      description:
-        'The REST paths of the dealership platform, for integrators: cars and their performance, the new-vehicle catalogue and offers, ' +
-        'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
-        'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
-        'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
-        'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
-      contact: {
-        name: 'Dealership Platform API support',
-        url: `${publicUrl}/docs`,
-        ...(options.contactEmail ? { email: options.contactEmail } : {}),
-      },
-      license: {
-        name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
-        identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
-      },
-    },
+    info: documentInfo(publicUrl, options.contactEmail),
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
     tags: Object.entries(restTags).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
-      headers: {
-        'Request-Id': {
-          description:
-            "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
-          schema: { type: 'string', maxLength: 128 },
-          example: EXAMPLE_REQUEST_ID,
-        },
-        'RateLimit-Policy': {
-          description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
-          schema: { type: 'string' },
-          example: '"per-key";q=600;w=60',
-        },
-        RateLimit: {
-          description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
-          schema: { type: 'string' },
-          example: '"per-key";r=598;t=42',
-        },
-        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
-      },
+      headers: sharedHeaders(),
       schemas: {
-        Error: {
-          type: 'object',
-          properties: {
-            error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
-            message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
-            field: { type: 'string', description: 'The parameter or body field at fault (422).' },
-            request_id: {
-              type: 'string',
-              description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
-            },
-          },
-          required: ['error', 'message', 'request_id'],
-          additionalProperties: false,
-        },
+        Error: errorSchema(),
         ...writer.components,
       },
     },
