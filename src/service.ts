@@ -80,10 +80,11 @@ interface StopParts {
 function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-    promise.then(
-      () => (clearTimeout(timer), resolve(true)),
-      () => (clearTimeout(timer), resolve(true)),
-    );
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settled, settled);
   });
 }
 

@@ -106,9 +106,15 @@ function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string
     if (!record.operation) return null;
     const { document, operationName } = record.operation;
     let byName = doorsByDocument.get(document);
-    if (!byName) doorsByDocument.set(document, (byName = new Map()));
+    if (!byName) {
+      byName = new Map();
+      doorsByDocument.set(document, byName);
+    }
     let door = byName.get(operationName ?? '');
-    if (door === undefined) byName.set(operationName ?? '', (door = operationDoor(document, operationName)));
+    if (door === undefined) {
+      door = operationDoor(document, operationName);
+      byName.set(operationName ?? '', door);
+    }
     return door;
   };
 

@@ -23,7 +23,6 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import type { Actor } from '../auth/api-keys.ts';
 import { sentRequest, type Context } from '../context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';

@@ -99,8 +99,9 @@ function requestUrl(req: IncomingMessage): URL | null {
 function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: string } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((item) => headers.append(name, item));
-    else if (value !== undefined) headers.set(name, value);
+    if (Array.isArray(value)) {
+      for (const item of value) headers.append(name, item);
+    } else if (value !== undefined) headers.set(name, value);
   }
   headers.delete('transfer-encoding');
   const requestId = requestIdFor(headers);
@@ -182,7 +183,9 @@ async function writeResponse(state: ConnectionState, lifecycle: Lifecycle, req: 
   const bytes = await finalBytes(response);
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.appendHeader(name, value));
+  response.headers.forEach((value, name) => {
+    res.appendHeader(name, value);
+  });
   // Decided when the answer is written, not when the request came in: a request received before
   // the shutdown and answered after it still tells its client to open no further request here.
   // With pipelined requests queued behind this one, the last of them carries the close instead.
