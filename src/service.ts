@@ -80,10 +80,11 @@ interface StopParts {
 function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-    promise.then(
-      () => (clearTimeout(timer), resolve(true)),
-      () => (clearTimeout(timer), resolve(true)),
-    );
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settled, settled);
   });
 }
 
@@ -132,11 +133,11 @@ interface StartOptions {
   demoData?: DemoDataSeeder;
 }
 
-/** Prepares the database, then serves on config.port/host and runs the outbox worker. */
-export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
-  // Off by default: then this loads nothing (src/telemetry/tracing.ts).
-  const tracing = await startTracing(config.tracing, options.tracing);
-  if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
+/**
+ * The database, created, prepared (migrations, demo data when asked) and checked for this instance's
+ * session secret; a failure is reported against DATABASE_URL unless a setting is at fault.
+ */
+async function openDatabase(config: Config, logger: Logger, tracing: Tracing | null, demoData: DemoDataSeeder | null): Promise<Db> {
   let db: Db;
   try {
     db = createDb(config.databaseUrl, {
@@ -151,7 +152,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   }
   // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
   // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
-  await prepareDatabase(config, db, logger, options.demoData ?? null).catch((error: unknown) => {
+  await prepareDatabase(config, db, logger, demoData).catch((error: unknown) => {
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
   // Instances sharing a database must sign with one secret; a differing one stops this start and names SESSION_SIGNING_SECRET.
@@ -160,8 +161,11 @@ export async function startService(config: Config, logger: Logger, options: Star
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
   if (secretCheck === 'recorded') logger.info('recorded the fingerprint of SESSION_SIGNING_SECRET: instances sharing this database must use the same secret');
-  const lifecycle = createLifecycle();
-  // Every rule comparing times across requests and instances reads the database's clock (src/db/clock.ts).
+  return db;
+}
+
+/** Every rule comparing times across requests and instances reads the database's clock (src/db/clock.ts): read once, then kept in step. */
+async function startDatabaseClock(config: Config, db: Db, logger: Logger): Promise<ReturnType<typeof createDatabaseClock>> {
   const clock = createDatabaseClock(db, config.engine);
   try {
     await clock.sync();
@@ -171,6 +175,34 @@ export async function startService(config: Config, logger: Logger, options: Star
   }
   clock.start(logger);
   logger.info({ offset_ms: clock.offsetMs() }, 'database clock read: the rules use its time');
+  return clock;
+}
+
+/** The periodic work stopped with the outbox worker: the clock, the cache epoch's watch, the purges and the file sweep. */
+function backgroundTasks(
+  config: Config,
+  { db, now, logger, files }: { db: Db; now: () => Date; logger: Logger; files: ReturnType<typeof createFileStorage> },
+  clock: { stop(): void },
+  cacheEpoch: { stop(): void } | null,
+): BackgroundTask[] {
+  return [
+    { stop: async () => clock.stop() } satisfies BackgroundTask,
+    { stop: async () => cacheEpoch?.stop() } satisfies BackgroundTask,
+    startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
+    startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
+    // Removes the attachment bytes no lead references (one instance at a time, by a lease).
+    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
+  ];
+}
+
+/** Prepares the database, then serves on config.port/host and runs the outbox worker. */
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
+  // Off by default: then this loads nothing (src/telemetry/tracing.ts).
+  const tracing = await startTracing(config.tracing, options.tracing);
+  if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
+  const db = await openDatabase(config, logger, tracing, options.demoData ?? null);
+  const lifecycle = createLifecycle();
+  const clock = await startDatabaseClock(config, db, logger);
   const now = clock.now;
   // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
   const redisModule = config.redisUrl ? await import('./redis/client.ts') : null;
@@ -209,14 +241,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   }
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
-  const background: BackgroundTask[] = [
-    { stop: async () => clock.stop() } satisfies BackgroundTask,
-    { stop: async () => cacheEpoch?.stop() } satisfies BackgroundTask,
-    startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
-    startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
-    // Removes the attachment bytes no lead references (one instance at a time, by a lease).
-    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
-  ];
+  const background = backgroundTasks(config, { db, now, logger, files }, clock, cacheEpoch);
   let stopping: Promise<ShutdownReport> | undefined;
   return {
     address,

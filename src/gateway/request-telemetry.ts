@@ -83,7 +83,11 @@ interface RequestTelemetry {
   last: Plugin;
 }
 
-export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
+/**
+ * The door of each request, worked out from closed sets only (the header of this file). The REST
+ * doors and the GraphQL operations' doors are remembered, so a repeated request's door is worked out once.
+ */
+function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string, record: RequestRecord, status: number) => string {
   const restDoors = new Map<string, string>();
 
   const restDoor = (method: string, route: RestRoute): string => {
@@ -102,13 +106,19 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     if (!record.operation) return null;
     const { document, operationName } = record.operation;
     let byName = doorsByDocument.get(document);
-    if (!byName) doorsByDocument.set(document, (byName = new Map()));
+    if (!byName) {
+      byName = new Map();
+      doorsByDocument.set(document, byName);
+    }
     let door = byName.get(operationName ?? '');
-    if (door === undefined) byName.set(operationName ?? '', (door = operationDoor(document, operationName)));
+    if (door === undefined) {
+      door = operationDoor(document, operationName);
+      byName.set(operationName ?? '', door);
+    }
     return door;
   };
 
-  const doorOf = (request: Request, pathname: string, record: RequestRecord, status: number): string => {
+  return (request, pathname, record, status) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
     if (pathname === graphqlEndpoint) return graphqlDoor(record) ?? `${method} ${graphqlEndpoint}`;
     const matches = matchPath(pathname);
@@ -120,51 +130,87 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
     return UNMATCHED_DOOR;
   };
+}
 
-  /** Stamps the GraphQL errors of one result, counting each once; the result itself when it has none. */
-  const stampResult = <T extends ExecutionResult>(result: T, record: RequestRecord): T => {
-    if (!result.errors?.length) return result;
-    let changed = false;
-    const errors = result.errors.map((error) => {
-      if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
-      changed = true;
-      metrics.graphqlError(codeOf(error));
-      record.errorCode ??= errorNameOf(error);
-      return withRequestId(error, record.id) as GraphQLError;
-    });
-    return changed ? { ...result, errors } : result;
-  };
+/** Stamps the GraphQL errors of one result, counting each once; the result itself when it has none. */
+function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord, metrics: GatewayMetrics): T {
+  if (!result.errors?.length) return result;
+  let changed = false;
+  const errors = result.errors.map((error) => {
+    if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
+    changed = true;
+    metrics.graphqlError(codeOf(error));
+    record.errorCode ??= errorNameOf(error);
+    return withRequestId(error, record.id) as GraphQLError;
+  });
+  return changed ? { ...result, errors } : result;
+}
 
-  /**
-   * An error answer the app built as JSON itself (the REST door's bodies, a 429 refused before
-   * GraphQL ran): the id is added to its body. Only for small, uncompressed JSON error bodies.
-   */
-  const stampErrorBody = async (response: Response, record: RequestRecord): Promise<Response> => {
-    if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
-    if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
+/**
+ * An error answer the app built as JSON itself (the REST door's bodies, a 429 refused before
+ * GraphQL ran): the id is added to its body. Only for small, uncompressed JSON error bodies.
+ */
+async function stampErrorBody(response: Response, record: RequestRecord, metrics: GatewayMetrics): Promise<Response> {
+  if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  let stamped: unknown = null;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const fields = body as Record<string, unknown>;
+    if (typeof fields.error === 'string') {
+      record.errorCode ??= fields.error;
+      stamped = fields.request_id === undefined ? { ...fields, request_id: record.id } : null;
+    } else if (Array.isArray(fields.errors)) {
+      const result = stampResult(fields as ExecutionResult, record, metrics);
+      stamped = result === fields ? null : result;
     }
-    let stamped: unknown = null;
-    if (body && typeof body === 'object' && !Array.isArray(body)) {
-      const fields = body as Record<string, unknown>;
-      if (typeof fields.error === 'string') {
-        record.errorCode ??= fields.error;
-        stamped = fields.request_id === undefined ? { ...fields, request_id: record.id } : null;
-      } else if (Array.isArray(fields.errors)) {
-        const result = stampResult(fields as ExecutionResult, record);
-        stamped = result === fields ? null : result;
-      }
-    }
+  }
+  const headers = new Headers(response.headers);
+  const out = stamped === null ? text : JSON.stringify(stamped);
+  if (stamped !== null) headers.delete('content-length');
+  return new Response(out, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The answer with its Request-Id header: the same answer, or a copy when its headers cannot change. */
+function withRequestIdHeader(response: Response, requestId: string): Response {
+  try {
+    response.headers.set(REQUEST_ID_HEADER, requestId);
+    return response;
+  } catch {
+    // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
     const headers = new Headers(response.headers);
-    const out = stamped === null ? text : JSON.stringify(stamped);
-    if (stamped !== null) headers.delete('content-length');
-    return new Response(out, { status: response.status, statusText: response.statusText, headers });
-  };
+    headers.set(REQUEST_ID_HEADER, requestId);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
+/** The request's log line, with the key that called (if any) and how many dealerships it reaches. */
+async function logRequest(deps: AppDeps, request: Request, record: RequestRecord, finished: { pathname: string; door: string; status: number; seconds: number }): Promise<void> {
+  const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
+  (record.logger ?? deps.logger).info(
+    {
+      ...(record.logger ? {} : requestBindings(record)),
+      method: request.method,
+      path: finished.pathname,
+      door: finished.door,
+      status: finished.status,
+      ms: Math.round(finished.seconds * 10_000) / 10,
+      key_id: actor?.apiKeyId ?? null,
+      scope: actor ? (actor.dealershipIds?.length ?? 'all') : null,
+      error_code: record.errorCode ?? null,
+    },
+    'request',
+  );
+}
+
+export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
+  const doorOf = doorNamer(graphqlEndpoint);
 
   const first: Plugin = {
     onRequest({ request }) {
@@ -181,10 +227,10 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       const record = recordOf(sentRequest(request));
       if (!record) return;
       if (Array.isArray(result)) {
-        const stamped = result.map((single) => stampResult(single, record));
+        const stamped = result.map((single) => stampResult(single, record, metrics));
         if (stamped.some((single, index) => single !== result[index])) setResult(stamped);
       } else if (!(Symbol.asyncIterator in result)) {
-        const stamped = stampResult(result, record);
+        const stamped = stampResult(result, record, metrics);
         if (stamped !== result) setResult(stamped);
       }
     },
@@ -194,7 +240,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request);
       if (!record) return;
-      const stamped = await stampErrorBody(response, record);
+      const stamped = await stampErrorBody(response, record, metrics);
       if (stamped !== response) setResponse(stamped);
     },
   };
@@ -202,15 +248,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      let answer = response;
-      try {
-        answer.headers.set(REQUEST_ID_HEADER, record.id);
-      } catch {
-        // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
-        const headers = new Headers(answer.headers);
-        headers.set(REQUEST_ID_HEADER, record.id);
-        answer = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
-      }
+      const answer = withRequestIdHeader(response, record.id);
       if (answer !== response) setResponse(answer);
 
       const seconds = (performance.now() - record.startedAt) / 1000;
@@ -220,21 +258,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       if (answer.status === 429) metrics.rateLimited(door);
       // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).
       if (!deps.logger.isLevelEnabled('info')) return;
-      const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
-      (record.logger ?? deps.logger).info(
-        {
-          ...(record.logger ? {} : requestBindings(record)),
-          method: request.method,
-          path: pathname,
-          door,
-          status: answer.status,
-          ms: Math.round(seconds * 10_000) / 10,
-          key_id: actor?.apiKeyId ?? null,
-          scope: actor ? (actor.dealershipIds?.length ?? 'all') : null,
-          error_code: record.errorCode ?? null,
-        },
-        'request',
-      );
+      await logRequest(deps, request, record, { pathname, door, status: answer.status, seconds });
     },
   };
   return { first, errorBodies, last };

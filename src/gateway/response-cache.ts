@@ -23,7 +23,6 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import type { Actor } from '../auth/api-keys.ts';
 import { sentRequest, type Context } from '../context.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';
@@ -226,40 +225,67 @@ interface ReadCachePlugins {
   expiryOf(request: Request): number | undefined;
 }
 
-export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>): ReadCachePlugins {
-  const entryByRequest = new WeakMap<Request, EntryOfRequest>();
-  // Requests between naming their entry and reading or writing it. Requests with the same entry
-  // name share one answer, so whichever of them settles the entry settles them all.
-  const waiting = new Map<string, EntryOfRequest[]>();
-  const settle = (id: string, expiresAt: number): void => {
-    for (const entry of waiting.get(id) ?? []) entry.expiresAt = expiresAt;
-    waiting.delete(id);
-  };
-  const envelopCache: Cache = {
+/**
+ * Which entry each request is filed under, and the requests waiting on each entry (between naming
+ * it and reading or writing it). Requests with the same entry name share one answer, so whichever of
+ * them settles the entry settles them all.
+ */
+class EntryBook {
+  readonly entryByRequest = new WeakMap<Request, EntryOfRequest>();
+  private readonly waiting = new Map<string, EntryOfRequest[]>();
+
+  /** Files the request under the entry, waiting for it to be read or written. */
+  file(request: Request, id: string): void {
+    const entry: EntryOfRequest = { id };
+    this.entryByRequest.set(request, entry);
+    this.waiting.set(id, [...(this.waiting.get(id) ?? []), entry]);
+  }
+
+  /** The entry was read or written: every request waiting on it learns its expiry. */
+  settle(id: string, expiresAt: number): void {
+    for (const entry of this.waiting.get(id) ?? []) entry.expiresAt = expiresAt;
+    this.waiting.delete(id);
+  }
+
+  /** A request whose entry was neither read nor written (a miss with errors) stops waiting. */
+  forget(request: Request): void {
+    const entry = this.entryByRequest.get(request);
+    if (!entry || entry.expiresAt !== undefined) return;
+    const others = this.waiting.get(entry.id)?.filter((candidate) => candidate !== entry) ?? [];
+    if (others.length > 0) this.waiting.set(entry.id, others);
+    else this.waiting.delete(entry.id);
+  }
+}
+
+/** The response cache plugin's store: the read store, counting lookups and settling the requests that wait on an entry. */
+function envelopCacheOver(store: ReadStore, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>, book: EntryBook): Cache {
+  return {
     async get(id) {
       if (id.startsWith(UNCACHEABLE)) return null;
       const read = await store.get(id);
       const live = read !== null && read.expiresAt > now().getTime();
       metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
       if (!live) return null;
-      settle(id, read.expiresAt);
+      book.settle(id, read.expiresAt);
       return read.result;
     },
     async set(id, result, _entities, ttl) {
       if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
       const expiresAt = now().getTime() + ttl;
-      settle(id, expiresAt);
+      book.settle(id, expiresAt);
       await store.set(id, { result, expiresAt }, ttl);
     },
     // Generations replace invalidation (see the top of this file).
     invalidate() {},
   };
-  // The contexts of operations that are not reads: the response cache is off for them (`enabled`),
-  // decided here, before the response cache's own onExecute (the plugin order below). The operation is
-  // looked up once: a mutation also starts a new generation once it has run, whatever it did (a failed
-  // one may have written part of its work).
-  const notReads = new WeakSet<object>();
-  const onlyReadsCached: Plugin<YogaContext> = {
+}
+
+// The contexts of operations that are not reads go in `notReads`: the response cache is off for them
+// (`enabled`), decided here, before the response cache's own onExecute (the plugin order in
+// useReadCache). The operation is looked up once: a mutation also starts a new generation once it has
+// run, whatever it did (a failed one may have written part of its work).
+function onlyReadsCached(generation: CacheGeneration, notReads: WeakSet<object>): Plugin<YogaContext> {
+  return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName)?.operation;
       if (isReadOperation(operation)) return;
@@ -274,23 +300,39 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
       });
     },
   };
+}
+
+type CacheKeyBuilder = NonNullable<Parameters<typeof useResponseCache<YogaContext>>[0]['buildResponseCacheKey']>;
+
+/** An entry's name: the generation, the key's scope, the operation and its variables, hashed; the request is filed under it. */
+function responseCacheKey(generation: CacheGeneration, book: EntryBook): CacheKeyBuilder {
+  return async ({ documentString, variableValues, operationName, sessionId, context }) => {
+    const current = await generation.current();
+    const name = createHash('sha256')
+      .update(JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]))
+      .digest('base64url');
+    if (current === null) return `${UNCACHEABLE}${name}`;
+    const request = (context as Partial<Context> | undefined)?.request;
+    if (request) book.file(sentRequest(request), name);
+    return name;
+  };
+}
+
+export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>): ReadCachePlugins {
+  const book = new EntryBook();
+  const notReads = new WeakSet<object>();
   const forgetWaiting: Plugin<YogaContext> = {
     onResponse({ request }) {
-      // A request whose entry was neither read nor written (a miss with errors) stops waiting.
-      const entry = entryByRequest.get(request);
-      if (!entry || entry.expiresAt !== undefined) return;
-      const others = waiting.get(entry.id)?.filter((candidate) => candidate !== entry) ?? [];
-      if (others.length > 0) waiting.set(entry.id, others);
-      else waiting.delete(entry.id);
+      book.forget(request);
     },
   };
   return {
-    expiryOf: (request) => entryByRequest.get(request)?.expiresAt,
+    expiryOf: (request) => book.entryByRequest.get(request)?.expiresAt,
     plugins: [
-      onlyReadsCached,
+      onlyReadsCached(generation, notReads),
       forgetWaiting,
       useResponseCache<YogaContext>({
-        cache: envelopCache,
+        cache: envelopCacheOver(store, now, metrics, book),
         session: (context) => (context.actor ? cacheScope(context.actor) : null),
         enabled: (context) => context.actor !== null && !notReads.has(context),
         ttl: cacheTtls.default,
@@ -307,20 +349,7 @@ export function useReadCache({ generation, store }: ReadCacheOptions, now: () =>
         // Answers with errors are not cached, as by the plugin's default, which also printed a plain-text
         // console line for each one; every line this process writes is JSON (src/logger.ts).
         shouldCacheResult: ({ result }) => !result.errors,
-        async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId, context }) {
-          const current = await generation.current();
-          const name = createHash('sha256')
-            .update(JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]))
-            .digest('base64url');
-          if (current === null) return `${UNCACHEABLE}${name}`;
-          const request = (context as Partial<Context> | undefined)?.request;
-          if (request) {
-            const entry: EntryOfRequest = { id: name };
-            entryByRequest.set(sentRequest(request), entry);
-            waiting.set(name, [...(waiting.get(name) ?? []), entry]);
-          }
-          return name;
-        },
+        buildResponseCacheKey: responseCacheKey(generation, book),
       }),
     ],
   };

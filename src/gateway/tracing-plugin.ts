@@ -8,8 +8,8 @@
 //   while it executes, so the SQL statements' spans (src/db/traced-adapter.ts) hang below it.
 // - `last` (after every hook that changes the answer): the final status goes on the request span,
 //   which ends, and the answer carries the span's `traceparent`.
-import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
-import { getOperationAST } from 'graphql';
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
@@ -31,33 +31,57 @@ interface TracingPlugins {
   last: Plugin;
 }
 
+/** The request's SERVER span, a child of the incoming `traceparent`, named for its route template. */
+function startRequestSpan(request: Request, url: URL, graphqlEndpoint: string): { span: Span; parent: Context } {
+  const route = routeOf(request.method, url.pathname, graphqlEndpoint);
+  const parent = contextFromHeaders(request.headers);
+  const userAgent = request.headers.get('user-agent');
+  const span = tracer().startSpan(
+    `${request.method} ${route ?? ''}`.trim(),
+    {
+      kind: SpanKind.SERVER,
+      // OpenTelemetry's HTTP server conventions; the server is the one the client addressed (Host).
+      attributes: {
+        'http.request.method': request.method,
+        'url.scheme': url.protocol.slice(0, -1),
+        'url.path': url.pathname,
+        ...(route ? { 'http.route': route } : {}),
+        'server.address': url.hostname,
+        'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+        ...(userAgent ? { 'user_agent.original': userAgent } : {}),
+        'request.id': recordOf(request)?.id ?? '',
+      },
+    },
+    parent,
+  );
+  return { span, parent };
+}
+
+/** An operation's span: `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
+function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
+  const operation = getOperationAST(document, operationName);
+  const type = operation?.operation ?? 'query';
+  const name = operationName ?? operation?.name?.value;
+  return tracer().startSpan(name ? `${type} ${name}` : type, {
+    attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
+  });
+}
+
+/** Ends the request's span with the answer's status; the `traceparent` the answer carries, or null. */
+function endRequestSpan(span: Span, status: number): string | null {
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+  span.end();
+  return currentTraceparent(trace.setSpan(context.active(), span));
+}
+
 export function useTracing(graphqlEndpoint: string): TracingPlugins {
   const requestSpans = new WeakMap<Request, Span>();
 
   const first: Plugin = {
     onRequest({ request, url }) {
       if (!isTracing()) return;
-      const route = routeOf(request.method, url.pathname, graphqlEndpoint);
-      const parent = contextFromHeaders(request.headers);
-      const userAgent = request.headers.get('user-agent');
-      const span = tracer().startSpan(
-        `${request.method} ${route ?? ''}`.trim(),
-        {
-          kind: SpanKind.SERVER,
-          // OpenTelemetry's HTTP server conventions; the server is the one the client addressed (Host).
-          attributes: {
-            'http.request.method': request.method,
-            'url.scheme': url.protocol.slice(0, -1),
-            'url.path': url.pathname,
-            ...(route ? { 'http.route': route } : {}),
-            'server.address': url.hostname,
-            'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-            ...(userAgent ? { 'user_agent.original': userAgent } : {}),
-            'request.id': recordOf(request)?.id ?? '',
-          },
-        },
-        parent,
-      );
+      const { span, parent } = startRequestSpan(request, url, graphqlEndpoint);
       requestSpans.set(request, span);
       const record = recordOf(request);
       // Only a sampled span is in the tracing system for a log line to point at.
@@ -69,13 +93,7 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       if (!isTracing()) return undefined;
-      const operation = getOperationAST(args.document, args.operationName);
-      const type = operation?.operation ?? 'query';
-      // OpenTelemetry's GraphQL conventions: the span is `<type> <name>`, or the type alone for an unnamed operation.
-      const name = args.operationName ?? operation?.name?.value;
-      const span = tracer().startSpan(name ? `${type} ${name}` : type, {
-        attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
-      });
+      const span = startOperationSpan(args.document, args.operationName);
       const active = trace.setSpan(context.active(), span);
       setExecuteFn((executeArgs) => context.with(active, () => executeFn(executeArgs)));
       return {
@@ -97,10 +115,7 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       const span = requestSpans.get(request);
       if (!span) return;
       requestSpans.delete(request);
-      span.setAttribute('http.response.status_code', response.status);
-      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.status}` });
-      span.end();
-      const traceparent = currentTraceparent(trace.setSpan(context.active(), span));
+      const traceparent = endRequestSpan(span, response.status);
       if (!traceparent) return;
       try {
         response.headers.set('traceparent', traceparent);

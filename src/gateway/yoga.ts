@@ -1,5 +1,5 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { sentRequest, type Context } from '../context.ts';
 import { createContext, type AppDeps } from './app.ts';
 import { maskUnexpectedError } from '../errors.ts';
@@ -19,7 +19,7 @@ import { useSecurityHeaders } from './security-headers.ts';
 import { pathMethods } from './path-methods.ts';
 import { useRateLimits } from '../rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
-import { createMetrics } from '../telemetry/metrics.ts';
+import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { useMetricsEndpoint } from './metrics-endpoint.ts';
 import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
@@ -29,12 +29,10 @@ export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
 const GRAPHQL_ENDPOINT = '/graphql';
 
-export function createApp(deps: AppDeps): Yoga {
-  const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
-  const http = useHttpConventions();
-  const metrics = deps.metrics ?? createMetrics(deps);
-  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
-  const tracing = useTracing(GRAPHQL_ENDPOINT);
+type YogaOptions = YogaServerOptions<Record<string, never>, Context>;
+
+/** The two tiers of the response cache (src/gateway/response-cache.ts, answer-cache.ts), when a read cache is configured. */
+function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimits>, metrics: GatewayMetrics) {
   const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now, metrics) : null;
   const answerCache =
     deps.readCache && readCache
@@ -51,6 +49,93 @@ export function createApp(deps: AppDeps): Yoga {
           GRAPHQL_ENDPOINT,
         )
       : null;
+  return { readCache, answerCache };
+}
+
+// Yoga's own error lines (the unexpected error behind a masked answer) carry the request id of
+// the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
+function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
+  return {
+    debug: (...args) => logger.debug(args.map(String).join(' ')),
+    info: (...args) => logger.info(args.map(String).join(' ')),
+    warn: (...args) => logger.warn(args.map(String).join(' ')),
+    error: (...args) => {
+      const error = args.find((arg) => arg instanceof Error);
+      errorLogger(logger, error).error({ err: error }, args.map(String).join(' '));
+    },
+  };
+}
+
+/** The plugins that make up the app, built by createApp; see appPlugins. */
+interface AppParts {
+  rateLimits: ReturnType<typeof useRateLimits>;
+  http: ReturnType<typeof useHttpConventions>;
+  metrics: GatewayMetrics;
+  telemetry: ReturnType<typeof useRequestTelemetry>;
+  tracing: ReturnType<typeof useTracing>;
+  caches: ReturnType<typeof responseCaches>;
+}
+
+/** The plugins in the order they run: the order is the design (each comment says why a plugin sits where it does). */
+function appPlugins(deps: AppDeps, { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts): YogaOptions['plugins'] {
+  return [
+    // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
+    useErrorLoggers(),
+    // First of the onResponse hooks: it keeps answers as the handler made them, before the hooks below add to them.
+    ...(answerCache ? [answerCache.capture] : []),
+    http.first,
+    useSecurityHeaders({
+      origins: deps.config.corsOrigins,
+      methodsOf: pathMethods({ graphqlEndpoint: GRAPHQL_ENDPOINT, explorers: deps.config.explorers, metrics: deps.config.metricsToken !== null }),
+    }),
+    telemetry.first,
+    // After the request record is started (the request span carries its id), before anything may answer.
+    tracing.first,
+    // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
+    ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
+    // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
+    useETags(),
+    useCompression(),
+    useHealthChecks(deps),
+    useMetricsEndpoint(metrics, deps.config.metricsToken),
+    useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
+    // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
+    useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
+    useApiDocs(deps.config.explorers, {
+      publicUrl: deps.config.publicUrl,
+      contactEmail: deps.config.apiContactEmail,
+      leadSources: deps.config.leadSources,
+    }),
+    // After health checks and the explorers (never limited), before the REST door rebuilds requests.
+    rateLimits.requests,
+    // Repeated reads are answered here, before the REST door and GraphQL's own work.
+    ...(answerCache ? [answerCache.serve] : []),
+    useRestRoutes(deps),
+    useInputErrorCodes(),
+    useErrorCodes(),
+    useReadableGraphQLParams(),
+    useInputChecks(),
+    useSchemaPrivacy({ production: deps.config.production }),
+    useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
+    // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
+    rateLimits.operations,
+    // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
+    ...(readCache?.plugins ?? []),
+    telemetry.errorBodies,
+    http.last,
+    // After every other answer-changing hook: the record is finished from the answer as sent.
+    telemetry.last,
+    tracing.last,
+  ];
+}
+
+export function createApp(deps: AppDeps): Yoga {
+  const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
+  const http = useHttpConventions();
+  const metrics = deps.metrics ?? createMetrics(deps);
+  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
+  const tracing = useTracing(GRAPHQL_ENDPOINT);
+  const caches = responseCaches(deps, rateLimits, metrics);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     // A context that cannot be built (the database is unreachable) fails the request, and Yoga logs
@@ -73,65 +158,7 @@ export function createApp(deps: AppDeps): Yoga {
     healthCheckEndpoint: ' disabled',
     // A database that does not answer is 503 `unavailable`, not 500 (src/db/unavailable.ts).
     maskedErrors: { maskError: maskUnexpectedError },
-    // Yoga's own error lines (the unexpected error behind a masked answer) carry the request id of
-    // the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
-    logging: {
-      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
-      info: (...args) => deps.logger.info(args.map(String).join(' ')),
-      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => {
-        const error = args.find((arg) => arg instanceof Error);
-        errorLogger(deps.logger, error).error({ err: error }, args.map(String).join(' '));
-      },
-    },
-    plugins: [
-      // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
-      useErrorLoggers(),
-      // First of the onResponse hooks: it keeps answers as the handler made them, before the hooks below add to them.
-      ...(answerCache ? [answerCache.capture] : []),
-      http.first,
-      useSecurityHeaders({
-        origins: deps.config.corsOrigins,
-        methodsOf: pathMethods({ graphqlEndpoint: GRAPHQL_ENDPOINT, explorers: deps.config.explorers, metrics: deps.config.metricsToken !== null }),
-      }),
-      telemetry.first,
-      // After the request record is started (the request span carries its id), before anything may answer.
-      tracing.first,
-      // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
-      ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
-      // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
-      useETags(),
-      useCompression(),
-      useHealthChecks(deps),
-      useMetricsEndpoint(metrics, deps.config.metricsToken),
-      useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
-      // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
-      useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
-      useApiDocs(deps.config.explorers, {
-        publicUrl: deps.config.publicUrl,
-        contactEmail: deps.config.apiContactEmail,
-        leadSources: deps.config.leadSources,
-      }),
-      // After health checks and the explorers (never limited), before the REST door rebuilds requests.
-      rateLimits.requests,
-      // Repeated reads are answered here, before the REST door and GraphQL's own work.
-      ...(answerCache ? [answerCache.serve] : []),
-      useRestRoutes(deps),
-      useInputErrorCodes(),
-      useErrorCodes(),
-      useReadableGraphQLParams(),
-      useInputChecks(),
-      useSchemaPrivacy({ production: deps.config.production }),
-      useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
-      // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
-      rateLimits.operations,
-      // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
-      ...(readCache?.plugins ?? []),
-      telemetry.errorBodies,
-      http.last,
-      // After every other answer-changing hook: the record is finished from the answer as sent.
-      telemetry.last,
-      tracing.last,
-    ],
+    logging: yogaLogging(deps.logger),
+    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches }),
   });
 }

@@ -99,8 +99,9 @@ function requestUrl(req: IncomingMessage): URL | null {
 function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: string } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((item) => headers.append(name, item));
-    else if (value !== undefined) headers.set(name, value);
+    if (Array.isArray(value)) {
+      for (const item of value) headers.append(name, item);
+    } else if (value !== undefined) headers.set(name, value);
   }
   headers.delete('transfer-encoding');
   const requestId = requestIdFor(headers);
@@ -159,70 +160,158 @@ function readToEnd(req: IncomingMessage): Promise<void> {
   });
 }
 
-export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
+/** What the server keeps of its connections: read by the request handler, the drain and the listener's close. */
+interface ConnectionState {
   /** Requests received on each open connection and not yet answered (more than one when pipelined). */
-  const unanswered = new Map<Socket, number>();
+  unanswered: Map<Socket, number>;
   /** Connections accepted after the drain began, while the listening socket was still open. */
-  const acceptedWhileDraining = new WeakSet<Socket>();
+  acceptedWhileDraining: WeakSet<Socket>;
   /** Connections the listening socket has accepted (or dropped at the cap) so far. */
-  let acceptedCount = 0;
+  acceptedCount: number;
+  /** Resolves once the listening socket is closed (markListenerClosed). */
+  listenerClosed: Promise<void>;
+  markListenerClosed: () => void;
+}
+
+function connectionState(): ConnectionState {
   let markListenerClosed: () => void = () => undefined;
   const listenerClosed = new Promise<void>((resolve) => (markListenerClosed = resolve));
+  return { unanswered: new Map(), acceptedWhileDraining: new WeakSet(), acceptedCount: 0, listenerClosed, markListenerClosed };
+}
 
-  const write = async (req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> => {
-    const bytes = await finalBytes(response);
-    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    res.statusCode = response.status;
-    response.headers.forEach((value, name) => res.appendHeader(name, value));
-    // Decided when the answer is written, not when the request came in: a request received before
-    // the shutdown and answered after it still tells its client to open no further request here.
-    // With pipelined requests queued behind this one, the last of them carries the close instead.
-    if (lifecycle.draining && (unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
-    res.end(body);
-  };
+async function writeResponse(state: ConnectionState, lifecycle: Lifecycle, req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const bytes = await finalBytes(response);
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    res.appendHeader(name, value);
+  });
+  // Decided when the answer is written, not when the request came in: a request received before
+  // the shutdown and answered after it still tells its client to open no further request here.
+  // With pipelined requests queued behind this one, the last of them carries the close instead.
+  if (lifecycle.draining && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
+  res.end(body);
+}
 
-  const server = createServer(
-    {
-      headersTimeout: settings.httpHeadersTimeoutMs,
-      requestTimeout: settings.httpRequestTimeoutMs,
-      keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
-      // How often Node checks the two timeouts above (its default, 30 s, would let a slow client
-      // outlive a timeout of a few seconds by up to half a minute).
-      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
-    },
-    (req, res) => {
-      const socket = req.socket;
-      unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
-      res.once('close', () => {
-        if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
+/** The 500 of a request that failed outside the app (the headers too, unless they were sent already). */
+function writeInternalError(res: ServerResponse, requestId: string, draining: boolean): void {
+  if (!res.headersSent) {
+    res.writeHead(500, {
+      ...PROTECTIVE_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      [REQUEST_ID_HEADER]: requestId,
+      ...(draining ? { connection: 'close' } : {}),
+    });
+  }
+  res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.', request_id: requestId }));
+}
+
+/** The request handler: counts the request on its connection, then answers it through the app (or 503 while draining). */
+function requestHandler(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle, state: ConnectionState) {
+  const { unanswered } = state;
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
+    });
+    const { headers, requestId } = requestHeaders(req);
+    if (state.acceptedWhileDraining.has(socket)) {
+      // Answered once the listening socket is closed, not before: a client told to retry at once
+      // would otherwise be back in the accept queue, and the queue would never be empty.
+      void Promise.all([state.listenerClosed, readToEnd(req)]).then(() => {
+        const { status, headers: answerHeaders, body } = shuttingDown(requestId);
+        res.writeHead(status, answerHeaders).end(body);
       });
-      const { headers, requestId } = requestHeaders(req);
-      if (acceptedWhileDraining.has(socket)) {
-        // Answered once the listening socket is closed, not before: a client told to retry at once
-        // would otherwise be back in the accept queue, and the queue would never be empty.
-        void Promise.all([listenerClosed, readToEnd(req)]).then(() => {
-          const { status, headers: answerHeaders, body } = shuttingDown(requestId);
-          res.writeHead(status, answerHeaders).end(body);
-        });
-        return;
-      }
-      answer(app, settings, req, headers, requestId)
-        .then((response) => write(req, res, response))
-        .catch((error: unknown) => {
-          logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
-          if (!res.headersSent) {
-            res.writeHead(500, {
-              ...PROTECTIVE_HEADERS,
-              'content-type': 'application/json; charset=utf-8',
-              'cache-control': 'no-store',
-              [REQUEST_ID_HEADER]: requestId,
-              ...(lifecycle.draining ? { connection: 'close' } : {}),
-            });
-          }
-          res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.', request_id: requestId }));
-        });
-    },
-  );
+      return;
+    }
+    answer(app, settings, req, headers, requestId)
+      .then((response) => writeResponse(state, lifecycle, req, res, response))
+      .catch((error: unknown) => {
+        logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
+        writeInternalError(res, requestId, lifecycle.draining);
+      });
+  };
+}
+
+/** The server's timeouts. */
+function serverOptions(settings: HttpServerSettings) {
+  return {
+    headersTimeout: settings.httpHeadersTimeoutMs,
+    requestTimeout: settings.httpRequestTimeoutMs,
+    keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
+    // How often Node checks the two timeouts above (its default, 30 s, would let a slow client
+    // outlive a timeout of a few seconds by up to half a minute).
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
+  };
+}
+
+/** The socket handlers: each accepted connection is counted and tracked until it closes; one dropped at the cap is logged. */
+function trackConnections(server: Server, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle, state: ConnectionState, onClose: () => void): void {
+  server.on('connection', (socket: Socket) => {
+    state.acceptedCount += 1;
+    if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
+    state.unanswered.set(socket, 0);
+    socket.once('close', () => {
+      state.unanswered.delete(socket);
+      onClose();
+    });
+  });
+  server.on('drop', () => {
+    state.acceptedCount += 1;
+    logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached');
+  });
+}
+
+/**
+ * Closes the listening socket once no connection is waiting in the kernel's accept queue. Closing
+ * it resets every connection the kernel has accepted (completed the handshake of) and the process
+ * has not: a client that had sent its request would get a reset, not an answer. So it closes when
+ * a poll phase of the event loop (where Node accepts from a listening socket with connections
+ * waiting) went by without accepting one, and, where the kernel tells (src/http/accept-queue.ts), when
+ * the queue is empty at that moment; a connection that completes its handshake in the microseconds
+ * between that look and the close is the one left to chance. Connections keep coming only from
+ * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is
+ * closed, so the clients do not come back into the queue.
+ */
+// `maxMs`: the longest it stays open while connections keep arriving (clients of the requests still
+// in flight reconnect as each is answered); then it closes anyway, and the kernel resets those
+// still waiting in its queue.
+function closeListener(server: Server, state: ConnectionState, logger: Logger, maxMs: number, onClosed: () => void): void {
+  const started = Date.now();
+  let seen = state.acceptedCount;
+  let looks = 0;
+  const look = (): void => {
+    looks += 1;
+    const address = server.address();
+    const port = address !== null && typeof address === 'object' ? address.port : null;
+    const quiet = port === null || (looks > 1 && state.acceptedCount === seen && (acceptQueueLength(port) ?? 0) === 0);
+    const overdue = Date.now() - started >= maxMs;
+    if (!quiet && !overdue) {
+      seen = state.acceptedCount;
+      setImmediate(look);
+      return;
+    }
+    if (!quiet) logger.warn({ ms: Date.now() - started }, 'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)');
+    // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
+    // connection at once, and a client may be sending its next request on one at this very
+    // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
+    // timeout instead, as in normal operation: a client (or a load balancer's pool) still
+    // sending on it meanwhile is answered, with `Connection: close`.
+    // Its callback comes once every connection has closed too.
+    NetServer.prototype.close.call(server, onClosed);
+    state.markListenerClosed();
+  };
+  // setImmediate runs right after a poll phase; the first look comes before the next one and
+  // only notes the count.
+  setImmediate(look);
+}
+
+export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
+  const state = connectionState();
+  const { unanswered } = state;
+  const server = createServer(serverOptions(settings), requestHandler(app, settings, logger, lifecycle, state));
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
   let listenerDone = false;
@@ -230,63 +319,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   const settleDrain = (): void => {
     if (listenerDone && unanswered.size === 0) onDrained?.();
   };
-  server.on('connection', (socket: Socket) => {
-    acceptedCount += 1;
-    if (lifecycle.draining) acceptedWhileDraining.add(socket);
-    unanswered.set(socket, 0);
-    socket.once('close', () => {
-      unanswered.delete(socket);
-      settleDrain();
-    });
-  });
-  server.on('drop', () => {
-    acceptedCount += 1;
-    logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached');
-  });
-
-  /**
-   * Closes the listening socket once no connection is waiting in the kernel's accept queue. Closing
-   * it resets every connection the kernel has accepted (completed the handshake of) and the process
-   * has not: a client that had sent its request would get a reset, not an answer. So it closes when
-   * a poll phase of the event loop (where Node accepts from a listening socket with connections
-   * waiting) went by without accepting one, and, where the kernel tells (src/http/accept-queue.ts), when
-   * the queue is empty at that moment; a connection that completes its handshake in the microseconds
-   * between that look and the close is the one left to chance. Connections keep coming only from
-   * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is
-   * closed, so the clients do not come back into the queue.
-   */
-  // `maxMs`: the longest it stays open while connections keep arriving (clients of the requests still
-  // in flight reconnect as each is answered); then it closes anyway, and the kernel resets those
-  // still waiting in its queue.
-  const closeListener = (maxMs: number, onClosed: () => void): void => {
-    const started = Date.now();
-    let seen = acceptedCount;
-    let looks = 0;
-    const look = (): void => {
-      looks += 1;
-      const address = server.address();
-      const port = address !== null && typeof address === 'object' ? address.port : null;
-      const quiet = port === null || (looks > 1 && acceptedCount === seen && (acceptQueueLength(port) ?? 0) === 0);
-      const overdue = Date.now() - started >= maxMs;
-      if (!quiet && !overdue) {
-        seen = acceptedCount;
-        setImmediate(look);
-        return;
-      }
-      if (!quiet) logger.warn({ ms: Date.now() - started }, 'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)');
-      // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
-      // connection at once, and a client may be sending its next request on one at this very
-      // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
-      // timeout instead, as in normal operation: a client (or a load balancer's pool) still
-      // sending on it meanwhile is answered, with `Connection: close`.
-      // Its callback comes once every connection has closed too.
-      NetServer.prototype.close.call(server, onClosed);
-      markListenerClosed();
-    };
-    // setImmediate runs right after a poll phase; the first look comes before the next one and
-    // only notes the count.
-    setImmediate(look);
-  };
+  trackConnections(server, settings, logger, lifecycle, state, settleDrain);
 
   let drained: Promise<void> | undefined;
   return {
@@ -304,7 +337,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       drained ??= new Promise<void>((resolve) => {
         lifecycle.draining = true;
         onDrained = resolve;
-        closeListener(maxIdleLingerMs, () => {
+        closeListener(server, state, logger, maxIdleLingerMs, () => {
           listenerDone = true;
           settleDrain();
         });

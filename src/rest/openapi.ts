@@ -258,102 +258,120 @@ function parameterExample(route: RestRoute, name: string, schema: JsonSchema): u
   return undefined;
 }
 
-function operationOf(route: RestRoute, context: DocumentContext): Record<string, unknown> | null {
-  const { writer } = context;
-  const field = writer.rootField(route);
-  if (!field) return null;
-  const access = accessOfField(field);
-  const argsByName = new Map(field.args.map((arg) => [arg.name, arg]));
-  const declared = route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined;
-  // Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts).
-  const conditional = route.method === 'GET' && (route.successStatus ?? 200) === 200;
-  const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
-  const parameter = (name: string, where: 'path' | 'query') => {
-    const arg = argsByName.get(name);
-    const schema = withoutNull(argumentSchema(route, context, declared, arg, name));
-    const { description: schemaDescription, examples: _examples, ...bare } = schema;
-    const description = arg?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
-    const isObject = bare.type === 'object' || typeof bare.$ref === 'string';
-    const example = parameterExample(route, name, schema);
-    return {
-      name,
-      in: where,
-      required: where === 'path' || isRequired(declared, arg, name),
-      ...(description ? { description } : {}),
-      ...(isObject ? { style: 'deepObject', explode: true } : {}),
-      schema: bare,
-      ...(example !== undefined ? { example } : {}),
-    };
+/** What the parts of one operation are written from: the route, its root field and its declared arguments. */
+interface OperationSource {
+  route: RestRoute;
+  context: DocumentContext;
+  field: GraphQLField<unknown, unknown>;
+  argsByName: Map<string, GraphQLArgument>;
+  declared: DeclaredArguments | undefined;
+  /** Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts). */
+  conditional: boolean;
+}
+
+/** A path or query parameter: read where it is read, with no null (the text of a URL is never null). */
+function parameterOf(source: OperationSource, name: string, where: 'path' | 'query') {
+  const { route, context, declared } = source;
+  const arg = source.argsByName.get(name);
+  const schema = withoutNull(argumentSchema(route, context, declared, arg, name));
+  const { description: schemaDescription, examples: _examples, ...bare } = schema;
+  const description = arg?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
+  const isObject = bare.type === 'object' || typeof bare.$ref === 'string';
+  const example = parameterExample(route, name, schema);
+  return {
+    name,
+    in: where,
+    required: where === 'path' || isRequired(declared, arg, name),
+    ...(description ? { description } : {}),
+    ...(isObject ? { style: 'deepObject', explode: true } : {}),
+    schema: bare,
+    ...(example !== undefined ? { example } : {}),
   };
-  const parameters = [
-    ...pathNames.map((name) => parameter(name, 'path')),
-    ...(route.query ?? []).map((name) => parameter(name, 'query')),
-    ...(route.tokenInQuery
-      ? [
-          {
-            name: 'token',
-            in: 'query',
-            required: false,
-            description: 'The API key, for providers that cannot send an Authorization header.',
-            schema: { type: 'string', pattern: KEY_PATTERN.source },
-            example: EXAMPLE_API_KEY,
-          },
-        ]
-      : []),
-    ...(route.idempotent
-      ? [
-          {
-            name: IDEMPOTENCY_HEADER,
-            in: 'header',
-            required: false,
-            description:
-              `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
-              'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
-            schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
-            example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
-          },
-        ]
-      : []),
-    ...(conditional
-      ? [
-          {
-            name: 'If-None-Match',
-            in: 'header',
-            required: false,
-            description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.',
-            schema: { type: 'string' },
-            example: '"3q2-7Kx9bV"',
-          },
-        ]
-      : []),
+}
+
+/** The `token` query parameter of routes whose callers cannot send an Authorization header. */
+function tokenParameter() {
+  return {
+    name: 'token',
+    in: 'query',
+    required: false,
+    description: 'The API key, for providers that cannot send an Authorization header.',
+    schema: { type: 'string', pattern: KEY_PATTERN.source },
+    example: EXAMPLE_API_KEY,
+  };
+}
+
+/** The idempotency key header of the routes that honour one (src/domain/leads/idempotency.ts). */
+function idempotencyKeyParameter() {
+  return {
+    name: IDEMPOTENCY_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
+      'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+    example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
+  };
+}
+
+/** The If-None-Match header of a conditional GET. */
+function ifNoneMatchParameter() {
+  return {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.',
+    schema: { type: 'string' },
+    example: '"3q2-7Kx9bV"',
+  };
+}
+
+/** The parameters of an operation: its path's, its query's, then the headers it reads. */
+function parametersOf(source: OperationSource) {
+  const { route } = source;
+  const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
+  return [
+    ...pathNames.map((name) => parameterOf(source, name, 'path')),
+    ...(route.query ?? []).map((name) => parameterOf(source, name, 'query')),
+    ...(route.tokenInQuery ? [tokenParameter()] : []),
+    ...(route.idempotent ? [idempotencyKeyParameter()] : []),
+    ...(source.conditional ? [ifNoneMatchParameter()] : []),
   ];
-  const body = route.body
-    ? (() => {
-        const properties = Object.fromEntries(route.body.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]));
-        const required = route.body.filter((name) => isRequired(declared, argsByName.get(name), name));
-        const schema = { type: 'object', properties, required };
-        const example = exampleOf(route)?.request;
-        const withExample = example !== undefined ? { schema, example } : { schema };
-        return {
-          required: true,
-          content: {
-            'application/json': withExample,
-            ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
-            // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
-            // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
-            'multipart/form-data': {
-              schema: railsFormSchema(schema, context.writer.components),
-              ...(example !== undefined ? { example: railsFormFields(example) } : {}),
-            },
-          },
-        };
-      })()
-    : undefined;
+}
+
+/** The request body of an operation that reads one: as JSON, as a form if it takes one, and as multipart form fields. */
+function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
+  const { route, context, declared, argsByName } = source;
+  const properties = Object.fromEntries(bodyNames.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]));
+  const required = bodyNames.filter((name) => isRequired(declared, argsByName.get(name), name));
+  const schema = { type: 'object', properties, required };
+  const example = exampleOf(route)?.request;
+  const withExample = example !== undefined ? { schema, example } : { schema };
+  return {
+    required: true,
+    content: {
+      'application/json': withExample,
+      ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
+      // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
+      // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
+      'multipart/form-data': {
+        schema: railsFormSchema(schema, context.writer.components),
+        ...(example !== undefined ? { example: railsFormFields(example) } : {}),
+      },
+    },
+  };
+}
+
+const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
+// Every answer names its request (src/gateway/request-telemetry.ts).
+const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
+
+/** The responses of an operation: its success (or redirect), 304 when conditional, and the errors it can answer. */
+function responsesOf(source: OperationSource, access: FieldAccess) {
+  const { route, context, field, conditional } = source;
   const status = route.successStatus ?? 200;
   const example = exampleOf(route);
-  const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
-  // Every answer names its request (src/gateway/request-telemetry.ts).
-  const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
   const deprecationHeaders = route.deprecated ? deprecationHeaderDocs(route.deprecated) : {};
   const success =
     status === 302
@@ -369,7 +387,7 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
             ...requestIdHeader,
             ...deprecationHeaders,
           },
-          content: { 'application/json': { schema: writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
+          content: { 'application/json': { schema: context.writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
         };
   const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
   // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation;
@@ -389,28 +407,64 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
       },
     ]),
   );
+  return {
+    [String(status)]: success,
+    ...notModified,
+    ...errors,
+    // An operation that only redirects answers every other status with the error body.
+    ...(status === 302
+      ? { default: { description: 'Any other status: an error.', headers: requestIdHeader, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
+      : {}),
+  };
+}
+
+/** Who may call the operation, in words: the first paragraph of its description. */
+function accessTextOf(access: FieldAccess): string {
   const { permissions, alsoNeeds, deniedStatus } = access;
-  const accessText =
-    access.access === 'public'
-      ? 'No API key: anyone may call it.'
-      : access.access === 'authenticated'
-        ? 'Any valid API key.'
-        : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
-          `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`` +
-          `${alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
+  return access.access === 'public'
+    ? 'No API key: anyone may call it.'
+    : access.access === 'authenticated'
+      ? 'Any valid API key.'
+      : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
+        `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`` +
+        `${alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
+}
+
+/** An operation's description: who may call it, what each permission means, the field's own words and any deprecation. */
+function operationDescription(route: RestRoute, field: GraphQLField<unknown, unknown>, access: FieldAccess): string {
+  return [
+    accessTextOf(access),
+    ...access.permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
+    field.description ?? '',
+    route.deprecated
+      ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+function operationOf(route: RestRoute, context: DocumentContext): Record<string, unknown> | null {
+  const field = context.writer.rootField(route);
+  if (!field) return null;
+  const access = accessOfField(field);
+  const source: OperationSource = {
+    route,
+    context,
+    field,
+    argsByName: new Map(field.args.map((arg) => [arg.name, arg])),
+    declared: route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined,
+    conditional: route.method === 'GET' && (route.successStatus ?? 200) === 200,
+  };
+  // The parts are written in this order (parameters, body, responses): each may add components to the writer.
+  const parameters = parametersOf(source);
+  const body = route.body ? requestBodyOf(source, route.body) : undefined;
+  const responses = responsesOf(source, access);
+  const { permissions, deniedStatus } = access;
   return {
     operationId: field.name,
     summary: route.summary,
-    description: [
-      accessText,
-      ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
-      field.description ?? '',
-      route.deprecated
-        ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
-        : '',
-    ]
-      .filter(Boolean)
-      .join('\n\n'),
+    description: operationDescription(route, field, access),
     ...(route.deprecated ? { deprecated: true } : {}),
     tags: [route.tag],
     'x-permission': access.access,
@@ -420,15 +474,7 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
     security: access.access === 'public' ? [] : [{ bearer: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: {
-      [String(status)]: success,
-      ...notModified,
-      ...errors,
-      // An operation that only redirects answers every other status with the error body.
-      ...(status === 302
-        ? { default: { description: 'Any other status: an error.', headers: requestIdHeader, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
-        : {}),
-    },
+    responses,
   };
 }
 
@@ -463,6 +509,70 @@ export interface OpenApiOptions {
   now?: Date;
 }
 
+/** The document's info: what the API is, how to call it, whom to ask and under what licence. */
+function documentInfo(publicUrl: string, contactEmail: string | null | undefined) {
+  return {
+    title: 'Dealership Platform Public API',
+    version: '1.0.0',
+    description:
+      'The REST paths of the dealership platform, for integrators: cars and their performance, the new-vehicle catalogue and offers, ' +
+      'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
+      'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
+      'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
+      'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
+    contact: {
+      name: 'Dealership Platform API support',
+      url: `${publicUrl}/docs`,
+      ...(contactEmail ? { email: contactEmail } : {}),
+    },
+    license: {
+      name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
+      identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
+    },
+  };
+}
+
+/** The response headers every operation refers to (`#/components/headers/…`). */
+function sharedHeaders() {
+  return {
+    'Request-Id': {
+      description:
+        "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
+      schema: { type: 'string', maxLength: 128 },
+      example: EXAMPLE_REQUEST_ID,
+    },
+    'RateLimit-Policy': {
+      description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
+      schema: { type: 'string' },
+      example: '"per-key";q=600;w=60',
+    },
+    RateLimit: {
+      description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
+      schema: { type: 'string' },
+      example: '"per-key";r=598;t=42',
+    },
+    'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
+  };
+}
+
+/** The body of every error answer. */
+function errorSchema() {
+  return {
+    type: 'object',
+    properties: {
+      error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
+      message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
+      field: { type: 'string', description: 'The parameter or body field at fault (422).' },
+      request_id: {
+        type: 'string',
+        description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
+      },
+    },
+    required: ['error', 'message', 'request_id'],
+    additionalProperties: false,
+  };
+}
+
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
@@ -481,65 +591,16 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Dealership Platform Public API',
-      version: '1.0.0',
-      description:
-        'The REST paths of the dealership platform, for integrators: cars and their performance, the new-vehicle catalogue and offers, ' +
-        'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
-        'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
-        'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
-        'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
-      contact: {
-        name: 'Dealership Platform API support',
-        url: `${publicUrl}/docs`,
-        ...(options.contactEmail ? { email: options.contactEmail } : {}),
-      },
-      license: {
-        name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
-        identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
-      },
-    },
+    info: documentInfo(publicUrl, options.contactEmail),
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
     tags: Object.entries(restTags).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
-      headers: {
-        'Request-Id': {
-          description:
-            "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
-          schema: { type: 'string', maxLength: 128 },
-          example: EXAMPLE_REQUEST_ID,
-        },
-        'RateLimit-Policy': {
-          description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
-          schema: { type: 'string' },
-          example: '"per-key";q=600;w=60',
-        },
-        RateLimit: {
-          description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
-          schema: { type: 'string' },
-          example: '"per-key";r=598;t=42',
-        },
-        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
-      },
+      headers: sharedHeaders(),
       schemas: {
-        Error: {
-          type: 'object',
-          properties: {
-            error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
-            message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
-            field: { type: 'string', description: 'The parameter or body field at fault (422).' },
-            request_id: {
-              type: 'string',
-              description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
-            },
-          },
-          required: ['error', 'message', 'request_id'],
-          additionalProperties: false,
-        },
+        Error: errorSchema(),
         ...writer.components,
       },
     },

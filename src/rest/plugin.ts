@@ -185,57 +185,118 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   return restErrorResponse([permissionDenied(status, first === access ? undefined : first)]);
 }
 
+/** Yoga's envelope, once Yoga is initialised, and the one each REST context was made with. */
+interface YogaEnvelope {
+  getEnveloped: GetEnveloped | undefined;
+  byContext: WeakMap<object, Enveloped>;
+}
+
+// Sofa (and the filtered schema it serves) is built for the first REST request, not at start-up:
+// building it costs more CPU than the rest of the start, and a /graphql-only instance never needs it.
+function createSofa(served: GraphQLSchema, envelope: YogaEnvelope): SofaHandler {
+  return createSofaHandler({
+    basePath: '',
+    schema: served,
+    routes: Object.fromEntries(
+      restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
+    ),
+    async context(serverContext) {
+      if (!envelope.getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
+      const enveloped = envelope.getEnveloped(serverContext);
+      const context = (await enveloped.contextFactory(serverContext)) as object;
+      envelope.byContext.set(context, enveloped);
+      return context;
+    },
+    execute: ((args: ExecutionArgs) => {
+      const enveloped = envelope.byContext.get(args.contextValue as object);
+      if (!enveloped) throw new TypeError('REST execution without a Yoga context');
+      return enveloped.execute(args);
+    }) as never,
+    // fets types its own Response class; ours is the platform's, which fets accepts at run time.
+    errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
+  });
+}
+
+/**
+ * Sofa and the root fields whose arguments the door reads, both of the REST schema: its types are
+ * what REST bodies are read as (an enum of spec values is their text there, src/rest/rest-schema.ts).
+ */
+function openDoor(current: GraphQLSchema, envelope: YogaEnvelope) {
+  const served = restSchema(current);
+  const rootFields = new Map(
+    restRoutes.flatMap((route) => {
+      const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+      const field = (operation === 'Query' ? served.getQueryType() : served.getMutationType())?.getFields()[name];
+      return field ? [[route.field, field] as const] : [];
+    }),
+  );
+  return { sofa: createSofa(served, envelope), rootFields };
+}
+
+/** The route the request's path and method name, or the 400 (undecodable path parameter) or 405 (other method) that ends it. */
+function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
+  // A path parameter that is not percent-encoded UTF-8 cannot name anything: refused before any other work.
+  const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
+  if (malformed) {
+    return restError(400, { error: 'malformed_request', message: `The path parameter ${malformed} is not valid percent-encoded UTF-8.` });
+  }
+  const match = matches.find((candidate) => candidate.route.method === method);
+  if (!match) {
+    const methods = new Set<string>(matches.map((candidate) => candidate.route.method));
+    // HEAD is answered wherever GET is (useHttpConventions).
+    if (methods.has('GET')) methods.add('HEAD');
+    const allow = [...methods].join(', ');
+    return restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow });
+  }
+  return match;
+}
+
+/** The answer with X-Ignored-Parameters, and the log line that names them. */
+function withIgnoredParameters(deps: RestDeps, request: Request, pathname: string, response: Response, ignored: readonly string[]): Response {
+  // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
+  // The names are the caller's text: a few, each cut, so one request cannot write a huge line.
+  const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
+  requestLogger(deps.logger, request).info(
+    { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
+    'ignored parameters the operation does not take',
+  );
+  const headers = new Headers(response.headers);
+  headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
+  return new Response(response.body, { status: response.status, headers });
+}
+
+/** The answer of a routed request: checked and prepared here, run by Sofa, finished here. */
+async function answerRoute(
+  deps: RestDeps,
+  request: Request,
+  pathname: string,
+  match: MatchedRoute,
+  field: GraphQLField<unknown, unknown>,
+  handler: SofaHandler,
+  serverContext: unknown,
+): Promise<Response> {
+  const ignored: string[] = [];
+  const prepared = await prepareRequest(deps, request, match, field, ignored);
+  let response: Response;
+  if (prepared instanceof Response) {
+    // Refused before Sofa: a deprecated path says so to every caller.
+    response = await finishResponse(prepared, match.route);
+  } else {
+    const answered = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
+    // A documented route whose root field does not exist yet answers like any unknown path.
+    response = answered ? await finishResponse(answered, match.route) : restError(404, { error: 'not_found', message: 'No such path.' });
+  }
+  return ignored.length > 0 ? withIgnoredParameters(deps, request, pathname, response, ignored) : response;
+}
+
 export function useRestRoutes(deps: RestDeps): Plugin {
   let schema: GraphQLSchema | undefined;
   let door: { sofa: SofaHandler; rootFields: Map<string, GraphQLField<unknown, unknown>> } | undefined;
-  let getEnveloped: GetEnveloped | undefined;
-  const envelopedByContext = new WeakMap<object, Enveloped>();
-
-  // Sofa (and the filtered schema it serves) is built for the first REST request, not at start-up:
-  // building it costs more CPU than the rest of the start, and a /graphql-only instance never needs it.
-  function createSofa(served: GraphQLSchema): SofaHandler {
-  return createSofaHandler({
-      basePath: '',
-      schema: served,
-      routes: Object.fromEntries(
-        restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
-      ),
-      async context(serverContext) {
-        if (!getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-        const enveloped = getEnveloped(serverContext);
-        const context = (await enveloped.contextFactory(serverContext)) as object;
-        envelopedByContext.set(context, enveloped);
-        return context;
-      },
-      execute: ((args: ExecutionArgs) => {
-        const enveloped = envelopedByContext.get(args.contextValue as object);
-        if (!enveloped) throw new TypeError('REST execution without a Yoga context');
-        return enveloped.execute(args);
-      }) as never,
-      // fets types its own Response class; ours is the platform's, which fets accepts at run time.
-      errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
-    });
-  }
-
-  /**
-   * Sofa and the root fields whose arguments the door reads, both of the REST schema: its types are
-   * what REST bodies are read as (an enum of spec values is their text there, src/rest/rest-schema.ts).
-   */
-  function openDoor(current: GraphQLSchema) {
-    const served = restSchema(current);
-    const rootFields = new Map(
-      restRoutes.flatMap((route) => {
-        const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-        const field = (operation === 'Query' ? served.getQueryType() : served.getMutationType())?.getFields()[name];
-        return field ? [[route.field, field] as const] : [];
-      }),
-    );
-    return { sofa: createSofa(served), rootFields };
-  }
+  const envelope: YogaEnvelope = { getEnveloped: undefined, byContext: new WeakMap() };
 
   return {
     onYogaInit({ yoga }) {
-      getEnveloped = yoga.getEnveloped;
+      envelope.getEnveloped = yoga.getEnveloped;
     },
     onSchemaChange({ schema: changed }) {
       schema = changed;
@@ -244,23 +305,13 @@ export function useRestRoutes(deps: RestDeps): Plugin {
     onRequest({ request, url, endResponse, serverContext }) {
       const matches = matchPath(url.pathname);
       if (matches.length === 0) return undefined;
-      // A path parameter that is not percent-encoded UTF-8 cannot name anything: refused before any other work.
-      const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
-      if (malformed) {
-        endResponse(restError(400, { error: 'malformed_request', message: `The path parameter ${malformed} is not valid percent-encoded UTF-8.` }));
-        return undefined;
-      }
-      const match = matches.find((candidate) => candidate.route.method === request.method);
-      if (!match) {
-        const methods = new Set<string>(matches.map((candidate) => candidate.route.method));
-        // HEAD is answered wherever GET is (useHttpConventions).
-        if (methods.has('GET')) methods.add('HEAD');
-        const allow = [...methods].join(', ');
-        endResponse(restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow }));
+      const match = routeOrRefusal(matches, request.method);
+      if (match instanceof Response) {
+        endResponse(match);
         return undefined;
       }
       if (!schema) throw new Error('the REST layer has no schema yet');
-      door ??= openDoor(schema);
+      door ??= openDoor(schema, envelope);
       const field = door.rootFields.get(match.route.field);
       // A documented route whose root field does not exist yet answers like any unknown path.
       if (!field) {
@@ -269,30 +320,7 @@ export function useRestRoutes(deps: RestDeps): Plugin {
       }
       const handler = door.sofa;
       return (async () => {
-        const ignored: string[] = [];
-        const prepared = await prepareRequest(deps, request, match, field, ignored);
-        let response: Response;
-        if (prepared instanceof Response) {
-          // Refused before Sofa: a deprecated path says so to every caller.
-          response = await finishResponse(prepared, match.route);
-        } else {
-          const answered = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
-          // A documented route whose root field does not exist yet answers like any unknown path.
-          response = answered ? await finishResponse(answered, match.route) : restError(404, { error: 'not_found', message: 'No such path.' });
-        }
-        if (ignored.length > 0) {
-          // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
-          // The names are the caller's text: a few, each cut, so one request cannot write a huge line.
-          const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
-          requestLogger(deps.logger, request).info(
-            { method: request.method, path: cutText(url.pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
-            'ignored parameters the operation does not take',
-          );
-          const headers = new Headers(response.headers);
-          headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
-          response = new Response(response.body, { status: response.status, headers });
-        }
-        endResponse(response);
+        endResponse(await answerRoute(deps, request, url.pathname, match, field, handler, serverContext));
       })().catch((error: unknown) => {
         // The database did not answer while the caller or the arguments were being checked: the
         // REST door's 503 body, as for one met while the operation ran.

@@ -161,6 +161,124 @@ function clampSize(value: unknown, fallback: number, max: number | undefined): n
   return max === undefined ? size : Math.min(size, max);
 }
 
+/** How many times a field's selection is answered: a list's size (its declared listSize, else the page around it, else ASSUMED_LIST_SIZE), else once. */
+function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pageSize: number | undefined): number {
+  if (!isListType(getNullableType(field.type))) return 1;
+  const declared = listSizeOf(field);
+  if (declared) {
+    const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
+    return clampSize(requested, declared.defaultSize, declared.maxSize);
+  }
+  return pageSize ?? ASSUMED_LIST_SIZE;
+}
+
+/**
+ * One walk over an operation's selections, with its fragments expanded. A fragment costs the same
+ * wherever it is spread (given the page size around it), so each is walked once: a document that
+ * spreads fragments inside fragments cannot make this walk explode.
+ */
+class ShapeWalk {
+  /** The first connection page asked for over connectionPageSize.max, if any. */
+  oversizedPage: OperationShape['oversizedPage'];
+  private readonly schema: GraphQLSchema;
+  private readonly variables: Record<string, unknown>;
+  private readonly fragments = new Map<string, FragmentDefinitionNode>();
+  private readonly fragmentTotals = new Map<string, SelectionTotals>();
+  private readonly walking = new Set<string>();
+
+  constructor(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
+    this.schema = schema;
+    this.variables = variables;
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
+    }
+  }
+
+  field(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
+    const totals = empty();
+    totals.aliases += node.alias ? 1 : 0;
+    totals.directives += node.directives?.length ?? 0;
+    const name = node.name.value;
+    if (name === '__schema' || name === '__type') {
+      totals.cost = INTROSPECTION_COST;
+      return totals;
+    }
+    if (name === '__typename' || !(isObjectType(parent) || isInterfaceType(parent))) {
+      totals.cost = 1;
+      totals.depth = 1;
+      return totals;
+    }
+    const field = parent.getFields()[name];
+    if (!field) return totals;
+    let args: Record<string, unknown> = {};
+    try {
+      args = getArgumentValues(field, node, this.variables);
+    } catch {
+      // An invalid argument stops execution with its own error.
+    }
+    const multiplier = listMultiplier(field, args, pageSize);
+    if (isConnection(field) && !this.oversizedPage) {
+      for (const argument of ['first', 'last'] as const) {
+        const size = args[argument];
+        if (typeof size === 'number' && size > connectionPageSize.max) this.oversizedPage = { field: name, argument, size };
+      }
+    }
+    const childPageSize = isConnection(field)
+      ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max)
+      : undefined;
+    const type = getNamedType(field.type);
+    const children = node.selectionSet ? this.selectionSet(node.selectionSet, type, childPageSize) : empty();
+    totals.cost = 1 + multiplier * children.cost;
+    totals.depth = 1 + children.depth;
+    // Aliases and directives inside a list are written once and answered many times: counted once.
+    totals.aliases += children.aliases;
+    totals.directives += children.directives;
+    return totals;
+  }
+
+  selectionSet(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
+    const totals = empty();
+    const add = (part: SelectionTotals): void => {
+      totals.cost += part.cost;
+      totals.depth = Math.max(totals.depth, part.depth);
+      totals.aliases += part.aliases;
+      totals.directives += part.directives;
+    };
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        add(this.field(selection, type, pageSize));
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
+        const part = condition ? this.selectionSet(selection.selectionSet, condition, pageSize) : empty();
+        add({ ...part, directives: part.directives + (selection.directives?.length ?? 0) });
+      } else {
+        const name = selection.name.value;
+        add({ ...empty(), directives: selection.directives?.length ?? 0 });
+        const part = this.fragment(name, pageSize);
+        if (part) add(part);
+      }
+    }
+    return totals;
+  }
+
+  /** A named fragment's totals at this page size, walked once; null when it is unknown or already being walked (a cycle). */
+  private fragment(name: string, pageSize: number | undefined): SelectionTotals | null {
+    const fragment = this.fragments.get(name);
+    if (!fragment || this.walking.has(name)) return null;
+    const key = `${name}:${pageSize ?? ''}`;
+    let part = this.fragmentTotals.get(key);
+    if (!part) {
+      this.walking.add(name);
+      const condition = this.schema.getType(fragment.typeCondition.name.value);
+      part = condition ? this.selectionSet(fragment.selectionSet, condition, pageSize) : empty();
+      part = { ...part, directives: part.directives + (fragment.directives?.length ?? 0) };
+      this.walking.delete(name);
+      this.fragmentTotals.set(key, part);
+    }
+    return part;
+  }
+}
+
 /**
  * The cost, depth, aliases and directives of the operation that would run, with its fragments
  * expanded. Cost: every field costs 1 plus what it selects, and a list field multiplies what it
@@ -182,104 +300,9 @@ export function operationShape(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   // Invalid variables stop execution with their own error; until then, count with the defaults.
   const variables = 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  // A fragment costs the same wherever it is spread (given the page size around it), so each is
-  // walked once: a document that spreads fragments inside fragments cannot make this walk explode.
-  const fragmentTotals = new Map<string, SelectionTotals>();
-  const walking = new Set<string>();
-  let oversizedPage: OperationShape['oversizedPage'];
-
-  function fieldTotals(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
-    const totals = empty();
-    totals.aliases += node.alias ? 1 : 0;
-    totals.directives += node.directives?.length ?? 0;
-    const name = node.name.value;
-    if (name === '__schema' || name === '__type') {
-      totals.cost = INTROSPECTION_COST;
-      return totals;
-    }
-    if (name === '__typename' || !(isObjectType(parent) || isInterfaceType(parent))) {
-      totals.cost = 1;
-      totals.depth = 1;
-      return totals;
-    }
-    const field = parent.getFields()[name];
-    if (!field) return totals;
-    let args: Record<string, unknown> = {};
-    try {
-      args = getArgumentValues(field, node, variables);
-    } catch {
-      // An invalid argument stops execution with its own error.
-    }
-    const declared = listSizeOf(field);
-    let multiplier = 1;
-    if (isListType(getNullableType(field.type))) {
-      if (declared) {
-        const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
-        multiplier = clampSize(requested, declared.defaultSize, declared.maxSize);
-      } else {
-        multiplier = pageSize ?? ASSUMED_LIST_SIZE;
-      }
-    }
-    if (isConnection(field) && !oversizedPage) {
-      for (const argument of ['first', 'last'] as const) {
-        const size = args[argument];
-        if (typeof size === 'number' && size > connectionPageSize.max) oversizedPage = { field: name, argument, size };
-      }
-    }
-    const childPageSize = isConnection(field)
-      ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max)
-      : undefined;
-    const type = getNamedType(field.type);
-    const children = node.selectionSet ? selectionTotals(node.selectionSet, type, childPageSize) : empty();
-    totals.cost = 1 + multiplier * children.cost;
-    totals.depth = 1 + children.depth;
-    // Aliases and directives inside a list are written once and answered many times: counted once.
-    totals.aliases += children.aliases;
-    totals.directives += children.directives;
-    return totals;
-  }
-
-  function selectionTotals(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
-    const totals = empty();
-    const add = (part: SelectionTotals): void => {
-      totals.cost += part.cost;
-      totals.depth = Math.max(totals.depth, part.depth);
-      totals.aliases += part.aliases;
-      totals.directives += part.directives;
-    };
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        add(fieldTotals(selection, type, pageSize));
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        const part = condition ? selectionTotals(selection.selectionSet, condition, pageSize) : empty();
-        add({ ...part, directives: part.directives + (selection.directives?.length ?? 0) });
-      } else {
-        const name = selection.name.value;
-        const fragment = fragments.get(name);
-        add({ ...empty(), directives: selection.directives?.length ?? 0 });
-        if (!fragment || walking.has(name)) continue;
-        const key = `${name}:${pageSize ?? ''}`;
-        let part = fragmentTotals.get(key);
-        if (!part) {
-          walking.add(name);
-          const condition = schema.getType(fragment.typeCondition.name.value);
-          part = condition ? selectionTotals(fragment.selectionSet, condition, pageSize) : empty();
-          part = { ...part, directives: part.directives + (fragment.directives?.length ?? 0) };
-          walking.delete(name);
-          fragmentTotals.set(key, part);
-        }
-        add(part);
-      }
-    }
-    return totals;
-  }
-
-  const totals = selectionTotals(operation.selectionSet, rootType, undefined);
+  const walk = new ShapeWalk(schema, document, variables);
+  const totals = walk.selectionSet(operation.selectionSet, rootType, undefined);
+  const { oversizedPage } = walk;
   const directives =
     totals.directives +
     (operation.directives?.length ?? 0) +

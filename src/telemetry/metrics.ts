@@ -44,51 +44,62 @@ interface MetricsSources {
   redisAvailable?: () => boolean;
 }
 
-export function createMetrics({ db, now, logger, redisAvailable }: MetricsSources): GatewayMetrics {
+/** A registry with Node's own metrics, less the three whose names break Prometheus' conventions. */
+function registryWithNodeMetrics(): Registry {
   const registry = new Registry();
   // Process memory, CPU, event-loop lag, heap and GC: prom-client's standard Node metrics.
   collectDefaultMetrics({ register: registry });
   // Three of them are gauges named like counters (`_total`), which Prometheus' conventions (and
   // `promtool check metrics`) reject; each is the sum of a gauge kept by type (nodejs_active_handles…).
   for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  return registry;
+}
 
-  const requests = new Counter({
-    name: 'gateway_http_requests_total',
-    help: 'Requests answered, by door (REST route template or GraphQL operation) and status.',
-    labelNames: ['door', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'gateway_http_request_duration_seconds',
-    help: 'Time from receiving a request to its answer, by door and status.',
-    labelNames: ['door', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const graphqlErrors = new Counter({
-    name: 'gateway_graphql_errors_total',
-    help: 'Errors in GraphQL answers on /graphql, by extensions.code.',
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
-  const refusals = new Counter({
-    name: 'gateway_rate_limit_refusals_total',
-    help: 'Requests refused by a rate limit (429), by door.',
-    labelNames: ['door'] as const,
-    registers: [registry],
-  });
-  const cacheLookups = new Counter({
-    name: 'gateway_response_cache_lookups_total',
-    help: 'Response-cache lookups for reads made with a valid key, by tier (answer, then result on an answer miss) and outcome (hit or miss).',
-    labelNames: ['tier', 'outcome'] as const,
-    registers: [registry],
-  });
-  const deliveryFailures = new Counter({
-    name: 'gateway_notification_delivery_failures_total',
-    help: 'Failed notification sends, by outcome: retry (scheduled again) or failed (given up).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+/** The metrics counted as things happen: requests and their latency, GraphQL errors, refusals, cache lookups, failed deliveries. */
+function eventMetrics(registry: Registry) {
+  return {
+    requests: new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'Requests answered, by door (REST route template or GraphQL operation) and status.',
+      labelNames: ['door', 'status'] as const,
+      registers: [registry],
+    }),
+    latency: new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'Time from receiving a request to its answer, by door and status.',
+      labelNames: ['door', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    graphqlErrors: new Counter({
+      name: 'gateway_graphql_errors_total',
+      help: 'Errors in GraphQL answers on /graphql, by extensions.code.',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
+    refusals: new Counter({
+      name: 'gateway_rate_limit_refusals_total',
+      help: 'Requests refused by a rate limit (429), by door.',
+      labelNames: ['door'] as const,
+      registers: [registry],
+    }),
+    cacheLookups: new Counter({
+      name: 'gateway_response_cache_lookups_total',
+      help: 'Response-cache lookups for reads made with a valid key, by tier (answer, then result on an answer miss) and outcome (hit or miss).',
+      labelNames: ['tier', 'outcome'] as const,
+      registers: [registry],
+    }),
+    deliveryFailures: new Counter({
+      name: 'gateway_notification_delivery_failures_total',
+      help: 'Failed notification sends, by outcome: retry (scheduled again) or failed (given up).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+/** The two outbox gauges, read at scrape time. */
+function registerOutboxGauges(registry: Registry, { db, now, logger }: Pick<MetricsSources, 'db' | 'now' | 'logger'>): void {
   // Both outbox gauges come from one query: a scrape starts collecting every metric at once, so the
   // second gauge finds the first one's query under way and shares it; the next scrape queries anew.
   let outboxReading: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
@@ -126,6 +137,34 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
       this.set((await readOutbox()).oldestAgeSeconds);
     },
   });
+}
+
+/** The PostgreSQL pool's gauges, read at scrape time. */
+function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typeof poolOf>>): void {
+  new Gauge({
+    name: 'gateway_db_pool_connections',
+    help: 'This instance\'s PostgreSQL connections, by state: in_use (running a query or transaction) or idle.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'gateway_db_pool_waiting_requests',
+    help: 'Queries waiting for a PostgreSQL connection (the pool is at DATABASE_POOL_MAX).',
+    registers: [registry],
+    collect() {
+      this.set(pool.waitingCount);
+    },
+  });
+}
+
+export function createMetrics({ db, now, logger, redisAvailable }: MetricsSources): GatewayMetrics {
+  const registry = registryWithNodeMetrics();
+  const { requests, latency, graphqlErrors, refusals, cacheLookups, deliveryFailures } = eventMetrics(registry);
+  registerOutboxGauges(registry, { db, now, logger });
   if (redisAvailable) {
     new Gauge({
       name: 'gateway_redis_available',
@@ -138,26 +177,7 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
   }
   // SQLite has no pool (one connection, its queries run one after another): these exist only on PostgreSQL.
   const pool = poolOf(db);
-  if (pool) {
-    new Gauge({
-      name: 'gateway_db_pool_connections',
-      help: 'This instance\'s PostgreSQL connections, by state: in_use (running a query or transaction) or idle.',
-      labelNames: ['state'] as const,
-      registers: [registry],
-      collect() {
-        this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
-        this.set({ state: 'idle' }, pool.idleCount);
-      },
-    });
-    new Gauge({
-      name: 'gateway_db_pool_waiting_requests',
-      help: 'Queries waiting for a PostgreSQL connection (the pool is at DATABASE_POOL_MAX).',
-      registers: [registry],
-      collect() {
-        this.set(pool.waitingCount);
-      },
-    });
-  }
+  if (pool) registerPoolGauges(registry, pool);
 
   return {
     registry,

@@ -86,14 +86,9 @@ function oneOfAnyCase(field: string, value: string, allowed: readonly string[]):
 
 const isNeverCleared = (field: string): field is NeverClearedField => Object.hasOwn(NEVER_CLEARED, field);
 
-/** Checks the `lead` object and puts its values in their stored form. */
-export function validateLead(input: LeadInputData, options: ValidationOptions): ValidLead {
-  const { existing } = options;
-  const creating = existing === undefined;
-  // Each field on its own: types, ranges, lists, blank text, charge_breakdown (input-record.ts).
-  const values = parseRecord(leadInputSchema, input, 'lead');
-
-  if (creating) {
+/** Create: every required field is sent; update: no field that cannot be cleared is null, and the dealership does not change. */
+function checkPresence(values: LeadInputValues, existing: ExistingLead | undefined): void {
+  if (existing === undefined) {
     for (const field of REQUIRED_ON_CREATE) {
       if (values[field] === undefined || values[field] === null) throw invalidInput(path(field), 'is required');
     }
@@ -105,24 +100,17 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
       throw invalidInput(path('dealership_id'), 'cannot be changed: a lead stays with the dealership it was created for');
     }
   }
+}
 
-  const { dealership_id, lead_files_attributes, payment_attributes, address_attributes, dob, ...sent } = values;
-  const columns: LeadColumns = {};
-  for (const [field, value] of Object.entries(sent) as [ColumnField, unknown][]) {
-    // On create, null for a field with a default means the default.
-    if (value === null && isNeverCleared(field)) continue;
-    Object.assign(columns, { [field]: value });
-  }
-  const valid: ValidLead = { columns, files: [] };
-  if (creating && typeof dealership_id === 'number') valid.dealership_id = dealership_id;
-
+/** The sources as this deployment lists them, and email and phone checked (the phone in its normal form) unless strict validation is off. */
+function checkContactFields(columns: LeadColumns, options: ValidationOptions): void {
   if (columns.source !== undefined) columns.source = oneOfAnyCase('source', columns.source, options.leadSources.sources);
   if (typeof columns.marketing_source === 'string') {
     columns.marketing_source = oneOfAnyCase('marketing_source', columns.marketing_source, options.leadSources.marketingSources);
   }
 
   // Email and phone are checked unless this request (or, on update, the stored lead) says not to.
-  const strict = !(columns.disable_strict_validation ?? existing?.disable_strict_validation ?? false);
+  const strict = !(columns.disable_strict_validation ?? options.existing?.disable_strict_validation ?? false);
   if (strict && columns.email !== undefined && !isEmailAddress(columns.email)) {
     throw invalidInput(path('email'), `is not a valid e-mail address, got "${columns.email}"`);
   }
@@ -133,13 +121,11 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
     }
     columns.phone = normal;
   }
+}
 
-  if (dob !== undefined) {
-    if (dob && dob.getTime() > options.now.getTime()) throw invalidInput(path('dob'), 'must not be in the future');
-    columns.dob = dob;
-  }
-
-  // Rules across fields look at the lead as it will be: this request's values over the stored ones.
+/** The rules across fields (team member and category, the category's fields), on the lead as it will be: this request's values over the stored ones. */
+function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existing: ExistingLead | undefined): void {
+  const creating = existing === undefined;
   const finalCategory = columns.category ?? existing?.category;
   if (values.team_member_id !== undefined || values.category !== undefined) {
     const teamMember = columns.team_member_id !== undefined ? columns.team_member_id : existing?.team_member_id;
@@ -155,15 +141,42 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
     const fields = columns.fields ?? existing?.fields;
     parseRecord(fieldsRule, isPlainObject(fields) ? fields : {}, path('fields'));
   }
+}
 
-  if (payment_attributes === null) {
-    valid.payment = null;
-  } else if (payment_attributes !== undefined) {
-    const { amount, ...payment } = payment_attributes;
-    // A new payment needs its amount; a stored one keeps it when none is sent.
-    if ((amount === undefined || amount === null) && !existing?.has_payment) throw invalidInput(path('payment_attributes.amount'), 'is required');
-    valid.payment = amount === undefined || amount === null ? payment : { ...payment, amount };
+/** The payment sent (null: remove it); a new payment needs its amount, a stored one keeps it when none is sent. */
+function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, existing: ExistingLead | undefined): ValidPayment {
+  const { amount, ...rest } = payment;
+  if ((amount === undefined || amount === null) && !existing?.has_payment) throw invalidInput(path('payment_attributes.amount'), 'is required');
+  return amount === undefined || amount === null ? rest : { ...rest, amount };
+}
+
+/** Checks the `lead` object and puts its values in their stored form. */
+export function validateLead(input: LeadInputData, options: ValidationOptions): ValidLead {
+  const { existing } = options;
+  const creating = existing === undefined;
+  // Each field on its own: types, ranges, lists, blank text, charge_breakdown (input-record.ts).
+  const values = parseRecord(leadInputSchema, input, 'lead');
+  checkPresence(values, existing);
+
+  const { dealership_id, lead_files_attributes, payment_attributes, address_attributes, dob, ...sent } = values;
+  const columns: LeadColumns = {};
+  for (const [field, value] of Object.entries(sent) as [ColumnField, unknown][]) {
+    // On create, null for a field with a default means the default.
+    if (value === null && isNeverCleared(field)) continue;
+    Object.assign(columns, { [field]: value });
   }
+  const valid: ValidLead = { columns, files: [] };
+  if (creating && typeof dealership_id === 'number') valid.dealership_id = dealership_id;
+
+  checkContactFields(columns, options);
+  if (dob !== undefined) {
+    if (dob && dob.getTime() > options.now.getTime()) throw invalidInput(path('dob'), 'must not be in the future');
+    columns.dob = dob;
+  }
+  checkAcrossFields(values, columns, existing);
+
+  if (payment_attributes === null) valid.payment = null;
+  else if (payment_attributes !== undefined) valid.payment = paymentOf(payment_attributes, existing);
   if (address_attributes !== undefined) valid.address = address_attributes;
 
   // Files last: decoding is the costly part, and a mistake elsewhere should not pay for it.
