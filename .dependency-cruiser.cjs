@@ -29,7 +29,11 @@ const againstTheDirection = [
   { from: '^src/telemetry/metrics\\.ts$', to: '^src/db/client\\.ts$' },
 ];
 
-const abovePathOf = (index) => rooms.slice(0, index).map(([, path]) => `(${path})`).join('|');
+const abovePathOf = (index) =>
+  rooms
+    .slice(0, index)
+    .map(([, path]) => `(${path})`)
+    .join('|');
 const roomOf = (file) => rooms.findIndex(([, path]) => new RegExp(path).test(file));
 const sample = (pattern) => pattern.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
 

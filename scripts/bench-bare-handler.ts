@@ -72,7 +72,11 @@ function performanceBody(performance: CarPerformance): unknown {
     ...performance,
     vin: textOrEmpty(performance.vin),
     start_price: numberOrZero(performance.start_price),
-    price_changes: performance.price_changes.map((change) => ({ ...change, dapprice: numberOrZero(change.dapprice), egcprice: numberOrZero(change.egcprice) })),
+    price_changes: performance.price_changes.map((change) => ({
+      ...change,
+      dapprice: numberOrZero(change.dapprice),
+      egcprice: numberOrZero(change.egcprice),
+    })),
     sold_date: performance.sold_date?.toISOString().slice(0, 10) ?? null,
   };
 }
@@ -90,7 +94,8 @@ export function createBareHandler(db: Db, now: () => Date = () => new Date()): (
     const actor = await authenticate(db, req, at);
     if (!actor) return send(res, 401, UNAUTHORIZED);
     if (!performanceMatch) return send(res, 200, await apiKeyDetails(db, actor));
-    if (!actor.permissions.has('read:car')) return send(res, 403, { error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    if (!actor.permissions.has('read:car'))
+      return send(res, 403, { error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
     const identifier = decodeURIComponent(performanceMatch[1] ?? '');
     const lookupBy = url.searchParams.get('lookup_by') === 'vin' ? 'vin' : null;
     const outcome = await carPerformance({ db: forActor(db, actor), unscopedDb: db }, identifier, lookupBy, at).then(

@@ -29,7 +29,12 @@ import { freePort } from './free-port.ts';
 const RSS_CEILING_MB = 400;
 
 const { values } = parseArgs({
-  options: { reads: { type: 'string', default: '200000' }, keys: { type: 'string', default: '10000' }, connections: { type: 'string', default: '16' }, ceiling: { type: 'string', default: String(RSS_CEILING_MB) } },
+  options: {
+    reads: { type: 'string', default: '200000' },
+    keys: { type: 'string', default: '10000' },
+    connections: { type: 'string', default: '16' },
+    ceiling: { type: 'string', default: String(RSS_CEILING_MB) },
+  },
 });
 const reads = Number(values.reads);
 const keyCount = Number(values.keys);
@@ -38,26 +43,42 @@ const ceiling = Number(values.ceiling);
 
 const folder = mkdtempSync(path.join(tmpdir(), 'bench-memory-'));
 const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
-const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
 
 async function main(): Promise<void> {
   if (isStale()) await build();
   const port = await freePort();
   const child = spawn('node', ['--max-semi-space-size=8', '--heap-growing-percent=30', 'dist/src/index.js', '--dev'], {
-    env: { ...process.env, ENV_FILE: 'off', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, SEED_DEMO_DATA: 'true', MALLOC_ARENA_MAX: '1',
-      RATE_LIMIT_KEY_REQUESTS: '1000000000', RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000', RATE_LIMIT_KEY_COST: '1000000000000' },
+    env: {
+      ...process.env,
+      ENV_FILE: 'off',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      SEED_DEMO_DATA: 'true',
+      MALLOC_ARENA_MAX: '1',
+      RATE_LIMIT_KEY_REQUESTS: '1000000000',
+      RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000',
+      RATE_LIMIT_KEY_COST: '1000000000000',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     const base = `http://127.0.0.1:${port}`;
     for (let ready = false; !ready; ) {
-      ready = await fetch(`${base}/health`).then((response) => response.ok, () => false);
+      ready = await fetch(`${base}/health`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const pid = child.pid!;
     const db = createDb(databaseUrl);
     const keys: string[] = [];
-    for (let n = 0; n < keyCount; n += 1) keys.push((await issueKey(db, { name: `memory ${n}`, permissions: [...allPermissions], dealershipIds: [], expiresAt: null })).key);
+    for (let n = 0; n < keyCount; n += 1)
+      keys.push((await issueKey(db, { name: `memory ${n}`, permissions: [...allPermissions], dealershipIds: [], expiresAt: null })).key);
     await db.$disconnect();
     console.log(`ready: RSS ${rssMb(pid).toFixed(0)} MB; ${keyCount} keys issued`);
     let sent = 0;
@@ -82,13 +103,20 @@ async function main(): Promise<void> {
     };
     await Promise.all(Array.from({ length: connections }, worker));
     peak = Math.max(peak, rssMb(pid));
-    const write = await fetch(`${base}/api/v1/cars/1/reserve?reserved=false`, { method: 'PUT', headers: { authorization: `Bearer ${keys[0]}` } });
+    const write = await fetch(`${base}/api/v1/cars/1/reserve?reserved=false`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${keys[0]}` },
+    });
     await write.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const afterWrite = rssMb(pid);
     peak = Math.max(peak, afterWrite);
-    console.log(`after ${reads} distinct reads over ${keyCount} keys: peak RSS ${peak.toFixed(0)} MB; after a write: ${afterWrite.toFixed(0)} MB`);
-    console.log(`ceiling ${ceiling} MB: peak ${peak.toFixed(0)} MB is ${peak <= ceiling ? 'within it' : `OVER it by ${(peak - ceiling).toFixed(0)} MB`}`);
+    console.log(
+      `after ${reads} distinct reads over ${keyCount} keys: peak RSS ${peak.toFixed(0)} MB; after a write: ${afterWrite.toFixed(0)} MB`,
+    );
+    console.log(
+      `ceiling ${ceiling} MB: peak ${peak.toFixed(0)} MB is ${peak <= ceiling ? 'within it' : `OVER it by ${(peak - ceiling).toFixed(0)} MB`}`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

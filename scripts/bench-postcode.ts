@@ -44,7 +44,11 @@ try {
   let n = 0;
   for (let d = 0; d < dealershipCount; d += 1) {
     const dealership = await db.dealership.create({
-      data: { name: `Bench Dealer ${d}`, slug: `bench-dealer-${process.pid}-${d}`, manufacturers: { create: { manufacturer_id: manufacturer.id } } },
+      data: {
+        name: `Bench Dealer ${d}`,
+        slug: `bench-dealer-${process.pid}-${d}`,
+        manufacturers: { create: { manufacturer_id: manufacturer.id } },
+      },
     });
     for (let l = 0; l < 3 && n < locationCount; l += 1, n += 1) {
       const postcode = 2000 + ((n * 37) % 2999);
@@ -64,7 +68,17 @@ try {
   const config = { ...loadConfig({ APP_MODE: 'development', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) };
   const now = (): Date => new Date();
   const appGeocoder = new PostcodeGeocoder();
-  const app = createApp({ config, db, logger: pino({ level: 'silent' }), now, keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }), readCache: null, rateCounters: memoryCounters(), files: createFileStorage(config, db), geocoder: appGeocoder });
+  const app = createApp({
+    config,
+    db,
+    logger: pino({ level: 'silent' }),
+    now,
+    keys: createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs }),
+    readCache: null,
+    rateCounters: memoryCounters(),
+    files: createFileStorage(config, db),
+    geocoder: appGeocoder,
+  });
   const search = async (postcode: string): Promise<number> => {
     const started = performance.now();
     const response = await app.fetch(`http://bench.test/manufacturers/${manufacturer.id}/search_by_postcode?postcode=${postcode}`, {
@@ -103,12 +117,15 @@ try {
   console.log(`locations                  ${locationCount} (in ${dealershipCount} dealerships), ${postcodes.length} postcodes known`);
   console.log(`cold search (first)        ${ms(cold)}  (includes loading the data set)`);
   console.log(`data set load alone        ${ms(loadTime)}`);
-  console.log(`warm search, ${searchCount} runs     mean ${ms(warm.reduce((a, b) => a + b, 0) / warm.length)}, p50 ${ms(percentile(warm, 0.5))}, p95 ${ms(percentile(warm, 0.95))}, max ${ms(warm.at(-1) ?? NaN)}`);
-  console.log(`geocoder locate (warm)     mean ${(lookups.reduce((a, b) => a + b, 0) / lookups.length * 1000).toFixed(2)} µs`);
+  console.log(
+    `warm search, ${searchCount} runs     mean ${ms(warm.reduce((a, b) => a + b, 0) / warm.length)}, p50 ${ms(percentile(warm, 0.5))}, p95 ${ms(percentile(warm, 0.95))}, max ${ms(warm.at(-1) ?? NaN)}`,
+  );
+  console.log(`geocoder locate (warm)     mean ${((lookups.reduce((a, b) => a + b, 0) / lookups.length) * 1000).toFixed(2)} µs`);
   const settled = global.gc ? '' : '  (run with node --expose-gc --import tsx for settled figures)';
   console.log(`RSS before first search    ${mb(before.rss)} (heap used ${mb(before.heapUsed)})`);
   console.log(`RSS after loading data     ${mb(after.rss)} (heap used ${mb(after.heapUsed)})${settled}`);
 } finally {
   await db.$disconnect();
-  if (!process.env.BENCH_DATABASE_URL) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${sqliteFile}${suffix}`, { force: true });
+  if (!process.env.BENCH_DATABASE_URL)
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${sqliteFile}${suffix}`, { force: true });
 }

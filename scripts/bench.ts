@@ -57,14 +57,19 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 }
 
 const engines: Engine[] =
-  options.engine === undefined ? ['sqlite', 'postgresql'] : options.engine === 'sqlite' || options.engine === 'postgresql' ? [options.engine] : [];
+  options.engine === undefined
+    ? ['sqlite', 'postgresql']
+    : options.engine === 'sqlite' || options.engine === 'postgresql'
+      ? [options.engine]
+      : [];
 if (engines.length === 0) throw new Error('--engine must be sqlite or postgresql');
 const durationSeconds = positive('duration', options.duration, options.quick ? 1 : 2);
 const rounds = Math.round(positive('rounds', options.rounds, options.quick ? 1 : 3));
 const connections = Math.round(positive('connections', options.connections, 32));
 const warmUpSeconds = 1;
 const baselineDir = options['baseline-dir'] ? path.resolve(options['baseline-dir']) : null;
-if (baselineDir && !existsSync(path.join(baselineDir, 'src', 'index.ts'))) throw new Error(`--baseline-dir ${baselineDir} is not a checkout of this project`);
+if (baselineDir && !existsSync(path.join(baselineDir, 'src', 'index.ts')))
+  throw new Error(`--baseline-dir ${baselineDir} is not a checkout of this project`);
 /** Give up on a server that has not answered /health by then (a first start seeds the demo data). */
 const START_TIMEOUT_MS = 180_000;
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -90,31 +95,98 @@ interface Read {
 // Lead fields without a stock number (the graph door names the category by its enum value), so the repeated POSTs do not pile leads onto car 1, whose
 // performance (with its lead list) is one of the reads.
 const lead = {
-  name: 'Jordan Lee', email: 'jordan.bench@example.com', phone: '0412 345 678', dealership_id: 1,
-  category: 'Used Vehicle Enquiry', source: 'Website', message: 'Is it still available?', send_customer_email: false,
+  name: 'Jordan Lee',
+  email: 'jordan.bench@example.com',
+  phone: '0412 345 678',
+  dealership_id: 1,
+  category: 'Used Vehicle Enquiry',
+  source: 'Website',
+  message: 'Is it still available?',
+  send_customer_email: false,
 };
 
 const reads: Read[] = [
-  { name: 'apikey_details', method: 'GET', restPath: '/api/v1/apikeys/apikey_details.json', status: 200, kind: OperationTypeNode.QUERY, field: 'apikey_details', variables: {}, point: true },
-  { name: 'car performance', method: 'GET', restPath: '/api/v1/cars/1/performance.json', status: 200, kind: OperationTypeNode.QUERY, field: 'car_performance', variables: { id: '1' }, point: true },
   {
-    name: 'model variant', method: 'GET', restPath: '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=richmond-toyota', status: 200,
-    kind: OperationTypeNode.QUERY, field: 'model_variant', variables: { slug: 'toyota-corolla-sx-hybrid', website_id: 'richmond-toyota' }, point: false,
-  },
-  { name: 'offers (list)', method: 'GET', restPath: '/manufacturers/1/offers.json', status: 200, kind: OperationTypeNode.QUERY, field: 'manufacturer_offers', variables: { id: 1 }, point: false },
-  {
-    name: 'models v2', method: 'GET', restPath: '/api/v1/websites/richmond-toyota/models?version=2', status: 200,
-    kind: OperationTypeNode.QUERY, field: 'website_models', variables: { website_id: 'richmond-toyota', version: 2 }, point: false,
-  },
-  {
-    name: 'postcode search', method: 'GET', restPath: '/manufacturers/1/search_by_postcode?postcode=3000', status: 200,
-    kind: OperationTypeNode.QUERY, field: 'search_dealerships_by_postcode', variables: { id: 1, postcode: '3000' }, point: false,
+    name: 'apikey_details',
+    method: 'GET',
+    restPath: '/api/v1/apikeys/apikey_details.json',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'apikey_details',
+    variables: {},
+    point: true,
   },
   {
-    name: 'contacts (50)', method: 'GET', restPath: '/dealerships/1/contacts?per_page=50', status: 200,
-    kind: OperationTypeNode.QUERY, field: 'contacts', variables: { dealership_id: 1, per_page: 50 }, point: false,
+    name: 'car performance',
+    method: 'GET',
+    restPath: '/api/v1/cars/1/performance.json',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'car_performance',
+    variables: { id: '1' },
+    point: true,
   },
-  { name: 'lead POST', method: 'POST', restPath: '/api/v1/leads', restBody: { lead }, status: 201, kind: OperationTypeNode.MUTATION, field: 'create_lead', variables: { lead: { ...lead, category: 'USED_VEHICLE_ENQUIRY' } }, point: false },
+  {
+    name: 'model variant',
+    method: 'GET',
+    restPath: '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=richmond-toyota',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'model_variant',
+    variables: { slug: 'toyota-corolla-sx-hybrid', website_id: 'richmond-toyota' },
+    point: false,
+  },
+  {
+    name: 'offers (list)',
+    method: 'GET',
+    restPath: '/manufacturers/1/offers.json',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'manufacturer_offers',
+    variables: { id: 1 },
+    point: false,
+  },
+  {
+    name: 'models v2',
+    method: 'GET',
+    restPath: '/api/v1/websites/richmond-toyota/models?version=2',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'website_models',
+    variables: { website_id: 'richmond-toyota', version: 2 },
+    point: false,
+  },
+  {
+    name: 'postcode search',
+    method: 'GET',
+    restPath: '/manufacturers/1/search_by_postcode?postcode=3000',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'search_dealerships_by_postcode',
+    variables: { id: 1, postcode: '3000' },
+    point: false,
+  },
+  {
+    name: 'contacts (50)',
+    method: 'GET',
+    restPath: '/dealerships/1/contacts?per_page=50',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'contacts',
+    variables: { dealership_id: 1, per_page: 50 },
+    point: false,
+  },
+  {
+    name: 'lead POST',
+    method: 'POST',
+    restPath: '/api/v1/leads',
+    restBody: { lead },
+    status: 201,
+    kind: OperationTypeNode.MUTATION,
+    field: 'create_lead',
+    variables: { lead: { ...lead, category: 'USED_VEHICLE_ENQUIRY' } },
+    point: false,
+  },
 ];
 
 type Door = 'REST' | 'GraphQL';
@@ -133,7 +205,14 @@ function restSelectionDocuments(): Map<string, string> {
   const { models } = createSofa({ basePath: '', schema });
   const documents = new Map<string, string>();
   for (const read of reads) {
-    const operation = buildOperationNodeForField({ schema, kind: read.kind, field: read.field, models, ignore: [], circularReferenceDepth: 1 });
+    const operation = buildOperationNodeForField({
+      schema,
+      kind: read.kind,
+      field: read.field,
+      models,
+      ignore: [],
+      circularReferenceDepth: 1,
+    });
     documents.set(read.field, print({ kind: Kind.DOCUMENT, definitions: [operation] }));
   }
   return documents;
@@ -146,10 +225,21 @@ function targetsFor(withBaseline: boolean): Target[] {
     const serviceRoles: Role[] = read.point ? ['service', 'service-nocache'] : ['service'];
     return [
       {
-        read, door: 'REST', method: read.method, path: read.restPath, roles: [...serviceRoles, ...(read.point ? (['bare'] as Role[]) : []), ...main],
+        read,
+        door: 'REST',
+        method: read.method,
+        path: read.restPath,
+        roles: [...serviceRoles, ...(read.point ? (['bare'] as Role[]) : []), ...main],
         ...(read.restBody === undefined ? {} : { body: JSON.stringify(read.restBody) }),
       },
-      { read, door: 'GraphQL', method: 'POST', path: '/graphql', body: JSON.stringify({ query: documents.get(read.field), variables: read.variables }), roles: [...serviceRoles, ...main] },
+      {
+        read,
+        door: 'GraphQL',
+        method: 'POST',
+        path: '/graphql',
+        body: JSON.stringify({ query: documents.get(read.field), variables: read.variables }),
+        roles: [...serviceRoles, ...main],
+      },
     ];
   });
 }
@@ -185,7 +275,6 @@ process.on('exit', () => {
   for (const child of children) killTree(child, 'SIGKILL');
 });
 
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface StartCommand {
@@ -205,12 +294,25 @@ function startCommand(dir: string): StartCommand {
 /** The environment of every child: loopback, quiet, in-memory caches, nothing inherited that changes behaviour. */
 // The rate limits stay on, so their per-request counting is measured, with budgets no run can spend:
 // one key drives thousands of requests a second here, and 429s would be measured instead of reads.
-const UNSPENDABLE_BUDGETS = { RATE_LIMIT_KEY_REQUESTS: '1000000000', RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000', RATE_LIMIT_KEY_COST: '1000000000000' };
+const UNSPENDABLE_BUDGETS = {
+  RATE_LIMIT_KEY_REQUESTS: '1000000000',
+  RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000',
+  RATE_LIMIT_KEY_COST: '1000000000000',
+};
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // ENV_FILE=off: a developer's .env must not bring back the settings removed below.
-  const env: NodeJS.ProcessEnv = { ...process.env, ENV_FILE: 'off', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true', ...UNSPENDABLE_BUDGETS, ...extra };
-  for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT']) if (!(name in extra)) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ENV_FILE: 'off',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SEED_DEMO_DATA: 'true',
+    ...UNSPENDABLE_BUDGETS,
+    ...extra,
+  };
+  for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT'])
+    if (!(name in extra)) delete env[name];
   return env;
 }
 
@@ -227,7 +329,12 @@ interface Server {
 async function startServer(role: Role, dir: string, command: StartCommand, env: NodeJS.ProcessEnv): Promise<Server> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(command.command, command.args, { cwd: dir, env: { ...env, PORT: String(port) }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command.command, command.args, {
+    cwd: dir,
+    env: { ...env, PORT: String(port) },
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.add(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -235,7 +342,10 @@ async function startServer(role: Role, dir: string, command: StartCommand, env: 
   });
   while (performance.now() - started < START_TIMEOUT_MS) {
     if (child.exitCode !== null) throw new Error(`${roleLabels[role]} exited with ${child.exitCode} before answering /health:\n${stderr}`);
-    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) {
       const startupMs = performance.now() - started;
       return { role, port, child, pid: listeningPid(port, child.pid ?? 0), command: command.shown, startupMs };
@@ -338,7 +448,10 @@ async function issueKey(dir: string, databaseUrl: string): Promise<string> {
     cwd: dir,
     env: childEnv({ DATABASE_URL: databaseUrl }),
   });
-  const key = stdout.split('\n').map((line) => line.trim()).find((line) => line.startsWith('dlr_'));
+  const key = stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.startsWith('dlr_'));
   if (!key) throw new Error(`the keys CLI in ${dir} printed no key:\n${stdout}`);
   return key;
 }
@@ -361,7 +474,13 @@ function requestInit(target: Target, key: string): { method: 'GET' | 'POST'; hea
 
 async function drive(server: Server, target: Target, key: string, seconds: number): Promise<Sample> {
   const before = cpuMs(server.pid);
-  const result = await autocannon({ url: `http://127.0.0.1:${server.port}${target.path}`, connections, duration: seconds, timeout: 30, ...requestInit(target, key) });
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${target.path}`,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    ...requestInit(target, key),
+  });
   const spent = cpuMs(server.pid) - before;
   const total = result.requests.total;
   return {
@@ -397,7 +516,11 @@ const median = (values: number[]): number => {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ')).join('\n');
+  return rows
+    .map((row) =>
+      row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '),
+    )
+    .join('\n');
 }
 
 const fixed = (value: number, digits: number): string => (Number.isNaN(value) ? '-' : value.toFixed(digits));
@@ -411,7 +534,9 @@ function perRound(a: Sample[], b: Sample[], figure: (sample: Sample) => number):
 /** A ratio as a reader can trust it: the median of the rounds, with their min–max. */
 function spread(values: number[]): string {
   if (values.length === 0) return '';
-  return values.length === 1 ? ratio(values[0]!) : `${ratio(median(values))} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
+  return values.length === 1
+    ? ratio(values[0]!)
+    : `${ratio(median(values))} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
 }
 
 interface EngineResult {
@@ -442,21 +567,38 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
       const file = database.url.slice('file:'.length);
       const copy = path.join(path.dirname(file), 'bench-uncached.db');
       for (const suffix of ['', '-wal']) if (existsSync(`${file}${suffix}`)) copyFileSync(`${file}${suffix}`, `${copy}${suffix}`);
-      uncached = await startServer('service-nocache', projectRoot, command, { ...serviceEnv, DATABASE_URL: `file:${copy}`, RESPONSE_CACHE: 'false' });
+      uncached = await startServer('service-nocache', projectRoot, command, {
+        ...serviceEnv,
+        DATABASE_URL: `file:${copy}`,
+        RESPONSE_CACHE: 'false',
+      });
     }
     servers.push(uncached);
     const service = await startServer('service', projectRoot, command, serviceEnv);
     servers.push(service);
-    const bareCommand: StartCommand = { command: path.join(projectRoot, 'node_modules', '.bin', 'tsx'), args: ['scripts/bench-bare-handler.ts'], shown: 'tsx scripts/bench-bare-handler.ts' };
+    const bareCommand: StartCommand = {
+      command: path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      args: ['scripts/bench-bare-handler.ts'],
+      shown: 'tsx scripts/bench-bare-handler.ts',
+    };
     servers.push(await startServer('bare', projectRoot, bareCommand, childEnv({ DATABASE_URL: database.url })));
-    const keys = new Map<Role, string>([['service', key], ['service-nocache', key], ['bare', key]]);
+    const keys = new Map<Role, string>([
+      ['service', key],
+      ['service-nocache', key],
+      ['bare', key],
+    ]);
     if (baselineDir) {
       const baselineDatabase = await createDatabase(engine, 'main');
       databases.add(baselineDatabase);
       log(`issuing a key and starting main (${baselineDir}) over its own database`);
       keys.set('main', await issueKey(baselineDir, baselineDatabase.url));
       servers.push(
-        await startServer('main', baselineDir, startCommand(baselineDir), childEnv({ DATABASE_URL: baselineDatabase.url, FILE_STORAGE_DIR: path.join(tmpdir(), `dgw-bench-main-files-${process.pid}`) })),
+        await startServer(
+          'main',
+          baselineDir,
+          startCommand(baselineDir),
+          childEnv({ DATABASE_URL: baselineDatabase.url, FILE_STORAGE_DIR: path.join(tmpdir(), `dgw-bench-main-files-${process.pid}`) }),
+        ),
       );
     }
     const serverOf = (role: Role): Server => {
@@ -478,8 +620,13 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
         for (const role of target.roles) bodies.set(`${role} ${target.door}`, await probe(serverOf(role), target, keyOf(role)));
       }
       if (read.method === 'GET') {
-        checks.push(`${read.name}: GraphQL data = REST body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('service GraphQL')) ? 'yes' : 'NO'}`);
-        if (read.point) checks.push(`${read.name}: bare handler body = service body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('bare REST')) ? 'yes' : 'NO'}`);
+        checks.push(
+          `${read.name}: GraphQL data = REST body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('service GraphQL')) ? 'yes' : 'NO'}`,
+        );
+        if (read.point)
+          checks.push(
+            `${read.name}: bare handler body = service body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('bare REST')) ? 'yes' : 'NO'}`,
+          );
       }
     }
 
@@ -507,7 +654,23 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
     const rps = (sample: Sample): number => sample.rps;
     // CPU per request, inverted so that above 1 means the same thing as for req/s: cheaper than the other.
     const cpuThrift = (sample: Sample): number => 1 / sample.cpuMsPerRequest;
-    const rows: string[][] = [['target', 'door', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'failed', 'req/s × bare', 'CPU × bare', 'req/s × main', 'CPU × main', 'GraphQL/REST']];
+    const rows: string[][] = [
+      [
+        'target',
+        'door',
+        'server',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU ms/req',
+        'failed',
+        'req/s × bare',
+        'CPU × bare',
+        'req/s × main',
+        'CPU × main',
+        'GraphQL/REST',
+      ],
+    ];
     for (const target of targets) {
       for (const role of target.roles) {
         const runs = samplesOf(target.read, target.door, role);
@@ -516,29 +679,41 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
         const bareRuns = samplesOf(target.read, 'REST', 'bare');
         const mainRuns = samplesOf(target.read, target.door, 'main');
         rows.push([
-          target.read.name, target.door, roleLabels[role], fixed(median(runs.map(rps)), 0),
-          fixed(median(runs.map((sample) => sample.p50)), 0), fixed(median(runs.map((sample) => sample.p99)), 0),
-          fixed(median(runs.map((sample) => sample.cpuMsPerRequest)), 2), String(runs.reduce((sum, sample) => sum + sample.failures, 0)),
-          againstBare ? spread(perRound(runs, bareRuns, rps)) : '', againstBare ? spread(perRound(runs, bareRuns, cpuThrift)) : '',
-          againstMain ? spread(perRound(runs, mainRuns, rps)) : '', againstMain ? spread(perRound(runs, mainRuns, cpuThrift)) : '',
+          target.read.name,
+          target.door,
+          roleLabels[role],
+          fixed(median(runs.map(rps)), 0),
+          fixed(median(runs.map((sample) => sample.p50)), 0),
+          fixed(median(runs.map((sample) => sample.p99)), 0),
+          fixed(median(runs.map((sample) => sample.cpuMsPerRequest)), 2),
+          String(runs.reduce((sum, sample) => sum + sample.failures, 0)),
+          againstBare ? spread(perRound(runs, bareRuns, rps)) : '',
+          againstBare ? spread(perRound(runs, bareRuns, cpuThrift)) : '',
+          againstMain ? spread(perRound(runs, mainRuns, rps)) : '',
+          againstMain ? spread(perRound(runs, mainRuns, cpuThrift)) : '',
           target.door === 'GraphQL' ? spread(perRound(runs, samplesOf(target.read, 'REST', role), rps)) : '',
         ]);
       }
     }
     lines.push(
       `## ${engine}: ${connections} connections, ${rounds} round(s) of ${durationSeconds} s per target and server, interleaved; ` +
-        `medians of the rounds, ratios as median (min–max of the rounds' ratios); load average after: ${loadavg().map((load) => load.toFixed(1)).join(' ')}`,
+        `medians of the rounds, ratios as median (min–max of the rounds' ratios); load average after: ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(' ')}`,
     );
     lines.push('', table(rows), '');
-    lines.push(table([
-      ['server', 'command', 'start-up to /health', 'RSS after the run'],
-      ['service (first start)', first.command, `${fixed(first.startupMs, 0)} ms (migrate + seed the demo data)`, ''],
-      ...servers.map((server) => [
-        roleLabels[server.role], server.command,
-        `${fixed(server.startupMs, 0)} ms${server === first ? ' (first start)' : server.role === 'main' ? ' (first start: seed)' : ''}`,
-        `${fixed(rss.get(server.role) ?? Number.NaN, 0)} MB`,
+    lines.push(
+      table([
+        ['server', 'command', 'start-up to /health', 'RSS after the run'],
+        ['service (first start)', first.command, `${fixed(first.startupMs, 0)} ms (migrate + seed the demo data)`, ''],
+        ...servers.map((server) => [
+          roleLabels[server.role],
+          server.command,
+          `${fixed(server.startupMs, 0)} ms${server === first ? ' (first start)' : server.role === 'main' ? ' (first start: seed)' : ''}`,
+          `${fixed(rss.get(server.role) ?? Number.NaN, 0)} MB`,
+        ]),
       ]),
-    ]));
+    );
     lines.push('', 'checks:', ...checks.map((check) => `  ${check}`), '');
 
     // The issue's targets, stated against this run's figures (reported, not asserted).
@@ -553,7 +728,9 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
         const uncached = samplesOf(read, door, 'service-nocache');
         const byRps = perRound(uncached, bareRuns, rps);
         const byCpu = perRound(uncached, bareRuns, cpuThrift);
-        goals.push(`uncached ${read.name} (${door}) ≥ 1.0× bare: req/s ${spread(byRps)}, CPU ${spread(byCpu)} ${verdict(median(byRps) >= 1 && median(byCpu) >= 1)}`);
+        goals.push(
+          `uncached ${read.name} (${door}) ≥ 1.0× bare: req/s ${spread(byRps)}, CPU ${spread(byCpu)} ${verdict(median(byRps) >= 1 && median(byCpu) >= 1)}`,
+        );
         const tail = median(uncached.map((sample) => sample.p99 / sample.p50));
         goals.push(`uncached ${read.name} (${door}) p99 ≤ 10× p50: ${fixed(tail, 1)}× ${verdict(tail <= 10)}`);
       }
@@ -568,7 +745,11 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
       goals.push(`GraphQL within 10% of REST, ${read.name}: ${ratio(graphToRest)} ${verdict(graphToRest >= 0.9)}`);
     }
     const worstP99 = Math.max(
-      ...cached.flatMap((read) => (['REST', 'GraphQL'] as Door[]).map((door) => median((samples.get(`${read.name}|${door}|service`) ?? []).map((sample) => sample.p99)))),
+      ...cached.flatMap((read) =>
+        (['REST', 'GraphQL'] as Door[]).map((door) =>
+          median((samples.get(`${read.name}|${door}|service`) ?? []).map((sample) => sample.p99)),
+        ),
+      ),
     );
     goals.push(`p99 under 250 ms on cached reads (worst): ${fixed(worstP99, 0)} ms ${verdict(worstP99 < 250)}`);
     goals.push(`start-up under 1 s on an existing database: ${fixed(service.startupMs, 0)} ms ${verdict(service.startupMs < 1000)}`);
@@ -615,7 +796,9 @@ async function main(): Promise<void> {
   await run('npm', ['run', '--silent', 'build', '--', '--if-stale'], { cwd: projectRoot });
   const targets = targetsFor(baselineDir !== null);
   const header = [
-    `# npm run bench: ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}`,
+    `# npm run bench: ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
     `service: ${startCommand(projectRoot).shown}${baselineDir ? `; main: ${baselineDir}` : ''}`,
     '',
   ];

@@ -31,7 +31,14 @@ const inputs = ['src', 'prisma/seed.ts', 'tsconfig.json', 'node_modules/.package
 
 /** Imported from node_modules at run time rather than bundled (see above). */
 // The PostgreSQL driver is required at run time only on PostgreSQL (src/db/client.ts), so it stays out of the bundle.
-export const externalPackages = ['better-sqlite3', 'pg', 'pg-native', '@prisma/adapter-pg', '@prisma/client/runtime/*', '@graphql-yoga/render-graphiql'];
+export const externalPackages = [
+  'better-sqlite3',
+  'pg',
+  'pg-native',
+  '@prisma/adapter-pg',
+  '@prisma/client/runtime/*',
+  '@graphql-yoga/render-graphiql',
+];
 
 /** @param {string} relative @returns {string[]} */
 function files(relative) {
@@ -75,7 +82,9 @@ export function bundleOptions(outdir) {
     target: 'node20',
     external: externalPackages,
     // Bundled CommonJS packages call require(); an ES module has none, so it is made from the bundle's URL.
-    banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleCreateRequire } from 'node:module';\nconst require = __bundleCreateRequire(import.meta.url);",
+    },
     // The ES module build of a package that ships both (graphql, most of the Guild's packages): with
     // the CommonJS one, every use of an import goes through esbuild's interop getter, measured at 4%
     // of the CPU of an uncached read. One build per package either way, so no package is loaded twice.
@@ -100,7 +109,8 @@ const graphqlPlainInstanceOf = {
       const { readFile } = await import('node:fs/promises');
       const source = await readFile(args.path, 'utf8');
       const switched = source.replace(/process\.env\.NODE_ENV\s*===\s*['"]production['"]/, 'true');
-      if (switched === source) throw new Error(`${args.path} no longer has the NODE_ENV check this build replaces: review graphqlPlainInstanceOf`);
+      if (switched === source)
+        throw new Error(`${args.path} no longer has the NODE_ENV check this build replaces: review graphqlPlainInstanceOf`);
       return { contents: switched, loader: 'js' };
     });
   },

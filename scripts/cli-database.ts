@@ -32,7 +32,9 @@ export function exitWhenOverdue(): number {
   }
   cliTimeoutMs = timeoutMs;
   const overdue = setTimeout(() => {
-    console.error(`${commandName()}: not finished after ${timeoutMs} ms, the database or Redis did not answer (raise CLI_TIMEOUT_MS to wait longer)`);
+    console.error(
+      `${commandName()}: not finished after ${timeoutMs} ms, the database or Redis did not answer (raise CLI_TIMEOUT_MS to wait longer)`,
+    );
     process.exit(1);
   }, timeoutMs);
   // It never keeps a finished command waiting.

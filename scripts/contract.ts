@@ -35,9 +35,14 @@ async function check(dir: string, shown: string): Promise<number> {
   // the first release's changelog can say them, but only a release's clients fail the check.
   const preRelease = (parseVersion(release.version)?.prerelease.length ?? 0) > 0;
   if (preRelease) {
-    console.log(`${release.version} is a pre-release: it promises nothing, and any later version may follow it (npm run contract:release -- ${nextVersion(release.version, null)} "<what it holds>").`);
+    console.log(
+      `${release.version} is a pre-release: it promises nothing, and any later version may follow it (npm run contract:release -- ${nextVersion(release.version, null)} "<what it holds>").`,
+    );
   }
-  list(preRelease ? 'Changes that would break the clients of a release (allowed after a pre-release)' : 'Breaking changes', breaking.map(describeChange));
+  list(
+    preRelease ? 'Changes that would break the clients of a release (allowed after a pre-release)' : 'Breaking changes',
+    breaking.map(describeChange),
+  );
   list('Deprecations without their removal day', problems);
   list('Contract folder problems', integrity);
   list('Unreleased additions (a minor release)', changes.filter((change) => change.level === 'minor').map(describeChange));
@@ -51,7 +56,8 @@ async function check(dir: string, shown: string): Promise<number> {
         `  npm run contract:release -- ${version} "<what changed, and how clients move>"`,
     );
   }
-  if (problems.length + integrity.length > 0) console.error(`\ncontract:check failed: ${problems.length + integrity.length} problem(s) above.`);
+  if (problems.length + integrity.length > 0)
+    console.error(`\ncontract:check failed: ${problems.length + integrity.length} problem(s) above.`);
   if ((preRelease ? 0 : breaking.length) + problems.length + integrity.length > 0) return 1;
   console.log(`\ncontract:check passed: nothing breaks the clients of ${release.version}.`);
   return 0;
@@ -67,12 +73,20 @@ async function release(dir: string, shown: string, version: string | undefined, 
     console.error(`contract:release refused: ${outcome.refusal}`);
     return 1;
   }
-  console.log(`Released the contract ${outcome.version} into ${shown} (${outcome.changes.length} change(s); the largest: ${outcome.bump ?? 'none'}). Commit the folder.`);
+  console.log(
+    `Released the contract ${outcome.version} into ${shown} (${outcome.changes.length} change(s); the largest: ${outcome.bump ?? 'none'}). Commit the folder.`,
+  );
   return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: { dir: { type: 'string' }; help: { type: 'boolean'; short: 'h' } } }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{
+      args: string[];
+      allowPositionals: true;
+      options: { dir: { type: 'string' }; help: { type: 'boolean'; short: 'h' } };
+    }>
+  >;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {

@@ -42,7 +42,6 @@ const usage = `Usage: npm run --silent keys -- <command> [options]
   --json              machine-readable output
 Permissions: ${allPermissions.join(', ')}`;
 
-
 function parseCommandLine() {
   try {
     return parseArgs({
@@ -66,7 +65,6 @@ function parseCommandLine() {
 }
 
 const { values, positionals } = parseCommandLine();
-
 
 function keyId(): number {
   return wholeNumber(positionals[1], 'the key ID');
@@ -98,11 +96,24 @@ function sinceMs(value: string | undefined): number {
 /** The audit as an aligned table, with each door's share of the calls. */
 function auditTable(rows: readonly KeyCallSummaryRow[]): string {
   const header = ['OPERATION', 'STATUS', 'CALLS', 'REST', 'GRAPHQL', 'LAST SEEN'];
-  const cells = rows.map((row) => [row.operation, String(row.status), String(row.calls), String(row.rest), String(row.graphql), row.last_seen_at]);
+  const cells = rows.map((row) => [
+    row.operation,
+    String(row.status),
+    String(row.calls),
+    String(row.rest),
+    String(row.graphql),
+    row.last_seen_at,
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  return [header, ...cells].map((line) => line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
-
 
 const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict', 'audit']);
 
@@ -180,8 +191,15 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       const rows = await summariseKeyCalls(db, key.id, since);
       const total = rows.reduce((sum, row) => sum + row.calls, 0);
       const title = `key #${key.id} ${key.name} [${key.status}]: ${total} call(s) from ${since.toISOString()} to ${now.toISOString()}`;
-      print(values.json, 
-        { api_key: { id: key.id, name: key.name, status: key.status }, since: since.toISOString(), until: now.toISOString(), calls: total, operations: rows },
+      print(
+        values.json,
+        {
+          api_key: { id: key.id, name: key.name, status: key.status },
+          since: since.toISOString(),
+          until: now.toISOString(),
+          calls: total,
+          operations: rows,
+        },
         rows.length > 0 ? `${title}\n${auditTable(rows)}` : title,
       );
       return null;
@@ -241,7 +259,8 @@ await runCliCommand({
   async run(db, config) {
     const changed = await run(db, config.engine);
     // On the channel of the service's instances: the prefix they use (REDIS_KEY_PREFIX, or the database's own).
-    if (changed !== null && config.redisUrl) await announceKeyChange(config.redisUrl, await redisKeyPrefixOf(db, config.redisKeyPrefix), changed);
+    if (changed !== null && config.redisUrl)
+      await announceKeyChange(config.redisUrl, await redisKeyPrefixOf(db, config.redisKeyPrefix), changed);
   },
 });
 // The command is over: the Redis client may still hold timers of its own (a connect timeout, a

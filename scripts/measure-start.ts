@@ -21,7 +21,11 @@ import { build, distDir, isStale } from './build.mjs';
 import { freePort } from './free-port.ts';
 
 const { values } = parseArgs({
-  options: { starts: { type: 'string', default: '5' }, requests: { type: 'string', default: '1000' }, tsx: { type: 'boolean', default: false } },
+  options: {
+    starts: { type: 'string', default: '5' },
+    requests: { type: 'string', default: '1000' },
+    tsx: { type: 'boolean', default: false },
+  },
 });
 const starts = Number(values.starts);
 const requests = Number(values.requests);
@@ -29,23 +33,40 @@ const requests = Number(values.requests);
 const folder = mkdtempSync(path.join(tmpdir(), 'measure-start-'));
 const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
 
-
 /** The node flags and process variables `npm start` runs the service with, so the figures are of that start. */
 function npmStartRuntime(): { variables: Record<string, string>; nodeFlags: string[] } {
-  const script = (JSON.parse(readFileSync(path.join(distDir, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const script =
+    (JSON.parse(readFileSync(path.join(distDir, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
   const match = /^((?:[A-Z_]+=\S+ )*)exec node ((?:--\S+ )*)dist\/src\/index\.js --dev$/.exec(script);
   if (!match) throw new Error(`package.json's start script has a shape this measurement does not know: ${script}`);
-  const words = (text: string | undefined): string[] => (text ?? '').trim().split(/\s+/).filter((word) => word !== '');
+  const words = (text: string | undefined): string[] =>
+    (text ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '');
   return { variables: Object.fromEntries(words(match[1]).map((pair) => pair.split('=') as [string, string])), nodeFlags: words(match[2]) };
 }
 const runtime = npmStartRuntime();
 
 function startService(port: number): ChildProcess {
-  const entry = values.tsx ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')] : [...runtime.nodeFlags, path.join(distDir, 'src', 'index.js')];
+  const entry = values.tsx
+    ? ['--import', 'tsx', path.join(distDir, '..', 'src', 'index.ts')]
+    : [...runtime.nodeFlags, path.join(distDir, 'src', 'index.js')];
   // --dev as `npm start` passes it: development values for the settings production requires.
   return spawn(process.execPath, [...entry, '--dev'], {
     // The per-key limits off: the memory figure is of 1,000 answered reads, not of 429s.
-    env: { ...process.env, ...runtime.variables, ENV_FILE: 'off', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FILE_STORAGE_DIR: path.join(folder, 'files'), RATE_LIMIT_KEY_REQUESTS: '0', RATE_LIMIT_KEY_COST: '0' },
+    env: {
+      ...process.env,
+      ...runtime.variables,
+      ENV_FILE: 'off',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      FILE_STORAGE_DIR: path.join(folder, 'files'),
+      RATE_LIMIT_KEY_REQUESTS: '0',
+      RATE_LIMIT_KEY_COST: '0',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -78,7 +99,9 @@ function cpuMs(pid: number): number {
 }
 
 function rssMegabytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '')) / 1024;
 }
 
@@ -114,17 +137,26 @@ for (let run = 0; run < starts; run += 1) {
 }
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const list = (values: number[]): string => values.map((ms) => ms.toFixed(0)).join(', ');
-console.log(`${values.tsx ? 'tsx src/index.ts' : `node ${[...runtime.nodeFlags, 'dist/src/index.js'].join(' ')} (as npm start runs it)`}: start-up to /health on the existing database`);
+console.log(
+  `${values.tsx ? 'tsx src/index.ts' : `node ${[...runtime.nodeFlags, 'dist/src/index.js'].join(' ')} (as npm start runs it)`}: start-up to /health on the existing database`,
+);
 console.log(`  wall clock: median ${median(timings).toFixed(0)} ms (runs: ${list(timings)} ms)`);
 console.log(`  CPU time:   median ${median(cpuTimings).toFixed(0)} ms (runs: ${list(cpuTimings)} ms)`);
-console.log(`  first REST answer (apikey_details, right after /health): median ${median(firstReadTimings).toFixed(0)} ms after spawn (runs: ${list(firstReadTimings)} ms)`);
+console.log(
+  `  first REST answer (apikey_details, right after /health): median ${median(firstReadTimings).toFixed(0)} ms after spawn (runs: ${list(firstReadTimings)} ms)`,
+);
 
 const rssBefore = rssMegabytes(child.pid ?? 0);
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 const calls: (() => Promise<Response>)[] = [
   () => fetch(`http://127.0.0.1:${port}/api/v1/apikeys/apikey_details.json`, { headers }),
   () => fetch(`http://127.0.0.1:${port}/api/v1/cars/${car.id}/performance.json`, { headers }),
-  () => fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ cars(first: 20) { edges { node { id make model year } } } }' }) }),
+  () =>
+    fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: '{ cars(first: 20) { edges { node { id make model year } } } }' }),
+    }),
   () => fetch(`http://127.0.0.1:${port}/health`),
 ];
 let sent = 0;
@@ -143,5 +175,7 @@ await Promise.all(
 );
 const rssAfter = rssMegabytes(child.pid ?? 0);
 await stop(child);
-console.log(`RSS: ${rssBefore.toFixed(0)} MB when ready, ${rssAfter.toFixed(0)} MB after ${requests} requests (statuses ${JSON.stringify(Object.fromEntries(statuses))})`);
+console.log(
+  `RSS: ${rssBefore.toFixed(0)} MB when ready, ${rssAfter.toFixed(0)} MB after ${requests} requests (statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
+);
 rmSync(folder, { recursive: true, force: true });

@@ -52,8 +52,23 @@ function diff(provider: Provider, from: string | null, to: string, workDir: stri
   const fromArgs = from === null ? ['--from-empty'] : ['--from-schema-datamodel', write('from.prisma', from)];
   const sql = execFileSync(
     process.execPath,
-    [migrateCliPath, 'migrate', 'diff', '--config', migrateConfigPath, ...fromArgs, '--to-schema-datamodel', write('schema.prisma', to), '--script'],
-    { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' } },
+    [
+      migrateCliPath,
+      'migrate',
+      'diff',
+      '--config',
+      migrateConfigPath,
+      ...fromArgs,
+      '--to-schema-datamodel',
+      write('schema.prisma', to),
+      '--script',
+    ],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    },
   );
   return provider === 'sqlite' ? fixSqliteJsonDefaults(sql) : sql;
 }
@@ -62,7 +77,10 @@ function diff(provider: Provider, from: string | null, to: string, workDir: stri
 export function writeMigration({ name, schemaPath, migrationsDir, now = new Date() }: MigrationRequest): string | null {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`migration name "${name}" must be snake_case`);
   mkdirSync(migrationsDir, { recursive: true });
-  const previous = readdirSync(migrationsDir).filter((entry) => /^\d{14}_/.test(entry)).sort().at(-1);
+  const previous = readdirSync(migrationsDir)
+    .filter((entry) => /^\d{14}_/.test(entry))
+    .sort()
+    .at(-1);
   const from = previous ? readFileSync(path.join(migrationsDir, previous, 'schema.prisma'), 'utf8') : null;
   const to = readFileSync(schemaPath, 'utf8');
   const workDir = mkdtempSync(path.join(tmpdir(), 'migration-diff-'));

@@ -14,7 +14,11 @@ if (check) delete env.UPDATE_OPENAPI_EXAMPLES;
 else env.UPDATE_OPENAPI_EXAMPLES = '1';
 const run = spawnSync(process.execPath, [vitest, 'run', 'test/openapi-examples.test.ts'], { cwd: projectRoot, stdio: 'inherit', env });
 if (run.status !== 0) {
-  console.error(check ? 'src/rest/openapi-examples.json is stale or wrong: run `npm run openapi:examples` and commit the result.' : 'the examples could not be written');
+  console.error(
+    check
+      ? 'src/rest/openapi-examples.json is stale or wrong: run `npm run openapi:examples` and commit the result.'
+      : 'the examples could not be written',
+  );
   process.exit(1);
 }
 console.log(check ? 'src/rest/openapi-examples.json is current' : 'wrote src/rest/openapi-examples.json');

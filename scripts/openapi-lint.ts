@@ -38,7 +38,10 @@ export async function lintOpenApiDocument(document: unknown): Promise<LintReport
       execFile(
         process.execPath,
         [cli, 'lint', file, '--config', path.join(projectRoot, 'redocly.yaml'), '--format=json'],
-        { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
+        {
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+          maxBuffer: 64 * 1024 * 1024,
+        },
         // Redocly exits 1 when it finds errors; its JSON report is on stdout either way.
         (error, stdout) => (stdout.trim().startsWith('{') ? resolve(stdout) : reject(error ?? new Error('Redocly printed no report'))),
       );
@@ -51,7 +54,8 @@ export async function lintOpenApiDocument(document: unknown): Promise<LintReport
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const report = await lintOpenApiDocument(buildOpenApiDocument(getSchema(), { publicUrl: LINTED_PUBLIC_URL }));
-  for (const problem of report.problems) console.error(`${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`);
+  for (const problem of report.problems)
+    console.error(`${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`);
   console.log(`Redocly recommended-strict: ${report.totals.errors} errors, ${report.totals.warnings} warnings`);
   if (report.totals.errors + report.totals.warnings > 0) process.exit(1);
 }

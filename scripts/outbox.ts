@@ -4,7 +4,14 @@ import { parseArgs } from 'node:util';
 import type { Engine } from '../src/config/index.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
-import { listOutbox, OUTBOX_STATUSES, purgeOutbox, retryOutboxMessage, type OutboxEntry, type OutboxStatus } from '../src/notifications/outbox-admin.ts';
+import {
+  listOutbox,
+  OUTBOX_STATUSES,
+  purgeOutbox,
+  retryOutboxMessage,
+  type OutboxEntry,
+  type OutboxStatus,
+} from '../src/notifications/outbox-admin.ts';
 import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 
 const DEFAULT_LIMIT = 100;
@@ -22,7 +29,6 @@ const usage = `Usage: npm run --silent outbox -- <command> [options]
                       failed messages created more than N days ago; without --yes only counts them
 
   --json              machine-readable output`;
-
 
 function parseCommandLine() {
   try {
@@ -45,7 +51,6 @@ function parseCommandLine() {
 
 const { values, positionals } = parseCommandLine();
 
-
 function statuses(value: string | undefined): OutboxStatus[] {
   if (value === undefined) return ['pending', 'failed'];
   if (value === 'all') return [...OUTBOX_STATUSES];
@@ -53,7 +58,6 @@ function statuses(value: string | undefined): OutboxStatus[] {
   if (!status) throw new UsageError(`--status must be one of ${OUTBOX_STATUSES.join(', ')} or all`);
   return [status];
 }
-
 
 function table(entries: readonly OutboxEntry[]): string {
   const header = ['ID', 'KIND', 'LEAD', 'RECIPIENT', 'STATUS', 'ATTEMPTS', 'DUE', 'LAST ERROR'];
@@ -69,7 +73,14 @@ function table(entries: readonly OutboxEntry[]): string {
     (entry.last_error ?? '').replace(/\s+/g, ' ').slice(0, 120),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  return [header, ...cells].map((line) => line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const commands = new Set(['list', 'retry', 'purge']);
@@ -90,12 +101,14 @@ async function run(db: Db, engine: Engine): Promise<void> {
       return;
     }
     case 'purge': {
-      const olderThanDays = values['older-than-days'] === undefined ? DEFAULT_PURGE_DAYS : wholeNumber(values['older-than-days'], '--older-than-days');
+      const olderThanDays =
+        values['older-than-days'] === undefined ? DEFAULT_PURGE_DAYS : wholeNumber(values['older-than-days'], '--older-than-days');
       const failed = values.failed ?? false;
       const dryRun = !values.yes;
       const counts = await purgeOutbox(db, { olderThanDays, failed, dryRun }, now);
       const what = `${counts.sent} sent message(s) sent more than ${olderThanDays} day(s) ago${failed ? ` and ${counts.failed} failed message(s) created more than ${olderThanDays} day(s) ago` : ''}`;
-      print(values.json, 
+      print(
+        values.json,
         { dry_run: dryRun, older_than_days: olderThanDays, sent: counts.sent, failed: failed ? counts.failed : null },
         dryRun ? `would delete ${what}; nothing deleted: add --yes to delete them` : `deleted ${what}`,
       );

@@ -32,7 +32,11 @@ export function toPostgresSchema(sqliteSchema: string): string {
   const { before, body, after } = splitDatasource(sqliteSchema);
   const datasource = replaceOnce(body, /provider\s*=\s*"sqlite"/, 'provider = "postgresql"').replace(/^\s*url\s*=.*\n/m, '');
   let schema = `${before}datasource db {${datasource}}${after}`;
-  schema = replaceOnce(schema, /output\s*=\s*"\.\.\/src\/generated\/prisma\/sqlite"/, 'output       = "../../src/generated/prisma/postgresql"');
+  schema = replaceOnce(
+    schema,
+    /output\s*=\s*"\.\.\/src\/generated\/prisma\/sqlite"/,
+    'output       = "../../src/generated/prisma/postgresql"',
+  );
   schema = replaceOnce(schema, /generator pothos \{[^}]*\}\n/, '');
   return `// GENERATED from prisma/schema.prisma by scripts/prisma-schemas.ts. Do not edit.\n${schema}`;
 }

@@ -103,7 +103,9 @@ const READS: readonly { label: string; method: 'GET' | 'POST'; path: string; bod
     label: 'GraphQL cars(first: 50)',
     method: 'POST',
     path: '/graphql',
-    body: { query: '{ cars(first: 50) { edges { node { id stocknum dapprice reserved dealership { slug } performance { leads_count } } } } }' },
+    body: {
+      query: '{ cars(first: 50) { edges { node { id stocknum dapprice reserved dealership { slug } performance { leads_count } } } } }',
+    },
   },
 ];
 
@@ -114,11 +116,15 @@ export const identicalReads: ScaleCheck = {
     for (const read of READS) {
       const answers = await Promise.all(instances.map((instance) => call(instance, key, read.method, read.path, read.body)));
       const shapes = new Set(answers.map((answer) => `${answer.status} ${JSON.stringify(answer.json)}`));
-      if (shapes.size !== 1 || answers[0]?.status !== 200) differing.push(`${read.label} (${answers.map((answer) => answer.status).join('/')})`);
+      if (shapes.size !== 1 || answers[0]?.status !== 200)
+        differing.push(`${read.label} (${answers.map((answer) => answer.status).join('/')})`);
     }
     return {
       ok: differing.length === 0,
-      detail: differing.length === 0 ? `${READS.length} reads answered 200 and identically by all ${instances.length}` : `differ or fail: ${differing.join(', ')}`,
+      detail:
+        differing.length === 0
+          ? `${READS.length} reads answered 200 and identically by all ${instances.length}`
+          : `differ or fail: ${differing.join(', ')}`,
     };
   },
 };
@@ -169,13 +175,18 @@ export const sharedFiles: ScaleCheck = {
       },
     });
     const leadId = (created.json as { lead?: { id?: number } }).lead?.id;
-    if (created.status !== 201 || leadId === undefined) return { ok: false, detail: `creating the lead on ${first.name} answered ${created.status}` };
-    const updated = await call(second, key, 'PUT', `/api/v1/leads/${leadId}`, { lead: { lead_files_attributes: [{ file_type: 'other', file: PNG_BYTES.toString('base64') }] } });
+    if (created.status !== 201 || leadId === undefined)
+      return { ok: false, detail: `creating the lead on ${first.name} answered ${created.status}` };
+    const updated = await call(second, key, 'PUT', `/api/v1/leads/${leadId}`, {
+      lead: { lead_files_attributes: [{ file_type: 'other', file: PNG_BYTES.toString('base64') }] },
+    });
     const files = await db.leadFile.findMany({ where: { lead_id: leadId }, orderBy: { id: 'asc' } });
     // Read back through the store the instances are configured with (the API serves no file bytes),
     // as a third instance would.
     const storage = createFileStorage(config, db);
-    const readable = await Promise.all(files.map(async (file) => sha256((await storage.get(file.storage_key)) ?? new Uint8Array()) === file.sha256));
+    const readable = await Promise.all(
+      files.map(async (file) => sha256((await storage.get(file.storage_key)) ?? new Uint8Array()) === file.sha256),
+    );
     const ok = updated.status === 200 && files.length === 2 && readable.every(Boolean);
     return {
       ok,
@@ -205,9 +216,9 @@ export const sharedRateBudget: ScaleCheck = {
     const allRefused = refusals.every((answer) => answer.status === 429 && Number(answer.headers.get('retry-after')) > 0);
     return {
       ok: countedDown && allServed && allRefused,
-      detail: `budget ${quota} per window: ${statuses.filter((status) => status === 200).length} answered 200 round-robin, remaining ${left[0]}…${
-        left.at(-1)
-      }${countedDown ? ' one by one' : ' NOT one by one'}; then ${refusals.map((answer, index) => `${instances[index]!.name} ${answer.status}`).join(', ')}`,
+      detail: `budget ${quota} per window: ${statuses.filter((status) => status === 200).length} answered 200 round-robin, remaining ${left[0]}…${left.at(
+        -1,
+      )}${countedDown ? ' one by one' : ' NOT one by one'}; then ${refusals.map((answer, index) => `${instances[index]!.name} ${answer.status}`).join(', ')}`,
     };
   },
 };
@@ -236,7 +247,8 @@ export const noDuplicateMail: ScaleCheck = {
         }),
       ),
     );
-    if (created.some((answer) => answer.status !== 201)) return { ok: false, detail: `creating leads answered ${created.map((answer) => answer.status).join('/')}` };
+    if (created.some((answer) => answer.status !== 201))
+      return { ok: false, detail: `creating leads answered ${created.map((answer) => answer.status).join('/')}` };
     const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
     let rows = await db.outboxMessage.findMany({ where: { id: { gte: firstId } }, select: { id: true, status: true, attempts: true } });
     while (rows.some((row) => row.status === 'pending') && Date.now() < deadline) {
@@ -260,13 +272,25 @@ export const noDuplicateMail: ScaleCheck = {
 };
 
 /** In the order the report shows them. */
-export const scaleChecks: readonly ScaleCheck[] = [migratedOnce, identicalReads, writesVisible, sharedFiles, sharedRateBudget, noDuplicateMail];
+export const scaleChecks: readonly ScaleCheck[] = [
+  migratedOnce,
+  identicalReads,
+  writesVisible,
+  sharedFiles,
+  sharedRateBudget,
+  noDuplicateMail,
+];
 
 /** Runs every check, each on its own: one failing (or throwing) does not hide the others. */
-export async function runScaleChecks(cluster: ScaleCluster, checks: readonly ScaleCheck[] = scaleChecks): Promise<{ name: string; outcome: CheckOutcome }[]> {
+export async function runScaleChecks(
+  cluster: ScaleCluster,
+  checks: readonly ScaleCheck[] = scaleChecks,
+): Promise<{ name: string; outcome: CheckOutcome }[]> {
   const results: { name: string; outcome: CheckOutcome }[] = [];
   for (const check of checks) {
-    const outcome = await check.run(cluster).catch((error: unknown) => ({ ok: false, detail: `failed: ${error instanceof Error ? error.message : String(error)}` }));
+    const outcome = await check
+      .run(cluster)
+      .catch((error: unknown) => ({ ok: false, detail: `failed: ${error instanceof Error ? error.message : String(error)}` }));
     results.push({ name: check.name, outcome });
   }
   return results;

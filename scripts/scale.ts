@@ -48,7 +48,9 @@ function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessE
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim()}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim()}`)),
+    );
   });
 }
 
@@ -64,7 +66,13 @@ function startInstance(name: string, env: NodeJS.ProcessEnv): Promise<ScaleInsta
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not listen within ${START_TIMEOUT_MS / 1000} s: ${JSON.stringify(lines.slice(-3))} ${stderr.trim()}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(`${name} did not listen within ${START_TIMEOUT_MS / 1000} s: ${JSON.stringify(lines.slice(-3))} ${stderr.trim()}`),
+        ),
+      START_TIMEOUT_MS,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       const text = partial + chunk.toString();
       const complete = text.split('\n');
@@ -143,7 +151,9 @@ async function main(): Promise<number> {
     const names = Array.from({ length: instanceCount }, (_, index) => `instance ${index + 1}`);
     const ports = await Promise.all(names.map(() => freePort()));
     // All at once, as an orchestrator rolls out a new deployment onto an empty database.
-    const instances = await Promise.all(names.map((name, index) => startInstance(name, { ...baseEnv, ...shared, PORT: String(ports[index]) })));
+    const instances = await Promise.all(
+      names.map((name, index) => startInstance(name, { ...baseEnv, ...shared, PORT: String(ports[index]) })),
+    );
     const startedMs = Math.round(performance.now() - started);
     const createKey = async (name: string): Promise<string> =>
       (
@@ -168,7 +178,10 @@ async function main(): Promise<number> {
     await smtp.close();
     await db.$disconnect();
     if (options.keep) console.log(`kept the database: ${databaseUrl.toString()}`);
-    else await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).catch((error: unknown) => console.error(`could not drop ${databaseName}: ${String(error)}`));
+    else
+      await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).catch((error: unknown) =>
+        console.error(`could not drop ${databaseName}: ${String(error)}`),
+      );
   }
 }
 

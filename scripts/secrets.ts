@@ -33,7 +33,10 @@ function usageFailure(message: string): never {
 
 function parseCommandLine() {
   try {
-    return parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, dev: { type: 'boolean' }, help: { type: 'boolean' } } });
+    return parseArgs({
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, dev: { type: 'boolean' }, help: { type: 'boolean' } },
+    });
   } catch (error) {
     usageFailure(error instanceof Error ? error.message : String(error));
   }
@@ -71,9 +74,17 @@ if (values.help || command === 'help') {
   await withDatabase(async (db, config) => {
     const census = await storedSecretsCensus(db);
     const lines = Object.entries(census).map(
-      ([column, counts]) => `${column}: ${Object.entries(counts).map(([keyId, count]) => `${count} under ${keyId}`).join(', ') || 'none stored'}`,
+      ([column, counts]) =>
+        `${column}: ${
+          Object.entries(counts)
+            .map(([keyId, count]) => `${count} under ${keyId}`)
+            .join(', ') || 'none stored'
+        }`,
     );
-    print({ current_key: config.secretsKeyring.current.id, columns: census }, [`current key: ${config.secretsKeyring.current.id}`, ...lines].join('\n'));
+    print(
+      { current_key: config.secretsKeyring.current.id, columns: census },
+      [`current key: ${config.secretsKeyring.current.id}`, ...lines].join('\n'),
+    );
   });
 } else if (command === 'reencrypt') {
   await withDatabase(async (db, config) => {
@@ -91,7 +102,12 @@ if (values.help || command === 'help') {
       failIfDatabaseUnavailable(error);
       throw error;
     });
-    print({ recorded: true, replaced }, replaced ? 'recorded the new SESSION_SIGNING_SECRET: restart every instance with it' : 'recorded SESSION_SIGNING_SECRET (it was already the recorded one, or none was)');
+    print(
+      { recorded: true, replaced },
+      replaced
+        ? 'recorded the new SESSION_SIGNING_SECRET: restart every instance with it'
+        : 'recorded SESSION_SIGNING_SECRET (it was already the recorded one, or none was)',
+    );
   } finally {
     await db.$disconnect();
   }

@@ -127,8 +127,10 @@ export function variableInputError(error: unknown): { variable: string; field: s
   if (typeof message !== 'string' || nodes?.[0]?.kind !== Kind.VARIABLE_DEFINITION) return null;
   const variable = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)" /.exec(message)?.[1];
   if (!variable) return null;
-  if (/^Variable "[^"]+" of required type "[^"]+" was not provided\.$/.test(message)) return { variable, field: variable, reason: 'is required' };
-  if (/^Variable "[^"]+" of non-null type "[^"]+" must not be null\.$/.test(message)) return { variable, field: variable, reason: 'must not be null' };
+  if (/^Variable "[^"]+" of required type "[^"]+" was not provided\.$/.test(message))
+    return { variable, field: variable, reason: 'is required' };
+  if (/^Variable "[^"]+" of non-null type "[^"]+" must not be null\.$/.test(message))
+    return { variable, field: variable, reason: 'must not be null' };
   // `<prefix>; <reason>`: the prefix quotes the value as sent, so it is split off by the reason's own
   // text rather than searched (a value may contain anything, `; ` and ` at "…"` included).
   const reason = originalError?.message;
@@ -186,7 +188,8 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
  * other error.
  */
 function connectionArgumentError(error: GraphQLError): GraphQLError | null {
-  const refused = error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
+  const refused =
+    error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
   if (!refused) return prismaCursorError(error);
   const named = [...refused.message.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)"/g)].map((match) => match[1]!);
   let field: string;

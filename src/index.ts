@@ -22,7 +22,10 @@ if (envFile) {
   logger.info({ file: envFile.file, settings: envFile.settings }, 'settings read from the env file');
   // A misspelt name would otherwise be ignored without a word; libraries' own variables (AWS_…) are fine.
   if (envFile.undeclared.length > 0) {
-    logger.warn({ file: envFile.file, names: envFile.undeclared }, 'the env file sets variables that are not settings of this service: check their spelling (docs/configuration.md, "Configuration")');
+    logger.warn(
+      { file: envFile.file, names: envFile.undeclared },
+      'the env file sets variables that are not settings of this service: check their spelling (docs/configuration.md, "Configuration")',
+    );
   }
 }
 warnIfDevelopmentMode(config, logger);

@@ -95,7 +95,13 @@ export async function createConfiguredLogger(settings: { logLevel: LogLevel; log
   const { default: pretty } = await import('pino-pretty');
   return createLogger(
     settings.logLevel,
-    pretty({ sync: true, singleLine: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+    pretty({
+      sync: true,
+      singleLine: true,
+      colorize: process.stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+    }),
   );
 }
 
@@ -107,7 +113,10 @@ export async function createConfiguredLogger(settings: { logLevel: LogLevel; log
  * The process entry calls it once; tests and CLIs keep Node's own console.
  */
 export function routeProcessOutput(logger: Logger): void {
-  const lineOf = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => logger[level]({ source: 'console' }, format(...args));
+  const lineOf =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) =>
+      logger[level]({ source: 'console' }, format(...args));
   console.log = lineOf('info');
   console.info = lineOf('info');
   console.debug = lineOf('debug');

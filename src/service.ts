@@ -93,7 +93,10 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
   const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
-  logger.info({ signal, grace_ms: graceMs, open_connections: http.openConnections() }, 'shutting down: /ready is 503, new connections answered 503 until the listening socket closes, answering the requests received');
+  logger.info(
+    { signal, grace_ms: graceMs, open_connections: http.openConnections() },
+    'shutting down: /ready is 503, new connections answered 503 until the listening socket closes, answering the requests received',
+  );
 
   let cutConnections = 0;
   const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
@@ -112,7 +115,8 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
   clearTimeout(cut);
   const keyCallsFlushed = keyCalls?.stop().catch((error: unknown) => logger.error({ err: error }, 'flushing the API key call log failed'));
   let closedInTime = await settledBy(Promise.all([outboxStopped, keyCallsFlushed]), deadline);
-  if (!closedInTime) logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
+  if (!closedInTime)
+    logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
   const disconnected = Promise.all([
     db.$disconnect().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed')),
     redis?.close(),
@@ -160,7 +164,8 @@ async function openDatabase(config: Config, logger: Logger, tracing: Tracing | n
     await db.$disconnect();
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
-  if (secretCheck === 'recorded') logger.info('recorded the fingerprint of SESSION_SIGNING_SECRET: instances sharing this database must use the same secret');
+  if (secretCheck === 'recorded')
+    logger.info('recorded the fingerprint of SESSION_SIGNING_SECRET: instances sharing this database must use the same secret');
   return db;
 }
 
@@ -199,7 +204,11 @@ function backgroundTasks(
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   // Off by default: then this loads nothing (src/telemetry/tracing.ts).
   const tracing = await startTracing(config.tracing, options.tracing);
-  if (tracing) logger.info({ exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined }, 'traces on: a span per request, operation and SQL statement');
+  if (tracing)
+    logger.info(
+      { exporter: config.tracing?.exporter ?? 'given', endpoint: config.tracing?.otlpUrl ?? undefined },
+      'traces on: a span per request, operation and SQL statement',
+    );
   const db = await openDatabase(config, logger, tracing, options.demoData ?? null);
   const lifecycle = createLifecycle();
   const clock = await startDatabaseClock(config, db, logger);
@@ -208,9 +217,16 @@ export async function startService(config: Config, logger: Logger, options: Star
   const redisModule = config.redisUrl ? await import('./redis/client.ts') : null;
   const redis =
     redisModule && config.redisUrl
-      ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), { commandTimeoutMs: config.redisCommandTimeoutMs })
+      ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), {
+          commandTimeoutMs: config.redisCommandTimeoutMs,
+        })
       : null;
-  const keys = createKeyVerifier({ db, now, ttlMs: config.apiKeyCacheTtlMs, changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null });
+  const keys = createKeyVerifier({
+    db,
+    now,
+    ttlMs: config.apiKeyCacheTtlMs,
+    changes: redis && redisModule ? redisModule.redisKeyChangeFeed(redis, logger) : null,
+  });
   // With Redis, a write whose generation Redis did not take is announced through the database instead.
   const cacheEpoch = redis && config.responseCache ? watchCacheEpoch(db, CACHE_EPOCH_POLL_MS) : null;
   const readCache = !config.responseCache

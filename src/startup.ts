@@ -53,7 +53,8 @@ function databaseFailure(error: DatabaseStartupError): StartupFailure {
     SQLITE_CANTOPEN: `${where} cannot be created or opened: choose a writable path in DATABASE_URL`,
     SQLITE_NOTADB: `${where} is not a SQLite database: point DATABASE_URL at a database file`,
   };
-  const reason = (code && reasons[code]) ?? `${where} could not be prepared (${firstLine(error.cause)}): check DATABASE_URL and the database server`;
+  const reason =
+    (code && reasons[code]) ?? `${where} could not be prepared (${firstLine(error.cause)}): check DATABASE_URL and the database server`;
   return { settings: ['DATABASE_URL'], message: `cannot start: DATABASE_URL: ${reason}` };
 }
 
@@ -61,11 +62,20 @@ function listenFailure(error: NodeJS.ErrnoException, config: Pick<Config, 'port'
   if (error.syscall !== 'listen') return null;
   switch (error.code) {
     case 'EADDRINUSE':
-      return { settings: ['PORT'], message: `cannot start: PORT ${config.port} is already in use on ${config.host}: stop the other process or set PORT to a free port` };
+      return {
+        settings: ['PORT'],
+        message: `cannot start: PORT ${config.port} is already in use on ${config.host}: stop the other process or set PORT to a free port`,
+      };
     case 'EACCES':
-      return { settings: ['PORT'], message: `cannot start: PORT ${config.port} needs privileges this process lacks: use a port above 1023` };
+      return {
+        settings: ['PORT'],
+        message: `cannot start: PORT ${config.port} needs privileges this process lacks: use a port above 1023`,
+      };
     case 'EADDRNOTAVAIL':
-      return { settings: ['HOST'], message: `cannot start: HOST ${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)` };
+      return {
+        settings: ['HOST'],
+        message: `cannot start: HOST ${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)`,
+      };
     default:
       return null;
   }
@@ -98,7 +108,9 @@ export function warnIfDevelopmentMode(config: Pick<Config, 'mode' | 'development
   logger.warn(
     { mode: 'development', development_defaults: config.developmentDefaults },
     `DEVELOPMENT MODE, NOT FOR PRODUCTION: ${
-      config.developmentDefaults.length > 0 ? `${config.developmentDefaults.join(', ')} use public development values` : 'started with APP_MODE=development or --dev'
+      config.developmentDefaults.length > 0
+        ? `${config.developmentDefaults.join(', ')} use public development values`
+        : 'started with APP_MODE=development or --dev'
     }; demo data may be seeded. Production: leave out --dev and APP_MODE, set PUBLIC_URL, SESSION_SIGNING_SECRET and SECRETS_ENCRYPTION_KEYS`,
   );
 }
@@ -108,7 +120,10 @@ export function warnIfDevelopmentMode(config: Pick<Config, 'mode' | 'development
  * browser, Swagger UI on /docs) are named only when they are on (production turns them off unless
  * EXPLORERS=on), and the keys CLI only in development mode (the production image has no tsx to run it).
  */
-export function listeningLine(config: Pick<Config, 'explorers' | 'mode' | 'engine' | 'publicUrl'>, port: number): { fields: Record<string, unknown>; msg: string } {
+export function listeningLine(
+  config: Pick<Config, 'explorers' | 'mode' | 'engine' | 'publicUrl'>,
+  port: number,
+): { fields: Record<string, unknown>; msg: string } {
   const served = config.explorers
     ? 'GraphQL at /graphql (GraphiQL in a browser), the REST paths, their OpenAPI document at /openapi.json and Swagger UI at /docs'
     : 'GraphQL at /graphql, the REST paths and their OpenAPI document at /openapi.json (no GraphiQL, no /docs: EXPLORERS=on serves them)';

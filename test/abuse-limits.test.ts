@@ -53,7 +53,8 @@ async function newSignOnToken(): Promise<string> {
 }
 
 const tokenUsed = async (token: string): Promise<boolean> =>
-  (await app.db.partnerToken.findUniqueOrThrow({ where: { token_hash: createHash('sha256').update(token).digest('hex') } })).used_at !== null;
+  (await app.db.partnerToken.findUniqueOrThrow({ where: { token_hash: createHash('sha256').update(token).digest('hex') } })).used_at !==
+  null;
 
 describe('RATE_LIMIT_ANONYMOUS', () => {
   it('limits the public redirect per client address, with the RateLimit headers, and a refused call reads nothing', async () => {
@@ -74,7 +75,9 @@ describe('RATE_LIMIT_ANONYMOUS', () => {
     });
     // Another address, and the same address with a key, are not affected.
     expect((await from(limited, newAddress(), path)).status).not.toBe(429);
-    expect((await from(limited, address, '/api/v1/leads', { method: 'POST', headers: { authorization: `Bearer ${key}` } })).status).not.toBe(429);
+    expect(
+      (await from(limited, address, '/api/v1/leads', { method: 'POST', headers: { authorization: `Bearer ${key}` } })).status,
+    ).not.toBe(429);
   });
 
   it('limits the partner sign-on handoff: the refused redemption does not spend its token', async () => {
@@ -92,7 +95,11 @@ describe('RATE_LIMIT_ANONYMOUS', () => {
   it('limits GraphQL without a key, answered in GraphQL shape; a new window starts afresh', async () => {
     const address = newAddress();
     const ask = () =>
-      from(limited, address, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+      from(limited, address, '/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
     for (let call = 0; call < ANONYMOUS_LIMIT; call += 1) expect((await ask()).status).toBe(200);
     const refused = await ask();
     expect(refused.status).toBe(429);
@@ -105,7 +112,12 @@ describe('RATE_LIMIT_ANONYMOUS', () => {
   it('never counts the explorers and the service paths (GraphiQL, /docs, /openapi.json, /health)', async () => {
     const address = newAddress();
     for (let call = 0; call <= ANONYMOUS_LIMIT * 2; call += 1) {
-      for (const [path, accept] of [['/graphql', 'text/html'], ['/docs', '*/*'], ['/openapi.json', '*/*'], ['/health', '*/*']] as const) {
+      for (const [path, accept] of [
+        ['/graphql', 'text/html'],
+        ['/docs', '*/*'],
+        ['/openapi.json', '*/*'],
+        ['/health', '*/*'],
+      ] as const) {
         const response = await from(limited, address, path, { headers: { accept } });
         expect(response.status, path).toBe(200);
         expect(response.headers.get('ratelimit-policy'), path).toBeNull();
@@ -118,7 +130,11 @@ describe('RATE_LIMIT_ANONYMOUS', () => {
     const unlimited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }));
     const address = newAddress();
     for (let call = 0; call <= ANONYMOUS_LIMIT; call += 1) {
-      const response = await from(unlimited, address, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const response = await from(unlimited, address, '/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('ratelimit-policy')).toBeNull();
     }
@@ -136,14 +152,19 @@ describe('logged caller text', () => {
     });
     const logged = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: createLogger('info', sink) }));
     const names = Array.from({ length: 60 }, (_, index) => `${String(index).padStart(2, '0')}${'n'.repeat(9_000)}`);
-    const lead = { ...samplePayload(dealership.id, { email: `logged.${uniqueNumber()}@example.com` }), ...Object.fromEntries(names.map((name) => [name, 1])) };
+    const lead = {
+      ...samplePayload(dealership.id, { email: `logged.${uniqueNumber()}@example.com` }),
+      ...Object.fromEntries(names.map((name) => [name, 1])),
+    };
     const response = await logged.fetch('http://gateway.test/api/v1/leads', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ lead }),
     });
     expect(response.status).toBe(201);
-    const entry = lines.map((line) => JSON.parse(line) as { msg: string; ignored?: string[]; ignored_count?: number }).find((line) => line.ignored);
+    const entry = lines
+      .map((line) => JSON.parse(line) as { msg: string; ignored?: string[]; ignored_count?: number })
+      .find((line) => line.ignored);
     expect(entry?.ignored_count).toBe(60);
     expect(entry?.ignored?.length).toBeLessThanOrEqual(20);
     for (const name of entry?.ignored ?? []) expect(name.length).toBeLessThanOrEqual(LOGGED_STRING_MAX + 1);
@@ -159,7 +180,10 @@ describe('logged caller text', () => {
       },
     });
     const logger = createLogger('info', sink);
-    logger.info({ path: `/${'p'.repeat(100_000)}`, nested: { names: Array.from({ length: 500 }, () => 'x'.repeat(500)) } }, `m${'m'.repeat(100_000)}`);
+    logger.info(
+      { path: `/${'p'.repeat(100_000)}`, nested: { names: Array.from({ length: 500 }, () => 'x'.repeat(500)) } },
+      `m${'m'.repeat(100_000)}`,
+    );
     logger.info({ wide: Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`k${index}`, 'v'.repeat(150)])) }, 'wide');
     const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect((first!.path as string).length).toBeLessThanOrEqual(LOGGED_STRING_MAX + 1);
@@ -174,9 +198,16 @@ describe('ANONYMOUS_BODY_LIMIT_BYTES', () => {
   const padding = 'x'.repeat(ANONYMOUS_BODY_LIMIT + 100);
 
   it('refuses a keyless body over it with 413 before parsing it (even one that is not JSON), on both doors', async () => {
-    const graph = await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{not json ${padding}` });
+    const graph = await app.request('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{not json ${padding}`,
+    });
     expect(graph.status).toBe(413);
-    expect(await graph.json()).toEqual({ error: 'payload_too_large', message: `The request body is over ${ANONYMOUS_BODY_LIMIT} bytes, the limit for a request without an API key.` });
+    expect(await graph.json()).toEqual({
+      error: 'payload_too_large',
+      message: `The request body is over ${ANONYMOUS_BODY_LIMIT} bytes, the limit for a request without an API key.`,
+    });
     const rest = await app.yoga.fetch('http://gateway.test/api/v1/partner/sign_on', { method: 'POST', body: padding });
     expect(rest.status).toBe(413);
   });
@@ -201,10 +232,13 @@ describe('ANONYMOUS_BODY_LIMIT_BYTES', () => {
     it('counts a chunked keyless body against it, and a keyed one against BODY_LIMIT_BYTES', async () => {
       const send = (headers: Record<string, string>) =>
         new Promise<number>((resolve, reject) => {
-          const req = httpRequest({ port, host: '127.0.0.1', path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
+          const req = httpRequest(
+            { port, host: '127.0.0.1', path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
           req.on('error', reject);
           // No Content-Length: chunked, so the server counts the bytes as they come.
           req.write(JSON.stringify({ query: '{ __typename }', variables: { padding } }));
@@ -232,12 +266,20 @@ describe('JSON nesting', () => {
     const body = withNested({ lead: samplePayload(dealership.id, { email, fields: 'NESTED' }) }, depth);
     const response = await app.request('/api/v1/leads', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body });
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: 'invalid_input', message: `body: must not nest objects and lists more than ${MAX_BODY_DEPTH} levels deep`, field: 'body' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_input',
+      message: `body: must not nest objects and lists more than ${MAX_BODY_DEPTH} levels deep`,
+      field: 'body',
+    });
     expect(await app.db.lead.count({ where: { email } })).toBe(0);
   });
 
   it('REST: within the body limit, a too-deep lead.fields is still named by its field', async () => {
-    const response = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealership.id, { fields: nested(40) }) } });
+    const response = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      json: { lead: samplePayload(dealership.id, { fields: nested(40) }) },
+    });
     expect(response.status).toBe(422);
     expect(((await response.json()) as { field: string }).field).toBe('lead.fields');
   });

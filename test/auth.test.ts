@@ -25,7 +25,12 @@ const DETAILS = '/api/v1/apikeys/apikey_details.json';
  * The operations whose "insufficient permission" the spec's error table calls "unauthorised" (4.4,
  * 4.8, 4.9, 4.11): a valid key without their permission is 401 / UNAUTHENTICATED; every other is 403.
  */
-const UNAUTHORISED_WITHOUT_PERMISSION = new Set(['Query.model_variant', 'Mutation.update_lead', 'Mutation.create_lead', 'Mutation.create_lead_event']);
+const UNAUTHORISED_WITHOUT_PERMISSION = new Set([
+  'Query.model_variant',
+  'Mutation.update_lead',
+  'Mutation.create_lead',
+  'Mutation.create_lead_event',
+]);
 const DENIED_MESSAGE = 'This API key does not have the permission this operation needs.';
 
 const UNAUTHORIZED_BODY = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
@@ -113,13 +118,25 @@ function sampleValue(type: GraphQLInputType): unknown {
     );
   }
   if (isScalarType(inner)) {
-    const samples: Record<string, unknown> = { Int: 1, Float: 1, Boolean: true, ID: '1', DateTime: '2026-01-01T00:00:00Z', Date: '2026-01-01', JSON: {}, JSONObject: {} };
+    const samples: Record<string, unknown> = {
+      Int: 1,
+      Float: 1,
+      Boolean: true,
+      ID: '1',
+      DateTime: '2026-01-01T00:00:00Z',
+      Date: '2026-01-01',
+      JSON: {},
+      JSONObject: {},
+    };
     return samples[inner.name] ?? '1';
   }
   return null;
 }
 
-function operationFor(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>): { query: string; variables: Record<string, unknown> } {
+function operationFor(
+  kind: 'query' | 'mutation',
+  field: GraphQLField<unknown, unknown>,
+): { query: string; variables: Record<string, unknown> } {
   const required = field.args.filter((arg) => isNonNullType(arg.type));
   const declarations = required.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ');
   const passing = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
@@ -161,7 +178,9 @@ describe('permission matrix, GraphQL door', () => {
       const { query, variables } = operationFor(kind, field);
       const result = await app.graphql(query, variables, key);
       const coordinate = `${kind === 'query' ? 'Query' : 'Mutation'}.${field.name}`;
-      const expected = UNAUTHORISED_WITHOUT_PERMISSION.has(coordinate) ? { code: 'UNAUTHENTICATED', error: 'unauthorized' } : { code: 'FORBIDDEN', error: 'forbidden' };
+      const expected = UNAUTHORISED_WITHOUT_PERMISSION.has(coordinate)
+        ? { code: 'UNAUTHENTICATED', error: 'unauthorized' }
+        : { code: 'FORBIDDEN', error: 'forbidden' };
       expect(result.errors?.[0]?.extensions, JSON.stringify(result.errors)).toEqual(expected);
       expect(result.errors?.[0]?.message).toBe(DENIED_MESSAGE);
     },

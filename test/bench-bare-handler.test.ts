@@ -33,7 +33,10 @@ afterAll(async () => {
 });
 
 /** The service's and the bare handler's answers to one GET with one key. */
-async function both(path: string, key: string | null): Promise<{ service: { status: number; body: unknown }; bare: { status: number; body: unknown } }> {
+async function both(
+  path: string,
+  key: string | null,
+): Promise<{ service: { status: number; body: unknown }; bare: { status: number; body: unknown } }> {
   const service = await app.request(path, key ? { key } : {});
   const bare = await fetch(`${base}${path}`, key ? { headers: { authorization: `Bearer ${key}` } } : {});
   return { service: { status: service.status, body: await service.json() }, bare: { status: bare.status, body: await bare.json() } };

@@ -38,7 +38,8 @@ const tiers: Record<string, { bounds: CacheBounds; flood(count: number): { size:
     bounds: small,
     flood(count) {
       const store = memoryReadStore(small);
-      for (let n = 0; n < count; n += 1) void store.set(`${'k'.repeat(200)}${n}`, { result: { data: { n } }, expiresAt: Date.now() + 60_000 }, 60_000);
+      for (let n = 0; n < count; n += 1)
+        void store.set(`${'k'.repeat(200)}${n}`, { result: { data: { n } }, expiresAt: Date.now() + 60_000 }, 60_000);
       return { size: store.cache.size, bytes: store.cache.bytes };
     },
   },
@@ -47,7 +48,14 @@ const tiers: Record<string, { bounds: CacheBounds; flood(count: number): { size:
     flood(count) {
       const store = memoryAnswerStore(small);
       for (let n = 0; n < count; n += 1) {
-        const answer: CachedAnswer = { status: 200, headers: [['content-type', 'application/json']], body: new TextEncoder().encode(`{"n":${n}}`), expiresAt: Date.now() + 60_000, cost: 1, operation: undefined };
+        const answer: CachedAnswer = {
+          status: 200,
+          headers: [['content-type', 'application/json']],
+          body: new TextEncoder().encode(`{"n":${n}}`),
+          expiresAt: Date.now() + 60_000,
+          cost: 1,
+          operation: undefined,
+        };
         store.set(`GET /api/v1/x?q=${'q'.repeat(300)}${n}`, answer);
       }
       return { size: store.cache.size, bytes: store.cache.bytes };

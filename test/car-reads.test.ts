@@ -72,8 +72,22 @@ beforeAll(async () => {
   listed = car;
   const otherCar = await makeCar(app.db, north.id);
   leadIds = [
-    (await makeCarLead(app.db, north.id, car.id, { created_at: daysAfter(createdAt, 3), source: 'Website', lead_status: 'open', lead_state: 'new' })).id,
-    (await makeCarLead(app.db, north.id, car.id, { created_at: daysAfter(createdAt, 12), source: 'Phone Call', lead_status: 'won', lead_state: 'sold' })).id,
+    (
+      await makeCarLead(app.db, north.id, car.id, {
+        created_at: daysAfter(createdAt, 3),
+        source: 'Website',
+        lead_status: 'open',
+        lead_state: 'new',
+      })
+    ).id,
+    (
+      await makeCarLead(app.db, north.id, car.id, {
+        created_at: daysAfter(createdAt, 12),
+        source: 'Phone Call',
+        lead_status: 'won',
+        lead_state: 'sold',
+      })
+    ).id,
   ];
   await makeCarLead(app.db, north.id, otherCar.id);
   // 25 photos from day 2, one every half day: the 20th arrives on day 2 + 9.5 = 11.5.
@@ -112,7 +126,10 @@ beforeAll(async () => {
     noPermission: await makeKey(app.db, { permissions: ['update:car', 'index:offer'] }),
     processors: await makeKey(app.db, { permissions: ['show:payment_processor'] }),
     secrets: await makeKey(app.db, { permissions: ['show:payment_processor', 'show:payment_processor_secret'] }),
-    northProcessors: await makeKey(app.db, { permissions: ['show:payment_processor', 'show:payment_processor_secret'], dealershipIds: [north.id] }),
+    northProcessors: await makeKey(app.db, {
+      permissions: ['show:payment_processor', 'show:payment_processor_secret'],
+      dealershipIds: [north.id],
+    }),
   };
 });
 
@@ -146,8 +163,20 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
       updated_at: listed.updated_at.toISOString(),
       start_price: 32990,
       leads: [
-        { id: leadIds[0], created_at: daysAfter(listed.created_at, 3).toISOString(), source: 'Website', lead_status: 'open', lead_state: 'new' },
-        { id: leadIds[1], created_at: daysAfter(listed.created_at, 12).toISOString(), source: 'Phone Call', lead_status: 'won', lead_state: 'sold' },
+        {
+          id: leadIds[0],
+          created_at: daysAfter(listed.created_at, 3).toISOString(),
+          source: 'Website',
+          lead_status: 'open',
+          lead_state: 'new',
+        },
+        {
+          id: leadIds[1],
+          created_at: daysAfter(listed.created_at, 12).toISOString(),
+          source: 'Phone Call',
+          lead_status: 'won',
+          lead_state: 'sold',
+        },
       ],
       price_changes: [
         // No price of that kind at the change: 0 (docs/decisions.md, "Fields that are never null").
@@ -223,7 +252,11 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
   });
 
   it('answers a car of another dealership with 403 invalid_dealership, not like a missing car, by id, slug or VIN', async () => {
-    for (const path of [performancePath(southCar.id), performancePath(southCar.slug), performancePath('SOUTH0000000000001', '?lookup_by=vin')]) {
+    for (const path of [
+      performancePath(southCar.id),
+      performancePath(southCar.slug),
+      performancePath('SOUTH0000000000001', '?lookup_by=vin'),
+    ]) {
       await expectAnswer(await app.request(path, { key: keys.north.key }), 403, INVALID_DEALERSHIP, path);
     }
     expect((await app.request(performancePath(southCar.id), { key: keys.south.key })).status).toBe(200);
@@ -306,7 +339,10 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
     plainSite = await makeWebsite(app.db, north.id);
     southSite = await makeWebsite(app.db, south.id);
     processors = {
-      dealershipDefault: await makePaymentProcessor(app.db, north.id, { ...DEFAULT_PROCESSOR_COLUMNS, authorization_key: 'sk_live_default' }),
+      dealershipDefault: await makePaymentProcessor(app.db, north.id, {
+        ...DEFAULT_PROCESSOR_COLUMNS,
+        authorization_key: 'sk_live_default',
+      }),
       siteOwn: await makePaymentProcessor(app.db, north.id, { website_id: ownSite.id, merchant_id: 'north-site', types: ['deposit'] }),
       otherDefault: await makePaymentProcessor(app.db, south.id),
     };
@@ -338,7 +374,10 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
     const refused = await app.request(path(listed.slug), { key: keys.processors.key });
     expect(refused.status).toBe(403);
     const text = await refused.text();
-    expect(JSON.parse(text)).toEqual({ error: 'forbidden', message: 'This API key does not have the show:payment_processor_secret permission this operation needs.' });
+    expect(JSON.parse(text)).toEqual({
+      error: 'forbidden',
+      message: 'This API key does not have the show:payment_processor_secret permission this operation needs.',
+    });
     expect(text).not.toContain('north-default');
     const graph = await app.graphql(PROCESSORS_QUERY, { id: String(listed.id) }, keys.processors.key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
@@ -359,9 +398,14 @@ describe('GET /api/v1/cars/{id}/payment_processors.json', () => {
     expect(body.payment_processors.map((p: { id: number }) => p.id)).toEqual([processors.dealershipDefault.id]);
   });
 
-  it("answers 404 website_not_found for an unknown website or one of another dealership", async () => {
+  it('answers 404 website_not_found for an unknown website or one of another dealership', async () => {
     for (const website of ['no-such-site', String(southSite.id), southSite.slug]) {
-      await expectAnswer(await app.request(path(listed.id, `?website=${website}`), { key: keys.secrets.key }), 404, WEBSITE_NOT_FOUND, website);
+      await expectAnswer(
+        await app.request(path(listed.id, `?website=${website}`), { key: keys.secrets.key }),
+        404,
+        WEBSITE_NOT_FOUND,
+        website,
+      );
     }
   });
 
@@ -442,7 +486,12 @@ describe('the Car graph (GraphQL only)', () => {
       created_at: car.created_at.toISOString(),
       dealership: { id: north.id, name: 'Northside Motors', slug: 'northside-motors' },
       location: { id: location.id, name: 'Northside Used', location_type: 'used_cars' },
-      model_variant: { id: variant.id, slug: 'cx-5-maxx-sport', name: 'Maxx Sport', model: { id: model.id, name: 'CX-5', manufacturer: { name: 'Mazda' } } },
+      model_variant: {
+        id: variant.id,
+        slug: 'cx-5-maxx-sport',
+        name: 'Maxx Sport',
+        model: { id: model.id, name: 'CX-5', manufacturer: { name: 'Mazda' } },
+      },
       photos: [
         { url: `https://img.example.com/${car.id}/1.jpg`, position: 1 },
         { url: `https://img.example.com/${car.id}/2.jpg`, position: 2 },
@@ -452,21 +501,49 @@ describe('the Car graph (GraphQL only)', () => {
     });
   });
 
-  it("answers the same performance figures as GET performance.json", async () => {
+  it('answers the same performance figures as GET performance.json', async () => {
     const rest = await (await app.request(performancePath(listed.id), { key: keys.all.key })).json();
     const result = await app.graphql(
       `query ($id: String!) { car(id: $id) { performance { id: databaseId days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views start_price last_price_change price_type } } }`,
       { id: String(listed.id) },
       keys.all.key,
     );
-    const { id, days_old, leads_count, photos_count, phone_calls, price_changes_count, days_to_twenty_photos, views, start_price, last_price_change, price_type } = rest;
+    const {
+      id,
+      days_old,
+      leads_count,
+      photos_count,
+      phone_calls,
+      price_changes_count,
+      days_to_twenty_photos,
+      views,
+      start_price,
+      last_price_change,
+      price_type,
+    } = rest;
     expect(result.data?.car).toEqual({
-      performance: { id, days_old, leads_count, photos_count, phone_calls, price_changes_count, days_to_twenty_photos, views, start_price, last_price_change, price_type },
+      performance: {
+        id,
+        days_old,
+        leads_count,
+        photos_count,
+        phone_calls,
+        price_changes_count,
+        days_to_twenty_photos,
+        views,
+        start_price,
+        last_price_change,
+        price_type,
+      },
     });
   });
 
   it('answers null for a car of another dealership and for one that does not exist', async () => {
-    const hidden = await app.graphql(`query ($id: String!) { car(id: $id) { id: databaseId } }`, { id: String(southCar.id) }, keys.north.key);
+    const hidden = await app.graphql(
+      `query ($id: String!) { car(id: $id) { id: databaseId } }`,
+      { id: String(southCar.id) },
+      keys.north.key,
+    );
     expect(hidden.errors).toBeUndefined();
     expect(hidden.data).toEqual({ car: null });
     const missing = await app.graphql(`query ($id: String!) { car(id: $id) { id: databaseId } }`, { id: '999999' }, keys.all.key);

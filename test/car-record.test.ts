@@ -19,18 +19,53 @@ function refusal(car: Record<string, unknown>): { field: unknown; message: strin
 describe('the car record', () => {
   it('stores only what is sent: absent fields are absent, required text trimmed', () => {
     expect(parseCarRecord({ ...minimal, stocknum: '  U1 ', make: ' Mazda' }, now)).toEqual({
-      stocknum: 'U1', dealership_id: 3, make: 'Mazda', model: 'CX-5', year: 2021,
+      stocknum: 'U1',
+      dealership_id: 3,
+      make: 'Mazda',
+      model: 'CX-5',
+      year: 2021,
     });
   });
 
   it('clears with null or blank text, and empties lists with null', () => {
-    const parsed = parseCarRecord({ ...minimal, rego: '  ', colour: null, vin: '', rego_expiry: ' ', external_video_url: '', features: null, images: null, custom_attributes: null, locked_fields: null }, now);
-    expect(parsed).toMatchObject({ rego: null, colour: null, vin: null, rego_expiry: null, external_video_url: null, features: [], images: [], custom_attributes: [], locked_fields: [] });
+    const parsed = parseCarRecord(
+      {
+        ...minimal,
+        rego: '  ',
+        colour: null,
+        vin: '',
+        rego_expiry: ' ',
+        external_video_url: '',
+        features: null,
+        images: null,
+        custom_attributes: null,
+        locked_fields: null,
+      },
+      now,
+    );
+    expect(parsed).toMatchObject({
+      rego: null,
+      colour: null,
+      vin: null,
+      rego_expiry: null,
+      external_video_url: null,
+      features: [],
+      images: [],
+      custom_attributes: [],
+      locked_fields: [],
+    });
   });
 
   it('upper-cases the VIN, reads day/month/year dates, canonicalises URLs and stores each lock once', () => {
     const parsed = parseCarRecord(
-      { ...minimal, vin: ' jm0kf4 ', build_date: '1/2/2020', compliance_date: '2020-02-29', images: ['HTTPS://I.example.com/a b.jpg'], locked_fields: ['rego', 'images', 'rego'] },
+      {
+        ...minimal,
+        vin: ' jm0kf4 ',
+        build_date: '1/2/2020',
+        compliance_date: '2020-02-29',
+        images: ['HTTPS://I.example.com/a b.jpg'],
+        locked_fields: ['rego', 'images', 'rego'],
+      },
       now,
     );
     expect(parsed).toMatchObject({
@@ -60,13 +95,34 @@ describe('the car record', () => {
     [{ vin: 'JM0 KF4' }, 'car.vin', 'must not contain spaces'],
     [{ rego_expiry: '31/02/2026' }, 'car.rego_expiry', 'is not a real calendar date, got "31/02/2026"'],
     [{ build_date: '12/31/2020' }, 'car.build_date', 'is not a real calendar date, got "12/31/2020"'],
-    [{ build_date: '1/1/21' }, 'car.build_date', 'must be a date written day/month/year, e.g. "31/12/2026" (or "2026-12-31"), got "1/1/21"'],
+    [
+      { build_date: '1/1/21' },
+      'car.build_date',
+      'must be a date written day/month/year, e.g. "31/12/2026" (or "2026-12-31"), got "1/1/21"',
+    ],
     [{ external_video_url: 'www.youtube.com/watch?v=1' }, 'car.external_video_url', 'must be an absolute http:// or https:// URL'],
-    [{ images: ['https://i.example.com/1.jpg', 'ftp://i.example.com/2.jpg'] }, 'car.images[1]', 'must be an absolute http:// or https:// URL'],
+    [
+      { images: ['https://i.example.com/1.jpg', 'ftp://i.example.com/2.jpg'] },
+      'car.images[1]',
+      'must be an absolute http:// or https:// URL',
+    ],
     [{ images: ['https://user:pw@i.example.com/1.jpg'] }, 'car.images[0]', 'must not carry a user name or password'],
-    [{ images: ['https://i.example.com/1.jpg', 'https://i.example.com/2.jpg', 'https://I.example.com/1.jpg'] }, 'car.images[2]', 'repeats images[0]'],
+    [
+      { images: ['https://i.example.com/1.jpg', 'https://i.example.com/2.jpg', 'https://I.example.com/1.jpg'] },
+      'car.images[2]',
+      'repeats images[0]',
+    ],
     [{ features: ['Sunroof', ' '] }, 'car.features[1]', 'must not be blank'],
-    [{ custom_attributes: [{ name: 'a', value: '1' }, { name: ' a ', value: '2' }] }, 'car.custom_attributes[1].name', 'repeats the attribute "a"'],
+    [
+      {
+        custom_attributes: [
+          { name: 'a', value: '1' },
+          { name: ' a ', value: '2' },
+        ],
+      },
+      'car.custom_attributes[1].name',
+      'repeats the attribute "a"',
+    ],
     [{ custom_attributes: [{ name: '', value: '1' }] }, 'car.custom_attributes[0].name', 'must not be blank'],
   ])('refuses %j: %s %s', (change, field, reason) => {
     expect(refusal(change)).toEqual({ field, message: `${field}: ${reason}` });
@@ -83,12 +139,49 @@ describe('the car record', () => {
 
   it('locks every car field of spec 2.1, in its order, and neither request instruction', () => {
     expect(LOCKABLE_CAR_FIELDS).toEqual([
-      'rego', 'rego_expiry', 'rego_state', 'stocknum', 'vin', 'dealership_id', 'location_id', 'odometer', 'dapprice',
-      'egcprice', 'advertised_price', 'make', 'model', 'badge', 'series', 'year', 'body', 'colour', 'interior_colour',
-      'transmission', 'fuel', 'drive', 'doors', 'seats', 'redbook_code', 'nvic_code', 'dealercomments', 'features',
-      'status', 'car_type', 'item_type', 'compliance_date', 'build_date', 'external_video_url', 'show_on_dealer_website',
-      'load_to_carsales', 'load_to_autotrader', 'load_to_drive', 'grey_market_import', 'subscription_plan_id', 'certified',
-      'custom_attributes', 'images',
+      'rego',
+      'rego_expiry',
+      'rego_state',
+      'stocknum',
+      'vin',
+      'dealership_id',
+      'location_id',
+      'odometer',
+      'dapprice',
+      'egcprice',
+      'advertised_price',
+      'make',
+      'model',
+      'badge',
+      'series',
+      'year',
+      'body',
+      'colour',
+      'interior_colour',
+      'transmission',
+      'fuel',
+      'drive',
+      'doors',
+      'seats',
+      'redbook_code',
+      'nvic_code',
+      'dealercomments',
+      'features',
+      'status',
+      'car_type',
+      'item_type',
+      'compliance_date',
+      'build_date',
+      'external_video_url',
+      'show_on_dealer_website',
+      'load_to_carsales',
+      'load_to_autotrader',
+      'load_to_drive',
+      'grey_market_import',
+      'subscription_plan_id',
+      'certified',
+      'custom_attributes',
+      'images',
     ]);
   });
 });

@@ -39,7 +39,12 @@ const CLIS: readonly { name: string; script: string; args: readonly string[] }[]
 
 function cli(script: string, args: readonly string[], settings: Record<string, string>): Promise<Finished & { ms: number }> {
   const started = Date.now();
-  return runScript(script, args, { ...testSettings, DATABASE_URL: app.config.databaseUrl, CLI_TIMEOUT_MS: String(CLI_TIMEOUT_MS), ...settings }).then((result) => ({
+  return runScript(script, args, {
+    ...testSettings,
+    DATABASE_URL: app.config.databaseUrl,
+    CLI_TIMEOUT_MS: String(CLI_TIMEOUT_MS),
+    ...settings,
+  }).then((result) => ({
     ...result,
     ms: Date.now() - started,
   }));
@@ -113,7 +118,11 @@ describe.runIf(testEngine === 'postgresql')('every CLI while PostgreSQL does not
     try {
       const results = await Promise.all(CLIS.map(({ script, args }) => cli(script, args, { DATABASE_URL: frozen.toString() })));
       for (const [index, result] of results.entries()) {
-        expectOneLineFailure(result, new RegExp(`not finished after ${CLI_TIMEOUT_MS} ms, the database or Redis did not answer`), CLIS[index]!.name);
+        expectOneLineFailure(
+          result,
+          new RegExp(`not finished after ${CLI_TIMEOUT_MS} ms, the database or Redis did not answer`),
+          CLIS[index]!.name,
+        );
       }
     } finally {
       proxy.thaw();
@@ -121,43 +130,51 @@ describe.runIf(testEngine === 'postgresql')('every CLI while PostgreSQL does not
   });
 });
 
-describe.runIf(testEngine === 'sqlite')('every CLI while another process holds the SQLite write lock', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  /** Holds the write lock (a transaction begun IMMEDIATE) for `ms`, as a long write of the service. */
-  function holdWriteLock(ms: number): Promise<void> {
-    const holder = new Database(sqlitePath(app.config.databaseUrl));
-    holder.exec('BEGIN IMMEDIATE');
-    return new Promise((resolve) =>
-      setTimeout(() => {
-        holder.exec('ROLLBACK');
-        holder.close();
-        resolve();
-      }, ms),
-    );
-  }
+describe.runIf(testEngine === 'sqlite')(
+  'every CLI while another process holds the SQLite write lock',
+  { timeout: CLI_TEST_TIMEOUT_MS },
+  () => {
+    /** Holds the write lock (a transaction begun IMMEDIATE) for `ms`, as a long write of the service. */
+    function holdWriteLock(ms: number): Promise<void> {
+      const holder = new Database(sqlitePath(app.config.databaseUrl));
+      holder.exec('BEGIN IMMEDIATE');
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          holder.exec('ROLLBACK');
+          holder.close();
+          resolve();
+        }, ms),
+      );
+    }
 
-  it('the readers finish, and a writer waits for the lock and succeeds', async () => {
-    // Longer than better-sqlite3's default busy timeout (5 s) and the migrations' own (10 s).
-    const HOLD_MS = 12_000;
-    const released = holdWriteLock(HOLD_MS);
-    const started = Date.now();
-    const [readers, writer] = await Promise.all([
-      Promise.all(CLIS.map(({ script, args }) => cli(script, args, { CLI_TIMEOUT_MS: '60000' }))),
-      cli('scripts/keys.ts', ['create', '--name', 'while-busy', '--permission', 'read:car'], { CLI_TIMEOUT_MS: '60000' }),
-    ]);
-    await released;
-    for (const [index, result] of readers.entries()) expect(result, CLIS[index]!.name).toMatchObject({ code: 0, stderr: '' });
-    expect(writer, JSON.stringify(writer)).toMatchObject({ code: 0, stderr: '' });
-    expect(writer.stdout).toMatch(/^dlr_/);
-    // It waited for the lock rather than failing before it was released.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(HOLD_MS);
-    expect(await app.db.apiKey.count({ where: { name: 'while-busy' } })).toBe(1);
-  });
+    it('the readers finish, and a writer waits for the lock and succeeds', async () => {
+      // Longer than better-sqlite3's default busy timeout (5 s) and the migrations' own (10 s).
+      const HOLD_MS = 12_000;
+      const released = holdWriteLock(HOLD_MS);
+      const started = Date.now();
+      const [readers, writer] = await Promise.all([
+        Promise.all(CLIS.map(({ script, args }) => cli(script, args, { CLI_TIMEOUT_MS: '60000' }))),
+        cli('scripts/keys.ts', ['create', '--name', 'while-busy', '--permission', 'read:car'], { CLI_TIMEOUT_MS: '60000' }),
+      ]);
+      await released;
+      for (const [index, result] of readers.entries()) expect(result, CLIS[index]!.name).toMatchObject({ code: 0, stderr: '' });
+      expect(writer, JSON.stringify(writer)).toMatchObject({ code: 0, stderr: '' });
+      expect(writer.stdout).toMatch(/^dlr_/);
+      // It waited for the lock rather than failing before it was released.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(HOLD_MS);
+      expect(await app.db.apiKey.count({ where: { name: 'while-busy' } })).toBe(1);
+    });
 
-  it('a writer ends with the one line once CLI_TIMEOUT_MS has run out', async () => {
-    const released = holdWriteLock(CLI_TIMEOUT_MS + 20_000);
-    const result = await cli('scripts/keys.ts', ['create', '--name', 'too-busy', '--permission', 'read:car'], {});
-    await released;
-    expectOneLineFailure(result, new RegExp(`the database did not answer within ${CLI_TIMEOUT_MS} ms \\(CLI_TIMEOUT_MS\\)|not finished after ${CLI_TIMEOUT_MS} ms`), 'keys create');
-    expect(await app.db.apiKey.count({ where: { name: 'too-busy' } })).toBe(0);
-  });
-});
+    it('a writer ends with the one line once CLI_TIMEOUT_MS has run out', async () => {
+      const released = holdWriteLock(CLI_TIMEOUT_MS + 20_000);
+      const result = await cli('scripts/keys.ts', ['create', '--name', 'too-busy', '--permission', 'read:car'], {});
+      await released;
+      expectOneLineFailure(
+        result,
+        new RegExp(`the database did not answer within ${CLI_TIMEOUT_MS} ms \\(CLI_TIMEOUT_MS\\)|not finished after ${CLI_TIMEOUT_MS} ms`),
+        'keys create',
+      );
+      expect(await app.db.apiKey.count({ where: { name: 'too-busy' } })).toBe(0);
+    });
+  },
+);

@@ -67,7 +67,11 @@ export const list = graphql\`
     );
     await run(bin('relay-compiler'), [], { cwd: project });
     const artifacts = await readdir(path.join(project, 'src', '__generated__'));
-    expect(artifacts.sort()).toEqual(['DealershipByNodeQuery.graphql.ts', 'DealershipListQuery.graphql.ts', 'Dealership_dealership.graphql.ts']);
+    expect(artifacts.sort()).toEqual([
+      'DealershipByNodeQuery.graphql.ts',
+      'DealershipListQuery.graphql.ts',
+      'Dealership_dealership.graphql.ts',
+    ]);
   });
 });
 
@@ -100,7 +104,15 @@ describe('Apollo Client over the service', () => {
               leads: relayStylePagination(['car_id', 'category', 'contact_id', 'dealership_id', 'lead_state']),
             },
           },
-          Dealership: { fields: { cars: relayStylePagination(), contacts: relayStylePagination(), locations: relayStylePagination(), users: relayStylePagination(), websites: relayStylePagination() } },
+          Dealership: {
+            fields: {
+              cars: relayStylePagination(),
+              contacts: relayStylePagination(),
+              locations: relayStylePagination(),
+              users: relayStylePagination(),
+              websites: relayStylePagination(),
+            },
+          },
         },
       }),
     });
@@ -149,7 +161,9 @@ describe('Apollo Client over the service', () => {
         }
       `,
     });
-    const entries = Object.keys(client.cache.extract() as Record<string, unknown>).filter((entry) => /dealership/i.test(entry.split(':')[0]!));
+    const entries = Object.keys(client.cache.extract() as Record<string, unknown>).filter((entry) =>
+      /dealership/i.test(entry.split(':')[0]!),
+    );
     expect(entries).toEqual([`Dealership:${id}`]);
   });
 });
@@ -203,6 +217,20 @@ export const used = variables;
 `,
     );
     // Strict, as a client project would build it; a scalar left unmapped fails strictScalars above.
-    await run(bin('tsc'), ['--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions', '--module', 'nodenext', '--target', 'es2022', path.join(project, 'use.ts')], { cwd: root });
+    await run(
+      bin('tsc'),
+      [
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--allowImportingTsExtensions',
+        '--module',
+        'nodenext',
+        '--target',
+        'es2022',
+        path.join(project, 'use.ts'),
+      ],
+      { cwd: root },
+    );
   });
 });

@@ -108,9 +108,15 @@ describe.skipIf(testEngine !== 'postgresql')('a skewed and a correct instance on
     expect(await again.json()).toEqual({ status: 'duplicate', id: firstBody.id });
     // And the other way round, for a second call.
     const other = { called_number: '03 9000 1234', caller_number: '0412 555 001' };
-    const fromCorrect = (await (await call(correct.port, 'POST', '/api/v1/webhooks/phone_calls_webhooks/generic', other)).json()) as { status: string; id: number };
+    const fromCorrect = (await (await call(correct.port, 'POST', '/api/v1/webhooks/phone_calls_webhooks/generic', other)).json()) as {
+      status: string;
+      id: number;
+    };
     expect(fromCorrect.status).toBe('accepted');
-    expect(await (await call(skewed.port, 'POST', '/api/v1/webhooks/phone_calls_webhooks/generic', other)).json()).toEqual({ status: 'duplicate', id: fromCorrect.id });
+    expect(await (await call(skewed.port, 'POST', '/api/v1/webhooks/phone_calls_webhooks/generic', other)).json()).toEqual({
+      status: 'duplicate',
+      id: fromCorrect.id,
+    });
     expect(await db.phoneCall.count()).toBe(2);
   }, 120_000);
 });

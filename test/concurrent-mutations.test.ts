@@ -35,7 +35,15 @@ beforeAll(async () => {
   trackingNumber = `+612${String(10_000_000 + uniqueNumber()).slice(-8)}`;
   await makeLocation(app.db, dealership.id, { tracking_phone: trackingNumber });
   ({ key } = await makeKey(app.db, {
-    permissions: ['create:lead', 'update:lead', 'update:car', 'reserve:car', 'create:partner_token', 'create:lead_event', 'create:phone_call'],
+    permissions: [
+      'create:lead',
+      'update:lead',
+      'update:car',
+      'reserve:car',
+      'create:partner_token',
+      'create:lead_event',
+      'create:phone_call',
+    ],
   }));
   redis = new Redis(redisUrl, { keyPrefix: `test:concurrent:${uniqueNumber()}:`, lazyConnect: true });
   await redis.connect();
@@ -66,11 +74,20 @@ function rest(yoga: Yoga, path: string, init: { method: string; json?: unknown; 
   if (init.key !== null) headers.authorization = `Bearer ${init.key ?? key}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   return Promise.resolve(
-    yoga.fetch(`http://gateway.test${path}`, { method: init.method, headers, ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }) }),
+    yoga.fetch(`http://gateway.test${path}`, {
+      method: init.method,
+      headers,
+      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+    }),
   );
 }
 
-async function graph(yoga: Yoga, query: string, variables: Record<string, unknown>, withKey = true): Promise<{ status: number; data?: Record<string, unknown> | null; errors?: unknown[] }> {
+async function graph(
+  yoga: Yoga,
+  query: string,
+  variables: Record<string, unknown>,
+  withKey = true,
+): Promise<{ status: number; data?: Record<string, unknown> | null; errors?: unknown[] }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (withKey) headers.authorization = `Bearer ${key}`;
   const response = await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
@@ -92,7 +109,9 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, '/api/v1/leads', { method: 'POST', json: { lead } });
           return { status: response.status, identity: String(((await response.json()) as { lead?: { id: number } }).lead?.id ?? null) };
         }
-        const result = await graph(yoga, 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', { lead: graphLead(lead) });
+        const result = await graph(yoga, 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', {
+          lead: graphLead(lead),
+        });
         return { status: result.status, identity: String(field<{ lead: { id: number } }>(result.data, 'create_lead')?.lead.id ?? null) };
       },
       async check(answers) {
@@ -111,7 +130,11 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, `/api/v1/leads/${lead.id}`, { method: 'PUT', json: { lead: { message } } });
           return { status: response.status, identity: ((await response.json()) as { lead?: { message: string } }).lead?.message ?? null };
         }
-        const result = await graph(yoga, 'mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { message } } }', { id: lead.id, lead: { message } });
+        const result = await graph(
+          yoga,
+          'mutation ($id: Int!, $lead: LeadUpdateInput!) { update_lead(id: $id, lead: $lead) { lead { message } } }',
+          { id: lead.id, lead: { message } },
+        );
         return { status: result.status, identity: field<{ lead: { message: string } }>(result.data, 'update_lead')?.lead.message ?? null };
       },
       async check(answers) {
@@ -131,7 +154,10 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, `/api/cars/${car.id}`, { method: 'PUT', json: { car: input } });
           return { status: response.status, identity: ((await response.json()) as { car?: { stocknum: string } }).car?.stocknum ?? null };
         }
-        const result = await graph(yoga, 'mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { stocknum } } }', { id: car.id, car: input });
+        const result = await graph(yoga, 'mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { stocknum } } }', {
+          id: car.id,
+          car: input,
+        });
         return { status: result.status, identity: field<{ car: { stocknum: string } }>(result.data, 'update_car')?.car.stocknum ?? null };
       },
       async check(answers) {
@@ -149,7 +175,9 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, `/api/v1/cars/${car.id}/reserve?reserved=true`, { method: 'PUT' });
           return { status: response.status, identity: response.status === 200 ? 'reserved' : null };
         }
-        const result = await graph(yoga, 'mutation ($id: String!) { reserve_car(id: $id, reserved: true) { reserved } }', { id: String(car.id) });
+        const result = await graph(yoga, 'mutation ($id: String!) { reserve_car(id: $id, reserved: true) { reserved } }', {
+          id: String(car.id),
+        });
         return { status: result.errors ? 409 : result.status, identity: result.errors ? null : 'reserved' };
       },
       async check(answers) {
@@ -168,8 +196,13 @@ const cases: Record<string, () => Promise<Case>> = {
           const response = await rest(yoga, '/api/v1/partner/tokens', { method: 'POST', json: { email: user.email } });
           return { status: response.status, identity: ((await response.json()) as { redirect_url?: string }).redirect_url ?? null };
         }
-        const result = await graph(yoga, 'mutation ($email: String) { create_partner_token(email: $email) { redirect_url } }', { email: user.email });
-        return { status: result.status, identity: field<{ redirect_url: string }>(result.data, 'create_partner_token')?.redirect_url ?? null };
+        const result = await graph(yoga, 'mutation ($email: String) { create_partner_token(email: $email) { redirect_url } }', {
+          email: user.email,
+        });
+        return {
+          status: result.status,
+          identity: field<{ redirect_url: string }>(result.data, 'create_partner_token')?.redirect_url ?? null,
+        };
       },
       async check(answers) {
         // Two clients holding one single-use token is the defect this file exists for.
@@ -185,10 +218,16 @@ const cases: Record<string, () => Promise<Case>> = {
     return {
       async send(yoga, door) {
         if (door === 'REST') {
-          const response = await rest(yoga, `/api/v1/lead_events/sms/create?data=${encodeURIComponent(JSON.stringify(data))}`, { method: 'POST' });
+          const response = await rest(yoga, `/api/v1/lead_events/sms/create?data=${encodeURIComponent(JSON.stringify(data))}`, {
+            method: 'POST',
+          });
           return { status: response.status, identity: String(((await response.json()) as { id?: number }).id ?? null) };
         }
-        const result = await graph(yoga, 'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }', { data });
+        const result = await graph(
+          yoga,
+          'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { id: databaseId } }',
+          { data },
+        );
         return { status: result.status, identity: String(field<{ id: number }>(result.data, 'create_lead_event')?.id ?? null) };
       },
       async check(answers) {
@@ -206,14 +245,21 @@ const cases: Record<string, () => Promise<Case>> = {
       // cache would say "accepted" to all of them.
       async send(yoga, door) {
         if (door === 'REST') {
-          const response = await rest(yoga, '/api/v1/webhooks/phone_calls_webhooks/generic', { method: 'POST', json: { called_number: trackingNumber, caller_number: caller } });
+          const response = await rest(yoga, '/api/v1/webhooks/phone_calls_webhooks/generic', {
+            method: 'POST',
+            json: { called_number: trackingNumber, caller_number: caller },
+          });
           const body = (await response.json()) as { id?: number; status?: string };
           return { status: response.status, identity: `${body.status} ${body.id}` };
         }
-        const result = await graph(yoga, 'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { id: databaseId status } }', {
-          called: trackingNumber,
-          caller,
-        });
+        const result = await graph(
+          yoga,
+          'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { id: databaseId status } }',
+          {
+            called: trackingNumber,
+            caller,
+          },
+        );
         const receipt = field<{ id: number; status: string }>(result.data, 'phone_call_webhook');
         return { status: result.status, identity: `${receipt?.status.toLowerCase()} ${receipt?.id}` };
       },
@@ -221,7 +267,10 @@ const cases: Record<string, () => Promise<Case>> = {
         expect(succeeded(answers)).toHaveLength(AT_ONCE);
         const [call] = await app.db.phoneCall.findMany({ where: { caller_number: caller } });
         expect(await app.db.phoneCall.count({ where: { caller_number: caller } })).toBe(1);
-        expect(answers.map((answer) => answer.identity).sort()).toEqual([`accepted ${call!.id}`, ...Array(AT_ONCE - 1).fill(`duplicate ${call!.id}`)]);
+        expect(answers.map((answer) => answer.identity).sort()).toEqual([
+          `accepted ${call!.id}`,
+          ...Array(AT_ONCE - 1).fill(`duplicate ${call!.id}`),
+        ]);
       },
     };
   },
@@ -235,7 +284,10 @@ const cases: Record<string, () => Promise<Case>> = {
           return { status: response.status, identity: response.headers.get('location') };
         }
         const result = await graph(yoga, 'mutation ($token: String) { redeem_partner_token(token: $token) { location } }', { token });
-        return { status: result.errors ? 410 : result.status, identity: field<{ location: string }>(result.data, 'redeem_partner_token')?.location ?? null };
+        return {
+          status: result.errors ? 410 : result.status,
+          identity: field<{ location: string }>(result.data, 'redeem_partner_token')?.location ?? null,
+        };
       },
       async check(answers) {
         // A single-use token signs on once, however many ask at the same moment.
@@ -278,7 +330,12 @@ function withLateLookups(options: ReadCacheOptions): ReadCacheOptions {
 }
 
 function instance(readCache: ReadCacheOptions): Yoga {
-  return createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: pino({ level: 'silent' }), readCache: withLateLookups(readCache) }));
+  return createApp(
+    instanceDeps(
+      { config: app.config, db: app.db, now: app.clock.now },
+      { logger: pino({ level: 'silent' }), readCache: withLateLookups(readCache) },
+    ),
+  );
 }
 
 describe('identical mutations at once, with the response cache on', () => {
@@ -301,12 +358,15 @@ describe('identical mutations at once, with the response cache on', () => {
   };
   for (const [cacheName, readCache] of Object.entries(caches)) {
     for (const door of ['REST', 'GraphQL'] as const) {
-      it.each(Object.keys(cases))(`%s: each of ${AT_ONCE} identical requests gets its own answer (${door}, cache in ${cacheName})`, async (name) => {
-        const yoga = instance(readCache());
-        const testCase = await cases[name]!();
-        const answers = await Promise.all(Array.from({ length: AT_ONCE }, () => testCase.send(yoga, door)));
-        await testCase.check(answers);
-      });
+      it.each(Object.keys(cases))(
+        `%s: each of ${AT_ONCE} identical requests gets its own answer (${door}, cache in ${cacheName})`,
+        async (name) => {
+          const yoga = instance(readCache());
+          const testCase = await cases[name]!();
+          const answers = await Promise.all(Array.from({ length: AT_ONCE }, () => testCase.send(yoga, door)));
+          await testCase.check(answers);
+        },
+      );
     }
   }
 });

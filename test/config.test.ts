@@ -21,7 +21,10 @@ function sourceFiles(dir: string): string[] {
 const ENV_READ = /\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 
 describe('the settings declaration', () => {
-  const sources = sourceFiles(path.join(projectRoot, 'src')).map((file) => ({ file: path.relative(projectRoot, file), text: readFileSync(file, 'utf8') }));
+  const sources = sourceFiles(path.join(projectRoot, 'src')).map((file) => ({
+    file: path.relative(projectRoot, file),
+    text: readFileSync(file, 'utf8'),
+  }));
 
   it('declares every variable the code reads from the environment', () => {
     const read = new Map<string, string>();
@@ -66,7 +69,11 @@ describe('the settings declaration', () => {
     expect(listed).toEqual(SETTING_NAMES);
     const uncommented = parseEnv(example.replace(/^# ([A-Z][A-Z0-9_]*=)/gm, '$1'));
     // The required settings have no default to show; the test's own values stand in for them.
-    const required = { PUBLIC_URL: testSettings.PUBLIC_URL, SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET, SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS };
+    const required = {
+      PUBLIC_URL: testSettings.PUBLIC_URL,
+      SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET,
+      SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS,
+    };
     expect(loadConfig({ ...uncommented, ...required })).toEqual(loadConfig(required));
   });
 });
@@ -97,7 +104,7 @@ describe('loadConfig', () => {
     ).toEqual(['PORT', 'HTTP_HEADERS_TIMEOUT_MS', 'S3_BUCKET', 'RATE_LIMIT_KEY_COST']);
   });
 
-  it('applies development mode\'s defaults only in development mode', () => {
+  it("applies development mode's defaults only in development mode", () => {
     expect(loadConfig({ ...testSettings }).seedDemoData).toBe(false);
     const development = loadConfig({ APP_MODE: 'development' });
     expect(development.seedDemoData).toBe(true);

@@ -21,7 +21,16 @@ import { permissionCatalogue, type Permission } from '../src/auth/permissions.ts
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCarLead, makeModel, makeOffer } from './support/fixtures-catalogue.ts';
 import { makeStoredLead } from './support/fixtures-leads.ts';
-import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeManufacturer, makeUser, makeWebsite } from './support/fixtures.ts';
+import {
+  makeCar,
+  makeContact,
+  makeDealership,
+  makeKey,
+  makeLocation,
+  makeManufacturer,
+  makeUser,
+  makeWebsite,
+} from './support/fixtures.ts';
 import { franchise } from './support/fixtures-dealership.ts';
 
 const schema = getSchema();
@@ -43,7 +52,9 @@ const isConnection = (type: GraphQLObjectType): boolean => 'edges' in type.getFi
  */
 function connectionFields(): ConnectionField[] {
   const found = new Map<string, ConnectionField>();
-  const queue: { type: GraphQLObjectType; wrap: (inner: string) => string }[] = [{ type: schema.getQueryType()!, wrap: (inner) => `query Walk($a: ${'%VARS%'}) { ${inner} }` }];
+  const queue: { type: GraphQLObjectType; wrap: (inner: string) => string }[] = [
+    { type: schema.getQueryType()!, wrap: (inner) => `query Walk($a: ${'%VARS%'}) { ${inner} }` },
+  ];
   const seen = new Set<string>();
   while (queue.length > 0) {
     const { type, wrap } = queue.shift()!;
@@ -82,8 +93,16 @@ const CONTROL = 'x\u0000\u0007\u001b[31m\u007f\ny';
 function badValues(arg: GraphQLArgument): { label: string; value: unknown }[] {
   const type = getNullableType(arg.type) as GraphQLInputType;
   if (isListType(type)) return [{ label: 'a list holding an object', value: [{ bad: CONTROL }] }];
-  if (isEnumType(type)) return [{ label: 'an unknown value with control characters', value: CONTROL }, { label: 'a number', value: 5 }];
-  if (isInputObjectType(type)) return [{ label: 'an unknown field', value: { [CONTROL]: 1 } }, { label: 'a string', value: CONTROL }];
+  if (isEnumType(type))
+    return [
+      { label: 'an unknown value with control characters', value: CONTROL },
+      { label: 'a number', value: 5 },
+    ];
+  if (isInputObjectType(type))
+    return [
+      { label: 'an unknown field', value: { [CONTROL]: 1 } },
+      { label: 'a string', value: CONTROL },
+    ];
   if (isScalarType(type) && (type.name === 'Int' || type.name === 'Float')) {
     // A filter's negative or unknown id is a filter that matches nothing (an empty page), not an error.
     if (arg.name !== 'first' && arg.name !== 'last') {
@@ -118,16 +137,28 @@ function badCases(field: GraphQLField<unknown, unknown>): BadCase[] {
   const cases: BadCase[] = [];
   for (const arg of field.args) {
     for (const bad of badValues(arg)) {
-      cases.push({ label: `${arg.name}: ${bad.label}`, argument: arg.name, args: { [arg.name]: { type: arg.type.toString(), value: bad.value } } });
+      cases.push({
+        label: `${arg.name}: ${bad.label}`,
+        argument: arg.name,
+        args: { [arg.name]: { type: arg.type.toString(), value: bad.value } },
+      });
     }
   }
   const names = field.args.map((arg) => arg.name);
   const cursor = Buffer.from('GPC:N:1').toString('base64');
   if (names.includes('before') && names.includes('first')) {
-    cases.push({ label: 'before with first', argument: 'before', args: { before: { type: 'String', value: cursor }, first: { type: 'Int', value: 1 } } });
+    cases.push({
+      label: 'before with first',
+      argument: 'before',
+      args: { before: { type: 'String', value: cursor }, first: { type: 'Int', value: 1 } },
+    });
   }
   if (names.includes('after') && names.includes('last')) {
-    cases.push({ label: 'after with last', argument: 'last', args: { after: { type: 'String', value: cursor }, last: { type: 'Int', value: 1 } } });
+    cases.push({
+      label: 'after with last',
+      argument: 'last',
+      args: { after: { type: 'String', value: cursor }, last: { type: 'Int', value: 1 } },
+    });
   }
   return cases;
 }
@@ -166,7 +197,9 @@ beforeAll(async () => {
   const manufacturer = await makeManufacturer(app.db);
   await franchise(app.db, home.id, manufacturer.id);
   const model = await makeModel(app.db, manufacturer.id);
-  await makeOffer(app.db, { manufacturer_id: manufacturer.id, model_id: model.id, expires_at: new Date('2099-01-01T00:00:00.000Z') }, [home.id]);
+  await makeOffer(app.db, { manufacturer_id: manufacturer.id, model_id: model.id, expires_at: new Date('2099-01-01T00:00:00.000Z') }, [
+    home.id,
+  ]);
   const permissions = Object.keys(permissionCatalogue) as Permission[];
   key = (await makeKey(app.db, { permissions, dealershipIds: [home.id] })).key;
 });
@@ -175,14 +208,25 @@ describe('connection arguments', () => {
   it('finds every connection of the schema (a new one is walked too)', () => {
     const coordinates = connections.map((connection) => connection.coordinate);
     // The ones known today; the walk itself reads them from the schema.
-    for (const known of ['Query.dealerships', 'Query.cars', 'Query.leads', 'Dealership.cars', 'Dealership.locations', 'Lead.events', 'Manufacturer.models']) {
+    for (const known of [
+      'Query.dealerships',
+      'Query.cars',
+      'Query.leads',
+      'Dealership.cars',
+      'Dealership.locations',
+      'Lead.events',
+      'Manufacturer.models',
+    ]) {
       expect(coordinates).toContain(known);
     }
   });
 
   it('reaches every connection with good arguments (the walk is sound)', async () => {
     for (const connection of connections) {
-      const query = connection.template.replace('($a: %VARS%)', '').replace('(%ARGS%)', '(first: 1)').replace('%SELECTION%', 'edges { cursor }');
+      const query = connection.template
+        .replace('($a: %VARS%)', '')
+        .replace('(%ARGS%)', '(first: 1)')
+        .replace('%SELECTION%', 'edges { cursor }');
       const answer = await app.graphql(query, {}, key);
       expect(answer.errors, connection.coordinate).toBeUndefined();
       expect(JSON.stringify(answer.data), connection.coordinate).toContain('"cursor"');

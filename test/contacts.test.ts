@@ -38,7 +38,12 @@ beforeAll(async () => {
   north = await makeDealership(app.db);
   south = await makeDealership(app.db);
   paged = await makeDealership(app.db);
-  olivia = await makeContact(app.db, north.id, { first_name: 'Olivia', last_name: 'Nguyen', postcode: '0800', email: 'olivia@example.com' });
+  olivia = await makeContact(app.db, north.id, {
+    first_name: 'Olivia',
+    last_name: 'Nguyen',
+    postcode: '0800',
+    email: 'olivia@example.com',
+  });
   cx5 = await makeContactVehicle(app.db, olivia.id, { make: 'Mazda', model: 'CX-5', year: 2019, rego: 'ABC123' });
   hilux = await makeContactVehicle(app.db, olivia.id, { make: 'Toyota', model: 'Hilux', year: 2022, rego: '1XY2ZZ' });
   noah = await makeContact(app.db, north.id, { first_name: 'Noah', postcode: null });
@@ -124,7 +129,7 @@ describe('GET /dealerships/{dealership_id}/contacts/{id}', () => {
     expect(await response.json()).toEqual(dealershipNotFound);
   });
 
-  it("answers a key restricted to another dealership exactly like an unknown dealership", async () => {
+  it('answers a key restricted to another dealership exactly like an unknown dealership', async () => {
     const outside = await app.request(showPath(north.id, olivia.id), { key: southOnly.key });
     const unknown = await app.request(showPath(999_999, olivia.id), { key: southOnly.key });
     expect(outside.status).toBe(404);

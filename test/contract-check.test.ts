@@ -104,10 +104,14 @@ describe('the graph', () => {
 
   it('fails on an input field made required, and on a new required input field', async () => {
     const input = Object.values(schema.getTypeMap()).find(
-      (type) => isInputObjectType(type) && Object.values(type.getFields()).some((field) => !isNonNullType(field.type) && field.defaultValue === undefined),
+      (type) =>
+        isInputObjectType(type) &&
+        Object.values(type.getFields()).some((field) => !isNonNullType(field.type) && field.defaultValue === undefined),
     );
     if (!isInputObjectType(input)) throw new Error('no input type has an optional field');
-    const field = Object.values(input.getFields()).find((candidate) => !isNonNullType(candidate.type) && candidate.defaultValue === undefined)!;
+    const field = Object.values(input.getFields()).find(
+      (candidate) => !isNonNullType(candidate.type) && candidate.defaultValue === undefined,
+    )!;
     const madeRequired = mapSchema(schema, {
       [MapperKind.INPUT_OBJECT_FIELD]: (config, fieldName, typeName) =>
         typeName === input.name && fieldName === field.name ? { ...config, type: new GraphQLNonNull(config.type) } : config,
@@ -122,7 +126,9 @@ describe('the graph', () => {
   });
 
   it('fails on a field made nullable', async () => {
-    const type = objectTypes(schema).find((candidate) => candidate !== schema.getQueryType() && Object.values(candidate.getFields()).some((field) => isNonNullType(field.type)))!;
+    const type = objectTypes(schema).find(
+      (candidate) => candidate !== schema.getQueryType() && Object.values(candidate.getFields()).some((field) => isNonNullType(field.type)),
+    )!;
     const field = Object.values(type.getFields()).find((candidate) => isNonNullType(candidate.type))!;
     const current = mapSchema(schema, {
       [MapperKind.OBJECT_FIELD]: (config, fieldName, typeName) =>
@@ -138,7 +144,9 @@ describe('the graph', () => {
     const current = extendSchema(schema, parse(`extend type ${type.name} { contract_test_added(format: String): String }`));
     const changes = await graphAgainstToday(current);
     expect(lines(changes, 'breaking')).toEqual([]);
-    expect(lines(changes, 'minor')).toEqual([`GraphQL ${type.name}.contract_test_added: Field 'contract_test_added' was added to object type '${type.name}' [FIELD_ADDED]`]);
+    expect(lines(changes, 'minor')).toEqual([
+      `GraphQL ${type.name}.contract_test_added: Field 'contract_test_added' was added to object type '${type.name}' [FIELD_ADDED]`,
+    ]);
   });
 
   it('fails on the DANGEROUS changes that reach clients that did not change, and passes the additive ones', async () => {
@@ -155,15 +163,20 @@ describe('the graph', () => {
       enum Kind { NEW USED DEMO }
       enum By { ID SLUG STOCKNUM }`);
     const changes = await graphChanges(before, after, TODAY);
-    expect(lines(changes, 'breaking').map((line) => line.replace(/: .*\[/, ' [')).sort()).toEqual([
+    expect(
+      lines(changes, 'breaking')
+        .map((line) => line.replace(/: .*\[/, ' ['))
+        .sort(),
+    ).toEqual([
       'GraphQL Kind.DEMO [ENUM_VALUE_ADDED]',
       'GraphQL Query.find.first [FIELD_ARGUMENT_DEFAULT_CHANGED]',
       'GraphQL Result [UNION_MEMBER_ADDED]',
     ]);
-    expect(lines(changes, 'minor').map((line) => line.replace(/: .*\[/, ' [')).sort()).toEqual([
-      'GraphQL By.STOCKNUM [ENUM_VALUE_ADDED]',
-      'GraphQL Query.find.sort [FIELD_ARGUMENT_ADDED]',
-    ]);
+    expect(
+      lines(changes, 'minor')
+        .map((line) => line.replace(/: .*\[/, ' ['))
+        .sort(),
+    ).toEqual(['GraphQL By.STOCKNUM [ENUM_VALUE_ADDED]', 'GraphQL Query.find.sort [FIELD_ARGUMENT_ADDED]']);
   });
 
   it('fails on a @deprecated whose reason does not end with a real removal day, wherever it is', () => {
@@ -173,7 +186,12 @@ describe('the graph', () => {
         input I { p: Int @deprecated }
         enum E { X @deprecated(reason: "Use Y. Removal on 2027-06-30.") Y }`),
     );
-    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['GraphQL E.X', 'GraphQL I.p', 'GraphQL Query.a', 'GraphQL Query.b.x']);
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'GraphQL E.X',
+      'GraphQL I.p',
+      'GraphQL Query.a',
+      'GraphQL Query.b.x',
+    ]);
     expect(problems[0]).toMatch(/does not end with its removal date, "Removal after YYYY-MM-DD\." \[deprecation-without-date\]$/);
   });
 
@@ -183,7 +201,9 @@ describe('the graph', () => {
     expect(lines(await graphChanges(before, after, TODAY), 'breaking')).toEqual([
       "GraphQL Query.a: Field 'a' (deprecated) was removed from object type 'Query' (it was deprecated with removal after 2026-06-30: the removal is due, and it is still a breaking change: a major release) [FIELD_REMOVED]",
     ]);
-    expect(lines(await graphChanges(before, after, '2026-01-01'), 'breaking')[0]).toMatch(/removal after 2026-06-30, a day that has not come\) \[FIELD_REMOVED\]$/);
+    expect(lines(await graphChanges(before, after, '2026-01-01'), 'breaking')[0]).toMatch(
+      /removal after 2026-06-30, a day that has not come\) \[FIELD_REMOVED\]$/,
+    );
   });
 });
 
@@ -247,7 +267,9 @@ describe('the REST door', () => {
   it('fails on a narrowed parameter: an enum value dropped, a maxLength lowered, a minimum raised, made required', () => {
     const [released, current] = copies();
     const query = (document: Node) =>
-      first(document, ({ operation }) => (operation.parameters as Node[] | undefined)?.find((parameter) => resolved(document, parameter).in === 'query'));
+      first(document, ({ operation }) =>
+        (operation.parameters as Node[] | undefined)?.find((parameter) => resolved(document, parameter).in === 'query'),
+      );
     const before = query(released);
     const after = query(current);
     const name = String(before.found.name);
@@ -264,7 +286,10 @@ describe('the REST door', () => {
     before.found.schema = { type: 'integer' };
     after.found.schema = { type: 'integer', minimum: 1 };
     after.found.required = true;
-    expect(restLines(released, current).breaking.sort()).toEqual([`${where}: made required [parameter-made-required]`, `${where}: minimum 1 added [parameter-narrowed]`]);
+    expect(restLines(released, current).breaking.sort()).toEqual([
+      `${where}: made required [parameter-made-required]`,
+      `${where}: minimum 1 added [parameter-narrowed]`,
+    ]);
   });
 
   it('fails on a request body field made required, and on a new required one', () => {
@@ -276,7 +301,9 @@ describe('the REST door', () => {
         // The record inside the wrapper ({"lead": {…}}), with a field it does not require.
         for (const [name, value] of Object.entries((wrapper?.object.properties ?? {}) as Record<string, unknown>)) {
           const inner = objectIn(document, (resolved(document, value).anyOf as unknown[] | undefined)?.[0] ?? value);
-          const optional = Object.keys((inner?.object.properties ?? {}) as Node).find((field) => !((inner?.object.required as string[] | undefined) ?? []).includes(field));
+          const optional = Object.keys((inner?.object.properties ?? {}) as Node).find(
+            (field) => !((inner?.object.required as string[] | undefined) ?? []).includes(field),
+          );
           if (inner && optional) return { wrapper: wrapper!.object, record: inner.object, path: `${name}.${optional}`, optional };
         }
         return undefined;
@@ -286,15 +313,23 @@ describe('the REST door', () => {
     (found.found.wrapper.properties as Node).contract_test = { type: 'string' };
     found.found.wrapper.required = [...((found.found.wrapper.required as string[] | undefined) ?? []), 'contract_test'];
     const { breaking } = restLines(released, current);
-    expect(breaking).toContain(`REST ${found.key} request body (application/json) ${found.found.path}: made required [request-field-made-required]`);
-    expect(breaking).toContain(`REST ${found.key} request body (application/json) contract_test: new required field [request-field-added-required]`);
+    expect(breaking).toContain(
+      `REST ${found.key} request body (application/json) ${found.found.path}: made required [request-field-made-required]`,
+    );
+    expect(breaking).toContain(
+      `REST ${found.key} request body (application/json) contract_test: new required field [request-field-added-required]`,
+    );
   });
 
   it('fails on a removed status code', () => {
     const [released, current] = copies();
-    const errorStatus = first(current, ({ operation }) => Object.keys(operation.responses as Node).find((status) => status.startsWith('4')));
+    const errorStatus = first(current, ({ operation }) =>
+      Object.keys(operation.responses as Node).find((status) => status.startsWith('4')),
+    );
     delete (errorStatus.operation.responses as Node)[errorStatus.found];
-    expect(restLines(released, current).breaking).toEqual([`REST ${errorStatus.key} response ${errorStatus.found}: status code removed [response-status-removed]`]);
+    expect(restLines(released, current).breaking).toEqual([
+      `REST ${errorStatus.key} response ${errorStatus.found}: status code removed [response-status-removed]`,
+    ]);
   });
 
   it('fails on a response field made nullable, removed, or given an enum value more or less', () => {
@@ -335,7 +370,9 @@ describe('the REST door', () => {
     });
     (located.found.object.properties as Node).contract_test_optional = { type: 'string' };
     const answer = first(current, ({ operation }) => {
-      const json = (resolved(current, Object.values(operation.responses as Node)[0]).content as Record<string, Node> | undefined)?.['application/json'];
+      const json = (resolved(current, Object.values(operation.responses as Node)[0]).content as Record<string, Node> | undefined)?.[
+        'application/json'
+      ];
       return json ? objectIn(current, json.schema) : undefined;
     });
     (answer.found.object.properties as Node).contract_test_answer = { type: 'string' };
@@ -377,7 +414,11 @@ describe('the REST door', () => {
     const narrowed = structuredClone(same);
     const base = ((narrowed.components as Node).schemas as Node).Base as { properties: { by: { anyOf: unknown[] } } };
     base.properties.by.anyOf = [byCar];
-    const allOf = (((narrowed.paths as Node)['/things'] as Node).post as { requestBody: { content: { 'application/json': { schema: { allOf: Node[] } } } } }).requestBody.content['application/json'].schema.allOf;
+    const allOf = (
+      ((narrowed.paths as Node)['/things'] as Node).post as {
+        requestBody: { content: { 'application/json': { schema: { allOf: Node[] } } } };
+      }
+    ).requestBody.content['application/json'].schema.allOf;
     allOf[1] = { properties: { note: { type: 'string' } } };
     expect(restLines(same, narrowed).breaking.sort()).toEqual([
       'REST POST /things request body (application/json) by: no longer accepts one of the alternatives it accepted [request-narrowed]',
@@ -386,7 +427,11 @@ describe('the REST door', () => {
     // Widening the request is an addition; widening the answer breaks.
     expect(restLines(narrowed, same).breaking).toEqual([]);
     const widened = structuredClone(same);
-    const answer = (((widened.paths as Node)['/things'] as Node).post as { responses: { '200': { content: { 'application/json': { schema: { properties: { kind: Node } } } } } } }).responses['200'].content['application/json'].schema;
+    const answer = (
+      ((widened.paths as Node)['/things'] as Node).post as {
+        responses: { '200': { content: { 'application/json': { schema: { properties: { kind: Node } } } } } };
+      }
+    ).responses['200'].content['application/json'].schema;
     answer.properties.kind = { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'integer' }, { type: 'null' }] };
     expect(restLines(same, widened).breaking).toEqual([
       'REST POST /things response 200 (application/json) kind: may now answer an alternative it did not answer before [response-type-changed]',
@@ -439,13 +484,18 @@ describe('contract:release', () => {
     expect(JSON.parse(read(dir, CONTRACT_FILES.openapi)).info.version).toBe('1.0.0');
 
     const added = withSchema(extendSchema(schema, parse('extend type Query { contract_test_added: String }')));
-    expect(await cutRelease(dir, { version: '1.1.0', notes: '', today: TODAY }, added)).toMatchObject({ released: false, refusal: expect.stringContaining('changelog entry') });
+    expect(await cutRelease(dir, { version: '1.1.0', notes: '', today: TODAY }, added)).toMatchObject({
+      released: false,
+      refusal: expect.stringContaining('changelog entry'),
+    });
     expect(await cutRelease(dir, { version: '1.0.1', notes: 'Adds a field.', today: TODAY }, added)).toEqual({
       released: false,
       refusal: '1.0.1 understates the changes: they are additions (a minor release), so the version must be at least 1.1.0',
     });
     expect(read(dir, CONTRACT_FILES.version)).toBe('1.0.0\n');
-    expect(await cutRelease(dir, { version: '1.1.0', notes: 'Adds `Query.contract_test_added`.', today: '2026-12-02' }, added)).toMatchObject({ released: true, bump: 'minor' });
+    expect(
+      await cutRelease(dir, { version: '1.1.0', notes: 'Adds `Query.contract_test_added`.', today: '2026-12-02' }, added),
+    ).toMatchObject({ released: true, bump: 'minor' });
     const changelog = read(dir, CONTRACT_FILES.changelog);
     expect(changelog).toContain(
       '## [Unreleased]\n\n## [1.1.0] - 2026-12-02\n\nAdds `Query.contract_test_added`.\n\n### Added\n\n' +
@@ -466,8 +516,17 @@ describe('contract:release', () => {
       released: false,
       refusal: expect.stringContaining('must be at least 2.0.0'),
     });
-    writeFileSync(path.join(dir, CONTRACT_FILES.changelog), read(dir, CONTRACT_FILES.changelog).replace('## [Unreleased]\n', `## [Unreleased]\n\nRemoves Query.${name}: use node(id:) instead.\n`));
-    expect(await cutRelease(dir, { version: '2.0.0', notes: '', today: TODAY }, removed)).toMatchObject({ released: true, bump: 'breaking' });
+    writeFileSync(
+      path.join(dir, CONTRACT_FILES.changelog),
+      read(dir, CONTRACT_FILES.changelog).replace(
+        '## [Unreleased]\n',
+        `## [Unreleased]\n\nRemoves Query.${name}: use node(id:) instead.\n`,
+      ),
+    );
+    expect(await cutRelease(dir, { version: '2.0.0', notes: '', today: TODAY }, removed)).toMatchObject({
+      released: true,
+      bump: 'breaking',
+    });
     expect(read(dir, CONTRACT_FILES.changelog)).toContain(
       `## [Unreleased]\n\n## [2.0.0] - ${TODAY}\n\nRemoves Query.${name}: use node(id:) instead.\n\n### Removed\n\n` +
         `- **Breaking:** GraphQL Query.${name}: Field '${name}' was removed from object type 'Query' [FIELD_REMOVED]\n`,
@@ -478,8 +537,13 @@ describe('contract:release', () => {
     const dir = folder();
     await cutRelease(dir, { version: '1.0.0-pre', notes: 'A pre-release snapshot.', today: TODAY }, today);
     const removed = withSchema(withoutFirstQueryField().current);
-    expect(await cutRelease(dir, { version: '1.0.0', notes: 'The first release.', today: TODAY }, removed)).toMatchObject({ released: true, bump: 'breaking' });
-    expect(read(dir, CONTRACT_FILES.changelog)).toContain('## [1.0.0] - 2026-12-01\n\nThe first release.\n\n_The changes since 1.0.0-pre are not listed');
+    expect(await cutRelease(dir, { version: '1.0.0', notes: 'The first release.', today: TODAY }, removed)).toMatchObject({
+      released: true,
+      bump: 'breaking',
+    });
+    expect(read(dir, CONTRACT_FILES.changelog)).toContain(
+      '## [1.0.0] - 2026-12-01\n\nThe first release.\n\n_The changes since 1.0.0-pre are not listed',
+    );
   });
 
   it('is a command: it writes the release, and the check then fails naming what today no longer has', { timeout: 180_000 }, async () => {
@@ -489,10 +553,15 @@ describe('contract:release', () => {
     expect(released.code).toBe(0);
     expect(read(dir, CONTRACT_FILES.schema)).toBe(today.sdl);
     // The release holds a field today's schema lacks: today removed it.
-    writeFileSync(path.join(dir, CONTRACT_FILES.schema), read(dir, CONTRACT_FILES.schema).replace('type Query {\n', 'type Query {\n  contract_test_gone: Int\n'));
+    writeFileSync(
+      path.join(dir, CONTRACT_FILES.schema),
+      read(dir, CONTRACT_FILES.schema).replace('type Query {\n', 'type Query {\n  contract_test_gone: Int\n'),
+    );
     const checked = await runScript('scripts/contract.ts', ['check', '--dir', dir], {});
     expect(checked.code).toBe(1);
-    expect(checked.stdout).toContain("GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]");
+    expect(checked.stdout).toContain(
+      "GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]",
+    );
     expect(checked.stderr).toContain('npm run contract:release -- 2.0.0 "<what changed, and how clients move>"');
   });
 
@@ -500,10 +569,15 @@ describe('contract:release', () => {
     const dir = folder();
     const released = await runScript('scripts/contract.ts', ['release', '--dir', dir, '1.0.0-pre', 'A snapshot.'], {});
     expect(released.code).toBe(0);
-    writeFileSync(path.join(dir, CONTRACT_FILES.schema), read(dir, CONTRACT_FILES.schema).replace('type Query {\n', 'type Query {\n  contract_test_gone: Int\n'));
+    writeFileSync(
+      path.join(dir, CONTRACT_FILES.schema),
+      read(dir, CONTRACT_FILES.schema).replace('type Query {\n', 'type Query {\n  contract_test_gone: Int\n'),
+    );
     const checked = await runScript('scripts/contract.ts', ['check', '--dir', dir], {});
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain('Changes that would break the clients of a release (allowed after a pre-release) (1):');
-    expect(checked.stdout).toContain("GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]");
+    expect(checked.stdout).toContain(
+      "GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]",
+    );
   });
 });

@@ -60,7 +60,10 @@ let emailCount = 0;
 /** A customer no earlier test has used, so contact matching starts clean. */
 function person(): { email: string; phone: string } {
   emailCount += 1;
-  return { email: `customer.${emailCount}@example.com`, phone: `0412 ${String(100000 + emailCount).slice(0, 3)} ${String(emailCount).padStart(3, '0')}` };
+  return {
+    email: `customer.${emailCount}@example.com`,
+    phone: `0412 ${String(100000 + emailCount).slice(0, 3)} ${String(emailCount).padStart(3, '0')}`,
+  };
 }
 
 function post(payload: unknown, key?: string, headers?: Record<string, string>) {
@@ -177,7 +180,14 @@ describe('POST /api/v1/leads: a valid lead', () => {
       time_on_site_seconds: 340,
       time_to_submit_seconds: 45,
       payment_attributes: { amount: 500.5, car_id: car.id, payment_processor_id: processor.id, external_transaction_id: 'txn_123' },
-      address_attributes: { street: '1 Smith St', city: 'Darwin', state: 'NT', state_long: 'Northern Territory', country: 'Australia', postcode: 800 },
+      address_attributes: {
+        street: '1 Smith St',
+        city: 'Darwin',
+        state: 'NT',
+        state_long: 'Northern Territory',
+        country: 'Australia',
+        postcode: 800,
+      },
       fields: { preferred_contact: 'phone', trade_in: true },
       charge_breakdown: { total: { amount: 45990, currency: 'AUD' }, charges: [{ name: 'Stamp duty', amount: 1200.5, state: 'NT' }] },
       customer_address: '1 Smith St, Darwin NT 0800',
@@ -231,27 +241,67 @@ describe('POST /api/v1/leads: a valid lead', () => {
         charge_breakdown: { total: { amount: 45990, currency: 'AUD' }, charges: [{ name: 'Stamp duty', amount: 1200.5, state: 'NT' }] },
         created_at: now,
         updated_at: now,
-        payment: { id: expect.any(Number), amount: 500.5, car_id: car.id, payment_processor_id: processor.id, external_transaction_id: 'txn_123' },
-        address: { street: '1 Smith St', city: 'Darwin', state: 'NT', state_long: 'Northern Territory', country: 'Australia', postcode: 800 },
+        payment: {
+          id: expect.any(Number),
+          amount: 500.5,
+          car_id: car.id,
+          payment_processor_id: processor.id,
+          external_transaction_id: 'txn_123',
+        },
+        address: {
+          street: '1 Smith St',
+          city: 'Darwin',
+          state: 'NT',
+          state_long: 'Northern Territory',
+          country: 'Australia',
+          postcode: 800,
+        },
       }),
     );
     const stored = await app.db.lead.findUniqueOrThrow({ where: { id: lead.id }, include: { payment: true, address: true } });
     expect(stored.dob?.toISOString()).toBe('1990-02-28T00:00:00.000Z');
-    expect(stored.payment).toMatchObject({ amount: 500.5, car_id: car.id, payment_processor_id: processor.id, external_transaction_id: 'txn_123' });
+    expect(stored.payment).toMatchObject({
+      amount: 500.5,
+      car_id: car.id,
+      payment_processor_id: processor.id,
+      external_transaction_id: 'txn_123',
+    });
     expect(stored.address).toMatchObject({ city: 'Darwin', postcode: 800 });
     const contact = await app.db.contact.findUniqueOrThrow({ where: { id: lead.contact_id } });
-    expect(contact).toMatchObject({ first_name: 'Priya', last_name: 'Shah', phone: '+61391234567', postcode: '0800', sms_verified: true, high_priority: true });
+    expect(contact).toMatchObject({
+      first_name: 'Priya',
+      last_name: 'Shah',
+      phone: '+61391234567',
+      postcode: '0800',
+      sms_verified: true,
+      high_priority: true,
+    });
   });
 
   it('echoes name, e-mail and phone to the key that created the lead, hides the rest of the personal data without read:personal_data, and stores it all', async () => {
     const { email } = person();
     const response = await post(
-      samplePayload(north.id, { email, dob: '1/2/1985', customer_address: '2 Rose Ave', user_email: staff.email, address_attributes: { city: 'Darwin' } }),
+      samplePayload(north.id, {
+        email,
+        dob: '1/2/1985',
+        customer_address: '2 Rose Ave',
+        user_email: staff.email,
+        address_attributes: { city: 'Darwin' },
+      }),
       blind.key,
     );
     expect(response.status).toBe(201);
     const { lead } = await response.json();
-    expect(lead).toMatchObject({ name: 'Jane', last_name: null, email, phone: '+61412345678', dob: null, customer_address: null, user_email: null, address: null });
+    expect(lead).toMatchObject({
+      name: 'Jane',
+      last_name: null,
+      email,
+      phone: '+61412345678',
+      dob: null,
+      customer_address: null,
+      user_email: null,
+      address: null,
+    });
     expect(lead.user_id).toBe(staff.id);
     const stored = await app.db.lead.findUniqueOrThrow({ where: { id: lead.id }, include: { address: true } });
     expect(stored).toMatchObject({ name: 'Jane', email, phone: '+61412345678', customer_address: '2 Rose Ave', user_email: staff.email });
@@ -263,7 +313,11 @@ describe('POST /api/v1/leads: a valid lead', () => {
     const { email, phone } = person();
     const payload = samplePayload(north.id, { email, phone, tags: ['a'], fields: { x: 1 } });
     const rest = (await (await post(payload, writer.key)).json()).lead;
-    const graph = await app.graphql<{ create_lead: { lead: Record<string, unknown> } }>(CREATE_LEAD, { lead: graphLead(payload) }, writer.key);
+    const graph = await app.graphql<{ create_lead: { lead: Record<string, unknown> } }>(
+      CREATE_LEAD,
+      { lead: graphLead(payload) },
+      writer.key,
+    );
     expect(graph.errors).toBeUndefined();
     const created = graph.data?.create_lead.lead;
     expect(created?.id).toBe(rest.id + 1);
@@ -274,18 +328,21 @@ describe('POST /api/v1/leads: a valid lead', () => {
 });
 
 describe('required fields', () => {
-  it.each(['email', 'phone', 'dealership_id', 'category', 'source'])('a lead without %s is 422 naming lead.%s, on both doors', async (field) => {
-    const before = await counts();
-    const payload: Record<string, unknown> = samplePayload(north.id, person());
-    delete payload[field];
-    const response = await post(payload, writer.key);
-    expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: 'invalid_input', message: `lead.${field}: is required`, field: `lead.${field}` });
-    const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(payload) }, writer.key);
-    expect(graph.data).toBeNull();
-    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: `lead.${field}` });
-    expect(await counts()).toEqual(before);
-  });
+  it.each(['email', 'phone', 'dealership_id', 'category', 'source'])(
+    'a lead without %s is 422 naming lead.%s, on both doors',
+    async (field) => {
+      const before = await counts();
+      const payload: Record<string, unknown> = samplePayload(north.id, person());
+      delete payload[field];
+      const response = await post(payload, writer.key);
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({ error: 'invalid_input', message: `lead.${field}: is required`, field: `lead.${field}` });
+      const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(payload) }, writer.key);
+      expect(graph.data).toBeNull();
+      expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: `lead.${field}` });
+      expect(await counts()).toEqual(before);
+    },
+  );
 
   it('a body without the "lead" wrapper is 422 naming lead', async () => {
     const response = await app.request(PATH, { method: 'POST', key: writer.key, json: samplePayload(north.id) });
@@ -336,8 +393,16 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
       'lead.charge_breakdown.charges[0].amount',
     ],
     ['fields that are text', () => ({ fields: 'document_type=ppsr' }), 'lead.fields'],
-    ['a Document Request without document_type', () => ({ category: 'Document Request', fields: { vin: 'X' } }), 'lead.fields.document_type'],
-    ['a Document Request with another document_type', () => ({ category: 'Document Request', fields: { document_type: 'rego_check' } }), 'lead.fields.document_type'],
+    [
+      'a Document Request without document_type',
+      () => ({ category: 'Document Request', fields: { vin: 'X' } }),
+      'lead.fields.document_type',
+    ],
+    [
+      'a Document Request with another document_type',
+      () => ({ category: 'Document Request', fields: { document_type: 'rego_check' } }),
+      'lead.fields.document_type',
+    ],
     ['a team member on another category', () => ({ team_member_id: staff.id }), 'lead.team_member_id'],
     ['a team member of another dealership', () => ({ category: TME, team_member_id: southStaff.id }), 'lead.team_member_id'],
     ['an unknown car_id', () => ({ car_id: 999_999 }), 'lead.car_id'],
@@ -355,7 +420,11 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     ['a dealership_slug of another dealership', () => ({ dealership_slug: south.slug }), 'lead.dealership_slug'],
     ['a payment without amount', () => ({ payment_attributes: { car_id: car.id } }), 'lead.payment_attributes.amount'],
     ['a negative payment amount', () => ({ payment_attributes: { amount: -1 } }), 'lead.payment_attributes.amount'],
-    ['a payment for another dealership’s car', () => ({ payment_attributes: { amount: 1, car_id: southCar.id } }), 'lead.payment_attributes.car_id'],
+    [
+      'a payment for another dealership’s car',
+      () => ({ payment_attributes: { amount: 1, car_id: southCar.id } }),
+      'lead.payment_attributes.car_id',
+    ],
     [
       'a payment processor of another dealership',
       () => ({ payment_attributes: { amount: 1, payment_processor_id: southProcessor.id } }),
@@ -366,7 +435,11 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     ['a dob written year first with slashes', () => ({ dob: '1990/02/28' }), 'lead.dob'],
     ['a dob in the future', () => ({ dob: '01/01/2030' }), 'lead.dob'],
     ['a negative customer e-mail delay', () => ({ delay_customer_email_minutes: -5 }), 'lead.delay_customer_email_minutes'],
-    ['a dealership notification delay over a week', () => ({ delay_dealership_notification_minutes: 10_081 }), 'lead.delay_dealership_notification_minutes'],
+    [
+      'a dealership notification delay over a week',
+      () => ({ delay_dealership_notification_minutes: 10_081 }),
+      'lead.delay_dealership_notification_minutes',
+    ],
     ['a negative time on site', () => ({ time_on_site_seconds: -1 }), 'lead.time_on_site_seconds'],
     ['a blank lead_state', () => ({ lead_state: '   ' }), 'lead.lead_state'],
     ['a lead_state over 64 characters', () => ({ lead_state: 'x'.repeat(65) }), 'lead.lead_state'],
@@ -378,7 +451,11 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
     const response = await post(payload, writer.key);
     expect(response.status).toBe(422);
     const body = await response.json();
-    expect(body).toEqual({ error: 'invalid_input', message: expect.stringMatching(new RegExp(`^${field.replace(/[.[\]]/g, '\\$&')}: `)), field });
+    expect(body).toEqual({
+      error: 'invalid_input',
+      message: expect.stringMatching(new RegExp(`^${field.replace(/[.[\]]/g, '\\$&')}: `)),
+      field,
+    });
     const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(payload) }, writer.key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     if (typeof payload.category === 'string' && !(LEAD_CATEGORIES as readonly string[]).includes(payload.category)) {
@@ -393,11 +470,19 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
 
   it('a value of the wrong JSON type is refused by the schema, naming its path on both doors', async () => {
     const before = await counts();
-    const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(samplePayload(north.id, { ...person(), dealership_id: 'north' })) }, writer.key);
+    const graph = await app.graphql(
+      CREATE_LEAD,
+      { lead: graphLead(samplePayload(north.id, { ...person(), dealership_id: 'north' })) },
+      writer.key,
+    );
     expect(graph.errors?.[0]?.message).toContain('at "lead.dealership_id"');
     const response = await post(samplePayload(north.id, { ...person(), dealership_id: 'north' }), writer.key);
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: must be a whole number' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_input',
+      field: 'lead.dealership_id',
+      message: 'lead.dealership_id: must be a whole number',
+    });
     const nested = await post(samplePayload(north.id, { ...person(), payment_attributes: { amount: 'ten' } }), writer.key);
     expect(nested.status).toBe(422);
     expect(await nested.json()).toEqual({
@@ -406,13 +491,19 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
       message: 'lead.payment_attributes.amount: must be a number',
     });
     // GraphQL stays strict about keys; the REST door ignores them (test/rest-leniency.test.ts).
-    const unknown = await app.graphql(CREATE_LEAD, { lead: graphLead(samplePayload(north.id, { ...person(), favourite_colour: 'red' })) }, writer.key);
+    const unknown = await app.graphql(
+      CREATE_LEAD,
+      { lead: graphLead(samplePayload(north.id, { ...person(), favourite_colour: 'red' })) },
+      writer.key,
+    );
     expect(unknown.errors?.[0]?.message).toContain('Field "favourite_colour" is not defined by type "LeadInput".');
     expect(await counts()).toEqual(before);
   });
 
   it('accepts every documented value of 2.7.1, 2.7.2 and 2.7.3 and a Document Request with each document type', async () => {
-    const { LEAD_CATEGORIES, DOCUMENTED_LEAD_SOURCES, DOCUMENTED_MARKETING_SOURCES, DOCUMENT_TYPES } = await import('../src/domain/leads/values.ts');
+    const { LEAD_CATEGORIES, DOCUMENTED_LEAD_SOURCES, DOCUMENTED_MARKETING_SOURCES, DOCUMENT_TYPES } = await import(
+      '../src/domain/leads/values.ts'
+    );
     expect(LEAD_CATEGORIES).toHaveLength(25);
     expect(DOCUMENTED_LEAD_SOURCES).toHaveLength(14);
     expect(DOCUMENTED_MARKETING_SOURCES).toHaveLength(7);
@@ -423,14 +514,22 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
       expect((await post(samplePayload(north.id, { ...person(), source, send_customer_email: false }), writer.key)).status).toBe(201);
     }
     for (const marketing_source of DOCUMENTED_MARKETING_SOURCES) {
-      expect((await post(samplePayload(north.id, { ...person(), marketing_source, send_customer_email: false }), writer.key)).status).toBe(201);
+      expect((await post(samplePayload(north.id, { ...person(), marketing_source, send_customer_email: false }), writer.key)).status).toBe(
+        201,
+      );
     }
     for (const document_type of DOCUMENT_TYPES) {
-      const response = await post(samplePayload(north.id, { ...person(), category: 'Document Request', fields: { document_type } }), writer.key);
+      const response = await post(
+        samplePayload(north.id, { ...person(), category: 'Document Request', fields: { document_type } }),
+        writer.key,
+      );
       expect(response.status).toBe(201);
       expect((await response.json()).lead.fields).toEqual({ document_type });
     }
-    const member = await post(samplePayload(north.id, { ...person(), category: 'Team Member Enquiry', team_member_id: staff.id }), writer.key);
+    const member = await post(
+      samplePayload(north.id, { ...person(), category: 'Team Member Enquiry', team_member_id: staff.id }),
+      writer.key,
+    );
     expect(member.status).toBe(201);
     expect((await member.json()).lead.team_member_id).toBe(staff.id);
   });
@@ -478,7 +577,10 @@ describe('field rules: each mistake is a 422 naming the field and stores nothing
   describe('third-party sources come from the settings', () => {
     it('accepts a configured source and marketing source, and still refuses others', async () => {
       const postWithExtras = postToInstanceWith({ LEAD_EXTRA_SOURCES: 'CarHub, DriveNow ,', LEAD_EXTRA_MARKETING_SOURCES: 'SocialAds' });
-      const ok = await postWithExtras(samplePayload(north.id, { ...person(), source: 'DriveNow', marketing_source: 'SocialAds' }), writer.key);
+      const ok = await postWithExtras(
+        samplePayload(north.id, { ...person(), source: 'DriveNow', marketing_source: 'SocialAds' }),
+        writer.key,
+      );
       expect(ok.status).toBe(201);
       expect((await ok.json()).lead).toMatchObject({ source: 'DriveNow', marketing_source: 'SocialAds' });
       const refused = await postWithExtras(samplePayload(north.id, { ...person(), source: 'CarHubX' }), writer.key);
@@ -543,11 +645,15 @@ describe('matching', () => {
   });
 
   it('links user_email to a user of the dealership (any case), and stores other addresses unlinked', async () => {
-    const linked = await (await post(samplePayload(north.id, { ...person(), user_email: 'sam.sales@NORTHSIDE.example.com' }), writer.key)).json();
+    const linked = await (
+      await post(samplePayload(north.id, { ...person(), user_email: 'sam.sales@NORTHSIDE.example.com' }), writer.key)
+    ).json();
     expect(linked.lead).toMatchObject({ user_id: staff.id, user_email: 'sam.sales@NORTHSIDE.example.com' });
     const otherDealer = await (await post(samplePayload(north.id, { ...person(), user_email: southStaff.email }), writer.key)).json();
     expect(otherDealer.lead).toMatchObject({ user_id: null, user_email: southStaff.email });
-    const unknown = await (await post(samplePayload(north.id, { ...person(), user_email: 'left.years.ago@example.com' }), writer.key)).json();
+    const unknown = await (
+      await post(samplePayload(north.id, { ...person(), user_email: 'left.years.ago@example.com' }), writer.key)
+    ).json();
     expect(unknown.lead).toMatchObject({ user_id: null, user_email: 'left.years.ago@example.com' });
   });
 
@@ -555,7 +661,10 @@ describe('matching', () => {
     const fromColour = await (await post(samplePayload(north.id, { ...person(), colour_id: colour.id }), writer.key)).json();
     expect(fromColour.lead).toMatchObject({ model_id: model.id, colour_id: colour.id, model_variant_id: null });
     const trio = await (
-      await post(samplePayload(north.id, { ...person(), model_id: model.id, model_variant_id: variant.id, colour_id: colour.id }), writer.key)
+      await post(
+        samplePayload(north.id, { ...person(), model_id: model.id, model_variant_id: variant.id, colour_id: colour.id }),
+        writer.key,
+      )
     ).json();
     expect(trio.lead).toMatchObject({ model_id: model.id, model_variant_id: variant.id, colour_id: colour.id });
   });
@@ -568,21 +677,36 @@ describe('matching', () => {
 
 describe('the contact', () => {
   it('joins the contact with the same e-mail (any case), fills its blanks and keeps what it knows', async () => {
-    const known = await makeContact(app.db, north.id, { first_name: 'Kim', email: 'Kim.Known@Example.com', email_normalized: 'kim.known@example.com' });
+    const known = await makeContact(app.db, north.id, {
+      first_name: 'Kim',
+      email: 'Kim.Known@Example.com',
+      email_normalized: 'kim.known@example.com',
+    });
     const before = await app.db.contact.count();
     const { lead } = await (
-      await post(samplePayload(north.id, { name: 'Kimberly', email: 'KIM.KNOWN@example.com', phone: '0412 000 111', golden: true }), writer.key)
+      await post(
+        samplePayload(north.id, { name: 'Kimberly', email: 'KIM.KNOWN@example.com', phone: '0412 000 111', golden: true }),
+        writer.key,
+      )
     ).json();
     expect(lead.contact_id).toBe(known.id);
     expect(await app.db.contact.count()).toBe(before);
     const contact = await app.db.contact.findUniqueOrThrow({ where: { id: known.id } });
-    expect(contact).toMatchObject({ first_name: 'Kim', last_name: 'Citizen', email: 'Kim.Known@Example.com', phone: '+61412000111', high_priority: true });
+    expect(contact).toMatchObject({
+      first_name: 'Kim',
+      last_name: 'Citizen',
+      email: 'Kim.Known@Example.com',
+      phone: '+61412000111',
+      high_priority: true,
+    });
   });
 
   it('else joins the oldest contact with the same phone and records the e-mail on it', async () => {
     const first = await makeContact(app.db, north.id, { phone: '+61412000222' });
     await makeContact(app.db, north.id, { phone: '+61412000222' });
-    const { lead } = await (await post(samplePayload(north.id, { email: 'phone.match@example.com', phone: '0412 000 222', sms_verified: true }), writer.key)).json();
+    const { lead } = await (
+      await post(samplePayload(north.id, { email: 'phone.match@example.com', phone: '0412 000 222', sms_verified: true }), writer.key)
+    ).json();
     expect(lead.contact_id).toBe(first.id);
     const contact = await app.db.contact.findUniqueOrThrow({ where: { id: first.id } });
     expect(contact).toMatchObject({ email: 'phone.match@example.com', email_normalized: 'phone.match@example.com', sms_verified: true });
@@ -640,7 +764,10 @@ describe('dealership scoping and permissions', () => {
   it('a key without create:lead is 401 unauthorized on both doors', async () => {
     const response = await post(samplePayload(north.id, person()), reader.key);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'unauthorized',
+      message: 'This API key does not have the permission this operation needs.',
+    });
     const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(samplePayload(north.id, person())) }, reader.key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', error: 'unauthorized' });
   });
@@ -653,7 +780,10 @@ describe('dealership scoping and permissions', () => {
     const before = await counts();
     const response = await post(samplePayload(north.id, person()), key);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' });
+    expect(await response.json()).toEqual({
+      error: 'unauthorized',
+      message: 'A valid API key is required: send "Authorization: Bearer <key>".',
+    });
     const graph = await app.graphql(CREATE_LEAD, { lead: graphLead(samplePayload(north.id, person())) }, key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await counts()).toEqual(before);
@@ -678,12 +808,29 @@ describe('attachments', () => {
     const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
     const now = app.clock.now().toISOString();
     expect(lead.files).toEqual([
-      { id: expect.any(Number), file_type: 'resume', byte_size: PDF_BYTES.length, content_type: 'application/pdf', sha256: sha(PDF_BYTES), created_at: now },
-      { id: expect.any(Number), file_type: 'other', byte_size: PNG_BYTES.length, content_type: 'image/png', sha256: sha(PNG_BYTES), created_at: now },
+      {
+        id: expect.any(Number),
+        file_type: 'resume',
+        byte_size: PDF_BYTES.length,
+        content_type: 'application/pdf',
+        sha256: sha(PDF_BYTES),
+        created_at: now,
+      },
+      {
+        id: expect.any(Number),
+        file_type: 'other',
+        byte_size: PNG_BYTES.length,
+        content_type: 'image/png',
+        sha256: sha(PNG_BYTES),
+        created_at: now,
+      },
     ]);
     const rows = await app.db.leadFile.findMany({ where: { lead_id: lead.id }, orderBy: { id: 'asc' } });
     expect(rows).toHaveLength(2);
-    for (const [row, bytes] of [[rows[0], PDF_BYTES], [rows[1], PNG_BYTES]] as const) {
+    for (const [row, bytes] of [
+      [rows[0], PDF_BYTES],
+      [rows[1], PNG_BYTES],
+    ] as const) {
       expect(row?.storage_key).toMatch(/^leads\/2026\/11\/[0-9a-f-]{36}$/);
       expect(readFileSync(path.join(storage.dir, ...(row?.storage_key ?? '').split('/')))).toEqual(bytes);
     }
@@ -695,14 +842,25 @@ describe('attachments', () => {
 
   const text = (bytes: number) => Buffer.alloc(bytes, 'a').toString('base64');
   const fileCases: [string, () => unknown[], string][] = [
-    ['a file over the size limit', () => [{ file_type: 'resume', file: text(10) }, { file_type: 'resume', file: text(MAX_FILE_BYTES + 1) }], 'lead.lead_files_attributes[1].file'],
+    [
+      'a file over the size limit',
+      () => [
+        { file_type: 'resume', file: text(10) },
+        { file_type: 'resume', file: text(MAX_FILE_BYTES + 1) },
+      ],
+      'lead.lead_files_attributes[1].file',
+    ],
     ['a file that is not base64', () => [{ file_type: 'resume', file: 'this is not base64!' }], 'lead.lead_files_attributes[0].file'],
     ['an empty file', () => [{ file_type: 'resume', file: '' }], 'lead.lead_files_attributes[0].file'],
     ['a file left out', () => [{ file_type: 'resume' }], 'lead.lead_files_attributes[0].file'],
     ['an executable', () => [{ file_type: 'other', file: EXE_BYTES.toString('base64') }], 'lead.lead_files_attributes[0].file'],
     ['an unknown file_type', () => [{ file_type: 'photo', file: PDF_BYTES.toString('base64') }], 'lead.lead_files_attributes[0].file_type'],
     ['a file without file_type', () => [{ file: PDF_BYTES.toString('base64') }], 'lead.lead_files_attributes[0].file_type'],
-    ['six files', () => Array.from({ length: 6 }, () => ({ file_type: 'other', file: PDF_BYTES.toString('base64') })), 'lead.lead_files_attributes'],
+    [
+      'six files',
+      () => Array.from({ length: 6 }, () => ({ file_type: 'other', file: PDF_BYTES.toString('base64') })),
+      'lead.lead_files_attributes',
+    ],
   ];
 
   it.each(fileCases)('%s is 422 naming it, and leaves no file and no row', async (_label, files, field) => {
@@ -715,7 +873,10 @@ describe('attachments', () => {
   });
 
   it('accepts a file of exactly the size limit', async () => {
-    const response = await post(samplePayload(north.id, { ...person(), lead_files_attributes: [{ file_type: 'cover_letter', file: text(MAX_FILE_BYTES) }] }), writer.key);
+    const response = await post(
+      samplePayload(north.id, { ...person(), lead_files_attributes: [{ file_type: 'cover_letter', file: text(MAX_FILE_BYTES) }] }),
+      writer.key,
+    );
     expect(response.status).toBe(201);
     const { lead } = await response.json();
     expect(lead.files[0]).toMatchObject({ byte_size: MAX_FILE_BYTES, content_type: 'text/plain', file_type: 'cover_letter' });
@@ -747,10 +908,16 @@ describe('one transaction: a failure leaves nothing behind', () => {
   it('a database failure after the contact and lead were written rolls all of it back, files included', async () => {
     // The outbox insert comes after the contact, lead, payment, address and file rows: make it fail.
     if (testEngine === 'postgresql') {
-      await app.db.$executeRawUnsafe(`CREATE FUNCTION fail_outbox() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$ LANGUAGE plpgsql`);
-      await app.db.$executeRawUnsafe('CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_messages FOR EACH ROW EXECUTE FUNCTION fail_outbox()');
+      await app.db.$executeRawUnsafe(
+        `CREATE FUNCTION fail_outbox() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$ LANGUAGE plpgsql`,
+      );
+      await app.db.$executeRawUnsafe(
+        'CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_messages FOR EACH ROW EXECUTE FUNCTION fail_outbox()',
+      );
     } else {
-      await app.db.$executeRawUnsafe(`CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_messages BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END`);
+      await app.db.$executeRawUnsafe(
+        `CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_messages BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END`,
+      );
     }
     try {
       const before = await counts();
@@ -781,7 +948,9 @@ describe('one transaction: a failure leaves nothing behind', () => {
       expect(await app.db.contact.findFirst({ where: { email_normalized: 'rollback.person@example.com' } })).toBeNull();
       expect(storage.files()).toEqual([]);
     } finally {
-      await app.db.$executeRawUnsafe(testEngine === 'postgresql' ? 'DROP TRIGGER fail_outbox ON outbox_messages' : 'DROP TRIGGER fail_outbox');
+      await app.db.$executeRawUnsafe(
+        testEngine === 'postgresql' ? 'DROP TRIGGER fail_outbox ON outbox_messages' : 'DROP TRIGGER fail_outbox',
+      );
       if (testEngine === 'postgresql') await app.db.$executeRawUnsafe('DROP FUNCTION fail_outbox()');
     }
     // The same request succeeds once the database does, the idempotency key being free again.

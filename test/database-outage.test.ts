@@ -56,7 +56,10 @@ function appOver(db: Db): Yoga {
   return createApp(instanceDeps({ config: app.config, db, now: app.clock.now }));
 }
 
-async function send(yoga: Yoga, call: Call): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null; ms: number }> {
+async function send(
+  yoga: Yoga,
+  call: Call,
+): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null; ms: number }> {
   const started = Date.now();
   const response = await yoga.fetch(`http://gateway.test${call.path}`, {
     method: call.method,
@@ -64,10 +67,20 @@ async function send(yoga: Yoga, call: Call): Promise<{ status: number; body: Rec
     ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    retryAfter: response.headers.get('retry-after'),
+    ms: Date.now() - started,
+  };
 }
 
-const graphql = (label: string, query: string, variables: Record<string, unknown> = {}): Call => ({ label, method: 'POST', path: '/graphql', body: { query, variables } });
+const graphql = (label: string, query: string, variables: Record<string, unknown> = {}): Call => ({
+  label,
+  method: 'POST',
+  path: '/graphql',
+  body: { query, variables },
+});
 
 /** The database's answer on each door: REST's body, or GraphQL's error code. */
 function expectUnavailable(answer: Awaited<ReturnType<typeof send>>, call: Call): void {
@@ -76,7 +89,10 @@ function expectUnavailable(answer: Awaited<ReturnType<typeof send>>, call: Call)
   expect(answer.retryAfter, label).toBe(String(DATABASE_RETRY_AFTER_SECONDS));
   if (call.path === '/graphql') {
     const errors = answer.body.errors as { extensions?: { code?: string } }[];
-    expect(errors.map((error) => error.extensions?.code), label).toContain('UNAVAILABLE');
+    expect(
+      errors.map((error) => error.extensions?.code),
+      label,
+    ).toContain('UNAVAILABLE');
   } else {
     expect(answer.body, label).toMatchObject({ error: 'unavailable', message: expect.stringMatching(/retry/) });
   }
@@ -91,8 +107,17 @@ function routeMethod(field: string): string {
 /** Every read route, the writes that tell "not your dealership" from "not found", and the graph's lookups. */
 function walkedCalls(): Call[] {
   return [
-    ...Object.entries(DEMO_READ_PATHS).map(([field, path]) => ({ label: `${routeMethod(field)} ${path}`, method: routeMethod(field), path })),
-    { label: 'PUT update_car', method: routeMethod('Mutation.update_car'), path: '/api/cars/1', body: { car: { stocknum: 'MEL1001', dealership_id: 1, make: 'Toyota', model: 'Corolla', year: 2021 } } },
+    ...Object.entries(DEMO_READ_PATHS).map(([field, path]) => ({
+      label: `${routeMethod(field)} ${path}`,
+      method: routeMethod(field),
+      path,
+    })),
+    {
+      label: 'PUT update_car',
+      method: routeMethod('Mutation.update_car'),
+      path: '/api/cars/1',
+      body: { car: { stocknum: 'MEL1001', dealership_id: 1, make: 'Toyota', model: 'Corolla', year: 2021 } },
+    },
     {
       label: 'reserve_car',
       method: routeMethod('Mutation.reserve_car'),
@@ -143,7 +168,8 @@ describe('a database that fails at any statement of a request', () => {
         }
         // A statement whose failure the service may outlive (recording a key's last use) leaves the
         // healthy answer; anything else is the 503.
-        if (answer.status !== healthy.status || answer.body.errors !== undefined) expectUnavailable(answer, { ...call, label: `${call.label}, statement ${position} failing` });
+        if (answer.status !== healthy.status || answer.body.errors !== undefined)
+          expectUnavailable(answer, { ...call, label: `${call.label}, statement ${position} failing` });
       }
     }
     expect(walked).toHaveLength(walkedCalls().length);
@@ -165,7 +191,9 @@ describe.runIf(testEngine === 'postgresql')('PostgreSQL that cannot be reached',
     closers.push(() => proxy.stop());
     const url = new URL(app.config.databaseUrl);
     url.port = String(proxy.port);
-    yoga = appOver(createDb(url.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS, poolMax: 4 }));
+    yoga = appOver(
+      createDb(url.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS, poolMax: 4 }),
+    );
     await answersAgain();
   });
 
@@ -224,11 +252,17 @@ describe.runIf(testEngine === 'postgresql')('PostgreSQL that cannot be reached',
     const disrupt = (async () => {
       for (let round = 0; !stop; round += 1) {
         if (round % 2 === 0) proxy.cutConnections();
-        else await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        else
+          await admin.query(
+            'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+          );
         await new Promise((resolve) => setTimeout(resolve, 15));
       }
     })();
-    const calls = [...reads, { label: 'REST payment processors', method: 'GET', path: DEMO_READ_PATHS['Query.car_payment_processors'] as string }];
+    const calls = [
+      ...reads,
+      { label: 'REST payment processors', method: 'GET', path: DEMO_READ_PATHS['Query.car_payment_processors'] as string },
+    ];
     try {
       for (let i = 0; i < 60; i += 1) {
         const call = calls[i % calls.length] as Call;
@@ -251,7 +285,12 @@ describe.runIf(testEngine === 'sqlite')('SQLite locked by another process', () =
   it('answers a write 503 once the busy timeout ran out, stores nothing, and answers again once the lock is gone', async () => {
     const BUSY_TIMEOUT_MS = 300;
     const yoga = appOver(createDb(app.config.databaseUrl, { statementTimeoutMs: BUSY_TIMEOUT_MS }));
-    const rest: Call = { label: 'REST create lead', method: 'POST', path: '/api/v1/leads', body: { lead: samplePayload(1, { email: 'busy.rest@example.com' }) } };
+    const rest: Call = {
+      label: 'REST create lead',
+      method: 'POST',
+      path: '/api/v1/leads',
+      body: { lead: samplePayload(1, { email: 'busy.rest@example.com' }) },
+    };
     const graph = graphql('graph create lead', CREATE_LEAD, { lead: graphLead(samplePayload(1, { email: 'busy.graph@example.com' })) });
     const holder = new Database(sqlitePath(app.config.databaseUrl));
     holder.exec('BEGIN IMMEDIATE');

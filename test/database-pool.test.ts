@@ -14,7 +14,9 @@ describe('DATABASE_POOL_MAX', () => {
     expect(loadConfig({ ...testSettings }).databasePoolMax).toBe(10);
     expect(loadConfig({ ...testSettings, DATABASE_POOL_MAX: '4' }).databasePoolMax).toBe(4);
     for (const bad of ['0', '1001', 'ten', '-1']) {
-      expect(() => loadConfig({ ...testSettings, DATABASE_POOL_MAX: bad }), bad).toThrow(/DATABASE_POOL_MAX must be a whole number from 1 to 1000/);
+      expect(() => loadConfig({ ...testSettings, DATABASE_POOL_MAX: bad }), bad).toThrow(
+        /DATABASE_POOL_MAX must be a whole number from 1 to 1000/,
+      );
     }
   });
 
@@ -26,7 +28,10 @@ describe('DATABASE_POOL_MAX', () => {
       const observer = new pg.Client({ connectionString: database.url });
       await observer.connect();
       try {
-        const { rows } = await observer.query<{ count: string }>('SELECT count(*) AS count FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+        const { rows } = await observer.query<{ count: string }>(
+          'SELECT count(*) AS count FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [name],
+        );
         return Number(rows[0]?.count);
       } finally {
         await observer.end();

@@ -30,7 +30,7 @@ describe('the database clock', () => {
     }
   });
 
-  it('is the one PostgreSQL statements replace by the database\'s own now(); any other clock is passed as its value', async () => {
+  it("is the one PostgreSQL statements replace by the database's own now(); any other clock is passed as its value", async () => {
     const clock = createDatabaseClock(db, testEngine);
     expect(sqlNow(clock.now).sql).toContain('now()');
     const fixed = () => new Date('2026-11-21T09:00:00.000Z');

@@ -8,7 +8,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeContact, makeDealership, makeKey, makeLocation, makeUser, makeWebsite } from './support/fixtures.ts';
 
-type Page<Node> = { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { cursor: string; node: Node }[] };
+type Page<Node> = {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  edges: { cursor: string; node: Node }[];
+};
 type Lists = {
   id: number;
   locations: Page<{ id: number; dealership_id: number }>;
@@ -26,7 +30,10 @@ const LISTS = `id: databaseId
 let app: TestApp;
 let home: { id: number };
 let away: { id: number };
-const rows = { home: { locations: [] as number[], websites: [] as number[], users: [] as number[], contacts: [] as number[] }, away: { locations: [] as number[], websites: [] as number[], users: [] as number[], contacts: [] as number[] } };
+const rows = {
+  home: { locations: [] as number[], websites: [] as number[], users: [] as number[], contacts: [] as number[] },
+  away: { locations: [] as number[], websites: [] as number[], users: [] as number[], contacts: [] as number[] },
+};
 let homeKey: string;
 let allKey: string;
 let withoutContacts: string;
@@ -36,7 +43,10 @@ beforeAll(async () => {
   home = await makeDealership(app.db, { name: 'Home Lists' });
   away = await makeDealership(app.db, { name: 'Away Lists' });
   // Different numbers of each at each dealership, so a count of the other's rows cannot pass.
-  for (const [dealership, side, count] of [[home, 'home', 3], [away, 'away', 2]] as const) {
+  for (const [dealership, side, count] of [
+    [home, 'home', 3],
+    [away, 'away', 2],
+  ] as const) {
     for (let index = 0; index < count; index += 1) {
       rows[side].locations.push((await makeLocation(app.db, dealership.id)).id);
       rows[side].websites.push((await makeWebsite(app.db, dealership.id)).id);
@@ -67,23 +77,39 @@ function expectLists(lists: Lists, side: 'home' | 'away'): void {
 
 describe("a dealership's connections", () => {
   it("answer a restricted key only its dealership's rows and counts, by every way in", async () => {
-    const byId = await app.graphql<{ dealership: Lists | null }>(`query ($id: Int!) { dealership(id: $id) { ${LISTS} } }`, { id: home.id }, homeKey);
+    const byId = await app.graphql<{ dealership: Lists | null }>(
+      `query ($id: Int!) { dealership(id: $id) { ${LISTS} } }`,
+      { id: home.id },
+      homeKey,
+    );
     expect(byId.errors).toBeUndefined();
     expectLists(byId.data!.dealership!, 'home');
 
-    const listed = await app.graphql<{ dealerships: { totalCount: number; edges: { node: Lists }[] } }>(`{ dealerships(first: 10) { totalCount edges { node { ${LISTS} } } } }`, undefined, homeKey);
+    const listed = await app.graphql<{ dealerships: { totalCount: number; edges: { node: Lists }[] } }>(
+      `{ dealerships(first: 10) { totalCount edges { node { ${LISTS} } } } }`,
+      undefined,
+      homeKey,
+    );
     expect(listed.errors).toBeUndefined();
     expect(listed.data!.dealerships.edges.map((edge) => edge.node.id)).toEqual([home.id]);
     expect(listed.data!.dealerships.totalCount).toBe(1);
     expectLists(listed.data!.dealerships.edges[0]!.node, 'home');
 
-    const foreign = await app.graphql(`query ($id: Int!, $node: ID!) { dealership(id: $id) { ${LISTS} } node(id: $node) { ... on Dealership { ${LISTS} } } }`, { id: away.id, node: encodeGlobalID('Dealership', away.id) }, homeKey);
+    const foreign = await app.graphql(
+      `query ($id: Int!, $node: ID!) { dealership(id: $id) { ${LISTS} } node(id: $node) { ... on Dealership { ${LISTS} } } }`,
+      { id: away.id, node: encodeGlobalID('Dealership', away.id) },
+      homeKey,
+    );
     expect(foreign.errors).toBeUndefined();
     expect(foreign.data).toEqual({ dealership: null, node: null });
   });
 
   it('answer an unrestricted key each dealership’s own rows and counts (the test can see a difference)', async () => {
-    const result = await app.graphql<{ home: Lists; away: Lists }>(`{ home: dealership(id: ${home.id}) { ${LISTS} } away: dealership(id: ${away.id}) { ${LISTS} } }`, undefined, allKey);
+    const result = await app.graphql<{ home: Lists; away: Lists }>(
+      `{ home: dealership(id: ${home.id}) { ${LISTS} } away: dealership(id: ${away.id}) { ${LISTS} } }`,
+      undefined,
+      allKey,
+    );
     expect(result.errors).toBeUndefined();
     expectLists(result.data!.home, 'home');
     expectLists(result.data!.away, 'away');
@@ -123,7 +149,11 @@ describe("a dealership's connections", () => {
   });
 
   it('answer contacts only to a key with read:contact (null without, no error)', async () => {
-    const result = await app.graphql<{ dealership: Lists }>(`query ($id: Int!) { dealership(id: $id) { ${LISTS} } }`, { id: home.id }, withoutContacts);
+    const result = await app.graphql<{ dealership: Lists }>(
+      `query ($id: Int!) { dealership(id: $id) { ${LISTS} } }`,
+      { id: home.id },
+      withoutContacts,
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data!.dealership.contacts).toBeNull();
     expect(result.data!.dealership.locations.totalCount).toBe(rows.home.locations.length);
@@ -142,14 +172,25 @@ describe("a dealership's connections", () => {
       users(first: 3) { totalCount edges { node { id: databaseId } } } contacts(first: 3) { totalCount edges { node { id: databaseId } } } } } } }`;
     // Start from the first of the two dealerships above, so every dealership of a page has rows.
     const before = await app.db.dealership.count({ where: { id: { lt: home.id } } });
-    const start = before === 0 ? null : (await app.graphql<{ dealerships: { pageInfo: { endCursor: string } } }>(`{ dealerships(first: ${before}) { pageInfo { endCursor } } }`, undefined, allKey)).data!.dealerships.pageInfo.endCursor;
+    const start =
+      before === 0
+        ? null
+        : (
+            await app.graphql<{ dealerships: { pageInfo: { endCursor: string } } }>(
+              `{ dealerships(first: ${before}) { pageInfo { endCursor } } }`,
+              undefined,
+              allKey,
+            )
+          ).data!.dealerships.pageInfo.endCursor;
     await app.graphql('{ __typename }', undefined, allKey);
     const statements = async (size: number): Promise<number> => {
       app.queries.length = 0;
       const result = await app.graphql<{ dealerships: { edges: { node: Lists }[] } }>(PAGE, { first: size, after: start }, allKey);
       expect(result.errors).toBeUndefined();
       expect(result.data!.dealerships.edges).toHaveLength(size);
-      expect(result.data!.dealerships.edges.every((edge) => edge.node.locations.totalCount > 0 && edge.node.contacts!.totalCount > 0)).toBe(true);
+      expect(result.data!.dealerships.edges.every((edge) => edge.node.locations.totalCount > 0 && edge.node.contacts!.totalCount > 0)).toBe(
+        true,
+      );
       return app.queries.filter((sql) => !/api_key/i.test(sql)).length;
     };
     const small = await statements(2);

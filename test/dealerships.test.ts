@@ -34,8 +34,16 @@ describe('GET /api/v1/partner/dealerships', () => {
 
   beforeAll(async () => {
     // South's mapped location is created first, so ordering by dealership differs from ordering by location id.
-    southYard = await makeLocation(app.db, south.id, { name: 'Southbank Yard', partner_dealership_id: 'PD-300', partner_account_id: 'ACC-2' });
-    northSales = await makeLocation(app.db, north.id, { name: 'Northside Sales', partner_dealership_id: 'PD-100', partner_account_id: 'ACC-1' });
+    southYard = await makeLocation(app.db, south.id, {
+      name: 'Southbank Yard',
+      partner_dealership_id: 'PD-300',
+      partner_account_id: 'ACC-2',
+    });
+    northSales = await makeLocation(app.db, north.id, {
+      name: 'Northside Sales',
+      partner_dealership_id: 'PD-100',
+      partner_account_id: 'ACC-1',
+    });
     await makeLocation(app.db, north.id, { name: 'Only primary id', partner_dealership_id: 'PD-101' });
     await makeLocation(app.db, north.id, { name: 'Only secondary id', partner_account_id: 'ACC-1' });
     await makeLocation(app.db, north.id, { name: 'Blank secondary id', partner_dealership_id: 'PD-102', partner_account_id: '  ' });
@@ -169,8 +177,12 @@ describe('GET /api/v1/dealerships/{dealership_slug}/plugins', () => {
       expect(graph.errors).toBeUndefined();
       expect(graph.data?.dealership_plugins).toEqual(rest);
     }
-    expect(((await app.graphql(QUERY, { slug: south.slug }, southOnly.key)).data as { dealership_plugins: unknown }).dealership_plugins).toEqual({
-      plugins: [{ name: 'Finance Calculator', slug: 'finance-calculator', categories: [], installed_at: '2025-12-24T23:59:59.000Z', trial: false }],
+    expect(
+      ((await app.graphql(QUERY, { slug: south.slug }, southOnly.key)).data as { dealership_plugins: unknown }).dealership_plugins,
+    ).toEqual({
+      plugins: [
+        { name: 'Finance Calculator', slug: 'finance-calculator', categories: [], installed_at: '2025-12-24T23:59:59.000Z', trial: false },
+      ],
     });
   });
 
@@ -231,9 +243,21 @@ describe('the Dealership graph (GraphQL only)', () => {
 
   beforeAll(async () => {
     graphDealer = await makeDealership(app.db, { name: 'Graph Motors', slug: 'graph-motors' });
-    site = await makeWebsite(app.db, graphDealer.id, { name: 'Graph Motors', slug: 'graph-motors-site', url: 'https://graph.example.com.au' });
+    site = await makeWebsite(app.db, graphDealer.id, {
+      name: 'Graph Motors',
+      slug: 'graph-motors-site',
+      url: 'https://graph.example.com.au',
+    });
     yard = await makeLocation(app.db, graphDealer.id, { name: 'Graph Yard', website_id: site.id, partner_dealership_id: 'PD-9' });
-    await makeAddress(app.db, yard.id, { name: 'Showroom', street: '1 Graph St', city: 'Geelong', state: 'VIC', postcode: 3220, lat: -38.15, long: 144.36 });
+    await makeAddress(app.db, yard.id, {
+      name: 'Showroom',
+      street: '1 Graph St',
+      city: 'Geelong',
+      state: 'VIC',
+      postcode: 3220,
+      lat: -38.15,
+      long: 144.36,
+    });
     await makeContactDetail(app.db, yard.id, { phone: '03 5222 0000', email: 'sales@graph.example.com.au' });
     bare = await makeLocation(app.db, graphDealer.id, { name: 'Graph Service', location_type: 'service' });
     staff = await makeUser(app.db, [graphDealer.id], { name: 'Ada Graph', email: 'Ada@graph.example.com.au' });
@@ -254,58 +278,78 @@ describe('the Dealership graph (GraphQL only)', () => {
       id: graphDealer.id,
       name: 'Graph Motors',
       slug: 'graph-motors',
-      locations: { totalCount: 2, edges: [
-        { node: {
-          id: yard.id,
-          dealership_id: graphDealer.id,
-          name: 'Graph Yard',
-          location_type: 'sales',
-          partner_dealership_id: 'PD-9',
-          partner_account_id: null,
-          address: {
-            id: expect.any(Number),
-            name: 'Showroom',
-            street: '1 Graph St',
-            city: 'Geelong',
-            seo_city: null,
-            state: 'VIC',
-            postcode: 3220,
-            lat: -38.15,
-            long: 144.36,
-            place_id: null,
-            place_url: null,
+      locations: {
+        totalCount: 2,
+        edges: [
+          {
+            node: {
+              id: yard.id,
+              dealership_id: graphDealer.id,
+              name: 'Graph Yard',
+              location_type: 'sales',
+              partner_dealership_id: 'PD-9',
+              partner_account_id: null,
+              address: {
+                id: expect.any(Number),
+                name: 'Showroom',
+                street: '1 Graph St',
+                city: 'Geelong',
+                seo_city: null,
+                state: 'VIC',
+                postcode: 3220,
+                lat: -38.15,
+                long: 144.36,
+                place_id: null,
+                place_url: null,
+              },
+              contact_detail: {
+                id: expect.any(Number),
+                email: 'sales@graph.example.com.au',
+                phone: '03 5222 0000',
+                mobile: null,
+                landline_phone: null,
+                fax: null,
+                google_maps_url: null,
+                place_id: null,
+                facebook_url: null,
+                instagram_url: null,
+                linkedin_url: null,
+                mailchimp_url: null,
+                tiktok_url: null,
+                youtube_url: null,
+              },
+              website: {
+                id: site.id,
+                name: 'Graph Motors',
+                slug: 'graph-motors-site',
+                custom_slug: null,
+                url: 'https://graph.example.com.au',
+              },
+            },
           },
-          contact_detail: {
-            id: expect.any(Number),
-            email: 'sales@graph.example.com.au',
-            phone: '03 5222 0000',
-            mobile: null,
-            landline_phone: null,
-            fax: null,
-            google_maps_url: null,
-            place_id: null,
-            facebook_url: null,
-            instagram_url: null,
-            linkedin_url: null,
-            mailchimp_url: null,
-            tiktok_url: null,
-            youtube_url: null,
+          {
+            node: {
+              id: bare.id,
+              dealership_id: graphDealer.id,
+              name: 'Graph Service',
+              location_type: 'service',
+              partner_dealership_id: null,
+              partner_account_id: null,
+              address: null,
+              contact_detail: null,
+              website: null,
+            },
           },
-          website: { id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' },
-        } },
-        { node: {
-          id: bare.id,
-          dealership_id: graphDealer.id,
-          name: 'Graph Service',
-          location_type: 'service',
-          partner_dealership_id: null,
-          partner_account_id: null,
-          address: null,
-          contact_detail: null,
-          website: null,
-        } },
-      ] },
-      websites: { totalCount: 1, edges: [{ node: { id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' } }] },
+        ],
+      },
+      websites: {
+        totalCount: 1,
+        edges: [
+          {
+            node: { id: site.id, name: 'Graph Motors', slug: 'graph-motors-site', custom_slug: null, url: 'https://graph.example.com.au' },
+          },
+        ],
+      },
       users: { totalCount: 1, edges: [{ node: { id: staff.id, name: 'Ada Graph', email: 'Ada@graph.example.com.au' } }] },
     });
   });
@@ -314,7 +358,11 @@ describe('the Dealership graph (GraphQL only)', () => {
     const CARS = `query ($id: Int!, $after: String) {
       dealership(id: $id) { cars(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { id: databaseId stocknum } } } }
     }`;
-    type Cars = { dealership: { cars: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { node: { id: number; stocknum: string } }[] } | null } };
+    type Cars = {
+      dealership: {
+        cars: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { node: { id: number; stocknum: string } }[] } | null;
+      };
+    };
     const first = await app.graphql<Cars>(CARS, { id: graphDealer.id }, withCars.key);
     expect(first.errors).toBeUndefined();
     expect(first.data?.dealership.cars?.edges.map((edge) => edge.node)).toEqual([
@@ -322,7 +370,11 @@ describe('the Dealership graph (GraphQL only)', () => {
       { id: carIds[1], stocknum: 'G2' },
     ]);
     expect(first.data?.dealership.cars?.pageInfo.hasNextPage).toBe(true);
-    const next = await app.graphql<Cars>(CARS, { id: graphDealer.id, after: first.data?.dealership.cars?.pageInfo.endCursor }, withCars.key);
+    const next = await app.graphql<Cars>(
+      CARS,
+      { id: graphDealer.id, after: first.data?.dealership.cars?.pageInfo.endCursor },
+      withCars.key,
+    );
     expect(next.data?.dealership.cars?.edges.map((edge) => edge.node)).toEqual([{ id: carIds[2], stocknum: 'G3' }]);
     const withoutCar = await app.graphql<Cars>(CARS, { id: graphDealer.id }, full.key);
     expect(withoutCar.errors).toBeUndefined();
@@ -330,7 +382,11 @@ describe('the Dealership graph (GraphQL only)', () => {
   });
 
   it('shows staff work e-mails also without read:personal_data (it guards customers’ data)', async () => {
-    const result = await app.graphql<{ dealership: { users: { edges: { node: unknown }[] } } }>(DEALERSHIP, { id: graphDealer.id }, withoutPersonal.key);
+    const result = await app.graphql<{ dealership: { users: { edges: { node: unknown }[] } } }>(
+      DEALERSHIP,
+      { id: graphDealer.id },
+      withoutPersonal.key,
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data?.dealership.users.edges.map((edge) => edge.node)).toEqual([{ id: staff.id, name: 'Ada Graph', email: staff.email }]);
   });
@@ -398,12 +454,16 @@ describe('the Dealership graph (GraphQL only)', () => {
     const count = async (size: number) => {
       app.queries.length = 0;
       const result = await app.graphql<{
-        dealerships: { edges: { node: { locations: { totalCount: number; edges: { node: { address: unknown } }[] }; cars: { edges: unknown[] } } }[] };
+        dealerships: {
+          edges: { node: { locations: { totalCount: number; edges: { node: { address: unknown } }[] }; cars: { edges: unknown[] } } }[];
+        };
       }>(PAGE, { first: size, after }, everything.key);
       expect(result.errors).toBeUndefined();
       const edges = result.data?.dealerships.edges ?? [];
       expect(edges).toHaveLength(size);
-      expect(edges.every((edge) => edge.node.locations.totalCount === 2 && edge.node.locations.edges.every((l) => l.node.address !== null))).toBe(true);
+      expect(
+        edges.every((edge) => edge.node.locations.totalCount === 2 && edge.node.locations.edges.every((l) => l.node.address !== null)),
+      ).toBe(true);
       expect(edges.every((edge) => edge.node.cars.edges.length === 2)).toBe(true);
       return app.queries.filter((sql) => !/api_key/i.test(sql)).length;
     };

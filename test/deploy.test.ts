@@ -21,7 +21,11 @@ interface Instruction {
 }
 
 function dockerInstructions(text: string): Instruction[] {
-  const logical = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const logical = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   let stage = '';
   return logical.map((line) => {
     const [keyword = '', ...rest] = line.split(/\s+/);
@@ -32,15 +36,22 @@ function dockerInstructions(text: string): Instruction[] {
 }
 
 const dockerfile = dockerInstructions(read('Dockerfile'));
-const inStage = (stage: string, keyword: string) => dockerfile.filter((instruction) => instruction.stage === stage && instruction.keyword === keyword);
-const runtimeEnv = Object.fromEntries(inStage('runtime', 'ENV').flatMap(({ args }) => args.split(/\s+/).map((pair) => pair.split('=') as [string, string])));
+const inStage = (stage: string, keyword: string) =>
+  dockerfile.filter((instruction) => instruction.stage === stage && instruction.keyword === keyword);
+const runtimeEnv = Object.fromEntries(
+  inStage('runtime', 'ENV').flatMap(({ args }) => args.split(/\s+/).map((pair) => pair.split('=') as [string, string])),
+);
 
 const packageScripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 
 /** `start:production` in its parts: the variables it sets for the process (glibc's, not settings) and the command. */
 const startProduction = /^((?:[A-Z_]+=\S+ )*)exec (.+)$/.exec(packageScripts['start:production'] ?? '');
 const processVariables = Object.fromEntries(
-  (startProduction?.[1] ?? '').trim().split(/\s+/).filter((pair) => pair !== '').map((pair) => pair.split('=') as [string, string]),
+  (startProduction?.[1] ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((pair) => pair !== '')
+    .map((pair) => pair.split('=') as [string, string]),
 );
 const startCommand = startProduction?.[2] ?? '';
 
@@ -67,11 +78,18 @@ const nginxListen = /^\s*listen\s+(\d+);/m.exec(nginx)?.[1];
 // ─── docs/operations.md, "Production set-up" ───
 
 const readme = read('docs/operations.md');
-const productionSection = readme.slice(readme.indexOf('## Production set-up'), readme.indexOf('\n## ', readme.indexOf('## Production set-up') + 1));
+const productionSection = readme.slice(
+  readme.indexOf('## Production set-up'),
+  readme.indexOf('\n## ', readme.indexOf('## Production set-up') + 1),
+);
 const plainCommands = productionSection.split('**Without containers**')[1]?.split('```sh\n')[1]?.split('```')[0] ?? '';
 const plainLines = plainCommands.split('\n').filter(Boolean);
 const exported = Object.fromEntries(
-  plainLines.filter((line) => line.startsWith('export ')).flatMap((line) => [...line.slice('export '.length).matchAll(/([A-Z_][A-Z0-9_]*)=("[^"]*"|\S*)/g)].map((match) => [match[1]!, match[2]!])),
+  plainLines
+    .filter((line) => line.startsWith('export '))
+    .flatMap((line) =>
+      [...line.slice('export '.length).matchAll(/([A-Z_][A-Z0-9_]*)=("[^"]*"|\S*)/g)].map((match) => [match[1]!, match[2]!]),
+    ),
 );
 const instanceStarts = plainLines.map((line) => /^PORT=(\d+) (npm run [\w:]+)/.exec(line)).filter((match) => match !== null);
 
@@ -79,14 +97,23 @@ const requiredSettings = SETTING_NAMES.filter((name) => (SETTINGS[name] as Setti
 
 describe('Dockerfile', () => {
   it('builds in stages deps → build → runtime, and runs as a non-root user', () => {
-    expect(dockerfile.filter((instruction) => instruction.keyword === 'FROM').map((instruction) => instruction.stage)).toEqual(['deps', 'build', 'runtime']);
+    expect(dockerfile.filter((instruction) => instruction.keyword === 'FROM').map((instruction) => instruction.stage)).toEqual([
+      'deps',
+      'build',
+      'runtime',
+    ]);
     expect(inStage('deps', 'RUN').some(({ args }) => args.includes('npm ci'))).toBe(true);
     expect(inStage('build', 'RUN').some(({ args }) => args.includes('npm run build') && args.includes('npm prune --omit=dev'))).toBe(true);
     expect(inStage('runtime', 'RUN')).toEqual([]);
     const users = inStage('runtime', 'USER').map(({ args }) => args);
     expect(users).toHaveLength(1);
     expect(users[0]).not.toMatch(/^(root|0)(:|$)/);
-    expect(inStage('runtime', 'COPY').map(({ args }) => args.split(/\s+/).at(-1))).toEqual(['./package.json', './node_modules', './dist', './prisma/migrations']);
+    expect(inStage('runtime', 'COPY').map(({ args }) => args.split(/\s+/).at(-1))).toEqual([
+      './package.json',
+      './node_modules',
+      './dist',
+      './prisma/migrations',
+    ]);
   });
 
   it('starts with what npm run start:production runs, and checks its health on /ready', () => {
@@ -121,7 +148,9 @@ describe('Dockerfile', () => {
   });
 
   it('names only declared settings in its ENV', () => {
-    expect(Object.keys(runtimeEnv).filter((name) => !(SETTING_NAMES as string[]).includes(name) && !(name in processVariables))).toEqual([]);
+    expect(Object.keys(runtimeEnv).filter((name) => !(SETTING_NAMES as string[]).includes(name) && !(name in processVariables))).toEqual(
+      [],
+    );
   });
 });
 
@@ -132,7 +161,10 @@ describe('compose.yaml', () => {
     expect(gateways.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2']);
     expect(compose.services.proxy?.image).toMatch(/^nginx:/);
     expect(compose.services.proxy?.volumes).toContain('./deploy/nginx.conf:/etc/nginx/nginx.conf:ro');
-    expect(compose.services.proxy?.depends_on).toEqual({ 'gateway-1': { condition: 'service_healthy' }, 'gateway-2': { condition: 'service_healthy' } });
+    expect(compose.services.proxy?.depends_on).toEqual({
+      'gateway-1': { condition: 'service_healthy' },
+      'gateway-2': { condition: 'service_healthy' },
+    });
   });
 
   it('gives the instances the same settings, all declared, every required one, in production mode behind one proxy', () => {
@@ -146,13 +178,20 @@ describe('compose.yaml', () => {
     expect(gatewayEnvironment.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(gatewayEnvironment.REDIS_URL).toBe('redis://redis:6379');
     // Secrets are never written into the file: they come from the operator's environment.
-    for (const secret of ['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'METRICS_TOKEN'] satisfies SettingName[]) expect(gatewayEnvironment[secret]).toMatch(/^\$\{\w+:\?/);
+    for (const secret of ['SESSION_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEYS', 'METRICS_TOKEN'] satisfies SettingName[])
+      expect(gatewayEnvironment[secret]).toMatch(/^\$\{\w+:\?/);
   });
 
   it('turns on the metrics, traces to a collector, and the same resource limits as deploy/kubernetes', () => {
     expect(gatewayEnvironment.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^\$\{OTEL_EXPORTER_OTLP_ENDPOINT:-http:\/\/[\w-]+:4318\}$/);
-    const { limits, reservations } = (gateways[0]![1] as ComposeService & { deploy: { resources: { limits: Record<string, string>; reservations: Record<string, string> } } }).deploy.resources;
-    const deployment = parseYaml(read('deploy/kubernetes/base/deployment.yaml')) as { spec: { template: { spec: { containers: { resources: { requests: Record<string, string>; limits: Record<string, string> } }[] } } } };
+    const { limits, reservations } = (
+      gateways[0]![1] as ComposeService & {
+        deploy: { resources: { limits: Record<string, string>; reservations: Record<string, string> } };
+      }
+    ).deploy.resources;
+    const deployment = parseYaml(read('deploy/kubernetes/base/deployment.yaml')) as {
+      spec: { template: { spec: { containers: { resources: { requests: Record<string, string>; limits: Record<string, string> } }[] } } };
+    };
     const { requests: podRequests, limits: podLimits } = deployment.spec.template.spec.containers[0]!.resources;
     const cpus = (value: string) => (value.endsWith('m') ? Number(value.slice(0, -1)) / 1000 : Number(value));
     expect(cpus(limits.cpus!)).toBe(cpus(podLimits.cpu!));
@@ -168,9 +207,11 @@ describe('deploy/nginx.conf', () => {
     expect(compose.services.proxy?.ports).toEqual([`${nginxListen}:${nginxListen}`]);
   });
 
-  it('passes the client\'s X-Request-Id exactly when the service keeps it, and sets its own otherwise', () => {
+  it("passes the client's X-Request-Id exactly when the service keeps it, and sets its own otherwise", () => {
     expect(nginx).toMatch(/proxy_set_header X-Request-Id \$gateway_request_id;/);
-    const map = /map \$http_x_request_id \$gateway_request_id \{\s*"~([^"]+)" \$http_x_request_id;\s*default \$request_id;\s*\}/.exec(nginx);
+    const map = /map \$http_x_request_id \$gateway_request_id \{\s*"~([^"]+)" \$http_x_request_id;\s*default \$request_id;\s*\}/.exec(
+      nginx,
+    );
     expect(map).not.toBeNull();
     const passes = new RegExp(map![1]!);
     for (const id of ['abc-123', 'a.b_c:d/e+f=g@h', 'x'.repeat(128), 'x'.repeat(129), 'has space', 'quote"d', 'ünïcode', '']) {
@@ -202,9 +243,13 @@ describe('docs/operations.md, "Production set-up"', () => {
     expect(exported.PUBLIC_URL).toBe(`http://127.0.0.1:${nginxListen}`);
   });
 
-  it('points the nginx file\'s servers at the instances it starts, and asks /ready through the proxy', () => {
+  it("points the nginx file's servers at the instances it starts, and asks /ready through the proxy", () => {
     const sed = plainLines.find((line) => line.startsWith('sed '))!;
-    const rewrites = [...sed.matchAll(/s\/([\w.-]+):(\d+)\/127\.0\.0\.1:(\d+)\//g)].map((match) => ({ host: match[1], port: match[2], local: match[3] }));
+    const rewrites = [...sed.matchAll(/s\/([\w.-]+):(\d+)\/127\.0\.0\.1:(\d+)\//g)].map((match) => ({
+      host: match[1],
+      port: match[2],
+      local: match[3],
+    }));
     expect(rewrites.map(({ host, port }) => ({ host, port }))).toEqual(upstreamServers);
     expect(rewrites.map(({ local }) => local)).toEqual(instanceStarts.map((match) => match[1]));
     expect(plainLines).toContain(`curl -s http://127.0.0.1:${nginxListen}/ready`);

@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SCANNED_DIRS = ['src', 'test', 'scripts', 'prisma', 'deploy', '.ci', 'docs'];
-const SCANNED_FILES = ['README.md', 'ARCHITECTURE.md', 'Dockerfile', 'compose.yaml', 'package.json', 'vitest.config.ts', 'prisma.config.ts'];
+const SCANNED_FILES = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'Dockerfile',
+  'compose.yaml',
+  'package.json',
+  'vitest.config.ts',
+  'prisma.config.ts',
+];
 const SKIPPED_DIRS = new Set(['generated', 'node_modules', 'migrations']);
 /** A project path as prose writes it: a top folder, then segments, ending in a file name with an extension. */
 const PROJECT_PATH = /(?<![\w@./-])(?:\.\.\/)*((?:src|test|scripts|prisma|deploy|\.ci|docs)\/[\w.*{}/-]*[\w*}])/g;

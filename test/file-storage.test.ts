@@ -54,7 +54,9 @@ const fileOf = (bytes: Buffer, file_type = 'resume') => ({ file_type, file: byte
  * PNG back through `first`: what a load balancer spreading one client's requests does.
  */
 async function createOnOneUpdateOnAnother(first: Instance, second: Instance, key: string, dealershipId: number) {
-  const created = await call(first, 'POST', '/api/v1/leads', key, { lead: samplePayload(dealershipId, { lead_files_attributes: [fileOf(PDF_BYTES)] }) });
+  const created = await call(first, 'POST', '/api/v1/leads', key, {
+    lead: samplePayload(dealershipId, { lead_files_attributes: [fileOf(PDF_BYTES)] }),
+  });
   expect(created.status).toBe(201);
   const { lead } = (await created.json()) as { lead: { id: number; files: { sha256: string }[] } };
   expect(lead.files.map((file) => file.sha256)).toEqual([sha(PDF_BYTES)]);
@@ -62,7 +64,9 @@ async function createOnOneUpdateOnAnother(first: Instance, second: Instance, key
   const [pdfRow] = await second.db.leadFile.findMany({ where: { lead_id: lead.id } });
   expect(await second.files.get(pdfRow!.storage_key)).toEqual(new Uint8Array(PDF_BYTES));
 
-  const updated = await call(second, 'PUT', `/api/v1/leads/${lead.id}`, key, { lead: { lead_files_attributes: [fileOf(PNG_BYTES, 'other')] } });
+  const updated = await call(second, 'PUT', `/api/v1/leads/${lead.id}`, key, {
+    lead: { lead_files_attributes: [fileOf(PNG_BYTES, 'other')] },
+  });
   expect(updated.status).toBe(200);
   const { lead: after } = (await updated.json()) as { lead: { files: { sha256: string; content_type: string }[] } };
   expect(after.files.map((file) => [file.content_type, file.sha256])).toEqual([
@@ -93,7 +97,9 @@ describe('which store', () => {
   it('is the database on PostgreSQL and the local directory on SQLite unless FILE_STORAGE says otherwise', () => {
     expect(app.config.fileStorage).toBe(testEngine === 'postgresql' ? 'database' : 'local');
     const settings = { ...testSettings, DATABASE_URL: app.config.databaseUrl };
-    expect(createFileStorage(loadConfig(settings), app.db)).toBeInstanceOf(testEngine === 'postgresql' ? DatabaseStorage : LocalDirectoryStorage);
+    expect(createFileStorage(loadConfig(settings), app.db)).toBeInstanceOf(
+      testEngine === 'postgresql' ? DatabaseStorage : LocalDirectoryStorage,
+    );
     expect(createFileStorage(loadConfig({ ...settings, FILE_STORAGE: 'database' }), app.db)).toBeInstanceOf(DatabaseStorage);
     expect(createFileStorage(loadConfig({ ...settings, FILE_STORAGE: 'local' }), app.db)).toBeInstanceOf(LocalDirectoryStorage);
     expect(createFileStorage(loadConfig({ ...settings, FILE_STORAGE: 's3', S3_BUCKET: 'lead-files' }), app.db)).toBeInstanceOf(S3Storage);
@@ -104,8 +110,19 @@ describe('which store', () => {
     expect(() => loadConfig({ ...settings, FILE_STORAGE: 's3' })).toThrow(/S3_BUCKET is required with FILE_STORAGE=s3/);
     expect(() => loadConfig({ ...settings, FILE_STORAGE: 'disk' })).toThrow(/FILE_STORAGE must be one of local, database, s3/);
     expect(() => loadConfig({ ...settings, FILE_STORAGE: 's3', S3_BUCKET: 'Bad_Bucket' })).toThrow(/S3_BUCKET must be a bucket name/);
-    expect(() => loadConfig({ ...settings, FILE_STORAGE: 's3', S3_BUCKET: 'b-1', S3_ENDPOINT: 'ftp://x' })).toThrow(/S3_ENDPOINT must be an http/);
-    expect(loadConfig({ ...settings, FILE_STORAGE: 's3', S3_BUCKET: 'b-1', S3_KEY_PREFIX: 'gateway', S3_FORCE_PATH_STYLE: 'true', S3_REGION: 'eu-west-1' }).s3).toEqual({
+    expect(() => loadConfig({ ...settings, FILE_STORAGE: 's3', S3_BUCKET: 'b-1', S3_ENDPOINT: 'ftp://x' })).toThrow(
+      /S3_ENDPOINT must be an http/,
+    );
+    expect(
+      loadConfig({
+        ...settings,
+        FILE_STORAGE: 's3',
+        S3_BUCKET: 'b-1',
+        S3_KEY_PREFIX: 'gateway',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_REGION: 'eu-west-1',
+      }).s3,
+    ).toEqual({
       bucket: 'b-1',
       keyPrefix: 'gateway/',
       region: 'eu-west-1',
@@ -118,7 +135,11 @@ describe('which store', () => {
 describe('the database store: two instances over one database', () => {
   it('a lead created with a file on one instance is read and updated on the other', async () => {
     const config: Config = { ...app.config, fileStorage: 'database' };
-    const first: Instance = { yoga: createApp(instanceDeps({ config, db: app.db, now: app.clock.now })), db: app.db, files: new DatabaseStorage(app.db) };
+    const first: Instance = {
+      yoga: createApp(instanceDeps({ config, db: app.db, now: app.clock.now })),
+      db: app.db,
+      files: new DatabaseStorage(app.db),
+    };
     const second = otherInstance(app, config);
     const { keys } = await createOnOneUpdateOnAnother(first, second, writer, dealershipId);
     // The bytes are rows of stored_files, one per attachment, with their sizes.
@@ -166,7 +187,6 @@ describe('an S3-compatible store', () => {
   });
   afterAll(() => restoreEnvironment());
 
-
   const s3Config = (): Config =>
     loadConfig({
       ...testSettings,
@@ -208,7 +228,9 @@ describe('an S3-compatible store', () => {
     const config = { ...s3Config(), s3: { ...s3Config().s3!, bucket: 'no-such-bucket' } };
     const instance = otherInstance(app, config);
     const leadsBefore = await app.db.lead.count();
-    const response = await call(instance, 'POST', '/api/v1/leads', writer, { lead: samplePayload(dealershipId, { lead_files_attributes: [fileOf(PDF_BYTES)] }) });
+    const response = await call(instance, 'POST', '/api/v1/leads', writer, {
+      lead: samplePayload(dealershipId, { lead_files_attributes: [fileOf(PDF_BYTES)] }),
+    });
     expect(response.status).toBe(500);
     const body = await response.json();
     expect(body).toEqual({ error: 'internal_error', message: expect.any(String) });

@@ -58,11 +58,17 @@ const STORES: Record<FileStorage['kind'], () => FileStorage> = {
 };
 
 /** Makes the file look stored `ms` ago (its pending record's time, by the database's clock). */
-const age = (key: string, ms: number) => app.db.pendingLeadFile.update({ where: { storage_key: key }, data: { created_at: new Date(Date.now() - ms) } });
+const age = (key: string, ms: number) =>
+  app.db.pendingLeadFile.update({ where: { storage_key: key }, data: { created_at: new Date(Date.now() - ms) } });
 
 /** Stores one file as createLead does (before its transaction), and answers its key. */
 async function stored(files: FileStorage): Promise<string> {
-  const [file] = await storeLeadFiles(app.db, files, [{ file_type: 'other', content_type: 'application/pdf', byte_size: PDF_BYTES.length, sha256: 'x', bytes: PDF_BYTES }], new Date());
+  const [file] = await storeLeadFiles(
+    app.db,
+    files,
+    [{ file_type: 'other', content_type: 'application/pdf', byte_size: PDF_BYTES.length, sha256: 'x', bytes: PDF_BYTES }],
+    new Date(),
+  );
   return file!.storage_key;
 }
 
@@ -81,7 +87,9 @@ describe.each(Object.keys(STORES) as FileStorage['kind'][])('the %s store', (kin
     // Committed, and its writer killed before it cleared the pending record.
     const referenced = await stored(files);
     const lead = await makeStoredLead(app.db, dealershipId);
-    await app.db.leadFile.create({ data: { lead_id: lead.id, file_type: 'other', storage_key: referenced, byte_size: PDF_BYTES.length, sha256: 'x' } });
+    await app.db.leadFile.create({
+      data: { lead_id: lead.id, file_type: 'other', storage_key: referenced, byte_size: PDF_BYTES.length, sha256: 'x' },
+    });
     // Stored by another deployment (or a developer's other database) in the same place: never this sweep's.
     const foreign = `leads/2020/01/${kind}-stored-elsewhere`;
     await files.put(foreign, PDF_BYTES);
@@ -94,7 +102,11 @@ describe.each(Object.keys(STORES) as FileStorage['kind'][])('the %s store', (kin
     expect(await files.get(orphan)).toBeNull();
     for (const kept of [recentOrphan, referenced, foreign]) expect(await files.get(kept)).toEqual(new Uint8Array(PDF_BYTES));
     // What was looked at is no longer pending; the recent one still is.
-    expect((await app.db.pendingLeadFile.findMany({ where: { storage_key: { in: [orphan, referenced, recentOrphan] } } })).map((row) => row.storage_key)).toEqual([recentOrphan]);
+    expect(
+      (await app.db.pendingLeadFile.findMany({ where: { storage_key: { in: [orphan, referenced, recentOrphan] } } })).map(
+        (row) => row.storage_key,
+      ),
+    ).toEqual([recentOrphan]);
     // The next sweep is not due before the interval: another instance starting now does not sweep again.
     expect(await sweepOrphanedFiles(sweeperDeps(files, 'instance-b'))).toEqual({ swept: false, reason: 'not_due' });
   });
@@ -105,10 +117,18 @@ describe('lead writes', () => {
     const { key } = await makeKey(app.db, { permissions: ['create:lead'] });
     const file = { file_type: 'other', file: PDF_BYTES.toString('base64') };
     const pendingBefore = await app.db.pendingLeadFile.count();
-    const created = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { email: 'swept@example.com', lead_files_attributes: [file] }) } });
+    const created = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      json: { lead: samplePayload(dealershipId, { email: 'swept@example.com', lead_files_attributes: [file] }) },
+    });
     expect(created.status).toBe(201);
     // A dealership that does not exist fails inside the transaction, after the bytes were stored.
-    const failed = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(999_999, { lead_files_attributes: [file] }) } });
+    const failed = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      json: { lead: samplePayload(999_999, { lead_files_attributes: [file] }) },
+    });
     expect(failed.status).toBeGreaterThanOrEqual(400);
     expect(await app.db.pendingLeadFile.count()).toBe(pendingBefore);
     expect(await app.db.leadFile.count({ where: { lead: { email: 'swept@example.com' } } })).toBe(1);
@@ -133,8 +153,16 @@ describe('two instances', () => {
       },
     };
     await clearLease();
-    const outcomes = await Promise.all([sweepOrphanedFiles(sweeperDeps(slow, 'instance-a')), sweepOrphanedFiles(sweeperDeps(slow, 'instance-b'))]);
-    expect(outcomes).toEqual(expect.arrayContaining([{ swept: true, removed: 2 }, { swept: false, reason: 'held' }]));
+    const outcomes = await Promise.all([
+      sweepOrphanedFiles(sweeperDeps(slow, 'instance-a')),
+      sweepOrphanedFiles(sweeperDeps(slow, 'instance-b')),
+    ]);
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { swept: true, removed: 2 },
+        { swept: false, reason: 'held' },
+      ]),
+    );
     expect(deletes).toBe(2);
     for (const key of orphans) expect(await files.get(key)).toBeNull();
   });
@@ -145,7 +173,9 @@ describe('two instances', () => {
     await age(orphan, GRACE_MS + HOUR_MS);
     // As an instance killed mid-sweep leaves it: held, until a moment ago.
     await clearLease();
-    await app.db.sharedSetting.create({ data: { name: 'file_sweep_lease', value: JSON.stringify({ holder: 'dead', until: Date.now() - 1_000, sweptAt: 0 }) } });
+    await app.db.sharedSetting.create({
+      data: { name: 'file_sweep_lease', value: JSON.stringify({ holder: 'dead', until: Date.now() - 1_000, sweptAt: 0 }) },
+    });
     expect(await sweepOrphanedFiles(sweeperDeps(files, 'instance-a'))).toEqual({ swept: true, removed: 1 });
     expect(await files.get(orphan)).toBeNull();
   });

@@ -35,7 +35,14 @@ describe('the folded types in the schemas', () => {
   const rest = restSchema(graph);
 
   it('has no second type for a record the graph already has', () => {
-    for (const gone of ['ModelVariantDetails', 'ManufacturerOffer', 'OfferModel', 'DealershipSearchAddress', 'DealershipSearchWebsite', 'ApiKeyDetailsUser']) {
+    for (const gone of [
+      'ModelVariantDetails',
+      'ManufacturerOffer',
+      'OfferModel',
+      'DealershipSearchAddress',
+      'DealershipSearchWebsite',
+      'ApiKeyDetailsUser',
+    ]) {
       expect(graph.getType(gone), gone).toBeUndefined();
     }
   });
@@ -54,12 +61,38 @@ describe('the folded types in the schemas', () => {
     expect(fieldsOf(rest, 'Website')).toEqual(['id', 'name', 'url']);
     expect(fieldsOf(rest, 'User')).toEqual(['email', 'id', 'name']);
     expect(fieldsOf(rest, 'Offer')).toEqual([
-      'created_at', 'dealership_ids', 'description', 'disclaimer', 'expires_at', 'expiry_in_words', 'id', 'image_or_model_image',
-      'images', 'manufacturer', 'manufacturer_id', 'model', 'name', 'sanitized_description', 'updated_at',
+      'created_at',
+      'dealership_ids',
+      'description',
+      'disclaimer',
+      'expires_at',
+      'expiry_in_words',
+      'id',
+      'image_or_model_image',
+      'images',
+      'manufacturer',
+      'manufacturer_id',
+      'model',
+      'name',
+      'sanitized_description',
+      'updated_at',
     ]);
     expect(fieldsOf(rest, 'LocationAddress')).toEqual([
-      'addressable_id', 'addressable_type', 'city', 'created_at', 'id', 'lat', 'long', 'name', 'place_id', 'place_url', 'postcode',
-      'seo_city', 'state', 'street', 'updated_at',
+      'addressable_id',
+      'addressable_type',
+      'city',
+      'created_at',
+      'id',
+      'lat',
+      'long',
+      'name',
+      'place_id',
+      'place_url',
+      'postcode',
+      'seo_city',
+      'state',
+      'street',
+      'updated_at',
     ]);
     expect(fieldsOf(rest, 'ModelVariant')).not.toContain('model');
     expect(fieldsOf(rest, 'ModelVariant')).not.toContain('node_id');
@@ -74,7 +107,8 @@ describe('the folded types in the schemas', () => {
     expect(typeOfField(rest, 'WebsiteOffer', 'preferred_locations')).toBe('OfferLocation');
     expect(fieldsOf(rest, 'OfferLocation')).toEqual(['id', 'name']);
     expect(fieldsOf(rest, 'ApiKeyDetailsLocation')).toEqual(['id', 'location_type', 'name']);
-    for (const name of ['CarDealership', 'CarLocation', 'OfferLocation', 'ApiKeyDetailsLocation']) expect(graph.getType(name), name).toBeUndefined();
+    for (const name of ['CarDealership', 'CarLocation', 'OfferLocation', 'ApiKeyDetailsLocation'])
+      expect(graph.getType(name), name).toBeUndefined();
   });
 
   it('names every other type of a record in the README, with its reason, and no type the graph lacks', () => {
@@ -85,13 +119,25 @@ describe('the folded types in the schemas', () => {
     const rows = section.split('\n').filter((line) => line.startsWith('| `'));
     const named = new Map<string, string>();
     for (const row of rows) {
-      const [types = '', , reason = ''] = row.split('|').slice(1).map((cell) => cell.trim());
+      const [types = '', , reason = ''] = row
+        .split('|')
+        .slice(1)
+        .map((cell) => cell.trim());
       for (const [, name] of types.matchAll(/`(\w+)`/g)) named.set(name!, reason);
     }
     // Plain types that are their record's only type in the graph (no Prisma type to be a variant of).
     const onlyTypeOfTheirRecord = new Set([
-      'ApiKeyDetails', 'CarPaymentProcessor', 'CarPerformance', 'LeadFile', 'LeadPayment', 'PhoneCallReceipt', 'ModelVariantAvailabilityCategory',
-      'ModelVariantAvailabilityOption', 'ModelVariantConfigurableOption', 'ModelVariantSpecificationCategory', 'ModelVariantSpecificationField',
+      'ApiKeyDetails',
+      'CarPaymentProcessor',
+      'CarPerformance',
+      'LeadFile',
+      'LeadPayment',
+      'PhoneCallReceipt',
+      'ModelVariantAvailabilityCategory',
+      'ModelVariantAvailabilityOption',
+      'ModelVariantConfigurableOption',
+      'ModelVariantSpecificationCategory',
+      'ModelVariantSpecificationField',
     ]);
     const variants: string[] = [];
     for (const type of Object.values(graph.getTypeMap())) {
@@ -128,7 +174,8 @@ describe('the folded types on both doors', () => {
       key,
     );
     expect(graph.errors).toBeUndefined();
-    const offers = (graph.data as { manufacturer_offers: { kind: string; model: { id: string; manufacturer: { name: string } } }[] }).manufacturer_offers;
+    const offers = (graph.data as { manufacturer_offers: { kind: string; model: { id: string; manufacturer: { name: string } } }[] })
+      .manufacturer_offers;
     expect(offers.length).toBeGreaterThan(0);
     for (const offer of offers) {
       expect(offer.kind).toBe('manufacturer');
@@ -139,18 +186,27 @@ describe('the folded types on both doors', () => {
     const body = (await restBody('Query.manufacturer_offers')) as Json[];
     expect(body).toHaveLength(offers.length);
     for (const offer of body) {
-      for (const graphOnly of ['kind', 'model_id', 'website_id', 'category', 'preferred_locations']) expect(offer, graphOnly).not.toHaveProperty(graphOnly);
+      for (const graphOnly of ['kind', 'model_id', 'website_id', 'category', 'preferred_locations'])
+        expect(offer, graphOnly).not.toHaveProperty(graphOnly);
       expect(Object.keys(offer.model as Json).sort()).toEqual(['name', 'new_slug', 'path', 'slug']);
     }
   });
 
   it('shows a car’s location to any reader of the car, and the dealership’s data in it only with index:dealership', async () => {
-    const query = '{ car(id: "1") { location { __typename databaseId name partner_dealership_id address { city } website { url } } dealership { name } } }';
+    const query =
+      '{ car(id: "1") { location { __typename databaseId name partner_dealership_id address { city } website { url } } dealership { name } } }';
     const carsOnly = (await makeKey(app.db, { permissions: ['read:car'], dealershipIds: [] })).key;
     const limited = await app.graphql(query, undefined, carsOnly);
     expect(limited.errors).toBeUndefined();
     expect((limited.data as { car: Json }).car).toEqual({
-      location: { __typename: 'Location', databaseId: expect.any(Number), name: expect.any(String), partner_dealership_id: null, address: null, website: null },
+      location: {
+        __typename: 'Location',
+        databaseId: expect.any(Number),
+        name: expect.any(String),
+        partner_dealership_id: null,
+        address: null,
+        website: null,
+      },
       dealership: null,
     });
     const full = await app.graphql(query, undefined, key);
@@ -160,7 +216,11 @@ describe('the folded types on both doors', () => {
   });
 
   it('answers a model variant’s model on the graph, and not on the REST door', async () => {
-    const graph = await app.graphql('{ model_variant(slug: "toyota-corolla-sx-hybrid", website_id: "1") { id model { name } } }', undefined, key);
+    const graph = await app.graphql(
+      '{ model_variant(slug: "toyota-corolla-sx-hybrid", website_id: "1") { id model { name } } }',
+      undefined,
+      key,
+    );
     expect(graph.errors).toBeUndefined();
     expect((graph.data as { model_variant: { model: { name: string } } }).model_variant.model.name).toEqual(expect.any(String));
 

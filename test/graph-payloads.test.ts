@@ -25,13 +25,20 @@ describe('mutation payloads', () => {
   it('update_car hands back the graph’s Car, which the REST body does not show', async () => {
     const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1 }, orderBy: { id: 'asc' } });
     const input = carInput(1, { stocknum: car.stocknum, odometer: 12345 });
-    const graph = await app.graphql<{ update_car: { car: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; odometer: number } } }>(
+    const graph = await app.graphql<{
+      update_car: { car: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; odometer: number } };
+    }>(
       `mutation ($id: Int!, $car: CarInput!) { update_car(id: $id, car: $car) { car { databaseId } node { __typename id databaseId odometer } } }`,
       { id: car.id, car: input },
       key,
     );
     expect(graph.errors).toBeUndefined();
-    expect(graph.data!.update_car.node).toEqual({ __typename: 'Car', id: encodeGlobalID('Car', car.id), databaseId: car.id, odometer: 12345 });
+    expect(graph.data!.update_car.node).toEqual({
+      __typename: 'Car',
+      id: encodeGlobalID('Car', car.id),
+      databaseId: car.id,
+      odometer: 12345,
+    });
 
     const rest = await app.request(`/api/cars/${car.id}`, { method: 'PUT', key, json: { car: { ...input, odometer: 23456 } } });
     expect(rest.status).toBe(200);
@@ -43,11 +50,22 @@ describe('mutation payloads', () => {
   it('reserve_car hands back the graph’s Car; null without read:car', async () => {
     const car = await app.db.car.findFirstOrThrow({ where: { dealership_id: 1, reserved: false }, orderBy: { id: 'desc' } });
     const mutation = `mutation ($id: String!, $reserved: Boolean!) { reserve_car(id: $id, reserved: $reserved) { reserved node { __typename id reserved } } }`;
-    const reserved = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(mutation, { id: String(car.id), reserved: true }, key);
+    const reserved = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(
+      mutation,
+      { id: String(car.id), reserved: true },
+      key,
+    );
     expect(reserved.errors).toBeUndefined();
-    expect(reserved.data!.reserve_car).toEqual({ reserved: true, node: { __typename: 'Car', id: encodeGlobalID('Car', car.id), reserved: true } });
+    expect(reserved.data!.reserve_car).toEqual({
+      reserved: true,
+      node: { __typename: 'Car', id: encodeGlobalID('Car', car.id), reserved: true },
+    });
     const writer = await makeKey(app.db, { permissions: ['reserve:car'] });
-    const released = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(mutation, { id: String(car.id), reserved: false }, writer.key);
+    const released = await app.graphql<{ reserve_car: { reserved: boolean; node: unknown } }>(
+      mutation,
+      { id: String(car.id), reserved: false },
+      writer.key,
+    );
     expect(released.errors).toBeUndefined();
     expect(released.data!.reserve_car).toEqual({ reserved: false, node: null });
     const rest = await app.request(`/api/v1/cars/${car.id}/reserve?reserved=true`, { method: 'PUT', key });
@@ -56,7 +74,9 @@ describe('mutation payloads', () => {
   });
 
   it('create_lead and update_lead hand back the graph’s Lead, which the REST body does not show', async () => {
-    const created = await app.graphql<{ create_lead: { lead: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; lead_state: string } } }>(
+    const created = await app.graphql<{
+      create_lead: { lead: { databaseId: number }; node: { __typename: string; id: string; databaseId: number; lead_state: string } };
+    }>(
       `mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { databaseId } node { __typename id databaseId lead_state } } }`,
       { lead: graphLead(samplePayload(1, { email: 'payload.buyer@example.com' })) },
       key,
@@ -72,7 +92,11 @@ describe('mutation payloads', () => {
     expect(updated.errors).toBeUndefined();
     expect(updated.data!.update_lead.node).toEqual({ databaseId: id, message: 'Still keen' });
 
-    const rest = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(1, { email: 'payload.rest@example.com' }) } });
+    const rest = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      json: { lead: samplePayload(1, { email: 'payload.rest@example.com' }) },
+    });
     expect(rest.status).toBe(201);
     const body = (await rest.json()) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['lead']);
@@ -111,8 +135,15 @@ describe('connections', () => {
       leads(first: 2) { totalCount }
       dealerships(first: 1) { totalCount edges { node { databaseId cars(first: 1) { totalCount } } } }
     }`;
-    type Counts = { cars: { totalCount: number; edges: unknown[] }; leads: { totalCount: number }; dealerships: { totalCount: number; edges: { node: { databaseId: number; cars: { totalCount: number } } }[] } };
-    for (const [caller, dealershipIds] of [[key, null], [firstDealershipKey, [1]]] as const) {
+    type Counts = {
+      cars: { totalCount: number; edges: unknown[] };
+      leads: { totalCount: number };
+      dealerships: { totalCount: number; edges: { node: { databaseId: number; cars: { totalCount: number } } }[] };
+    };
+    for (const [caller, dealershipIds] of [
+      [key, null],
+      [firstDealershipKey, [1]],
+    ] as const) {
       const scoped = forDealerships(app.db, dealershipIds);
       const answer = await app.graphql<Counts>(query, {}, caller);
       expect(answer.errors).toBeUndefined();

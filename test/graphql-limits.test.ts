@@ -6,7 +6,14 @@ import { getIntrospectionQuery, parse } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { ASSUMED_LIST_SIZE, INTROSPECTION_COST, operationCost, operationShape, queryLimits, useQueryLimits } from '../src/schema/graphql-limits.ts';
+import {
+  ASSUMED_LIST_SIZE,
+  INTROSPECTION_COST,
+  operationCost,
+  operationShape,
+  queryLimits,
+  useQueryLimits,
+} from '../src/schema/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
@@ -74,7 +81,8 @@ describe('page sizes passed as variables', () => {
   });
 
   it('count a list paged by its own argument (contacts per_page) by that argument', async () => {
-    const contacts = (perPage: string) => `contacts(dealership_id: ${dealershipId}${perPage}) { databaseId first_name vehicles { make raw_model year } }`;
+    const contacts = (perPage: string) =>
+      `contacts(dealership_id: ${dealershipId}${perPage}) { databaseId first_name vehicles { make raw_model year } }`;
     const atMost = shapeOf(`query ($p: Int) { ${contacts(', per_page: $p')} }`, { p: 200 }).cost;
     expect(atMost).toBe(shapeOf(`{ ${contacts(', per_page: 200')} }`).cost);
     expect(atMost).toBe(1 + 200 * (2 + 1 + ASSUMED_LIST_SIZE * 3));
@@ -169,14 +177,22 @@ describe('document limits', () => {
 });
 
 describe('introspection', () => {
-  it('GraphiQL\'s introspection query fits the limits; three whole-schema fields in one document do not', async () => {
+  it("GraphiQL's introspection query fits the limits; three whole-schema fields in one document do not", async () => {
     expect(shapeOf(getIntrospectionQuery()).cost).toBe(INTROSPECTION_COST);
     const answer = await app.graphql(getIntrospectionQuery(), {}, key);
     expect(answer.errors).toBeUndefined();
-    expectRefused(await app.graphql('{ a: __schema { queryType { name } } b: __schema { queryType { name } } c: __schema { queryType { name } } }', {}, key), 'query_too_costly', 3 * INTROSPECTION_COST);
+    expectRefused(
+      await app.graphql(
+        '{ a: __schema { queryType { name } } b: __schema { queryType { name } } c: __schema { queryType { name } } }',
+        {},
+        key,
+      ),
+      'query_too_costly',
+      3 * INTROSPECTION_COST,
+    );
   });
 
-  it('cannot nest types inside fields inside types (GraphQL\'s own introspection depth rule)', async () => {
+  it("cannot nest types inside fields inside types (GraphQL's own introspection depth rule)", async () => {
     const nested = await app.graphql('{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }', {}, key);
     expect(nested.data).toBeUndefined();
     expect(nested.errors?.[0]?.message).toMatch(/Maximum introspection depth exceeded/);
@@ -188,7 +204,10 @@ describe('the REST door', () => {
     const listed = await app.request(`/dealerships/${dealershipId}/contacts?per_page=200`, { key });
     expect(listed.status).toBe(200);
     // The same page through /graphql is over the limit: the REST answer was not costed as a GraphQL client's document.
-    expect(shapeOf(`{ contacts(dealership_id: 1, per_page: 200) { databaseId first_name postcode vehicles { make raw_model year rego } } }`).cost).toBeGreaterThan(queryLimits.maxCost);
+    expect(
+      shapeOf(`{ contacts(dealership_id: 1, per_page: 200) { databaseId first_name postcode vehicles { make raw_model year rego } } }`)
+        .cost,
+    ).toBeGreaterThan(queryLimits.maxCost);
   });
 });
 

@@ -109,14 +109,21 @@ describe('a trailing slash', () => {
       key,
       json: {
         lead: {
-          name: 'Jordan Lee', email: 'jordan.slash@example.com', phone: '0412 345 678', dealership_id: 1,
-          category: 'Used Vehicle Enquiry', source: 'Website', send_customer_email: false,
+          name: 'Jordan Lee',
+          email: 'jordan.slash@example.com',
+          phone: '0412 345 678',
+          dealership_id: 1,
+          category: 'Used Vehicle Enquiry',
+          source: 'Website',
+          send_customer_email: false,
         },
       },
     });
     expect(response.status).toBe(201);
     const { lead } = (await response.json()) as { lead: { id: number } };
-    expect(await app.db.lead.findUnique({ where: { id: lead.id }, select: { email: true } })).toEqual({ email: 'jordan.slash@example.com' });
+    expect(await app.db.lead.findUnique({ where: { id: lead.id }, select: { email: true } })).toEqual({
+      email: 'jordan.slash@example.com',
+    });
   });
 });
 
@@ -150,7 +157,8 @@ describe('OPTIONS', () => {
         else {
           expect(answer.status, `${method} ${path}`).not.toBe(405);
           // A 404 of the route's own (no such record) is fine; the path's "No such path." is not.
-          if (answer.status === 404) expect(((await answer.json()) as { message: string }).message, `${method} ${path}`).not.toBe('No such path.');
+          if (answer.status === 404)
+            expect(((await answer.json()) as { message: string }).message, `${method} ${path}`).not.toBe('No such path.');
         }
       }
     }

@@ -24,7 +24,10 @@ let app: TestApp;
 let key: string;
 const servers: GatewayServer[] = [];
 
-async function serve(overrides: Partial<HttpServerSettings> = {}, lifecycle: Lifecycle = createLifecycle()): Promise<{ gateway: GatewayServer; port: number }> {
+async function serve(
+  overrides: Partial<HttpServerSettings> = {},
+  lifecycle: Lifecycle = createLifecycle(),
+): Promise<{ gateway: GatewayServer; port: number }> {
   const config: Config = app.config;
   const settings: HttpServerSettings = {
     bodyLimitBytes: LIMIT,
@@ -90,7 +93,13 @@ describe('the HTTP server', () => {
     const post = (path: string, body: unknown): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
         const req = httpRequest(
-          { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.key}`, 'idempotency-key': '' } },
+          {
+            host: '127.0.0.1',
+            port,
+            path,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${writer.key}`, 'idempotency-key': '' },
+          },
           (res) => {
             let text = '';
             res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -103,8 +112,14 @@ describe('the HTTP server', () => {
     const rest = await post('/api/v1/leads', { lead: samplePayload(dealership.id, { email: 'blank.key@example.com' }) });
     expect(rest.status).toBe(422);
     expect(JSON.parse(rest.body)).toMatchObject({ error: 'invalid_input', field: 'Idempotency-Key' });
-    const graph = await post('/graphql', { query: CREATE_LEAD, variables: { lead: graphLead(samplePayload(dealership.id, { email: 'blank.key.graph@example.com' })) } });
-    expect((JSON.parse(graph.body) as { errors?: { extensions?: unknown }[] }).errors?.[0]?.extensions).toMatchObject({ error: 'invalid_input', field: 'Idempotency-Key' });
+    const graph = await post('/graphql', {
+      query: CREATE_LEAD,
+      variables: { lead: graphLead(samplePayload(dealership.id, { email: 'blank.key.graph@example.com' })) },
+    });
+    expect((JSON.parse(graph.body) as { errors?: { extensions?: unknown }[] }).errors?.[0]?.extensions).toMatchObject({
+      error: 'invalid_input',
+      field: 'Idempotency-Key',
+    });
     expect(await app.db.lead.count()).toBe(before);
   });
 
@@ -136,7 +151,9 @@ describe('the HTTP server', () => {
 describe('HEAD on the wire', () => {
   it('sends the GET headers with its Content-Length and no body, and the connection stays usable', async () => {
     const connection = await openRaw(port);
-    connection.socket.write('HEAD /health HTTP/1.1\r\nHost: gateway.test\r\n\r\nGET /health HTTP/1.1\r\nHost: gateway.test\r\nConnection: close\r\n\r\n');
+    connection.socket.write(
+      'HEAD /health HTTP/1.1\r\nHost: gateway.test\r\n\r\nGET /health HTTP/1.1\r\nHost: gateway.test\r\nConnection: close\r\n\r\n',
+    );
     await connection.closed;
     const answers = connection.received().split(/(?=HTTP\/1\.1 )/);
     expect(answers).toHaveLength(2);
@@ -212,7 +229,8 @@ describe('draining', () => {
     const idle = keepAliveClient(drainPort);
     const busy = keepAliveClient(drainPort);
     const prober = keepAliveClient(drainPort);
-    for (const client of [idle, busy, prober]) expect(await client.send('GET', '/health')).toMatchObject({ status: 200, reusedSocket: false });
+    for (const client of [idle, busy, prober])
+      expect(await client.send('GET', '/health')).toMatchObject({ status: 200, reusedSocket: false });
 
     // A request whose headers arrived and whose body is still on its way when the drain begins.
     const inFlight = await openRaw(drainPort);

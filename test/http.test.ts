@@ -32,7 +32,8 @@ describe('routing', () => {
 
 describe('deprecated paths', () => {
   /** A call of the route as a caller without a key makes it: refused before any of its work. */
-  const call = (route: (typeof restRoutes)[number]): Promise<Response> => app.request(route.path.replace(/:[A-Za-z_]+/g, '1'), { method: route.method });
+  const call = (route: (typeof restRoutes)[number]): Promise<Response> =>
+    app.request(route.path.replace(/:[A-Za-z_]+/g, '1'), { method: route.method });
 
   it('answer every caller, refused ones too, with RFC 9745 Deprecation and RFC 8594 Sunset from the route table', async () => {
     const deprecated = restRoutes.filter((route) => route.deprecated);
@@ -90,7 +91,7 @@ describe('limits', () => {
 });
 
 describe('errors', () => {
-  it('names a GraphQL syntax error, which is the caller\'s to fix', async () => {
+  it("names a GraphQL syntax error, which is the caller's to fix", async () => {
     const result = await app.graphql('{ apikey_details { id: databaseId ', {}, key);
     expect(result.errors?.[0]?.message).toMatch(/Syntax Error/);
   });

@@ -16,7 +16,13 @@ import {
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { DEFAULT_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, TEXT_MAX_LENGTHS, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../src/domain/input-limits.ts';
+import {
+  DEFAULT_TEXT_MAX_LENGTH,
+  MAX_JSON_DEPTH,
+  TEXT_MAX_LENGTHS,
+  UNLIMITED_TEXT_FIELDS,
+  textMaxLength,
+} from '../src/domain/input-limits.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, expectAnswer, type TestApp } from './support/app.ts';
@@ -181,7 +187,11 @@ describe('a body value of the wrong JSON type', () => {
       field: 'email',
     });
     await expectAnswer(
-      await app.request('/api/v1/webhooks/phone_calls_webhooks/generic', { method: 'POST', key, json: { called_number: true, caller_number: '0412345678' } }),
+      await app.request('/api/v1/webhooks/phone_calls_webhooks/generic', {
+        method: 'POST',
+        key,
+        json: { called_number: true, caller_number: '0412345678' },
+      }),
       422,
       { error: 'invalid_input', message: 'called_number: must be text', field: 'called_number' },
     );
@@ -191,7 +201,12 @@ describe('a body value of the wrong JSON type', () => {
   it('is a 422 naming `body` when the body is JSON but not an object, on every route that reads one', async () => {
     for (const route of restRoutes.filter((candidate) => candidate.method !== 'GET')) {
       for (const body of ['null', '[]', '12', '"text"']) {
-        const response = await app.request(pathWith(route.path, {}), { method: route.method, key, body, headers: { 'content-type': 'application/json' } });
+        const response = await app.request(pathWith(route.path, {}), {
+          method: route.method,
+          key,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
         const label = `${route.method} ${route.path} ${body}`;
         expect(response.status, label).toBe(422);
         expect(await response.json(), label).toMatchObject({ error: 'invalid_input', field: 'body' });
@@ -200,7 +215,9 @@ describe('a body value of the wrong JSON type', () => {
   });
 
   it('is a 422 naming a query parameter sent twice or as an object', async () => {
-    const queryArguments = restRoutes.flatMap((route) => (route.query ?? []).filter((name) => name !== 'data').map((name) => ({ route, name })));
+    const queryArguments = restRoutes.flatMap((route) =>
+      (route.query ?? []).filter((name) => name !== 'data').map((name) => ({ route, name })),
+    );
     expect(queryArguments.length).toBeGreaterThanOrEqual(10);
     for (const { route, name } of queryArguments) {
       for (const query of [`${name}=1&${name}=2`, `${name}[x]=1`]) {
@@ -237,7 +254,13 @@ const nameOf = (input: TextInput): string => input.steps[input.steps.length - 1]
 function textInputs(): TextInput[] {
   const schema = getSchema();
   const found: TextInput[] = [];
-  const walk = (base: Pick<TextInput, 'operation' | 'field'>, type: GraphQLInputType, steps: Step[], owner: string, seen: Set<string>): void => {
+  const walk = (
+    base: Pick<TextInput, 'operation' | 'field'>,
+    type: GraphQLInputType,
+    steps: Step[],
+    owner: string,
+    seen: Set<string>,
+  ): void => {
     const named = getNamedType(type);
     if (isScalarType(named) && ['String', 'ID'].includes(named.name)) found.push({ ...base, steps, owner });
     if (isInputObjectType(named) && !seen.has(named.name)) {
@@ -246,7 +269,10 @@ function textInputs(): TextInput[] {
       }
     }
   };
-  for (const [operation, type] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
+  for (const [operation, type] of [
+    ['query', schema.getQueryType()],
+    ['mutation', schema.getMutationType()],
+  ] as const) {
     for (const field of Object.values(type?.getFields() ?? {})) {
       for (const arg of field.args) walk({ operation, field }, arg.type, [{ name: arg.name, list: isList(arg.type) }], '', new Set());
     }
@@ -266,7 +292,19 @@ function minimalValue(type: GraphQLInputType): unknown {
         .map((field) => [field.name, minimalValue(field.type)]),
     );
   }
-  return ({ Int: 1, Float: 1, Boolean: true, String: 'x', ID: '1', JSON: {}, JSONObject: {}, Date: '2026-01-01', DateTime: '2026-01-01T00:00:00Z' } as Record<string, unknown>)[type.name];
+  return (
+    {
+      Int: 1,
+      Float: 1,
+      Boolean: true,
+      String: 'x',
+      ID: '1',
+      JSON: {},
+      JSONObject: {},
+      Date: '2026-01-01',
+      DateTime: '2026-01-01T00:00:00Z',
+    } as Record<string, unknown>
+  )[type.name];
 }
 
 /** A document calling the input's root field with every argument as a variable, and variables with `text` at the input's place. */
@@ -289,7 +327,11 @@ function operationWith(input: TextInput, text: string): { query: string; variabl
       container[step.name] = step.list ? [text] : text;
       break;
     }
-    const element = (step.list ? ((container[step.name] as unknown[] | undefined)?.[0] ?? minimalValue(named as GraphQLInputType)) : (container[step.name] ?? minimalValue(named as GraphQLInputType))) as Record<string, unknown>;
+    const element = (
+      step.list
+        ? ((container[step.name] as unknown[] | undefined)?.[0] ?? minimalValue(named as GraphQLInputType))
+        : (container[step.name] ?? minimalValue(named as GraphQLInputType))
+    ) as Record<string, unknown>;
     container[step.name] = step.list ? [element] : element;
     container = element;
     fieldsHere = isInputObjectType(named) ? named.getFields() : {};
@@ -304,7 +346,15 @@ describe('every text input of the schema', () => {
 
   it('is found by the walk (arguments and input fields at every depth)', () => {
     const labels = inputs.map((input) => `${input.field.name}:${fieldLabel(input)}`);
-    expect(labels).toEqual(expect.arrayContaining(['create_lead:lead.message', 'create_lead:lead.address_attributes.city', 'update_car:car.custom_attributes[0].value', 'update_lead:lead.lead_files_attributes[0].file', 'create_partner_token:email']));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'create_lead:lead.message',
+        'create_lead:lead.address_attributes.city',
+        'update_car:car.custom_attributes[0].value',
+        'update_lead:lead.lead_files_attributes[0].file',
+        'create_partner_token:email',
+      ]),
+    );
     expect(inputs.length).toBeGreaterThanOrEqual(100);
   });
 
@@ -319,7 +369,11 @@ describe('every text input of the schema', () => {
         const { query, variables } = operationWith(input, text);
         const result = await app.graphql(query, variables, key);
         const label = `${input.field.name}: ${fieldLabel(input)} ${JSON.stringify(text)}`;
-        expect(result.errors?.[0]?.extensions, label).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: fieldLabel(input) });
+        expect(result.errors?.[0]?.extensions, label).toMatchObject({
+          code: 'BAD_USER_INPUT',
+          error: 'invalid_input',
+          field: fieldLabel(input),
+        });
         expect(result.errors?.[0]?.message, label).toBe(`${fieldLabel(input)}: ${reason}`);
       }
     }
@@ -352,16 +406,28 @@ describe('every text input of the schema', () => {
   it('is limited on the REST door too: a 9.9 MB lead message is a 422, and no lead or e-mail is made', async () => {
     const before = await storedRows();
     const message = 'x'.repeat(9_900_000);
-    await expectAnswer(await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { message }) } }), 422, {
-      error: 'invalid_input',
-      message: 'lead.message: must be at most 10000 characters',
-      field: 'lead.message',
-    });
-    await expectAnswer(await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { message: 'Still \ud800 there?' }) } }), 422, {
-      error: 'invalid_input',
-      message: 'lead.message: must be valid Unicode text (it contains an unpaired surrogate)',
-      field: 'lead.message',
-    });
+    await expectAnswer(
+      await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { message }) } }),
+      422,
+      {
+        error: 'invalid_input',
+        message: 'lead.message: must be at most 10000 characters',
+        field: 'lead.message',
+      },
+    );
+    await expectAnswer(
+      await app.request('/api/v1/leads', {
+        method: 'POST',
+        key,
+        json: { lead: samplePayload(dealershipId, { message: 'Still \ud800 there?' }) },
+      }),
+      422,
+      {
+        error: 'invalid_input',
+        message: 'lead.message: must be valid Unicode text (it contains an unpaired surrogate)',
+        field: 'lead.message',
+      },
+    );
     await expectAnswer(await app.request(`/api/v1/cars/${'x'.repeat(DEFAULT_TEXT_MAX_LENGTH + 1)}/performance.json`, { key }), 422, {
       error: 'invalid_input',
       message: `id: must be at most ${DEFAULT_TEXT_MAX_LENGTH} characters`,
@@ -386,19 +452,32 @@ describe('free-form JSON (lead.fields, lead.charge_breakdown)', () => {
     for (const field of ['fields', 'charge_breakdown']) {
       for (const depth of [MAX_JSON_DEPTH + 1, 200, 1_000]) {
         const lead = samplePayload(dealershipId, { [field]: deeplyNested(depth, field === 'charge_breakdown') });
-        await expectAnswer(await app.request('/api/v1/leads', { method: 'POST', key, json: { lead } }), 422, {
-          error: 'invalid_input',
-          message: `lead.${field}: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
-          field: `lead.${field}`,
-        }, `${field} ${depth}`);
-        const result = await app.graphql('mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', { lead: graphLead(lead) }, key);
+        await expectAnswer(
+          await app.request('/api/v1/leads', { method: 'POST', key, json: { lead } }),
+          422,
+          {
+            error: 'invalid_input',
+            message: `lead.${field}: must not nest objects and lists more than ${MAX_JSON_DEPTH} levels deep`,
+            field: `lead.${field}`,
+          },
+          `${field} ${depth}`,
+        );
+        const result = await app.graphql(
+          'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }',
+          { lead: graphLead(lead) },
+          key,
+        );
         expect(result.errors?.[0]?.extensions, `${field} ${depth}`).toMatchObject({ code: 'BAD_USER_INPUT', field: `lead.${field}` });
       }
     }
     // Lead event data is an input object, not free-form JSON: a nested key it does not name is refused
     // on the graph door, however deep (the REST door ignores it, as it ignores every unknown key).
     const data = { leadId: 1, messageDetail: { description: 'deep', extra: deeplyNested(200, true) } };
-    const event = await app.graphql('mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { databaseId } }', { data }, key);
+    const event = await app.graphql(
+      'mutation ($data: LeadEventData!) { create_lead_event(service: "sms", data: $data) { databaseId } }',
+      { data },
+      key,
+    );
     expect(event.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'data.messageDetail.extra' });
     expect(await storedRows()).toEqual(before);
   });
@@ -414,21 +493,41 @@ describe('free-form JSON (lead.fields, lead.charge_breakdown)', () => {
 
   it('refuses a lone surrogate in a key or a value, naming where', async () => {
     await expectAnswer(
-      await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { fields: { note: 'a\udc00b' } }) } }),
+      await app.request('/api/v1/leads', {
+        method: 'POST',
+        key,
+        json: { lead: samplePayload(dealershipId, { fields: { note: 'a\udc00b' } }) },
+      }),
       422,
-      { error: 'invalid_input', message: 'lead.fields.note: must be valid Unicode text (it contains an unpaired surrogate)', field: 'lead.fields.note' },
+      {
+        error: 'invalid_input',
+        message: 'lead.fields.note: must be valid Unicode text (it contains an unpaired surrogate)',
+        field: 'lead.fields.note',
+      },
     );
     await expectAnswer(
-      await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: samplePayload(dealershipId, { charge_breakdown: { '\ud800': 1 } }) } }),
+      await app.request('/api/v1/leads', {
+        method: 'POST',
+        key,
+        json: { lead: samplePayload(dealershipId, { charge_breakdown: { '\ud800': 1 } }) },
+      }),
       422,
-      { error: 'invalid_input', message: 'lead.charge_breakdown: has a key that must be valid Unicode text (it contains an unpaired surrogate)', field: 'lead.charge_breakdown' },
+      {
+        error: 'invalid_input',
+        message: 'lead.charge_breakdown: has a key that must be valid Unicode text (it contains an unpaired surrogate)',
+        field: 'lead.charge_breakdown',
+      },
     );
   });
 });
 
 describe('GraphQL parameters that are not JSON', () => {
   it('are a 400, not a 500, whether sent by GET or as a form', async () => {
-    for (const search of ['query={__typename}&variables={', 'query={__typename}&extensions={', `query={__typename}&variables=${encodeURIComponent('{"a":')}`]) {
+    for (const search of [
+      'query={__typename}&variables={',
+      'query={__typename}&extensions={',
+      `query={__typename}&variables=${encodeURIComponent('{"a":')}`,
+    ]) {
       const response = await app.yoga.fetch(`http://gateway.test/graphql?${search}`, { headers: { accept: 'application/json' } });
       expect(response.status, search).toBe(400);
       const body = (await response.json()) as { errors: { message: string; extensions?: { code?: string } }[] };

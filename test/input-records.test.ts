@@ -29,13 +29,24 @@ function refusal(run: () => unknown): { field: unknown; message: string } {
 const charge = z.object({ name: z.string(), amount: z.number({ error: 'must be a number of dollars' }) }).meta({ id: 'TestChargeInput' });
 const lead = z.object({
   email: z.string().trim().min(1),
-  charge_breakdown: z.object({ charges: z.array(charge) }).meta({ id: 'TestBreakdownInput' }).optional(),
+  charge_breakdown: z
+    .object({ charges: z.array(charge) })
+    .meta({ id: 'TestBreakdownInput' })
+    .optional(),
   tags: z.array(z.string()).nullish(),
 });
 
 describe('parseRecord', () => {
   it('names the field by its path under the record, with the schema’s own message', () => {
-    const value = { email: 'a@example.com', charge_breakdown: { charges: [{ name: 'Rego', amount: 1 }, { name: 'Stamp', amount: 'x' }] } };
+    const value = {
+      email: 'a@example.com',
+      charge_breakdown: {
+        charges: [
+          { name: 'Rego', amount: 1 },
+          { name: 'Stamp', amount: 'x' },
+        ],
+      },
+    };
     expect(refusal(() => parseRecord(lead, value, 'lead'))).toEqual({
       field: 'lead.charge_breakdown.charges[1].amount',
       message: 'lead.charge_breakdown.charges[1].amount: must be a number of dollars',
@@ -57,10 +68,13 @@ describe('parseRecord', () => {
   it('gives the error name a custom issue carries, for outcomes the spec names', () => {
     const request = z.object({
       // A transform, not a refine: zod skips an optional field's refinements when it is absent.
-      email: z.string().nullish().transform((email, context) => {
-        if (!email) context.addIssue({ code: 'custom', message: 'is required', params: { error: 'email_required' } });
-        return email;
-      }),
+      email: z
+        .string()
+        .nullish()
+        .transform((email, context) => {
+          if (!email) context.addIssue({ code: 'custom', message: 'is required', params: { error: 'email_required' } });
+          return email;
+        }),
     });
     const error = (() => {
       try {
@@ -95,7 +109,11 @@ describe('fieldRule', () => {
   });
 
   it('throws any other error on', () => {
-    const broken = z.string().transform(fieldRule(() => { throw new TypeError('bug'); }));
+    const broken = z.string().transform(
+      fieldRule(() => {
+        throw new TypeError('bug');
+      }),
+    );
     expect(() => parseRecord(broken, 'x', 'car')).toThrow(TypeError);
   });
 });
@@ -112,18 +130,29 @@ describe('inputFromZod', () => {
       fields: (t) => ({ echo: t.boolean({ args: { record: t.arg({ type: input, required: true }) }, resolve: () => true }) }),
     });
     const types = builder.toSchema().getTypeMap();
-    return Object.fromEntries(Object.entries(types).filter(([key]) => key.endsWith('Input')).map(([key, type]) => [key, printType(type as GraphQLNamedType)]));
+    return Object.fromEntries(
+      Object.entries(types)
+        .filter(([key]) => key.endsWith('Input'))
+        .map(([key, type]) => [key, printType(type as GraphQLNamedType)]),
+    );
   }
 
   it('prints each kind with its nullability and description, nested records as their own input types', () => {
     const record = z.object({
       title: z.string().trim().min(1).describe('The title, never blank.'),
-      subtitle: z.string().transform((text) => text.trim()).nullish(),
+      subtitle: z
+        .string()
+        .transform((text) => text.trim())
+        .nullish(),
       year: z.int().min(1886),
       price: z.number().nonnegative().optional().describe('In dollars.'),
       sold: z.boolean().optional(),
       kind: z.enum(['new', 'used']),
-      tags: z.array(z.string()).nullable().transform((tags) => tags ?? []).optional(),
+      tags: z
+        .array(z.string())
+        .nullable()
+        .transform((tags) => tags ?? [])
+        .optional(),
       charges: z.array(charge).optional(),
       fields: z.record(z.string(), z.unknown()).nullish(),
       breakdown: z.object({ total: z.number() }).meta({ asJson: true }).optional(),
@@ -193,18 +222,24 @@ describe('inputFromZod', () => {
         }),
       }),
     });
-    expect(printSchema(builder.toSchema())).toContain('report(\n    call_id: String\n\n    """The number dialled."""\n    called_number: String!\n    minutes: Int\n  ): String\n');
+    expect(printSchema(builder.toSchema())).toContain(
+      'report(\n    call_id: String\n\n    """The number dialled."""\n    called_number: String!\n    minutes: Int\n  ): String\n',
+    );
   });
 
   it('keeps a nested record’s description on its input type, not on the fields that hold it', () => {
     const address = z.object({ street: z.string().nullish() }).meta({ id: 'TestAddressInput', description: 'A postal address.' });
     const types = printed(z.object({ home: address.nullish(), work: address.nullish().describe('Where they work.') }), 'TestHolderInput');
     expect(types.TestAddressInput).toBe('"""A postal address."""\ninput TestAddressInput {\n  street: String\n}');
-    expect(types.TestHolderInput).toBe('"""A record to test."""\ninput TestHolderInput {\n  home: TestAddressInput\n\n  """Where they work."""\n  work: TestAddressInput\n}');
+    expect(types.TestHolderInput).toBe(
+      '"""A record to test."""\ninput TestHolderInput {\n  home: TestAddressInput\n\n  """Where they work."""\n  work: TestAddressInput\n}',
+    );
   });
 
   it('refuses a nested object without a name instead of guessing one', () => {
-    expect(() => printed(z.object({ inner: z.object({ a: z.string() }) }), 'TestUnnamedInput')).toThrow(/TestUnnamedInput\.inner: a nested object needs a GraphQL name/);
+    expect(() => printed(z.object({ inner: z.object({ a: z.string() }) }), 'TestUnnamedInput')).toThrow(
+      /TestUnnamedInput\.inner: a nested object needs a GraphQL name/,
+    );
   });
 });
 
@@ -216,15 +251,27 @@ describe('the patterns the OpenAPI document states for rules written as code', (
   const runs = { numRuns: 2_000, seed: 20_261_121 };
 
   it('phone numbers: each one the pattern allows is a valid number', () => {
-    fc.assert(fc.property(matching(PHONE_EXAMPLE_PATTERN), (text) => normalizePhone(text) !== null), runs);
+    fc.assert(
+      fc.property(matching(PHONE_EXAMPLE_PATTERN), (text) => normalizePhone(text) !== null),
+      runs,
+    );
   });
 
   it('URLs: each one the pattern allows is kept exactly as sent', () => {
-    fc.assert(fc.property(matching(HTTP_URL_PATTERN), (text) => httpUrl(text, 'url') === text), runs);
+    fc.assert(
+      fc.property(matching(HTTP_URL_PATTERN), (text) => httpUrl(text, 'url') === text),
+      runs,
+    );
   });
 
   it('attachments: each text the pattern allows decodes to a kind of file that is accepted', () => {
-    fc.assert(fc.property(matching(leadFilePattern()), (text) => sniffContentType(Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64')) !== null), runs);
+    fc.assert(
+      fc.property(
+        matching(leadFilePattern()),
+        (text) => sniffContentType(Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64')) !== null,
+      ),
+      runs,
+    );
   });
 
   it('dates: the pattern allows exactly the real days of its years, written either way', () => {
@@ -252,7 +299,19 @@ describe('the patterns the OpenAPI document states for rules written as code', (
   });
 
   it('form keys: the pattern allows exactly the keys a multipart form may have', async () => {
-    const keys = ['lead[name]', 'lead[tags][]', 'lead[lead_files_attributes][0][file]', 'lead[fields][a][b][c][d]', 'lead[fields][a][b][c][d][e]', 'a[][b]', 'lead[x][12345]', 'lead[x][1234]', 'lead]', 'lead[fields][u[x][]', '12345'];
+    const keys = [
+      'lead[name]',
+      'lead[tags][]',
+      'lead[lead_files_attributes][0][file]',
+      'lead[fields][a][b][c][d]',
+      'lead[fields][a][b][c][d][e]',
+      'a[][b]',
+      'lead[x][12345]',
+      'lead[x][1234]',
+      'lead]',
+      'lead[fields][u[x][]',
+      '12345',
+    ];
     for (const key of keys) {
       const form = new FormData();
       form.append(key, 'value');

@@ -63,7 +63,13 @@ beforeAll(async () => {
   // The CLI reads the database's (the real) time, so the calls happen now: at the start of this
   // minute, so that the seconds the tests below advance stay in the minute the first calls counted in.
   app.clock.set(new Date(Math.floor(Date.now() / 60_000) * 60_000));
-  keyCalls = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+  keyCalls = createKeyCallLog({
+    db: app.db,
+    engine: app.config.engine,
+    now: app.clock.now,
+    logger: pino({ level: 'silent' }),
+    flushIntervalMs: null,
+  });
   yoga = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls }));
   dealershipId = (await makeDealership(app.db)).id;
   caller = await makeKey(app.db, { name: 'crm', permissions: ['read:car'] });
@@ -77,7 +83,9 @@ describe('the key call log', () => {
     expect((await graphql('{ apikey_details { id: databaseId } }', caller.key)).status).toBe(200);
     // Without read:contact: 403 on REST, FORBIDDEN (answered 200) on GraphQL; both count as 403.
     expect((await call(`/dealerships/${dealershipId}/contacts`, { key: caller.key })).status).toBe(403);
-    const forbidden = (await (await graphql(`{ contacts(dealership_id: ${dealershipId}) { id: databaseId } }`, caller.key)).json()) as { errors: { extensions: { code: string } }[] };
+    const forbidden = (await (await graphql(`{ contacts(dealership_id: ${dealershipId}) { id: databaseId } }`, caller.key)).json()) as {
+      errors: { extensions: { code: string } }[];
+    };
     expect(forbidden.errors[0]?.extensions.code).toBe('FORBIDDEN');
     // A document refused before its context was built never had its key looked at: not counted.
     await graphql('{ no_such_field }', caller.key);
@@ -90,7 +98,9 @@ describe('the key call log', () => {
 
     expect(await app.db.apiKeyCall.count()).toBe(0);
     expect(await keyCalls.flush()).toBeGreaterThan(0);
-    const rows = await app.db.apiKeyCall.findMany({ orderBy: [{ api_key_id: 'asc' }, { operation: 'asc' }, { door: 'asc' }, { status: 'asc' }] });
+    const rows = await app.db.apiKeyCall.findMany({
+      orderBy: [{ api_key_id: 'asc' }, { operation: 'asc' }, { door: 'asc' }, { status: 'asc' }],
+    });
     expect(rows.map(({ api_key_id, operation, door, status, calls }) => ({ api_key_id, operation, door, status, calls }))).toEqual([
       { api_key_id: caller.id, operation: 'apikey_details', door: 'graphql', status: 200, calls: 1 },
       { api_key_id: caller.id, operation: 'apikey_details', door: 'rest', status: 200, calls: 2 },
@@ -103,7 +113,13 @@ describe('the key call log', () => {
   });
 
   it('counts an operation the per-key limit refuses as 429 on both doors', async () => {
-    const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const log = createKeyCallLog({
+      db: app.db,
+      engine: app.config.engine,
+      now: app.clock.now,
+      logger: pino({ level: 'silent' }),
+      flushIntervalMs: null,
+    });
     const config = { ...app.config, rateLimits: { ...app.config.rateLimits, keyRequests: 1 } };
     const limited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { keyCalls: log }));
     const { id, key } = await makeKey(app.db, { name: 'limited' });
@@ -115,7 +131,9 @@ describe('the key call log', () => {
       });
     expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
     expect((await ask('/api/v1/apikeys/apikey_details.json')).status).toBe(429);
-    const refused = (await (await ask('/graphql', { query: '{ apikey_details { id: databaseId } }' })).json()) as { errors: { extensions: { code: string } }[] };
+    const refused = (await (await ask('/graphql', { query: '{ apikey_details { id: databaseId } }' })).json()) as {
+      errors: { extensions: { code: string } }[];
+    };
     expect(refused.errors[0]?.extensions.code).toBe('RATE_LIMITED');
     await log.stop();
     const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, orderBy: [{ door: 'asc' }, { status: 'asc' }] });
@@ -141,8 +159,16 @@ describe('the key call log', () => {
 
 describe('answers the answer tier serves (src/gateway/answer-cache.ts)', () => {
   it('count under the operation they answer, on both doors, like the call they repeat', async () => {
-    const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
-    const cached = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls: log, readCache: inMemoryReadCache() }));
+    const log = createKeyCallLog({
+      db: app.db,
+      engine: app.config.engine,
+      now: app.clock.now,
+      logger: pino({ level: 'silent' }),
+      flushIntervalMs: null,
+    });
+    const cached = createApp(
+      instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls: log, readCache: inMemoryReadCache() }),
+    );
     const reader = await makeKey(app.db, { name: 'cached reader', permissions: ['read:car'] });
     const ask = (path: string, body?: unknown): Promise<Response> =>
       Promise.resolve(
@@ -168,20 +194,33 @@ describe('answers the answer tier serves (src/gateway/answer-cache.ts)', () => {
 describe('the service process', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('counts the calls it answers and writes them when it stops', async () => {
     const port = await freePort();
-    const service = await startService([], { ...testSettings, LOG_LEVEL: 'info', DATABASE_URL: app.config.databaseUrl, HOST: '127.0.0.1', PORT: String(port) });
+    const service = await startService([], {
+      ...testSettings,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: app.config.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    });
     const { id, key } = await makeKey(app.db, { name: 'process' });
     // No keep-alive connection is left open, so the stop follows at once rather than after the
     // keep-alive timeout, by when the periodic flush (every 5 s) would have written the calls anyway.
     const status = (): Promise<number | undefined> =>
       new Promise((resolve, reject) => {
-        get(`http://127.0.0.1:${port}/api/v1/apikeys/apikey_details.json`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode));
-        }).on('error', reject);
+        get(
+          `http://127.0.0.1:${port}/api/v1/apikeys/apikey_details.json`,
+          { agent: false, headers: { authorization: `Bearer ${key}` } },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode));
+          },
+        ).on('error', reject);
       });
     expect([await status(), await status()]).toEqual([200, 200]);
     expect(await service.stop()).toBe(0);
-    const rows = await app.db.apiKeyCall.findMany({ where: { api_key_id: id }, select: { operation: true, door: true, status: true, calls: true } });
+    const rows = await app.db.apiKeyCall.findMany({
+      where: { api_key_id: id },
+      select: { operation: true, door: true, status: true, calls: true },
+    });
     expect(rows).toEqual([{ operation: 'apikey_details', door: 'rest', status: 200, calls: 2 }]);
   });
 });
@@ -200,7 +239,13 @@ describe("a flush's query plans (Prisma's plan cache)", () => {
       if (line.includes('prisma:client:clientEngine') && line.includes('cache miss')) misses.push(line);
     });
     try {
-      const log = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+      const log = createKeyCallLog({
+        db: app.db,
+        engine: app.config.engine,
+        now: app.clock.now,
+        logger: pino({ level: 'silent' }),
+        flushIntervalMs: null,
+      });
       const apiKeyId = (await makeKey(app.db, { name: 'plans' })).id;
       for (let size = 1; size <= 12; size += 1) {
         for (let n = 0; n < size; n += 1) log.record({ apiKeyId, operation: `operation_${n}`, door: 'rest', status: 200 });
@@ -226,14 +271,22 @@ describe('a flush the database refuses', () => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     }) as Db;
-    const log = createKeyCallLog({ db: flaky, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const log = createKeyCallLog({
+      db: flaky,
+      engine: app.config.engine,
+      now: app.clock.now,
+      logger: pino({ level: 'silent' }),
+      flushIntervalMs: null,
+    });
     const apiKeyId = (await makeKey(app.db, { name: 'flaky' })).id;
     log.record({ apiKeyId, operation: 'apikey_details', door: 'rest', status: 200 });
     expect(await log.flush()).toBe(0);
     log.record({ apiKeyId, operation: 'apikey_details', door: 'rest', status: 200 });
     down = false;
     expect(await log.flush()).toBe(1);
-    expect(await app.db.apiKeyCall.findMany({ where: { api_key_id: apiKeyId }, select: { operation: true, calls: true } })).toEqual([{ operation: 'apikey_details', calls: 2 }]);
+    expect(await app.db.apiKeyCall.findMany({ where: { api_key_id: apiKeyId }, select: { operation: true, calls: true } })).toEqual([
+      { operation: 'apikey_details', calls: 2 },
+    ]);
   });
 });
 
@@ -252,7 +305,7 @@ describe('npm run keys -- audit', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('finds the key by the prefix list and show print, and prints a table', async () => {
-    const { lookup_id } = (await app.db.apiKeySecret.findFirstOrThrow({ where: { api_key_id: caller.id } }));
+    const { lookup_id } = await app.db.apiKeySecret.findFirstOrThrow({ where: { api_key_id: caller.id } });
     const result = await keysCli('audit', `dlr_${lookup_id}_…`);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -266,13 +319,21 @@ describe('npm run keys -- audit', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     // Two days ago: outside the default 24 hours, inside --since 3d.
     const now = app.clock.now();
     app.clock.set(new Date(now.getTime() - 2 * DAY_MS));
-    const late = createKeyCallLog({ db: app.db, engine: app.config.engine, now: app.clock.now, logger: pino({ level: 'silent' }), flushIntervalMs: null });
+    const late = createKeyCallLog({
+      db: app.db,
+      engine: app.config.engine,
+      now: app.clock.now,
+      logger: pino({ level: 'silent' }),
+      flushIntervalMs: null,
+    });
     late.record({ apiKeyId: other.id, operation: 'contacts', door: 'graphql', status: 200 });
     await late.stop();
     app.clock.set(now);
 
     expect((await audit(String(other.id))).calls).toBe(1);
-    expect((await audit(String(other.id), '--since', '3d')).operations).toMatchObject([{ operation: 'contacts', status: 200, calls: 2, rest: 1, graphql: 1 }]);
+    expect((await audit(String(other.id), '--since', '3d')).operations).toMatchObject([
+      { operation: 'contacts', status: 200, calls: 2, rest: 1, graphql: 1 },
+    ]);
 
     expect(await purgeOldKeyCalls(app.db, app.config.engine, app.clock.now, DAY_MS)).toBe(1);
     expect((await audit(String(other.id), '--since', '3d')).calls).toBe(1);

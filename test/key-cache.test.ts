@@ -92,7 +92,8 @@ describe('one instance', () => {
 
   it('sees new permissions once the TTL has run out', async () => {
     const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
-    const contacts = (): Promise<number> => status(app.yoga, key).then(() => app.request('/dealerships/1/contacts', { key }).then((r) => r.status));
+    const contacts = (): Promise<number> =>
+      status(app.yoga, key).then(() => app.request('/dealerships/1/contacts', { key }).then((r) => r.status));
     expect(await contacts()).toBe(403);
     await grantPermissions(app.db, id, ['read:contact']);
     app.clock.advance(app.config.apiKeyCacheTtlMs);
@@ -111,7 +112,12 @@ describe('several instances sharing Redis', () => {
     prefix = await redisKeyPrefixOf(app.db, null);
     redis = [connectRedis(REDIS_URL, logger, prefix), connectRedis(REDIS_URL, logger, prefix), connectRedis(REDIS_URL, logger, prefix)];
     instances = redis.slice(0, 2).map((connections) => {
-      const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * MINUTE, changes: redisKeyChangeFeed(connections, logger) });
+      const keys = createKeyVerifier({
+        db: app.db,
+        now: app.clock.now,
+        ttlMs: 60 * MINUTE,
+        changes: redisKeyChangeFeed(connections, logger),
+      });
       return { keys, yoga: createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger, keys })) };
     });
     await Promise.all(redis.map((connections) => connections.ready()));
@@ -125,7 +131,11 @@ describe('several instances sharing Redis', () => {
     const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
     for (const instance of instances) expect(await status(instance.yoga, key)).toBe(200);
     // Give the subscriptions time to be in place before the announcement.
-    await Promise.all(redis.slice(0, 2).map((connections) => waitFor(async () => (await connections.client.pubsub('NUMSUB', `${prefix}api-key-changed`))[1] !== 0)));
+    await Promise.all(
+      redis
+        .slice(0, 2)
+        .map((connections) => waitFor(async () => (await connections.client.pubsub('NUMSUB', `${prefix}api-key-changed`))[1] !== 0)),
+    );
     await revokeKey(app.db, id, app.clock.now());
     // What scripts/keys.ts does after a change: announce it (from its own connection).
     await redisKeyChangeFeed(redis[2]!, pino({ level: 'silent' })).publish(id);

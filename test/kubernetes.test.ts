@@ -18,7 +18,11 @@ import { parseAllDocuments } from 'yaml';
 import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
 import { bundleOptions } from '../scripts/build.mjs';
 
-type Doc = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
+type Doc = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 type Json = Record<string, unknown>;
 
 const KUBERNETES_DIR = path.join(projectRoot, 'deploy/kubernetes');
@@ -69,7 +73,9 @@ function render(dir: string): Doc[] {
       docs[at] = merge(docs[at], patch) as Doc;
     }
   }
-  for (const { pairs, includeSelectors } of (kustomization!.labels as { pairs: Record<string, string>; includeSelectors?: boolean }[] | undefined) ?? []) {
+  for (const { pairs, includeSelectors } of (kustomization!.labels as
+    | { pairs: Record<string, string>; includeSelectors?: boolean }[]
+    | undefined) ?? []) {
     if (includeSelectors) throw new Error('labels with includeSelectors are not implemented here');
     docs = docs.map((doc) => ({ ...doc, metadata: { ...doc.metadata, labels: { ...doc.metadata.labels, ...pairs } } }));
   }
@@ -77,7 +83,9 @@ function render(dir: string): Doc[] {
   if (namespace) docs = docs.map((doc) => (CLUSTER_SCOPED.has(doc.kind) ? doc : { ...doc, metadata: { ...doc.metadata, namespace } }));
   for (const image of (kustomization!.images as { name: string; newName?: string; newTag?: string; digest?: string }[] | undefined) ?? []) {
     const reference = `${image.newName ?? image.name}${image.digest ? `@${image.digest}` : image.newTag ? `:${image.newTag}` : ''}`;
-    docs = JSON.parse(JSON.stringify(docs), (key, value: unknown) => (key === 'image' && value === image.name ? reference : value)) as Doc[];
+    docs = JSON.parse(JSON.stringify(docs), (key, value: unknown) =>
+      key === 'image' && value === image.name ? reference : value,
+    ) as Doc[];
   }
   return docs;
 }
@@ -115,12 +123,20 @@ const podSpecs = (): [string, PodSpec][] =>
 describe('deploy/kubernetes, production overlay', () => {
   it('renders the Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, migration Job, ConfigMap and Secret, in one namespace', () => {
     expect(rendered.map((doc) => `${doc.apiVersion} ${doc.kind}`).sort()).toEqual(
-      ['apps/v1 Deployment', 'autoscaling/v2 HorizontalPodAutoscaler', 'batch/v1 Job', 'policy/v1 PodDisruptionBudget', 'v1 ConfigMap', 'v1 Secret', 'v1 Service'].sort(),
+      [
+        'apps/v1 Deployment',
+        'autoscaling/v2 HorizontalPodAutoscaler',
+        'batch/v1 Job',
+        'policy/v1 PodDisruptionBudget',
+        'v1 ConfigMap',
+        'v1 Secret',
+        'v1 Service',
+      ].sort(),
     );
     expect(new Set(rendered.map((doc) => doc.metadata.namespace))).toEqual(new Set(['dealership']));
   });
 
-  it('is valid against Kubernetes\' schemas (kubernetes-models\' validators from its OpenAPI document), every document', async () => {
+  it("is valid against Kubernetes' schemas (kubernetes-models' validators from its OpenAPI document), every document", async () => {
     for (const doc of rendered) {
       const loaded = (await import(modelModule(doc))) as Record<string, new (data: Doc) => { validate(): void }>;
       const Model = loaded[doc.kind]!;
@@ -135,13 +151,22 @@ describe('deploy/kubernetes, production overlay', () => {
         `import type { I${doc.kind} } from '${modelModule(doc)}';\nexport const manifest: I${doc.kind} = ${JSON.stringify(doc, null, 2)};\n`,
       ]),
     );
-    const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [] };
+    const options: ts.CompilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      skipLibCheck: true,
+      types: [],
+    };
     const host = ts.createCompilerHost(options);
     const readFile = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
     host.fileExists = (file) => sources.has(file) || ts.sys.fileExists(file);
     host.readFile = (file) => sources.get(file) ?? readFile(file);
-    host.getSourceFile = (file, language) => (sources.has(file) ? ts.createSourceFile(file, sources.get(file)!, language) : getSourceFile(file, language));
+    host.getSourceFile = (file, language) =>
+      sources.has(file) ? ts.createSourceFile(file, sources.get(file)!, language) : getSourceFile(file, language);
     const program = ts.createProgram([...sources.keys()], options, host);
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(problems).toEqual([]);
@@ -153,12 +178,21 @@ describe('deploy/kubernetes, production overlay', () => {
       Object.assign(host, {
         getSourceFile: (file: string, language: ts.ScriptTarget) =>
           file.endsWith('__kubernetes_manifest_misspelt.ts')
-            ? ts.createSourceFile(file, `import type { IService } from 'kubernetes-models/v1/Service';\nexport const manifest: IService = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { prots: [] } };\n`, language)
+            ? ts.createSourceFile(
+                file,
+                `import type { IService } from 'kubernetes-models/v1/Service';\nexport const manifest: IService = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { prots: [] } };\n`,
+                language,
+              )
             : getSourceFile(file, language),
         fileExists: (file: string) => file.endsWith('__kubernetes_manifest_misspelt.ts') || ts.sys.fileExists(file),
       }),
     );
-    expect(ts.getPreEmitDiagnostics(misspelt).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')).join('\n')).toMatch(/'prots' does not exist/);
+    expect(
+      ts
+        .getPreEmitDiagnostics(misspelt)
+        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+        .join('\n'),
+    ).toMatch(/'prots' does not exist/);
   }, 60_000);
 
   it('sets only declared settings, every required one, and keeps the secrets in the Secret with no value', () => {
@@ -169,12 +203,16 @@ describe('deploy/kubernetes, production overlay', () => {
     const required = SETTING_NAMES.filter((name) => (SETTINGS[name] as SettingDeclaration).required !== undefined);
     expect(names).toEqual(expect.arrayContaining([...required, 'DATABASE_URL', 'NODE_ENV']));
     // Every confidential setting given is in the Secret, never in the ConfigMap, and no value is written down.
-    for (const name of Object.keys(configMap!.data)) expect((SETTINGS[name as keyof typeof SETTINGS] as SettingDeclaration).confidential, name).toBeUndefined();
+    for (const name of Object.keys(configMap!.data))
+      expect((SETTINGS[name as keyof typeof SETTINGS] as SettingDeclaration).confidential, name).toBeUndefined();
     expect(Object.values(secret!.stringData).every((value) => value === '')).toBe(true);
     expect(configMap!.data.NODE_ENV).toBe('production');
     for (const [, pod] of podSpecs()) {
       for (const container of pod.containers) {
-        expect(container.envFrom).toEqual([{ configMapRef: { name: configMap!.metadata.name } }, { secretRef: { name: secret!.metadata.name } }]);
+        expect(container.envFrom).toEqual([
+          { configMapRef: { name: configMap!.metadata.name } },
+          { secretRef: { name: secret!.metadata.name } },
+        ]);
       }
     }
   });
@@ -198,13 +236,17 @@ describe('deploy/kubernetes, production overlay', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pauseSeconds + drainSeconds);
   });
 
-  it('runs every pod as a non-root user, on a read-only root file system, with no capability and the runtime\'s seccomp profile, with requests and limits', () => {
+  it("runs every pod as a non-root user, on a read-only root file system, with no capability and the runtime's seccomp profile, with requests and limits", () => {
     expect(podSpecs().length).toBe(2);
     for (const [name, pod] of podSpecs()) {
       expect(pod.securityContext, name).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       expect(pod.securityContext?.runAsUser, name).not.toBe(0);
       for (const container of pod.containers) {
-        expect(container.securityContext, name).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(container.securityContext, name).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(Object.keys(container.resources?.requests ?? {}).sort(), name).toEqual(['cpu', 'memory']);
         expect(Object.keys(container.resources?.limits ?? {}).sort(), name).toEqual(['cpu', 'memory']);
         // The release's image, by digest.
@@ -220,7 +262,9 @@ describe('deploy/kubernetes, production overlay', () => {
     // scripts/build.mjs bundles scripts/migrate.ts as dist/src/migrate.js beside the service.
     expect(command[1]).toBe('dist/src/migrate.js');
     expect((bundleOptions('dist/src').entryPoints as Record<string, string>).migrate).toBe('scripts/migrate.ts');
-    const [hpa] = ofKind<{ spec: { minReplicas: number; maxReplicas: number; scaleTargetRef: { kind: string; name: string } } }>('HorizontalPodAutoscaler');
+    const [hpa] = ofKind<{ spec: { minReplicas: number; maxReplicas: number; scaleTargetRef: { kind: string; name: string } } }>(
+      'HorizontalPodAutoscaler',
+    );
     const [deployment] = ofKind<{ spec: { replicas?: number } }>('Deployment');
     const [configMap] = ofKind<{ data: Record<string, string> }>('ConfigMap');
     expect(hpa!.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment!.metadata.name });

@@ -27,7 +27,10 @@ beforeAll(async () => {
   app = await createTestApp();
   dealership = await makeDealership(app.db);
   other = await makeDealership(app.db);
-  ({ key } = await makeKey(app.db, { permissions: ['create:lead', 'update:lead', 'read:lead', 'read:personal_data'], dealershipIds: [dealership.id] }));
+  ({ key } = await makeKey(app.db, {
+    permissions: ['create:lead', 'update:lead', 'read:lead', 'read:personal_data'],
+    dealershipIds: [dealership.id],
+  }));
 });
 
 describe('the graph door: enum names in, enum names out, the spec text stored', () => {
@@ -38,7 +41,11 @@ describe('the graph door: enum names in, enum names out, the spec text stored', 
       fields: { document_type: 'ppsr' },
       lead_files_attributes: [{ file_type: 'COVER_LETTER', file: PDF_BYTES.toString('base64') }],
     };
-    const created = await app.graphql<{ create_lead: { lead: { id: number; category: string; files: { file_type: string }[] } } }>(CREATE_LEAD, { lead }, key);
+    const created = await app.graphql<{ create_lead: { lead: { id: number; category: string; files: { file_type: string }[] } } }>(
+      CREATE_LEAD,
+      { lead },
+      key,
+    );
     expect(created.errors).toBeUndefined();
     const answer = created.data!.create_lead.lead;
     expect(answer.category).toBe('DOCUMENT_REQUEST');
@@ -50,13 +57,23 @@ describe('the graph door: enum names in, enum names out, the spec text stored', 
     const read = await app.graphql(READ, { id: answer.id }, key);
     expect(read.data).toEqual({ lead: { category: 'DOCUMENT_REQUEST', document_type: 'PPSR', files: [{ file_type: 'COVER_LETTER' }] } });
 
-    const updated = await app.graphql<{ update_lead: { lead: { category: string } } }>(UPDATE_LEAD, { id: answer.id, lead: { category: 'TRADE_IN_ENQUIRY' } }, key);
+    const updated = await app.graphql<{ update_lead: { lead: { category: string } } }>(
+      UPDATE_LEAD,
+      { id: answer.id, lead: { category: 'TRADE_IN_ENQUIRY' } },
+      key,
+    );
     expect(updated.errors).toBeUndefined();
     expect(updated.data?.update_lead.lead.category).toBe('TRADE_IN_ENQUIRY');
     expect((await app.db.lead.findUniqueOrThrow({ where: { id: answer.id } })).category).toBe('Trade-in Enquiry');
-    expect((await app.graphql(READ, { id: answer.id }, key)).data).toMatchObject({ lead: { category: 'TRADE_IN_ENQUIRY', document_type: null } });
+    expect((await app.graphql(READ, { id: answer.id }, key)).data).toMatchObject({
+      lead: { category: 'TRADE_IN_ENQUIRY', document_type: null },
+    });
 
-    const listed = await app.graphql<{ leads: { edges: { node: { id: number; category: string } }[] } }>(LIST, { category: 'TRADE_IN_ENQUIRY' }, key);
+    const listed = await app.graphql<{ leads: { edges: { node: { id: number; category: string } }[] } }>(
+      LIST,
+      { category: 'TRADE_IN_ENQUIRY' },
+      key,
+    );
     expect(listed.errors).toBeUndefined();
     expect(listed.data?.leads.edges.map((edge) => edge.node)).toEqual([{ id: answer.id, category: 'TRADE_IN_ENQUIRY' }]);
     const none = await app.graphql<{ leads: { edges: unknown[] } }>(LIST, { category: 'SURVEY' }, key);
@@ -64,10 +81,16 @@ describe('the graph door: enum names in, enum names out, the spec text stored', 
   });
 
   it('names every one of the 25 categories in GraphQL style', async () => {
-    const result = await app.graphql<{ __type: { enumValues: { name: string }[] } }>(`{ __type(name: "LeadCategory") { enumValues { name } } }`, undefined, key);
+    const result = await app.graphql<{ __type: { enumValues: { name: string }[] } }>(
+      `{ __type(name: "LeadCategory") { enumValues { name } } }`,
+      undefined,
+      key,
+    );
     const names = result.data?.__type.enumValues.map((value) => value.name);
     expect(names).toHaveLength(LEAD_CATEGORIES.length);
-    expect(names).toEqual(expect.arrayContaining(['NEW_VEHICLE_ENQUIRY', 'TRADE_IN_ENQUIRY', 'SELL_MY_CAR_ENQUIRY', 'TEAM_MEMBER_ENQUIRY']));
+    expect(names).toEqual(
+      expect.arrayContaining(['NEW_VEHICLE_ENQUIRY', 'TRADE_IN_ENQUIRY', 'SELL_MY_CAR_ENQUIRY', 'TEAM_MEMBER_ENQUIRY']),
+    );
   });
 
   it('refuses a value the enum does not list: in the filter, and the spec’s text in an input', async () => {
@@ -91,7 +114,13 @@ describe('the REST door: the spec’s text in and out', () => {
     const created = await app.request('/api/v1/leads', {
       method: 'POST',
       key,
-      json: { lead: { ...samplePayload(dealership.id, person()), category: 'Sell My Car Enquiry', lead_files_attributes: [{ file_type: 'resume', file: PDF_BYTES.toString('base64') }] } },
+      json: {
+        lead: {
+          ...samplePayload(dealership.id, person()),
+          category: 'Sell My Car Enquiry',
+          lead_files_attributes: [{ file_type: 'resume', file: PDF_BYTES.toString('base64') }],
+        },
+      },
     });
     expect(created.status).toBe(201);
     const { lead } = await created.json();
@@ -102,7 +131,11 @@ describe('the REST door: the spec’s text in and out', () => {
   });
 
   it('refuses the graph’s enum names with the spec’s list, naming the field', async () => {
-    const response = await app.request('/api/v1/leads', { method: 'POST', key, json: { lead: { ...samplePayload(dealership.id, person()), category: 'NEW_VEHICLE_ENQUIRY' } } });
+    const response = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      json: { lead: { ...samplePayload(dealership.id, person()), category: 'NEW_VEHICLE_ENQUIRY' } },
+    });
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({
       error: 'invalid_input',
@@ -112,14 +145,24 @@ describe('the REST door: the spec’s text in and out', () => {
     const file = await app.request('/api/v1/leads', {
       method: 'POST',
       key,
-      json: { lead: { ...samplePayload(dealership.id, person()), lead_files_attributes: [{ file_type: 'RESUME', file: PDF_BYTES.toString('base64') }] } },
+      json: {
+        lead: {
+          ...samplePayload(dealership.id, person()),
+          lead_files_attributes: [{ file_type: 'RESUME', file: PDF_BYTES.toString('base64') }],
+        },
+      },
     });
     expect(await file.json()).toMatchObject({ error: 'invalid_input', field: 'lead.lead_files_attributes[0].file_type' });
   });
 
-  it('documents the values as the spec\'s text in the OpenAPI document', async () => {
+  it("documents the values as the spec's text in the OpenAPI document", async () => {
     const document = (await (await app.request('/openapi.json')).json()) as {
-      components: { schemas: Record<string, { properties: Record<string, { description?: string; anyOf?: unknown[]; type?: string; enum?: string[] }> }> };
+      components: {
+        schemas: Record<
+          string,
+          { properties: Record<string, { description?: string; anyOf?: unknown[]; type?: string; enum?: string[] }> }
+        >;
+      };
     };
     const { schemas } = document.components;
     for (const [type, field, values] of [

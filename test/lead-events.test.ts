@@ -104,17 +104,23 @@ describe('POST /api/v1/lead_events/:service/create', () => {
   });
 
   it('accepts data as JSON text, with leadId a number', async () => {
-    const response = await app.request(jsonPath('sms-hub', { leadId: northLead.id, messageDetail: { ...fullDetail, sentDate: '2026-06-20T14:30' } }), {
-      method: 'POST',
-      key: writerKey,
-    });
+    const response = await app.request(
+      jsonPath('sms-hub', { leadId: northLead.id, messageDetail: { ...fullDetail, sentDate: '2026-06-20T14:30' } }),
+      {
+        method: 'POST',
+        key: writerKey,
+      },
+    );
     expect(response.status).toBe(201);
     const body = await response.json();
     expect(body).toMatchObject({ lead_id: northLead.id, contact_type: 'sms', sent_date: '2026-06-20T04:30:00.000Z' });
   });
 
   it('accepts an empty messageDetail, stores blanks as null and lower-cases the service', async () => {
-    const empty = await app.request(jsonPath('Chat_Service-2', { leadId: String(northLead.id), messageDetail: {} }), { method: 'POST', key: writerKey });
+    const empty = await app.request(jsonPath('Chat_Service-2', { leadId: String(northLead.id), messageDetail: {} }), {
+      method: 'POST',
+      key: writerKey,
+    });
     expect(empty.status).toBe(201);
     expect(await empty.json()).toMatchObject({
       service: 'chat_service-2',
@@ -125,25 +131,34 @@ describe('POST /api/v1/lead_events/:service/create', () => {
       link_stop_communication: null,
       link_reply_as_assistant: null,
     });
-    const blanks = await app.request(nestedPath('chat', { '[leadId]': ` ${northLead.id} `, '[messageDetail][sentBy]': '  ', '[messageDetail][sentDate]': '' }), {
-      method: 'POST',
-      key: writerKey,
-    });
+    const blanks = await app.request(
+      nestedPath('chat', { '[leadId]': ` ${northLead.id} `, '[messageDetail][sentBy]': '  ', '[messageDetail][sentDate]': '' }),
+      {
+        method: 'POST',
+        key: writerKey,
+      },
+    );
     expect(blanks.status).toBe(201);
     expect(await blanks.json()).toMatchObject({ sent_by: null, sent_date: null });
   });
 
   it('ignores messageDetail fields it does not know', async () => {
-    const response = await app.request(jsonPath('sms-hub', { leadId: northLead.id, messageDetail: { sentBy: 'Ana', channel: 'whatsapp' }, extra: 1 }), {
-      method: 'POST',
-      key: writerKey,
-    });
+    const response = await app.request(
+      jsonPath('sms-hub', { leadId: northLead.id, messageDetail: { sentBy: 'Ana', channel: 'whatsapp' }, extra: 1 }),
+      {
+        method: 'POST',
+        key: writerKey,
+      },
+    );
     expect(response.status).toBe(201);
     expect(await response.json()).toMatchObject({ sent_by: 'Ana' });
   });
 
   it('honours a zone when sentDate carries one', async () => {
-    const utc = await app.request(jsonPath('sms', { leadId: northLead.id, messageDetail: { sentDate: '2026-11-20T14:30:00Z' } }), { method: 'POST', key: writerKey });
+    const utc = await app.request(jsonPath('sms', { leadId: northLead.id, messageDetail: { sentDate: '2026-11-20T14:30:00Z' } }), {
+      method: 'POST',
+      key: writerKey,
+    });
     const perth = await app.request(jsonPath('sms', { leadId: northLead.id, messageDetail: { sentDate: '2026-11-20T14:30:00+08:00' } }), {
       method: 'POST',
       key: writerKey,
@@ -156,24 +171,89 @@ describe('POST /api/v1/lead_events/:service/create', () => {
     ['no data', '/api/v1/lead_events/sms/create', 'data', 'data: is required'],
     ['data that is not JSON', `/api/v1/lead_events/sms/create?data=${encodeURIComponent('{leadId: 1')}`, 'data', `data: ${NOT_AN_OBJECT}`],
     ['data that is a JSON array', jsonPath('sms', [1]), 'data', `data: ${NOT_AN_OBJECT}`],
-    ['data both nested and as JSON text', `${nestedPath('sms', { '[leadId]': '1' })}&data=${encodeURIComponent('{}')}`, 'data', `data: ${NOT_AN_OBJECT}`],
+    [
+      'data both nested and as JSON text',
+      `${nestedPath('sms', { '[leadId]': '1' })}&data=${encodeURIComponent('{}')}`,
+      'data',
+      `data: ${NOT_AN_OBJECT}`,
+    ],
     ['a nested key given twice', `${nestedPath('sms', { '[leadId]': '1' })}&data[leadId]=2`, 'data', `data: ${NOT_AN_OBJECT}`],
     ['no leadId', nestedPath('sms', { '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: is required'],
-    ['a leadId that is not a number', nestedPath('sms', { '[leadId]': 'abc', '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: must be a whole number'],
-    ['a leadId of 0', jsonPath('sms', { leadId: 0, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a lead id (a positive whole number)'],
+    [
+      'a leadId that is not a number',
+      nestedPath('sms', { '[leadId]': 'abc', '[messageDetail][sentBy]': 'Ana' }),
+      'data.leadId',
+      'data.leadId: must be a whole number',
+    ],
+    [
+      'a leadId of 0',
+      jsonPath('sms', { leadId: 0, messageDetail: {} }),
+      'data.leadId',
+      'data.leadId: must be a lead id (a positive whole number)',
+    ],
     ['a fractional leadId', jsonPath('sms', { leadId: 1.5, messageDetail: {} }), 'data.leadId', 'data.leadId: must be a whole number'],
-    ['a leadId beyond the id range', jsonPath('sms', { leadId: 2 ** 31, messageDetail: {} }), 'data.leadId', `data.leadId: ${INT32_REASON}`],
+    [
+      'a leadId beyond the id range',
+      jsonPath('sms', { leadId: 2 ** 31, messageDetail: {} }),
+      'data.leadId',
+      `data.leadId: ${INT32_REASON}`,
+    ],
     ['a leadId that is a list', jsonPath('sms', { leadId: [1], messageDetail: {} }), 'data.leadId', 'data.leadId: must be a whole number'],
     ['no messageDetail', nestedPath('sms', { '[leadId]': '1' }), 'data.messageDetail', 'data.messageDetail: is required'],
-    ['a messageDetail that is text', nestedPath('sms', { '[leadId]': '1', '[messageDetail]': 'hello' }), 'data.messageDetail', 'data.messageDetail: must be an object'],
-    ['a description that is a number', jsonPath('sms', { leadId: 1, messageDetail: { description: 5 } }), 'data.messageDetail.description', 'data.messageDetail.description: must be text'],
-    ['a description that is too long', jsonPath('sms', { leadId: 1, messageDetail: { description: 'x'.repeat(10_001) } }), 'data.messageDetail.description', 'data.messageDetail.description: must be at most 10000 characters'],
-    ['a stop link that is not http(s)', nestedPath('sms', { '[leadId]': '1', '[messageDetail][linkStopCommunication]': 'javascript:alert(1)' }), 'data.messageDetail.linkStopCommunication', 'data.messageDetail.linkStopCommunication: must be an http(s) URL'],
-    ['a reply link that is not a URL', nestedPath('sms', { '[leadId]': '1', '[messageDetail][linkReplyAsAssistant]': 'reply here' }), 'data.messageDetail.linkReplyAsAssistant', 'data.messageDetail.linkReplyAsAssistant: must be an http(s) URL'],
-    ['a sentDate in day/month/year', nestedPath('sms', { '[leadId]': '1', '[messageDetail][sentDate]': '20/11/2026 14:30' }), 'data.messageDetail.sentDate', 'data.messageDetail.sentDate: must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)'],
-    ['a sentDate that does not exist', nestedPath('sms', { '[leadId]': '1', '[messageDetail][sentDate]': '2026-02-30 10:00' }), 'data.messageDetail.sentDate', 'data.messageDetail.sentDate: must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)'],
-    ['a service name with other characters', nestedPath('sms%20hub!', { '[leadId]': '1', '[messageDetail][sentBy]': 'Ana' }), 'service', 'service: must be a service name of 1 to 40 letters, digits, "-" or "_"'],
-    ['a service name that is too long', nestedPath('s'.repeat(41), { '[leadId]': '1', '[messageDetail][sentBy]': 'Ana' }), 'service', 'service: must be a service name of 1 to 40 letters, digits, "-" or "_"'],
+    [
+      'a messageDetail that is text',
+      nestedPath('sms', { '[leadId]': '1', '[messageDetail]': 'hello' }),
+      'data.messageDetail',
+      'data.messageDetail: must be an object',
+    ],
+    [
+      'a description that is a number',
+      jsonPath('sms', { leadId: 1, messageDetail: { description: 5 } }),
+      'data.messageDetail.description',
+      'data.messageDetail.description: must be text',
+    ],
+    [
+      'a description that is too long',
+      jsonPath('sms', { leadId: 1, messageDetail: { description: 'x'.repeat(10_001) } }),
+      'data.messageDetail.description',
+      'data.messageDetail.description: must be at most 10000 characters',
+    ],
+    [
+      'a stop link that is not http(s)',
+      nestedPath('sms', { '[leadId]': '1', '[messageDetail][linkStopCommunication]': 'javascript:alert(1)' }),
+      'data.messageDetail.linkStopCommunication',
+      'data.messageDetail.linkStopCommunication: must be an http(s) URL',
+    ],
+    [
+      'a reply link that is not a URL',
+      nestedPath('sms', { '[leadId]': '1', '[messageDetail][linkReplyAsAssistant]': 'reply here' }),
+      'data.messageDetail.linkReplyAsAssistant',
+      'data.messageDetail.linkReplyAsAssistant: must be an http(s) URL',
+    ],
+    [
+      'a sentDate in day/month/year',
+      nestedPath('sms', { '[leadId]': '1', '[messageDetail][sentDate]': '20/11/2026 14:30' }),
+      'data.messageDetail.sentDate',
+      'data.messageDetail.sentDate: must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)',
+    ],
+    [
+      'a sentDate that does not exist',
+      nestedPath('sms', { '[leadId]': '1', '[messageDetail][sentDate]': '2026-02-30 10:00' }),
+      'data.messageDetail.sentDate',
+      'data.messageDetail.sentDate: must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)',
+    ],
+    [
+      'a service name with other characters',
+      nestedPath('sms%20hub!', { '[leadId]': '1', '[messageDetail][sentBy]': 'Ana' }),
+      'service',
+      'service: must be a service name of 1 to 40 letters, digits, "-" or "_"',
+    ],
+    [
+      'a service name that is too long',
+      nestedPath('s'.repeat(41), { '[leadId]': '1', '[messageDetail][sentBy]': 'Ana' }),
+      'service',
+      'service: must be a service name of 1 to 40 letters, digits, "-" or "_"',
+    ],
   ];
 
   it.each(invalid)('answers 422 naming the field for %s, and records nothing', async (_label, path, field, message) => {
@@ -187,18 +267,24 @@ describe('POST /api/v1/lead_events/:service/create', () => {
   });
 
   it('answers 404 no_lead_found for a lead that does not exist', async () => {
-    const response = await app.request(nestedPath('sms', { '[leadId]': '999999', '[messageDetail][sentBy]': 'Ana' }), { method: 'POST', key: writerKey });
+    const response = await app.request(nestedPath('sms', { '[leadId]': '999999', '[messageDetail][sentBy]': 'Ana' }), {
+      method: 'POST',
+      key: writerKey,
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: 'no_lead_found', message: 'No lead found with that leadId.' });
   });
 
-  it("answers a key restricted to other dealerships exactly as if the lead did not exist", async () => {
+  it('answers a key restricted to other dealerships exactly as if the lead did not exist', async () => {
     const before = await app.db.leadEvent.count({ where: { lead_id: southLead.id } });
     const other = await app.request(nestedPath('sms', { '[leadId]': String(southLead.id), '[messageDetail][sentBy]': 'Ana' }), {
       method: 'POST',
       key: northWriterKey,
     });
-    const missing = await app.request(nestedPath('sms', { '[leadId]': '999999', '[messageDetail][sentBy]': 'Ana' }), { method: 'POST', key: northWriterKey });
+    const missing = await app.request(nestedPath('sms', { '[leadId]': '999999', '[messageDetail][sentBy]': 'Ana' }), {
+      method: 'POST',
+      key: northWriterKey,
+    });
     expect(other.status).toBe(404);
     expect(await other.json()).toEqual(await missing.json());
     expect(await app.db.leadEvent.count({ where: { lead_id: southLead.id } })).toBe(before);
@@ -217,14 +303,20 @@ describe('POST /api/v1/lead_events/:service/create', () => {
       key: otherKey,
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'unauthorized',
+      message: 'This API key does not have the permission this operation needs.',
+    });
   });
 
   it.each([
     ['no key', {}],
     ['an invalid key', { authorization: 'Bearer dlr_not_a_real_key' }],
   ])('answers 401 unauthorized with %s', async (_label, headers) => {
-    const response = await app.request(nestedPath('sms', { '[leadId]': String(northLead.id), '[messageDetail][sentBy]': 'Ana' }), { method: 'POST', headers });
+    const response = await app.request(nestedPath('sms', { '[leadId]': String(northLead.id), '[messageDetail][sentBy]': 'Ana' }), {
+      method: 'POST',
+      headers,
+    });
     expect(response.status).toBe(401);
     expect((await response.json()).error).toBe('unauthorized');
   });
@@ -290,14 +382,20 @@ describe('Lead.events', () => {
     const reader = (await makeKey(app.db, { permissions: ['read:lead'] })).key;
     const lead = await makeLead(app.db, north.id);
     const first = await (
-      await app.request(nestedPath('sms-hub', { '[leadId]': String(lead.id), '[messageDetail][sentBy]': 'Ana', '[messageDetail][contactType]': 'sms' }), {
-        method: 'POST',
-        key: writerKey,
-      })
+      await app.request(
+        nestedPath('sms-hub', { '[leadId]': String(lead.id), '[messageDetail][sentBy]': 'Ana', '[messageDetail][contactType]': 'sms' }),
+        {
+          method: 'POST',
+          key: writerKey,
+        },
+      )
     ).json();
     app.clock.advance(60_000);
     const second = await (
-      await app.request(jsonPath('mail', { leadId: lead.id, messageDetail: { description: 'Brochure sent' } }), { method: 'POST', key: writerKey })
+      await app.request(jsonPath('mail', { leadId: lead.id, messageDetail: { description: 'Brochure sent' } }), {
+        method: 'POST',
+        key: writerKey,
+      })
     ).json();
 
     const graph = await app.graphql<{ lead: { id: number; events: { totalCount: number; edges: { node: unknown }[] } } }>(
@@ -359,7 +457,10 @@ describe('parseSentDate', () => {
     expect(parseSentDate(text)?.toISOString()).toBe(iso);
   });
 
-  it.each(['2026-11-20', '20/11/2026 14:30', '2026-13-01 10:00', '2026-11-20 24:00', '2026-11-20 14:60', 'yesterday'])('refuses %s', (text) => {
-    expect(parseSentDate(text)).toBeNull();
-  });
+  it.each(['2026-11-20', '20/11/2026 14:30', '2026-13-01 10:00', '2026-11-20 24:00', '2026-11-20 14:60', 'yesterday'])(
+    'refuses %s',
+    (text) => {
+      expect(parseSentDate(text)).toBeNull();
+    },
+  );
 });

@@ -103,7 +103,16 @@ describe('Query.lead', () => {
   it('nulls personal data, the contact and the car for a key with read:lead alone', async () => {
     const result = await app.graphql(LEAD, { id: lead.id }, plain.key);
     expect(result.errors).toBeUndefined();
-    expect(result.data?.lead).toMatchObject({ name: null, email: null, phone: null, dob: null, address: null, contact: null, car: null, payment: { amount: 12.5 } });
+    expect(result.data?.lead).toMatchObject({
+      name: null,
+      email: null,
+      phone: null,
+      dob: null,
+      address: null,
+      contact: null,
+      car: null,
+      payment: { amount: 12.5 },
+    });
   });
 
   it('answers another dealership’s lead exactly like a missing one: null, without failing the rest of the answer', async () => {
@@ -136,11 +145,9 @@ describe('Query.leads', () => {
   it('lists the key’s dealerships’ leads, newest first, in pages', async () => {
     const extra = [];
     for (let i = 0; i < 3; i += 1) extra.push(await makeStoredLead(app.db, north.id));
-    const first = await app.graphql<{ leads: { edges: { node: { id: number } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } }>(
-      LEADS,
-      { first: 2 },
-      northOnly.key,
-    );
+    const first = await app.graphql<{
+      leads: { edges: { node: { id: number } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } };
+    }>(LEADS, { first: 2 }, northOnly.key);
     expect(first.errors).toBeUndefined();
     expect(first.data?.leads.edges.map((edge) => edge.node.id)).toEqual([extra[2]?.id, extra[1]?.id]);
     expect(first.data?.leads.pageInfo.hasNextPage).toBe(true);

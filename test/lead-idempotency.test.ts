@@ -145,7 +145,11 @@ describe('a retried POST with the same Idempotency-Key', () => {
       method: 'POST',
       key: keyA.key,
       headers: { 'idempotency-key': 'payment-date' },
-      json: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId payment { __typename id: databaseId amount created_at } } } }', variables: { lead: graphLead(lead) } },
+      json: {
+        query:
+          'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId payment { __typename id: databaseId amount created_at } } } }',
+        variables: { lead: graphLead(lead) },
+      },
     });
     const result = await graph.json();
     expect(result.errors).toBeUndefined();
@@ -202,7 +206,12 @@ describe('concurrent POSTs with the same Idempotency-Key', () => {
     const bodies = await Promise.all(responses.map((response) => response.json()));
     for (const body of bodies) expect(body).toEqual(bodies[0]);
     // One lead, one contact, one customer e-mail and one dealership notification, one record, one file.
-    expect(await counts()).toEqual({ leads: before.leads + 1, contacts: before.contacts + 1, outbox: before.outbox + 2, records: before.records + 1 });
+    expect(await counts()).toEqual({
+      leads: before.leads + 1,
+      contacts: before.contacts + 1,
+      outbox: before.outbox + 2,
+      records: before.records + 1,
+    });
     expect(storage.files()).toHaveLength(filesBefore + 1);
   });
 
@@ -225,7 +234,9 @@ describe('expiry (IDEMPOTENCY_TTL_HOURS)', () => {
     expect(app.config.idempotencyTtlMs).toBe(24 * HOUR);
     expect(loadConfig({ ...testSettings, IDEMPOTENCY_TTL_HOURS: '48' }).idempotencyTtlMs).toBe(48 * HOUR);
     for (const bad of ['0', '1.5', '-1', 'a day', '8761']) {
-      expect(() => loadConfig({ ...testSettings, IDEMPOTENCY_TTL_HOURS: bad }), bad).toThrow(/IDEMPOTENCY_TTL_HOURS must be a whole number of hours from 1 to 8760/);
+      expect(() => loadConfig({ ...testSettings, IDEMPOTENCY_TTL_HOURS: bad }), bad).toThrow(
+        /IDEMPOTENCY_TTL_HOURS must be a whole number of hours from 1 to 8760/,
+      );
     }
   });
 
@@ -268,7 +279,10 @@ describe('expiry (IDEMPOTENCY_TTL_HOURS)', () => {
 
     // The background task runs a round when it starts, then every interval.
     app.clock.advance(2 * HOUR);
-    const purge = startIdempotencyPurge({ db: app.db, engine: app.config.engine, now: app.clock.now, ttlMs, logger: pino({ level: 'silent' }) }, 60_000);
+    const purge = startIdempotencyPurge(
+      { db: app.db, engine: app.config.engine, now: app.clock.now, ttlMs, logger: pino({ level: 'silent' }) },
+      60_000,
+    );
     await purge.stop();
     expect(await app.db.idempotencyRecord.count()).toBe(0);
   });
@@ -277,7 +291,14 @@ describe('expiry (IDEMPOTENCY_TTL_HOURS)', () => {
     await app.db.idempotencyRecord.deleteMany();
     const createdAt = new Date(app.clock.now().getTime() - 25 * HOUR);
     await app.db.idempotencyRecord.createMany({
-      data: Array.from({ length: 2_345 }, (_, i) => ({ api_key_id: keyA.id, key: `backlog-${i}`, request_hash: 'x', response_status: 201, response_body: '{}', created_at: createdAt })),
+      data: Array.from({ length: 2_345 }, (_, i) => ({
+        api_key_id: keyA.id,
+        key: `backlog-${i}`,
+        request_hash: 'x',
+        response_status: 201,
+        response_body: '{}',
+        created_at: createdAt,
+      })),
     });
     expect(await purgeExpiredIdempotencyRecords(app.db, app.config.engine, app.clock.now, app.config.idempotencyTtlMs)).toBe(2_345);
     expect(await app.db.idempotencyRecord.count()).toBe(0);

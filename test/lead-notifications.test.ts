@@ -30,7 +30,9 @@ async function createLead(overrides: Record<string, unknown> = {}, dealershipId 
   const response = await app.request('/api/v1/leads', {
     method: 'POST',
     key: writer.key,
-    json: { lead: samplePayload(dealershipId, { email: `buyer.${n}@example.com`, phone: `0415 000 ${String(n).padStart(3, '0')}`, ...overrides }) },
+    json: {
+      lead: samplePayload(dealershipId, { email: `buyer.${n}@example.com`, phone: `0415 000 ${String(n).padStart(3, '0')}`, ...overrides }),
+    },
   });
   expect(response.status).toBe(201);
   return (await response.json()).lead;
@@ -75,7 +77,13 @@ describe('the outbox rows written with the lead', () => {
   it('are the customer e-mail and one dealership notification per user, due after their delays', async () => {
     const car = await makeCar(app.db, dealer.id, { stocknum: 'H77', year: 2021, make: 'Mazda', model: 'CX-5' });
     const now = app.clock.now().getTime();
-    const lead = await createLead({ name: 'Jane', last_name: 'Citizen', stocknum: 'H77', delay_customer_email_minutes: 15, delay_dealership_notification_minutes: 5 });
+    const lead = await createLead({
+      name: 'Jane',
+      last_name: 'Citizen',
+      stocknum: 'H77',
+      delay_customer_email_minutes: 15,
+      delay_dealership_notification_minutes: 5,
+    });
     const rows = await outboxOf(lead.id);
     expect(rows.map((row) => [row.kind, row.recipient, row.status, row.attempts, row.due_at.getTime()])).toEqual([
       [CUSTOMER_EMAIL, `buyer.${n}@example.com`, 'pending', 0, now + 15 * MINUTE],
@@ -139,7 +147,9 @@ describe('delivery over SMTP', () => {
     expect(customer?.text).toContain(`Your reference: lead #${lead.id}`);
 
     const rows = await outboxOf(lead.id);
-    expect(rows.every((row) => row.status === 'sent' && row.attempts === 1 && row.locked_until === null && row.last_error === null)).toBe(true);
+    expect(rows.every((row) => row.status === 'sent' && row.attempts === 1 && row.locked_until === null && row.last_error === null)).toBe(
+      true,
+    );
     expect(rows[0]?.sent_at?.toISOString()).toBe(app.clock.now().toISOString());
     // Sent messages are not sent again.
     expect(await deliverDueMessages(deps)).toEqual({ sent: 0, retried: 0, failed: 0 });
@@ -204,7 +214,7 @@ describe('delivery over SMTP', () => {
 });
 
 describe('the Message-ID', () => {
-  it('is the outbox row\'s own, the same when the message is sent again after a crash', async () => {
+  it("is the outbox row's own, the same when the message is sent again after a crash", async () => {
     const lead = await createLead({}, quiet.id);
     const [row] = await outboxOf(lead.id);
     if (!row) throw new Error('no outbox row');
@@ -324,7 +334,12 @@ describe('many instances', () => {
     const due = await app.db.outboxMessage.count({ where: { status: 'pending' } });
     expect(due).toBe(15);
     const other: OutboxDeps = { ...deps, db: second, mailer: createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent) };
-    const reports = await Promise.all([deliverDueMessages(deps), deliverDueMessages(other), deliverDueMessages(deps), deliverDueMessages(other)]);
+    const reports = await Promise.all([
+      deliverDueMessages(deps),
+      deliverDueMessages(other),
+      deliverDueMessages(deps),
+      deliverDueMessages(other),
+    ]);
     other.mailer.close();
     expect(reports.reduce((sum, report) => sum + report.sent, 0)).toBe(15);
     expect(smtp.received).toHaveLength(15);
@@ -368,7 +383,10 @@ describe('the worker', () => {
 
   it('on stop() finishes the message it is sending and claims no more of its batch', async () => {
     for (let i = 0; i < 3; i += 1) await createLead({}, quiet.id);
-    const due = await app.db.outboxMessage.findMany({ where: { status: 'pending', due_at: { lte: app.clock.now() } }, orderBy: { id: 'asc' } });
+    const due = await app.db.outboxMessage.findMany({
+      where: { status: 'pending', due_at: { lte: app.clock.now() } },
+      orderBy: { id: 'asc' },
+    });
     expect(due.length).toBeGreaterThanOrEqual(3);
     // A mailer that holds the first message until the test lets it go: stop() is called mid-send.
     const sentTo: string[] = [];
@@ -384,7 +402,14 @@ describe('the worker', () => {
       },
       close() {},
     };
-    const worker = startOutboxWorker({ db: app.db, config: { smtpUrl: null, mailFrom: app.config.mailFrom, engine: app.config.engine }, logger: silent, now: app.clock.now, mailer, intervalMs: 20 });
+    const worker = startOutboxWorker({
+      db: app.db,
+      config: { smtpUrl: null, mailFrom: app.config.mailFrom, engine: app.config.engine },
+      logger: silent,
+      now: app.clock.now,
+      mailer,
+      intervalMs: 20,
+    });
     await firstSendStarted;
     const stopped = worker.stop();
     release();
@@ -400,17 +425,28 @@ describe('the worker', () => {
 
   it('without SMTP_URL writes each message to the log and counts it sent', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({
-      write: (chunk, _encoding, done) => {
-        lines.push(String(chunk));
-        done();
-      },
-    }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write: (chunk, _encoding, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const lead = await createLead({}, quiet.id);
-    const report = await deliverDueMessages({ ...deps, logger, mailer: createMailer({ smtpUrl: null, mailFrom: 'from@example.com' }, logger) });
+    const report = await deliverDueMessages({
+      ...deps,
+      logger,
+      mailer: createMailer({ smtpUrl: null, mailFrom: 'from@example.com' }, logger),
+    });
     expect(report).toEqual({ sent: 1, retried: 0, failed: 0 });
     const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.mail);
-    expect(logged.mail).toMatchObject({ from: 'from@example.com', to: `buyer.${n}@example.com`, subject: `Thank you for your enquiry with ${quiet.name}` });
+    expect(logged.mail).toMatchObject({
+      from: 'from@example.com',
+      to: `buyer.${n}@example.com`,
+      subject: `Thank you for your enquiry with ${quiet.name}`,
+    });
     expect(logged.mail.text).toContain(`lead #${lead.id}`);
     expect((await outboxOf(lead.id))[0]?.status).toBe('sent');
   });

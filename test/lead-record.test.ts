@@ -16,7 +16,13 @@ import { validateLead, type ExistingLead, type LeadInputData } from '../src/doma
 import { DOCUMENT_TYPES, leadSourceLists } from '../src/domain/leads/values.ts';
 
 const options = { now: new Date('2026-11-20T00:00:00.000Z'), maxFileBytes: 1024, leadSources: leadSourceLists() };
-const valid: LeadInputData = { email: 'jane@example.com', phone: '0412 345 678', dealership_id: 1, category: 'General Enquiry', source: 'Website' };
+const valid: LeadInputData = {
+  email: 'jane@example.com',
+  phone: '0412 345 678',
+  dealership_id: 1,
+  category: 'General Enquiry',
+  source: 'Website',
+};
 const stored: ExistingLead = {
   dealership_id: 1,
   category: 'General Enquiry',
@@ -50,7 +56,10 @@ describe('charge_breakdown (spec 2.7)', () => {
   it.each([
     ['total alone', { total: { amount: 45990 } }],
     ['charges alone', { charges: [{ name: 'Duty', amount: 1 }] }],
-    ['both, with more keys everywhere', { total: { amount: 3, currency: 'AUD' }, charges: [{ name: 'Duty', amount: 1, gst: true }], note: 'x' }],
+    [
+      'both, with more keys everywhere',
+      { total: { amount: 3, currency: 'AUD' }, charges: [{ name: 'Duty', amount: 1, gst: true }], note: 'x' },
+    ],
     ['an empty list of charges', { charges: [] }],
   ])('accepts %s', (_label, value) => {
     expect(chargeBreakdownSchema.safeParse(value).success).toBe(true);
@@ -62,7 +71,12 @@ describe('charge_breakdown (spec 2.7)', () => {
     ['a total that is a number', { total: 45990 }, ['total'], 'must be an object with a numeric "amount"'],
     ['a total without amount', { total: { currency: 'AUD' } }, ['total', 'amount'], 'is required'],
     ['a total amount in text', { total: { amount: '45990' } }, ['total', 'amount'], 'must be a number, got "45990"'],
-    ['charges that are an object', { charges: { name: 'Duty', amount: 1 } }, ['charges'], 'must be an array of objects with "name" and "amount"'],
+    [
+      'charges that are an object',
+      { charges: { name: 'Duty', amount: 1 } },
+      ['charges'],
+      'must be an array of objects with "name" and "amount"',
+    ],
     ['a charge that is text', { charges: ['Duty'] }, ['charges', 0], 'must be an object with "name" and "amount"'],
     ['a charge without name', { charges: [{ name: 'Duty', amount: 1 }, { amount: 2 }] }, ['charges', 1, 'name'], 'is required'],
     ['a blank charge name', { charges: [{ name: ' ', amount: 2 }] }, ['charges', 0, 'name'], 'must be a non-empty string'],
@@ -108,17 +122,24 @@ describe('fields and the Document Request (spec 2.7)', () => {
 
   it('validateLead applies it to the lead as it will be', () => {
     expect(refusal({ ...valid, category: 'Document Request', fields: { vin: 'X' } }).field).toBe('lead.fields.document_type');
-    expect(validateLead({ ...valid, category: 'Document Request', fields: { document_type: 'ppsr' } }, options).columns.category).toBe('Document Request');
+    expect(validateLead({ ...valid, category: 'Document Request', fields: { document_type: 'ppsr' } }, options).columns.category).toBe(
+      'Document Request',
+    );
     // The stored fields count when only the category changes.
     const request = { ...stored, fields: { document_type: 'equifax' } };
-    expect(validateLead({ category: 'Document Request' }, { ...options, existing: request }).columns).toEqual({ category: 'Document Request' });
+    expect(validateLead({ category: 'Document Request' }, { ...options, existing: request }).columns).toEqual({
+      category: 'Document Request',
+    });
     expect(refusal({ category: 'Document Request' }, stored).field).toBe('lead.fields.document_type');
     // Another category's fields are free.
     expect(validateLead({ ...valid, fields: { anything: [1, 2] } }, options).columns.fields).toEqual({ anything: [1, 2] });
   });
 
   it('fields must be an object; null stores none', () => {
-    expect(refusal({ ...valid, fields: 'document_type=ppsr' })).toEqual({ field: 'lead.fields', message: 'lead.fields: must be an object of key/value pairs' });
+    expect(refusal({ ...valid, fields: 'document_type=ppsr' })).toEqual({
+      field: 'lead.fields',
+      message: 'lead.fields: must be an object of key/value pairs',
+    });
     expect(refusal({ ...valid, fields: ['a'] }).field).toBe('lead.fields');
     expect(validateLead({ ...valid, fields: null }, options).columns.fields).toEqual({});
   });
@@ -176,8 +197,14 @@ describe('each field by its declaration', () => {
   it('an attachment needs a known file_type', () => {
     expect(leadFileInputSchema.parse({ file_type: ' resume ', file: 'JVBE' })).toEqual({ file_type: 'resume', file: 'JVBE' });
     expect(firstIssue(leadFileInputSchema, { file: 'JVBE' })).toEqual([['file_type'], 'is required (one of resume, cover_letter, other)']);
-    expect(firstIssue(leadFileInputSchema, { file_type: ' ', file: 'JVBE' })).toEqual([['file_type'], 'is required (one of resume, cover_letter, other)']);
-    expect(firstIssue(leadFileInputSchema, { file_type: 'photo' })).toEqual([['file_type'], 'must be one of resume, cover_letter, other, got "photo"']);
+    expect(firstIssue(leadFileInputSchema, { file_type: ' ', file: 'JVBE' })).toEqual([
+      ['file_type'],
+      'is required (one of resume, cover_letter, other)',
+    ]);
+    expect(firstIssue(leadFileInputSchema, { file_type: 'photo' })).toEqual([
+      ['file_type'],
+      'must be one of resume, cover_letter, other, got "photo"',
+    ]);
     expect(refusal({ ...valid, lead_files_attributes: [{ file_type: 'resume', file: 'JVBERi0=' }, { file_type: 'photo' }] }).field).toBe(
       'lead.lead_files_attributes[1].file_type',
     );
@@ -185,6 +212,8 @@ describe('each field by its declaration', () => {
 
   it('a new payment needs its amount; a stored one keeps it', () => {
     expect(refusal({ ...valid, payment_attributes: { car_id: 3 } }).field).toBe('lead.payment_attributes.amount');
-    expect(validateLead({ payment_attributes: { car_id: 3 } }, { ...options, existing: { ...stored, has_payment: true } }).payment).toEqual({ car_id: 3 });
+    expect(validateLead({ payment_attributes: { car_id: 3 } }, { ...options, existing: { ...stored, has_payment: true } }).payment).toEqual(
+      { car_id: 3 },
+    );
   });
 });

@@ -59,7 +59,12 @@ describe('the log of an unexpected failure', () => {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);
         if (typeof value !== 'object' || value === null || !('findFirst' in value)) return value;
-        return new Proxy(value, { get: (model, method) => (typeof Reflect.get(model, method) === 'function' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(model, method)) });
+        return new Proxy(value, {
+          get: (model, method) =>
+            typeof Reflect.get(model, method) === 'function'
+              ? () => Promise.reject(new Error('connection refused'))
+              : Reflect.get(model, method),
+        });
       },
     });
     const logged = createApp(instanceDeps({ config: app.config, db: failing, now: app.clock.now }, { logger: createLogger('info', sink) }));
@@ -72,7 +77,10 @@ describe('the log of an unexpected failure', () => {
     const requestId = response.headers.get('request-id');
     const errorLines = lines.filter((line) => line.level === 50);
     expect(errorLines.length).toBeGreaterThan(0);
-    expect(errorLines.every((line) => line.request_id === requestId), JSON.stringify(errorLines)).toBe(true);
+    expect(
+      errorLines.every((line) => line.request_id === requestId),
+      JSON.stringify(errorLines),
+    ).toBe(true);
     expect(JSON.stringify(errorLines)).toMatch(/connection refused/);
   });
 
@@ -85,7 +93,9 @@ describe('the log of an unexpected failure', () => {
       },
     });
     const logged = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: createLogger('info', sink) }));
-    const rest = await logged.fetch('http://gateway.test/api/v1/dealerships/masked-motors/plugins', { headers: { authorization: `Bearer ${key}` } });
+    const rest = await logged.fetch('http://gateway.test/api/v1/dealerships/masked-motors/plugins', {
+      headers: { authorization: `Bearer ${key}` },
+    });
     const graphql = await logged.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

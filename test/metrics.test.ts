@@ -26,7 +26,10 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
   metrics = createMetrics({ db: app.db, now: app.clock.now, logger: pino({ level: 'silent' }) });
   yoga = createApp(
-    instanceDeps({ config: { ...app.config, metricsToken: TOKEN }, db: app.db, now: app.clock.now }, { readCache: inMemoryReadCache(), metrics }),
+    instanceDeps(
+      { config: { ...app.config, metricsToken: TOKEN }, db: app.db, now: app.clock.now },
+      { readCache: inMemoryReadCache(), metrics },
+    ),
   );
 });
 
@@ -58,7 +61,9 @@ async function scrape(target: Yoga = yoga): Promise<Sample[]> {
 
 /** The sample's value, 0 when it is not there yet (a counter with labels appears on its first count). */
 function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  const found = samples.find((sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value));
+  const found = samples.find(
+    (sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+  );
   return found?.value ?? 0;
 }
 
@@ -120,7 +125,9 @@ describe('/metrics', () => {
     expect([ok, missing, seconds]).toEqual([2, 1, 2]);
     const samples = await scrape();
     expect(samples.some((sample) => /\/cars\/\d/.test(sample.labels.door ?? ''))).toBe(false);
-    expect(sampleValue(samples, 'gateway_http_request_duration_seconds_bucket', { door, status: '200', le: '+Inf' })).toBeGreaterThanOrEqual(2);
+    expect(
+      sampleValue(samples, 'gateway_http_request_duration_seconds_bucket', { door, status: '200', le: '+Inf' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('counts unknown paths under one label', async () => {
@@ -130,7 +137,7 @@ describe('/metrics', () => {
     expect(unmatched).toBe(3);
   });
 
-  it('counts GraphQL operations by type and root field (never by the caller\'s name), and their errors by code', async () => {
+  it("counts GraphQL operations by type and root field (never by the caller's name), and their errors by code", async () => {
     let code = '';
     const [named, anonymous, errors] = await moved(
       [
@@ -140,7 +147,13 @@ describe('/metrics', () => {
       ],
       async () => {
         const post = (body: unknown): Promise<Response> =>
-          Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+          Promise.resolve(
+            yoga.fetch('http://gateway.test/graphql', {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            }),
+          );
         const failed = await post({ query: 'query Perf { car_performance(id: "999999") { __typename } }' });
         code = String(((await failed.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code);
         expect((await post({ query: '{ apikey_details { id: databaseId } }' })).status).toBe(200);
@@ -153,7 +166,11 @@ describe('/metrics', () => {
   it('makes no series from what a caller writes: 1,000 operation names, with a key and without, add none', async () => {
     /** The series a caller's requests can add to: everything but the runtime's own (process_*, nodejs_*), which no request labels. */
     const requestSeries = async (): Promise<Set<string>> =>
-      new Set((await scrape()).filter((sample) => sample.name.startsWith('gateway_')).map((sample) => `${sample.name}${JSON.stringify(sample.labels)}`));
+      new Set(
+        (await scrape())
+          .filter((sample) => sample.name.startsWith('gateway_'))
+          .map((sample) => `${sample.name}${JSON.stringify(sample.labels)}`),
+      );
     const post = (name: string, bearer: string | null): Promise<Response> =>
       Promise.resolve(
         yoga.fetch('http://gateway.test/graphql', {
@@ -180,7 +197,13 @@ describe('/metrics', () => {
 
   it('labels an operation of several root fields with one door, whatever fields it combines', async () => {
     const post = (query: string): Promise<Response> =>
-      Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) }));
+      Promise.resolve(
+        yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        }),
+      );
     const [several, one, introspection] = await moved(
       [
         ['gateway_http_requests_total', { door: 'query (several root fields)', status: '200' }],
@@ -191,7 +214,9 @@ describe('/metrics', () => {
         expect((await post('{ apikey_details { id: databaseId } cars(first: 1) { totalCount } }')).status).toBe(200);
         expect((await post('query Renamed { c: cars(first: 2) { totalCount } a: apikey_details { id: databaseId } }')).status).toBe(200);
         // Aliases are the caller's: the field is the schema's.
-        expect((await post('query Aliased { a: apikey_details { id: databaseId } b: apikey_details { id: databaseId } __typename }')).status).toBe(200);
+        expect(
+          (await post('query Aliased { a: apikey_details { id: databaseId } b: apikey_details { id: databaseId } __typename }')).status,
+        ).toBe(200);
         expect((await post('{ __typename }')).status).toBe(200);
       },
     );
@@ -218,7 +243,13 @@ describe('/metrics', () => {
   it('counts a GraphQL answer the answer tier served under its operation, like the one it repeats', async () => {
     const body = JSON.stringify({ query: 'query CachedTwice { apikey_details { id: databaseId } }' });
     const post = (): Promise<Response> =>
-      Promise.resolve(yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }));
+      Promise.resolve(
+        yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        }),
+      );
     const [answered, served] = await moved(
       [
         ['gateway_http_requests_total', { door: 'query apikey_details', status: '200' }],
@@ -235,7 +266,11 @@ describe('/metrics', () => {
   it('counts rate-limit refusals, and a scrape is never refused', async () => {
     const limitedKey = (await makeKey(app.db, { permissions: ['read:car'] })).key;
     const limited = createApp(
-      instanceDeps({ config: { ...app.config, metricsToken: TOKEN, rateLimits: { ...app.config.rateLimits, keyRequests: 1 } }, db: app.db, now: app.clock.now }),
+      instanceDeps({
+        config: { ...app.config, metricsToken: TOKEN, rateLimits: { ...app.config.rateLimits, keyRequests: 1 } },
+        db: app.db,
+        now: app.clock.now,
+      }),
     );
     const door = 'GET /api/v1/cars/{id}/performance.json';
     const [refusals, answered429] = await moved(
@@ -257,9 +292,21 @@ describe('/metrics', () => {
   it('reads the outbox at scrape time: pending messages and the age of the oldest', async () => {
     const now = app.clock.now();
     await app.db.outboxMessage.create({
-      data: { kind: 'lead_notification', recipient: 'ops@example.com', subject: 's', body: 'b', status: 'pending', due_at: now, created_at: new Date(now.getTime() - 3_600_000) },
+      data: {
+        kind: 'lead_notification',
+        recipient: 'ops@example.com',
+        subject: 's',
+        body: 'b',
+        status: 'pending',
+        due_at: now,
+        created_at: new Date(now.getTime() - 3_600_000),
+      },
     });
-    const pending = await app.db.outboxMessage.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { created_at: true } });
+    const pending = await app.db.outboxMessage.aggregate({
+      where: { status: 'pending' },
+      _count: { _all: true },
+      _min: { created_at: true },
+    });
     const samples = await scrape();
     expect(sampleValue(samples, 'gateway_outbox_pending_messages')).toBe(pending._count._all);
     expect(pending._count._all).toBeGreaterThanOrEqual(1);
@@ -302,14 +349,27 @@ describe('/metrics', () => {
   it('shows the process (memory, event-loop lag) and, on PostgreSQL, the connection pool', async () => {
     const samples = await scrape();
     const names = new Set(samples.map((sample) => sample.name));
-    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+    for (const name of [
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
       expect(names.has(name), name).toBe(true);
     }
     expect(sampleValue(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     if (testEngine === 'postgresql') {
-      expect(samples.filter((sample) => sample.name === 'gateway_db_pool_connections').map((sample) => sample.labels.state).sort()).toEqual(['idle', 'in_use']);
+      expect(
+        samples
+          .filter((sample) => sample.name === 'gateway_db_pool_connections')
+          .map((sample) => sample.labels.state)
+          .sort(),
+      ).toEqual(['idle', 'in_use']);
       expect(names.has('gateway_db_pool_waiting_requests')).toBe(true);
-      expect(sampleValue(samples, 'gateway_db_pool_connections', { state: 'idle' }) + sampleValue(samples, 'gateway_db_pool_connections', { state: 'in_use' })).toBeGreaterThan(0);
+      expect(
+        sampleValue(samples, 'gateway_db_pool_connections', { state: 'idle' }) +
+          sampleValue(samples, 'gateway_db_pool_connections', { state: 'in_use' }),
+      ).toBeGreaterThan(0);
     } else {
       // SQLite has no pool: nothing is reported rather than something untrue.
       expect(names.has('gateway_db_pool_connections')).toBe(false);

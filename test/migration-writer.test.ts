@@ -57,49 +57,62 @@ afterAll(async () => {
 });
 
 describe(`npm run db:migration (${canCutNetwork ? 'no network' : 'network not cut: unshare unavailable'})`, () => {
-  it('writes nothing when the data model matches the last migration', () => {
-    expect(writeMigration('no_change', schemaPath)).toMatch(/has not changed since the last migration; nothing written/);
-    expect(fingerprint(migrationsDir)).toBe(projectMigrationsBefore);
-  }, DIFF_TIMEOUT);
+  it(
+    'writes nothing when the data model matches the last migration',
+    () => {
+      expect(writeMigration('no_change', schemaPath)).toMatch(/has not changed since the last migration; nothing written/);
+      expect(fingerprint(migrationsDir)).toBe(projectMigrationsBefore);
+    },
+    DIFF_TIMEOUT,
+  );
 
-  it(`writes SQL for both engines that brings a ${testEngine} database to the changed model`, async () => {
-    const changed = readFileSync(schemaPath, 'utf8')
-      .replace('model Plugin {\n', 'model Plugin {\n  homepage    String?\n')
-      .concat('\nmodel Brochure {\n  id    Int    @id @default(autoincrement())\n  title String\n  tags  Json   @default("[]")\n\n  @@map("brochures")\n}\n');
-    const changedPath = path.join(workDir, 'schema.prisma');
-    writeFileSync(changedPath, changed);
+  it(
+    `writes SQL for both engines that brings a ${testEngine} database to the changed model`,
+    async () => {
+      const changed = readFileSync(schemaPath, 'utf8')
+        .replace('model Plugin {\n', 'model Plugin {\n  homepage    String?\n')
+        .concat(
+          '\nmodel Brochure {\n  id    Int    @id @default(autoincrement())\n  title String\n  tags  Json   @default("[]")\n\n  @@map("brochures")\n}\n',
+        );
+      const changedPath = path.join(workDir, 'schema.prisma');
+      writeFileSync(changedPath, changed);
 
-    const output = writeMigration('add_brochures', changedPath);
-    const [written, ...others] = readdirSync(migrationsDir).filter((entry) => entry.endsWith('_add_brochures'));
-    expect(others).toEqual([]);
-    expect(output).toContain(`wrote ${path.join(migrationsDir, written!)}`);
-    const folder = path.join(migrationsDir, written!);
-    expect(readdirSync(folder).sort()).toEqual(['postgresql.sql', 'schema.prisma', 'sqlite.sql']);
-    expect(readFileSync(path.join(folder, 'schema.prisma'), 'utf8')).toBe(changed);
-    const sqlite = readFileSync(path.join(folder, 'sqlite.sql'), 'utf8');
-    const postgres = readFileSync(path.join(folder, 'postgresql.sql'), 'utf8');
-    expect(sqlite).toMatch(/ALTER TABLE "plugins" ADD COLUMN "homepage" TEXT;/);
-    expect(sqlite).toMatch(/CREATE TABLE "brochures"[\s\S]*"tags" JSONB NOT NULL DEFAULT '\[\]'/);
-    expect(postgres).toMatch(/ALTER TABLE "plugins" ADD COLUMN\s+"homepage" TEXT;/);
-    expect(postgres).toMatch(/CREATE TABLE "brochures"[\s\S]*"tags" JSONB NOT NULL DEFAULT '\[\]'/);
+      const output = writeMigration('add_brochures', changedPath);
+      const [written, ...others] = readdirSync(migrationsDir).filter((entry) => entry.endsWith('_add_brochures'));
+      expect(others).toEqual([]);
+      expect(output).toContain(`wrote ${path.join(migrationsDir, written!)}`);
+      const folder = path.join(migrationsDir, written!);
+      expect(readdirSync(folder).sort()).toEqual(['postgresql.sql', 'schema.prisma', 'sqlite.sql']);
+      expect(readFileSync(path.join(folder, 'schema.prisma'), 'utf8')).toBe(changed);
+      const sqlite = readFileSync(path.join(folder, 'sqlite.sql'), 'utf8');
+      const postgres = readFileSync(path.join(folder, 'postgresql.sql'), 'utf8');
+      expect(sqlite).toMatch(/ALTER TABLE "plugins" ADD COLUMN "homepage" TEXT;/);
+      expect(sqlite).toMatch(/CREATE TABLE "brochures"[\s\S]*"tags" JSONB NOT NULL DEFAULT '\[\]'/);
+      expect(postgres).toMatch(/ALTER TABLE "plugins" ADD COLUMN\s+"homepage" TEXT;/);
+      expect(postgres).toMatch(/CREATE TABLE "brochures"[\s\S]*"tags" JSONB NOT NULL DEFAULT '\[\]'/);
 
-    // The project's runner applies the whole throwaway set, the new migration last.
-    const database = await createEmptyDatabase();
-    databases.push(database);
-    expect(await migrate(database.url, undefined, migrationsDir)).toEqual(readMigrations(testEngine, migrationsDir).map((m) => m.name));
-    const db = createDb(database.url);
-    try {
-      await db.$executeRawUnsafe(`INSERT INTO brochures (title) VALUES ('Spring range')`);
-      const [row] = await db.$queryRawUnsafe<{ title: string; tags: unknown }[]>('SELECT title, tags FROM brochures');
-      expect({ ...row, tags: typeof row?.tags === 'string' ? JSON.parse(row.tags) : row?.tags }).toEqual({ title: 'Spring range', tags: [] });
-      expect(await db.$queryRawUnsafe('SELECT homepage FROM plugins')).toEqual([]);
-    } finally {
-      await db.$disconnect();
-    }
+      // The project's runner applies the whole throwaway set, the new migration last.
+      const database = await createEmptyDatabase();
+      databases.push(database);
+      expect(await migrate(database.url, undefined, migrationsDir)).toEqual(readMigrations(testEngine, migrationsDir).map((m) => m.name));
+      const db = createDb(database.url);
+      try {
+        await db.$executeRawUnsafe(`INSERT INTO brochures (title) VALUES ('Spring range')`);
+        const [row] = await db.$queryRawUnsafe<{ title: string; tags: unknown }[]>('SELECT title, tags FROM brochures');
+        expect({ ...row, tags: typeof row?.tags === 'string' ? JSON.parse(row.tags) : row?.tags }).toEqual({
+          title: 'Spring range',
+          tags: [],
+        });
+        expect(await db.$queryRawUnsafe('SELECT homepage FROM plugins')).toEqual([]);
+      } finally {
+        await db.$disconnect();
+      }
 
-    // The new snapshot is where the next diff starts: the same model again writes nothing.
-    expect(writeMigration('again', changedPath)).toMatch(/nothing written/);
-  }, 2 * DIFF_TIMEOUT);
+      // The new snapshot is where the next diff starts: the same model again writes nothing.
+      expect(writeMigration('again', changedPath)).toMatch(/nothing written/);
+    },
+    2 * DIFF_TIMEOUT,
+  );
 
   it('leaves prisma/migrations as it was', () => {
     expect(fingerprint(projectMigrationsDir)).toBe(projectMigrationsBefore);

@@ -120,16 +120,41 @@ beforeAll(async () => {
   await setSpecValue(app.db, variant.id, torque.id, '252Nm');
   await setSpecValue(app.db, variant.id, length.id, '4575mm');
   await setSpecValue(app.db, cheap.id, power.id, '114kW');
-  const red = await makeOption(app.db, paint.id, { code: 'PAINT-RED', description: 'Soul Red', recommended_retail_price_cents: 69500, position: 2 });
-  const white = await makeOption(app.db, paint.id, { code: 'PAINT-WHITE', description: null, recommended_retail_price_cents: null, position: 1 });
-  const tow = await makeOption(app.db, engine.id, { code: 'TOWPACK', description: 'Towing pack', recommended_retail_price_cents: 120000, position: 1 });
+  const red = await makeOption(app.db, paint.id, {
+    code: 'PAINT-RED',
+    description: 'Soul Red',
+    recommended_retail_price_cents: 69500,
+    position: 2,
+  });
+  const white = await makeOption(app.db, paint.id, {
+    code: 'PAINT-WHITE',
+    description: null,
+    recommended_retail_price_cents: null,
+    position: 1,
+  });
+  const tow = await makeOption(app.db, engine.id, {
+    code: 'TOWPACK',
+    description: 'Towing pack',
+    recommended_retail_price_cents: 120000,
+    position: 1,
+  });
   const redAvailability = await setAvailability(app.db, variant.id, red.id, 'optional');
   const whiteAvailability = await setAvailability(app.db, variant.id, white.id, 'standard');
   const towAvailability = await setAvailability(app.db, variant.id, tow.id, 'unavailable');
   await setAvailability(app.db, cheap.id, red.id, 'unavailable');
   ids = {
-    engine: engine.id, dimensions: dimensions.id, paint: paint.id, power: power.id, torque: torque.id, length: length.id,
-    red: red.id, white: white.id, tow: tow.id, redAvailability: redAvailability.id, whiteAvailability: whiteAvailability.id, towAvailability: towAvailability.id,
+    engine: engine.id,
+    dimensions: dimensions.id,
+    paint: paint.id,
+    power: power.id,
+    torque: torque.id,
+    length: length.id,
+    red: red.id,
+    white: white.id,
+    tow: tow.id,
+    redAvailability: redAvailability.id,
+    whiteAvailability: whiteAvailability.id,
+    towAvailability: towAvailability.id,
   };
 
   keys = {
@@ -175,7 +200,13 @@ describe('GET /api/v1/model_variants/{slug}', () => {
             {
               id: ids.towAvailability,
               availability: 'unavailable',
-              configurable_option: { id: ids.tow, code: 'TOWPACK', description: 'Towing pack', recommended_retail_price_cents: 120000, position: 1 },
+              configurable_option: {
+                id: ids.tow,
+                code: 'TOWPACK',
+                description: 'Towing pack',
+                recommended_retail_price_cents: 120000,
+                position: 1,
+              },
             },
           ],
         },
@@ -185,12 +216,24 @@ describe('GET /api/v1/model_variants/{slug}', () => {
             {
               id: ids.whiteAvailability,
               availability: 'standard',
-              configurable_option: { id: ids.white, code: 'PAINT-WHITE', description: null, recommended_retail_price_cents: null, position: 1 },
+              configurable_option: {
+                id: ids.white,
+                code: 'PAINT-WHITE',
+                description: null,
+                recommended_retail_price_cents: null,
+                position: 1,
+              },
             },
             {
               id: ids.redAvailability,
               availability: 'optional',
-              configurable_option: { id: ids.red, code: 'PAINT-RED', description: 'Soul Red', recommended_retail_price_cents: 69500, position: 2 },
+              configurable_option: {
+                id: ids.red,
+                code: 'PAINT-RED',
+                description: 'Soul Red',
+                recommended_retail_price_cents: 69500,
+                position: 2,
+              },
             },
           ],
         },

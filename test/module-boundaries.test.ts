@@ -43,7 +43,12 @@ describe('module boundaries', () => {
 
   it('the start-up bundle holds neither the demo seed nor the OpenTelemetry SDK', async () => {
     const esbuild = await import('esbuild');
-    const result = await esbuild.build({ ...bundleOptions(path.join(root, 'dist-boundaries-test')), write: false, metafile: true, logLevel: 'silent' });
+    const result = await esbuild.build({
+      ...bundleOptions(path.join(root, 'dist-boundaries-test')),
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
     const outputs = result.metafile!.outputs;
     const entryFile = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === 'src/index.ts');
     expect(entryFile).toBeDefined();
@@ -55,11 +60,16 @@ describe('module boundaries', () => {
       const file = pending.pop()!;
       if (loaded.has(file) || !outputs[file]) continue;
       loaded.add(file);
-      for (const imported of outputs[file]!.imports) if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
+      for (const imported of outputs[file]!.imports)
+        if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
     }
     const startup = [...loaded].flatMap((file) => Object.keys(outputs[file]!.inputs));
     expect(startup.some((input) => input.includes('@opentelemetry/api'))).toBe(true);
-    expect(startup.filter((input) => input.startsWith('prisma/seed') || /@opentelemetry[\\/](sdk-trace|exporter-trace|otlp|resources|core)[\\/]/.test(input))).toEqual([]);
+    expect(
+      startup.filter(
+        (input) => input.startsWith('prisma/seed') || /@opentelemetry[\\/](sdk-trace|exporter-trace|otlp|resources|core)[\\/]/.test(input),
+      ),
+    ).toEqual([]);
     // Both are in the bundle, for the starts that need them.
     const everything = Object.values(outputs).flatMap((output) => Object.keys(output.inputs));
     expect(everything.some((input) => input.startsWith('prisma/seed'))).toBe(true);

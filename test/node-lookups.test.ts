@@ -21,7 +21,9 @@ const nodeTypes = nodeInterface && isInterfaceType(nodeInterface) ? schema.getPo
 
 /** The Prisma delegate of a Node type: each is named for its model. */
 function idsOf(db: Db, typename: string): Promise<{ id: number }[]> {
-  const delegate = (db as unknown as Record<string, { findMany(args: unknown): Promise<{ id: number }[]> }>)[typename[0]!.toLowerCase() + typename.slice(1)];
+  const delegate = (db as unknown as Record<string, { findMany(args: unknown): Promise<{ id: number }[]> }>)[
+    typename[0]!.toLowerCase() + typename.slice(1)
+  ];
   if (!delegate) throw new Error(`no Prisma model for the Node type ${typename}`);
   return delegate.findMany({ select: { id: true }, orderBy: { id: 'asc' }, take: 400 });
 }
@@ -53,10 +55,19 @@ describe('node lookups', () => {
     const query = `query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on ${typename} { databaseId node_id } } }`;
     for (let start = 0; start < ids.length; start += 100) {
       const batch = ids.slice(start, start + 100);
-      const unrestricted = await app.graphql<{ nodes: ({ __typename: string; id: string; databaseId: number; node_id: string } | null)[] }>(query, { ids: batch }, everything);
+      const unrestricted = await app.graphql<{ nodes: ({ __typename: string; id: string; databaseId: number; node_id: string } | null)[] }>(
+        query,
+        { ids: batch },
+        everything,
+      );
       expect(unrestricted.errors, typename).toBeUndefined();
       unrestricted.data!.nodes.forEach((found, index) => {
-        expect(found, `${typename} ${batch[index]}`).toEqual({ __typename: typename, id: batch[index], databaseId: all[start + index]!.id, node_id: batch[index] });
+        expect(found, `${typename} ${batch[index]}`).toEqual({
+          __typename: typename,
+          id: batch[index],
+          databaseId: all[start + index]!.id,
+          node_id: batch[index],
+        });
       });
       const restricted = await app.graphql<{ nodes: ({ databaseId: number } | null)[] }>(query, { ids: batch }, firstDealershipKey);
       expect(restricted.errors, typename).toBeUndefined();
@@ -99,7 +110,11 @@ describe('node lookups', () => {
     const one = await app.graphql(NODE_QUERY, { id }, everything);
     expect(one.status).toBe(200);
     expect(one.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
-    const many = await app.graphql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [encodeGlobalID('Manufacturer', 1), id] }, everything);
+    const many = await app.graphql(
+      `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+      { ids: [encodeGlobalID('Manufacturer', 1), id] },
+      everything,
+    );
     expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ids[1]' });
   });
 

@@ -20,7 +20,6 @@ afterAll(async () => {
   await database.drop();
 });
 
-
 describe('npm start', () => {
   it('serves from dist/ and stops, exiting 0, when npm gets SIGTERM', async () => {
     const port = await freePort();
@@ -42,7 +41,9 @@ describe('npm start', () => {
     });
     let stderr = '';
     npm.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      npm.once('exit', (code, signal) => resolve({ code, signal })),
+    );
 
     const client = keepAliveClient(port);
     let health = await client.send('GET', '/health');

@@ -20,7 +20,9 @@ function metricsIn(expression: string): string[] {
   return [...expression.matchAll(/\b((?:gateway|process|nodejs)_[a-z0-9_]+)\b/g)].map((match) => match[1]!);
 }
 
-const rules = (parseYaml(readFileSync(RULES_FILE, 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((group) => group.rules);
+const rules = (parseYaml(readFileSync(RULES_FILE, 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap(
+  (group) => group.rules,
+);
 const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
 
 // The pool's metrics exist only on PostgreSQL: the registry is made over a PostgreSQL client (its pool
@@ -38,7 +40,12 @@ async function exposedNames(): Promise<Set<string>> {
   metrics.cacheLookup('hit', 'answer');
   metrics.deliveryFailed('retry');
   const text = await metrics.scrape();
-  return new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => /^[a-zA-Z_:][\w:]*/.exec(line)![0]));
+  return new Set(
+    text
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'))
+      .map((line) => /^[a-zA-Z_:][\w:]*/.exec(line)![0]),
+  );
 }
 
 describe('deploy/prometheus/alerts.yml', () => {
@@ -64,7 +71,9 @@ describe('the rules and the dashboard', () => {
     const exposed = await exposedNames();
     const used = [
       ...rules.flatMap((rule) => metricsIn(rule.expr).map((metric) => [`alert ${rule.alert}`, metric] as const)),
-      ...dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricsIn(target.expr).map((metric) => [`panel ${panel.title}`, metric] as const))),
+      ...dashboard.panels.flatMap((panel) =>
+        panel.targets.flatMap((target) => metricsIn(target.expr).map((metric) => [`panel ${panel.title}`, metric] as const)),
+      ),
     ];
     expect(used.length).toBeGreaterThan(10);
     expect(used.filter(([, metric]) => !exposed.has(metric))).toEqual([]);

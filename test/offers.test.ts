@@ -47,7 +47,20 @@ let mx5: { id: number };
 let site: { id: number };
 let southSite: { id: number };
 let locations: { id: number; name: string }[];
-let offers: Record<'runningBoth' | 'todaySouth' | 'tomorrowNorth' | 'expired' | 'websiteOwn' | 'kia' | 'national' | 'siteOffer' | 'siteOther' | 'siteExpired' | 'southSiteOffer', Row>;
+let offers: Record<
+  | 'runningBoth'
+  | 'todaySouth'
+  | 'tomorrowNorth'
+  | 'expired'
+  | 'websiteOwn'
+  | 'kia'
+  | 'national'
+  | 'siteOffer'
+  | 'siteOther'
+  | 'siteExpired'
+  | 'southSiteOffer',
+  Row
+>;
 let keys: Record<'all' | 'north' | 'south' | 'noPermission', { key: string }>;
 
 const stamps = (row: Row) => ({ created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
@@ -63,14 +76,20 @@ beforeAll(async () => {
   const sorento = await makeModel(app.db, kia.id);
   // The first variant has no image: the model's image is its first variant that has one.
   await makeVariant(app.db, cx5.id, { image_url: null });
-  await makeVariant(app.db, cx5.id, { image_url: 'https://img.example.com/cx5.jpg', image_thumb_url: 'https://img.example.com/cx5-thumb.jpg' });
+  await makeVariant(app.db, cx5.id, {
+    image_url: 'https://img.example.com/cx5.jpg',
+    image_thumb_url: 'https://img.example.com/cx5-thumb.jpg',
+  });
   await makeVariant(app.db, cx5.id, { image_url: 'https://img.example.com/cx5-later.jpg' });
   await makeVariant(app.db, mx5.id);
   site = await makeWebsite(app.db, north.id);
   southSite = await makeWebsite(app.db, south.id);
   await showModel(app.db, site.id, cx5.id, 1, 'https://north.example.com/cx-5');
   await showModel(app.db, site.id, mx5.id, 2);
-  locations = [await makeLocation(app.db, north.id, { name: 'North Sales' }), await makeLocation(app.db, north.id, { name: 'North Service' })];
+  locations = [
+    await makeLocation(app.db, north.id, { name: 'North Sales' }),
+    await makeLocation(app.db, north.id, { name: 'North Service' }),
+  ];
 
   const day = (text: string) => new Date(`${text}T00:00:00.000Z`);
   offers = {
@@ -94,10 +113,20 @@ beforeAll(async () => {
       },
       [south.id, north.id],
     ),
-    todaySouth: await makeOffer(app.db, { manufacturer_id: mazda.id, model_id: mx5.id, name: 'MX-5 ends today', expires_at: day('2026-11-21') }, [south.id]),
-    tomorrowNorth: await makeOffer(app.db, { manufacturer_id: mazda.id, model_id: cx5.id, name: 'CX-5 ends tomorrow', expires_at: day('2026-11-22') }, [north.id]),
+    todaySouth: await makeOffer(
+      app.db,
+      { manufacturer_id: mazda.id, model_id: mx5.id, name: 'MX-5 ends today', expires_at: day('2026-11-21') },
+      [south.id],
+    ),
+    tomorrowNorth: await makeOffer(
+      app.db,
+      { manufacturer_id: mazda.id, model_id: cx5.id, name: 'CX-5 ends tomorrow', expires_at: day('2026-11-22') },
+      [north.id],
+    ),
     expired: await makeOffer(app.db, { manufacturer_id: mazda.id, model_id: cx5.id, expires_at: day('2026-11-20') }, [north.id]),
-    websiteOwn: await makeOffer(app.db, { kind: 'website', website_id: southSite.id, manufacturer_id: mazda.id, model_id: cx5.id }, [south.id]),
+    websiteOwn: await makeOffer(app.db, { kind: 'website', website_id: southSite.id, manufacturer_id: mazda.id, model_id: cx5.id }, [
+      south.id,
+    ]),
     kia: await makeOffer(app.db, { manufacturer_id: kia.id, model_id: sorento.id }, [north.id]),
     national: await makeOffer(app.db, { manufacturer_id: mazda.id, model_id: mx5.id, name: 'National' }),
     siteOffer: await makeOffer(
@@ -116,9 +145,21 @@ beforeAll(async () => {
       },
       [north.id, south.id],
     ),
-    siteOther: await makeOffer(app.db, { kind: 'website', website_id: site.id, manufacturer_id: mazda.id, model_id: mx5.id, category: null }, [north.id]),
-    siteExpired: await makeOffer(app.db, { kind: 'website', website_id: site.id, manufacturer_id: mazda.id, model_id: cx5.id, expires_at: day('2026-01-01') }),
-    southSiteOffer: await makeOffer(app.db, { kind: 'website', website_id: southSite.id, manufacturer_id: mazda.id, model_id: cx5.id }, [south.id]),
+    siteOther: await makeOffer(
+      app.db,
+      { kind: 'website', website_id: site.id, manufacturer_id: mazda.id, model_id: mx5.id, category: null },
+      [north.id],
+    ),
+    siteExpired: await makeOffer(app.db, {
+      kind: 'website',
+      website_id: site.id,
+      manufacturer_id: mazda.id,
+      model_id: cx5.id,
+      expires_at: day('2026-01-01'),
+    }),
+    southSiteOffer: await makeOffer(app.db, { kind: 'website', website_id: southSite.id, manufacturer_id: mazda.id, model_id: cx5.id }, [
+      south.id,
+    ]),
   };
 
   keys = {
@@ -259,7 +300,11 @@ describe('GET /manufacturers/{id}/offers.json', () => {
       const maker = await makeManufacturer(app.db);
       const model = await makeModel(app.db, maker.id);
       for (let i = 0; i < n; i += 1) {
-        await makeOffer(app.db, { manufacturer_id: maker.id, model_id: model.id, images: { create: [{ url: 'u', thumb_url: 't', position: 1 }] } }, [north.id]);
+        await makeOffer(
+          app.db,
+          { manufacturer_id: maker.id, model_id: model.id, images: { create: [{ url: 'u', thumb_url: 't', position: 1 }] } },
+          [north.id],
+        );
       }
       app.queries.length = 0;
       const response = await app.request(listPath(maker.id), { key: keys.all.key });
@@ -287,7 +332,13 @@ describe('GET /websites/{website_id}/offers/{id}.json', () => {
       description: '<p>Low rate</p><iframe src="https://evil.example.com"></iframe>',
       manufacturer: 'Mazda',
       expiry_in_words: 'in 30 days',
-      model: { name: 'CX-5', slug: 'mazda-cx-5', new_slug: 'cx-5', path: '/new/mazda/cx-5', override_url: 'https://north.example.com/cx-5' },
+      model: {
+        name: 'CX-5',
+        slug: 'mazda-cx-5',
+        new_slug: 'cx-5',
+        path: '/new/mazda/cx-5',
+        override_url: 'https://north.example.com/cx-5',
+      },
       dealership_ids: [north.id],
       category: 'Finance',
       preferred_locations: [
@@ -379,10 +430,13 @@ describe('the Manufacturer / Offer graph (GraphQL only)', () => {
     }
   }`;
 
-  it("answers a manufacturer with its models and its running offers, scoped like manufacturer_offers", async () => {
+  it('answers a manufacturer with its models and its running offers, scoped like manufacturer_offers', async () => {
     const result = await app.graphql(QUERY, { id: mazda.id }, keys.north.key);
     expect(result.errors).toBeUndefined();
-    const manufacturer = result.data?.manufacturer as { models: { totalCount: number; edges: { node: unknown }[] }; offers: { totalCount: number; edges: { node: unknown }[] } };
+    const manufacturer = result.data?.manufacturer as {
+      models: { totalCount: number; edges: { node: unknown }[] };
+      offers: { totalCount: number; edges: { node: unknown }[] };
+    };
     expect(manufacturer.models.totalCount).toBe(2);
     expect(manufacturer.offers.totalCount).toBe(manufacturer.offers.edges.length);
     expect({
@@ -409,13 +463,21 @@ describe('the Manufacturer / Offer graph (GraphQL only)', () => {
       ],
     });
     const rest = await (await app.request(listPath(mazda.id), { key: keys.south.key })).json();
-    const graph = await app.graphql<{ manufacturer: { offers: { totalCount: number; edges: { node: { id: number } }[] } } }>(QUERY, { id: mazda.id }, keys.south.key);
+    const graph = await app.graphql<{ manufacturer: { offers: { totalCount: number; edges: { node: { id: number } }[] } } }>(
+      QUERY,
+      { id: mazda.id },
+      keys.south.key,
+    );
     expect(graph.data?.manufacturer.offers.edges.map((edge) => edge.node.id)).toEqual(rest.map((offer: { id: number }) => offer.id));
     expect(graph.data?.manufacturer.offers.totalCount).toBe(rest.length);
   });
 
   it('lists manufacturers by id, answers null for an unknown one', async () => {
-    const list = await app.graphql<{ manufacturers: { id: number; name: string }[] }>(`{ manufacturers { id: databaseId name } }`, {}, keys.south.key);
+    const list = await app.graphql<{ manufacturers: { id: number; name: string }[] }>(
+      `{ manufacturers { id: databaseId name } }`,
+      {},
+      keys.south.key,
+    );
     expect(list.data?.manufacturers.slice(0, 2)).toEqual([
       { id: mazda.id, name: 'Mazda' },
       { id: kia.id, name: 'Kia' },

@@ -86,11 +86,20 @@ beforeAll(async () => {
   ({ app, key: allKey } = await createDemoApp());
   const car = await app.db.car.findUniqueOrThrow({ where: { id: 1 } });
   const user = await app.db.user.findFirstOrThrow({ where: { dealerships: { some: { dealership_id: 1 } } }, orderBy: { id: 'asc' } });
-  const location = await app.db.location.findFirstOrThrow({ where: { dealership_id: 1, tracking_phone: { not: null } }, orderBy: { id: 'asc' } });
+  const location = await app.db.location.findFirstOrThrow({
+    where: { dealership_id: 1, tracking_phone: { not: null } },
+    orderBy: { id: 'asc' },
+  });
   const newLead = {
     lead: {
-      name: 'Jordan Lee', email: 'jordan@example.com', phone: '0412 345 678', dealership_id: 1,
-      category: 'Used Vehicle Enquiry', source: 'Website', stocknum: car.stocknum, message: 'Is it still available?',
+      name: 'Jordan Lee',
+      email: 'jordan@example.com',
+      phone: '0412 345 678',
+      dealership_id: 1,
+      category: 'Used Vehicle Enquiry',
+      source: 'Website',
+      stocknum: car.stocknum,
+      message: 'Is it still available?',
     },
   };
   const created = await call({ field: 'Mutation.create_lead', path: '/api/v1/leads', body: newLead }, allKey);
@@ -100,7 +109,17 @@ beforeAll(async () => {
     {
       field: 'Mutation.update_car',
       path: `/api/cars/${car.id}`,
-      body: { car: { stocknum: car.stocknum, dealership_id: car.dealership_id, make: car.make, model: car.model, year: car.year, dapprice: 31990, odometer: 42150 } },
+      body: {
+        car: {
+          stocknum: car.stocknum,
+          dealership_id: car.dealership_id,
+          make: car.make,
+          model: car.model,
+          year: car.year,
+          dapprice: 31990,
+          odometer: 42150,
+        },
+      },
     },
     { field: 'Query.car_performance', path: `/api/v1/cars/${car.id}/performance.json` },
     { field: 'Query.car_payment_processors', path: `/api/v1/cars/${car.id}/payment_processors.json?website=richmond-toyota` },
@@ -108,8 +127,16 @@ beforeAll(async () => {
     { field: 'Query.manufacturer_offers', path: '/manufacturers/1/offers.json' },
     { field: 'Query.website_offer', path: '/websites/1/offers/13.json' },
     { field: 'Query.apikey_details', path: '/api/v1/apikeys/apikey_details.json' },
-    { field: 'Mutation.create_lead', path: '/api/v1/leads', body: { lead: { ...newLead.lead, email: 'sam.nguyen@example.com', name: 'Sam Nguyen', phone: '0423 456 789' } } },
-    { field: 'Mutation.update_lead', path: `/api/v1/leads/${leadId}`, body: { lead: { lead_state: 'contacted', message: 'Called back, test drive on Saturday.' } } },
+    {
+      field: 'Mutation.create_lead',
+      path: '/api/v1/leads',
+      body: { lead: { ...newLead.lead, email: 'sam.nguyen@example.com', name: 'Sam Nguyen', phone: '0423 456 789' } },
+    },
+    {
+      field: 'Mutation.update_lead',
+      path: `/api/v1/leads/${leadId}`,
+      body: { lead: { lead_state: 'contacted', message: 'Called back, test drive on Saturday.' } },
+    },
     { field: 'Mutation.create_partner_token', path: '/api/v1/partner/tokens', body: { email: user.email } },
     {
       field: 'Mutation.create_lead_event',
@@ -125,7 +152,10 @@ beforeAll(async () => {
       body: { called_number: location.tracking_phone, caller_number: '0412 345 678' },
     },
     { field: 'Query.dealership_plugins', path: '/api/v1/dealerships/richmond-toyota/plugins' },
-    { field: 'Query.car_redirect', path: `/api/v1/dealerships/richmond-toyota/redirect_service?website_id=richmond-toyota&stocknum=${car.stocknum}&fbclid=IwAR2xQ7demo` },
+    {
+      field: 'Query.car_redirect',
+      path: `/api/v1/dealerships/richmond-toyota/redirect_service?website_id=richmond-toyota&stocknum=${car.stocknum}&fbclid=IwAR2xQ7demo`,
+    },
     { field: 'Mutation.reserve_car', path: '/api/v1/cars/2/reserve?reserved=true' },
     { field: 'Query.website_models', path: '/api/v1/websites/richmond-toyota/models?version=2' },
   ];
@@ -157,10 +187,13 @@ describe('every operation on the demo data', () => {
     if (partnerToken === null) throw new Error('the partner token call handed out no token');
     const written = `${JSON.stringify(answers, null, 2)}\n`.replaceAll(partnerToken, EXAMPLE_PARTNER_TOKEN);
     if (process.env.UPDATE_OPENAPI_EXAMPLES) writeFileSync(EXAMPLES_FILE, written);
-    else expect(readFileSync(EXAMPLES_FILE, 'utf8'), 'src/rest/openapi-examples.json is stale: npm run openapi:examples rewrites it').toBe(written);
+    else
+      expect(readFileSync(EXAMPLES_FILE, 'utf8'), 'src/rest/openapi-examples.json is stale: npm run openapi:examples rewrites it').toBe(
+        written,
+      );
   });
 
-  it('answers every car, every dealership\'s payment processors and every contact with no null where the document says never', async () => {
+  it("answers every car, every dealership's payment processors and every contact with no null where the document says never", async () => {
     const cars = await app.db.car.findMany({ select: { id: true }, orderBy: { id: 'asc' }, take: 60 });
     for (const { id } of cars) {
       expect((await app.request(`/api/v1/cars/${id}/performance.json`, { key: allKey })).status).toBe(200);
@@ -192,7 +225,9 @@ describe('fields the spec types as always present', () => {
   };
 
   it('are required and non-nullable in the document', () => {
-    const schemas = (openApiDocument().components as { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> }).schemas;
+    const schemas = (
+      openApiDocument().components as { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> }
+    ).schemas;
     for (const [component, fields] of Object.entries(neverNull)) {
       for (const name of fields) {
         expect(schemas[component]?.required, `${component}.${name}`).toContain(name);
@@ -227,13 +262,21 @@ describe('the examples of the OpenAPI document', () => {
       const escapedPath = openApiPath(route.path).replace(/~/g, '~0').replace(/\//g, '~1');
       const requestExample = operation?.requestBody?.content?.['application/json']?.example;
       if (requestExample !== undefined) {
-        assertValidAgainst(`/paths/${escapedPath}/${method}/requestBody/content/application~1json/schema`, requestExample, `${route.field} request`);
+        assertValidAgainst(
+          `/paths/${escapedPath}/${method}/requestBody/content/application~1json/schema`,
+          requestExample,
+          `${route.field} request`,
+        );
         checked += 1;
       }
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
         const example = response.content?.['application/json']?.example;
         if (example === undefined) continue;
-        assertValidAgainst(`/paths/${escapedPath}/${method}/responses/${status}/content/application~1json/schema`, example, `${route.field} ${status}`);
+        assertValidAgainst(
+          `/paths/${escapedPath}/${method}/responses/${status}/content/application~1json/schema`,
+          example,
+          `${route.field} ${status}`,
+        );
         checked += 1;
       }
     }

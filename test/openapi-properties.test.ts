@@ -67,7 +67,9 @@ const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').r
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const operations = (): { path: string; method: string; operation: Operation }[] =>
-  Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+  Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
 
 /** A query parameter's text: `name=value`, an object as `name[key][inner]=value` (deepObject, nested as Rails reads it). */
 function queryPairs(name: string, value: unknown): [string, string][] {
@@ -101,13 +103,21 @@ async function send(path: string, method: string, call: Call, form = false, auth
 
 /** The schema at a field path of a 422 (`lead.payment_attributes.car_id`, `data.leadId`, `lead.tags[2]`) in this operation. */
 function schemaAtField(operation: Operation, field: string): JsonSchema | undefined {
-  const [first = '', ...rest] = field.replace(/\[\d+\]/g, '.[]').split('.').filter(Boolean);
+  const [first = '', ...rest] = field
+    .replace(/\[\d+\]/g, '.[]')
+    .split('.')
+    .filter(Boolean);
   const parameter = operation.parameters?.find((candidate) => candidate.name === first);
-  let schema: JsonSchema | undefined = parameter?.schema ?? (operation.requestBody?.content['application/json']?.schema.properties as Record<string, JsonSchema> | undefined)?.[first];
+  let schema: JsonSchema | undefined =
+    parameter?.schema ??
+    (operation.requestBody?.content['application/json']?.schema.properties as Record<string, JsonSchema> | undefined)?.[first];
   for (const part of rest) {
     if (!schema) return undefined;
     const resolved = nonNull(schemas.resolve(schema));
-    schema = part === '[]' ? (resolved.items as JsonSchema | undefined) : ((resolved.properties as Record<string, JsonSchema> | undefined)?.[part] ?? undefined);
+    schema =
+      part === '[]'
+        ? (resolved.items as JsonSchema | undefined)
+        : ((resolved.properties as Record<string, JsonSchema> | undefined)?.[part] ?? undefined);
   }
   return schema ? schemas.resolve(schema) : undefined;
 }
@@ -121,7 +131,9 @@ function nonNull(schema: JsonSchema): JsonSchema {
 }
 
 const refersToRows = (schema: JsonSchema | undefined): boolean =>
-  schema !== undefined && (typeof schema['x-references'] === 'string' || (Array.isArray(schema.anyOf) && (schema.anyOf as JsonSchema[]).some((branch) => typeof branch['x-references'] === 'string')));
+  schema !== undefined &&
+  (typeof schema['x-references'] === 'string' ||
+    (Array.isArray(schema.anyOf) && (schema.anyOf as JsonSchema[]).some((branch) => typeof branch['x-references'] === 'string')));
 
 /** Where the operation's parts are in the document, for its validator. */
 function pointers(path: string, method: string) {
@@ -157,7 +169,8 @@ function documentedProblem(path: string, method: string, operation: Operation, c
 function exampleCall(operation: Operation): Call {
   const call: Call = { path: {}, query: {}, header: {} };
   for (const parameter of operation.parameters ?? []) {
-    if (parameter.example !== undefined && parameter.in !== 'header') call[parameter.in][parameter.name] = structuredClone(parameter.example);
+    if (parameter.example !== undefined && parameter.in !== 'header')
+      call[parameter.in][parameter.name] = structuredClone(parameter.example);
   }
   const body = operation.requestBody?.content['application/json']?.example;
   if (body !== undefined) call.body = structuredClone(body);
@@ -174,7 +187,9 @@ beforeAll(async () => {
   const created = await app.request('/api/v1/leads', {
     method: 'POST',
     key,
-    json: { lead: { email: 'property@example.com', phone: '0412 345 678', dealership_id: 1, category: 'Used Vehicle Enquiry', source: 'Website' } },
+    json: {
+      lead: { email: 'property@example.com', phone: '0412 345 678', dealership_id: 1, category: 'Used Vehicle Enquiry', source: 'Website' },
+    },
   });
   expect(created.status).toBe(201);
   stateful = { leadId: ((await created.json()) as { lead: { id: number } }).lead.id };
@@ -195,27 +210,44 @@ describe('requests generated from the OpenAPI document', () => {
       const part = (where: Parameter['in']) =>
         fc.record(
           Object.fromEntries(
-            parameters.filter((parameter) => parameter.in === where).map((parameter) => [parameter.name, schemas.of(parameter.schema, example[where][parameter.name])]),
+            parameters
+              .filter((parameter) => parameter.in === where)
+              .map((parameter) => [parameter.name, schemas.of(parameter.schema, example[where][parameter.name])]),
           ),
-          { requiredKeys: parameters.filter((parameter) => parameter.in === where && parameter.required).map((parameter) => parameter.name) },
+          {
+            requiredKeys: parameters.filter((parameter) => parameter.in === where && parameter.required).map((parameter) => parameter.name),
+          },
         );
       const bodySchema = operation.requestBody?.content['application/json']?.schema;
       const calls = fc
-        .record({ path: part('path'), query: part('query'), header: part('header'), body: bodySchema ? schemas.of(bodySchema, example.body) : fc.constant(undefined) })
+        .record({
+          path: part('path'),
+          query: part('query'),
+          header: part('header'),
+          body: bodySchema ? schemas.of(bodySchema, example.body) : fc.constant(undefined),
+        })
         .map((call): Call => (call.body === undefined ? { path: call.path, query: call.query, header: call.header } : call))
         .filter((call) => documentedProblem(path, method, operation, call) === null);
       await fc.assert(
         fc.asyncProperty(calls, async (call) => {
           requests += 1;
           // An Idempotency-Key is new for each new request (as the document says): a repeated one answers the first request's result.
-          if (call.header['Idempotency-Key'] !== undefined) call.header['Idempotency-Key'] = `${String(call.header['Idempotency-Key'])}-${requests}`.slice(-255);
+          if (call.header['Idempotency-Key'] !== undefined)
+            call.header['Idempotency-Key'] = `${String(call.header['Idempotency-Key'])}-${requests}`.slice(-255);
           const answers = [await send(path, method, call)];
           // The same body as a Rails-style multipart form, where the document's form allows it (free-form keys are
           // any text in JSON, but not in a form key), is read alike.
           const form = call.body === undefined ? undefined : railsFormFields(call.body);
-          if (form && operation.requestBody?.content['multipart/form-data'] && validationErrors(pointers(path, method).form, form) === null) {
+          if (
+            form &&
+            operation.requestBody?.content['multipart/form-data'] &&
+            validationErrors(pointers(path, method).form, form) === null
+          ) {
             // A new request, with a new Idempotency-Key (a form without the JSON's nulls is another body).
-            const formCall = call.header['Idempotency-Key'] === undefined ? call : { ...call, header: { ...call.header, 'Idempotency-Key': `form-${requests}` } };
+            const formCall =
+              call.header['Idempotency-Key'] === undefined
+                ? call
+                : { ...call, header: { ...call.header, 'Idempotency-Key': `form-${requests}` } };
             answers.push(await send(path, method, formCall, true));
           }
           for (const [index, response] of answers.entries()) {
@@ -250,14 +282,16 @@ function breachesOf(raw: JsonSchema, required: boolean, inQuery: boolean): Breac
   const breaches: Breach[] = [];
   if (required) breaches.push({ label: 'missing', value: undefined });
   if (!nullable && !inQuery && !types.includes('null')) breaches.push({ label: 'null', value: null });
-  if (Array.isArray(schema.enum)) breaches.push({ label: 'not in the list', value: typeof schema.enum[0] === 'number' ? 987_654 : 'no-such-value-zz' });
+  if (Array.isArray(schema.enum))
+    breaches.push({ label: 'not in the list', value: typeof schema.enum[0] === 'number' ? 987_654 : 'no-such-value-zz' });
   if (types.includes('string')) {
     if (!inQuery) breaches.push({ label: 'wrong type', value: 12_345 });
     if (typeof schema.maxLength === 'number') breaches.push({ label: 'too long', value: 'x'.repeat(schema.maxLength + 1) });
     if (typeof schema.pattern === 'string') {
       const pattern = new RegExp(schema.pattern, 'u');
       const unlike = ['a\u0000b', 'x\ud800y', '99/99/9999', 'not valid here!', ' ', 'x'].find((text) => !pattern.test(text));
-      if (unlike !== undefined) breaches.push({ label: `not of the pattern (${schema.pattern === TEXT_PATTERN ? 'NUL' : 'form'})`, value: unlike });
+      if (unlike !== undefined)
+        breaches.push({ label: `not of the pattern (${schema.pattern === TEXT_PATTERN ? 'NUL' : 'form'})`, value: unlike });
     }
   }
   if (types.includes('integer') || types.includes('number')) {
@@ -309,7 +343,11 @@ describe('requests that break a constraint the document states', () => {
           const call = structuredClone(base);
           if (breach.value === undefined) delete call[parameter.in][parameter.name];
           else call[parameter.in][parameter.name] = breach.value;
-          await attempt(`${parameter.in} ${parameter.name} ${breach.label}`, call, parameter.in === 'query' && parameter.name === 'token' && operation.security?.length !== 0);
+          await attempt(
+            `${parameter.in} ${parameter.name} ${breach.label}`,
+            call,
+            parameter.in === 'query' && parameter.name === 'token' && operation.security?.length !== 0,
+          );
         }
       }
       const bodySchema = operation.requestBody?.content['application/json']?.schema;
@@ -342,7 +380,12 @@ describe('requests that break a constraint the document states', () => {
  * The object at `at` in the call's body, made from a value the document allows where the example has
  * none (so that only the field under test breaks a rule); null when none can be made.
  */
-function placeAt(call: Call, at: readonly string[], make: (schema: JsonSchema) => unknown, bodySchema: JsonSchema): Record<string, unknown> | null {
+function placeAt(
+  call: Call,
+  at: readonly string[],
+  make: (schema: JsonSchema) => unknown,
+  bodySchema: JsonSchema,
+): Record<string, unknown> | null {
   if (!isObject(call.body)) call.body = {};
   let node = call.body as Record<string, unknown>;
   let schema = bodySchema;

@@ -11,7 +11,13 @@ import { assertMatchesContract, openApiDocument } from './support/contract.ts';
 import { LINTED_PUBLIC_URL, lintOpenApiDocument } from '../scripts/openapi-lint.ts';
 import { buildOpenApiDocument } from '../src/rest/openapi.ts';
 
-type Operation = { parameters?: { name: string; in: string }[]; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[]; 'x-permission'?: string };
+type Operation = {
+  parameters?: { name: string; in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  security?: unknown[];
+  'x-permission'?: string;
+};
 type Paths = Record<string, Record<string, Operation>>;
 
 let app: TestApp;
@@ -27,7 +33,7 @@ beforeAll(async () => {
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 by a third-party validator', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(served) as unknown as Parameters<Validator["validate"]>[0]);
+    const result = await validator.validate(structuredClone(served) as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
@@ -38,7 +44,12 @@ describe('the OpenAPI document', () => {
     const report = await lintOpenApiDocument(buildOpenApiDocument(getSchema(), { publicUrl: LINTED_PUBLIC_URL }));
     expect(report.problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-    const bare = await lintOpenApiDocument({ openapi: '3.1.0', info: { title: 'x', version: '1' }, servers: [{ url: 'http://localhost:4000' }], paths: {} });
+    const bare = await lintOpenApiDocument({
+      openapi: '3.1.0',
+      info: { title: 'x', version: '1' },
+      servers: [{ url: 'http://localhost:4000' }],
+      paths: {},
+    });
     expect(bare.problems.map((problem) => problem.ruleId)).toEqual(expect.arrayContaining(['info-license', 'no-server-example.com']));
   }, 60_000);
 
@@ -47,7 +58,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('has exactly the operations of the route table, and every route is implemented', () => {
-    const documented = Object.entries(served.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(served.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     const routed = restRoutes.map((route) => `${route.method} ${openApiPath(route.path)}`);
     expect(documented.sort()).toEqual(routed.sort());
   });
@@ -81,7 +94,18 @@ describe('what the document tells an integrator', () => {
     info: { contact?: { url?: string }; license?: { name?: string } };
     servers: { url: string }[];
     tags: { name: string; description: string }[];
-    paths: Record<string, Record<string, Operation & { tags: string[]; description: string; parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { example?: unknown }> }> }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        Operation & {
+          tags: string[];
+          description: string;
+          parameters?: { name: string; in: string }[];
+          responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { example?: unknown }> }>;
+        }
+      >
+    >;
   };
   const full = () => served as unknown as Full;
   const operations = () => Object.values(full().paths).flatMap((byMethod) => Object.values(byMethod));
@@ -100,16 +124,21 @@ describe('what the document tells an integrator', () => {
 
   it('documents 429 with Retry-After and the rate-limit headers on every operation, and an example on every error', () => {
     for (const operation of operations()) {
-      expect(Object.keys(operation.responses['429']?.headers ?? {})).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']));
+      expect(Object.keys(operation.responses['429']?.headers ?? {})).toEqual(
+        expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']),
+      );
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (Number(status) >= 400) expect(response.content?.['application/json']?.example, `${operation['x-permission']} ${status}`).toBeDefined();
+        if (Number(status) >= 400)
+          expect(response.content?.['application/json']?.example, `${operation['x-permission']} ${status}`).toBeDefined();
       }
     }
   });
 
   it('states per operation what a key without its permission gets, as its root field declares', () => {
     for (const route of restRoutes) {
-      const operation = served.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] as Operation & { 'x-permission-denied-status'?: number };
+      const operation = served.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] as Operation & {
+        'x-permission-denied-status'?: number;
+      };
       const { access, deniedStatus } = accessOfRoute(route, getSchema());
       if (access === 'public' || access === 'authenticated') continue;
       expect(operation['x-permission-denied-status'], route.field).toBe(deniedStatus);
@@ -134,7 +163,9 @@ describe('what the document tells an integrator', () => {
           expect(Object.keys(headers), `${route.path} ${status}`).not.toEqual(expect.arrayContaining(['Deprecation']));
           continue;
         }
-        expect(headers.Deprecation?.example, `${route.path} ${status}`).toBe(`@${Date.parse(`${route.deprecated.since}T00:00:00Z`) / 1000}`);
+        expect(headers.Deprecation?.example, `${route.path} ${status}`).toBe(
+          `@${Date.parse(`${route.deprecated.since}T00:00:00Z`) / 1000}`,
+        );
         expect(headers.Sunset?.example, `${route.path} ${status}`).toBe(new Date(`${route.deprecated.sunset}T00:00:00Z`).toUTCString());
       }
     }
@@ -149,16 +180,21 @@ describe('what the document tells an integrator', () => {
 
 describe('the contract checker', () => {
   const details = '/api/v1/apikeys/apikey_details.json';
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
   it('accepts a documented answer', async () => {
     await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [] }))).resolves.toBeUndefined();
   });
 
   it('rejects an extra field, a missing field, a wrong type and an undocumented status', async () => {
-    await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], secret: 'x' }))).rejects.toThrow(/does not match/);
+    await expect(
+      assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], secret: 'x' })),
+    ).rejects.toThrow(/does not match/);
     await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [] }))).rejects.toThrow(/does not match/);
-    await expect(assertMatchesContract('GET', details, json(200, { id: '1', permissions: [], dealerships: [] }))).rejects.toThrow(/does not match/);
+    await expect(assertMatchesContract('GET', details, json(200, { id: '1', permissions: [], dealerships: [] }))).rejects.toThrow(
+      /does not match/,
+    );
     await expect(assertMatchesContract('GET', details, json(418, { error: 'teapot', message: 'x' }))).rejects.toThrow(/does not list/);
     await expect(assertMatchesContract('GET', details, json(401, { error: 'unauthorized' }))).rejects.toThrow(/does not match/);
   });

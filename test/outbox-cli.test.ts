@@ -46,7 +46,11 @@ beforeAll(async () => {
   await makeUser(app.db, [dealership.id], { name: 'Ann', email: 'ann@harbour.example.com' });
   await makeUser(app.db, [dealership.id], { name: 'Bob', email: 'bob@harbour.example.com' });
   const writer = await makeKey(app.db, { permissions: ['create:lead'] });
-  const response = await app.request('/api/v1/leads', { method: 'POST', key: writer.key, json: { lead: samplePayload(dealership.id, { email: CUSTOMER }) } });
+  const response = await app.request('/api/v1/leads', {
+    method: 'POST',
+    key: writer.key,
+    json: { lead: samplePayload(dealership.id, { email: CUSTOMER }) },
+  });
   expect(response.status).toBe(201);
   leadId = ((await response.json()) as { lead: { id: number } }).lead.id;
   const rows = await app.db.outboxMessage.findMany({ where: { lead_id: leadId }, orderBy: { id: 'asc' } });
@@ -62,18 +66,54 @@ beforeAll(async () => {
     where: { id: customerMessage },
     data: { status: 'failed', attempts: 6, last_error: `550 5.1.1 <${CUSTOMER}>: Recipient address rejected` },
   });
-  await app.db.outboxMessage.update({ where: { id: annMessage }, data: { status: 'sent', attempts: 1, sent_at: new Date(Date.now() - 40 * DAY_MS) } });
-  await app.db.outboxMessage.update({ where: { id: bobMessage }, data: { attempts: 2, due_at: new Date(Date.now() + 3_600_000), last_error: '421 4.7.0 Try again later' } });
+  await app.db.outboxMessage.update({
+    where: { id: annMessage },
+    data: { status: 'sent', attempts: 1, sent_at: new Date(Date.now() - 40 * DAY_MS) },
+  });
+  await app.db.outboxMessage.update({
+    where: { id: bobMessage },
+    data: { attempts: 2, due_at: new Date(Date.now() + 3_600_000), last_error: '421 4.7.0 Try again later' },
+  });
 });
 
 describe('npm run outbox -- list', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('lists the unsent messages with the addresses masked, as JSON', async () => {
     const entries = await outboxJson<OutboxEntry[]>('list');
-    expect(entries.map(({ id, kind, lead_id, recipient, status, attempts, last_error }) => ({ id, kind, lead_id, recipient, status, attempts, last_error }))).toEqual([
-      { id: customerMessage, kind: CUSTOMER_EMAIL, lead_id: leadId, recipient: 'j***@example.com', status: 'failed', attempts: 6, last_error: '550 5.1.1 <j***@example.com>: Recipient address rejected' },
-      { id: bobMessage, kind: DEALERSHIP_NOTIFICATION, lead_id: leadId, recipient: 'b***@harbour.example.com', status: 'pending', attempts: 2, last_error: '421 4.7.0 Try again later' },
+    expect(
+      entries.map(({ id, kind, lead_id, recipient, status, attempts, last_error }) => ({
+        id,
+        kind,
+        lead_id,
+        recipient,
+        status,
+        attempts,
+        last_error,
+      })),
+    ).toEqual([
+      {
+        id: customerMessage,
+        kind: CUSTOMER_EMAIL,
+        lead_id: leadId,
+        recipient: 'j***@example.com',
+        status: 'failed',
+        attempts: 6,
+        last_error: '550 5.1.1 <j***@example.com>: Recipient address rejected',
+      },
+      {
+        id: bobMessage,
+        kind: DEALERSHIP_NOTIFICATION,
+        lead_id: leadId,
+        recipient: 'b***@harbour.example.com',
+        status: 'pending',
+        attempts: 2,
+        last_error: '421 4.7.0 Try again later',
+      },
     ]);
-    expect((await outboxJson<OutboxEntry[]>('list', '--status', 'all')).map((entry) => entry.id)).toEqual([customerMessage, annMessage, bobMessage]);
+    expect((await outboxJson<OutboxEntry[]>('list', '--status', 'all')).map((entry) => entry.id)).toEqual([
+      customerMessage,
+      annMessage,
+      bobMessage,
+    ]);
     expect((await outboxJson<OutboxEntry[]>('list', '--status', 'sent')).map((entry) => entry.id)).toEqual([annMessage]);
   });
 
@@ -82,7 +122,9 @@ describe('npm run outbox -- list', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+KIND\s+LEAD\s+RECIPIENT\s+STATUS\s+ATTEMPTS\s+DUE\s+LAST ERROR$/);
-    expect(lines[1]).toMatch(new RegExp(`^${customerMessage}\\s+${CUSTOMER_EMAIL}\\s+${leadId}\\s+j\\*\\*\\*@example\\.com\\s+failed\\s+6\\s+`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^${customerMessage}\\s+${CUSTOMER_EMAIL}\\s+${leadId}\\s+j\\*\\*\\*@example\\.com\\s+failed\\s+6\\s+`),
+    );
     expect(lines).toHaveLength(4);
     expect(result.stdout).not.toMatch(/jane\.citizen@|ann@|bob@/i);
   });
@@ -106,7 +148,14 @@ describe('npm run outbox -- retry', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 
     const mailer = createMailer({ smtpUrl: null, mailFrom: app.config.mailFrom }, silent);
     app.clock.set(new Date());
-    await deliverDueMessages({ db: app.db, engine: app.config.engine, mailer, logger: silent, now: app.clock.now, mailFrom: app.config.mailFrom });
+    await deliverDueMessages({
+      db: app.db,
+      engine: app.config.engine,
+      mailer,
+      logger: silent,
+      now: app.clock.now,
+      mailFrom: app.config.mailFrom,
+    });
     expect(await row(customerMessage)).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
     // Bob's message was not retried: it still waits for its turn.
     expect(await row(bobMessage)).toMatchObject({ status: 'pending', attempts: 2 });
@@ -143,9 +192,16 @@ describe('npm run outbox -- purge', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 
     // The customer's message was sent just now: too recent. Bob's failed one is kept without --failed.
     expect(await outboxJson('purge', '--yes')).toEqual({ dry_run: false, older_than_days: 30, sent: 1, failed: null });
-    expect((await app.db.outboxMessage.findMany({ where: { lead_id: leadId }, orderBy: { id: 'asc' } })).map((message) => message.id)).toEqual([customerMessage, bobMessage]);
+    expect(
+      (await app.db.outboxMessage.findMany({ where: { lead_id: leadId }, orderBy: { id: 'asc' } })).map((message) => message.id),
+    ).toEqual([customerMessage, bobMessage]);
 
-    expect(await outboxJson('purge', '--failed', '--older-than-days', '0', '--yes')).toEqual({ dry_run: false, older_than_days: 0, sent: 1, failed: 1 });
+    expect(await outboxJson('purge', '--failed', '--older-than-days', '0', '--yes')).toEqual({
+      dry_run: false,
+      older_than_days: 0,
+      sent: 1,
+      failed: 1,
+    });
     expect(await app.db.outboxMessage.count({ where: { lead_id: leadId } })).toBe(0);
   });
 });

@@ -47,7 +47,11 @@ async function enqueue(count: number, tag: string): Promise<{ id: number; create
       due_at: new Date('2000-01-01T00:00:00.000Z'),
     })),
   });
-  return db.outboxMessage.findMany({ where: { subject: { startsWith: `${tag} ` } }, select: { id: true, created_at: true }, orderBy: { id: 'asc' } });
+  return db.outboxMessage.findMany({
+    where: { subject: { startsWith: `${tag} ` } },
+    select: { id: true, created_at: true },
+    orderBy: { id: 'asc' },
+  });
 }
 
 async function waitUntil(what: string, condition: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
@@ -95,7 +99,10 @@ describe.skipIf(testEngine !== 'postgresql')('three instances on one PostgreSQL 
     // computed once for a whole round, ends under its sender and another instance sends again.
     smtp.replyDelayMs = LEASE_MS + 500;
     await Promise.all([startInstance(), startInstance(), startInstance()]);
-    await waitUntil('every message is sent', async () => (await db.outboxMessage.count({ where: { id: { in: rows.map((row) => row.id) }, status: 'sent' } })) === rows.length);
+    await waitUntil(
+      'every message is sent',
+      async () => (await db.outboxMessage.count({ where: { id: { in: rows.map((row) => row.id) }, status: 'sent' } })) === rows.length,
+    );
 
     const expected = rows.map((row) => outboxMessageId(row, MAIL_FROM)).sort();
     const accepted = countBy(smtp.received.map((mail) => mail.messageId));
@@ -105,8 +112,12 @@ describe.skipIf(testEngine !== 'postgresql')('three instances on one PostgreSQL 
     expect(smtp.arrived).toHaveLength(rows.length);
     const stored = await db.outboxMessage.findMany({ where: { id: { in: rows.map((row) => row.id) } } });
     expect(stored.every((row) => row.status === 'sent' && row.attempts === 1 && row.locked_until === null)).toBe(true);
-    const senders = running.map((service) => service.lines.filter((line) => line.msg === 'outbox delivery').reduce((sum, line) => sum + Number(line.sent), 0));
-    console.info(`slow SMTP, 3 instances: ${rows.length} messages, ${smtp.received.length} accepted, sent per instance ${senders.join('/')}`);
+    const senders = running.map((service) =>
+      service.lines.filter((line) => line.msg === 'outbox delivery').reduce((sum, line) => sum + Number(line.sent), 0),
+    );
+    console.info(
+      `slow SMTP, 3 instances: ${rows.length} messages, ${smtp.received.length} accepted, sent per instance ${senders.join('/')}`,
+    );
   }, 180_000);
 });
 
@@ -126,7 +137,9 @@ describe('kill -9 of an instance while a message is in flight', () => {
     // The process has exited; the server learns of its closed connection a moment later. Only then
     // does the reply go out, to a sender that is gone (a reply before that would count as delivered).
     const inFlightMail = smtp.arrived.find((mail) => mail.messageId === inFlightId);
-    await waitUntil('the SMTP server sees the killed sender disconnect', () => Promise.resolve(inFlightMail !== undefined && smtp.senderGone(inFlightMail)));
+    await waitUntil('the SMTP server sees the killed sender disconnect', () =>
+      Promise.resolve(inFlightMail !== undefined && smtp.senderGone(inFlightMail)),
+    );
     // The server answers only now, to a sender that is gone: the message was not delivered.
     smtp.holdReplies = null;
     release();
@@ -137,7 +150,10 @@ describe('kill -9 of an instance while a message is in flight', () => {
     expect(heldRow.locked_until).not.toBeNull();
 
     await startInstance();
-    await waitUntil('every message is sent', async () => (await db.outboxMessage.count({ where: { id: { in: rows.map((row) => row.id) }, status: 'sent' } })) === rows.length);
+    await waitUntil(
+      'every message is sent',
+      async () => (await db.outboxMessage.count({ where: { id: { in: rows.map((row) => row.id) }, status: 'sent' } })) === rows.length,
+    );
     const expected = rows.map((row) => outboxMessageId(row, MAIL_FROM)).sort();
     expect(smtp.received.map((mail) => mail.messageId).sort()).toEqual(expected);
     // The message that was in flight arrived twice (once unanswered), both times with one Message-ID.

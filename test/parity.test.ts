@@ -65,7 +65,10 @@ function graphQLFor(field: GraphQLField<unknown, unknown>, url: URL, params: Rec
   const passing = used.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
   const named = getNamedType(field.type);
   const select = isObjectType(named) ? selection(named) : '';
-  return { query: `query${declarations ? `(${declarations})` : ''} { ${field.name}${passing ? `(${passing})` : ''} ${select} }`, variables };
+  return {
+    query: `query${declarations ? `(${declarations})` : ''} { ${field.name}${passing ? `(${passing})` : ''} ${select} }`,
+    variables,
+  };
 }
 
 describe('REST and GraphQL answer the same', () => {

@@ -95,7 +95,11 @@ describe('POST /api/v1/partner/tokens', () => {
 
   it('answers the same shape through GraphQL, with the same expiry', async () => {
     const rest = await (await app.request(TOKENS, { method: 'POST', key: partnerKey, json: { email: priya.email } })).json();
-    const graph = await app.graphql<{ create_partner_token: { redirect_url: string; expires_at: string } }>(CREATE, { email: priya.email }, partnerKey);
+    const graph = await app.graphql<{ create_partner_token: { redirect_url: string; expires_at: string } }>(
+      CREATE,
+      { email: priya.email },
+      partnerKey,
+    );
     expect(graph.errors).toBeUndefined();
     const result = graph.data!.create_partner_token;
     // Tokens are random, so the two answers differ only in the token.
@@ -160,7 +164,10 @@ describe('POST /api/v1/partner/tokens', () => {
   it('answers 403 forbidden to a key without create:partner_token', async () => {
     const response = await app.request(TOKENS, { method: 'POST', key: otherKey, json: { email: priya.email } });
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'forbidden',
+      message: 'This API key does not have the permission this operation needs.',
+    });
     const graph = await app.graphql(CREATE, { email: priya.email }, otherKey);
     expect(graph.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
@@ -275,7 +282,11 @@ describe('GET /api/v1/partner/sign_on', () => {
     const token = await newToken();
     const graph = await app.graphql<{ redeem_partner_token: { location: string } }>(REDEEM, { token });
     expect(graph.errors).toBeUndefined();
-    const claims = await verifySessionValue(sessionOf(graph.data!.redeem_partner_token.location), app.config.sessionSigningSecret, app.clock.now());
+    const claims = await verifySessionValue(
+      sessionOf(graph.data!.redeem_partner_token.location),
+      app.config.sessionSigningSecret,
+      app.clock.now(),
+    );
     expect(claims?.sub).toBe(String(priya.id));
 
     const again = await app.graphql(REDEEM, { token });
@@ -324,16 +335,36 @@ describe('verifySessionValue', () => {
   it('is a standard JWT: another JWT library reads ours, and we read one it signed with the header in another order', async () => {
     const key = new TextEncoder().encode(secret);
     const ours = await value();
-    const { payload, protectedHeader } = await jwtVerify(ours, key, { currentDate: now, issuer: 'dealership-gateway', audience: 'platform-partner-sso' });
+    const { payload, protectedHeader } = await jwtVerify(ours, key, {
+      currentDate: now,
+      issuer: 'dealership-gateway',
+      audience: 'platform-partner-sso',
+    });
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toMatchObject({ sub: '7', email: 'a@b.example', exp: payload.iat! + 120 });
     const iat = Math.floor(now.getTime() / 1000);
     // The hand-rolled verifier compared the header text byte for byte and refused this valid value.
-    const theirs = await new SignJWT({ email: 'c@d.example', iss: 'dealership-gateway', aud: 'platform-partner-sso', sub: '9', iat, exp: iat + 120, jti: 'j-1' })
+    const theirs = await new SignJWT({
+      email: 'c@d.example',
+      iss: 'dealership-gateway',
+      aud: 'platform-partner-sso',
+      sub: '9',
+      iat,
+      exp: iat + 120,
+      jti: 'j-1',
+    })
       .setProtectedHeader({ typ: 'JWT', alg: 'HS256' })
       .sign(key);
     expect(await verifySessionValue(theirs, secret, now)).toMatchObject({ sub: '9', email: 'c@d.example', jti: 'j-1' });
-    const hs512 = await new SignJWT({ email: 'c@d.example', iss: 'dealership-gateway', aud: 'platform-partner-sso', sub: '9', iat, exp: iat + 120, jti: 'j-2' })
+    const hs512 = await new SignJWT({
+      email: 'c@d.example',
+      iss: 'dealership-gateway',
+      aud: 'platform-partner-sso',
+      sub: '9',
+      iat,
+      exp: iat + 120,
+      jti: 'j-2',
+    })
       .setProtectedHeader({ alg: 'HS512', typ: 'JWT' })
       .sign(new Uint8Array(64).fill(1));
     expect(await verifySessionValue(hs512, secret, now)).toBeNull();
@@ -350,7 +381,10 @@ describe('logging', () => {
       },
     });
     const yoga = createApp(
-      instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: pino({ level: 'trace' }, sink), keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }) }),
+      instanceDeps(
+        { config: app.config, db: app.db, now: app.clock.now },
+        { logger: pino({ level: 'trace' }, sink), keys: createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 0 }) },
+      ),
     );
     const created = await yoga.fetch('http://gateway.test/api/v1/partner/tokens', {
       method: 'POST',

@@ -134,7 +134,10 @@ describe.runIf(testEngine === 'postgresql' && existsSync(PGBOUNCER))('behind PgB
     const leads = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
         call(appOf(index), 'POST', '/api/v1/leads', {
-          lead: samplePayload(dealership.id, { email: `pooled${index}@example.com`, lead_files_attributes: [{ file_type: 'resume', file: PDF_BYTES.toString('base64') }] }),
+          lead: samplePayload(dealership.id, {
+            email: `pooled${index}@example.com`,
+            lead_files_attributes: [{ file_type: 'resume', file: PDF_BYTES.toString('base64') }],
+          }),
         }),
       ),
     );

@@ -81,11 +81,22 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     const body = await response.json();
     expect(body.status).toBe('accepted');
     const row = await app.db.phoneCall.findUniqueOrThrow({ where: { id: body.id } });
-    expect(row).toMatchObject({ called_number: '+61395551234', caller_number: caller.e164, dealership_id: south.id, location_id: southYard.id });
+    expect(row).toMatchObject({
+      called_number: '+61395551234',
+      caller_number: caller.e164,
+      dealership_id: south.id,
+      location_id: southYard.id,
+    });
   });
 
   it("takes a Twilio-style form's CallSid as the call id and ignores the fields it does not use", async () => {
-    const form = { CallSid: 'CA0123456789abcdef', AccountSid: 'AC1', Direction: 'inbound', called_number: '0293744000', caller_number: caller.local };
+    const form = {
+      CallSid: 'CA0123456789abcdef',
+      AccountSid: 'AC1',
+      Direction: 'inbound',
+      called_number: '0293744000',
+      caller_number: caller.local,
+    };
     const first = await (await postForm(form, `?token=${providerKey}`)).json();
     app.clock.advance(10 * 60_000);
     // Same CallSid ten minutes later: still the same call.
@@ -171,7 +182,12 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     it("matches the lead's contact's phone too", async () => {
       const car = await makeCar(app.db, north.id);
       const contact = await makeContact(app.db, north.id, { phone: caller.e164 });
-      await makeLead(app.db, north.id, { phone: null, contact_id: contact.id, car_id: car.id, created_at: new Date(app.clock.now().getTime() - DAY) });
+      await makeLead(app.db, north.id, {
+        phone: null,
+        contact_id: contact.id,
+        car_id: car.id,
+        created_at: new Date(app.clock.now().getTime() - DAY),
+      });
       const { id } = await (await post({ called_number: '0293744000', caller_number: caller.local })).json();
       expect((await app.db.phoneCall.findUniqueOrThrow({ where: { id } })).car_id).toBe(car.id);
     });
@@ -186,7 +202,8 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     it("counts in that car's performance phone_calls figure", async () => {
       const car = await makeCar(app.db, north.id);
       await makeLead(app.db, north.id, { phone: caller.e164, car_id: car.id, created_at: new Date(app.clock.now().getTime() - DAY) });
-      const performance = async () => (await (await app.request(`/api/v1/cars/${car.id}/performance.json`, { key: readCarKey })).json()).phone_calls;
+      const performance = async () =>
+        (await (await app.request(`/api/v1/cars/${car.id}/performance.json`, { key: readCarKey })).json()).phone_calls;
       expect(await performance()).toBe(0);
       await post({ called_number: '0293744000', caller_number: caller.local, call_id: `perf-${callerSequence}` });
       await post({ called_number: '0293744000', caller_number: caller.local, call_id: `perf-${callerSequence}` });
@@ -209,7 +226,7 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
       });
     });
 
-    it("from a key restricted to other dealerships is recorded without the dealership, and answered alike", async () => {
+    it('from a key restricted to other dealerships is recorded without the dealership, and answered alike', async () => {
       const car = await makeCar(app.db, south.id);
       await makeLead(app.db, south.id, { phone: caller.e164, car_id: car.id, created_at: new Date(app.clock.now().getTime() - DAY) });
       const foreign = await post({ called_number: '0395551234', caller_number: caller.local }, northProviderKey);
@@ -225,7 +242,10 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
         location_id: null,
         car_id: null,
       });
-      expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: ownBody.id } })).toMatchObject({ dealership_id: north.id, location_id: northYard.id });
+      expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: ownBody.id } })).toMatchObject({
+        dealership_id: north.id,
+        location_id: northYard.id,
+      });
     });
 
     it('keeps numbers that are not valid phone numbers: their digits, or the text of a withheld caller', async () => {
@@ -236,7 +256,10 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
         dealership_id: north.id,
         car_id: null,
       });
-      expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: short.id } })).toMatchObject({ called_number: '1234', dealership_id: null });
+      expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: short.id } })).toMatchObject({
+        called_number: '1234',
+        dealership_id: null,
+      });
     });
   });
 
@@ -244,8 +267,18 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     ['no called_number', { caller_number: '0412345678' }, 'called_number', 'called_number: is required'],
     ['a blank called_number', { called_number: '  ', caller_number: '0412345678' }, 'called_number', 'called_number: is required'],
     ['no caller_number', { called_number: '0293744000' }, 'caller_number', 'caller_number: is required'],
-    ['a caller_number that is too long', { called_number: '0293744000', caller_number: '1'.repeat(65) }, 'caller_number', 'caller_number: must be at most 64 characters'],
-    ['a call_id that is too long', { called_number: '0293744000', caller_number: '0412345678', call_id: 'c'.repeat(129) }, 'call_id', 'call_id: must be at most 128 characters'],
+    [
+      'a caller_number that is too long',
+      { called_number: '0293744000', caller_number: '1'.repeat(65) },
+      'caller_number',
+      'caller_number: must be at most 64 characters',
+    ],
+    [
+      'a call_id that is too long',
+      { called_number: '0293744000', caller_number: '0412345678', call_id: 'c'.repeat(129) },
+      'call_id',
+      'call_id: must be at most 128 characters',
+    ],
   ];
 
   it.each(invalid)('answers 422 naming the field for %s, and records nothing', async (_label, body, field, message) => {
@@ -268,7 +301,11 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     ['an invalid bearer', PATH, { authorization: 'Bearer dlr_not_a_real_key' }],
   ])('answers 401 unauthorized with %s, and records nothing', async (_label, path, headers) => {
     const before = await app.db.phoneCall.count();
-    const response = await app.request(path, { method: 'POST', headers, json: { called_number: '0293744000', caller_number: caller.local } });
+    const response = await app.request(path, {
+      method: 'POST',
+      headers,
+      json: { called_number: '0293744000', caller_number: caller.local },
+    });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
       error: 'unauthorized',
@@ -282,7 +319,10 @@ describe('POST /api/v1/webhooks/phone_calls_webhooks/generic', () => {
     const byQuery = await postForm({ called_number: '0293744000', caller_number: caller.local }, `?token=${otherKey}`);
     for (const response of [byHeader, byQuery]) {
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+      expect(await response.json()).toEqual({
+        error: 'forbidden',
+        message: 'This API key does not have the permission this operation needs.',
+      });
     }
   });
 });
@@ -303,9 +343,15 @@ describe('Mutation.phone_call_webhook', () => {
   });
 
   it('records a new call', async () => {
-    const graph = await app.graphql<{ phone_call_webhook: { status: string; id: number } }>(WEBHOOK, { called: '0293744000', caller: caller.local }, providerKey);
+    const graph = await app.graphql<{ phone_call_webhook: { status: string; id: number } }>(
+      WEBHOOK,
+      { called: '0293744000', caller: caller.local },
+      providerKey,
+    );
     expect(graph.data!.phone_call_webhook.status).toBe('accepted');
-    expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: graph.data!.phone_call_webhook.id } })).toMatchObject({ location_id: northYard.id });
+    expect(await app.db.phoneCall.findUniqueOrThrow({ where: { id: graph.data!.phone_call_webhook.id } })).toMatchObject({
+      location_id: northYard.id,
+    });
   });
 
   it('answers the same errors with their codes', async () => {

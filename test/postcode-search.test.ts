@@ -7,13 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bundledPostcodeFile,
-  distanceKm,
-  PostcodeGeocoder,
-  type GeoPoint,
-  type Geocoder,
-} from '../src/domain/geocoding.ts';
+import { bundledPostcodeFile, distanceKm, PostcodeGeocoder, type GeoPoint, type Geocoder } from '../src/domain/geocoding.ts';
 import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey, makeLocation, makeManufacturer, makeWebsite } from './support/fixtures.ts';
@@ -94,7 +88,13 @@ beforeAll(async () => {
     ),
     geelong: await place(cityDealer.id, 'City Mazda Geelong', { city: 'Geelong', postcode: 3220, lat: -38.1499, long: 144.3617 }),
     boxHill: await place(eastDealer.id, 'East Mazda Box Hill', { city: 'Box Hill', postcode: 3128, lat: -37.8189, long: 145.1225 }),
-    sydney: await place(eastDealer.id, 'East Mazda Sydney', { city: 'Sydney', state: 'NSW', postcode: 2000, lat: -33.8688, long: 151.2093 }),
+    sydney: await place(eastDealer.id, 'East Mazda Sydney', {
+      city: 'Sydney',
+      state: 'NSW',
+      postcode: 2000,
+      lat: -33.8688,
+      long: 151.2093,
+    }),
     // No coordinates: placed at its postcode's centroid (about 30 km from the CBD).
     dandenong: await place(westDealer.id, 'West Mazda Dandenong', { city: 'Dandenong', postcode: 3175 }),
     ballarat: await place(westDealer.id, 'West Mazda Ballarat', { city: 'Ballarat', postcode: 3350, lat: -37.5622, long: 143.8503 }),
@@ -102,7 +102,13 @@ beforeAll(async () => {
     darwin: await place(northDealer.id, 'Top End Mazda', { city: 'Darwin', state: 'NT', postcode: 800 }),
     kiaCbd: await place(kiaDealer.id, 'City Kia', { city: 'Melbourne', postcode: 3000, lat: -37.8136, long: 144.9631 }),
     // Names neither brand: it sells both.
-    perth: await place(multiDealer.id, 'Southern Cross Motors Perth', { city: 'Perth', state: 'WA', postcode: 6000, lat: -31.9523, long: 115.8613 }),
+    perth: await place(multiDealer.id, 'Southern Cross Motors Perth', {
+      city: 'Perth',
+      state: 'WA',
+      postcode: 6000,
+      lat: -31.9523,
+      long: 115.8613,
+    }),
     // Names the dealership's other brand: a Kia showroom, not in a Mazda search.
     multiKia: await place(multiDealer.id, 'Southern Cross KIA', { city: 'Melbourne', postcode: 3000, lat: -37.8136, long: 144.9631 }),
   };
@@ -202,7 +208,13 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
       dealership_id: expect.any(Number),
       name: 'West Mazda Dandenong',
       website_url: null,
-      address: expect.objectContaining({ addressable_id: ids.dandenong, addressable_type: 'Location', postcode: 3175, lat: null, long: null }),
+      address: expect.objectContaining({
+        addressable_id: ids.dandenong,
+        addressable_type: 'Location',
+        postcode: 3175,
+        lat: null,
+        long: null,
+      }),
       contact_detail: expect.objectContaining({ contactable_id: ids.dandenong, contactable_type: 'Location', phone: '03 9000 2000' }),
       website: { id: westSite.id, name: 'West Mazda', url: 'https://westmazda.example.com.au' },
       distance_km: expect.any(Number),
@@ -211,7 +223,11 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
 
   it("answers a location without its own website with its dealership's first website", async () => {
     const body = (await (await app.request(path4(mazda.id, '?postcode=3220'), { key: full.key })).json()) as Record<string, unknown>[];
-    expect(body[0]).toMatchObject({ id: ids.geelong, website_url: null, website: { id: citySite.id, name: 'City Mazda', url: citySite.url } });
+    expect(body[0]).toMatchObject({
+      id: ids.geelong,
+      website_url: null,
+      website: { id: citySite.id, name: 'City Mazda', url: citySite.url },
+    });
   });
 
   it('leaves out a location without contact details and one whose dealership has no website; the limit fills from the next nearest', async () => {
@@ -227,7 +243,10 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
   });
 
   it('answers every result with contact_detail and website objects, on both doors', async () => {
-    const rest = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=20'), { key: full.key })).json()) as Record<string, unknown>[];
+    const rest = (await (await app.request(path4(mazda.id, '?postcode=3000&limit=20'), { key: full.key })).json()) as Record<
+      string,
+      unknown
+    >[];
     const graph = await app.graphql<{ search_dealerships_by_postcode: Record<string, unknown>[] }>(
       QUERY.replace('postcode: $postcode)', 'postcode: $postcode, limit: 20)'),
       { id: mazda.id, postcode: '3000' },
@@ -248,7 +267,14 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { id: number; name: string }[];
     expect(body.map((location) => location.id)).toEqual([
-      ids.cbd, ids.boxHill, ids.dandenong, ids.geelong, ids.ballarat, ids.sydney, ids.perth, ids.darwin,
+      ids.cbd,
+      ids.boxHill,
+      ids.dandenong,
+      ids.geelong,
+      ids.ballarat,
+      ids.sydney,
+      ids.perth,
+      ids.darwin,
     ]);
     const kiaSearch = (await (await app.request(path4(kia.id, '?postcode=3000'), { key: full.key })).json()) as { id: number }[];
     expect(kiaSearch.map((location) => location.id)).toEqual([ids.kiaCbd, ids.multiKia, ids.perth]);
@@ -292,7 +318,11 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: 'invalid_input', field: 'limit', message });
     if (/^-?\d+$/.test(limit)) {
-      const graph = await app.graphql(`{ search_dealerships_by_postcode(id: ${mazda.id}, postcode: "3000", limit: ${limit}) { id: databaseId } }`, {}, full.key);
+      const graph = await app.graphql(
+        `{ search_dealerships_by_postcode(id: ${mazda.id}, postcode: "3000", limit: ${limit}) { id: databaseId } }`,
+        {},
+        full.key,
+      );
       expect(graph.errors?.[0]?.message).toBe(message);
       expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'limit' });
     }
@@ -395,7 +425,9 @@ describe('GET /manufacturers/{id}/search_by_postcode', () => {
     };
     it('uses the geocoder the service is given, asking once per distinct postcode', async () => {
       const stubbed = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { geocoder: stub }));
-      const response = await stubbed.fetch(`http://gateway.test${path4(mazda.id, '?postcode=1234')}`, { headers: { authorization: `Bearer ${full.key}` } });
+      const response = await stubbed.fetch(`http://gateway.test${path4(mazda.id, '?postcode=1234')}`, {
+        headers: { authorization: `Bearer ${full.key}` },
+      });
       expect(response.status).toBe(200);
       // The stub knows neither 3175 nor 0800, so those locations cannot be placed.
       expect(((await response.json()) as { id: number }[]).map((location) => location.id)).toEqual([

@@ -63,7 +63,9 @@ describe(`the Prisma runtime on ${testEngine}`, () => {
     expect(isUniqueViolation(inTransaction)).toBe(true);
     expect(await app.db.manufacturer.count({ where: { slug: `rolled-back-${taken.id}` } })).toBe(0);
 
-    const missingParent = await failureOf(() => app.db.website.create({ data: { dealership_id: 987_654, name: 'Orphan', slug: 'orphan-site', url: 'https://orphan.example' } }));
+    const missingParent = await failureOf(() =>
+      app.db.website.create({ data: { dealership_id: 987_654, name: 'Orphan', slug: 'orphan-site', url: 'https://orphan.example' } }),
+    );
     expect(isUniqueViolation(missingParent)).toBe(false);
     const missingRow = await failureOf(() => app.db.dealership.update({ where: { id: 987_654 }, data: { name: 'Nobody' } }));
     expect(isUniqueViolation(missingRow)).toBe(false);

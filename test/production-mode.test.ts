@@ -38,11 +38,14 @@ interface GraphqlAnswer {
 async function graphql(yoga: Yoga, query: string, key?: string, variables?: Record<string, unknown>): Promise<GraphqlAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
-  const response = await withRequestIdChecked(await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) }));
+  const response = await withRequestIdChecked(
+    await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) }),
+  );
   return (await response.json()) as GraphqlAnswer;
 }
 
-const get = (yoga: Yoga, path: string, accept = '*/*') => Promise.resolve(yoga.fetch(`http://gateway.test${path}`, { headers: { accept } })).then(withRequestIdChecked);
+const get = (yoga: Yoga, path: string, accept = '*/*') =>
+  Promise.resolve(yoga.fetch(`http://gateway.test${path}`, { headers: { accept } })).then(withRequestIdChecked);
 
 describe('settings', () => {
   const secret = testSettings;
@@ -84,7 +87,9 @@ describe('introspection', () => {
   });
 
   it('__typename is not introspection: production answers it without read:schema', async () => {
-    expect(await graphql(production, '{ apikey_details { __typename id: databaseId } }', reader)).toMatchObject({ data: { apikey_details: { __typename: 'ApiKeyDetails' } } });
+    expect(await graphql(production, '{ apikey_details { __typename id: databaseId } }', reader)).toMatchObject({
+      data: { apikey_details: { __typename: 'ApiKeyDetails' } },
+    });
   });
 });
 
@@ -111,7 +116,12 @@ describe('field suggestions', () => {
     // REST ignores unknown keys, as the Rails service its clients were written against did, and says which.
     expect(rest.headers.get('x-ignored-parameters')).toBe('lead.nme');
     expect(rest.status).toBe(422);
-    expect(await rest.json()).toEqual({ error: 'invalid_input', field: 'lead.dealership_id', message: 'lead.dealership_id: is required', request_id: rest.headers.get('request-id') });
+    expect(await rest.json()).toEqual({
+      error: 'invalid_input',
+      field: 'lead.dealership_id',
+      message: 'lead.dealership_id: is required',
+      request_id: rest.headers.get('request-id'),
+    });
   });
 
   it('development keeps the suggestions', async () => {

@@ -44,22 +44,30 @@ describe.runIf(testEngine === 'postgresql')('three instances sharing Redis', () 
     await Promise.all(instances.map(({ service }) => service.stop()));
   }, PROCESS_TIMEOUT);
 
-  it('allows a key its limit once across all three, then refuses it on every one', async () => {
-    const db = createDb(database.url);
-    const { key } = await makeKey(db);
-    await db.$disconnect();
-    const answers: { instance: number; status: number; remaining: string | null }[] = [];
-    for (let request = 0; request < LIMIT + 6; request += 1) {
-      const instance = request % instances.length;
-      const response = await fetch(`http://127.0.0.1:${instances[instance]?.port}${DETAILS}`, { headers: { authorization: `Bearer ${key}` } });
-      answers.push({ instance, status: response.status, remaining: response.headers.get('ratelimit-remaining') });
-      await response.arrayBuffer();
-    }
-    expect(answers.slice(0, LIMIT).map((answer) => answer.status)).toEqual(Array(LIMIT).fill(200));
-    // The count goes down by one per request whichever instance answered it.
-    expect(answers.slice(0, LIMIT).map((answer) => answer.remaining)).toEqual(Array.from({ length: LIMIT }, (_, index) => String(LIMIT - 1 - index)));
-    const refused = answers.slice(LIMIT);
-    expect(refused.map((answer) => answer.status)).toEqual(Array(6).fill(429));
-    expect(new Set(refused.map((answer) => answer.instance))).toEqual(new Set([0, 1, 2]));
-  }, PROCESS_TIMEOUT);
+  it(
+    'allows a key its limit once across all three, then refuses it on every one',
+    async () => {
+      const db = createDb(database.url);
+      const { key } = await makeKey(db);
+      await db.$disconnect();
+      const answers: { instance: number; status: number; remaining: string | null }[] = [];
+      for (let request = 0; request < LIMIT + 6; request += 1) {
+        const instance = request % instances.length;
+        const response = await fetch(`http://127.0.0.1:${instances[instance]?.port}${DETAILS}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        answers.push({ instance, status: response.status, remaining: response.headers.get('ratelimit-remaining') });
+        await response.arrayBuffer();
+      }
+      expect(answers.slice(0, LIMIT).map((answer) => answer.status)).toEqual(Array(LIMIT).fill(200));
+      // The count goes down by one per request whichever instance answered it.
+      expect(answers.slice(0, LIMIT).map((answer) => answer.remaining)).toEqual(
+        Array.from({ length: LIMIT }, (_, index) => String(LIMIT - 1 - index)),
+      );
+      const refused = answers.slice(LIMIT);
+      expect(refused.map((answer) => answer.status)).toEqual(Array(6).fill(429));
+      expect(new Set(refused.map((answer) => answer.instance))).toEqual(new Set([0, 1, 2]));
+    },
+    PROCESS_TIMEOUT,
+  );
 });

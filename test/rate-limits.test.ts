@@ -17,7 +17,15 @@ import { getSchema } from '../src/schema/index.ts';
 import { routeCosts } from '../src/rest/route-costs.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
-import { createClock, createTestApp, instanceDeps, testSettings, withRequestIdChecked, type TestApp, type TestClock } from './support/app.ts';
+import {
+  createClock,
+  createTestApp,
+  instanceDeps,
+  testSettings,
+  withRequestIdChecked,
+  type TestApp,
+  type TestClock,
+} from './support/app.ts';
 import { assertMatchesContract } from './support/contract.ts';
 import { makeDealership, makeKey, makeUser } from './support/fixtures.ts';
 import { makePartnerToken } from './support/fixtures-events.ts';
@@ -42,8 +50,14 @@ beforeAll(async () => {
 interface Limited {
   yoga: Yoga;
   clock: TestClock;
-  request(path: string, init?: { key?: string; from?: string; method?: string; json?: unknown; headers?: Record<string, string> }): Promise<Response>;
-  graphql(query: string, options?: { key?: string; from?: string; variables?: Record<string, unknown> }): Promise<{ response: Response; body: GraphQLBody }>;
+  request(
+    path: string,
+    init?: { key?: string; from?: string; method?: string; json?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
+  graphql(
+    query: string,
+    options?: { key?: string; from?: string; variables?: Record<string, unknown> },
+  ): Promise<{ response: Response; body: GraphQLBody }>;
 }
 
 interface GraphQLBody {
@@ -56,7 +70,10 @@ interface GraphQLBody {
  * its own clock, one proxy trusted (so `from` is the client address, sent as X-Forwarded-For) and
  * memory counters unless others are given. Every REST answer is checked against the OpenAPI document.
  */
-function limitedApp(limits: Partial<RateLimitSettings>, options: { counters?: CounterStore; logger?: Logger; clock?: TestClock } = {}): Limited {
+function limitedApp(
+  limits: Partial<RateLimitSettings>,
+  options: { counters?: CounterStore; logger?: Logger; clock?: TestClock } = {},
+): Limited {
   const clock = options.clock ?? createClock();
   const config = { ...app.config, rateLimits: { ...DEFAULT_RATE_LIMITS, ...limits }, trustProxyHops: 1 };
   const yoga = createApp(
@@ -252,7 +269,11 @@ describe('what a REST path costs', () => {
   const costs = () => routeCosts(getSchema(), DEFAULT_RATE_LIMITS);
 
   it('every REST path at its largest page fits at least 60 calls a minute in the default per-key budget', () => {
-    expect(costs().map(({ route }) => route.field).sort()).toEqual(restRoutes.map((route) => route.field).sort());
+    expect(
+      costs()
+        .map(({ route }) => route.field)
+        .sort(),
+    ).toEqual(restRoutes.map((route) => route.field).sort());
     for (const { route, cost, callsPerMinute, largestPage } of costs()) {
       expect(cost, `${route.method} ${route.path} ${JSON.stringify(largestPage)}`).toBeGreaterThanOrEqual(1);
       if (accessOfRoute(route, getSchema()).access === 'public') continue;
@@ -311,7 +332,12 @@ describe('failed authentication per client address', () => {
     });
     const graph = await limited.graphql('{ apikey_details { id: databaseId } }', { key, from: attacker });
     expect(graph.response.status).toBe(429);
-    expect(graph.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', error: 'rate_limited', policy: 'auth-failures', retry_after: 300 });
+    expect(graph.body.errors?.[0]?.extensions).toEqual({
+      code: 'RATE_LIMITED',
+      error: 'rate_limited',
+      policy: 'auth-failures',
+      retry_after: 300,
+    });
 
     // Only that address: the same key from elsewhere, and keyless requests from there, are answered.
     expect((await limited.request(DETAILS, { key, from: someAddress().replace('198.51', '192.0') })).status).toBe(200);
@@ -325,11 +351,19 @@ describe('failed authentication per client address', () => {
     const limited = limitedApp({ authFailures: 2 });
     const { key } = await makeKey(app.db, { permissions: ['create:phone_call'] });
     const from = someAddress();
-    const webhook = await limited.request(`${WEBHOOK}?token=dgw_wrong`, { method: 'POST', from, json: { called_number: '0390000000', caller_number: '0412345678' } });
+    const webhook = await limited.request(`${WEBHOOK}?token=dgw_wrong`, {
+      method: 'POST',
+      from,
+      json: { called_number: '0390000000', caller_number: '0412345678' },
+    });
     expect(webhook.status).toBe(401);
     const graph = await limited.graphql('{ __typename }', { key: 'dgw_wrong', from });
     expect(graph.response.status).toBe(200);
-    const refused = await limited.request(`${WEBHOOK}?token=${key}`, { method: 'POST', from, json: { called_number: '0390000000', caller_number: '0412345678' } });
+    const refused = await limited.request(`${WEBHOOK}?token=${key}`, {
+      method: 'POST',
+      from,
+      json: { called_number: '0390000000', caller_number: '0412345678' },
+    });
     expect(refused.status).toBe(429);
   });
 
@@ -364,7 +398,9 @@ describe('failed authentication per client address', () => {
     try {
       const { key } = await makeKey(app.db);
       const call = (presented: string, forwardedFor: string) =>
-        fetch(`http://127.0.0.1:${address.port}${DETAILS}`, { headers: { authorization: `Bearer ${presented}`, 'x-forwarded-for': forwardedFor } });
+        fetch(`http://127.0.0.1:${address.port}${DETAILS}`, {
+          headers: { authorization: `Bearer ${presented}`, 'x-forwarded-for': forwardedFor },
+        });
       expect((await call('dgw_wrong', someAddress())).status).toBe(401);
       expect((await call('dgw_wrong', someAddress())).status).toBe(401);
       const refused = await call(key, someAddress());
@@ -398,7 +434,10 @@ describe('sign-on token redemption per client address', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('location')).toBeNull();
     expect(refused.headers.get('retry-after')).toBe('300');
-    expect(await refused.json()).toEqual({ error: 'rate_limited', message: 'Too many sign-on links were opened from this address. Retry after 300 s.' });
+    expect(await refused.json()).toEqual({
+      error: 'rate_limited',
+      message: 'Too many sign-on links were opened from this address. Retry after 300 s.',
+    });
     const graphRefused = await limited.graphql('mutation { redeem_partner_token(token: "x") { location } }', { from });
     expect(graphRefused.response.status).toBe(429);
 
@@ -485,7 +524,11 @@ describe('shared through Redis', () => {
 });
 
 describe('settings', () => {
-  const base = { PUBLIC_URL: testSettings.PUBLIC_URL, SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET, SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS };
+  const base = {
+    PUBLIC_URL: testSettings.PUBLIC_URL,
+    SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET,
+    SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS,
+  };
 
   it('has the documented defaults, and reads every limit and TRUST_PROXY', () => {
     const defaults = loadConfig(base);
@@ -531,14 +574,20 @@ describe('settings', () => {
   });
 
   it('refuses a cost budget below the cost one operation may have, and limits that are not whole numbers', () => {
-    expect(() => loadConfig({ ...base, RATE_LIMIT_KEY_COST: '4999' })).toThrow(/RATE_LIMIT_KEY_COST must be 0 \(no budget\) or at least GRAPHQL_MAX_COST \(5000\)/);
+    expect(() => loadConfig({ ...base, RATE_LIMIT_KEY_COST: '4999' })).toThrow(
+      /RATE_LIMIT_KEY_COST must be 0 \(no budget\) or at least GRAPHQL_MAX_COST \(5000\)/,
+    );
     expect(loadConfig({ ...base, RATE_LIMIT_KEY_COST: '0' }).rateLimits.keyCost).toBe(0);
     try {
       loadConfig({ ...base, RATE_LIMIT_KEY_REQUESTS: 'lots', RATE_LIMIT_WINDOW_SECONDS: '0', TRUST_PROXY: 'true' });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).problems.map((problem) => problem.setting).sort()).toEqual(['RATE_LIMIT_KEY_REQUESTS', 'RATE_LIMIT_WINDOW_SECONDS', 'TRUST_PROXY']);
+      expect((error as ConfigError).problems.map((problem) => problem.setting).sort()).toEqual([
+        'RATE_LIMIT_KEY_REQUESTS',
+        'RATE_LIMIT_WINDOW_SECONDS',
+        'TRUST_PROXY',
+      ]);
     }
   });
 });

@@ -31,13 +31,18 @@ function tableRows(document: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
 
 describe('README.md and docs/', () => {
-  it('keeps the README a newcomer\'s five minutes: at most 250 lines, every page it links there', () => {
+  it("keeps the README a newcomer's five minutes: at most 250 lines, every page it links there", () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(250);
     const links = [...readme.matchAll(/\]\(((?:docs\/|contract\/|ARCHITECTURE)[^)#]*)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThanOrEqual(10);
@@ -58,7 +63,12 @@ describe('README.md and docs/', () => {
       const access = accessOfRoute(route, getSchema());
       return {
         key: `${route.method} ${openApiPath(route.path)}`,
-        permission: access.access === 'public' ? 'none (public)' : access.access === 'authenticated' ? 'any valid key' : access.permissions.join(' and '),
+        permission:
+          access.access === 'public'
+            ? 'none (public)'
+            : access.access === 'authenticated'
+              ? 'any valid key'
+              : access.permissions.join(' and '),
         without: access.permissions.length > 0 ? String(access.deniedStatus) : '',
         success: route.successStatus ?? 200,
         errors: errorStatusesOf(route, access),
@@ -73,7 +83,9 @@ describe('README.md and docs/', () => {
     const rows = tableRows(read('docs/rate-limits.md'), '**What a REST call costs.**');
     const expected = routeCosts(getSchema(), DEFAULT_RATE_LIMITS).map(({ route, largestPage, cost, callsPerMinute }) => [
       `\`${route.method} ${openApiPath(route.path)}\``,
-      Object.entries(largestPage).map(([name, value]) => `\`${name}=${value}\``).join(' ') || '—',
+      Object.entries(largestPage)
+        .map(([name, value]) => `\`${name}=${value}\``)
+        .join(' ') || '—',
       String(cost),
       callsPerMinute === null ? 'public: no key' : String(callsPerMinute),
     ]);
@@ -87,7 +99,11 @@ describe('README.md and docs/', () => {
 
   it('has GraphQL examples that run without errors on the demo data', async () => {
     const blocks = [...(readme + read('docs/graphql.md')).matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-    const operations = blocks.join('\n').split(/\n(?=(?:query|mutation) )/).map((text) => text.replace(/^#.*$/gm, '').trim()).filter(Boolean);
+    const operations = blocks
+      .join('\n')
+      .split(/\n(?=(?:query|mutation) )/)
+      .map((text) => text.replace(/^#.*$/gm, '').trim())
+      .filter(Boolean);
     expect(operations.length).toBeGreaterThanOrEqual(8);
     for (const operation of operations) {
       const result = await app.graphql(operation, {}, key);
@@ -97,7 +113,8 @@ describe('README.md and docs/', () => {
   });
 
   it('has curl examples that succeed on the demo data', async () => {
-    const curlBlock = (document: string, after: string): string => document.slice(document.indexOf(after)).split('```sh')[1]!.split('```')[0]!;
+    const curlBlock = (document: string, after: string): string =>
+      document.slice(document.indexOf(after)).split('```sh')[1]!.split('```')[0]!;
     const commands = [curlBlock(restDoc, 'Examples against the demo data'), curlBlock(readme, '## Both doors')].flatMap((block) =>
       block
         .replace(/\\\n\s*/g, ' ')

@@ -40,14 +40,18 @@ beforeAll(async () => {
   homeLeadId = (await makeStoredLead(app.db, home.id)).id;
   awayLeadId = (await makeStoredLead(app.db, away.id)).id;
   for (let index = 0; index < 3; index += 1) {
-    ids.homeEvents.push((await app.db.leadEvent.create({ data: { lead_id: homeLeadId, service: 'sms', created_at: new Date(Date.UTC(2026, 0, 1 + index)) } })).id);
+    ids.homeEvents.push(
+      (await app.db.leadEvent.create({ data: { lead_id: homeLeadId, service: 'sms', created_at: new Date(Date.UTC(2026, 0, 1 + index)) } }))
+        .id,
+    );
   }
   await app.db.leadEvent.create({ data: { lead_id: awayLeadId, service: 'sms' } });
 
   manufacturerId = (await makeManufacturer(app.db)).id;
   for (let index = 0; index < 3; index += 1) ids.models.push((await makeModel(app.db, manufacturerId)).id);
   const running = new Date('2099-01-01T00:00:00.000Z');
-  const offer = (dealershipIds: number[]) => makeOffer(app.db, { manufacturer_id: manufacturerId, model_id: ids.models[0]!, expires_at: running }, dealershipIds);
+  const offer = (dealershipIds: number[]) =>
+    makeOffer(app.db, { manufacturer_id: manufacturerId, model_id: ids.models[0]!, expires_at: running }, dealershipIds);
   for (let index = 0; index < 2; index += 1) ids.homeOffers.push((await offer([home.id])).id);
   ids.homeOffers.push((await offer([home.id, away.id])).id);
   for (let index = 0; index < 2; index += 1) ids.awayOffers.push((await offer([away.id])).id);

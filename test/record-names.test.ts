@@ -33,9 +33,18 @@ describe('the rule', () => {
     const byId = row(42, 'first');
     const bySlug = row(7, '42');
     const byCustom = row(3, 'third', '42');
-    for (const rows of [[byId, bySlug, byCustom], [byCustom, bySlug, byId], [bySlug, byCustom, byId]]) {
+    for (const rows of [
+      [byId, bySlug, byCustom],
+      [byCustom, bySlug, byId],
+      [bySlug, byCustom, byId],
+    ]) {
       expect(recordNamed(rows, idOrSlug('42'))).toBe(byId);
-      expect(recordNamed(rows.filter((candidate) => candidate !== byId), idOrSlug('42'))).toBe(bySlug);
+      expect(
+        recordNamed(
+          rows.filter((candidate) => candidate !== byId),
+          idOrSlug('42'),
+        ),
+      ).toBe(bySlug);
       expect(recordNamed([byCustom], idOrSlug('42'))).toBe(byCustom);
     }
     expect(recordNamed([byId, bySlug, byCustom], slugOnly('42'))).toBe(bySlug);
@@ -54,7 +63,11 @@ beforeAll(async () => {
 /** Models named by "ID, slug or custom slug", with the callers that name them: a new one fails here until it is walked below. */
 const CALLERS_BY_MODEL: Record<string, string[]> = {
   Car: ['findCar (src/domain/cars.ts): performance, reservation, updates, processors', 'Query.car (src/schema/car.ts)'],
-  Website: ['findWebsite (src/domain/websites.ts): processors, offers, models', 'car_redirect (src/domain/redirects.ts)', "a lead's website_slug (src/domain/leads/references.ts)"],
+  Website: [
+    'findWebsite (src/domain/websites.ts): processors, offers, models',
+    'car_redirect (src/domain/redirects.ts)',
+    "a lead's website_slug (src/domain/leads/references.ts)",
+  ],
 };
 
 describe('every caller, on every model named this way', () => {
@@ -83,7 +96,11 @@ describe('every caller, on every model named this way', () => {
     ];
     for (const [text, expected] of cases) {
       expect((await findCar(forDealerships(app.db, null), text, null, { id: true })).id, text).toBe(expected);
-      const graph = await app.graphql<{ car: { id: number } | null }>('query ($id: String!) { car(id: $id) { id: databaseId } }', { id: text }, key);
+      const graph = await app.graphql<{ car: { id: number } | null }>(
+        'query ($id: String!) { car(id: $id) { id: databaseId } }',
+        { id: text },
+        key,
+      );
       expect(graph.errors, text).toBeUndefined();
       expect(graph.data?.car?.id, text).toBe(expected);
     }
@@ -120,7 +137,17 @@ describe('every caller, on every model named this way', () => {
       app.request('/api/v1/leads', {
         method: 'POST',
         key: writer,
-        json: { lead: { email: 'names@example.com', phone: '0412 345 678', dealership_id: dealer.id, category: 'General Enquiry', source: 'Website', disable_strict_validation: true, ...fields } },
+        json: {
+          lead: {
+            email: 'names@example.com',
+            phone: '0412 345 678',
+            dealership_id: dealer.id,
+            category: 'General Enquiry',
+            source: 'Website',
+            disable_strict_validation: true,
+            ...fields,
+          },
+        },
       });
     const bySlugLead = await lead({ website_slug: 'shared-site' });
     expect(bySlugLead.status).toBe(201);

@@ -62,8 +62,12 @@ describe('GET /api/v1/dealerships/{dealership_slug}/redirect_service', () => {
     const older = await makeWebsite(app.db, dealer.id, { url: 'https://older.example.com.au' });
     const byId = await makeWebsite(app.db, dealer.id, { url: 'https://by-id.example.com.au' });
     await app.db.website.update({ where: { id: older.id }, data: { slug: String(byId.id) } });
-    expect(await redirectOf({ website_id: String(byId.id), stocknum: 'Z1' }, 'digits-motors')).toBe('https://by-id.example.com.au/cars?stocknum=Z1');
-    expect(await redirectOf({ website_id: String(older.id), stocknum: 'Z1' }, 'digits-motors')).toBe('https://older.example.com.au/cars?stocknum=Z1');
+    expect(await redirectOf({ website_id: String(byId.id), stocknum: 'Z1' }, 'digits-motors')).toBe(
+      'https://by-id.example.com.au/cars?stocknum=Z1',
+    );
+    expect(await redirectOf({ website_id: String(older.id), stocknum: 'Z1' }, 'digits-motors')).toBe(
+      'https://older.example.com.au/cars?stocknum=Z1',
+    );
   });
 
   it("uses the car's custom slug when it has one, and only the website's origin", async () => {

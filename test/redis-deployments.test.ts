@@ -46,14 +46,23 @@ async function deployment(name: string): Promise<Deployment> {
   const yoga = createApp(
     instanceDeps(
       { config, db: app.db, now: app.clock.now },
-      { logger, keys, readCache: redisReadCache(redis.client, logger), rateCounters: redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) },
+      {
+        logger,
+        keys,
+        readCache: redisReadCache(redis.client, logger),
+        rateCounters: redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }),
+      },
     ),
   );
   return { app, prefix, redis, keys, yoga, key, name };
 }
 
 const details = (deployment: Deployment): Promise<Response> =>
-  Promise.resolve(deployment.yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', { headers: { authorization: `Bearer ${deployment.key.key}` } }));
+  Promise.resolve(
+    deployment.yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', {
+      headers: { authorization: `Bearer ${deployment.key.key}` },
+    }),
+  );
 
 beforeAll(async () => {
   const admin = connectRedis(REDIS_URL, logger, '');
@@ -74,7 +83,9 @@ afterAll(async () => {
 describe('two deployments on one Redis', () => {
   it('have the same key and dealership ids but prefixes of their own, recorded once per database', async () => {
     expect(a.key.id).toBe(b.key.id);
-    expect(await a.app.db.dealership.findFirstOrThrow({ where: { name: a.name } })).toMatchObject({ id: (await b.app.db.dealership.findFirstOrThrow({ where: { name: b.name } })).id });
+    expect(await a.app.db.dealership.findFirstOrThrow({ where: { name: a.name } })).toMatchObject({
+      id: (await b.app.db.dealership.findFirstOrThrow({ where: { name: b.name } })).id,
+    });
     expect(a.prefix).not.toBe(b.prefix);
     expect(a.prefix).toMatch(/^dgw:[\w-]+:$/);
     expect(await redisKeyPrefixOf(a.app.db, null)).toBe(a.prefix);
@@ -108,7 +119,9 @@ describe('two deployments on one Redis', () => {
     const kept = await makeKey(b.app.db, { permissions: ['read:car'] });
     expect(revoked.id).toBe(kept.id);
     const ask = (deployment: Deployment, key: string) =>
-      Promise.resolve(deployment.yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', { headers: { authorization: `Bearer ${key}` } }));
+      Promise.resolve(
+        deployment.yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', { headers: { authorization: `Bearer ${key}` } }),
+      );
     expect((await ask(b, kept.key)).status).toBe(200);
     expect((await ask(a, revoked.key)).status).toBe(200);
     await waitFor(async () => ((await a.redis.client.pubsub('NUMSUB', `${a.prefix}api-key-changed`)) as [string, number])[1] > 0);

@@ -40,19 +40,27 @@ beforeAll(async () => {
   const started = await startRedisServer();
   server = started.server;
   const port = started.port;
-  const logger = pino({ level: 'info' }, new Writable({
-    write: (chunk, _encoding, done) => {
-      lines.push(String(chunk));
-      done();
-    },
-  }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write: (chunk, _encoding, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
   redis = connectRedis(`redis://127.0.0.1:${port}`, logger, PREFIX, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
   await redis.ready();
   keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60_000, changes: redisKeyChangeFeed(redis, logger) });
   yoga = createApp(
     instanceDeps(
       { config: app.config, db: app.db, now: app.clock.now },
-      { logger, keys, readCache: redisReadCache(redis.client, logger), rateCounters: redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) },
+      {
+        logger,
+        keys,
+        readCache: redisReadCache(redis.client, logger),
+        rateCounters: redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }),
+      },
     ),
   );
 }, 60_000);
@@ -123,7 +131,10 @@ describe('a frozen Redis', () => {
     server.kill('SIGCONT');
     // The breaker's next probe finds Redis: the owed generation is published, the cache is used again.
     const deadline = Date.now() + 10_000;
-    while ((!redis.available() || Number((await redis.client.get('cache:generation').catch(() => null)) ?? '0') <= generationBefore) && Date.now() < deadline) {
+    while (
+      (!redis.available() || Number((await redis.client.get('cache:generation').catch(() => null)) ?? '0') <= generationBefore) &&
+      Date.now() < deadline
+    ) {
       await leadCount();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -147,7 +158,10 @@ describe('an instance cut off from a Redis the others still reach', () => {
       const connections = connectRedis(url, silent, prefix, { commandTimeoutMs: 300 });
       const epoch = watchCacheEpoch(app.db, POLL_MS);
       const instance = createApp(
-        instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: silent, readCache: redisReadCache(connections.client, silent, epoch) }),
+        instanceDeps(
+          { config: app.config, db: app.db, now: app.clock.now },
+          { logger: silent, readCache: redisReadCache(connections.client, silent, epoch) },
+        ),
       );
       return { connections, epoch, instance };
     };

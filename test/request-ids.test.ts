@@ -41,7 +41,10 @@ beforeAll(async () => {
     },
   });
   logged = createApp(
-    instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: createLogger('debug', sink), readCache: inMemoryReadCache() }),
+    instanceDeps(
+      { config: app.config, db: app.db, now: app.clock.now },
+      { logger: createLogger('debug', sink), readCache: inMemoryReadCache() },
+    ),
   );
 });
 
@@ -50,7 +53,9 @@ function call(path: string, init: RequestInit & { key?: string; json?: unknown }
   const all = new Headers(headers);
   if (bearer) all.set('authorization', `Bearer ${bearer}`);
   if (json !== undefined) all.set('content-type', 'application/json');
-  return Promise.resolve(logged.fetch(`http://gateway.test${path}`, { ...rest, headers: all, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) }));
+  return Promise.resolve(
+    logged.fetch(`http://gateway.test${path}`, { ...rest, headers: all, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) }),
+  );
 }
 
 const entriesOf = (requestId: string): LogEntry[] =>
@@ -111,7 +116,11 @@ describe('Request-Id', () => {
     expect((await call('/health', { headers: { traceparent } })).headers.get('request-id')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     // X-Request-Id wins over traceparent.
     expect((await call('/health', { headers: { traceparent, 'x-request-id': 'mine-1' } })).headers.get('request-id')).toBe('mine-1');
-    for (const invalid of ['00-00000000000000000000000000000000-00f067aa0ba902b7-01', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'garbage']) {
+    for (const invalid of [
+      '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+      'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      'garbage',
+    ]) {
       expect((await call('/health', { headers: { traceparent: invalid } })).headers.get('request-id'), invalid).toMatch(UUID);
     }
   });
@@ -144,7 +153,10 @@ describe('error bodies', () => {
     // A document that fails validation never executes: its error is stamped all the same.
     const invalidBody = (await invalid.json()) as { errors: { extensions: Record<string, unknown> }[] };
     expect(invalidBody.errors).toHaveLength(1);
-    expect(invalidBody.errors[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', request_id: invalid.headers.get('request-id') });
+    expect(invalidBody.errors[0]?.extensions).toMatchObject({
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      request_id: invalid.headers.get('request-id'),
+    });
   });
 });
 
@@ -174,16 +186,40 @@ describe('the request log', () => {
     const scoped = await makeKey(app.db, { permissions: ['read:car'], dealershipIds: [1, 2] });
     const ok = await call('/api/v1/cars/1/performance.json', { key: scoped.key });
     expect(requestLine(ok.headers.get('request-id') ?? '')).toMatchObject({
-      door: 'GET /api/v1/cars/{id}/performance.json', status: 200, key_id: scoped.id, scope: 2, error_code: null, ms: expect.any(Number),
+      door: 'GET /api/v1/cars/{id}/performance.json',
+      status: 200,
+      key_id: scoped.id,
+      scope: 2,
+      error_code: null,
+      ms: expect.any(Number),
     });
     const missing = await call('/api/v1/cars/999999/performance.json', { key });
-    expect(requestLine(missing.headers.get('request-id') ?? '')).toMatchObject({ door: 'GET /api/v1/cars/{id}/performance.json', status: 404, scope: 'all', error_code: 'car_not_found' });
-    const graph = await call('/graphql', { method: 'POST', key, json: { query: 'query Perf { car_performance(id: "999999") { __typename } }', operationName: 'Perf' } });
-    expect(requestLine(graph.headers.get('request-id') ?? '')).toMatchObject({ door: 'query car_performance', status: 200, error_code: 'car_not_found' });
+    expect(requestLine(missing.headers.get('request-id') ?? '')).toMatchObject({
+      door: 'GET /api/v1/cars/{id}/performance.json',
+      status: 404,
+      scope: 'all',
+      error_code: 'car_not_found',
+    });
+    const graph = await call('/graphql', {
+      method: 'POST',
+      key,
+      json: { query: 'query Perf { car_performance(id: "999999") { __typename } }', operationName: 'Perf' },
+    });
+    expect(requestLine(graph.headers.get('request-id') ?? '')).toMatchObject({
+      door: 'query car_performance',
+      status: 200,
+      error_code: 'car_not_found',
+    });
     const anonymous = await call('/graphql', { method: 'POST', key, json: { query: '{ apikey_details { id: databaseId } }' } });
     expect(requestLine(anonymous.headers.get('request-id') ?? '')).toMatchObject({ door: 'query apikey_details', status: 200 });
     const unknown = await call('/api/v1/cars/1/nonsense/42');
-    expect(requestLine(unknown.headers.get('request-id') ?? '')).toMatchObject({ door: 'unmatched', status: 404, key_id: null, scope: null, error_code: 'not_found' });
+    expect(requestLine(unknown.headers.get('request-id') ?? '')).toMatchObject({
+      door: 'unmatched',
+      status: 404,
+      key_id: null,
+      scope: null,
+      error_code: 'not_found',
+    });
     const named = await call('/health', { headers: { 'x-request-id': 'follow-me-123' } });
     expect(named.status).toBe(200);
     expect(requestLine('follow-me-123')).toMatchObject({ door: 'GET /health', status: 200 });
@@ -193,24 +229,51 @@ describe('the request log', () => {
     const response = await call('/api/v1/leads', {
       method: 'POST',
       key,
-      json: { lead: { name: 'Ari Park', email: 'ari.park@example.com', phone: '0401 234 567', dealership_id: 1, category: 'General Enquiry', source: 'Website', bogus: true } },
+      json: {
+        lead: {
+          name: 'Ari Park',
+          email: 'ari.park@example.com',
+          phone: '0401 234 567',
+          dealership_id: 1,
+          category: 'General Enquiry',
+          source: 'Website',
+          bogus: true,
+        },
+      },
     });
     expect(response.status).toBe(201);
     const id = response.headers.get('request-id') ?? '';
-    expect(entriesOf(id).map((entry) => entry.msg)).toEqual(expect.arrayContaining(['ignored parameters the operation does not take', 'request']));
+    expect(entriesOf(id).map((entry) => entry.msg)).toEqual(
+      expect.arrayContaining(['ignored parameters the operation does not take', 'request']),
+    );
   });
 
   it('never carries a demo e-mail address or phone number, on any demo operation, at debug level', async () => {
     const car = await app.db.car.findUniqueOrThrow({ where: { id: 1 } });
     const user = await app.db.user.findFirstOrThrow({ where: { dealerships: { some: { dealership_id: 1 } } }, orderBy: { id: 'asc' } });
-    const lead = { name: 'Jordan Lee', email: 'jordan.lee@example.com', phone: '0412 345 678', dealership_id: 1, category: 'Used Vehicle Enquiry', source: 'Website', stocknum: car.stocknum, message: 'Call me on 0412 345 678' };
+    const lead = {
+      name: 'Jordan Lee',
+      email: 'jordan.lee@example.com',
+      phone: '0412 345 678',
+      dealership_id: 1,
+      category: 'Used Vehicle Enquiry',
+      source: 'Website',
+      stocknum: car.stocknum,
+      message: 'Call me on 0412 345 678',
+    };
     const personal = new Set<string>([lead.email, lead.phone, '+61412345678', '0412345678', user.email]);
     const answers: Response[] = [];
     for (const path of Object.values(DEMO_READ_PATHS)) answers.push(await call(path, { key }));
     answers.push(await call('/api/v1/leads', { method: 'POST', key, json: { lead } }));
     answers.push(await call('/api/v1/partner/tokens', { method: 'POST', key, json: { email: user.email } }));
     answers.push(await call('/api/v1/leads', { method: 'POST', key, json: { lead: { ...lead, email: 'not an email' } } }));
-    answers.push(await call('/graphql', { method: 'POST', key, json: { query: '{ contacts(dealership_id: 1) { id: databaseId first_name postcode } }' } }));
+    answers.push(
+      await call('/graphql', {
+        method: 'POST',
+        key,
+        json: { query: '{ contacts(dealership_id: 1) { id: databaseId first_name postcode } }' },
+      }),
+    );
     for (const answer of answers) {
       expect(answer.status, answer.url).toBeLessThan(500);
       const text = await answer.clone().text();
@@ -245,12 +308,20 @@ describe('the logger', () => {
     });
     const logger = createLogger('info', sink);
     const mailer = createMailer({ smtpUrl: null, mailFrom: 'no-reply@dealership.local' }, logger);
-    await mailer.send({ to: 'kim.owner@example.com', subject: 'New lead from Jo Bloggs', text: 'Call Jo on 0412 345 678', messageId: '<1@dealership.local>' });
+    await mailer.send({
+      to: 'kim.owner@example.com',
+      subject: 'New lead from Jo Bloggs',
+      text: 'Call Jo on 0412 345 678',
+      messageId: '<1@dealership.local>',
+    });
     logger.info({ lead: { email: 'jo@example.com', phone: '0412 345 678' }, authorization: 'Bearer secret-key' }, 'an object logged whole');
     const text = written.join('');
     expect(written).toHaveLength(2);
-    for (const secret of ['kim.owner@example.com', 'Jo Bloggs', '0412 345 678', 'jo@example.com', 'secret-key']) expect(text, secret).not.toContain(secret);
-    expect(JSON.parse(written[0] ?? '{}')).toMatchObject({ mail: { to: '[redacted]', subject: '[redacted]', text: '[redacted]', messageId: '<1@dealership.local>' } });
+    for (const secret of ['kim.owner@example.com', 'Jo Bloggs', '0412 345 678', 'jo@example.com', 'secret-key'])
+      expect(text, secret).not.toContain(secret);
+    expect(JSON.parse(written[0] ?? '{}')).toMatchObject({
+      mail: { to: '[redacted]', subject: '[redacted]', text: '[redacted]', messageId: '<1@dealership.local>' },
+    });
   });
 });
 
@@ -269,7 +340,11 @@ describe('answers the HTTP server writes itself', () => {
     return (await server.listen(0, '127.0.0.1')).port;
   }
 
-  function post(port: number, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; id: string | undefined; body: string }> {
+  function post(
+    port: number,
+    headers: Record<string, string>,
+    chunks: string[],
+  ): Promise<{ status: number; id: string | undefined; body: string }> {
     return new Promise((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers }, (res) => {
         let body = '';
@@ -284,7 +359,10 @@ describe('answers the HTTP server writes itself', () => {
 
   it('carry the Request-Id too: a chunked body over the limit (413) and a failure outside the app (500)', async () => {
     const port = await serve(logged);
-    const tooLarge = await post(port, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-request-id': 'big-1' }, ['x'.repeat(800), 'x'.repeat(800)]);
+    const tooLarge = await post(port, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-request-id': 'big-1' }, [
+      'x'.repeat(800),
+      'x'.repeat(800),
+    ]);
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.id).toBe('big-1');
     expect(JSON.parse(tooLarge.body)).toMatchObject({ error: 'payload_too_large', request_id: 'big-1' });
@@ -298,7 +376,9 @@ describe('answers the HTTP server writes itself', () => {
 
   it("keep the id the app logs under: a generated one reaches the app's log line", async () => {
     const port = await serve(logged);
-    const answered = await post(port, { 'content-type': 'application/json', authorization: `Bearer ${key}` }, [JSON.stringify({ query: '{ apikey_details { id: databaseId } }' })]);
+    const answered = await post(port, { 'content-type': 'application/json', authorization: `Bearer ${key}` }, [
+      JSON.stringify({ query: '{ apikey_details { id: databaseId } }' }),
+    ]);
     expect(answered.status).toBe(200);
     expect(answered.id).toMatch(UUID);
     expect(requestLine(answered.id ?? '')).toMatchObject({ status: 200, door: 'query apikey_details' });

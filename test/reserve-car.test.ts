@@ -96,24 +96,42 @@ describe('PUT /api/v1/cars/:id/reserve', () => {
   });
 
   it.each([
-    ['TRUE', true], ['1', true], ['yes', true], ['On', true], ['y', true],
-    ['False', false], ['0', false], ['no', false], ['off', false], ['N', false],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['On', true],
+    ['y', true],
+    ['False', false],
+    ['0', false],
+    ['no', false],
+    ['off', false],
+    ['N', false],
   ])('reads reserved=%s as %s', async (spelling, expected) => {
-    const car = await makeCar(app.db, north.id, { reserved: !expected, reserved_at: expected ? null : new Date('2026-11-01T00:00:00.000Z') });
+    const car = await makeCar(app.db, north.id, {
+      reserved: !expected,
+      reserved_at: expected ? null : new Date('2026-11-01T00:00:00.000Z'),
+    });
     const response = await reserve(car.id, `?reserved=${spelling}`);
     expect(response.status).toBe(200);
     expect((await response.json()).reserved).toBe(expected);
     expect((await stored(car.id)).reserved).toBe(expected);
   });
 
-  it.each([['?reserved=maybe'], ['?reserved=2'], ['?reserved='], ['?reserved=truee']])('answers %s with a 422 naming reserved', async (query) => {
-    const car = await makeCar(app.db, north.id);
-    const before = await stored(car.id);
-    const response = await reserve(car.id, query);
-    expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ error: 'invalid_input', field: 'reserved', message: expect.stringMatching(/^reserved: must be true or false/) });
-    expect(await stored(car.id)).toEqual(before);
-  });
+  it.each([['?reserved=maybe'], ['?reserved=2'], ['?reserved='], ['?reserved=truee']])(
+    'answers %s with a 422 naming reserved',
+    async (query) => {
+      const car = await makeCar(app.db, north.id);
+      const before = await stored(car.id);
+      const response = await reserve(car.id, query);
+      expect(response.status).toBe(422);
+      expect(await response.json()).toMatchObject({
+        error: 'invalid_input',
+        field: 'reserved',
+        message: expect.stringMatching(/^reserved: must be true or false/),
+      });
+      expect(await stored(car.id)).toEqual(before);
+    },
+  );
 
   it('answers a missing reserved with a 422 naming it, on both doors', async () => {
     const car = await makeCar(app.db, north.id);
@@ -161,7 +179,13 @@ describe('Mutation.reserve_car', () => {
     const car = await makeCar(app.db, north.id, { stocknum: 'G-1' });
     const now = app.clock.now();
     const first = await app.graphql(RESERVE, { id: car.slug, reserved: true }, reserver);
-    expect(first.data?.reserve_car).toEqual({ id: car.id, slug: car.slug, stocknum: 'G-1', reserved: true, reserved_at: now.toISOString() });
+    expect(first.data?.reserve_car).toEqual({
+      id: car.id,
+      slug: car.slug,
+      stocknum: 'G-1',
+      reserved: true,
+      reserved_at: now.toISOString(),
+    });
     const second = await app.graphql(RESERVE, { id: car.slug, reserved: true }, reserver);
     expect(second.data).toBeNull();
     expect(second.errors?.[0]?.extensions).toMatchObject({ code: 'CONFLICT', error: 'car_already_reserved' });
@@ -175,7 +199,10 @@ describe('access', () => {
     for (const key of [null, 'dlr_notakey']) {
       const response = await reserve(car.id, '?reserved=true', key);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' });
+      expect(await response.json()).toEqual({
+        error: 'unauthorized',
+        message: 'A valid API key is required: send "Authorization: Bearer <key>".',
+      });
       const graph = await app.graphql(RESERVE, { id: String(car.id), reserved: true }, key ?? undefined);
       expect(graph.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     }
@@ -186,7 +213,10 @@ describe('access', () => {
     const car = await makeCar(app.db, north.id);
     const response = await reserve(car.id, '?reserved=true', noPermission);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'forbidden',
+      message: 'This API key does not have the permission this operation needs.',
+    });
     const graph = await app.graphql(RESERVE, { id: String(car.id), reserved: true }, noPermission);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
     expect((await stored(car.id)).reserved).toBe(false);
@@ -201,7 +231,8 @@ describe('concurrent reservations', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(count - 1);
-    for (const response of responses.filter((candidate) => candidate.status === 409)) expect(await response.json()).toEqual(alreadyReserved);
+    for (const response of responses.filter((candidate) => candidate.status === 409))
+      expect(await response.json()).toEqual(alreadyReserved);
     expect(await stored(car.id)).toEqual({ reserved: true, reserved_at: app.clock.now(), updated_at: app.clock.now() });
   });
 
@@ -209,7 +240,9 @@ describe('concurrent reservations', () => {
     const car = await makeCar(app.db, north.id);
     const results = await Promise.all([
       ...Array.from({ length: 3 }, () => reserve(car.id, '?reserved=true').then((response) => response.status === 200)),
-      ...Array.from({ length: 3 }, () => app.graphql(RESERVE, { id: String(car.id), reserved: true }, reserver).then((result) => !result.errors)),
+      ...Array.from({ length: 3 }, () =>
+        app.graphql(RESERVE, { id: String(car.id), reserved: true }, reserver).then((result) => !result.errors),
+      ),
     ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await stored(car.id)).reserved).toBe(true);

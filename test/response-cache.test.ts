@@ -31,7 +31,9 @@ let keys: Record<'all' | 'north' | 'south' | 'allNoPersonal', string>;
 
 /** An instance of the service over the test database, with its own key verifier and the given cache. */
 function instance(readCache: ReadCacheOptions | null, config: Config = app.config): Yoga {
-  return createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { files: createFileStorage(app.config, app.db), logger, readCache }));
+  return createApp(
+    instanceDeps({ config, db: app.db, now: app.clock.now }, { files: createFileStorage(app.config, app.db), logger, readCache }),
+  );
 }
 
 async function get(yoga: Yoga, path: string, key: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -100,7 +102,11 @@ describe('one instance, in memory', () => {
     const again = await get(yoga, '/api/v1/apikeys/apikey_details.json', keys.north);
     expect(await again.json()).toEqual(body);
     expect(app.queries).toEqual([]);
-    const viaGraphql = await graphql(yoga, '{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }', keys.north);
+    const viaGraphql = await graphql(
+      yoga,
+      '{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }',
+      keys.north,
+    );
     expect(viaGraphql.data?.apikey_details).toEqual(body);
   });
 
@@ -248,7 +254,7 @@ describe('the answer tier: a repeated read answered before the REST door and Gra
     expect(app.queries.length).toBeGreaterThan(0);
   });
 
-  it('spends the rate limits on every answer it serves, and refuses past them in each door\'s shape', async () => {
+  it("spends the rate limits on every answer it serves, and refuses past them in each door's shape", async () => {
     const { readCache, served } = countingReadCache();
     const config: Config = { ...app.config, rateLimits: { ...app.config.rateLimits, keyRequests: 3 } };
     const yoga = instance(readCache, config);
@@ -301,7 +307,12 @@ describe('several instances sharing Redis', () => {
   });
 
   it('answers uncached, never with an error, while Redis is unreachable', async () => {
-    const unreachable = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    const unreachable = new Redis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     unreachable.on('error', () => undefined);
     const yoga = instance(redisReadCache(unreachable, logger));
     const before = await leadsCount(yoga, keys.all);

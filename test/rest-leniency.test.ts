@@ -60,8 +60,15 @@ describe('unknown keys', () => {
 
   it('are named in one log line', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
-    const logged = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: pino({ level: 'info' }, sink) }));
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = createApp(
+      instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger: pino({ level: 'info' }, sink) }),
+    );
     const response = await logged.fetch('http://gateway.test/api/v1/leads', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -76,10 +83,18 @@ describe('unknown keys', () => {
 
   it('let a car be sent back as the update answered it (a GET-then-PUT round trip)', async () => {
     const car = await makeCar(app.db, dealership.id);
-    const first = await app.request(`/api/cars/${car.id}`, { method: 'PUT', key, json: { car: carInput(dealership.id, { stocknum: `RT-${car.id}` }) } });
+    const first = await app.request(`/api/cars/${car.id}`, {
+      method: 'PUT',
+      key,
+      json: { car: carInput(dealership.id, { stocknum: `RT-${car.id}` }) },
+    });
     expect(first.status).toBe(200);
     const { car: answered } = (await first.json()) as { car: Record<string, unknown> };
-    const again = await app.request(`/api/cars/${car.id}`, { method: 'PUT', key, json: { car: { ...answered, dapprice: 31_990 }, skipped_fields: [] } });
+    const again = await app.request(`/api/cars/${car.id}`, {
+      method: 'PUT',
+      key,
+      json: { car: { ...answered, dapprice: 31_990 }, skipped_fields: [] },
+    });
     expect(again.status).toBe(200);
     const ignored = again.headers.get('x-ignored-parameters')?.split(', ') ?? [];
     expect(ignored).toEqual(expect.arrayContaining(['skipped_fields', 'car.id', 'car.slug', 'car.reserved', 'car.created_at']));
@@ -87,7 +102,11 @@ describe('unknown keys', () => {
   });
 
   it('are still refused by GraphQL, which stays strict', async () => {
-    const graph = await app.graphql(CREATE_LEAD, { lead: { ...graphLead(samplePayload(dealership.id, person())), favourite_colour: 'red' } }, key);
+    const graph = await app.graphql(
+      CREATE_LEAD,
+      { lead: { ...graphLead(samplePayload(dealership.id, person())), favourite_colour: 'red' } },
+      key,
+    );
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'lead.favourite_colour' });
   });
 });
@@ -134,14 +153,18 @@ describe('scalars as text', () => {
     expect(await app.db.lead.count()).toBe(before);
   });
 
-  it('names an enum parameter\'s values in plain words', async () => {
+  it("names an enum parameter's values in plain words", async () => {
     const response = await app.request('/api/v1/cars/1/performance.json?lookup_by=stock', { key });
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: 'invalid_input', field: 'lookup_by', message: 'lookup_by: must be one of: vin' });
   });
 
   it('stays strict on GraphQL: an integer as text is refused there', async () => {
-    const graph = await app.graphql(CREATE_LEAD, { lead: { ...graphLead(samplePayload(dealership.id, person())), dealership_id: String(dealership.id) } }, key);
+    const graph = await app.graphql(
+      CREATE_LEAD,
+      { lead: { ...graphLead(samplePayload(dealership.id, person())), dealership_id: String(dealership.id) } },
+      key,
+    );
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'lead.dealership_id' });
   });
 });
@@ -151,8 +174,14 @@ describe('multipart/form-data with Rails-style keys', () => {
     const form = new FormData();
     const { email, phone } = person();
     const base: Record<string, string> = {
-      'lead[name]': 'Jordan Lee', 'lead[email]': email, 'lead[phone]': phone, 'lead[dealership_id]': String(dealership.id),
-      'lead[category]': 'Used Vehicle Enquiry', 'lead[source]': 'carsales', 'lead[send_customer_email]': 'false', ...fields,
+      'lead[name]': 'Jordan Lee',
+      'lead[email]': email,
+      'lead[phone]': phone,
+      'lead[dealership_id]': String(dealership.id),
+      'lead[category]': 'Used Vehicle Enquiry',
+      'lead[source]': 'carsales',
+      'lead[send_customer_email]': 'false',
+      ...fields,
     };
     for (const [name, value] of Object.entries(base)) form.append(name, value);
     files.forEach(({ type, bytes }, index) => {
@@ -164,15 +193,31 @@ describe('multipart/form-data with Rails-style keys', () => {
   const postForm = (form: FormData): Promise<Response> => app.request('/api/v1/leads', { method: 'POST', key, body: form });
 
   it('creates the lead with its fields, lists and attachments', async () => {
-    const form = leadForm({ 'lead[golden]': '1' }, [{ type: 'resume', bytes: PDF_BYTES }, { type: 'other', bytes: Buffer.from('plain notes') }]);
+    const form = leadForm({ 'lead[golden]': '1' }, [
+      { type: 'resume', bytes: PDF_BYTES },
+      { type: 'other', bytes: Buffer.from('plain notes') },
+    ]);
     form.append('lead[tags][]', 'vip');
     form.append('lead[tags][]', 'finance');
     const response = await postForm(form);
     expect(response.status).toBe(201);
-    const { lead } = (await response.json()) as { lead: Record<string, unknown> & { files: { sha256: string; byte_size: number; file_type: string; content_type: string }[] } };
-    expect(lead).toMatchObject({ name: 'Jordan Lee', dealership_id: dealership.id, source: 'carsales', golden: true, tags: ['vip', 'finance'] });
+    const { lead } = (await response.json()) as {
+      lead: Record<string, unknown> & { files: { sha256: string; byte_size: number; file_type: string; content_type: string }[] };
+    };
+    expect(lead).toMatchObject({
+      name: 'Jordan Lee',
+      dealership_id: dealership.id,
+      source: 'carsales',
+      golden: true,
+      tags: ['vip', 'finance'],
+    });
     expect(lead.files).toEqual([
-      expect.objectContaining({ file_type: 'resume', content_type: 'application/pdf', byte_size: PDF_BYTES.length, sha256: createHash('sha256').update(PDF_BYTES).digest('hex') }),
+      expect.objectContaining({
+        file_type: 'resume',
+        content_type: 'application/pdf',
+        byte_size: PDF_BYTES.length,
+        sha256: createHash('sha256').update(PDF_BYTES).digest('hex'),
+      }),
       expect.objectContaining({ file_type: 'other', content_type: 'text/plain', byte_size: 11 }),
     ]);
   });
@@ -182,7 +227,12 @@ describe('multipart/form-data with Rails-style keys', () => {
     const big = await postForm(leadForm({}, [{ type: 'resume', bytes: Buffer.alloc(MAX_FILE_BYTES + 1, 'a') }]));
     expect(big.status).toBe(422);
     expect((await big.json()).field).toBe('lead.lead_files_attributes[0].file');
-    const many = await postForm(leadForm({}, Array.from({ length: 6 }, () => ({ type: 'other', bytes: Buffer.from('note') }))));
+    const many = await postForm(
+      leadForm(
+        {},
+        Array.from({ length: 6 }, () => ({ type: 'other', bytes: Buffer.from('note') })),
+      ),
+    );
     expect(many.status).toBe(422);
     expect((await many.json()).field).toBe('lead.lead_files_attributes');
     expect({ leads: await app.db.lead.count(), files: storage.files().length }).toEqual(before);
@@ -204,7 +254,10 @@ describe('multipart/form-data with Rails-style keys', () => {
 
   it('refuses a body that is not multipart, and keys that cannot be a field, in plain words', async () => {
     const broken = await app.request('/api/v1/leads', {
-      method: 'POST', key, headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'no parts here',
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: 'no parts here',
     });
     expect(broken.status).toBe(400);
     expect((await broken.json()).error).toBe('malformed_request');
@@ -235,7 +288,7 @@ describe('GraphQL messages translated for the REST door', () => {
     expect(GRAPHQL_WORDS.test(plainReason(message))).toBe(false);
   });
 
-  it('leaves the service\'s own reasons as they are', () => {
+  it("leaves the service's own reasons as they are", () => {
     expect(plainReason('must be at most 200 characters')).toBe('must be at most 200 characters');
   });
 });

@@ -38,18 +38,24 @@ describe('the schema', () => {
     }
     const byRoute = Object.fromEntries(restRoutes.map((route) => [route.field, accessOfRoute(route, schema)]));
     // The spec's error table says "unauthorised" for a key without the permission of these (4.4, 4.8, 4.9, 4.11).
-    expect(Object.keys(byRoute).filter((field) => byRoute[field]!.deniedStatus === 401).sort()).toEqual([
-      'Mutation.create_lead', 'Mutation.create_lead_event', 'Mutation.update_lead', 'Query.model_variant',
-    ]);
+    expect(
+      Object.keys(byRoute)
+        .filter((field) => byRoute[field]!.deniedStatus === 401)
+        .sort(),
+    ).toEqual(['Mutation.create_lead', 'Mutation.create_lead_event', 'Mutation.update_lead', 'Query.model_variant']);
     // A route's further permissions are derived from the fields its body cannot leave out: only the
     // payment processors' authorization keys are such a field today.
-    expect(Object.entries(byRoute).filter(([, access]) => access.alsoNeeds.length > 0).map(([field, access]) => [field, access.alsoNeeds])).toEqual([
-      ['Query.car_payment_processors', ['show:payment_processor_secret']],
-    ]);
+    expect(
+      Object.entries(byRoute)
+        .filter(([, access]) => access.alsoNeeds.length > 0)
+        .map(([field, access]) => [field, access.alsoNeeds]),
+    ).toEqual([['Query.car_payment_processors', ['show:payment_processor_secret']]]);
   });
 
   it('makes public access a visible, rare decision', () => {
-    const publicFields = rootFields().filter((field) => field.authScopes?.public === true).map((field) => field.coordinate);
+    const publicFields = rootFields()
+      .filter((field) => field.authScopes?.public === true)
+      .map((field) => field.coordinate);
     expect(publicFields.sort()).toEqual(['Mutation.redeem_partner_token', 'Query.car_redirect']);
   });
 });

@@ -22,15 +22,24 @@ describe('schema descriptions', () => {
       enum Colour { RED }
     `);
     expect(undescribed(schema)).toEqual([
-      'Colour', 'Colour.RED', 'Filter', 'Filter.part', 'Query.lookup', 'Query.lookup(key:)', 'Thing.blank', 'Thing.described',
+      'Colour',
+      'Colour.RED',
+      'Filter',
+      'Filter.part',
+      'Query.lookup',
+      'Query.lookup(key:)',
+      'Thing.blank',
+      'Thing.described',
     ]);
   });
 
   it('fills a shared name from the glossary and keeps a declared description over it', () => {
-    const schema = describeFromGlossary(buildSchema(`
+    const schema = describeFromGlossary(
+      buildSchema(`
       type Query { car: Car }
       type Car { "Declared here." stocknum: String created_at: String unheard_of_name: Int }
-    `));
+    `),
+    );
     const fields = (schema.getType('Car') as GraphQLObjectType).getFields();
     expect(fields.stocknum?.description).toBe('Declared here.');
     expect(fields.created_at?.description).toMatch(/created/);

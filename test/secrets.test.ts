@@ -69,9 +69,14 @@ describe('the database after seeding the demo data', () => {
       { id: String(car.id) },
       allKey,
     );
-    const expected = rest.payment_processors.map((processor: { id: number }) => ({ id: processor.id, authorization_key: processorKeys.get(processor.id) }));
+    const expected = rest.payment_processors.map((processor: { id: number }) => ({
+      id: processor.id,
+      authorization_key: processorKeys.get(processor.id),
+    }));
     expect(expected.length).toBeGreaterThan(0);
-    expect(rest.payment_processors.map(({ id, authorization_key }: { id: number; authorization_key: string }) => ({ id, authorization_key }))).toEqual(expected);
+    expect(
+      rest.payment_processors.map(({ id, authorization_key }: { id: number; authorization_key: string }) => ({ id, authorization_key })),
+    ).toEqual(expected);
     expect(graph.data?.car_payment_processors.payment_processors).toEqual(expected);
   });
 });
@@ -113,7 +118,9 @@ describe('the envelope', () => {
 
   it('reads SECRETS_ENCRYPTION_KEYS as id:base64 pairs and explains each bad entry without echoing key material', () => {
     const good = randomBytes(32).toString('base64');
-    expect(parseEncryptionKeys(`new:${good}, old:${TEST_ENCRYPTION_KEY.key.toString('base64')}`)).toMatchObject({ keys: [{ id: 'new' }, { id: 'old' }] });
+    expect(parseEncryptionKeys(`new:${good}, old:${TEST_ENCRYPTION_KEY.key.toString('base64')}`)).toMatchObject({
+      keys: [{ id: 'new' }, { id: 'old' }],
+    });
     const short = randomBytes(16).toString('base64');
     const result = parseEncryptionKeys(`a:${short},bad id:${good},b:${good},b:${good}`);
     expect(result).toEqual({
@@ -142,7 +149,10 @@ describe('rotation and values from before encryption', () => {
     secretsKey = (await makeKey(app.db, { permissions: ['show:payment_processor', 'show:payment_processor_secret'] })).key;
   });
 
-  const storedKeys = async () => (await app.db.paymentProcessor.findMany({ where: { dealership_id: dealership.id }, orderBy: { id: 'asc' } })).map((row) => row.authorization_key);
+  const storedKeys = async () =>
+    (await app.db.paymentProcessor.findMany({ where: { dealership_id: dealership.id }, orderBy: { id: 'asc' } })).map(
+      (row) => row.authorization_key,
+    );
 
   it('encrypts at start a processor key stored in plaintext before encryption existed, keeping its value', async () => {
     await makePaymentProcessor(app.db, dealership.id, { authorization_key: 'sk_live_sealed' });
@@ -162,14 +172,21 @@ describe('rotation and values from before encryption', () => {
     expect(results).toEqual([{ column: PAYMENT_PROCESSOR_KEY, reencrypted: 2, encryptedPlaintext: 0, unchanged: 0 }]);
     expect((await storedKeys()).map(envelopeKeyId)).toEqual([next.id, next.id]);
     // A second run changes nothing.
-    expect(await reencryptStoredSecrets(app.db, rotated)).toEqual([{ column: PAYMENT_PROCESSOR_KEY, reencrypted: 0, encryptedPlaintext: 0, unchanged: 2 }]);
+    expect(await reencryptStoredSecrets(app.db, rotated)).toEqual([
+      { column: PAYMENT_PROCESSOR_KEY, reencrypted: 0, encryptedPlaintext: 0, unchanged: 2 },
+    ]);
 
-    const onlyNext = createApp(instanceDeps({ config: { ...app.config, secretsKeyring: keyringOf([next]) }, db: app.db, now: app.clock.now }));
+    const onlyNext = createApp(
+      instanceDeps({ config: { ...app.config, secretsKeyring: keyringOf([next]) }, db: app.db, now: app.clock.now }),
+    );
     const response = await onlyNext.fetch(`http://gateway.test/api/v1/cars/${car.id}/payment_processors.json`, {
       headers: { authorization: `Bearer ${secretsKey}` },
     });
     expect(response.status).toBe(200);
-    expect((await response.json()).payment_processors.map((p: { authorization_key: string }) => p.authorization_key)).toEqual(['sk_live_sealed', 'sk_live_legacy']);
+    expect((await response.json()).payment_processors.map((p: { authorization_key: string }) => p.authorization_key)).toEqual([
+      'sk_live_sealed',
+      'sk_live_legacy',
+    ]);
   });
 
   it('refuses to start when a stored value is under a key that is no longer configured, naming the setting and the key id', async () => {

@@ -115,11 +115,27 @@ describe('CORS preflight', () => {
 
 describe('CORS on answers', () => {
   it('lets an allowed origin read the answer and the documented headers, never with credentials', async () => {
-    const response = await app.request('/api/v1/lead_events/sms/create?data[leadId]=999999', { method: 'POST', key, headers: { origin: SHOP } });
+    const response = await app.request('/api/v1/lead_events/sms/create?data[leadId]=999999', {
+      method: 'POST',
+      key,
+      headers: { origin: SHOP },
+    });
     expect(response.headers.get('access-control-allow-origin')).toBe(SHOP);
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('access-control-expose-headers')?.split(', ')).toEqual([...EXPOSED_HEADERS]);
-    expect(EXPOSED_HEADERS).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Retry-After', 'Request-Id']));
+    expect(EXPOSED_HEADERS).toEqual(
+      expect.arrayContaining([
+        'Deprecation',
+        'Sunset',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'RateLimit-Policy',
+        'RateLimit',
+        'Retry-After',
+        'Request-Id',
+      ]),
+    );
     // The deprecated route's own headers are among those a page may read.
     expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
   });
@@ -130,7 +146,9 @@ describe('CORS on answers', () => {
       [app.yoga, 'null'],
       [closed, SHOP],
     ] as const) {
-      const response = await yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', { headers: { origin, authorization: `Bearer ${key}` } });
+      const response = await yoga.fetch('http://gateway.test/api/v1/apikeys/apikey_details.json', {
+        headers: { origin, authorization: `Bearer ${key}` },
+      });
       expect(response.status, origin).toBe(200);
       expect(response.headers.get('access-control-allow-origin'), origin).toBeNull();
       expect(response.headers.get('access-control-allow-credentials'), origin).toBeNull();
@@ -188,7 +206,9 @@ describe('protective headers', () => {
     expect(scripts.length).toBeGreaterThan(0);
     const policy = response.headers.get('content-security-policy') ?? '';
     const directives = Object.fromEntries(policy.split('; ').map((directive) => [directive.split(' ')[0], directive]));
-    expect(directives['script-src']).toBe(`script-src ${scripts.map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`).join(' ')}`);
+    expect(directives['script-src']).toBe(
+      `script-src ${scripts.map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`).join(' ')}`,
+    );
     expect(directives['default-src']).toBe("default-src 'none'");
     expect(directives['connect-src']).toBe("connect-src 'self'");
     expect(directives['frame-ancestors']).toBe("frame-ancestors 'none'");
@@ -196,7 +216,7 @@ describe('protective headers', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('Swagger UI runs under a policy that admits only this server\'s scripts', async () => {
+  it("Swagger UI runs under a policy that admits only this server's scripts", async () => {
     const response = await app.request('/docs');
     expect(response.status).toBe(200);
     const policy = response.headers.get('content-security-policy') ?? '';

@@ -13,7 +13,16 @@ import { testSettings } from './support/app.ts';
 import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
-import { isAnswer, isDrainAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer, type HttpFailure, type KeepAliveClient } from './support/http-client.ts';
+import {
+  isAnswer,
+  isDrainAnswer,
+  keepAliveClient,
+  openRaw,
+  sleep,
+  type HttpAnswer,
+  type HttpFailure,
+  type KeepAliveClient,
+} from './support/http-client.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { NO_ENV_FILE } from './support/processes.ts';
 
@@ -47,7 +56,6 @@ let dealershipId: number;
 let child: ChildProcess;
 const logs: LogLine[] = [];
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
 
 function startProcess(port: number): Promise<void> {
   child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
@@ -128,7 +136,9 @@ describe('SIGTERM under load', () => {
         const result = isPost
           ? await client.send('POST', '/api/v1/leads', {
               headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ lead: samplePayload(dealershipId, { email, phone: `04${String(10_000_000 + index * 1000 + i).slice(-8)}` }) }),
+              body: JSON.stringify({
+                lead: samplePayload(dealershipId, { email, phone: `04${String(10_000_000 + index * 1000 + i).slice(-8)}` }),
+              }),
             })
           : await client.send('GET', '/api/v1/apikeys/apikey_details.json', { headers: { authorization: `Bearer ${key}` } });
         outcomes.push({ method: isPost ? 'POST' : 'GET', ...(isPost ? { email } : {}), afterSigterm, result });
@@ -143,7 +153,8 @@ describe('SIGTERM under load', () => {
 
     const clients = Array.from({ length: CLIENTS }, () => keepAliveClient(port));
     // Every client opens its keep-alive connection first: the load runs on established connections.
-    for (const opened of await Promise.all(clients.map((client) => client.send('GET', '/health')))) expect(opened).toMatchObject({ status: 200 });
+    for (const opened of await Promise.all(clients.map((client) => client.send('GET', '/health'))))
+      expect(opened).toMatchObject({ status: 200 });
     expect(await clients[0]?.send('GET', '/ready')).toMatchObject({ status: 200, body: '{"status":"ready"}' });
     // A /ready request whose headers are still arriving when the signal comes; it is completed once
     // the service has logged that it is shutting down.
@@ -163,7 +174,9 @@ describe('SIGTERM under load', () => {
     // Every request was answered, except those that found no server to connect to after the signal.
     const refused = outcomes.filter(({ result }) => !isAnswer(result) && result.error === 'ECONNREFUSED' && !result.reusedSocket);
     const unanswered = outcomes.filter(({ result }) => !isAnswer(result) && !refused.some((entry) => entry.result === result));
-    const report = JSON.stringify(logs.filter(({ msg }) => msg === 'stopped' || msg.startsWith('shutting down') || msg.startsWith('grace')));
+    const report = JSON.stringify(
+      logs.filter(({ msg }) => msg === 'stopped' || msg.startsWith('shutting down') || msg.startsWith('grace')),
+    );
     expect(unanswered, report).toEqual([]);
     expect(refused.every(({ afterSigterm }) => afterSigterm)).toBe(true);
     const answered = outcomes.filter((outcome): outcome is Outcome & { result: HttpAnswer } => isAnswer(outcome.result));
@@ -173,7 +186,9 @@ describe('SIGTERM under load', () => {
     const drainAnswers = answered.filter(({ result }) => isDrainAnswer(result));
     expect(drainAnswers.every(({ afterSigterm, result }) => afterSigterm && !result.reusedSocket)).toBe(true);
     expect(
-      answered.filter(({ method, result }) => !isDrainAnswer(result) && result.status !== (method === 'POST' ? 201 : 200)).map(({ result }) => [result.status, result.body]),
+      answered
+        .filter(({ method, result }) => !isDrainAnswer(result) && result.status !== (method === 'POST' ? 201 : 200))
+        .map(({ result }) => [result.status, result.body]),
     ).toEqual([]);
     // Answers given during the drain told their clients to go (Connection: close).
     expect(answered.some(({ result }) => result.headers.connection === 'close')).toBe(true);

@@ -25,7 +25,12 @@ async function statementsFor(method: string, path: string): Promise<number> {
   // The key's first use (lookup, last_used_at) is not the path's cost: warm it first.
   await app.request('/api/v1/apikeys/apikey_details.json', { key });
   app.queries.length = 0;
-  const init = method === 'POST' ? { method, key, json: { lead: samplePayload(1, { stocknum: 'MEL1002' }) } } : method === 'PUT' ? { method, key } : { key };
+  const init =
+    method === 'POST'
+      ? { method, key, json: { lead: samplePayload(1, { stocknum: 'MEL1002' }) } }
+      : method === 'PUT'
+        ? { method, key }
+        : { key };
   const response = await app.request(path, init);
   expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(400);
   return app.queries.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql.trim())).length;

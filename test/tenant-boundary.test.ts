@@ -23,11 +23,19 @@ const UNSCOPED = /\bunscopedDb\b|\bDb\b(?!Clients)/;
 describe('the tenant boundary', () => {
   it('lets only the modules ARCHITECTURE.md names hold the unscoped client in src/schema and src/domain', () => {
     const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
-    const section = architecture.slice(architecture.indexOf('## The tenant boundary'), architecture.indexOf('## Where each dependency comes from'));
+    const section = architecture.slice(
+      architecture.indexOf('## The tenant boundary'),
+      architecture.indexOf('## Where each dependency comes from'),
+    );
     const listed = section
       .split('\n')
       .filter((line) => line.startsWith('| src/'))
-      .flatMap((line) => line.split('|')[1]!.split(',').map((name) => name.trim()));
+      .flatMap((line) =>
+        line
+          .split('|')[1]!
+          .split(',')
+          .map((name) => name.trim()),
+      );
     expect(listed.length).toBeGreaterThan(5);
     const holding = [...sourceFiles('src/schema'), ...sourceFiles('src/domain')].filter((file) => {
       // Comments may speak of the client; code may not hold it.

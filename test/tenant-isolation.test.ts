@@ -23,9 +23,31 @@ import { getDatamodel } from '../src/generated/pothos-types.ts';
 import { queryLimits } from '../src/schema/graphql-limits.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCarLead, makeModel, makeOffer, makePaymentProcessor, makePhoneCall, makeSpecCategory, makeSpecField, makeVariant, setSpecValue, showModel, makeOption, setAvailability } from './support/fixtures-catalogue.ts';
+import {
+  makeCarLead,
+  makeModel,
+  makeOffer,
+  makePaymentProcessor,
+  makePhoneCall,
+  makeSpecCategory,
+  makeSpecField,
+  makeVariant,
+  setSpecValue,
+  showModel,
+  makeOption,
+  setAvailability,
+} from './support/fixtures-catalogue.ts';
 import { franchise, installPlugin, makeAddress, makeContactDetail, makeContactVehicle, makePlugin } from './support/fixtures-dealership.ts';
-import { makeCar, makeContact, makeDealership, makeKey, makeLocation, makeManufacturer, makeUser, makeWebsite } from './support/fixtures.ts';
+import {
+  makeCar,
+  makeContact,
+  makeDealership,
+  makeKey,
+  makeLocation,
+  makeManufacturer,
+  makeUser,
+  makeWebsite,
+} from './support/fixtures.ts';
 import { makeStoredLead } from './support/fixtures-leads.ts';
 
 type Row = { id: number };
@@ -115,7 +137,11 @@ beforeAll(async () => {
   });
   await makeCarLead(db, home.id, homeCar.id);
   // An away lead on the home car, about the home contact.
-  awayLead = await makeStoredLead(db, away.id, { car_id: homeCar.id, contact_id: homeContact.id, events: { create: { service: 'sms', description: 'away' } } });
+  awayLead = await makeStoredLead(db, away.id, {
+    car_id: homeCar.id,
+    contact_id: homeContact.id,
+    events: { create: { service: 'sms', description: 'away' } },
+  });
   // An away dealership's call counted on the home car, and an unmatched call.
   await makePhoneCall(db, homeCar.id, { dealership_id: away.id });
   await makePhoneCall(db, null);
@@ -141,7 +167,10 @@ beforeAll(async () => {
 
 // ───────────────────────────── the table is complete ─────────────────────────────
 
-const datamodel = getDatamodel().datamodel.models as Record<string, { fields: readonly { name: string; kind: string; relationFromFields?: readonly string[] }[] }>;
+const datamodel = getDatamodel().datamodel.models as Record<
+  string,
+  { fields: readonly { name: string; kind: string; relationFromFields?: readonly string[] }[] }
+>;
 
 /**
  * The models that hold a dealership's data, read from the datamodel alone: a `dealership_id`
@@ -153,7 +182,10 @@ function modelsWithDealershipPath(): Set<string> {
     changed = false;
     for (const [model, { fields }] of Object.entries(datamodel)) {
       if (owned.has(model) || model in deliberatelyGlobal) continue;
-      const holdsKeyToOwned = fields.some((field) => field.kind === 'object' && (field.relationFromFields?.length ?? 0) > 0 && owned.has((field as { type?: string }).type ?? ''));
+      const holdsKeyToOwned = fields.some(
+        (field) =>
+          field.kind === 'object' && (field.relationFromFields?.length ?? 0) > 0 && owned.has((field as { type?: string }).type ?? ''),
+      );
       if (holdsKeyToOwned) {
         owned.add(model);
         changed = true;
@@ -225,12 +257,30 @@ async function foreignIdsByModel(db: Db, homeId: number): Promise<Map<string, Se
     const rule = dealershipScope[model as ModelName];
     return rule.kind === 'owner' ? 1 + rank(relationsOf(model).get(rule.relation)!.target) : 0;
   }
-  for (const model of order) homeIds.set(model, new Set(all.get(model)!.filter(ownerOf(model)).map((row) => row.id)));
+  for (const model of order)
+    homeIds.set(
+      model,
+      new Set(
+        all
+          .get(model)!
+          .filter(ownerOf(model))
+          .map((row) => row.id),
+      ),
+    );
   // Users: home's when linked to home.
   const links = await db.dealershipUser.findMany({ where: { dealership_id: homeId } });
   homeIds.set('User', new Set(links.map((link) => link.user_id)));
   const foreign = new Map<string, Set<number>>();
-  for (const model of withId) foreign.set(model, new Set(all.get(model)!.map((row) => row.id).filter((id) => !homeIds.get(model)!.has(id))));
+  for (const model of withId)
+    foreign.set(
+      model,
+      new Set(
+        all
+          .get(model)!
+          .map((row) => row.id)
+          .filter((id) => !homeIds.get(model)!.has(id)),
+      ),
+    );
   return foreign;
 }
 
@@ -249,8 +299,14 @@ function rootArguments(): Record<string, string[]> {
     cars: [page],
     car_performance: [homeCar, movedCar, awayCar].map((car) => `(id: ${text(car.id)})`),
     car_payment_processors: [homeCar, awayCar].map((car) => `(id: ${text(car.id)})`),
-    car_redirect: [`(dealership_slug: ${JSON.stringify(home.slug)}, website_id: ${text(homeSite.id)}, stocknum: ${JSON.stringify(homeCar.stocknum)})`],
-    contact: [`(dealership_id: ${home.id}, id: ${homeContact.id})`, `(dealership_id: ${away.id}, id: ${awayContact.id})`, `(dealership_id: ${home.id}, id: ${awayContact.id})`],
+    car_redirect: [
+      `(dealership_slug: ${JSON.stringify(home.slug)}, website_id: ${text(homeSite.id)}, stocknum: ${JSON.stringify(homeCar.stocknum)})`,
+    ],
+    contact: [
+      `(dealership_id: ${home.id}, id: ${homeContact.id})`,
+      `(dealership_id: ${away.id}, id: ${awayContact.id})`,
+      `(dealership_id: ${home.id}, id: ${awayContact.id})`,
+    ],
     contacts: [home, away].map((dealership) => `(dealership_id: ${dealership.id})`),
     dealership: [home, away].map((dealership) => `(id: ${dealership.id})`),
     dealership_plugins: [home, away].map((dealership) => `(dealership_slug: ${JSON.stringify(dealership.slug)})`),
@@ -289,7 +345,8 @@ const MAX_HOPS = 4;
 /** The fields of a type that lead to another object and can be selected without arguments. */
 const objectFieldsOf = (type: GraphQLObjectType): GraphQLField<unknown, unknown>[] =>
   Object.values(type.getFields()).filter(
-    (field) => isObjectType(getNamedType(field.type)) && field.args.every((arg) => !isNonNullType(arg.type) || arg.defaultValue !== undefined),
+    (field) =>
+      isObjectType(getNamedType(field.type)) && field.args.every((arg) => !isNonNullType(arg.type) || arg.defaultValue !== undefined),
   );
 
 /** `__typename id: databaseId dealership_id` (the stored ids under the row's names), as far as the type has them. */
@@ -319,7 +376,9 @@ function selections(type: GraphQLObjectType, hops: number, seen: ReadonlySet<str
   return children.flatMap((field) => {
     const next = getNamedType(field.type) as GraphQLObjectType;
     const nextSeen = new Set(seen).add(`${type.name}.${field.name}`);
-    return selections(next, isRelayStep(type, field) ? hops : hops + 1, nextSeen, levels + 1).map((inner) => `${identity(type)} ${field.name} { ${inner} }`);
+    return selections(next, isRelayStep(type, field) ? hops : hops + 1, nextSeen, levels + 1).map(
+      (inner) => `${identity(type)} ${field.name} { ${inner} }`,
+    );
   });
 }
 
@@ -334,7 +393,8 @@ function walkQueries(): { root: string; query: string }[] {
         // One id answers only its own type: node(id:) is walked through that type's fragment alone.
         const single = root === 'node' ? decodeGlobalID(JSON.parse(/"[^"]*"/.exec(arg)![0]) as string).typename : null;
         for (const type of schema.getPossibleTypes(named).filter((candidate) => !single || candidate.name === single)) {
-          for (const selection of selections(type, 0, new Set())) queries.push({ root, query: `{ ${root}${arg} { ... on ${type.name} { ${selection} } } }` });
+          for (const selection of selections(type, 0, new Set()))
+            queries.push({ root, query: `{ ${root}${arg} { ... on ${type.name} { ${selection} } } }` });
         }
         continue;
       }
@@ -350,7 +410,16 @@ const modelOfType = (typeName: string): string | null => {
   const prismaModel = type && isObjectType(type) ? (type.extensions as { pothosPrismaModel?: string }).pothosPrismaModel : undefined;
   if (prismaModel) return prismaModel;
   // Plain object types whose `databaseId` is a row's id.
-  return ({ CarPerformance: 'Car', CarPerformanceLead: 'Lead', PartnerDealership: 'Location', CarPaymentProcessor: 'PaymentProcessor' } as Record<string, string>)[typeName] ?? null;
+  return (
+    (
+      {
+        CarPerformance: 'Car',
+        CarPerformanceLead: 'Lead',
+        PartnerDealership: 'Location',
+        CarPaymentProcessor: 'PaymentProcessor',
+      } as Record<string, string>
+    )[typeName] ?? null
+  );
 };
 
 interface Sighting {
@@ -377,7 +446,10 @@ function foreignSightings(value: unknown, foreign: Map<string, Set<number>>, hom
   return found;
 }
 
-async function walk(key: string, roots?: readonly string[]): Promise<{ queries: number; objects: number; sightings: Sighting[]; unexpectedErrors: string[] }> {
+async function walk(
+  key: string,
+  roots?: readonly string[],
+): Promise<{ queries: number; objects: number; sightings: Sighting[]; unexpectedErrors: string[] }> {
   const foreign = await foreignIdsByModel(app.db, home.id);
   const sightings: Sighting[] = [];
   const unexpectedErrors: string[] = [];
@@ -414,8 +486,22 @@ describe('a key restricted to one dealership, walking every path of the schema',
     const unrestricted = await walk(allKey, ['car', 'lead', 'leads', 'dealership']);
     expect(unrestricted.unexpectedErrors).toEqual([]);
     const seen = new Set(unrestricted.sightings.map((sighting) => sighting.path));
-    for (const path of ['car.leads.edges.node', 'lead.events.edges.node', 'lead.car', 'lead.contact', 'car.location', 'dealership.locations.edges.node.website', 'dealership.contacts.edges.node', 'dealership.users.edges.node', 'dealership.cars.edges.node.leads', 'leads.edges.node.car']) {
-      expect([...seen].some((sightingPath) => sightingPath.startsWith(path)), path).toBe(true);
+    for (const path of [
+      'car.leads.edges.node',
+      'lead.events.edges.node',
+      'lead.car',
+      'lead.contact',
+      'car.location',
+      'dealership.locations.edges.node.website',
+      'dealership.contacts.edges.node',
+      'dealership.users.edges.node',
+      'dealership.cars.edges.node.leads',
+      'leads.edges.node.car',
+    ]) {
+      expect(
+        [...seen].some((sightingPath) => sightingPath.startsWith(path)),
+        path,
+      ).toBe(true);
     }
   });
 });
@@ -424,13 +510,22 @@ describe('a key restricted to one dealership, walking every path of the schema',
 
 describe('the reproduction of issue 10', () => {
   it("keeps a moved car's leads from the key of the dealership it moved to", async () => {
-    const graph = await app.graphql(`{ car(id: "${movedCar.id}") { dealership_id leads { totalCount edges { node { name email phone } } } } }`, undefined, awayKey);
+    const graph = await app.graphql(
+      `{ car(id: "${movedCar.id}") { dealership_id leads { totalCount edges { node { name email phone } } } } }`,
+      undefined,
+      awayKey,
+    );
     expect(graph.errors).toBeUndefined();
     expect(graph.data).toEqual({ car: { dealership_id: away.id, leads: { totalCount: 0, edges: [] } } });
 
-    const viaDealership = await app.graphql(`{ dealership(id: ${away.id}) { cars { edges { node { id: databaseId leads { totalCount edges { node { id: databaseId name } } } } } } } }`, undefined, awayKey);
+    const viaDealership = await app.graphql(
+      `{ dealership(id: ${away.id}) { cars { edges { node { id: databaseId leads { totalCount edges { node { id: databaseId name } } } } } } } }`,
+      undefined,
+      awayKey,
+    );
     expect(viaDealership.errors).toBeUndefined();
-    const nodes = (viaDealership.data as { dealership: { cars: { edges: { node: { id: number; leads: unknown } }[] } } }).dealership.cars.edges;
+    const nodes = (viaDealership.data as { dealership: { cars: { edges: { node: { id: number; leads: unknown } }[] } } }).dealership.cars
+      .edges;
     expect(nodes.find((edge) => edge.node.id === movedCar.id)?.node.leads).toEqual({ totalCount: 0, edges: [] });
 
     const rest = await app.request(`/api/v1/cars/${movedCar.id}/performance.json`, { key: awayKey });
@@ -443,7 +538,11 @@ describe('the reproduction of issue 10', () => {
   });
 
   it("answers a lead's foreign car, contact and location as null, and its foreign payment car is not shown", async () => {
-    const graph = await app.graphql(`{ lead(id: ${homeLead.id}) { id: databaseId car { vin } contact { id: databaseId } payment { car_id } } }`, undefined, homeKey);
+    const graph = await app.graphql(
+      `{ lead(id: ${homeLead.id}) { id: databaseId car { vin } contact { id: databaseId } payment { car_id } } }`,
+      undefined,
+      homeKey,
+    );
     expect(graph.errors).toBeUndefined();
     expect(graph.data).toEqual({ lead: { id: homeLead.id, car: null, contact: null, payment: { car_id: awayCar.id } } });
   });
@@ -478,7 +577,7 @@ describe('the reproduction of issue 10', () => {
   // The spec gives a car of a dealership the key cannot use its own outcome on the performance read
   // and the reservation ("invalid dealership", distinct from "car does not exist"): one fixed body
   // that carries nothing of the car, however it was named.
-  it('refuses another dealership\'s car with invalid_dealership on 4.2 and 4.19, telling nothing about it', async () => {
+  it("refuses another dealership's car with invalid_dealership on 4.2 and 4.19, telling nothing about it", async () => {
     const invalid = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
     for (const name of [String(awayCar.id), awayCar.slug]) {
       const performance = await app.request(`/api/v1/cars/${encodeURIComponent(name)}/performance.json`, { key: homeKey });
@@ -519,10 +618,16 @@ describe('writes by a restricted key', () => {
     const lead = await app.request('/api/v1/leads', {
       method: 'POST',
       key: homeKey,
-      json: { lead: { email: 'x@example.com', phone: '0412 345 678', dealership_id: away.id, category: 'General Enquiry', source: 'Website' } },
+      json: {
+        lead: { email: 'x@example.com', phone: '0412 345 678', dealership_id: away.id, category: 'General Enquiry', source: 'Website' },
+      },
     });
     expect(lead.status).toBe(404);
-    const updateLead = await app.request(`/api/v1/leads/${awayLead.id}`, { method: 'PUT', key: homeKey, json: { lead: { message: 'mine now' } } });
+    const updateLead = await app.request(`/api/v1/leads/${awayLead.id}`, {
+      method: 'PUT',
+      key: homeKey,
+      json: { lead: { message: 'mine now' } },
+    });
     expect(updateLead.status).toBe(404);
 
     expect(await app.db.car.findUniqueOrThrow({ where: { id: awayCar.id } })).toEqual(before);
@@ -546,7 +651,10 @@ describe('writes by a restricted key', () => {
     expect(await scoped.lead.count({ where: { car_id: movedCar.id } })).toBe(2);
     expect(await forDealerships(app.db, [away.id]).lead.count({ where: { car_id: movedCar.id } })).toBe(0);
     // _count of relations counts only rows in scope.
-    const counted = await forDealerships(app.db, [away.id]).car.findUniqueOrThrow({ where: { id: movedCar.id }, select: { _count: { select: { leads: true, photos: true } } } });
+    const counted = await forDealerships(app.db, [away.id]).car.findUniqueOrThrow({
+      where: { id: movedCar.id },
+      select: { _count: { select: { leads: true, photos: true } } },
+    });
     expect(counted._count).toEqual({ leads: 0, photos: 1 });
     expect(await app.db.car.count({ where: { slug: 'x-1-scoped' } })).toBe(0);
     expect((await app.db.car.findUniqueOrThrow({ where: { id: awayCar.id } })).reserved).toBe(false);

@@ -111,7 +111,9 @@ describe('the span tree of one REST call', () => {
 
   it('starts a new trace without a traceparent, and marks an error answer on the operation span', async () => {
     exporter.reset();
-    const response = await traced.fetch('http://gateway.test/api/v1/cars/2000000000/performance.json', { headers: { authorization: `Bearer ${key}` } });
+    const response = await traced.fetch('http://gateway.test/api/v1/cars/2000000000/performance.json', {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(404);
     const spans = exporter.getFinishedSpans();
     const request = spans.find((span) => span.name === 'GET /api/v1/cars/{id}/performance.json');
@@ -160,7 +162,14 @@ describe('a notification', () => {
     const silent = pino({ level: 'silent' });
     const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: app.config.mailFrom }, silent);
     try {
-      const report = await deliverDueMessages({ db: tracedDb, mailer, engine: app.config.engine, mailFrom: app.config.mailFrom, logger: silent, now: app.clock.now });
+      const report = await deliverDueMessages({
+        db: tracedDb,
+        mailer,
+        engine: app.config.engine,
+        mailFrom: app.config.mailFrom,
+        logger: silent,
+        now: app.clock.now,
+      });
       expect(report.sent).toBe(queued.length);
     } finally {
       mailer.close();
@@ -172,7 +181,10 @@ describe('a notification', () => {
       expect(parentId(send)).toBeUndefined();
       expect(send.spanContext().traceId).not.toBe(CALLER_TRACE);
       expect(send.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([[CALLER_TRACE, spanId(requestSpan!)]]);
-      expect(send.attributes).toMatchObject({ 'messaging.operation.type': 'send', 'messaging.message.id': expect.stringMatching(/^<outbox-/) });
+      expect(send.attributes).toMatchObject({
+        'messaging.operation.type': 'send',
+        'messaging.message.id': expect.stringMatching(/^<outbox-/),
+      });
     }
     const mails = smtp.received.filter((received) => received.raw.includes(`#${leadId}`));
     expect(mails).toHaveLength(queued.length);
@@ -205,7 +217,10 @@ interface OtlpAttribute {
 /** OTLP's key/value list as a plain object (integers as numbers, however the encoder wrote them). */
 function attributesOf(list: OtlpAttribute[] | undefined): Record<string, unknown> {
   return Object.fromEntries(
-    (list ?? []).map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue))]),
+    (list ?? []).map(({ key, value }) => [
+      key,
+      value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue)),
+    ]),
   );
 }
 
@@ -221,13 +236,23 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; c
       const payload = JSON.parse(body) as {
         resourceSpans: {
           resource: { attributes: OtlpAttribute[] };
-          scopeSpans: { spans: (Omit<ExportedSpan, 'attributes' | 'links' | 'resource'> & { attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] })[] }[];
+          scopeSpans: {
+            spans: (Omit<ExportedSpan, 'attributes' | 'links' | 'resource'> & {
+              attributes?: OtlpAttribute[];
+              links?: { traceId: string; spanId: string }[];
+            })[];
+          }[];
         }[];
       };
       for (const resource of payload.resourceSpans) {
         for (const scope of resource.scopeSpans) {
           for (const span of scope.spans) {
-            spans.push({ ...span, attributes: attributesOf(span.attributes), links: span.links ?? [], resource: attributesOf(resource.resource.attributes) });
+            spans.push({
+              ...span,
+              attributes: attributesOf(span.attributes),
+              links: span.links ?? [],
+              resource: attributesOf(resource.resource.attributes),
+            });
           }
         }
       }
@@ -243,12 +268,21 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; c
 }
 
 /** One request on a connection of its own (none is left open, so the stop follows at once). */
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const sent = request({ host: '127.0.0.1', port, method, path, agent: false, headers: body ? { ...headers, 'content-type': 'application/json' } : headers }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
-    });
+    const sent = request(
+      { host: '127.0.0.1', port, method, path, agent: false, headers: body ? { ...headers, 'content-type': 'application/json' } : headers },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
+      },
+    );
     sent.on('error', reject);
     sent.end(body);
   });
@@ -257,7 +291,7 @@ function send(port: number, method: string, path: string, headers: Record<string
 const OTLP_KIND = { internal: 1, server: 2, client: 3, producer: 4 } as const;
 
 describe('the service process (the production bundle, NODE_ENV=production) with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 180_000 }, () => {
-  it('posts OTLP/HTTP JSON spans with OpenTelemetry\'s attributes, writes only JSON lines joined to the traces, and sends the last batch at SIGTERM', async () => {
+  it("posts OTLP/HTTP JSON spans with OpenTelemetry's attributes, writes only JSON lines joined to the traces, and sends the last batch at SIGTERM", async () => {
     const collector = await startCollector();
     // The production bundle, as `npm start` runs it: the SDK is loaded the way the bundle loads it.
     const outdir = path.join(projectDir, `dist-tracing-test-${process.pid}`);
@@ -282,16 +316,37 @@ describe('the service process (the production bundle, NODE_ENV=production) with 
     let leadId = 0;
     try {
       const caller = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, 'user-agent': 'otlp-test/2.0' };
-      const read = await send(port, 'GET', `/api/v1/cars/${carId}/performance.json`, { ...caller, authorization: `Bearer ${key}`, 'x-request-id': 'otlp-read-1' });
+      const read = await send(port, 'GET', `/api/v1/cars/${carId}/performance.json`, {
+        ...caller,
+        authorization: `Bearer ${key}`,
+        'x-request-id': 'otlp-read-1',
+      });
       expect(read.status).toBe(200);
-      const graph = await send(port, 'POST', '/graphql', { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-graph-1' }, JSON.stringify({ query: `query CarPage { car(id: "${carId}") { id } }` }));
+      const graph = await send(
+        port,
+        'POST',
+        '/graphql',
+        { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-graph-1' },
+        JSON.stringify({ query: `query CarPage { car(id: "${carId}") { id } }` }),
+      );
       expect(graph.status).toBe(200);
-      const lead = await send(port, 'POST', '/api/v1/leads', { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-lead-1' }, JSON.stringify({ lead: samplePayload(dealershipId, { email: 'otlp.buyer@example.com' }) }));
+      const lead = await send(
+        port,
+        'POST',
+        '/api/v1/leads',
+        { authorization: `Bearer ${key}`, 'x-request-id': 'otlp-lead-1' },
+        JSON.stringify({ lead: samplePayload(dealershipId, { email: 'otlp.buyer@example.com' }) }),
+      );
       expect(lead.status).toBe(201);
       leadId = (await app.db.lead.findFirstOrThrow({ where: { email: 'otlp.buyer@example.com' }, orderBy: { id: 'desc' } })).id;
       const queued = await app.db.outboxMessage.count({ where: { lead_id: leadId } });
       // The instance's outbox worker sends them (every 100 ms here).
-      for (let waited = 0; smtp.received.filter((mail) => mail.raw.includes(`#${leadId}`)).length < queued && waited < 30_000; waited += 100) await delay(100);
+      for (
+        let waited = 0;
+        smtp.received.filter((mail) => mail.raw.includes(`#${leadId}`)).length < queued && waited < 30_000;
+        waited += 100
+      )
+        await delay(100);
       // The batch would wait ten minutes; the stop sends it at once.
       expect(collector.spans).toEqual([]);
     } finally {
@@ -334,7 +389,10 @@ describe('the service process (the production bundle, NODE_ENV=production) with 
     // GraphQL operation span, and the statements below it with the database conventions.
     const graphRequest = spans.find((span) => span.name === 'POST /graphql');
     const operation = spans.find((span) => span.name === 'query CarPage');
-    expect(operation, names).toMatchObject({ parentSpanId: graphRequest!.spanId, attributes: { 'graphql.operation.name': 'CarPage', 'graphql.operation.type': 'query' } });
+    expect(operation, names).toMatchObject({
+      parentSpanId: graphRequest!.spanId,
+      attributes: { 'graphql.operation.name': 'CarPage', 'graphql.operation.type': 'query' },
+    });
     const statements = spans.filter((span) => span.parentSpanId === operation!.spanId);
     expect(statements.length).toBeGreaterThan(0);
     for (const statement of statements) {
@@ -344,7 +402,12 @@ describe('the service process (the production bundle, NODE_ENV=production) with 
         'db.operation.name': expect.stringMatching(/^(SELECT|WITH)$/),
         'db.query.text': expect.stringMatching(/^\s*(SELECT|WITH)/i),
       });
-      if (app.config.engine === 'postgresql') expect(statement.attributes).toMatchObject({ 'db.namespace': expect.any(String), 'server.address': '127.0.0.1', 'server.port': 5432 });
+      if (app.config.engine === 'postgresql')
+        expect(statement.attributes).toMatchObject({
+          'db.namespace': expect.any(String),
+          'server.address': '127.0.0.1',
+          'server.port': 5432,
+        });
       // Parameterised: the id asked for is a placeholder in the text (`$1` on PostgreSQL, `?` on SQLite).
       expect(String(statement.attributes['db.query.text'])).toMatch(/\$1|\?/);
     }
@@ -363,10 +426,17 @@ describe('the service process (the production bundle, NODE_ENV=production) with 
     expect(service.notJson).toEqual([]);
     const requestLines = service.lines.filter((line) => line.request_id !== undefined);
     expect(requestLines.map((line) => line.request_id)).toEqual(expect.arrayContaining(['otlp-read-1', 'otlp-graph-1', 'otlp-lead-1']));
-    for (const line of requestLines) expect(line, JSON.stringify(line)).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    for (const line of requestLines)
+      expect(line, JSON.stringify(line)).toMatchObject({
+        trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      });
     const readLine = requestLines.find((line) => line.request_id === 'otlp-read-1' && line.msg === 'request');
     expect(readLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: readSpan!.spanId, door: 'GET /api/v1/cars/{id}/performance.json' });
-    expect(requestLines.find((line) => line.request_id === 'otlp-graph-1' && line.msg === 'request')).toMatchObject({ trace_id: graphRequest!.traceId, span_id: graphRequest!.spanId });
+    expect(requestLines.find((line) => line.request_id === 'otlp-graph-1' && line.msg === 'request')).toMatchObject({
+      trace_id: graphRequest!.traceId,
+      span_id: graphRequest!.spanId,
+    });
 
     // The start-up line tells what production serves: no explorers, no development key hint.
     const listening = String(service.lines.find((line) => String(line.msg).startsWith('listening on'))?.msg);

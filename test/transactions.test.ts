@@ -16,7 +16,10 @@ beforeAll(async () => {
  * A transaction that has created a dealership and stays open until `end()`; then it commits, or
  * rolls back by throwing. Resolves once the row is written inside it.
  */
-async function openTransaction(dealership: { name: string; slug: string }, then: 'commit' | 'roll back'): Promise<{ transaction: Promise<void>; end: () => void }> {
+async function openTransaction(
+  dealership: { name: string; slug: string },
+  then: 'commit' | 'roll back',
+): Promise<{ transaction: Promise<void>; end: () => void }> {
   let end!: () => void;
   const held = new Promise<void>((resolve) => {
     end = resolve;
@@ -41,7 +44,10 @@ async function openTransaction(dealership: { name: string; slug: string }, then:
 describe('a transaction in flight', () => {
   it('is invisible to, and cannot undo, queries made outside it', async () => {
     const before = await app.db.dealership.count();
-    const { transaction: held, end: letTheTransactionEnd } = await openTransaction({ name: 'Uncommitted Motors', slug: 'uncommitted-motors' }, 'roll back');
+    const { transaction: held, end: letTheTransactionEnd } = await openTransaction(
+      { name: 'Uncommitted Motors', slug: 'uncommitted-motors' },
+      'roll back',
+    );
     const transaction = held.catch((error: unknown) => error);
 
     // Prisma queries are lazy: then() sends them now, while the transaction is open.

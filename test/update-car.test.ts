@@ -139,18 +139,47 @@ describe('PUT /api/cars/:id', () => {
     await makeCarPhotos(app.db, car.id, ['https://img.example.com/old.jpg']);
     const response = await put(car.id, {
       car: {
-        stocknum: 'MIN-1', dealership_id: north.id, make: 'Kia', model: 'Rio', year: 2019,
-        rego: null, odometer: null, rego_expiry: null, features: null, custom_attributes: null, images: null, location_id: null,
+        stocknum: 'MIN-1',
+        dealership_id: north.id,
+        make: 'Kia',
+        model: 'Rio',
+        year: 2019,
+        rego: null,
+        odometer: null,
+        rego_expiry: null,
+        features: null,
+        custom_attributes: null,
+        images: null,
+        location_id: null,
       },
     });
     expect(response.status).toBe(200);
     const { car: answer } = await response.json();
     expect(answer).toMatchObject({
-      stocknum: 'MIN-1', make: 'Kia', model: 'Rio', year: 2019, colour: 'Blue', load_to_drive: true,
-      rego: null, odometer: null, rego_expiry: null, features: [], custom_attributes: [], images: [], location_id: null,
+      stocknum: 'MIN-1',
+      make: 'Kia',
+      model: 'Rio',
+      year: 2019,
+      colour: 'Blue',
+      load_to_drive: true,
+      rego: null,
+      odometer: null,
+      rego_expiry: null,
+      features: [],
+      custom_attributes: [],
+      images: [],
+      location_id: null,
     });
     const row = await stored(car.id);
-    expect(row).toMatchObject({ colour: 'Blue', load_to_drive: true, rego: null, odometer: null, rego_expiry: null, features: [], location_id: null });
+    expect(row).toMatchObject({
+      colour: 'Blue',
+      load_to_drive: true,
+      rego: null,
+      odometer: null,
+      rego_expiry: null,
+      features: [],
+      location_id: null,
+    });
     expect(row.photos).toEqual([]);
   });
 
@@ -158,17 +187,32 @@ describe('PUT /api/cars/:id', () => {
     const car = await makeCar(app.db, north.id);
     const response = await put(car.id, {
       car: carInput(north.id, {
-        stocknum: '  TRIM-1 ', rego_expiry: '1/2/2028', compliance_date: '2019-07-09', build_date: '29/02/2024',
-        vin: ' abc123 ', rego: '', badge: '   ',
+        stocknum: '  TRIM-1 ',
+        rego_expiry: '1/2/2028',
+        compliance_date: '2019-07-09',
+        build_date: '29/02/2024',
+        vin: ' abc123 ',
+        rego: '',
+        badge: '   ',
       }),
     });
     expect(response.status).toBe(200);
     const { car: answer } = await response.json();
     expect(answer).toMatchObject({
-      stocknum: 'TRIM-1', rego_expiry: '2028-02-01', compliance_date: '2019-07-09', build_date: '2024-02-29', vin: 'ABC123', rego: null, badge: null,
+      stocknum: 'TRIM-1',
+      rego_expiry: '2028-02-01',
+      compliance_date: '2019-07-09',
+      build_date: '2024-02-29',
+      vin: 'ABC123',
+      rego: null,
+      badge: null,
     });
     expect(await stored(car.id)).toMatchObject({
-      rego_expiry: day('2028-02-01'), compliance_date: day('2019-07-09'), build_date: day('2024-02-29'), vin: 'ABC123', rego: null,
+      rego_expiry: day('2028-02-01'),
+      compliance_date: day('2019-07-09'),
+      build_date: day('2024-02-29'),
+      vin: 'ABC123',
+      rego: null,
     });
   });
 
@@ -196,7 +240,11 @@ describe('PUT /api/cars/:id', () => {
 
   it('replaces the photos in order, keeping the rows (and dates) of URLs that stay', async () => {
     const car = await makeCar(app.db, north.id);
-    const [a, b, c] = await makeCarPhotos(app.db, car.id, ['https://i.example.com/a.jpg', 'https://i.example.com/b.jpg', 'https://i.example.com/c.jpg']);
+    const [a, b, c] = await makeCarPhotos(app.db, car.id, [
+      'https://i.example.com/a.jpg',
+      'https://i.example.com/b.jpg',
+      'https://i.example.com/c.jpg',
+    ]);
     const images = ['https://i.example.com/c.jpg', 'https://i.example.com/d.jpg', 'https://i.example.com/a.jpg'];
     const response = await put(car.id, { car: carInput(north.id, { stocknum: 'PHOTO-1', images }) });
     expect(response.status).toBe(200);
@@ -215,11 +263,19 @@ describe('locked fields', () => {
   it('leaves the locked fields unchanged, silently, and lists them in skipped_fields', async () => {
     const car = await makeCar(app.db, north.id, { colour: 'Blue', dapprice: 20000, locked_fields: ['dapprice', 'colour', 'images'] });
     await makeCarPhotos(app.db, car.id, ['https://i.example.com/kept.jpg']);
-    const response = await put(car.id, { car: carInput(north.id, { stocknum: 'LOCK-1', colour: 'Red', dapprice: 25000, locked_fields: ['dapprice', 'colour', 'images'] }) });
+    const response = await put(car.id, {
+      car: carInput(north.id, { stocknum: 'LOCK-1', colour: 'Red', dapprice: 25000, locked_fields: ['dapprice', 'colour', 'images'] }),
+    });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.skipped_fields).toEqual(['dapprice', 'colour', 'images']);
-    expect(body.car).toMatchObject({ colour: 'Blue', dapprice: 20000, egcprice: 30990, make: 'Mazda', images: ['https://i.example.com/kept.jpg'] });
+    expect(body.car).toMatchObject({
+      colour: 'Blue',
+      dapprice: 20000,
+      egcprice: 30990,
+      make: 'Mazda',
+      images: ['https://i.example.com/kept.jpg'],
+    });
     const row = await stored(car.id);
     expect(row).toMatchObject({ colour: 'Blue', dapprice: 20000, egcprice: 30990, make: 'Mazda' });
     expect(row.photos.map((photo) => photo.url)).toEqual(['https://i.example.com/kept.jpg']);
@@ -243,7 +299,11 @@ describe('locked fields', () => {
     const car = await makeCar(app.db, north.id);
     const ok = await put(car.id, { car: carInput(north.id, { stocknum: 'LOCK-3', locked_fields: ['rego', 'images', 'rego'] }) });
     expect((await ok.json()).car.locked_fields).toEqual(['rego', 'images']);
-    for (const [names, index] of [[['colour', 'slug'], 1], [['locked_fields'], 0], [['match_existing_car_by_stocknum'], 0]] as const) {
+    for (const [names, index] of [
+      [['colour', 'slug'], 1],
+      [['locked_fields'], 0],
+      [['match_existing_car_by_stocknum'], 0],
+    ] as const) {
       const response = await put(car.id, { car: carInput(north.id, { stocknum: 'LOCK-3', locked_fields: [...names] }) });
       expect(response.status).toBe(422);
       expect(await response.json()).toMatchObject({ error: 'invalid_input', field: `car.locked_fields[${index}]` });
@@ -291,7 +351,11 @@ describe('dealership, location and stock number rules', () => {
   it('never moves a car to a dealership the key cannot reach, answering like a dealership that does not exist', async () => {
     const car = await makeCar(app.db, north.id);
     const before = await stored(car.id);
-    const expected = { error: 'invalid_input', field: 'car.dealership_id', message: 'car.dealership_id: is not a dealership this API key can access' };
+    const expected = {
+      error: 'invalid_input',
+      field: 'car.dealership_id',
+      message: 'car.dealership_id: is not a dealership this API key can access',
+    };
     const outside = await put(car.id, { car: carInput(south.id, { stocknum: 'MOVE-2' }) });
     expect(outside.status).toBe(422);
     expect(await outside.json()).toEqual(expected);
@@ -307,7 +371,9 @@ describe('dealership, location and stock number rules', () => {
     const foreign = await put(car.id, { car: carInput(north.id, { stocknum: 'LOC-1', location_id: southYard.id }) });
     expect(foreign.status).toBe(422);
     expect(await foreign.json()).toEqual({
-      error: 'invalid_input', field: 'car.location_id', message: `car.location_id: location ${southYard.id} is not a location of dealership ${north.id}`,
+      error: 'invalid_input',
+      field: 'car.location_id',
+      message: `car.location_id: location ${southYard.id} is not a location of dealership ${north.id}`,
     });
     const missing = await put(car.id, { car: carInput(north.id, { stocknum: 'LOC-1', location_id: 999_999 }) });
     expect(missing.status).toBe(422);
@@ -316,7 +382,9 @@ describe('dealership, location and stock number rules', () => {
     const stranded = await put(car.id, { car: withoutLocation });
     expect(stranded.status).toBe(422);
     expect(await stranded.json()).toEqual({
-      error: 'invalid_input', field: 'car.dealership_id', message: `car.dealership_id: location ${northYard.id} is not a location of dealership ${east.id}`,
+      error: 'invalid_input',
+      field: 'car.dealership_id',
+      message: `car.dealership_id: location ${northYard.id} is not a location of dealership ${east.id}`,
     });
     // The failed requests had already locked the row by writing updated_at: rolled back with the rest.
     expect(await stored(car.id)).toEqual(before);
@@ -329,7 +397,10 @@ describe('dealership, location and stock number rules', () => {
     const before = await stored(car.id);
     const clash = await put(car.id, { car: carInput(north.id, { stocknum: 'DUP-1' }) });
     expect(clash.status).toBe(409);
-    expect(await clash.json()).toEqual({ error: 'stocknum_taken', message: 'Another car of the dealership already has stock number "DUP-1".' });
+    expect(await clash.json()).toEqual({
+      error: 'stocknum_taken',
+      message: 'Another car of the dealership already has stock number "DUP-1".',
+    });
     const moveClash = await put(car.id, { car: carInput(east.id, { stocknum: 'DUP-2' }) });
     expect(moveClash.status).toBe(409);
     expect(await stored(car.id)).toEqual(before);
@@ -347,7 +418,10 @@ describe('dealership, location and stock number rules', () => {
     const responses = await Promise.all([first, second].map((car) => put(car.id, { car: carInput(north.id, { stocknum: 'RACE-X' }) })));
     expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
     const stocknums = [(await stored(first.id)).stocknum, (await stored(second.id)).stocknum].sort();
-    expect([['RACE-A', 'RACE-X'], ['RACE-B', 'RACE-X']]).toContainEqual(stocknums);
+    expect([
+      ['RACE-A', 'RACE-X'],
+      ['RACE-B', 'RACE-X'],
+    ]).toContainEqual(stocknums);
   });
 });
 
@@ -358,7 +432,11 @@ describe('refused input changes nothing', () => {
     ['month/day/year', { build_date: '12/31/2020' }, 'car.build_date'],
     ['a two-digit year', { build_date: '1/1/21' }, 'car.build_date'],
     ['a date with words', { rego_expiry: 'next Tuesday' }, 'car.rego_expiry'],
-    ['an ftp image', { images: ['https://i.example.com/1.jpg', 'https://i.example.com/2.jpg', 'ftp://i.example.com/3.jpg'] }, 'car.images[2]'],
+    [
+      'an ftp image',
+      { images: ['https://i.example.com/1.jpg', 'https://i.example.com/2.jpg', 'ftp://i.example.com/3.jpg'] },
+      'car.images[2]',
+    ],
     ['a relative image path', { images: ['/images/1.jpg'] }, 'car.images[0]'],
     ['a javascript: image', { images: ['javascript:alert(1)'] }, 'car.images[0]'],
     ['an image with credentials', { images: ['https://user:pw@i.example.com/1.jpg'] }, 'car.images[0]'],
@@ -372,7 +450,16 @@ describe('refused input changes nothing', () => {
     ['a null status', { status: null }, 'car.status'],
     ['a null flag', { load_to_drive: null }, 'car.load_to_drive'],
     ['a blank feature', { features: ['Sunroof', ' '] }, 'car.features[1]'],
-    ['a repeated custom attribute', { custom_attributes: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] }, 'car.custom_attributes[1].name'],
+    [
+      'a repeated custom attribute',
+      {
+        custom_attributes: [
+          { name: 'a', value: '1' },
+          { name: 'a', value: '2' },
+        ],
+      },
+      'car.custom_attributes[1].name',
+    ],
     ['a VIN with spaces', { vin: 'JM0 KF4' }, 'car.vin'],
     ['a lock on a field that does not exist', { locked_fields: ['slug'] }, 'car.locked_fields[0]'],
     ['a dealership id of zero', { dealership_id: 0 }, 'car.dealership_id'],
@@ -385,10 +472,18 @@ describe('refused input changes nothing', () => {
     const response = await put(car.id, { car: { ...carInput(north.id, { stocknum: `BAD-${car.id}` }), ...change } });
     expect(response.status).toBe(422);
     const body = await response.json();
-    expect(body).toEqual({ error: 'invalid_input', field, message: expect.stringMatching(new RegExp(`^${field.replace(/[[\].]/g, '\\$&')}: .+`)) });
+    expect(body).toEqual({
+      error: 'invalid_input',
+      field,
+      message: expect.stringMatching(new RegExp(`^${field.replace(/[[\].]/g, '\\$&')}: .+`)),
+    });
     expect(await stored(car.id)).toEqual(before);
 
-    const graph = await app.graphql(UPDATE, { id: car.id, car: { ...carInput(north.id, { stocknum: `BAD-${car.id}` }), ...change } }, writer);
+    const graph = await app.graphql(
+      UPDATE,
+      { id: car.id, car: { ...carInput(north.id, { stocknum: `BAD-${car.id}` }), ...change } },
+      writer,
+    );
     expect(graph.data).toBeNull();
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field });
     expect(await stored(car.id)).toEqual(before);
@@ -411,26 +506,29 @@ describe('refused input changes nothing', () => {
   // An unknown key inside "car" is ignored on the REST door, as Rails' strong parameters do (a feed
   // that sends back what it read must work), and named in X-Ignored-Parameters; never applied.
   // GraphQL stays strict and refuses it while coercing the variable.
-  it.each(['id', 'slug', 'created_at', 'reserved', 'views'])('ignores %s, which is not an input field, instead of applying it', async (name) => {
-    const car = await makeCar(app.db, north.id);
-    const value = name === 'reserved' ? true : name === 'id' || name === 'views' ? 999_999 : 'written';
-    const body = { car: { ...carInput(north.id, { stocknum: `RO-${car.id}` }), [name]: value } };
-    const response = await put(car.id, body);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('x-ignored-parameters')).toBe(`car.${name}`);
-    const answered = (await response.json()) as { car: Record<string, unknown> };
-    expect(answered.car.stocknum).toBe(`RO-${car.id}`);
-    expect(answered.car[name]).not.toBe(value);
-    const row = await app.db.car.findUniqueOrThrow({ where: { id: car.id } });
-    expect(row.id).toBe(car.id);
-    expect(row.reserved).toBe(false);
-    expect(row.slug).not.toBe('written');
-    const before = await stored(car.id);
-    const graph = await app.graphql(UPDATE, { id: car.id, car: body.car }, writer);
-    expect(graph.errors?.[0]?.message).toContain(`Field "${name}" is not defined by type "CarInput".`);
-    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: `car.${name}` });
-    expect(await stored(car.id)).toEqual(before);
-  });
+  it.each(['id', 'slug', 'created_at', 'reserved', 'views'])(
+    'ignores %s, which is not an input field, instead of applying it',
+    async (name) => {
+      const car = await makeCar(app.db, north.id);
+      const value = name === 'reserved' ? true : name === 'id' || name === 'views' ? 999_999 : 'written';
+      const body = { car: { ...carInput(north.id, { stocknum: `RO-${car.id}` }), [name]: value } };
+      const response = await put(car.id, body);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ignored-parameters')).toBe(`car.${name}`);
+      const answered = (await response.json()) as { car: Record<string, unknown> };
+      expect(answered.car.stocknum).toBe(`RO-${car.id}`);
+      expect(answered.car[name]).not.toBe(value);
+      const row = await app.db.car.findUniqueOrThrow({ where: { id: car.id } });
+      expect(row.id).toBe(car.id);
+      expect(row.reserved).toBe(false);
+      expect(row.slug).not.toBe('written');
+      const before = await stored(car.id);
+      const graph = await app.graphql(UPDATE, { id: car.id, car: body.car }, writer);
+      expect(graph.errors?.[0]?.message).toContain(`Field "${name}" is not defined by type "CarInput".`);
+      expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: `car.${name}` });
+      expect(await stored(car.id)).toEqual(before);
+    },
+  );
 
   it.each([
     ['a number', 5, 'car', 'car: must be an object'],
@@ -443,9 +541,11 @@ describe('refused input changes nothing', () => {
     const before = await stored(car.id);
     const { stocknum: _stocknum, ...withoutStocknum } = carInput(north.id);
     const value =
-      shape === 'no-stocknum' ? withoutStocknum
-      : shape === 'year-text' ? { ...carInput(north.id), dealercomments: 'see at "car.make"; then', year: 'abc' }
-      : shape;
+      shape === 'no-stocknum'
+        ? withoutStocknum
+        : shape === 'year-text'
+          ? { ...carInput(north.id), dealercomments: 'see at "car.make"; then', year: 'abc' }
+          : shape;
     const response = await put(car.id, { car: value });
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: 'invalid_input', field, message });
@@ -469,7 +569,10 @@ describe('refused input changes nothing', () => {
     const car = await makeCar(app.db, north.id);
     const before = await stored(car.id);
     const response = await app.request(`/api/cars/${car.id}`, {
-      method: 'PUT', key: writer, headers: { 'content-type': 'application/json' }, body: '{"car": {"stocknum": "X",',
+      method: 'PUT',
+      key: writer,
+      headers: { 'content-type': 'application/json' },
+      body: '{"car": {"stocknum": "X",',
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'malformed_json', message: 'The request body is not valid JSON.' });
@@ -504,7 +607,10 @@ describe('access', () => {
     const before = await stored(car.id);
     const response = await put(car.id, { car: carInput(north.id) }, reader);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'forbidden',
+      message: 'This API key does not have the permission this operation needs.',
+    });
     const graph = await app.graphql(UPDATE, { id: car.id, car: carInput(north.id) }, reader);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
     expect(await stored(car.id)).toEqual(before);

@@ -46,7 +46,13 @@ async function createLead(overrides: Record<string, unknown> = {}): Promise<Reco
   const response = await app.request('/api/v1/leads', {
     method: 'POST',
     key: editor.key,
-    json: { lead: samplePayload(north.id, { email: `updatee.${people}@example.com`, phone: `0413 000 ${String(people).padStart(3, '0')}`, ...overrides }) },
+    json: {
+      lead: samplePayload(north.id, {
+        email: `updatee.${people}@example.com`,
+        phone: `0413 000 ${String(people).padStart(3, '0')}`,
+        ...overrides,
+      }),
+    },
   });
   expect(response.status).toBe(201);
   return (await response.json()).lead;
@@ -103,7 +109,11 @@ describe('PUT /api/v1/leads/{id}: a partial update', () => {
   it('answers GraphQL with the same record as REST', async () => {
     const created = await createLead();
     const rest = await (await put(created.id, { lead_state: 'qualified', message: 'Call after 5' }, editor.key)).json();
-    const graph = await app.graphql<{ update_lead: unknown }>(UPDATE_LEAD, { id: created.id, lead: { lead_state: 'qualified', message: 'Call after 5' } }, editor.key);
+    const graph = await app.graphql<{ update_lead: unknown }>(
+      UPDATE_LEAD,
+      { id: created.id, lead: { lead_state: 'qualified', message: 'Call after 5' } },
+      editor.key,
+    );
     expect(graph.errors).toBeUndefined();
     expect(graph.data?.update_lead).toEqual({ lead: graphRecord(rest.lead) });
   });
@@ -162,17 +172,34 @@ describe('PUT /api/v1/leads/{id}: a partial update', () => {
     const created = await createLead({ stocknum: 'U100' });
     expect(created.car_id).toBe(car.id);
     const other = await makeCar(app.db, north.id, { stocknum: 'U101' });
-    expect((await (await put(created.id, { stocknum: 'U101' }, editor.key)).json()).lead).toMatchObject({ car_id: other.id, stocknum: 'U101' });
+    expect((await (await put(created.id, { stocknum: 'U101' }, editor.key)).json()).lead).toMatchObject({
+      car_id: other.id,
+      stocknum: 'U101',
+    });
     expect((await (await put(created.id, { stocknum: 'SOLD' }, editor.key)).json()).lead).toMatchObject({ car_id: null, stocknum: 'SOLD' });
   });
 
   it('adds, changes and removes the payment and the address', async () => {
     const created = await createLead();
     await expectInvalid(created.id, { payment_attributes: { external_transaction_id: 'x' } }, 'lead.payment_attributes.amount');
-    let lead = (await (await put(created.id, { payment_attributes: { amount: 99.5 }, address_attributes: { city: 'Perth', postcode: 6000 } }, editor.key)).json()).lead;
-    expect(lead.payment).toEqual({ id: expect.any(Number), amount: 99.5, car_id: null, payment_processor_id: null, external_transaction_id: null });
+    let lead = (
+      await (
+        await put(created.id, { payment_attributes: { amount: 99.5 }, address_attributes: { city: 'Perth', postcode: 6000 } }, editor.key)
+      ).json()
+    ).lead;
+    expect(lead.payment).toEqual({
+      id: expect.any(Number),
+      amount: 99.5,
+      car_id: null,
+      payment_processor_id: null,
+      external_transaction_id: null,
+    });
     expect(lead.address).toEqual({ street: null, city: 'Perth', state: null, state_long: null, country: null, postcode: 6000 });
-    lead = (await (await put(created.id, { payment_attributes: { external_transaction_id: 'txn_9' }, address_attributes: { state: 'WA' } }, editor.key)).json()).lead;
+    lead = (
+      await (
+        await put(created.id, { payment_attributes: { external_transaction_id: 'txn_9' }, address_attributes: { state: 'WA' } }, editor.key)
+      ).json()
+    ).lead;
     expect(lead.payment).toMatchObject({ amount: 99.5, external_transaction_id: 'txn_9' });
     expect(lead.address).toMatchObject({ city: 'Perth', state: 'WA', postcode: 6000 });
     lead = (await (await put(created.id, { payment_attributes: null, address_attributes: null }, editor.key)).json()).lead;
@@ -196,14 +223,23 @@ describe('PUT /api/v1/leads/{id}: a partial update', () => {
   it('raises the contact’s flags for golden and sms_verified', async () => {
     const created = await createLead();
     await put(created.id, { golden: true, sms_verified: true }, editor.key);
-    expect(await app.db.contact.findUniqueOrThrow({ where: { id: created.contact_id } })).toMatchObject({ high_priority: true, sms_verified: true });
+    expect(await app.db.contact.findUniqueOrThrow({ where: { id: created.contact_id } })).toMatchObject({
+      high_priority: true,
+      sms_verified: true,
+    });
   });
 
   it('answers a key without read:personal_data the lead’s name, e-mail and phone (always in the record), and null for the rest', async () => {
     const created = await createLead();
     const stored = await app.db.lead.findUniqueOrThrow({ where: { id: created.id } });
     const { lead } = await (await put(created.id, { lead_state: 'seen' }, blind.key)).json();
-    expect(lead).toMatchObject({ lead_state: 'seen', name: stored.name ?? '', email: stored.email ?? '', phone: stored.phone ?? '', last_name: null });
+    expect(lead).toMatchObject({
+      lead_state: 'seen',
+      name: stored.name ?? '',
+      email: stored.email ?? '',
+      phone: stored.phone ?? '',
+      last_name: null,
+    });
   });
 });
 
@@ -326,7 +362,10 @@ describe('not found, scoping and permissions', () => {
     const created = await createLead();
     const response = await put(created.id, { lead_state: 'x' }, creator.key);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: 'unauthorized', message: 'This API key does not have the permission this operation needs.' });
+    expect(await response.json()).toEqual({
+      error: 'unauthorized',
+      message: 'This API key does not have the permission this operation needs.',
+    });
     const graph = await app.graphql(UPDATE_LEAD, { id: created.id, lead: { lead_state: 'x' } }, creator.key);
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', error: 'unauthorized' });
   });

@@ -31,7 +31,15 @@ beforeAll(async () => {
   trackingNumber = `+612${digits}`;
   await makeLocation(app.db, dealership.id, { tracking_phone: trackingNumber });
   ({ key } = await makeKey(app.db, {
-    permissions: ['create:lead', 'update:lead', 'update:car', 'reserve:car', 'create:partner_token', 'create:lead_event', 'create:phone_call'],
+    permissions: [
+      'create:lead',
+      'update:lead',
+      'update:car',
+      'reserve:car',
+      'create:partner_token',
+      'create:lead_event',
+      'create:phone_call',
+    ],
   }));
 });
 
@@ -61,7 +69,10 @@ const writes: Record<string, () => Promise<WriteCall>> = {
       path: '/api/v1/leads',
       json: { lead },
       record: 'lead',
-      graphql: { query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }', variables: { lead: graphLead(lead) } },
+      graphql: {
+        query: 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }',
+        variables: { lead: graphLead(lead) },
+      },
       written: async () => (await app.db.lead.count({ where: { email } })) > 0,
     };
   },
@@ -110,7 +121,10 @@ const writes: Record<string, () => Promise<WriteCall>> = {
     return {
       path: '/api/v1/partner/tokens',
       json: { email: user.email },
-      graphql: { query: 'mutation ($email: String) { create_partner_token(email: $email) { expires_at } }', variables: { email: user.email } },
+      graphql: {
+        query: 'mutation ($email: String) { create_partner_token(email: $email) { expires_at } }',
+        variables: { email: user.email },
+      },
       written: async () => (await app.db.partnerToken.count({ where: { user_id: user.id } })) > before,
     };
   },
@@ -134,7 +148,8 @@ const writes: Record<string, () => Promise<WriteCall>> = {
       path: '/api/v1/webhooks/phone_calls_webhooks/generic',
       json: body,
       graphql: {
-        query: 'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { __typename } }',
+        query:
+          'mutation ($called: String!, $caller: String!) { phone_call_webhook(called_number: $called, caller_number: $caller) { __typename } }',
         variables: { called: trackingNumber, caller },
       },
       written: async () => (await app.db.phoneCall.count({ where: { caller_number: caller } })) > 0,
@@ -226,7 +241,9 @@ function railsFields(value: unknown, prefix = ''): [string, string][] {
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value.flatMap((item, index) => railsFields(item, `${prefix}[${index}]`));
   if (typeof value === 'object') {
-    return Object.entries(value as Record<string, unknown>).flatMap(([name, item]) => railsFields(item, prefix ? `${prefix}[${name}]` : name));
+    return Object.entries(value as Record<string, unknown>).flatMap(([name, item]) =>
+      railsFields(item, prefix ? `${prefix}[${name}]` : name),
+    );
   }
   return [[prefix, String(value)]];
 }
@@ -264,7 +281,8 @@ function oddRequests(route: RestRoute): OddRequest[] {
     add(`JSON body key: ${label}`, (call) => ({ init: jsonInit(call, { ...call.json, [name]: 1 }) }));
     add(`JSON record key: ${label}`, (call) => {
       const { record, json } = call;
-      const body = record && json ? { ...json, [record]: { ...(json[record] as object), [name]: 'x' } } : { ...json, [name]: { [name]: 1 } };
+      const body =
+        record && json ? { ...json, [record]: { ...(json[record] as object), [name]: 'x' } } : { ...json, [name]: { [name]: 1 } };
       return { init: jsonInit(call, body) };
     });
   }
@@ -277,7 +295,9 @@ function oddRequests(route: RestRoute): OddRequest[] {
     for (const [label, name] of Object.entries(formNames)) {
       add(`multipart field name: ${label}`, (call) => {
         const { body, type } = multipart([...railsFields(call.json), [name, '1']]);
-        return { init: { method: route.method, headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body) } };
+        return {
+          init: { method: route.method, headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body) },
+        };
       });
     }
   }
@@ -286,7 +306,13 @@ function oddRequests(route: RestRoute): OddRequest[] {
       add(`urlencoded field name: ${label}`, (call) => {
         const fields = railsFields(call.json).map(([field, value]) => `${encodeURIComponent(field)}=${encodeURIComponent(value)}`);
         const body = [...fields, `${name}=1`].join('&');
-        return { init: { method: route.method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' }, body } };
+        return {
+          init: {
+            method: route.method,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+            body,
+          },
+        };
       });
     }
   }
@@ -354,7 +380,11 @@ describe('the GraphQL door', () => {
   it.each(mutations)('%s: odd Accept values and names are refused before it runs, or it runs and answers 200', async (field) => {
     const make = writes[field]!;
     const cases: { label: string; headers: Record<string, string>; body: (call: WriteCall) => unknown }[] = [
-      ...Object.entries(ODD_ACCEPTS).map(([label, accept]) => ({ label: `Accept: ${label}`, headers: { accept }, body: (call: WriteCall) => call.graphql })),
+      ...Object.entries(ODD_ACCEPTS).map(([label, accept]) => ({
+        label: `Accept: ${label}`,
+        headers: { accept },
+        body: (call: WriteCall) => call.graphql,
+      })),
       ...Object.entries(ODD_NAMES).flatMap(([label, name]) => [
         {
           label: `variable name: ${label}`,

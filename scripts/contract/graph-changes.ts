@@ -13,14 +13,7 @@
 // object, a value of an enum only inputs take. Anything else graphql-inspector calls DANGEROUS fails
 // until someone decides otherwise here.
 import { CriticalityLevel, diff, type Change } from '@graphql-inspector/core';
-import {
-  getNamedType,
-  isEnumType,
-  isInputObjectType,
-  isInterfaceType,
-  isObjectType,
-  type GraphQLSchema,
-} from 'graphql';
+import { getNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 import { isoCalendarDay } from '../../src/domain/dates.ts';
 import type { ChangelogSection, ContractChange } from './changes.ts';
 
@@ -121,7 +114,7 @@ const ADDITIVE_DANGEROUS = new Set(['FIELD_ARGUMENT_ADDED', 'INPUT_FIELD_ADDED',
 /** Why a DANGEROUS change fails the check, where graphql-inspector's own reason is not this API's. */
 const CLIENT_BREAKING_DANGEROUS: Record<string, string> = {
   ENUM_VALUE_ADDED: 'fields return this enum, and generated clients hold the closed set of values they were built with',
-  UNION_MEMBER_ADDED: "fields return this union, and generated clients hold the closed set of `__typename`s they were built with",
+  UNION_MEMBER_ADDED: 'fields return this union, and generated clients hold the closed set of `__typename`s they were built with',
   FIELD_ARGUMENT_DEFAULT_CHANGED: 'a query that leaves the argument out now does something else',
   INPUT_FIELD_DEFAULT_VALUE_CHANGED: 'an input that leaves the field out now means something else',
 };
@@ -172,7 +165,12 @@ export async function graphChanges(released: GraphQLSchema, current: GraphQLSche
       const enumOnlyTaken = change.type === 'ENUM_VALUE_ADDED' && !returned.has(path.split('.')[0] ?? '');
       const why = CLIENT_BREAKING_DANGEROUS[change.type];
       if (ADDITIVE_DANGEROUS.has(change.type) || enumOnlyTaken) classed.push({ ...base, level: 'minor', what: change.message });
-      else classed.push({ ...base, level: 'breaking', what: `${change.message}: ${why ?? change.criticality.reason ?? 'graphql-inspector calls it dangerous'}` });
+      else
+        classed.push({
+          ...base,
+          level: 'breaking',
+          what: `${change.message}: ${why ?? change.criticality.reason ?? 'graphql-inspector calls it dangerous'}`,
+        });
     } else {
       classed.push({ ...base, level: change.type.includes('DESCRIPTION') ? 'patch' : 'minor', what: change.message });
     }

@@ -71,7 +71,11 @@ interface Shape {
 }
 
 function isNullSchema(node: Json): boolean {
-  return node.type === 'null' || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null) || ('const' in node && node.const === null);
+  return (
+    node.type === 'null' ||
+    (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null) ||
+    ('const' in node && node.const === null)
+  );
 }
 
 function readShape(value: unknown, reader: DocumentReader): Shape {
@@ -108,7 +112,11 @@ function readShape(value: unknown, reader: DocumentReader): Shape {
   }
   const typeList = Array.isArray(keywords.type) ? keywords.type.map(String) : typeof keywords.type === 'string' ? [keywords.type] : null;
   if (typeList?.includes('null')) nullable = true;
-  const listed = Array.isArray(keywords.enum) ? keywords.enum : 'const' in keywords && keywords.const !== undefined ? [keywords.const] : null;
+  const listed = Array.isArray(keywords.enum)
+    ? keywords.enum
+    : 'const' in keywords && keywords.const !== undefined
+      ? [keywords.const]
+      : null;
   if (listed?.includes(null)) nullable = true;
   return {
     types: typeList ? new Set(typeList.filter((type) => type !== 'null')) : null,
@@ -219,7 +227,8 @@ class SchemaComparison {
     if (request && !old.nullable && now.nullable) minor('loosened', 'now accepts null');
 
     if (old.opaque || now.opaque) {
-      if (rulesText(old.keywords) !== rulesText(now.keywords)) breaking('schema-changed', 'its schema changed in a way this check cannot prove compatible');
+      if (rulesText(old.keywords) !== rulesText(now.keywords))
+        breaking('schema-changed', 'its schema changed in a way this check cannot prove compatible');
       return found;
     }
 
@@ -245,10 +254,12 @@ class SchemaComparison {
 
     // Types
     if (request) {
-      const refused = old.types === null ? (now.types === null ? [] : ['any type']) : [...old.types].filter((type) => !accepts(now.types, type));
+      const refused =
+        old.types === null ? (now.types === null ? [] : ['any type']) : [...old.types].filter((type) => !accepts(now.types, type));
       if (refused.length > 0) breaking('narrowed', `type narrowed from ${typesText(old.types)} to ${typesText(now.types)}`);
     } else {
-      const unexpected = now.types === null ? (old.types === null ? [] : ['any type']) : [...now.types].filter((type) => !accepts(old.types, type));
+      const unexpected =
+        now.types === null ? (old.types === null ? [] : ['any type']) : [...now.types].filter((type) => !accepts(old.types, type));
       if (unexpected.length > 0) breaking('type-changed', `type changed from ${typesText(old.types)} to ${typesText(now.types)}`);
     }
 
@@ -257,16 +268,20 @@ class SchemaComparison {
     const newValues = now.values?.map(valueText) ?? null;
     if (request) {
       if (oldValues && newValues) {
-        for (const value of oldValues.filter((value) => !newValues.includes(value))) breaking('narrowed', `enum value ${value} removed`, 'Removed');
-        for (const value of newValues.filter((value) => !oldValues.includes(value))) minor('enum-value-added', `enum value ${value} added`, 'Added');
+        for (const value of oldValues.filter((value) => !newValues.includes(value)))
+          breaking('narrowed', `enum value ${value} removed`, 'Removed');
+        for (const value of newValues.filter((value) => !oldValues.includes(value)))
+          minor('enum-value-added', `enum value ${value} added`, 'Added');
       } else if (newValues) {
         breaking('narrowed', `now limited to the values ${newValues.join(', ')}`);
       } else if (oldValues) {
         minor('loosened', 'no longer limited to a list of values');
       }
     } else if (oldValues && newValues) {
-      for (const value of newValues.filter((value) => !oldValues.includes(value))) breaking('enum-value-added', `enum value ${value} added (a client built with the released list does not know it)`, 'Added');
-      for (const value of oldValues.filter((value) => !newValues.includes(value))) breaking('enum-value-removed', `enum value ${value} removed`, 'Removed');
+      for (const value of newValues.filter((value) => !oldValues.includes(value)))
+        breaking('enum-value-added', `enum value ${value} added (a client built with the released list does not know it)`, 'Added');
+      for (const value of oldValues.filter((value) => !newValues.includes(value)))
+        breaking('enum-value-removed', `enum value ${value} removed`, 'Removed');
     } else if (oldValues && !newValues) {
       breaking('type-changed', 'no longer limited to a list of values');
     }
@@ -291,7 +306,10 @@ class SchemaComparison {
         const before = old.keywords[rule];
         const after = now.keywords[rule];
         if (after !== undefined && valueText(after) !== valueText(before)) {
-          breaking('narrowed', before === undefined ? `${rule} ${valueText(after)} added` : `${rule} changed from ${valueText(before)} to ${valueText(after)}`);
+          breaking(
+            'narrowed',
+            before === undefined ? `${rule} ${valueText(after)} added` : `${rule} changed from ${valueText(before)} to ${valueText(after)}`,
+          );
         } else if (before !== undefined && after === undefined) minor('loosened', `${rule} removed`);
       }
       if (now.keywords.uniqueItems === true && old.keywords.uniqueItems !== true) breaking('narrowed', 'items must now be unique');
@@ -322,9 +340,11 @@ class SchemaComparison {
         push('breaking', 'Removed', name, 'field-removed', request ? 'field removed (clients send it)' : 'field removed');
         continue;
       }
-      if (request && !oldRequired.has(name) && newRequired.has(name)) push('breaking', 'Changed', name, 'field-made-required', 'made required');
+      if (request && !oldRequired.has(name) && newRequired.has(name))
+        push('breaking', 'Changed', name, 'field-made-required', 'made required');
       if (request && oldRequired.has(name) && !newRequired.has(name)) push('minor', 'Changed', name, 'loosened', 'no longer required');
-      if (!request && oldRequired.has(name) && !newRequired.has(name)) push('breaking', 'Changed', name, 'field-made-optional', 'may now be absent');
+      if (!request && oldRequired.has(name) && !newRequired.has(name))
+        push('breaking', 'Changed', name, 'field-made-optional', 'may now be absent');
       found.push(...this.compare(oldProperties[name], newProperties[name], place, at(name)));
     }
     for (const name of Object.keys(newProperties)) {
@@ -332,8 +352,19 @@ class SchemaComparison {
       if (request && newRequired.has(name)) push('breaking', 'Added', name, 'field-added-required', 'new required field');
       else push('minor', 'Added', name, 'field-added', request ? 'optional field added' : 'field added');
     }
-    if (request && old.keywords.additionalProperties !== false && now.keywords.additionalProperties === false && Object.keys(oldProperties).length + Object.keys(newProperties).length > 0) {
-      found.push({ level: 'breaking', section: 'Changed', field, what: 'no longer accepts fields it does not name', rule: `${place.label}-narrowed` });
+    if (
+      request &&
+      old.keywords.additionalProperties !== false &&
+      now.keywords.additionalProperties === false &&
+      Object.keys(oldProperties).length + Object.keys(newProperties).length > 0
+    ) {
+      found.push({
+        level: 'breaking',
+        section: 'Changed',
+        field,
+        what: 'no longer accepts fields it does not name',
+        rule: `${place.label}-narrowed`,
+      });
     }
     if (isJson(old.keywords.additionalProperties) && isJson(now.keywords.additionalProperties)) {
       found.push(...this.compare(old.keywords.additionalProperties, now.keywords.additionalProperties, place, at('*')));
@@ -439,7 +470,8 @@ function compareOperation(
     changes.push({ door: 'rest', level, section, where, what, rule });
   };
   const addFindings = (prefix: string, findings: Finding[]): void => {
-    for (const finding of findings) add(finding.level, finding.section, `${prefix}${finding.field ? ` ${finding.field}` : ''}`, finding.what, finding.rule);
+    for (const finding of findings)
+      add(finding.level, finding.section, `${prefix}${finding.field ? ` ${finding.field}` : ''}`, finding.what, finding.rule);
   };
 
   /** The media types of a body or an answer: one gone breaks, one new is an addition, the schemas of the others are compared. */
@@ -459,7 +491,8 @@ function compareOperation(
   };
 
   // Who may call it
-  if ((old.security?.length ?? 1) === 0 && (now.security?.length ?? 1) > 0) add('breaking', 'Changed', key, 'now needs an API key', 'security-added');
+  if ((old.security?.length ?? 1) === 0 && (now.security?.length ?? 1) > 0)
+    add('breaking', 'Changed', key, 'now needs an API key', 'security-added');
   const oldPermissions = Array.isArray(old['x-permissions']) ? old['x-permissions'].map(String) : [];
   const newPermissions = Array.isArray(now['x-permissions']) ? now['x-permissions'].map(String) : [];
   for (const permission of newPermissions.filter((permission) => !oldPermissions.includes(permission))) {
@@ -479,7 +512,10 @@ function compareOperation(
     }
     if (!parameter.required && next.required) add('breaking', 'Changed', where, 'made required', 'parameter-made-required');
     if (parameter.required && !next.required) add('minor', 'Changed', where, 'no longer required', 'parameter-loosened');
-    if (valueText(parameter.style ?? null) !== valueText(next.style ?? null) || valueText(parameter.explode ?? null) !== valueText(next.explode ?? null)) {
+    if (
+      valueText(parameter.style ?? null) !== valueText(next.style ?? null) ||
+      valueText(parameter.explode ?? null) !== valueText(next.explode ?? null)
+    ) {
       add('breaking', 'Changed', where, 'sent another way (style or explode changed)', 'parameter-serialization-changed');
     }
     addFindings(where, schemas.compare(parameter.schema, next.schema, { direction: 'request', label: 'parameter' }, ''));
@@ -496,9 +532,11 @@ function compareOperation(
   const newBody = now.requestBody === undefined ? null : readers.current.resolve(now.requestBody).node;
   const bodyWhere = `${key} request body`;
   if (oldBody && !newBody) add('breaking', 'Removed', bodyWhere, 'request body removed', 'request-body-removed');
-  if (!oldBody && newBody?.required === true) add('breaking', 'Added', bodyWhere, 'a request body is now required', 'request-body-made-required');
+  if (!oldBody && newBody?.required === true)
+    add('breaking', 'Added', bodyWhere, 'a request body is now required', 'request-body-made-required');
   if (oldBody && newBody) {
-    if (oldBody.required !== true && newBody.required === true) add('breaking', 'Changed', bodyWhere, 'made required', 'request-body-made-required');
+    if (oldBody.required !== true && newBody.required === true)
+      add('breaking', 'Changed', bodyWhere, 'made required', 'request-body-made-required');
     compareContent(oldBody.content, newBody.content, bodyWhere, 'request');
   }
 
@@ -572,10 +610,24 @@ export function openApiChanges(released: Json, current: Json, today: string): Co
   for (const key of newOperations.keys()) {
     if (oldOperations.has(key)) continue;
     const pathNew = !oldPaths.has(key.slice(key.indexOf(' ') + 1));
-    changes.push({ door: 'rest', level: 'minor', section: 'Added', where: key, what: pathNew ? 'path added' : 'operation added', rule: pathNew ? 'path-added' : 'operation-added' });
+    changes.push({
+      door: 'rest',
+      level: 'minor',
+      section: 'Added',
+      where: key,
+      what: pathNew ? 'path added' : 'operation added',
+      rule: pathNew ? 'path-added' : 'operation-added',
+    });
   }
   if (changes.length === 0 && contractPart(released) !== contractPart(current)) {
-    changes.push({ door: 'rest', level: 'patch', section: 'Changed', where: 'the OpenAPI document', what: 'descriptions, examples or other documentation changed', rule: 'documentation-changed' });
+    changes.push({
+      door: 'rest',
+      level: 'patch',
+      section: 'Changed',
+      where: 'the OpenAPI document',
+      what: 'descriptions, examples or other documentation changed',
+      rule: 'documentation-changed',
+    });
   }
   return changes;
 }

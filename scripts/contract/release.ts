@@ -133,14 +133,18 @@ interface Comparison {
 /** One line per deprecated REST route whose days are not real days in order. */
 function restDeprecationProblems(): string[] {
   return restRoutes.flatMap((route) =>
-    route.deprecated ? deprecationProblems(route.deprecated).map((problem) => `REST ${route.method} ${route.path}: ${problem} [deprecation-date-invalid]`) : [],
+    route.deprecated
+      ? deprecationProblems(route.deprecated).map((problem) => `REST ${route.method} ${route.path}: ${problem} [deprecation-date-invalid]`)
+      : [],
   );
 }
 
 function releaseProblems(release: Release): string[] {
   const problems: string[] = [];
-  if (!parseVersion(release.version)) problems.push(`contract/${CONTRACT_FILES.version} holds "${release.version}", not a semantic version`);
-  if (!release.changelog.includes(`## [${release.version}]`)) problems.push(`contract/${CONTRACT_FILES.changelog} has no entry "## [${release.version}]" for the released version`);
+  if (!parseVersion(release.version))
+    problems.push(`contract/${CONTRACT_FILES.version} holds "${release.version}", not a semantic version`);
+  if (!release.changelog.includes(`## [${release.version}]`))
+    problems.push(`contract/${CONTRACT_FILES.changelog} has no entry "## [${release.version}]" for the released version`);
   return problems;
 }
 
@@ -219,7 +223,9 @@ interface ReleaseRequest {
   today: string;
 }
 
-type ReleaseOutcome = { released: true; version: string; bump: ChangeLevel | null; changes: ContractChange[] } | { released: false; refusal: string };
+type ReleaseOutcome =
+  | { released: true; version: string; bump: ChangeLevel | null; changes: ContractChange[] }
+  | { released: false; refusal: string };
 
 /**
  * Writes today's contract into `dir` as `request.version`, with its changelog entry. Refused without
@@ -227,28 +233,37 @@ type ReleaseOutcome = { released: true; version: string; bump: ChangeLevel | nul
  * with nothing changed since a real release, or with a version that is not after the released one
  * or understates the changes (major for breaking, minor for additions).
  */
-export async function cutRelease(dir: string, request: ReleaseRequest, current: ContractSnapshot = todaysContract()): Promise<ReleaseOutcome> {
+export async function cutRelease(
+  dir: string,
+  request: ReleaseRequest,
+  current: ContractSnapshot = todaysContract(),
+): Promise<ReleaseOutcome> {
   const comparison = await compareWithRelease(dir, request.today, current);
   const previous = comparison.release;
   const pending = previous ? unreleasedNotes(previous.changelog) : '';
   const notes = [request.notes.trim(), pending].filter(Boolean).join('\n\n');
   if (notes === '') {
-    return { released: false, refusal: 'a release needs a changelog entry: say what it holds and how clients move, e.g. npm run contract:release -- 1.2.0 "Adds …"' };
+    return {
+      released: false,
+      refusal: 'a release needs a changelog entry: say what it holds and how clients move, e.g. npm run contract:release -- 1.2.0 "Adds …"',
+    };
   }
   if (comparison.problems.length > 0) return { released: false, refusal: `fix these first:\n${comparison.problems.join('\n')}` };
   const bump = requiredBump(comparison.changes);
   const previousVersion = previous?.version ?? null;
   const previousParsed = previousVersion === null ? null : parseVersion(previousVersion);
   const fromPrerelease = previousParsed !== null && promisesNothing(previousParsed);
-  if (previous && bump === null && !fromPrerelease) return { released: false, refusal: `nothing changed since ${previous.version}: there is nothing to release` };
+  if (previous && bump === null && !fromPrerelease)
+    return { released: false, refusal: `nothing changed since ${previous.version}: there is nothing to release` };
   const refusal = versionRefusal(previousVersion, request.version, bump);
   if (refusal) return { released: false, refusal };
 
-  const listed = previous === null
-    ? ''
-    : fromPrerelease
-      ? `_The changes since ${previous.version} are not listed: that version was a pre-release, and promised nothing._\n`
-      : changeLines(comparison.changes);
+  const listed =
+    previous === null
+      ? ''
+      : fromPrerelease
+        ? `_The changes since ${previous.version} are not listed: that version was a pre-release, and promised nothing._\n`
+        : changeLines(comparison.changes);
   const entry = `## [${request.version}] - ${request.today}\n\n${notes}\n${listed ? `\n${listed}` : ''}`;
   mkdirSync(dir, { recursive: true });
   const openapi = { ...current.openapi, info: { ...(current.openapi.info as Json | undefined), version: request.version } };

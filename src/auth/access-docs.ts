@@ -37,7 +37,10 @@ export function describeAccess(schema: GraphQLSchema): GraphQLSchema {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
       if (field.name === 'node' || field.name === 'nodes') {
-        field.description = appendSentence(field.description, 'Needs an API key; each type needs its own read permission, as the type’s description says.');
+        field.description = appendSentence(
+          field.description,
+          'Needs an API key; each type needs its own read permission, as the type’s description says.',
+        );
         continue;
       }
       const sentence = rootAccessSentence(declaredScopes(field));

@@ -13,7 +13,9 @@ const LOOKUP_LENGTH = 12;
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 /** The form of every key (the OpenAPI document states it for `?token=`). */
-export const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9A-Za-z]{${LOOKUP_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+export const KEY_PATTERN = new RegExp(
+  `^${KEY_PREFIX}([0-9A-Za-z]{${LOOKUP_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+);
 /** last_used_at is written at most this often per key, so reads do not all become writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 

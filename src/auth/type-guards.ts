@@ -61,11 +61,16 @@ function guardedTypeOf(type: GraphQLOutputType): string | null {
  */
 function isRelayStructure(type: GraphQLObjectType): boolean {
   const fields = type.getFields();
-  return (type.name.endsWith('Connection') && 'edges' in fields && 'pageInfo' in fields) || (type.name.endsWith('Edge') && 'node' in fields && 'cursor' in fields);
+  return (
+    (type.name.endsWith('Connection') && 'edges' in fields && 'pageInfo' in fields) ||
+    (type.name.endsWith('Edge') && 'node' in fields && 'cursor' in fields)
+  );
 }
 
 /** Every non-root field of the schema that returns a guarded type, with the permission it needs. */
-export function guardedFields(schema: GraphQLSchema): { type: string; field: GraphQLField<unknown, GuardContext>; permission: Permission }[] {
+export function guardedFields(
+  schema: GraphQLSchema,
+): { type: string; field: GraphQLField<unknown, GuardContext>; permission: Permission }[] {
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter((root) => root));
   const found: { type: string; field: GraphQLField<unknown, GuardContext>; permission: Permission }[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
@@ -158,7 +163,8 @@ export function guardNodeLookups(schema: GraphQLSchema): GraphQLSchema {
   for (const name of nodeTypes) {
     if (!(name in nodeLookupPermission)) throw new Error(`${name} implements Node without a permission in nodeLookupPermission`);
   }
-  const readable = (context: GuardContext, typename: string): boolean => context.actor?.permissions.has(nodeLookupPermission[typename]!) ?? false;
+  const readable = (context: GuardContext, typename: string): boolean =>
+    context.actor?.permissions.has(nodeLookupPermission[typename]!) ?? false;
   // Without a key the call is refused before any id is read, as the fields' own auth scope would
   // (Pothos parses a global id argument before it checks the scope).
   const refuseWithoutKey = (context: GuardContext): void => {
@@ -182,7 +188,7 @@ export function guardNodeLookups(schema: GraphQLSchema): GraphQLSchema {
       const asked = ids.filter((_id, index) => allowed[index]);
       const found = asked.length === 0 ? [] : ((await resolve(source, { ...args, ids: asked }, context, info)) as unknown[]);
       let next = 0;
-      return allowed.map((isAllowed) => (isAllowed ? found[next++] ?? null : null));
+      return allowed.map((isAllowed) => (isAllowed ? (found[next++] ?? null) : null));
     };
   }
   return schema;

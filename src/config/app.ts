@@ -17,7 +17,8 @@ export const APP_SETTINGS = {
   ENV_FILE: setting({
     schema: optional(z.string().trim()),
     default: '.env',
-    meaning: 'the file of settings read at start when it exists (relative to the project); `off` reads none; a variable already in the environment wins over the file',
+    meaning:
+      'the file of settings read at start when it exists (relative to the project); `off` reads none; a variable already in the environment wins over the file',
   }),
   SEED_DEMO_DATA: setting({
     schema: trueOrFalse,
@@ -29,8 +30,12 @@ export const APP_SETTINGS = {
     schema: httpOrigin,
     required: "set it to this service's public origin, e.g. https://api.example.com",
     defaultInWords: '**required**; development: `http://localhost:$PORT`',
-    meaning: 'this service\'s public origin, `http(s)://…` (the partner `redirect_url`)',
+    meaning: "this service's public origin, `http(s)://…` (the partner `redirect_url`)",
     example: 'https://api.example.com',
   }),
-  PLATFORM_URL: setting({ schema: httpOrigin, default: 'http://localhost:3000', meaning: 'where the platform\'s pages live: the sign-on handoff lands there' }),
+  PLATFORM_URL: setting({
+    schema: httpOrigin,
+    default: 'http://localhost:3000',
+    meaning: "where the platform's pages live: the sign-on handoff lands there",
+  }),
 } as const satisfies Record<string, SettingDeclaration>;

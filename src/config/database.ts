@@ -10,7 +10,8 @@ export type Engine = 'sqlite' | 'postgresql';
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 
 function databaseUrlProblem(value: string): string | null {
-  if (value.startsWith('file:')) return value.length > 'file:'.length ? null : 'must name a file after file:, e.g. file:./data/dealership.db';
+  if (value.startsWith('file:'))
+    return value.length > 'file:'.length ? null : 'must name a file after file:, e.g. file:./data/dealership.db';
   if (!/^postgres(ql)?:\/\//.test(value)) {
     return 'must start with file: (SQLite, e.g. file:./data/dealership.db) or postgresql:// (PostgreSQL, e.g. postgresql://user@host:5432/dealership)';
   }
@@ -47,10 +48,13 @@ export function describeDatabase(databaseUrl: string): string {
 export const DATABASE_SETTINGS = {
   DATABASE_URL: setting({
     schema: optional(
-      z.string().trim().superRefine((value, context) => {
-        const problem = databaseUrlProblem(value);
-        if (problem) context.addIssue({ code: 'custom', message: problem });
-      }),
+      z
+        .string()
+        .trim()
+        .superRefine((value, context) => {
+          const problem = databaseUrlProblem(value);
+          if (problem) context.addIssue({ code: 'custom', message: problem });
+        }),
     ),
     default: 'file:./data/dealership.db',
     meaning: '`file:` for SQLite (relative to the project), `postgresql://…` for PostgreSQL',
@@ -85,6 +89,7 @@ export const DATABASE_SETTINGS = {
   DATABASE_CONNECT_TIMEOUT_MS: setting({
     schema: positiveWholeNumber,
     default: '2000',
-    meaning: 'PostgreSQL: the longest the service waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
+    meaning:
+      'PostgreSQL: the longest the service waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
   }),
 } as const satisfies Record<string, SettingDeclaration>;

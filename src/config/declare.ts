@@ -92,10 +92,19 @@ export const httpOrigin = optional(
 export const commaList = z
   .string()
   .optional()
-  .transform((value) => (value === undefined ? undefined : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')));
+  .transform((value) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+  );
 
 /** A setting's value once checked: never undefined when it has a default in every mode. */
-type ValueOf<D extends SettingDeclaration> = D extends { readonly default: string } | { readonly required: string; readonly developmentDefault: string }
+type ValueOf<D extends SettingDeclaration> = D extends
+  | { readonly default: string }
+  | { readonly required: string; readonly developmentDefault: string }
   ? Exclude<z.output<D['schema']>, undefined>
   : z.output<D['schema']>;
 

@@ -29,7 +29,8 @@ function settingsTable(): string {
 export function withSettingsTable(readme: string): string {
   const start = readme.indexOf(README_TABLE_START);
   const end = readme.indexOf(README_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`docs/configuration.md has no settings table markers (${README_TABLE_START} … ${README_TABLE_END})`);
+  if (start === -1 || end < start)
+    throw new Error(`docs/configuration.md has no settings table markers (${README_TABLE_START} … ${README_TABLE_END})`);
   return readme.slice(0, start) + settingsTable() + readme.slice(end + README_TABLE_END.length);
 }
 

@@ -11,7 +11,10 @@ const DEFAULT_ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
  * sandboxed frames and files) is refused, since any page can make its requests carry it.
  */
 function parseCorsOrigins(value: string): { origins: string[] } | { problem: string } {
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.includes('*')) return entries.length > 1 ? { problem: 'must be * alone or a list of origins, not both' } : { origins: ['*'] };
   const origins: string[] = [];
   for (const entry of entries) {
@@ -31,7 +34,11 @@ function parseCorsOrigins(value: string): { origins: string[] } | { problem: str
 
 export const HTTP_SETTINGS = {
   PORT: setting({ schema: wholeNumber(65_535), default: '4000', meaning: 'the TCP port the service listens on' }),
-  HOST: setting({ schema: optional(z.string().trim()), default: '0.0.0.0', meaning: 'the address the service listens on (`0.0.0.0`: every interface)' }),
+  HOST: setting({
+    schema: optional(z.string().trim()),
+    default: '0.0.0.0',
+    meaning: 'the address the service listens on (`0.0.0.0`: every interface)',
+  }),
   BODY_LIMIT_BYTES: setting({
     schema: wholeNumber(),
     default: String(10 * 1024 * 1024),
@@ -52,14 +59,18 @@ export const HTTP_SETTINGS = {
   HTTP_HEADERS_TIMEOUT_MS: setting({
     schema: positiveWholeNumber,
     default: '10000',
-    meaning: 'a client must send a request\'s headers within this long, else 408 and the connection is closed',
+    meaning: "a client must send a request's headers within this long, else 408 and the connection is closed",
   }),
   HTTP_REQUEST_TIMEOUT_MS: setting({
     schema: positiveWholeNumber,
     default: '30000',
     meaning: '… and the whole request, body included, within this long (at least the headers timeout)',
   }),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting({ schema: positiveWholeNumber, default: '5000', meaning: 'an idle keep-alive connection is closed after this long' }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting({
+    schema: positiveWholeNumber,
+    default: '5000',
+    meaning: 'an idle keep-alive connection is closed after this long',
+  }),
   HTTP_MAX_CONNECTIONS: setting({
     schema: positiveWholeNumber,
     default: '1000',
@@ -82,6 +93,6 @@ export const HTTP_SETTINGS = {
     schema: wholeNumber(10),
     default: '0',
     meaning:
-      'how many reverse proxies stand in front: the client address is read that many entries from the right of `X-Forwarded-For`; `0` uses the connection\'s address and ignores the header',
+      "how many reverse proxies stand in front: the client address is read that many entries from the right of `X-Forwarded-For`; `0` uses the connection's address and ignores the header",
   }),
 } as const satisfies Record<string, SettingDeclaration>;

@@ -12,7 +12,14 @@ export { DEFAULT_GRAPHQL_MAX_COST } from './api.ts';
 export { DEFAULT_DATABASE_POOL_MAX, describeDatabase, engineOf, sqlitePath, type Engine } from './database.ts';
 export type { SettingDeclaration } from './declare.ts';
 export { ANONYMOUS_WINDOW_MS, DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.ts';
-export { loadCliTimeoutMs, loadConfig, loadDatabaseConfig, loadSecretsConfig, loadSessionSecretConfig, processEnvironment } from './load.ts';
+export {
+  loadCliTimeoutMs,
+  loadConfig,
+  loadDatabaseConfig,
+  loadSecretsConfig,
+  loadSessionSecretConfig,
+  processEnvironment,
+} from './load.ts';
 export { ConfigError } from './read.ts';
 export { projectRoot } from './root.ts';
 export { SETTING_NAMES, SETTINGS, type SettingName } from './settings.ts';

@@ -19,12 +19,19 @@ export const JOBS_SETTINGS = {
         .trim()
         .regex(/^\d+$/, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`)
         .transform(Number)
-        .refine((value) => value >= MIN_OUTBOX_LEASE_MS && value <= Number.MAX_SAFE_INTEGER, `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`),
+        .refine(
+          (value) => value >= MIN_OUTBOX_LEASE_MS && value <= Number.MAX_SAFE_INTEGER,
+          `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`,
+        ),
     ),
     default: '120000',
     meaning: `how long a notification's claim lasts unless its sender renews it (it does while sending): how soon another instance retries a message whose sender died; at least ${MIN_OUTBOX_LEASE_MS}`,
   }),
-  OUTBOX_POLL_INTERVAL_MS: setting({ schema: positiveWholeNumber, default: '5000', meaning: 'pause between two rounds of the outbox worker' }),
+  OUTBOX_POLL_INTERVAL_MS: setting({
+    schema: positiveWholeNumber,
+    default: '5000',
+    meaning: 'pause between two rounds of the outbox worker',
+  }),
   IDEMPOTENCY_TTL_HOURS: setting({
     schema: wholeNumberFrom1(MAX_IDEMPOTENCY_TTL_HOURS, 'hours'),
     default: '24',

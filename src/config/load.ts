@@ -16,7 +16,9 @@ export function processEnvironment(argv: readonly string[] = process.argv, env: 
 }
 
 /** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
-export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl' | 'redisKeyPrefix'> {
+export function loadDatabaseConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl' | 'redisKeyPrefix'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'RATE_LIMIT_REDIS_PREFIX']);
   return {
     databaseUrl: settings.DATABASE_URL,
@@ -32,15 +34,28 @@ export function loadCliTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /** What the secrets CLI needs: the database and the encryption keys. */
-export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
+export function loadSecretsConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, 'databaseUrl' | 'engine' | 'mode' | 'secretsKeyring'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
-  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), mode: settings.mode, secretsKeyring: settings.SECRETS_ENCRYPTION_KEYS };
+  return {
+    databaseUrl: settings.DATABASE_URL,
+    engine: engineOf(settings.DATABASE_URL),
+    mode: settings.mode,
+    secretsKeyring: settings.SECRETS_ENCRYPTION_KEYS,
+  };
 }
 
 /** What `secrets record-session-secret` needs: the database and the session signing secret. */
-export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'databaseUrl' | 'engine' | 'sessionSigningSecret'> {
+export function loadSessionSecretConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, 'databaseUrl' | 'engine' | 'sessionSigningSecret'> {
   const settings = parseSettings(env, ['DATABASE_URL', 'SESSION_SIGNING_SECRET']);
-  return { databaseUrl: settings.DATABASE_URL, engine: engineOf(settings.DATABASE_URL), sessionSigningSecret: settings.SESSION_SIGNING_SECRET };
+  return {
+    databaseUrl: settings.DATABASE_URL,
+    engine: engineOf(settings.DATABASE_URL),
+    sessionSigningSecret: settings.SESSION_SIGNING_SECRET,
+  };
 }
 
 /**
@@ -49,9 +64,17 @@ export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env): P
  */
 function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] {
   const problems: SettingProblem[] = [];
-  const { HTTP_HEADERS_TIMEOUT_MS: headers, HTTP_REQUEST_TIMEOUT_MS: request, GRAPHQL_MAX_COST: maxCost, RATE_LIMIT_KEY_COST: keyCost } = settings;
+  const {
+    HTTP_HEADERS_TIMEOUT_MS: headers,
+    HTTP_REQUEST_TIMEOUT_MS: request,
+    GRAPHQL_MAX_COST: maxCost,
+    RATE_LIMIT_KEY_COST: keyCost,
+  } = settings;
   if (headers !== undefined && request !== undefined && headers > request) {
-    problems.push({ setting: 'HTTP_HEADERS_TIMEOUT_MS', message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)' });
+    problems.push({
+      setting: 'HTTP_HEADERS_TIMEOUT_MS',
+      message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    });
   }
   if (settings.FILE_STORAGE === 's3' && settings.S3_BUCKET === undefined) {
     problems.push({ setting: 'S3_BUCKET', message: 'is required with FILE_STORAGE=s3: set it to the bucket that keeps lead attachments' });
@@ -87,7 +110,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Readable lines are for a person at a terminal running the demo; anything else gets JSON.
     logFormat: settings.LOG_FORMAT ?? (mode === 'development' && process.stdout.isTTY === true ? 'pretty' : 'json'),
     metricsToken: settings.METRICS_TOKEN ?? null,
-    tracing: tracingConfig(settings, settings.DEPLOYMENT_ENVIRONMENT ?? (settings.NODE_ENV === 'production' ? 'production' : 'development')),
+    tracing: tracingConfig(
+      settings,
+      settings.DEPLOYMENT_ENVIRONMENT ?? (settings.NODE_ENV === 'production' ? 'production' : 'development'),
+    ),
     bodyLimitBytes: settings.BODY_LIMIT_BYTES,
     anonymousBodyLimitBytes: settings.ANONYMOUS_BODY_LIMIT_BYTES,
     seedDemoData: settings.SEED_DEMO_DATA,

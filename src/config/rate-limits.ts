@@ -66,7 +66,8 @@ export const RATE_LIMITS_SETTINGS = {
   RATE_LIMIT_AUTH_FAILURES: setting({
     schema: wholeNumber(),
     default: String(DEFAULT_RATE_LIMITS.authFailures),
-    meaning: 'requests with a key that is not accepted, per client address per window; beyond it, requests with a key from that address are 429; `0`: no limit',
+    meaning:
+      'requests with a key that is not accepted, per client address per window; beyond it, requests with a key from that address are 429; `0`: no limit',
   }),
   RATE_LIMIT_SIGN_ON: setting({
     schema: wholeNumber(),

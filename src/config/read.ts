@@ -59,7 +59,9 @@ export function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, name
   const settings: Partial<Record<SettingName, unknown>> = {};
   const problems: SettingProblem[] = [];
   const developmentDefaults: string[] = [];
-  const chosen = SETTING_NAMES.filter((name) => name === 'APP_MODE' || name === 'NODE_ENV' || (names as readonly SettingName[]).includes(name));
+  const chosen = SETTING_NAMES.filter(
+    (name) => name === 'APP_MODE' || name === 'NODE_ENV' || (names as readonly SettingName[]).includes(name),
+  );
   for (const name of chosen) {
     const declaration: SettingDeclaration = SETTINGS[name];
     if (declaration.required !== undefined && unsetIfEmpty(env[name]) === undefined) {
@@ -87,4 +89,3 @@ export function parseSettings<K extends SettingName>(env: NodeJS.ProcessEnv, nam
   // No problem: every chosen setting was checked and holds its value (or its default).
   return { ...(read.settings as Pick<Settings, K>), mode: read.mode };
 }
-

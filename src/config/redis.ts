@@ -3,11 +3,19 @@ import { z } from 'zod';
 import { optional, setting, wholeNumberFrom1, type SettingDeclaration } from './declare.ts';
 
 /** A Redis key prefix: printable ASCII without spaces, so it reads the same in every Redis tool. */
-const redisKeyPrefix = z.string().trim().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces');
+const redisKeyPrefix = z
+  .string()
+  .trim()
+  .regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces');
 
 export const REDIS_SETTINGS = {
   REDIS_URL: setting({
-    schema: optional(z.string().trim().refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .refine((value) => /^rediss?:\/\/[^/\s]/.test(value), 'must be redis://host:6379 or rediss://…'),
+    ),
     meaning:
       '`redis://host:6379`: instances share key changes, caches (see "Caching") and rate-limit budgets (see "Rate limits") through it; while Redis is down the service serves from its own memory and logs it',
     confidential: true,

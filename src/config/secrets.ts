@@ -52,7 +52,10 @@ export function keyringOf(keys: readonly EncryptionKey[]): Keyring {
 export function parseEncryptionKeys(text: string): { keys: EncryptionKey[] } | { problems: string[] } {
   const keys: EncryptionKey[] = [];
   const problems: string[] = [];
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) problems.push('lists no key');
   entries.forEach((entry, index) => {
     const separator = entry.indexOf(':');
@@ -88,7 +91,9 @@ export function seal(keyring: Keyring, column: string, plaintext: string): strin
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(column));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [ENVELOPE_VERSION, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  return [ENVELOPE_VERSION, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(
+    '.',
+  );
 }
 
 /** The key id of an envelope; null for a value that is not one (a plaintext left from before encryption). */

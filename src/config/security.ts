@@ -11,7 +11,12 @@ const DEVELOPMENT_KEYS = `${DEVELOPMENT_KEY.id}:${DEVELOPMENT_KEY.key.toString('
 export const SECURITY_SETTINGS = {
   SESSION_SIGNING_SECRET: setting({
     schema: optional(
-      z.string().min(SESSION_SIGNING_SECRET_MIN_LENGTH, `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`),
+      z
+        .string()
+        .min(
+          SESSION_SIGNING_SECRET_MIN_LENGTH,
+          `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`,
+        ),
     ),
     required: `set it to a random value of ${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
     developmentDefault: DEV_SIGNING_SECRET,

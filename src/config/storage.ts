@@ -25,14 +25,22 @@ const MIN_FILE_SWEEP_GRACE_MINUTES = 5;
 const MAX_FILE_SWEEP_GRACE_MINUTES = 10_080;
 
 export const STORAGE_SETTINGS = {
-  LEAD_FILE_MAX_BYTES: setting({ schema: wholeNumber(), default: String(5 * 1024 * 1024), meaning: 'largest lead attachment, in bytes (decoded)' }),
+  LEAD_FILE_MAX_BYTES: setting({
+    schema: wholeNumber(),
+    default: String(5 * 1024 * 1024),
+    meaning: 'largest lead attachment, in bytes (decoded)',
+  }),
   FILE_STORAGE: setting({
     schema: optional(z.enum(FILE_STORAGE_KINDS, `must be one of ${FILE_STORAGE_KINDS.join(', ')}`)),
     defaultInWords: '`database` on PostgreSQL, `local` on SQLite',
     meaning:
       'where lead attachments\' bytes are kept: `database` (the `stored_files` table), `s3` (a bucket, see below) or `local` (`FILE_STORAGE_DIR`); see "Several instances"',
   }),
-  FILE_STORAGE_DIR: setting({ schema: optional(z.string().trim()), default: 'data/files', meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)' }),
+  FILE_STORAGE_DIR: setting({
+    schema: optional(z.string().trim()),
+    default: 'data/files',
+    meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)',
+  }),
   // At least a few minutes: a lead's files are stored a moment before its transaction (at most 45 s) commits them.
   FILE_SWEEP_GRACE_MINUTES: setting({
     schema: optional(
@@ -51,21 +59,29 @@ export const STORAGE_SETTINGS = {
   }),
   S3_BUCKET: setting({
     schema: optional(
-      z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
+      z
+        .string()
+        .trim()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens'),
     ),
     defaultInWords: '**required** with `FILE_STORAGE=s3`',
     meaning: 'the bucket that keeps attachments',
   }),
   S3_REGION: setting({
-    schema: optional(z.string().trim().regex(/^[a-z0-9-]{1,64}$/, 'must be a region name such as eu-west-1')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[a-z0-9-]{1,64}$/, 'must be a region name such as eu-west-1'),
+    ),
     defaultInWords: '`AWS_REGION`, else `us-east-1`',
-    meaning: 'the bucket\'s region',
+    meaning: "the bucket's region",
   }),
-  AWS_REGION: setting({ schema: optional(z.string().trim()), meaning: 'the AWS SDK\'s own region setting; `S3_REGION` falls back to it' }),
+  AWS_REGION: setting({ schema: optional(z.string().trim()), meaning: "the AWS SDK's own region setting; `S3_REGION` falls back to it" }),
   S3_ENDPOINT: setting({
     schema: httpOrigin,
-    defaultInWords: 'AWS\'s endpoint for the region',
-    meaning: 'an S3-compatible store\'s URL, e.g. `https://minio.internal:9000`',
+    defaultInWords: "AWS's endpoint for the region",
+    meaning: "an S3-compatible store's URL, e.g. `https://minio.internal:9000`",
   }),
   S3_FORCE_PATH_STYLE: setting({
     schema: trueOrFalse,
@@ -74,7 +90,11 @@ export const STORAGE_SETTINGS = {
   }),
   S3_KEY_PREFIX: setting({
     schema: optional(
-      z.string().trim().max(200, 'must be at most 200 characters').regex(/^[A-Za-z0-9._/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
+      z
+        .string()
+        .trim()
+        .max(200, 'must be at most 200 characters')
+        .regex(/^[A-Za-z0-9._/-]+$/, 'may hold only letters, digits, ".", "_", "-" and "/"'),
     ),
     meaning: 'put before every object key (`gateway/` → `gateway/leads/2026/11/<uuid>`)',
   }),

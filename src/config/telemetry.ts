@@ -6,7 +6,13 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 /** json: one JSON object per line (machines); pretty: readable coloured lines (people, src/logger.ts). */
 export type LogFormat = 'json' | 'pretty';
 
-export type TraceSampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+export type TraceSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
 
 export interface TracingConfig {
   exporter: 'otlp' | 'console';
@@ -42,10 +48,23 @@ function keyValueList(text: string | undefined): Record<string, string> {
 
 /** Traces are on when an exporter is chosen, or an OTLP endpoint is given, and the SDK is not disabled. */
 export function tracingConfig(
-  settings: Pick<ValuesOf<typeof TELEMETRY_SETTINGS>, 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER' | 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_RESOURCE_ATTRIBUTES' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG' | 'OTEL_BSP_SCHEDULE_DELAY'>,
+  settings: Pick<
+    ValuesOf<typeof TELEMETRY_SETTINGS>,
+    | 'OTEL_SDK_DISABLED'
+    | 'OTEL_TRACES_EXPORTER'
+    | 'OTEL_EXPORTER_OTLP_ENDPOINT'
+    | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    | 'OTEL_SERVICE_NAME'
+    | 'OTEL_RESOURCE_ATTRIBUTES'
+    | 'OTEL_TRACES_SAMPLER'
+    | 'OTEL_TRACES_SAMPLER_ARG'
+    | 'OTEL_BSP_SCHEDULE_DELAY'
+  >,
   deploymentEnvironment: string,
 ): TracingConfig | null {
-  const otlpUrl = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (settings.OTEL_EXPORTER_OTLP_ENDPOINT ? `${settings.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : null);
+  const otlpUrl =
+    settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (settings.OTEL_EXPORTER_OTLP_ENDPOINT ? `${settings.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : null);
   const exporter = settings.OTEL_TRACES_EXPORTER ?? (otlpUrl ? 'otlp' : 'none');
   if (settings.OTEL_SDK_DISABLED || exporter === 'none') return null;
   return {
@@ -71,59 +90,93 @@ export const TELEMETRY_SETTINGS = {
   LOG_FORMAT: setting({
     schema: optional(z.enum(['json', 'pretty'], 'must be json or pretty')),
     defaultInWords: '`pretty` in development mode on a terminal, else `json`',
-    meaning: '`json`: one JSON object per line (pino), for log shippers; `pretty`: readable coloured lines (pino-pretty); see "Operating it"',
+    meaning:
+      '`json`: one JSON object per line (pino), for log shippers; `pretty`: readable coloured lines (pino-pretty); see "Operating it"',
   }),
   METRICS_TOKEN: setting({
-    schema: optional(z.string().trim().regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)'),
+    ),
     defaultInWords: 'none: `/metrics` answers 404',
-    meaning: '32 to 256 printable characters (`openssl rand -hex 32`): `/metrics` answers Prometheus\' scrape with `Authorization: Bearer <token>`, 401 without it; see "Operating it"',
+    meaning:
+      '32 to 256 printable characters (`openssl rand -hex 32`): `/metrics` answers Prometheus\' scrape with `Authorization: Bearer <token>`, 401 without it; see "Operating it"',
     confidential: true,
   }),
   OTEL_SDK_DISABLED: setting({
     schema: trueOrFalse,
     default: 'false',
-    meaning: '`true` turns traces off whatever the other `OTEL_*` settings say (OpenTelemetry\'s standard switch)',
+    meaning: "`true` turns traces off whatever the other `OTEL_*` settings say (OpenTelemetry's standard switch)",
   }),
   OTEL_TRACES_EXPORTER: setting({
     schema: optional(z.enum(['otlp', 'console', 'none'], 'must be otlp, console or none')),
     defaultInWords: '`otlp` when an OTLP endpoint is set, else `none`',
-    meaning: 'where spans go: `otlp` (OTLP over HTTP with JSON, to the endpoint below), `console` (one object per span on standard output, for trying it) or `none` (no traces, and the OpenTelemetry SDK is not even loaded); see "Traces"',
+    meaning:
+      'where spans go: `otlp` (OTLP over HTTP with JSON, to the endpoint below), `console` (one object per span on standard output, for trying it) or `none` (no traces, and the OpenTelemetry SDK is not even loaded); see "Traces"',
   }),
   OTEL_EXPORTER_OTLP_ENDPOINT: setting({
     schema: httpOrigin,
     defaultInWords: 'none',
-    meaning: 'the OTLP/HTTP collector\'s base URL (e.g. `http://otel-collector:4318`); spans are sent to `<it>/v1/traces`. Setting it turns traces on',
+    meaning:
+      "the OTLP/HTTP collector's base URL (e.g. `http://otel-collector:4318`); spans are sent to `<it>/v1/traces`. Setting it turns traces on",
   }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting({
     schema: optional(z.string().trim().url('must be the full URL spans are posted to, e.g. http://otel-collector:4318/v1/traces')),
     defaultInWords: '`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`',
-    meaning: 'the full URL spans are posted to, when it is not the endpoint\'s `/v1/traces`. Setting it turns traces on',
+    meaning: "the full URL spans are posted to, when it is not the endpoint's `/v1/traces`. Setting it turns traces on",
   }),
   OTEL_EXPORTER_OTLP_HEADERS: setting({
-    schema: optional(z.string().trim().regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, 'must be name=value pairs separated by commas, e.g. authorization=Bearer%20abc')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, 'must be name=value pairs separated by commas, e.g. authorization=Bearer%20abc'),
+    ),
     defaultInWords: 'none',
-    meaning: 'headers sent with each export to the collector, as `name=value,name2=value2` (values percent-encoded), e.g. a vendor\'s API key',
+    meaning:
+      "headers sent with each export to the collector, as `name=value,name2=value2` (values percent-encoded), e.g. a vendor's API key",
     confidential: true,
   }),
   OTEL_EXPORTER_OTLP_PROTOCOL: setting({
-    schema: optional(z.enum(['http/json'], 'must be http/json: the service ships the OTLP/HTTP JSON exporter only (collectors accept it on port 4318)')),
+    schema: optional(
+      z.enum(['http/json'], 'must be http/json: the service ships the OTLP/HTTP JSON exporter only (collectors accept it on port 4318)'),
+    ),
     default: 'http/json',
     meaning: 'the OTLP protocol: `http/json` (the only one built in)',
   }),
   OTEL_SERVICE_NAME: setting({
-    schema: optional(z.string().trim().regex(/^[\x21-\x7e]{1,100}$/, 'must be 1 to 100 printable characters without spaces')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[\x21-\x7e]{1,100}$/, 'must be 1 to 100 printable characters without spaces'),
+    ),
     default: 'dealership-gateway',
     meaning: 'the `service.name` of every span',
   }),
   OTEL_RESOURCE_ATTRIBUTES: setting({
-    schema: optional(z.string().trim().regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, 'must be key=value pairs separated by commas, e.g. deployment.environment=production')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, 'must be key=value pairs separated by commas, e.g. deployment.environment=production'),
+    ),
     defaultInWords: 'none',
-    meaning: 'more attributes of every span\'s resource, as `key=value,key2=value2` (e.g. `deployment.environment=production,service.instance.id=gw-1`)',
+    meaning:
+      "more attributes of every span's resource, as `key=value,key2=value2` (e.g. `deployment.environment=production,service.instance.id=gw-1`)",
   }),
   DEPLOYMENT_ENVIRONMENT: setting({
-    schema: optional(z.string().trim().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. production or staging')),
+    schema: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. production or staging'),
+    ),
     defaultInWords: '`production` with `NODE_ENV=production`, else `development`',
-    meaning: 'the `deployment.environment.name` of every span (production, staging…), so one tracing system can hold several deployments; see "Traces"',
+    meaning:
+      'the `deployment.environment.name` of every span (production, staging…), so one tracing system can hold several deployments; see "Traces"',
   }),
   OTEL_TRACES_SAMPLER: setting({
     schema: optional(
@@ -133,7 +186,7 @@ export const TELEMETRY_SETTINGS = {
       ),
     ),
     default: 'parentbased_always_on',
-    meaning: 'which requests are traced (OpenTelemetry\'s sampler names); `parentbased_*` follows the caller\'s `traceparent` decision',
+    meaning: "which requests are traced (OpenTelemetry's sampler names); `parentbased_*` follows the caller's `traceparent` decision",
   }),
   OTEL_TRACES_SAMPLER_ARG: setting({
     schema: optional(

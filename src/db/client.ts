@@ -86,14 +86,22 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       ...(options.poolMax !== undefined ? { max: options.poolMax } : {}),
       ...(options.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
       ...(options.statementTimeoutMs !== undefined
-        ? { options: `-c statement_timeout=${options.statementTimeoutMs}`, query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS }
+        ? {
+            options: `-c statement_timeout=${options.statementTimeoutMs}`,
+            query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+          }
         : {}),
     });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
     const adapter = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options);
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
-    db = new PostgresPrismaClient({ adapter, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES }) as unknown as Db;
+    db = new PostgresPrismaClient({
+      adapter,
+      log,
+      errorFormat: ERROR_FORMAT,
+      queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
+    }) as unknown as Db;
     poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
@@ -104,9 +112,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) =>
-      onQuery(event.query),
-    );
+    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));
   }
   return db;
 }

@@ -81,7 +81,9 @@ export function createDatabaseClock(db: Db, engine: Engine, processNow: () => nu
     start(logger, intervalMs = CLOCK_SYNC_INTERVAL_MS) {
       if (timer) return;
       timer = setInterval(() => {
-        sync().catch((error: unknown) => logger.warn({ err: error, offset_ms: offset }, 'reading the database clock failed; keeping the last offset'));
+        sync().catch((error: unknown) =>
+          logger.warn({ err: error, offset_ms: offset }, 'reading the database clock failed; keeping the last offset'),
+        );
       }, intervalMs);
       timer.unref();
     },

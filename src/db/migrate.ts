@@ -57,7 +57,10 @@ function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
   const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
   if (!recorded) return false;
   const done = new Map(
-    (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [row.name, row.checksum]),
+    (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [
+      row.name,
+      row.checksum,
+    ]),
   );
   return readMigrations('sqlite', dir).every((migration) => assertUnchanged(migration, done.get(migration.name)));
 }
@@ -80,21 +83,24 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
       name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const applied: string[] = [];
     // IMMEDIATE takes the write lock before reading, so two processes cannot both apply a migration.
-    sqlite.transaction(() => {
-      const done = new Map(
-        (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map(
-          (row) => [row.name, row.checksum],
-        ),
-      );
-      for (const migration of readMigrations('sqlite', dir)) {
-        if (assertUnchanged(migration, done.get(migration.name))) continue;
-        sqlite.exec(migration.sql);
-        sqlite
-          .prepare('INSERT INTO _gateway_migrations (name, checksum, applied_at) VALUES (?, ?, ?)')
-          .run(migration.name, migration.checksum, new Date().toISOString());
-        applied.push(migration.name);
-      }
-    }).immediate();
+    sqlite
+      .transaction(() => {
+        const done = new Map(
+          (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [
+            row.name,
+            row.checksum,
+          ]),
+        );
+        for (const migration of readMigrations('sqlite', dir)) {
+          if (assertUnchanged(migration, done.get(migration.name))) continue;
+          sqlite.exec(migration.sql);
+          sqlite
+            .prepare('INSERT INTO _gateway_migrations (name, checksum, applied_at) VALUES (?, ?, ?)')
+            .run(migration.name, migration.checksum, new Date().toISOString());
+          applied.push(migration.name);
+        }
+      })
+      .immediate();
     if (whileLocked) await whileLocked();
     return applied;
   } finally {

@@ -85,12 +85,18 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   ApiKey: global('access control: a key reads only itself (apikey_details); the CLI manages keys'),
   ApiKeySecret: global('access control: read by the key lookup only'),
   ApiKeyPermission: global('access control'),
-  PartnerToken: global("access control: created for a user the key reaches, redeemed by the public sign-on landing"),
+  PartnerToken: global('access control: created for a user the key reaches, redeemed by the public sign-on landing'),
   IdempotencyRecord: global('per API key, never per dealership'),
   ApiKeyCall: global('per API key, never per dealership; written by the key call log and read by the keys CLI only'),
-  StoredFile: global("attachments' bytes: read and written only by the file storage, under keys the lead's own scoped lead_files row holds"),
-  PendingLeadFile: global('storage keys of lead files not committed yet: written and removed by the lead writes around the lead\'s transaction, read by the file sweep'),
-  SharedSetting: global('the instances\' shared facts (a fingerprint of the session signing secret, read at start-up) and the file sweep\'s lease'),
+  StoredFile: global(
+    "attachments' bytes: read and written only by the file storage, under keys the lead's own scoped lead_files row holds",
+  ),
+  PendingLeadFile: global(
+    "storage keys of lead files not committed yet: written and removed by the lead writes around the lead's transaction, read by the file sweep",
+  ),
+  SharedSetting: global(
+    "the instances' shared facts (a fingerprint of the session signing secret, read at start-up) and the file sweep's lease",
+  ),
 };
 
 // ───────────────────────────── the datamodel ─────────────────────────────
@@ -106,7 +112,16 @@ interface RelationInfo {
 
 const datamodel = getDatamodel().datamodel.models as Record<
   string,
-  { fields: readonly { name: string; kind: string; type: string; isList: boolean; relationName?: string; relationFromFields?: readonly string[] }[] }
+  {
+    fields: readonly {
+      name: string;
+      kind: string;
+      type: string;
+      isList: boolean;
+      relationName?: string;
+      relationFromFields?: readonly string[];
+    }[];
+  }
 >;
 
 const relationsByModel = new Map<string, Map<string, RelationInfo>>();
@@ -156,7 +171,10 @@ function inScopeByConstruction(model: string, field: string): boolean {
   if (targetRule.kind === 'global') return true;
   const rule = ruleOf(model);
   if ((rule.kind === 'dealership' || rule.kind === 'owner') && rule.relation === field) return true;
-  if ((targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') && targetRule.relation === relation.back) {
+  if (
+    (targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') &&
+    targetRule.relation === relation.back
+  ) {
     return true;
   }
   return false;
@@ -407,8 +425,17 @@ const FILTERED_WRITES = new Set(['update', 'updateMany', 'updateManyAndReturn', 
 const CREATES = new Set(['create', 'createMany', 'createManyAndReturn']);
 /** Operations whose answer is rows, so nested relations are scoped and the result checked. */
 const RETURNS_ROWS = new Set([
-  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany',
-  'create', 'createManyAndReturn', 'update', 'updateManyAndReturn', 'upsert', 'delete',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'create',
+  'createManyAndReturn',
+  'update',
+  'updateManyAndReturn',
+  'upsert',
+  'delete',
 ]);
 
 function scopedClient(db: Db, scope: Scope): Db {
@@ -423,7 +450,8 @@ function scopedClient(db: Db, scope: Scope): Db {
             if (where !== undefined) scopedArgs.where = where;
           }
           if (CREATES.has(operation)) scope.checkData(model, scopedArgs.data);
-          if (operation === 'update' || operation === 'updateMany' || operation === 'updateManyAndReturn') scope.checkData(model, scopedArgs.data);
+          if (operation === 'update' || operation === 'updateMany' || operation === 'updateManyAndReturn')
+            scope.checkData(model, scopedArgs.data);
           if (operation === 'upsert') {
             scope.checkData(model, scopedArgs.create);
             scope.checkData(model, scopedArgs.update);

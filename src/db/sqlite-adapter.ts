@@ -53,7 +53,9 @@ const PREPARED_STATEMENTS_KEPT = 500;
 /** The better-sqlite3 connection inside Prisma's adapter (its `client`), if the adapter still has one. */
 function connectionOf(adapter: Adapter): Connection | undefined {
   const client = (adapter as unknown as { client?: unknown }).client;
-  return client !== null && typeof client === 'object' && typeof (client as Connection).prepare === 'function' ? (client as Connection) : undefined;
+  return client !== null && typeof client === 'object' && typeof (client as Connection).prepare === 'function'
+    ? (client as Connection)
+    : undefined;
 }
 
 /**
@@ -163,7 +165,9 @@ export function serialisedSqliteAdapter(url: string, busyTimeoutMs?: number): Fa
   const timeout = busyTimeoutMs !== undefined ? { timeout: busyTimeoutMs } : {};
   const factory = new PrismaBetterSqlite3({ url, ...timeout });
   // An in-memory database is private to its connection: a second one would be another database.
-  const readerFactory = /^file::memory:|^:memory:|mode=memory/.test(url) ? undefined : new PrismaBetterSqlite3({ url, readonly: true, ...timeout });
+  const readerFactory = /^file::memory:|^:memory:|mode=memory/.test(url)
+    ? undefined
+    : new PrismaBetterSqlite3({ url, readonly: true, ...timeout });
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

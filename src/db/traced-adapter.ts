@@ -85,7 +85,10 @@ function traced<T>(target: Record<string, string | number>, sql: string, run: ()
 /** Runs one SQL statement: `run` sends it to the database. */
 export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 
-function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(queryable: Q, around: AroundStatement): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
+function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(
+  queryable: Q,
+  around: AroundStatement,
+): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
   return {
     queryRaw: (query: Query) => around(query.sql, () => queryable.queryRaw(query)),
     executeRaw: (query: Query) => around(query.sql, () => queryable.executeRaw(query)),

@@ -45,7 +45,13 @@ function isUnavailableItself(error: Record<string, unknown>): boolean {
   if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLITE_BUSY.test(code))) return true;
   if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
   // A PostgreSQL error as the adapter describes it ({ kind: 'postgres', code: '57014' }) or as pg raises it.
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && SQLSTATE_CLASSES.test(code) && (kind === 'postgres' || typeof error.severity === 'string')) return true;
+  if (
+    typeof code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    SQLSTATE_CLASSES.test(code) &&
+    (kind === 'postgres' || typeof error.severity === 'string')
+  )
+    return true;
   return typeof message === 'string' && PG_CLIENT_MESSAGES.test(message) && !('code' in error && typeof code === 'string');
 }
 

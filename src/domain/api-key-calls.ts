@@ -105,7 +105,13 @@ async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void>
   await db.$transaction(
     async (tx) => {
       for (const counter of counters) {
-        const id = { api_key_id: counter.apiKeyId, minute: counter.minute, operation: counter.operation, door: counter.door, status: counter.status };
+        const id = {
+          api_key_id: counter.apiKeyId,
+          minute: counter.minute,
+          operation: counter.operation,
+          door: counter.door,
+          status: counter.status,
+        };
         const lastAt = new Date(counter.lastAtMs);
         await tx.apiKeyCall.upsert({
           where: { api_key_id_minute_operation_door_status: id },

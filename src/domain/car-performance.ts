@@ -79,8 +79,20 @@ function groupByCar<T extends { car_id: number | null }>(rows: readonly T[]): Ma
 
 /** The car's own columns its figures need. */
 const performanceCarSelect = {
-  id: true, car_type: true, status: true, make: true, model: true, vin: true, stocknum: true, slug: true,
-  created_at: true, updated_at: true, sold_date: true, advertised_price: true, dapprice: true, egcprice: true,
+  id: true,
+  car_type: true,
+  status: true,
+  make: true,
+  model: true,
+  vin: true,
+  stocknum: true,
+  slug: true,
+  created_at: true,
+  updated_at: true,
+  sold_date: true,
+  advertised_price: true,
+  dapprice: true,
+  egcprice: true,
 } satisfies Prisma.CarSelect;
 
 type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect }>;
@@ -96,7 +108,12 @@ async function carPerformances(db: ScopedDb, carIds: readonly number[], now: Dat
 }
 
 /** The figures of `cars` (`ids` are theirs, known before the cars are read, so every query runs at once). */
-async function figuresOf(db: ScopedDb, carsRead: Promise<PerformanceCar[]>, ids: readonly number[], now: Date): Promise<Map<number, CarPerformance>> {
+async function figuresOf(
+  db: ScopedDb,
+  carsRead: Promise<PerformanceCar[]>,
+  ids: readonly number[],
+  now: Date,
+): Promise<Map<number, CarPerformance>> {
   const result = new Map<number, CarPerformance>();
   const inIds = { in: [...ids] };
   // Ordered by time then id, so "first" and "latest" are stable when rows share a timestamp.
@@ -107,7 +124,11 @@ async function figuresOf(db: ScopedDb, carsRead: Promise<PerformanceCar[]>, ids:
       select: { id: true, car_id: true, created_at: true, source: true, lead_status: true, lead_state: true },
       orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     }),
-    db.carPhoto.findMany({ where: { car_id: inIds }, select: { car_id: true, created_at: true }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
+    db.carPhoto.findMany({
+      where: { car_id: inIds },
+      select: { car_id: true, created_at: true },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    }),
     db.phoneCall.groupBy({ by: ['car_id'], where: { car_id: inIds }, _count: { _all: true } }),
     db.carPriceChange.findMany({
       where: { car_id: inIds },
@@ -198,10 +219,7 @@ const batchers = new WeakMap<object, PerformanceBatcher>();
  * The figures of one car, batched with every other car asked for in the same tick of the same
  * request: a page of cars selecting `performance` costs six queries, not six per car.
  */
-export function loadCarPerformance(
-  context: { db: ScopedDb; now: () => Date },
-  carId: number,
-): Promise<CarPerformance | null> {
+export function loadCarPerformance(context: { db: ScopedDb; now: () => Date }, carId: number): Promise<CarPerformance | null> {
   let batcher = batchers.get(context);
   if (!batcher) {
     batcher = { pending: [] };

@@ -61,7 +61,6 @@ const customAttribute = z
   })
   .meta({ id: 'CarCustomAttributeInput', description: 'A name/value pair to record for a car.' });
 
-
 /**
  * The car's own fields, in the order of spec 2.1: each is lockable (a later API update leaves a
  * locked one unchanged). The two request instructions of carRecord below are not, being what locks
@@ -86,7 +85,11 @@ const carFields = z.object({
     .min(1, 'must be a dealership id')
     .meta({ 'x-references': 'a dealership the key can use' })
     .describe('A dealership the key can access; the car may move to it.'),
-  location_id: z.int().meta({ 'x-references': 'a location of the car’s dealership' }).nullish().describe('A location of the car’s dealership.'),
+  location_id: z
+    .int()
+    .meta({ 'x-references': 'a location of the car’s dealership' })
+    .nullish()
+    .describe('A location of the car’s dealership.'),
   odometer: count(),
   dapprice: count().describe('Driveaway price. A change is recorded in the price history.'),
   egcprice: count().describe('Excluding government charges price. A change is recorded in the price history.'),
@@ -162,9 +165,13 @@ export const carRecord = carFields
   .extend({
     // Names are text on the wire (a client may send any), checked against the list here.
     locked_fields: list(
-      z.string().meta({ enum: [...LOCKABLE_CAR_FIELDS] }).superRefine((name, context) => {
-        if (!lockable.has(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a car field that can be locked (one of: ${LOCKABLE_LIST})` });
-      }),
+      z
+        .string()
+        .meta({ enum: [...LOCKABLE_CAR_FIELDS] })
+        .superRefine((name, context) => {
+          if (!lockable.has(name))
+            context.addIssue({ code: 'custom', message: `"${name}" is not a car field that can be locked (one of: ${LOCKABLE_LIST})` });
+        }),
     )
       .transform((names) => [...new Set(names)])
       .optional()

@@ -93,7 +93,13 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
       const current = await tx.car.findFirstOrThrow({
         where,
         select: {
-          id: true, dealership_id: true, location_id: true, stocknum: true, dapprice: true, egcprice: true, locked_fields: true,
+          id: true,
+          dealership_id: true,
+          location_id: true,
+          stocknum: true,
+          dapprice: true,
+          egcprice: true,
+          locked_fields: true,
           photos: { select: { id: true, url: true, position: true }, orderBy: [{ position: 'asc' }, { id: 'asc' }] },
         },
       });
@@ -115,7 +121,10 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
       }
       const stocknum = (data.stocknum as string | undefined) ?? current.stocknum;
       if (stocknum !== current.stocknum || dealershipId !== current.dealership_id) {
-        const clash = await tx.car.findFirst({ where: { dealership_id: dealershipId, stocknum, id: { not: current.id } }, select: { id: true } });
+        const clash = await tx.car.findFirst({
+          where: { dealership_id: dealershipId, stocknum, id: { not: current.id } },
+          select: { id: true },
+        });
         if (clash) throw stocknumTaken(stocknum);
       }
 
@@ -125,7 +134,9 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
         select: { dapprice: true, egcprice: true },
       });
       if (updated.dapprice !== current.dapprice || updated.egcprice !== current.egcprice) {
-        await tx.carPriceChange.create({ data: { car_id: current.id, dapprice: updated.dapprice, egcprice: updated.egcprice, created_at: now } });
+        await tx.carPriceChange.create({
+          data: { car_id: current.id, dapprice: updated.dapprice, egcprice: updated.egcprice, created_at: now },
+        });
       }
       if (images) await replacePhotos(tx, current.id, current.photos, images, now);
       return { carId: current.id, skippedFields };

@@ -44,7 +44,10 @@ export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   // The naming columns are read along, to pick among the (at most three) cars the text matches; the
   // caller's type leaves them out (the rows hold what it selected, and these).
   const withNames: Prisma.CarSelect = { ...select, slug: true, custom_slug: true };
-  const candidates = (await db.car.findMany({ where: recordNameWhere(name), select: withNames })) as unknown as (Prisma.CarGetPayload<{ select: Select }> & NamedRecord)[];
+  const candidates = (await db.car.findMany({ where: recordNameWhere(name), select: withNames })) as unknown as (Prisma.CarGetPayload<{
+    select: Select;
+  }> &
+    NamedRecord)[];
   const car = recordNamed(candidates, name);
   if (!car) throw notFound('car');
   return car;

@@ -21,11 +21,7 @@ const PER_PAGE_RANGE = `must be from 1 to ${CONTACT_PAGING.maxPerPage}`;
 /** The arguments of the contact list (spec 4.13), declared once: contactPage checks them, the OpenAPI document states them. */
 export const contactListRequest = z.object({
   dealership_id: z.int().describe('The dealership id.'),
-  page: z
-    .int()
-    .min(1, 'must be 1 or more')
-    .nullish()
-    .describe(`The page, from 1 (default ${CONTACT_PAGING.defaultPage}).`),
+  page: z.int().min(1, 'must be 1 or more').nullish().describe(`The page, from 1 (default ${CONTACT_PAGING.defaultPage}).`),
   per_page: z
     .int()
     .min(1, PER_PAGE_RANGE)

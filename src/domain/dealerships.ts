@@ -107,7 +107,8 @@ export interface RankedLocation {
   website: Website;
 }
 
-const geolocationError = (reason: string): Error => apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
+const geolocationError = (reason: string): Error =>
+  apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
 /** Whether `name` contains `brand` as a whole word, in any case ("North Shore Mazda" names Mazda). */
 function namesBrand(name: string, brand: string): boolean {
@@ -128,7 +129,8 @@ function sellsManufacturer(locationName: string, manufacturer: string, allManufa
   return !allManufacturers.some((brand) => brand.toLowerCase() !== manufacturer.toLowerCase() && namesBrand(locationName, brand));
 }
 
-const LIMIT_RANGE = (issue: { input?: unknown }) => `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${String(issue.input)}`;
+const LIMIT_RANGE = (issue: { input?: unknown }) =>
+  `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${String(issue.input)}`;
 
 /**
  * The search's arguments (spec 4.15), declared once: postcodeSearchLimit checks `limit`; the

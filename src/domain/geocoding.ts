@@ -105,4 +105,3 @@ export class PostcodeGeocoder implements Geocoder {
     return this.#centroids;
   }
 }
-

@@ -52,7 +52,8 @@ const plainReasons: z.core.$ZodErrorMap = (issue) => {
     case 'invalid_value':
       return `must be one of: ${issue.values.map((value) => String(value)).join(', ')}`;
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) === 1 ? 'must not be blank' : `must be at least ${issue.minimum} characters`;
+      if (issue.origin === 'string')
+        return Number(issue.minimum) === 1 ? 'must not be blank' : `must be at least ${issue.minimum} characters`;
       if (issue.origin === 'array') return `must have at least ${issue.minimum} items`;
       return `must be ${issue.minimum} or more`;
     case 'too_big':
@@ -192,12 +193,20 @@ function withoutAbsence(schema: z.core.$ZodType): z.core.$ZodType {
  * not null. The OpenAPI document describes the REST door's input from it; the check stays the rule
  * that reads the same list (REQUIRED_ON_CREATE, …).
  */
-export function withRequired<Shape extends z.core.$ZodShape>(record: z.ZodObject<Shape>, fields: readonly (keyof Shape & string)[]): z.ZodObject {
-  return record.extend(Object.fromEntries(fields.map((field) => [field, withoutAbsence(record.shape[field] as z.core.$ZodType)]))) as unknown as z.ZodObject;
+export function withRequired<Shape extends z.core.$ZodShape>(
+  record: z.ZodObject<Shape>,
+  fields: readonly (keyof Shape & string)[],
+): z.ZodObject {
+  return record.extend(
+    Object.fromEntries(fields.map((field) => [field, withoutAbsence(record.shape[field] as z.core.$ZodType)])),
+  ) as unknown as z.ZodObject;
 }
 
 /** The record with each of `fields` still optional but never null (a rule refuses null for them: NEVER_CLEARED …). */
-export function withoutNull<Shape extends z.core.$ZodShape>(record: z.ZodObject<Shape>, fields: readonly (keyof Shape & string)[]): z.ZodObject {
+export function withoutNull<Shape extends z.core.$ZodShape>(
+  record: z.ZodObject<Shape>,
+  fields: readonly (keyof Shape & string)[],
+): z.ZodObject {
   return record.extend(
     Object.fromEntries(
       fields.map((field) => {

@@ -64,17 +64,20 @@ const leadIdSchema = z
  * Date-times parseSentDate accepts (days 1 to 28 of any month, so every one is real), as a JSON
  * Schema pattern for the OpenAPI document; the parser takes any real date, seconds, milliseconds and a zone too.
  */
-const SENT_DATE_PATTERN = '^(?:19|20)[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?$';
+const SENT_DATE_PATTERN =
+  '^(?:19|20)[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?$';
 
-const sentDateSchema = optionalText(64).meta({ pattern: SENT_DATE_PATTERN }).transform((value, context) => {
-  if (value === null) return null;
-  const date = parseSentDate(value);
-  if (!date) {
-    context.addIssue({ code: 'custom', message: 'must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)' });
-    return z.NEVER;
-  }
-  return date;
-});
+const sentDateSchema = optionalText(64)
+  .meta({ pattern: SENT_DATE_PATTERN })
+  .transform((value, context) => {
+    if (value === null) return null;
+    const date = parseSentDate(value);
+    if (!date) {
+      context.addIssue({ code: 'custom', message: 'must be a date-time such as 2026-11-20 14:30:00 (Sydney time unless a zone is given)' });
+      return z.NEVER;
+    }
+    return date;
+  });
 
 const leadEventSchema = z.object({
   leadId: leadIdSchema,
@@ -98,7 +101,9 @@ export const leadEventRequest = z.object({
     .string()
     .meta({ pattern: SERVICE_PATTERN.source, examples: ['sms'] })
     .describe('The messaging service: 1 to 40 lower-case letters, digits, "-" or "_" (compared without regard to case).'),
-  data: leadEventSchema.describe('The lead and the message detail: data[leadId]=…&data[messageDetail][contactType]=… in the query string, or JSON text.'),
+  data: leadEventSchema.describe(
+    'The lead and the message detail: data[leadId]=…&data[messageDetail][contactType]=… in the query string, or JSON text.',
+  ),
 });
 
 function isHttpUrl(text: string): boolean {
@@ -178,7 +183,6 @@ interface ValidLeadEvent {
   link_stop_communication: string | null;
   link_reply_as_assistant: string | null;
 }
-
 
 /** The event to record, or a 422 naming the field (`service`, `data.leadId`, `data.messageDetail.sentDate` …). */
 function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {

@@ -47,7 +47,15 @@ export const specificationValuesSelect = {
   specification_values: {
     select: {
       value: true,
-      field: { select: { id: true, name: true, slug: true, position: true, category: { select: { id: true, name: true, slug: true, position: true } } } },
+      field: {
+        select: {
+          id: true,
+          name: true,
+          slug: true,
+          position: true,
+          category: { select: { id: true, name: true, slug: true, position: true } },
+        },
+      },
     },
   },
 } satisfies Prisma.ModelVariantSelect;
@@ -90,9 +98,9 @@ function groupByCategory<T>(entries: readonly { category: CategoryRow; entry: T 
 export function specificationGroups(
   values: readonly { value: string; field: CategoryRow & { category: CategoryRow } }[],
 ): SpecificationGroup[] {
-  return groupByCategory(
-    values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } })),
-  ).map(({ category, entries }) => ({ category, fields: entries }));
+  return groupByCategory(values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } }))).map(
+    ({ category, entries }) => ({ category, fields: entries }),
+  );
 }
 
 /** The variant's option availabilities grouped by the option's category; both by position. */

@@ -119,7 +119,8 @@ export async function redeemPartnerToken(
   });
   if (!row) throw tokenNotFound();
   if (spent.count !== 1) {
-    if (row.used_at) throw apiError('GONE', 'token_used', 'This sign-on link has already been used. Start the sign-on again from the partner.');
+    if (row.used_at)
+      throw apiError('GONE', 'token_used', 'This sign-on link has already been used. Start the sign-on again from the partner.');
     throw apiError('GONE', 'token_expired', 'This sign-on link has expired. Start the sign-on again from the partner.');
   }
 

@@ -40,6 +40,9 @@ export async function carPaymentProcessors(
  * The processor's authorization_key in clear. It is stored encrypted and decrypted only here, when a
  * key allowed to see it (show:payment_processor_secret) asks for the field.
  */
-export function processorAuthorizationKey(config: Pick<Config, 'secretsKeyring'>, processor: Pick<ProcessorRow, 'authorization_key'>): string {
+export function processorAuthorizationKey(
+  config: Pick<Config, 'secretsKeyring'>,
+  processor: Pick<ProcessorRow, 'authorization_key'>,
+): string {
   return openProcessorKey(config.secretsKeyring, processor.authorization_key);
 }

@@ -26,7 +26,7 @@ export const phoneCallReport = z.object({
     .string()
     .meta({ pattern: NON_BLANK.source })
     .transform(fieldRule(storedNumber))
-    .describe('The number dialled: a location\'s tracking number.'),
+    .describe("The number dialled: a location's tracking number."),
   caller_number: z.string().meta({ pattern: NON_BLANK.source }).transform(fieldRule(storedNumber)).describe('The number that called.'),
   // The provider's id of the call: the best key for spotting repeats. Lengths are limited for every
   // input in one place (src/domain/input-limits.ts).

@@ -67,7 +67,11 @@ interface ReencryptionResult {
  * are encrypted. A value under a key the keyring does not hold stops the run (SecretUnreadableError)
  * before anything of that value changes. Safe to run again, and beside running instances.
  */
-export async function reencryptStoredSecrets(db: Db, keyring: Keyring, options: { plaintextOnly?: boolean } = {}): Promise<ReencryptionResult[]> {
+export async function reencryptStoredSecrets(
+  db: Db,
+  keyring: Keyring,
+  options: { plaintextOnly?: boolean } = {},
+): Promise<ReencryptionResult[]> {
   const results: ReencryptionResult[] = [];
   for (const column of encryptedColumns) {
     const result: ReencryptionResult = { column: column.name, reencrypted: 0, encryptedPlaintext: 0, unchanged: 0 };
@@ -116,6 +120,9 @@ export async function secureStoredSecrets(db: Db, keyring: Keyring, logger: Logg
   const encrypted = results.reduce((sum, result) => sum + result.encryptedPlaintext, 0);
   if (encrypted > 0) logger.warn({ encrypted }, `encrypted ${encrypted} stored secret(s) that were in plaintext`);
   if (older.size > 0) {
-    logger.info({ key_ids: [...older] }, 'some stored secrets use an older encryption key: run npm run secrets -- reencrypt to move them to the current key');
+    logger.info(
+      { key_ids: [...older] },
+      'some stored secrets use an older encryption key: run npm run secrets -- reencrypt to move them to the current key',
+    );
   }
 }

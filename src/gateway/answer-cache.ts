@@ -47,7 +47,10 @@ export interface AnswerStore {
 
 /** Answers in memory, bounded in entries and bytes, keys and headers included (src/lib/bounded-cache.ts). */
 export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly cache: BoundedCache<CachedAnswer> } {
-  const cache = new BoundedCache<CachedAnswer>(bounds, (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0));
+  const cache = new BoundedCache<CachedAnswer>(
+    bounds,
+    (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0),
+  );
   return {
     cache,
     get(key, nowMs) {
@@ -95,7 +98,11 @@ async function requestIdentity(request: Request, url: URL, graphqlEndpoint: stri
  * made it, before any onResponse hook adds per-request headers or compresses it); `serve` goes
  * after the checks every request passes (body limit, address rate limit) and before the REST door.
  */
-export function useAnswerCache(deps: { keys: KeyVerifier; now: () => Date }, parts: AnswerCacheParts, graphqlEndpoint: string): { capture: Plugin; serve: Plugin } {
+export function useAnswerCache(
+  deps: { keys: KeyVerifier; now: () => Date },
+  parts: AnswerCacheParts,
+  graphqlEndpoint: string,
+): { capture: Plugin; serve: Plugin } {
   const missedUnder = new WeakMap<Request, string>();
   const served = new WeakSet<Request>();
   // With Redis another instance advances the generation: the first request to see a new one here
@@ -115,7 +122,10 @@ export function useAnswerCache(deps: { keys: KeyVerifier; now: () => Date }, par
         seenGeneration = generation;
       }
       const [line, body] = identity;
-      const key = createHash('sha256').update(`${generation}\n${cacheScope(actor)}\n${line}\n`).update(body).digest('base64url');
+      const key = createHash('sha256')
+        .update(`${generation}\n${cacheScope(actor)}\n${line}\n`)
+        .update(body)
+        .digest('base64url');
       const answer = parts.answers.get(key, deps.now().getTime());
       parts.metrics.cacheLookup(answer ? 'hit' : 'miss', 'answer');
       if (!answer) {

@@ -42,5 +42,15 @@ export interface AppDeps {
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps.keys, request);
   const { config, now, files, geocoder } = deps;
-  return { config, now, files, geocoder, db: forActor(deps.db, actor), unscopedDb: deps.db, request, actor, logger: requestLogger(deps.logger, sentRequest(request)) };
+  return {
+    config,
+    now,
+    files,
+    geocoder,
+    db: forActor(deps.db, actor),
+    unscopedDb: deps.db,
+    request,
+    actor,
+    logger: requestLogger(deps.logger, sentRequest(request)),
+  };
 }

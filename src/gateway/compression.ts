@@ -68,7 +68,12 @@ export function useCompression(): Plugin {
       headers.delete('content-length');
       // The bytes differ per encoding, so the validator is only weakly the same answer (as nginx does).
       if (etag && !etag.startsWith('W/')) headers.set('etag', `W/${etag}`);
-      setResponse(responseFromBytes(new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength), { status: response.status, headers }));
+      setResponse(
+        responseFromBytes(new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength), {
+          status: response.status,
+          headers,
+        }),
+      );
     },
   };
 }

@@ -249,7 +249,10 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
           // Built after the request record's error bodies are stamped (src/telemetry), so it is stamped here.
           const record = recordOf(request);
           if (record) record.errorCode ??= 'not_found';
-          answer = new Response(JSON.stringify({ error: 'not_found', message: 'No such path.', ...(record ? { request_id: record.id } : {}) }), { status: 404, headers });
+          answer = new Response(
+            JSON.stringify({ error: 'not_found', message: 'No such path.', ...(record ? { request_id: record.id } : {}) }),
+            { status: 404, headers },
+          );
         }
         if (headRequests.has(request)) {
           const length = answer.body ? (await finalBytes(answer)).byteLength : 0;

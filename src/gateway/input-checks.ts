@@ -37,8 +37,8 @@ const TEXT_SCALARS = new Set(['String', 'ID']);
 /** Scalars whose input value is any JSON, walked as such. */
 const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
 
-const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
-
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
 function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
@@ -103,8 +103,14 @@ function valueProblem(value: unknown, type: GraphQLInputType, path: string, name
 }
 
 function selectedOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
-  return operationName ? operations.find((operation) => operation.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  return operationName
+    ? operations.find((operation) => operation.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
 }
 
 /** A field of the document that takes arguments, with its definition: what is checked per request. */
@@ -119,7 +125,10 @@ interface ArgumentField {
  * document (a REST route's document and a repeated GraphQL one are the same object each time, from
  * Yoga's parse cache), not walked again for every request.
  */
-const argumentFieldsByOperation = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; document: DocumentNode; fields: ArgumentField[] }>();
+const argumentFieldsByOperation = new WeakMap<
+  OperationDefinitionNode,
+  { schema: GraphQLSchema; document: DocumentNode; fields: ArgumentField[] }
+>();
 
 function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentField[] {
   const known = argumentFieldsByOperation.get(operation);
@@ -178,7 +187,12 @@ function findInputProblem(
 export function useInputChecks(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const problem = findInputProblem(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+      const problem = findInputProblem(
+        args.schema,
+        args.document,
+        args.variableValues as Record<string, unknown> | undefined,
+        args.operationName,
+      );
       if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
     },
   };

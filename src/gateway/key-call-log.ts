@@ -29,7 +29,12 @@ interface Executed {
   errorStatus?: number;
 }
 
-function collectRootFields(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, into: Set<string>, seen: Set<string>): void {
+function collectRootFields(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  into: Set<string>,
+  seen: Set<string>,
+): void {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       if (!selection.name.value.startsWith('__')) into.add(selection.name.value);
@@ -50,7 +55,8 @@ export function rootFieldsOf(document: DocumentNode, operationName: string | nul
   const operation = getOperationAST(document, operationName);
   if (!operation) return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const fields = new Set<string>();
   collectRootFields(operation.selectionSet, fragments, fields, new Set());
   return [...fields];
@@ -112,7 +118,8 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
           // answer cache served (src/gateway/answer-cache.ts).
           const ran = recordOf(request)?.operation;
           const ranFields = ran ? rootFieldsCached(ran.document, ran.operationName) : [];
-          const operations = ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
+          const operations =
+            ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
           for (const operation of operations) log.record({ apiKeyId: actor.apiKeyId, operation, door, status });
         },
         // A verification that failed (the database down) was answered as such; there is no key to count under.

@@ -28,13 +28,21 @@ export function useMetricsEndpoint(metrics: GatewayMetrics, token: string | null
       const presented = BEARER.exec(request.headers.get('authorization') ?? '')?.[1];
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
         endResponse(
-          jsonResponse(401, { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' }, { 'www-authenticate': 'Bearer' }),
+          jsonResponse(
+            401,
+            { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' },
+            { 'www-authenticate': 'Bearer' },
+          ),
         );
         return undefined;
       }
-      return metrics.scrape().then((text) =>
-        endResponse(new Response(text, { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } })),
-      );
+      return metrics
+        .scrape()
+        .then((text) =>
+          endResponse(
+            new Response(text, { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } }),
+          ),
+        );
     },
   };
 }

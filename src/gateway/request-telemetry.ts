@@ -191,7 +191,12 @@ function withRequestIdHeader(response: Response, requestId: string): Response {
 }
 
 /** The request's log line, with the key that called (if any) and how many dealerships it reaches. */
-async function logRequest(deps: AppDeps, request: Request, record: RequestRecord, finished: { pathname: string; door: string; status: number; seconds: number }): Promise<void> {
+async function logRequest(
+  deps: AppDeps,
+  request: Request,
+  record: RequestRecord,
+  finished: { pathname: string; door: string; status: number; seconds: number },
+): Promise<void> {
   const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
   (record.logger ?? deps.logger).info(
     {

@@ -44,7 +44,6 @@ export const cacheTtls = {
   } as Record<string, number>,
 } as const;
 
-
 // After the deployment's prefix, which the Redis client puts before every key (src/redis/client.ts).
 const GENERATION_KEY = 'cache:generation';
 const ENTRY_PREFIX = 'cache:entry:';
@@ -76,7 +75,11 @@ const OWED_GENERATION_RETRY_MS = 250;
  * results from before the write within the epoch's poll interval (docs/caching.md).
  * Failures are not logged here: the Redis circuit breaker logs the outage once (src/redis/client.ts).
  */
-function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration & { owed(): boolean } {
+function redisGeneration(
+  redis: Redis,
+  logger: Logger,
+  epoch?: Pick<CacheEpoch, 'current' | 'advance'>,
+): CacheGeneration & { owed(): boolean } {
   let owed = 0;
   let retry: NodeJS.Timeout | null = null;
   const pay = async (): Promise<void> => {
@@ -111,7 +114,11 @@ function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 
           retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
           retry.unref();
         }
-        await epoch?.advance().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'could not start a new cache epoch in the database either'));
+        await epoch
+          ?.advance()
+          .catch((error: unknown) =>
+            logger.warn({ err: { message: (error as Error).message } }, 'could not start a new cache epoch in the database either'),
+          );
       }
     },
   };
@@ -318,7 +325,11 @@ function responseCacheKey(generation: CacheGeneration, book: EntryBook): CacheKe
   };
 }
 
-export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>): ReadCachePlugins {
+export function useReadCache(
+  { generation, store }: ReadCacheOptions,
+  now: () => Date,
+  metrics: Pick<GatewayMetrics, 'cacheLookup'>,
+): ReadCachePlugins {
   const book = new EntryBook();
   const notReads = new WeakSet<object>();
   const forgetWaiting: Plugin<YogaContext> = {

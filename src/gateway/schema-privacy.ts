@@ -18,7 +18,8 @@ function selectsIntrospection(document: DocumentNode, operation: OperationDefini
   const seen = new Set<string>();
   const visit = (selectionSet: SelectionSetNode): boolean =>
     selectionSet.selections.some((selection) => {
-      if (selection.kind === Kind.FIELD) return INTROSPECTION_FIELDS.has(selection.name.value) || (selection.selectionSet ? visit(selection.selectionSet) : false);
+      if (selection.kind === Kind.FIELD)
+        return INTROSPECTION_FIELDS.has(selection.name.value) || (selection.selectionSet ? visit(selection.selectionSet) : false);
       if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
       const name = selection.name.value;
       const fragment = fragments.get(name);

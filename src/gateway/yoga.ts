@@ -5,7 +5,15 @@ import { createContext, type AppDeps } from './app.ts';
 import { maskUnexpectedError } from '../errors.ts';
 import { graphiqlOptions, graphiqlPage } from '../rest/explorers.ts';
 import { queryLimits, useQueryLimits } from '../schema/graphql-limits.ts';
-import { useBodyLimit, useGraphQLAccept, useHealthChecks, useErrorCodes, useHttpConventions, useInputErrorCodes, useReadableGraphQLParams } from './http-plugins.ts';
+import {
+  useBodyLimit,
+  useGraphQLAccept,
+  useHealthChecks,
+  useErrorCodes,
+  useHttpConventions,
+  useInputErrorCodes,
+  useReadableGraphQLParams,
+} from './http-plugins.ts';
 import { useInputChecks } from './input-checks.ts';
 import { useApiDocs } from '../rest/docs.ts';
 import { useRestRoutes } from '../rest/plugin.ts';
@@ -77,7 +85,10 @@ interface AppParts {
 }
 
 /** The plugins in the order they run: the order is the design (each comment says why a plugin sits where it does). */
-function appPlugins(deps: AppDeps, { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts): YogaOptions['plugins'] {
+function appPlugins(
+  deps: AppDeps,
+  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts,
+): YogaOptions['plugins'] {
   return [
     // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
     useErrorLoggers(),
@@ -86,7 +97,11 @@ function appPlugins(deps: AppDeps, { rateLimits, http, metrics, telemetry, traci
     http.first,
     useSecurityHeaders({
       origins: deps.config.corsOrigins,
-      methodsOf: pathMethods({ graphqlEndpoint: GRAPHQL_ENDPOINT, explorers: deps.config.explorers, metrics: deps.config.metricsToken !== null }),
+      methodsOf: pathMethods({
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        explorers: deps.config.explorers,
+        metrics: deps.config.metricsToken !== null,
+      }),
     }),
     telemetry.first,
     // After the request record is started (the request span carries its id), before anything may answer.

@@ -111,9 +111,16 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
   return { headers, requestId };
 }
 
-async function answer(app: Yoga, settings: HttpServerSettings, req: IncomingMessage, headers: Headers, requestId: string): Promise<Response> {
+async function answer(
+  app: Yoga,
+  settings: HttpServerSettings,
+  req: IncomingMessage,
+  headers: Headers,
+  requestId: string,
+): Promise<Response> {
   const url = requestUrl(req);
-  if (!url) return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
+  if (!url)
+    return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
   // A request without a key gets the smaller anonymous limit (src/gateway/http-plugins.ts, useBodyLimit).
   const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
@@ -179,7 +186,13 @@ function connectionState(): ConnectionState {
   return { unanswered: new Map(), acceptedWhileDraining: new WeakSet(), acceptedCount: 0, listenerClosed, markListenerClosed };
 }
 
-async function writeResponse(state: ConnectionState, lifecycle: Lifecycle, req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+async function writeResponse(
+  state: ConnectionState,
+  lifecycle: Lifecycle,
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+): Promise<void> {
   const bytes = await finalBytes(response);
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   res.statusCode = response.status;
@@ -248,7 +261,14 @@ function serverOptions(settings: HttpServerSettings) {
 }
 
 /** The socket handlers: each accepted connection is counted and tracked until it closes; one dropped at the cap is logged. */
-function trackConnections(server: Server, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle, state: ConnectionState, onClose: () => void): void {
+function trackConnections(
+  server: Server,
+  settings: HttpServerSettings,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  state: ConnectionState,
+  onClose: () => void,
+): void {
   server.on('connection', (socket: Socket) => {
     state.acceptedCount += 1;
     if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
@@ -293,7 +313,11 @@ function closeListener(server: Server, state: ConnectionState, logger: Logger, m
       setImmediate(look);
       return;
     }
-    if (!quiet) logger.warn({ ms: Date.now() - started }, 'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)');
+    if (!quiet)
+      logger.warn(
+        { ms: Date.now() - started },
+        'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)',
+      );
     // net.Server's close, not http.Server's: the latter also destroys every idle keep-alive
     // connection at once, and a client may be sending its next request on one at this very
     // moment (it would get a reset, not an answer). An idle connection is left to its keep-alive
@@ -344,7 +368,10 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
         // setImmediate: timers run before the event loop reads the sockets, so under load a request
         // may be waiting unread in a socket Node still counts as idle. The check phase comes right
         // after the sockets are read: whatever had arrived is then being handled, not idle.
-        const linger = setTimeout(() => setImmediate(() => server.closeIdleConnections()), Math.min(settings.httpKeepAliveTimeoutMs, maxIdleLingerMs));
+        const linger = setTimeout(
+          () => setImmediate(() => server.closeIdleConnections()),
+          Math.min(settings.httpKeepAliveTimeoutMs, maxIdleLingerMs),
+        );
         linger.unref();
       });
       return drained;

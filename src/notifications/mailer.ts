@@ -50,7 +50,10 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
       });
     },
     close() {
-      void transport?.then((opened) => opened.close(), () => undefined);
+      void transport?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
     },
   };
 }

@@ -78,17 +78,24 @@ export async function retryOutboxMessage(db: Db, id: number, now: Date): Promise
   const row = await db.outboxMessage.findUnique({ where: { id } });
   if (!row) throw notFound('outbox_message', `No outbox message #${id}.`);
   if (row.status === 'sent') {
-    throw conflict('outbox_message_sent', `Outbox message #${id} was sent at ${row.sent_at?.toISOString() ?? 'an unknown time'}; it is not sent again.`);
+    throw conflict(
+      'outbox_message_sent',
+      `Outbox message #${id} was sent at ${row.sent_at?.toISOString() ?? 'an unknown time'}; it is not sent again.`,
+    );
   }
   if (row.status === 'pending' && row.locked_until && row.locked_until > now) {
-    throw conflict('outbox_message_sending', `Outbox message #${id} is being sent right now (claimed until ${row.locked_until.toISOString()}); look again after that.`);
+    throw conflict(
+      'outbox_message_sending',
+      `Outbox message #${id} is being sent right now (claimed until ${row.locked_until.toISOString()}); look again after that.`,
+    );
   }
   // Only the row as it was read: a worker claiming it meanwhile makes this change nothing.
   const changed = await db.outboxMessage.updateMany({
     where: { id, status: row.status, attempts: row.attempts, OR: [{ locked_until: null }, { locked_until: { lte: now } }] },
     data: { status: 'pending', attempts: 0, due_at: now, locked_until: null },
   });
-  if (changed.count !== 1) throw conflict('outbox_message_changed', `Outbox message #${id} changed while it was being retried; look at it again.`);
+  if (changed.count !== 1)
+    throw conflict('outbox_message_changed', `Outbox message #${id} changed while it was being retried; look at it again.`);
   return entryOf(await db.outboxMessage.findUniqueOrThrow({ where: { id } }));
 }
 
@@ -107,7 +114,10 @@ export async function purgeOutbox(db: Db, purge: OutboxPurge, now: Date): Promis
   const sentWhere: Prisma.OutboxMessageWhereInput = { status: 'sent', sent_at: { lt: before } };
   const failedWhere: Prisma.OutboxMessageWhereInput = { status: 'failed', created_at: { lt: before } };
   if (purge.dryRun) {
-    const [sent, failed] = await Promise.all([db.outboxMessage.count({ where: sentWhere }), purge.failed ? db.outboxMessage.count({ where: failedWhere }) : 0]);
+    const [sent, failed] = await Promise.all([
+      db.outboxMessage.count({ where: sentWhere }),
+      purge.failed ? db.outboxMessage.count({ where: failedWhere }) : 0,
+    ]);
     return { sent, failed };
   }
   const sent = (await db.outboxMessage.deleteMany({ where: sentWhere })).count;

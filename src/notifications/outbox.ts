@@ -21,9 +21,24 @@ const MINUTE_MS = 60_000;
 
 type NotifiedLead = Pick<
   Prisma.LeadModel,
-  | 'id' | 'dealership_id' | 'name' | 'last_name' | 'email' | 'phone' | 'message' | 'category' | 'source' | 'marketing_source'
-  | 'stocknum' | 'car_id' | 'team_member_id' | 'user_id' | 'send_customer_email' | 'delay_customer_email_minutes'
-  | 'delay_dealership_notification_minutes' | 'created_at'
+  | 'id'
+  | 'dealership_id'
+  | 'name'
+  | 'last_name'
+  | 'email'
+  | 'phone'
+  | 'message'
+  | 'category'
+  | 'source'
+  | 'marketing_source'
+  | 'stocknum'
+  | 'car_id'
+  | 'team_member_id'
+  | 'user_id'
+  | 'send_customer_email'
+  | 'delay_customer_email_minutes'
+  | 'delay_dealership_notification_minutes'
+  | 'created_at'
 >;
 
 function fullName(lead: NotifiedLead): string | null {
@@ -60,7 +75,11 @@ export async function enqueueLeadNotifications(tx: Tx, lead: NotifiedLead, deale
   const car = lead.car_id
     ? await tx.car.findUnique({ where: { id: lead.car_id }, select: { year: true, make: true, model: true, stocknum: true } })
     : null;
-  const vehicle = car ? `${car.year} ${car.make} ${car.model} (stock number ${car.stocknum})` : lead.stocknum ? `stock number ${lead.stocknum}` : null;
+  const vehicle = car
+    ? `${car.year} ${car.make} ${car.model} (stock number ${car.stocknum})`
+    : lead.stocknum
+      ? `stock number ${lead.stocknum}`
+      : null;
   const name = fullName(lead);
   const rows: Prisma.OutboxMessageCreateManyInput[] = [];
   // The request's span, for the sends to link to (src/telemetry/tracing.ts); null when not traced.

@@ -76,7 +76,10 @@ interface DeliveryReport {
 }
 
 /** The wait before attempt n + 1 after attempt n failed: base, 2·base, 4·base … capped. */
-export function retryDelayMs(attempts: number, policy: Pick<DeliveryPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultDeliveryPolicy): number {
+export function retryDelayMs(
+  attempts: number,
+  policy: Pick<DeliveryPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultDeliveryPolicy,
+): number {
   return Math.min(policy.backoffBaseMs * 2 ** Math.max(attempts - 1, 0), policy.backoffMaxMs);
 }
 
@@ -147,7 +150,10 @@ async function renewLease(deps: OutboxDeps, message: ClaimedMessage, leaseMs: nu
       WHERE id = ${message.id} AND attempts = ${message.attempts} AND status = 'pending'`;
     return renewed === 1;
   }
-  const renewed = await deps.db.outboxMessage.updateMany({ where: heldBy(message), data: { locked_until: new Date(deps.now().getTime() + leaseMs) } });
+  const renewed = await deps.db.outboxMessage.updateMany({
+    where: heldBy(message),
+    data: { locked_until: new Date(deps.now().getTime() + leaseMs) },
+  });
   return renewed.count === 1;
 }
 
@@ -161,10 +167,16 @@ async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, lease
         try {
           if (!(await renewLease(deps, message, leaseMs)) && !lost) {
             lost = true;
-            deps.logger.warn({ outbox_id: message.id, attempts: message.attempts }, 'lost the claim on a notification while sending it; it may be sent twice (same Message-ID)');
+            deps.logger.warn(
+              { outbox_id: message.id, attempts: message.attempts },
+              'lost the claim on a notification while sending it; it may be sent twice (same Message-ID)',
+            );
           }
         } catch (error) {
-          deps.logger.warn({ err: error, outbox_id: message.id }, 'renewing the lease on a notification failed; retrying at the next renewal');
+          deps.logger.warn(
+            { err: error, outbox_id: message.id },
+            'renewing the lease on a notification failed; retrying at the next renewal',
+          );
         }
       });
     },
@@ -212,7 +224,13 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
         async (span) => {
           try {
             await sendWhileHolding(deps, message, policy.leaseMs, () =>
-              mailer.send({ to: message.recipient, subject: message.subject, text: message.body, messageId, traceparent: currentTraceparent() }),
+              mailer.send({
+                to: message.recipient,
+                subject: message.subject,
+                text: message.body,
+                messageId,
+                traceparent: currentTraceparent(),
+              }),
             );
           } catch (error) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: 'the mail server refused or could not be reached' });
@@ -234,7 +252,10 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
         await db.outboxMessage.updateMany({ where: heldBy(message), data: { due_at: retryAt, locked_until: null, last_error: reason } });
         report.retried += 1;
         deps.metrics?.deliveryFailed('retry');
-        logger.warn({ outbox_id: message.id, attempts: message.attempts, retry_at: retryAt.toISOString(), err: error }, 'notification failed; will retry');
+        logger.warn(
+          { outbox_id: message.id, attempts: message.attempts, retry_at: retryAt.toISOString(), err: error },
+          'notification failed; will retry',
+        );
       }
       continue;
     }
@@ -245,7 +266,10 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
       data: { status: 'sent', sent_at: deps.now(), locked_until: null, last_error: null },
     });
     if (done.count !== 1) {
-      logger.warn({ outbox_id: message.id, message_id: messageId }, 'notification sent after another instance claimed it; it may be sent twice (same Message-ID)');
+      logger.warn(
+        { outbox_id: message.id, message_id: messageId },
+        'notification sent after another instance claimed it; it may be sent twice (same Message-ID)',
+      );
     }
     report.sent += 1;
   }

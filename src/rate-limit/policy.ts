@@ -77,7 +77,8 @@ function verdictOf(entries: readonly Counted[], outcome: SpendOutcome): Verdict 
   for (const state of all) {
     const same = states.findIndex((kept) => kept.policy === state.policy);
     if (same === -1) states.push(state);
-    else if (state === refusedBy || (states[same] !== refusedBy && remaining(state) < remaining(states[same] as PolicyState))) states[same] = state;
+    else if (state === refusedBy || (states[same] !== refusedBy && remaining(state) < remaining(states[same] as PolicyState)))
+      states[same] = state;
   }
   return outcome.allowed ? { states } : { states, refusedBy: refusedBy ?? states[0] };
 }
@@ -104,7 +105,10 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
     async checkAddress(clientAddress) {
       if (settings.authFailures === 0) return null;
       const entries = [authFailures(clientAddress, 0)];
-      const outcome = await counters.spend(entries.map((entry) => entry.spend), now().getTime());
+      const outcome = await counters.spend(
+        entries.map((entry) => entry.spend),
+        now().getTime(),
+      );
       const verdict = verdictOf(entries, outcome);
       return verdict.refusedBy ? verdict : null;
     },
@@ -116,7 +120,13 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
     async spendAnonymous(clientAddress) {
       if (settings.anonymousRequests === 0) return null;
       const entries = [counted('anonymous', `anonymous:${clientAddress}`, 1, settings.anonymousRequests, ANONYMOUS_WINDOW_MS)];
-      return verdictOf(entries, await counters.spend(entries.map((entry) => entry.spend), now().getTime()));
+      return verdictOf(
+        entries,
+        await counters.spend(
+          entries.map((entry) => entry.spend),
+          now().getTime(),
+        ),
+      );
     },
     async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }) {
       const entries: Counted[] = [];
@@ -135,7 +145,10 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
         entries.push(counted('sign-on', `sign-on:${clientAddress}`, 1, settings.signOnRedemptions, settings.addressWindowMs));
       }
       if (entries.length === 0) return null;
-      const outcome = await counters.spend(entries.map((entry) => entry.spend), now().getTime());
+      const outcome = await counters.spend(
+        entries.map((entry) => entry.spend),
+        now().getTime(),
+      );
       return verdictOf(entries, outcome);
     },
   };
@@ -146,7 +159,9 @@ export function redeemsSignOnToken(document: DocumentNode, operationName: string
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'mutation') return false;
   const fragments = new Map(
-    document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
+    ),
   );
   const seen = new Set<string>();
   const selects = (selectionSet: SelectionSetNode): boolean =>
@@ -195,8 +210,10 @@ export function rateLimitHeaders(verdict: Verdict, nowMs: number): Record<string
 
 const refusalReasons: Record<PolicyName, (state: PolicyState) => string> = {
   key: (state) => `This API key has made its ${state.limit} requests allowed per ${seconds(state.windowMs)} s.`,
-  dealership: (state) => `The API keys of this dealership have made the ${state.limit} requests allowed together per ${seconds(state.windowMs)} s.`,
-  cost: (state) => `This API key has spent its GraphQL cost budget of ${state.limit} per ${seconds(state.windowMs)} s (ask for smaller pages or fewer fields).`,
+  dealership: (state) =>
+    `The API keys of this dealership have made the ${state.limit} requests allowed together per ${seconds(state.windowMs)} s.`,
+  cost: (state) =>
+    `This API key has spent its GraphQL cost budget of ${state.limit} per ${seconds(state.windowMs)} s (ask for smaller pages or fewer fields).`,
   'auth-failures': () => 'Too many requests with an API key that is not accepted came from this address.',
   'sign-on': () => 'Too many sign-on links were opened from this address.',
   anonymous: (state) => `This address has made the ${state.limit} requests without an API key allowed per ${seconds(state.windowMs)} s.`,

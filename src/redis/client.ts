@@ -72,7 +72,7 @@ function guardCommands(connection: Redis, logger: Logger, onChange: (available: 
       openUntil = Date.now() + BREAKER_OPEN_MS;
       logger.warn(
         { err: { message: (error as Error).message } },
-        'Redis unavailable: serving from this instance\'s memory (response cache bypassed, rate limits counted here, key changes within API_KEY_CACHE_TTL_MS) until it answers',
+        "Redis unavailable: serving from this instance's memory (response cache bypassed, rate limits counted here, key changes within API_KEY_CACHE_TTL_MS) until it answers",
       );
       onChange(false);
     }
@@ -156,7 +156,10 @@ export function redisKeyChangeFeed(redis: RedisConnections, logger: Logger): Key
       try {
         await redis.client.publish(channelName, String(apiKeyId));
       } catch (error) {
-        logger.warn({ err: { message: (error as Error).message }, apiKeyId }, 'could not announce a key change; instances see it within API_KEY_CACHE_TTL_MS');
+        logger.warn(
+          { err: { message: (error as Error).message }, apiKeyId },
+          'could not announce a key change; instances see it within API_KEY_CACHE_TTL_MS',
+        );
       }
     },
     subscribe(listener) {

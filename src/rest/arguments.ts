@@ -54,7 +54,8 @@ interface Walk {
   ignored: string[];
 }
 
-const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 function readScalar(value: unknown, typeName: string, path: string): Read {
   const problem = (reason: string): Read => ({ problem: { field: path, reason } });
@@ -65,7 +66,8 @@ function readScalar(value: unknown, typeName: string, path: string): Read {
       return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)) ? { value } : problem(SCALAR_REASONS.ID);
     case 'Boolean': {
       if (typeof value === 'boolean') return { value };
-      const spelled = typeof value === 'string' || typeof value === 'number' ? BOOLEAN_SPELLINGS[String(value).trim().toLowerCase()] : undefined;
+      const spelled =
+        typeof value === 'string' || typeof value === 'number' ? BOOLEAN_SPELLINGS[String(value).trim().toLowerCase()] : undefined;
       return spelled === undefined ? problem(SCALAR_REASONS.Boolean) : { value: spelled };
     }
     case 'Int': {
@@ -196,7 +198,12 @@ export function readRestArguments(
     const base = key.replace(/\[.*$/s, '');
     if (!argNames.has(base) && !request.alsoRead?.includes(base)) walk.ignored.push(key);
   }
-  const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({ body, readFromQuery, ignored: walk.ignored, problem });
+  const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({
+    body,
+    readFromQuery,
+    ignored: walk.ignored,
+    problem,
+  });
   if (request.body !== undefined && !isPlainObject(request.body)) {
     return done({ field: 'body', reason: 'must be a JSON object, such as {"name": value}' });
   }

@@ -46,7 +46,9 @@ export function deprecationProblems(deprecation: RouteDeprecation): string[] {
   return [
     ...(since ? [] : [`deprecated.since "${deprecation.since}" is not a day written YYYY-MM-DD`]),
     ...(sunset ? [] : [`deprecated.sunset "${deprecation.sunset}" is not a day written YYYY-MM-DD`]),
-    ...(since && sunset && sunset <= since ? [`deprecated.sunset ${deprecation.sunset} is not after deprecated.since ${deprecation.since}`] : []),
+    ...(since && sunset && sunset <= since
+      ? [`deprecated.sunset ${deprecation.sunset} is not after deprecated.since ${deprecation.since}`]
+      : []),
   ];
 }
 
@@ -65,7 +67,9 @@ export function deprecationHeaderDocs(deprecation: RouteDeprecation): Record<str
       example: values.sunset,
     },
     ...(values.link
-      ? { Link: { description: 'Where to read what to use instead (rel="deprecation").', schema: { type: 'string' }, example: values.link } }
+      ? {
+          Link: { description: 'Where to read what to use instead (rel="deprecation").', schema: { type: 'string' }, example: values.link },
+        }
       : {}),
   };
 }

@@ -36,7 +36,8 @@ const TYPE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** What marks a message as GraphQL's rather than ours: a REST body never carries it. */
-const GRAPHQL_VOCABULARY = /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
+const GRAPHQL_VOCABULARY =
+  /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
 
 /**
  * The reason GraphQL gave for refusing an input value, in plain words naming no GraphQL type, for

@@ -11,7 +11,10 @@ export const graphiqlOptions = {
 /** Hashes of the page's inline scripts, as CSP source expressions. */
 function inlineScriptHashes(html: string): string[] {
   return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-    ([, script]) => `'sha256-${createHash('sha256').update(script ?? '', 'utf8').digest('base64')}'`,
+    ([, script]) =>
+      `'sha256-${createHash('sha256')
+        .update(script ?? '', 'utf8')
+        .digest('base64')}'`,
   );
 }
 

@@ -22,8 +22,7 @@ const MAX_INDEX_DIGITS = 4;
  * MAX_INDEX_DIGITS digits.
  */
 const notLongIndex = `(?![0-9]{${MAX_INDEX_DIGITS + 1},}(?:\\]|\\[|$))`;
-export const RAILS_KEY_PATTERN =
-  `^${notLongIndex}[^\\[\\]]+(?:\\[${notLongIndex}[^\\[\\]]+\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${notLongIndex}[^\\[\\]]*\\])?$`;
+export const RAILS_KEY_PATTERN = `^${notLongIndex}[^\\[\\]]+(?:\\[${notLongIndex}[^\\[\\]]+\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${notLongIndex}[^\\[\\]]*\\])?$`;
 
 /** A key's names: `lead[files][0][file]` → lead, files, 0, file; `tags[]` → tags, "" (append). */
 function keyNames(key: string): string[] | null {
@@ -54,7 +53,8 @@ export async function railsFormBody(form: FormData): Promise<{ body: Record<stri
     if (parts > MAX_FORM_PARTS) return { problem: { field: 'body', reason: `must have at most ${MAX_FORM_PARTS} form fields` } };
     const names = key.length <= MAX_KEY_LENGTH ? keyNames(key) : null;
     const field = key.slice(0, 200);
-    if (!names) return { problem: { field, reason: 'is not a form field name such as lead[name] or lead[lead_files_attributes][0][file]' } };
+    if (!names)
+      return { problem: { field, reason: 'is not a form field name such as lead[name] or lead[lead_files_attributes][0][file]' } };
     if (names.length > MAX_KEY_DEPTH) return { problem: { field, reason: `must not nest more than ${MAX_KEY_DEPTH} names deep` } };
     if (names.some((name) => /^\d+$/.test(name) && name.length > MAX_INDEX_DIGITS)) {
       return { problem: { field, reason: `has a list index over ${MAX_INDEX_DIGITS} digits` } };
@@ -107,7 +107,8 @@ type JsonSchema = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `true` as `[Tt][Rr][Uu][Ee]`: JSON Schema patterns have no case-insensitive flag. */
-const anyCase = (text: string): string => [...text].map((char) => (/[a-z]/i.test(char) ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegex(char))).join('');
+const anyCase = (text: string): string =>
+  [...text].map((char) => (/[a-z]/i.test(char) ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegex(char))).join('');
 
 /** What a form field's text must be to stand for a JSON value of this schema (src/rest/arguments.ts reads it so). */
 function formLeaf(schema: JsonSchema): JsonSchema {
@@ -141,7 +142,8 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
     if (ref) return resolve({ ...(components[ref] ?? {}), ...(schema.description ? { description: schema.description } : {}) });
     const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null') : [];
-    if (branches.length === 1 && branches[0]) return resolve({ ...branches[0], ...(schema.description ? { description: schema.description } : {}) });
+    if (branches.length === 1 && branches[0])
+      return resolve({ ...branches[0], ...(schema.description ? { description: schema.description } : {}) });
     if (Array.isArray(schema.type)) {
       const types = (schema.type as string[]).filter((type) => type !== 'null');
       return { ...schema, type: types.length === 1 ? types[0] : types };
@@ -155,7 +157,11 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     if (schema[FREE_FORM_JSON] === true) {
       // Stored as sent: a form's text stays text there, so only a field that takes text at every key can be a form's.
       if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) omitted.push(key);
-      else patternProperties[`^${pattern ?? escapeRegex(key)}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+      else
+        patternProperties[`^${pattern ?? escapeRegex(key)}(?:\\[[^\\[\\]]+\\])+$`] = {
+          type: 'string',
+          description: 'A value of the free-form object, by its keys.',
+        };
       return;
     }
     const place = (leaf: JsonSchema): void => {
@@ -165,10 +171,14 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     const keyPattern = pattern ?? escapeRegex(key);
     if (schema.type === 'object') {
       const fields = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
-      for (const [name, field] of Object.entries(fields)) visit(field, `${key}[${name}]`, pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`);
+      for (const [name, field] of Object.entries(fields))
+        visit(field, `${key}[${name}]`, pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`);
       if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
         // Free-form JSON: any key, nested as deep as the JSON is.
-        patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = { type: 'string', description: 'A value of the free-form object, by its keys.' };
+        patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
+          type: 'string',
+          description: 'A value of the free-form object, by its keys.',
+        };
       }
       return;
     }
@@ -177,7 +187,11 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
       if (items.type === 'object') {
         visit(items, `${key}[0]`, `${keyPattern}\\[[0-9]{1,4}\\]`);
       } else if (pattern === null) {
-        properties[`${key}[]`] = { type: 'array', items: formLeaf(items), ...(schema.description ? { description: schema.description } : {}) };
+        properties[`${key}[]`] = {
+          type: 'array',
+          items: formLeaf(items),
+          ...(schema.description ? { description: schema.description } : {}),
+        };
       } else {
         patternProperties[`^${pattern}\\[\\]$`] = { type: 'array', items: formLeaf(items) };
       }
@@ -191,7 +205,9 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     description:
       "The JSON body's fields as Rails-style keys: `name[field]`, `name[list][]` for each value of a list, `name[list][0][field]` " +
       'for a list of records; a number or a boolean as its text; a file as a file part (or its content as base64 text).' +
-      (omitted.length > 0 ? ` Not in a form: ${omitted.map((key) => `\`${key}\``).join(', ')} (free-form JSON with numbers, which a form's text cannot be).` : ''),
+      (omitted.length > 0
+        ? ` Not in a form: ${omitted.map((key) => `\`${key}\``).join(', ')} (free-form JSON with numbers, which a form's text cannot be).`
+        : ''),
     properties,
     ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
     additionalProperties: false,
@@ -206,6 +222,7 @@ export function railsFormFields(body: unknown, key = ''): Record<string, string 
     if (body.every((item) => !isObject(item) && !Array.isArray(item))) return { [`${key}[]`]: body.map((item) => String(item)) };
     return Object.assign({}, ...body.map((item, index) => railsFormFields(item, `${key}[${index}]`)));
   }
-  if (isObject(body)) return Object.assign({}, ...Object.entries(body).map(([name, value]) => railsFormFields(value, key === '' ? name : `${key}[${name}]`)));
+  if (isObject(body))
+    return Object.assign({}, ...Object.entries(body).map(([name, value]) => railsFormFields(value, key === '' ? name : `${key}[${name}]`)));
   return body === null || body === undefined ? {} : { [key]: String(body) };
 }

@@ -192,7 +192,11 @@ export function applyInputLimits(
  * The JSON Schema of each argument a record declares, with which are required: for the parameters
  * and the body of an operation. A nested record with `.meta({ id })` becomes a component.
  */
-export function recordArguments(record: z.ZodObject, owner: string, options: InputSchemaOptions): { properties: Record<string, JsonSchema>; required: string[] } {
+export function recordArguments(
+  record: z.ZodObject,
+  owner: string,
+  options: InputSchemaOptions,
+): { properties: Record<string, JsonSchema>; required: string[] } {
   const json = hoistDefinitions(zodJsonSchema(record, false), options.components);
   applyInputLimits(json, '', owner, options);
   return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: (json.required ?? []) as string[] };

@@ -90,8 +90,17 @@ const errorMessages: Record<string, string> = {
 };
 
 const defaultErrorCode: Record<number, string> = {
-  400: 'malformed_json', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 410: 'token_expired',
-  413: 'payload_too_large', 422: 'invalid_input', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable',
+  400: 'malformed_json',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  410: 'token_expired',
+  413: 'payload_too_large',
+  422: 'invalid_input',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
 };
 
 /** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
@@ -233,7 +242,13 @@ function withoutNull(schema: JsonSchema): JsonSchema {
 type DeclaredArguments = ReturnType<typeof recordArguments>;
 
 /** An argument's schema: its declaration's, else its REST parameter type's or its GraphQL type's, with the limits on every input. */
-function argumentSchema(route: RestRoute, context: DocumentContext, declared: DeclaredArguments | undefined, arg: GraphQLArgument | undefined, name: string): JsonSchema {
+function argumentSchema(
+  route: RestRoute,
+  context: DocumentContext,
+  declared: DeclaredArguments | undefined,
+  arg: GraphQLArgument | undefined,
+  name: string,
+): JsonSchema {
   const fromDeclaration = declared?.properties[name];
   if (fromDeclaration) return fromDeclaration;
   const type = route.params?.[name];
@@ -343,7 +358,9 @@ function parametersOf(source: OperationSource) {
 /** The request body of an operation that reads one: as JSON, as a form if it takes one, and as multipart form fields. */
 function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
   const { route, context, declared, argsByName } = source;
-  const properties = Object.fromEntries(bodyNames.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]));
+  const properties = Object.fromEntries(
+    bodyNames.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]),
+  );
   const required = bodyNames.filter((name) => isRequired(declared, argsByName.get(name), name));
   const schema = { type: 'object', properties, required };
   const example = exampleOf(route)?.request;
@@ -363,7 +380,10 @@ function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
   };
 }
 
-const rateLimitHeaders = { 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, RateLimit: { $ref: '#/components/headers/RateLimit' } };
+const rateLimitHeaders = {
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+};
 // Every answer names its request (src/gateway/request-telemetry.ts).
 const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
 
@@ -377,7 +397,11 @@ function responsesOf(source: OperationSource, access: FieldAccess) {
     status === 302
       ? {
           description: 'Redirect to the Location header.',
-          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...requestIdHeader, ...deprecationHeaders },
+          headers: {
+            Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' },
+            ...requestIdHeader,
+            ...deprecationHeaders,
+          },
         }
       : {
           description: 'Success.',
@@ -387,7 +411,12 @@ function responsesOf(source: OperationSource, access: FieldAccess) {
             ...requestIdHeader,
             ...deprecationHeaders,
           },
-          content: { 'application/json': { schema: context.writer.output(field.type), ...(example?.response !== undefined ? { example: example.response } : {}) } },
+          content: {
+            'application/json': {
+              schema: context.writer.output(field.type),
+              ...(example?.response !== undefined ? { example: example.response } : {}),
+            },
+          },
         };
   const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
   // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation;
@@ -413,7 +442,13 @@ function responsesOf(source: OperationSource, access: FieldAccess) {
     ...errors,
     // An operation that only redirects answers every other status with the error body.
     ...(status === 302
-      ? { default: { description: 'Any other status: an error.', headers: requestIdHeader, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
+      ? {
+          default: {
+            description: 'Any other status: an error.',
+            headers: requestIdHeader,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        }
       : {}),
   };
 }

@@ -74,7 +74,12 @@ async function prepareRequest(
   }
   const read = await readBody(request, route, headers);
   if (read instanceof Response) return read;
-  const args = readRestArguments(field, { pathParams: params, query: url.searchParams, body: read, alsoRead: Object.keys(route.params ?? {}) });
+  const args = readRestArguments(field, {
+    pathParams: params,
+    query: url.searchParams,
+    body: read,
+    alsoRead: Object.keys(route.params ?? {}),
+  });
   ignored.push(...args.ignored);
   if (args.problem) {
     const { field: name, reason } = args.problem;
@@ -124,7 +129,8 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
     return parsed.body;
   }
   const text = await request.text();
-  if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return undefined;
   // Measured before it is parsed: everything after JSON.parse recurses over the value.
   if (jsonNestingExceeds(text)) return restError(422, { error: 'invalid_input', message: `body: ${nestingReason()}`, field: 'body' });
@@ -252,7 +258,13 @@ function routeOrRefusal(matches: readonly MatchedRoute[], method: string): Match
 }
 
 /** The answer with X-Ignored-Parameters, and the log line that names them. */
-function withIgnoredParameters(deps: RestDeps, request: Request, pathname: string, response: Response, ignored: readonly string[]): Response {
+function withIgnoredParameters(
+  deps: RestDeps,
+  request: Request,
+  pathname: string,
+  response: Response,
+  ignored: readonly string[],
+): Response {
   // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
   // The names are the caller's text: a few, each cut, so one request cannot write a huge line.
   const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));

@@ -26,7 +26,6 @@ const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 /** Whether a field was declared for graph clients only (`graphOnly` in src/schema/builder.ts). */
 const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
 
-
 const isRestText = (type: GraphQLType): boolean => {
   const named = getNamedType(type);
   return isEnumType(named) && named.extensions.restAsText === true;
@@ -89,7 +88,8 @@ function restShapes(schema: GraphQLSchema): GraphQLSchema {
       if (!isObjectType(target)) throw new Error(`${type.name}.${field.name}: a REST shape needs an object type, not ${target.name}`);
       const seen = shapes.get(shape.name);
       if (seen) {
-        if (seen.of !== target.name || seen.fields !== shape.fields.join()) throw new Error(`REST shape ${shape.name} is declared twice with different fields`);
+        if (seen.of !== target.name || seen.fields !== shape.fields.join())
+          throw new Error(`REST shape ${shape.name} is declared twice with different fields`);
         continue;
       }
       const config = target.toConfig();
@@ -129,12 +129,14 @@ export const restFieldNames: Readonly<Record<string, string>> = { databaseId: 'i
  * the names (as the graph's are), so the REST bodies list their fields as they always did.
  */
 function specNames(schema: GraphQLSchema): GraphQLSchema {
-  return lexicographicSortSchema(mapSchema(schema, {
-    [MapperKind.COMPOSITE_FIELD]: (config, fieldName) => {
-      const restName = restFieldNames[fieldName];
-      return restName ? [restName, config] : config;
-    },
-  }));
+  return lexicographicSortSchema(
+    mapSchema(schema, {
+      [MapperKind.COMPOSITE_FIELD]: (config, fieldName) => {
+        const restName = restFieldNames[fieldName];
+        return restName ? [restName, config] : config;
+      },
+    }),
+  );
 }
 
 /**
@@ -144,14 +146,16 @@ function specNames(schema: GraphQLSchema): GraphQLSchema {
  */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
-    specNames(enumsAsText(
-      filterSchema({
-        schema: restShapes(schema),
-        rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
-        typeFilter: (typeName) => typeName !== 'Node',
-        objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-        interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
-      }),
-    )),
+    specNames(
+      enumsAsText(
+        filterSchema({
+          schema: restShapes(schema),
+          rootFieldFilter: (operation, fieldName) => operation !== 'Subscription' && routedFields.has(`${operation}.${fieldName}`),
+          typeFilter: (typeName) => typeName !== 'Node',
+          objectFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
+          interfaceFieldFilter: (_typeName, _fieldName, field) => !isGraphOnly(field),
+        }),
+      ),
+    ),
   );
 }

@@ -27,7 +27,17 @@ export function routeCosts(schema: GraphQLSchema, limits: RateLimitSettings): Ro
     const largestPage = size?.slicingArgument && size.maxSize !== undefined ? { [size.slicingArgument]: size.maxSize } : {};
     const cost = restCallCost(field, largestPage);
     const windows = 60_000 / limits.windowMs;
-    const perWindow = Math.min(limits.keyRequests > 0 ? limits.keyRequests : Infinity, limits.keyCost > 0 ? Math.floor(limits.keyCost / cost) : Infinity);
-    return [{ route, largestPage, cost, callsPerMinute: accessOfRoute(route, served).access === 'public' ? null : Math.floor(perWindow * windows) }];
+    const perWindow = Math.min(
+      limits.keyRequests > 0 ? limits.keyRequests : Infinity,
+      limits.keyCost > 0 ? Math.floor(limits.keyCost / cost) : Infinity,
+    );
+    return [
+      {
+        route,
+        largestPage,
+        cost,
+        callsPerMinute: accessOfRoute(route, served).access === 'public' ? null : Math.floor(perWindow * windows),
+      },
+    ];
   });
 }

@@ -43,7 +43,8 @@ const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
 builder.queryField('apikey_details', (t) =>
   t.field({
     type: ApiKeyDetails,
-    description: 'The key used for this call: id, permissions and the dealerships it reaches, with their locations and users: where to find the dealership and location ids the other operations take.',
+    description:
+      'The key used for this call: id, permissions and the dealerships it reaches, with their locations and users: where to find the dealership and location ids the other operations take.',
     authScopes: { authenticated: true },
     resolve: (_root, _args, context) => requireActor(context),
   }),

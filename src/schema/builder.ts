@@ -66,18 +66,21 @@ export const builder = new SchemaBuilder<{
     // normalising caches need no configuration. The stored integer is `databaseId` in the graph; the
     // REST door answers it under the spec's name `id` (the one projection: src/rest/rest-schema.ts).
     idFieldOptions: {
-      description: 'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; the stored integer is `databaseId`.',
+      description:
+        'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; the stored integer is `databaseId`.',
       extensions: { graphOnly: true },
     },
     nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`id`) with `node(id:)`.' },
     nodeQueryOptions: {
       authScopes: { authenticated: true },
-      description: 'A record by its global id (`id`); null when there is none, or when the key cannot read it (another dealership’s record, or a missing permission).',
+      description:
+        'A record by its global id (`id`); null when there is none, or when the key cannot read it (another dealership’s record, or a missing permission).',
       args: { id: { description: 'A global `id` from an earlier answer.' } },
     },
     nodesQueryOptions: {
       authScopes: { authenticated: true },
-      description: 'Records by their global ids (`id`), in the order asked; each is null when there is none or the key cannot read it. At most 100 ids.',
+      description:
+        'Records by their global ids (`id`), in the order asked; each is null when there is none or the key cannot read it. At most 100 ids.',
       args: { ids: { description: 'Global `id`s from earlier answers.' } },
     },
   },

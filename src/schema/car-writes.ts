@@ -56,7 +56,11 @@ builder.mutationField('update_car', (t) =>
     authScopes: { permission: 'update:car' },
     args: {
       id: t.arg.int({ required: true, description: 'Car id (ignored when car.match_existing_car_by_stocknum is true).' }),
-      car: t.arg({ type: CarInput, required: true, description: 'The car fields, sent under "car": {"car": {"stocknum": "…", "dealership_id": 1, …}}.' }),
+      car: t.arg({
+        type: CarInput,
+        required: true,
+        description: 'The car fields, sent under "car": {"car": {"stocknum": "…", "dealership_id": 1, …}}.',
+      }),
     },
     resolve: (_root, { id, car }, context) => updateCar(context.db, requireActor(context), { id, car }, context.now()),
   }),

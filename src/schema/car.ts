@@ -36,13 +36,19 @@ const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange
   description: 'One change of the car’s prices.',
   fields: (t) => ({
     updated_at: t.expose('updated_at', { type: 'DateTime', description: 'When the price changed.' }),
-    dapprice: t.float({ description: 'The drive-away price after the change; 0 when the car had none.', resolve: (change) => numberOrZero(change.dapprice) }),
-    egcprice: t.float({ description: 'The price excluding government charges after the change; 0 when the car had none.', resolve: (change) => numberOrZero(change.egcprice) }),
+    dapprice: t.float({
+      description: 'The drive-away price after the change; 0 when the car had none.',
+      resolve: (change) => numberOrZero(change.dapprice),
+    }),
+    egcprice: t.float({
+      description: 'The price excluding government charges after the change; 0 when the car had none.',
+      resolve: (change) => numberOrZero(change.egcprice),
+    }),
   }),
 });
 
 const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
-  description: 'A car\'s performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.',
+  description: "A car's performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.",
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     car_type: t.exposeString('car_type'),
@@ -88,9 +94,10 @@ const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').im
 
 const CarLookupBy = builder.enumType('CarLookupBy', {
   description: 'How car_performance reads its id.',
-  values: Object.fromEntries(
-    CAR_LOOKUP_BYS.map((by) => [by, { description: CAR_LOOKUP_BY_MEANINGS[by] }]),
-  ) as Record<(typeof CAR_LOOKUP_BYS)[number], { description: string }>,
+  values: Object.fromEntries(CAR_LOOKUP_BYS.map((by) => [by, { description: CAR_LOOKUP_BY_MEANINGS[by] }])) as Record<
+    (typeof CAR_LOOKUP_BYS)[number],
+    { description: string }
+  >,
 });
 
 builder.queryField('car_performance', (t) =>

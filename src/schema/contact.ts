@@ -60,7 +60,7 @@ const ContactListEntry = builder.prismaObject('Contact', {
 builder.queryField('contact', (t) =>
   t.prismaField({
     type: Contact,
-    description: "One contact of a dealership. 404 dealership_not_found / contact_not_found.",
+    description: 'One contact of a dealership. 404 dealership_not_found / contact_not_found.',
     authScopes: { permission: 'read:contact' },
     args: {
       dealership_id: t.arg.int({ required: true, description: 'The dealership the contact belongs to.' }),
@@ -94,8 +94,7 @@ builder.queryField('contacts', (t) =>
       page: t.arg.int({ description: 'The page to answer, from 1.' }),
       per_page: t.arg.int({ description: 'Contacts per page.' }),
     },
-    resolve: async (query, _root, args, context) =>
-      context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),
+    resolve: async (query, _root, args, context) => context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),
   }),
 );
 

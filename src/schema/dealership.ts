@@ -165,12 +165,30 @@ export const Dealership = builder.prismaNode('Dealership', {
   ...nodeById,
   fields: (t) => ({
     ...dealershipFields(t),
-    locations: t.relatedConnection('locations', { type: Location, cursor: 'id', query: locationOrder, totalCount: true, description: 'The dealership’s locations, by id.' }),
-    websites: t.relatedConnection('websites', { type: Website, cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'The dealership’s websites, by id.' }),
+    locations: t.relatedConnection('locations', {
+      type: Location,
+      cursor: 'id',
+      query: locationOrder,
+      totalCount: true,
+      description: 'The dealership’s locations, by id.',
+    }),
+    websites: t.relatedConnection('websites', {
+      type: Website,
+      cursor: 'id',
+      query: { orderBy: { id: 'asc' } },
+      totalCount: true,
+      description: 'The dealership’s websites, by id.',
+    }),
     // `users`, a connection through the DealershipUser link: src/schema/dealership-users.ts.
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
     // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
-    cars: t.relatedConnection('cars', { cursor: 'id', query: { orderBy: { id: 'asc' } }, nullable: true, totalCount: true, description: 'The dealership’s cars, by id.' }),
+    cars: t.relatedConnection('cars', {
+      cursor: 'id',
+      query: { orderBy: { id: 'asc' } },
+      nullable: true,
+      totalCount: true,
+      description: 'The dealership’s cars, by id.',
+    }),
   }),
 });
 keepNodeIdField(Dealership, 'Dealership');
@@ -182,8 +200,7 @@ builder.queryField('dealership', (t) =>
     description: 'A dealership the key reaches; null when it does not exist or is not reachable.',
     authScopes: { permission: 'index:dealership' },
     args: { id: t.arg.int({ required: true, description: 'The dealership’s id.' }) },
-    resolve: (query, _root, args, context) =>
-      context.db.dealership.findUnique({ ...query, where: { id: args.id } }),
+    resolve: (query, _root, args, context) => context.db.dealership.findUnique({ ...query, where: { id: args.id } }),
   }),
 );
 
@@ -194,8 +211,7 @@ builder.queryField('dealerships', (t) =>
     description: 'The dealerships the key reaches, by id.',
     authScopes: { permission: 'index:dealership' },
     totalCount: (_connection, _args, context) => context.db.dealership.count(),
-    resolve: (query, _root, _args, context) =>
-      context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
+    resolve: (query, _root, _args, context) => context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
   }),
 );
 
@@ -209,7 +225,7 @@ const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('Partne
     dealership_id: t.exposeInt('dealership_id'),
     dealership_name: t.exposeString('dealership_name'),
     partner_dealership_id: t.exposeString('partner_dealership_id', { description: "The location's id at the partner (primary)." }),
-    partner_account_id: t.exposeString('partner_account_id', { description: "The account/group id at the partner (secondary)." }),
+    partner_account_id: t.exposeString('partner_account_id', { description: 'The account/group id at the partner (secondary).' }),
   }),
 });
 
@@ -306,12 +322,16 @@ builder.queryField('search_dealerships_by_postcode', (t) =>
       `${POSTCODE_SEARCH_LIMIT} by default, at most ${POSTCODE_SEARCH_MAX_LIMIT}. ` +
       '422 geolocation_error for a postcode that is not a known four-digit Australian postcode.',
     authScopes: { permission: 'search:location' },
-    extensions: { listSize: { slicingArgument: 'limit', defaultSize: POSTCODE_SEARCH_LIMIT, maxSize: POSTCODE_SEARCH_MAX_LIMIT } satisfies ListSize },
+    extensions: {
+      listSize: { slicingArgument: 'limit', defaultSize: POSTCODE_SEARCH_LIMIT, maxSize: POSTCODE_SEARCH_MAX_LIMIT } satisfies ListSize,
+    },
     args: {
       id: t.arg.int({ required: true, description: 'The manufacturer id.' }),
       // Nullable on purpose: missing or blank is the geolocation_error of the search, which a required arg's invalid_input would replace.
       postcode: t.arg.string({ description: 'Four-digit Australian postcode (required); text, so 0800 keeps its leading zero.' }),
-      limit: t.arg.int({ description: `How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.` }),
+      limit: t.arg.int({
+        description: `How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.`,
+      }),
     },
     resolve: async (query, _root, args, context) => {
       const ranked = await rankLocationsByPostcode(
@@ -353,7 +373,7 @@ const DealershipPlugins = builder.objectRef<{ plugins: InstalledPlugin[] }>('Dea
 builder.queryField('dealership_plugins', (t) =>
   t.field({
     type: DealershipPlugins,
-    description: "The plugins of a dealership the key reaches, by plugin name.",
+    description: 'The plugins of a dealership the key reaches, by plugin name.',
     authScopes: { permission: 'index:plugin' },
     args: { dealership_slug: t.arg.string({ required: true, description: 'The dealership, by slug.' }) },
     resolve: async (_root, args, context) => ({

@@ -1,6 +1,14 @@
 // Which parts of the graph lack a description: the check of test/schema-descriptions.test.ts and of
 // `npm run schema:undescribed` (which lists them, optionally filtered by a pattern).
-import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
+import {
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  isScalarType,
+  isSpecifiedScalarType,
+  type GraphQLSchema,
+} from 'graphql';
 
 /** Coordinates (`Type`, `Type.field`, `Type.field(arg:)`, `Enum.VALUE`) without a description. */
 export function undescribed(schema: GraphQLSchema): string[] {

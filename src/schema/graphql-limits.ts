@@ -319,7 +319,12 @@ const REST_CALL_BASE_COST = 1;
  * contact, a car's features part of the car), sized as operationShape sizes lists (the `listSize`
  * paging argument, else ASSUMED_LIST_SIZE).
  */
-function answeredRecords(type: GraphQLOutputType, args: Readonly<Record<string, unknown>>, field: GraphQLField<unknown, unknown> | undefined, path: Set<string>): number {
+function answeredRecords(
+  type: GraphQLOutputType,
+  args: Readonly<Record<string, unknown>>,
+  field: GraphQLField<unknown, unknown> | undefined,
+  path: Set<string>,
+): number {
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     const item = getNamedType(nullable);
@@ -349,7 +354,12 @@ export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readon
 }
 
 /** The root field an operation runs and its arguments, when it runs exactly one (a REST call does). */
-function soleRootField(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown> | null | undefined) {
+function soleRootField(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown> | null | undefined,
+) {
   const operation = getOperationAST(document, operationName);
   const rootType = operation ? schema.getRootType(operation.operation) : undefined;
   const [selection, ...others] = operation?.selectionSet.selections ?? [];
@@ -399,12 +409,22 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       if (tokens > limits.maxTokens) setResult({ errors: [limitError('tokens', limits.maxTokens, tokens)] });
     },
     onExecute({ args, setResultAndStopExecution }) {
-      const shape = operationShape(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
+      const shape = operationShape(
+        args.schema,
+        args.document,
+        args.operationName,
+        args.variableValues as Record<string, unknown> | undefined,
+      );
       if (!shape) return;
       const context = args.contextValue as { request?: Request };
       if (!context.request || !fromGraphqlDoor.has(context.request)) {
         // The REST door: a route's fixed document, costed by the records it answers.
-        const root = soleRootField(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined);
+        const root = soleRootField(
+          args.schema,
+          args.document,
+          args.operationName,
+          args.variableValues as Record<string, unknown> | undefined,
+        );
         costByContext.set(context, root ? restCallCost(root.field, root.args) : shape.cost);
         return;
       }
@@ -413,7 +433,8 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       // believes it asked for (the documented range is 1 to connectionPageSize.max).
       const page = shape.oversizedPage;
       const refused =
-        (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ?? shapeLimitError(shape, limits);
+        (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ??
+        shapeLimitError(shape, limits);
       if (refused) setResultAndStopExecution({ errors: [refused] });
     },
   };

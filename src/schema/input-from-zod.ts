@@ -37,7 +37,10 @@ function enumOf<Types extends SchemaTypes>(schema: z.core.$ZodType, enums: Graph
 }
 
 /** The schema under its wrappers (down to a value list with a graph enum), and whether the client must send a non-null value. */
-function unwrapped<Types extends SchemaTypes>(schema: z.core.$ZodType, enums: GraphEnums<Types>): { core: z.core.$ZodType; required: boolean } {
+function unwrapped<Types extends SchemaTypes>(
+  schema: z.core.$ZodType,
+  enums: GraphEnums<Types>,
+): { core: z.core.$ZodType; required: boolean } {
   let core = schema;
   let required = true;
   for (let inner = innerOf(core); inner && !enumOf(core, enums); inner = innerOf(core)) {
@@ -72,7 +75,10 @@ function namedType<Types extends SchemaTypes>(
     case 'literal': {
       // A text enum without a graph enum named for it stays String; the schema still refuses values
       // outside the list.
-      const values = def.type === 'enum' ? Object.values((def as z.core.$ZodEnumDef).entries) : (def as z.core.$ZodLiteralDef<z.core.util.Literal>).values;
+      const values =
+        def.type === 'enum'
+          ? Object.values((def as z.core.$ZodEnumDef).entries)
+          : (def as z.core.$ZodLiteralDef<z.core.util.Literal>).values;
       if (values.every((value) => typeof value === 'string')) return 'String';
       throw new Error(`${at}: only text enums and literals have a GraphQL type here`);
     }
@@ -169,7 +175,10 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
     // field; the ref's type (z.input) is what resolvers see.
     fields: ((t: InputFieldBuilder<Types>) =>
       Object.fromEntries(
-        fieldOptions(builder, name, schema, options.enums).map(([field, fieldOption]) => [field, t.field(fieldOption as Parameters<InputFieldBuilder<Types>['field']>[0])]),
+        fieldOptions(builder, name, schema, options.enums).map(([field, fieldOption]) => [
+          field,
+          t.field(fieldOption as Parameters<InputFieldBuilder<Types>['field']>[0]),
+        ]),
       )) as never,
   });
   return ref as unknown as InputObjectRef<Types, z.input<Schema>>;

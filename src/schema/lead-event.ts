@@ -15,7 +15,10 @@ const LeadEvent = builder.prismaNode('LeadEvent', {
     lead_id: t.exposeInt('lead_id'),
     service: t.exposeString('service', { description: 'The messaging service, lower-cased as given in the path.' }),
     contact_type: t.exposeString('contact_type', { nullable: true }),
-    description: t.exposeString('description', { nullable: true, description: 'The message text or its summary, as the messaging service sent it.' }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'The message text or its summary, as the messaging service sent it.',
+    }),
     sent_date: t.expose('sent_date', {
       type: 'DateTime',
       nullable: true,
@@ -37,7 +40,9 @@ const LeadEventMessageDetail = builder.inputType('LeadEventMessageDetail', {
   fields: (t) => ({
     contactType: t.string({ description: 'How the customer was contacted (sms, email, …).' }),
     description: t.string({ description: 'The message, at most 10,000 characters.' }),
-    sentDate: t.string({ description: 'When it was sent: a date-time such as 2026-11-20 14:30:00, read as Australia/Sydney time unless it carries a zone.' }),
+    sentDate: t.string({
+      description: 'When it was sent: a date-time such as 2026-11-20 14:30:00, read as Australia/Sydney time unless it carries a zone.',
+    }),
     sentBy: t.string({ description: 'Who sent it.' }),
     linkStopCommunication: t.string({ description: 'An http(s) URL where the customer stops the messages.' }),
     linkReplyAsAssistant: t.string({ description: 'An http(s) URL where staff reply.' }),
@@ -49,7 +54,11 @@ const LeadEventData = builder.inputType('LeadEventData', {
     'The lead and the message detail. REST sends it in the query string, nested (?data[leadId]=12&data[messageDetail][sentBy]=Ana) or as JSON text (?data={"leadId":12,…}).',
   fields: (t) => ({
     leadId: t.int({ required: true, description: 'The lead the event is about (REST also takes its digits as text).' }),
-    messageDetail: t.field({ type: LeadEventMessageDetail, required: true, description: 'The message the service sent; keys it does not list are ignored on the REST door.' }),
+    messageDetail: t.field({
+      type: LeadEventMessageDetail,
+      required: true,
+      description: 'The message the service sent; keys it does not list are ignored on the REST door.',
+    }),
   }),
 });
 
@@ -64,8 +73,7 @@ builder.mutationField('create_lead_event', (t) =>
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),
       data: t.arg({ type: LeadEventData, required: true, description: 'The lead and the message detail.' }),
     },
-    resolve: (query, _root, args, context) =>
-      createLeadEvent(context.db, { service: args.service, data: args.data }, context.now(), query),
+    resolve: (query, _root, args, context) => createLeadEvent(context.db, { service: args.service, data: args.data }, context.now(), query),
   }),
 );
 

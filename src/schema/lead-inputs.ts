@@ -4,12 +4,7 @@
 // rule, so a missing field is a 422 naming it on both doors. The REST door's request body and its
 // OpenAPI schema follow from these types (the REST schema serves the enums as their text).
 import { builder } from './builder.ts';
-import {
-  documentTypeSchema,
-  leadCategorySchema,
-  leadFileTypeSchema,
-  leadInputSchema,
-} from '../domain/leads/input-record.ts';
+import { documentTypeSchema, leadCategorySchema, leadFileTypeSchema, leadInputSchema } from '../domain/leads/input-record.ts';
 import type { z } from 'zod';
 import { inputFromZod, type AnyEnumRef } from './input-from-zod.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';

@@ -22,11 +22,18 @@ function specValues(name: string, description: string, values: readonly string[]
     description: `${description} The REST door reads and answers each value's text instead ("${values[0]}").`,
     ...restAsText,
     values: Object.fromEntries(
-      values.map((value): [string, { value: string; description: string }] => [graphEnumName(value), { value, description: `${value}, as the REST door spells it.` }]),
+      values.map((value): [string, { value: string; description: string }] => [
+        graphEnumName(value),
+        { value, description: `${value}, as the REST door spells it.` },
+      ]),
     ),
   });
 }
 
 export const LeadCategoryEnum = specValues('LeadCategory', 'The kind of enquiry a lead is.', LEAD_CATEGORIES);
 export const LeadFileTypeEnum = specValues('LeadFileType', 'What a lead’s attachment is.', LEAD_FILE_TYPES);
-export const LeadDocumentTypeEnum = specValues('LeadDocumentType', 'The document a Document Request lead asks for (its fields.document_type).', DOCUMENT_TYPES);
+export const LeadDocumentTypeEnum = specValues(
+  'LeadDocumentType',
+  'The document a Document Request lead asks for (its fields.document_type).',
+  DOCUMENT_TYPES,
+);

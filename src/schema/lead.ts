@@ -40,13 +40,25 @@ type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'c
 };
 
 function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadColumns>) {
-  const id = (name: 'contact_id' | 'website_id' | 'location_id' | 'car_id' | 'model_id' | 'model_variant_id' | 'colour_id' | 'team_member_id' | 'user_id' | 'page_id') =>
-    t.exposeInt(name, { nullable: true });
+  const id = (
+    name:
+      | 'contact_id'
+      | 'website_id'
+      | 'location_id'
+      | 'car_id'
+      | 'model_id'
+      | 'model_variant_id'
+      | 'colour_id'
+      | 'team_member_id'
+      | 'user_id'
+      | 'page_id',
+  ) => t.exposeInt(name, { nullable: true });
   const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
     t.exposeString(name, { nullable: true });
   const personal = (name: 'last_name' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
-  const count = (name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds') =>
-    t.exposeInt(name, { nullable: true });
+  const count = (
+    name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds',
+  ) => t.exposeInt(name, { nullable: true });
   return {
     databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
@@ -67,7 +79,10 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     message: text('message'),
     dealership_slug: text('dealership_slug'),
     website_slug: text('website_slug'),
-    category: t.expose('category', { type: LeadCategoryEnum, description: 'The kind of enquiry (spec list of lead categories, e.g. New Vehicle Enquiry).' }),
+    category: t.expose('category', {
+      type: LeadCategoryEnum,
+      description: 'The kind of enquiry (spec list of lead categories, e.g. New Vehicle Enquiry).',
+    }),
     source: t.exposeString('source'),
     marketing_source: text('marketing_source'),
     stocknum: text('stocknum'),
@@ -161,7 +176,11 @@ const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
     email: t.string({ description: 'The customer’s e-mail address.', resolve: (lead) => textOrEmpty(lead.email) }),
     phone: t.string({ description: 'E.164.', resolve: (lead) => textOrEmpty(lead.phone) }),
     payment: t.expose('payment', { type: LeadPaymentRef, nullable: true }),
-    address: t.expose('address', { type: LeadAddressRef, ...personalData, description: 'The customer’s address, as sent with address_attributes.' }),
+    address: t.expose('address', {
+      type: LeadAddressRef,
+      ...personalData,
+      description: 'The customer’s address, as sent with address_attributes.',
+    }),
     files: t.expose('files', { type: [LeadFileRef] }),
   }),
 });
@@ -282,7 +301,8 @@ builder.queryField('lead', (t) =>
   t.prismaField({
     type: 'Lead',
     nullable: true,
-    description: 'A lead by id; null when there is none among the dealerships the key reaches (so one missing lead does not fail the rest of the answer).',
+    description:
+      'A lead by id; null when there is none among the dealerships the key reaches (so one missing lead does not fail the rest of the answer).',
     authScopes: { permission: 'read:lead' },
     args: { id: t.arg.int({ required: true, description: 'The lead id.' }) },
     resolve: (query, _root, args, context) => context.db.lead.findUnique({ ...query, where: { id: args.id } }),
@@ -293,7 +313,8 @@ builder.queryField('leads', (t) =>
   t.prismaConnection({
     type: 'Lead',
     cursor: 'id',
-    description: 'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
+    description:
+      'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
     authScopes: { permission: 'read:lead' },
     args: {
       dealership_id: t.arg.int({ description: 'Only leads of this dealership.' }),

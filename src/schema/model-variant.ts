@@ -25,7 +25,6 @@ import {
 } from '../domain/model-variants.ts';
 import { imageVersions, type ImageVersions } from '../domain/offers.ts';
 
-
 // ─── small shared shapes ───
 
 const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('CatalogueImageThumb').implement({
@@ -88,7 +87,11 @@ const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry
 const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVariantSpecification').implement({
   description: 'One category of a variant’s specifications.',
   fields: (t) => ({
-    category: t.field({ type: ModelVariantSpecificationCategory, description: 'The specification category.', resolve: (group) => group.category }),
+    category: t.field({
+      type: ModelVariantSpecificationCategory,
+      description: 'The specification category.',
+      resolve: (group) => group.category,
+    }),
     fields: t.field({
       type: [ModelVariantSpecificationField],
       description: 'The specifications in this category, in display order.',
@@ -172,7 +175,12 @@ const ModelVariantNode = builder.prismaNode('ModelVariant', {
       banner_data: t.field({
         type: ModelVariantBannerData,
         select: { banner_key: true, banner_url: true, banner_height: true, banner_width: true },
-        resolve: (variant) => ({ key: variant.banner_key, url: variant.banner_url, height: variant.banner_height, width: variant.banner_width }),
+        resolve: (variant) => ({
+          key: variant.banner_key,
+          url: variant.banner_url,
+          height: variant.banner_height,
+          width: variant.banner_width,
+        }),
       }),
       specifications: t.field({
         type: [ModelVariantSpecification],
@@ -266,10 +274,16 @@ const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelE
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     ...modelPageFields(t),
-    override_url: t.exposeString('override_url', { nullable: true, description: "Where this website sends the model's pages instead, if anywhere." }),
+    override_url: t.exposeString('override_url', {
+      nullable: true,
+      description: "Where this website sends the model's pages instead, if anywhere.",
+    }),
     position: t.exposeInt('position', { description: "The model's place in the website's range." }),
     manufacturer: t.exposeString('manufacturer', { description: "The manufacturer's name." }),
-    price_from: t.exposeInt('price_from', { nullable: true, description: 'The lowest price among the variants; null when none has a price.' }),
+    price_from: t.exposeInt('price_from', {
+      nullable: true,
+      description: 'The lowest price among the variants; null when none has a price.',
+    }),
     variants: t.field({
       type: [WebsiteModelVariantSummaryRef],
       nullable: true,
@@ -292,7 +306,7 @@ builder.queryField('website_models', (t) =>
   t.field({
     type: WebsiteModelsRef,
     description:
-      "The models a website (ID, slug or custom slug) shows, in its order. version 1 (default): the models; version 2: each model also lists its variants. 404 website_not_found; 403 for a key not authorised for the website; 422 for another version.",
+      'The models a website (ID, slug or custom slug) shows, in its order. version 1 (default): the models; version 2: each model also lists its variants. 404 website_not_found; 403 for a key not authorised for the website; 422 for another version.',
     authScopes: { permission: 'index:model' },
     args: {
       website_id: t.arg.string({ required: true, description: 'Website ID, slug or custom slug.' }),

@@ -30,7 +30,10 @@ const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string 
   description: 'The model a website offer is for.',
   fields: (t) => ({
     ...modelPageFields(t),
-    override_url: t.exposeString('override_url', { nullable: true, description: "Where the website sends this model's pages instead, if anywhere." }),
+    override_url: t.exposeString('override_url', {
+      nullable: true,
+      description: "Where the website sends this model's pages instead, if anywhere.",
+    }),
   }),
 });
 
@@ -93,7 +96,10 @@ function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof g
     // An offer is catalogue data any index:offer key reads: a location's other fields need
     // index:dealership (src/schema/dealership.ts), and its REST body is its id and name.
     preferred_locations: t.field({
-      extensions: { ...shown.extensions, ...restShape('OfferLocation', 'A dealership location an offer is shown for.', ['databaseId', 'name']).extensions },
+      extensions: {
+        ...shown.extensions,
+        ...restShape('OfferLocation', 'A dealership location an offer is shown for.', ['databaseId', 'name']).extensions,
+      },
       type: [Location],
       select: (_args, _context, nestedSelection) => ({
         preferred_locations: { orderBy: { location_id: 'asc' }, select: { location: nestedSelection(true) } },
@@ -190,7 +196,12 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
     databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    models: t.relatedConnection('models', { cursor: 'id', query: { orderBy: { id: 'asc' } }, totalCount: true, description: 'Its models, by id.' }),
+    models: t.relatedConnection('models', {
+      cursor: 'id',
+      query: { orderBy: { id: 'asc' } },
+      totalCount: true,
+      description: 'Its models, by id.',
+    }),
     // Offer is index:offer data wherever it is reached (src/auth/type-guards.ts), so without it the
     // connection is null. The count is taken under the rows' own `where` (the builder's
     // filterConnectionTotalCount), so it counts only the running offers the key's dealerships see.

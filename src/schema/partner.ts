@@ -7,7 +7,7 @@ import { createPartnerToken, partnerTokenRequest, redeemPartnerToken, type Partn
 import { argsFromZod } from './input-from-zod.ts';
 
 const PartnerToken = builder.objectRef<PartnerTokenGrant>('PartnerToken').implement({
-  description: 'Where to send the user\'s browser to finish signing on, and until when that works.',
+  description: "Where to send the user's browser to finish signing on, and until when that works.",
   fields: (t) => ({
     redirect_url: t.exposeString('redirect_url', { description: 'Full URL of the sign-on handoff; it carries the one-time token.' }),
     expires_at: t.expose('expires_at', { type: 'DateTime', description: 'When the token stops being accepted (ISO 8601 date-time, UTC).' }),
@@ -24,7 +24,8 @@ const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').i
 builder.mutationField('create_partner_token', (t) =>
   t.field({
     type: PartnerToken,
-    description: 'Creates a 10-minute, single-use sign-on token for the platform user with this e-mail, and the URL to send the user\'s browser to.',
+    description:
+      "Creates a 10-minute, single-use sign-on token for the platform user with this e-mail, and the URL to send the user's browser to.",
     authScopes: { permission: 'create:partner_token' },
     args: argsFromZod(builder, t.arg, 'create_partner_token', partnerTokenRequest),
     resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args, context.now()),

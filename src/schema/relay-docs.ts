@@ -34,7 +34,8 @@ export function describeRelayStructure(schema: GraphQLSchema): GraphQLSchema {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     if (type.name === 'PageInfo') {
       describeIfMissing(type, 'Where a page of a connection stands in the whole list.');
-      for (const [name, text] of Object.entries(PAGE_INFO_FIELDS)) if (type.getFields()[name]) describeIfMissing(type.getFields()[name]!, text);
+      for (const [name, text] of Object.entries(PAGE_INFO_FIELDS))
+        if (type.getFields()[name]) describeIfMissing(type.getFields()[name]!, text);
       continue;
     }
     const nodeType = connectionNodeType(type);
@@ -48,7 +49,11 @@ export function describeRelayStructure(schema: GraphQLSchema): GraphQLSchema {
       if (isObjectType(edge)) {
         describeIfMissing(edge, `One ${nodeType} of a page, with its cursor.`);
         if (edge.getFields().node) describeIfMissing(edge.getFields().node!, `The ${nodeType}.`);
-        if (edge.getFields().cursor) describeIfMissing(edge.getFields().cursor!, 'Where this record stands in the list: give it as `after` or `before` to page from here.');
+        if (edge.getFields().cursor)
+          describeIfMissing(
+            edge.getFields().cursor!,
+            'Where this record stands in the list: give it as `after` or `before` to page from here.',
+          );
       }
     }
     for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {

@@ -143,7 +143,7 @@ function registerOutboxGauges(registry: Registry, { db, now, logger }: Pick<Metr
 function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typeof poolOf>>): void {
   new Gauge({
     name: 'gateway_db_pool_connections',
-    help: 'This instance\'s PostgreSQL connections, by state: in_use (running a query or transaction) or idle.',
+    help: "This instance's PostgreSQL connections, by state: in_use (running a query or transaction) or idle.",
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {

@@ -48,7 +48,12 @@ class RequestContextManager implements ContextManager {
     return this.#storage.getStore() ?? ROOT_CONTEXT;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(active: TraceContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    active: TraceContext,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.#storage.run(active, () => fn.apply(thisArg, args));
   }
 
@@ -205,7 +210,11 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
     resource: resourceFromAttributes(resourceAttributes(config)),
     sampler: samplers[config?.sampler ?? 'parentbased_always_on'](),
     // Batched for a real exporter (one POST per batch, off the requests' path); one by one for a test's.
-    spanProcessors: [options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: config?.batchDelayMs })],
+    spanProcessors: [
+      options.exporter
+        ? new sdk.SimpleSpanProcessor({ exporter })
+        : new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: config?.batchDelayMs }),
+    ],
   });
   contextManager = new RequestContextManager();
   context.setGlobalContextManager(contextManager);

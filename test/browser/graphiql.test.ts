@@ -107,8 +107,13 @@ describe('GraphiQL with the network closed', () => {
 describe('Swagger UI with the network closed', () => {
   it('loads the OpenAPI document and tries an operation with a key', async () => {
     const page = await openPage('/docs');
-    await expect.poll(async () => page.locator('.information-container').innerText(), { timeout: 30_000 }).toContain('Dealership Platform Public API');
-    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await expect
+      .poll(async () => page.locator('.information-container').innerText(), { timeout: 30_000 })
+      .toContain('Dealership Platform Public API');
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
     await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
     await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
     await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
@@ -118,7 +123,9 @@ describe('Swagger UI with the network closed', () => {
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.getByRole('button', { name: 'Execute' }).click();
-    await expect.poll(async () => operation.locator('.responses-wrapper .live-responses-table').innerText(), { timeout: 30_000 }).toContain('Browser Test Motors');
+    await expect
+      .poll(async () => operation.locator('.responses-wrapper .live-responses-table').innerText(), { timeout: 30_000 })
+      .toContain('Browser Test Motors');
     expect(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
     expect(leftTheMachine).toEqual([]);
     expect(blockedByPolicy).toEqual([]);

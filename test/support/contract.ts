@@ -62,7 +62,9 @@ export async function assertMatchesContract(method: string, url: string, respons
   const documented = operation.responses[status];
   if (!documented) {
     const body = await response.clone().text();
-    throw new Error(`${method} ${pathname} answered ${status}, which the OpenAPI document does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`);
+    throw new Error(
+      `${method} ${pathname} answered ${status}, which the OpenAPI document does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`,
+    );
   }
   if (!documented.content) {
     if (status === '302' && !response.headers.get('location')) throw new Error(`${method} ${pathname}: 302 without Location`);

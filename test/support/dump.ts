@@ -30,10 +30,13 @@ export async function dumpDatabase(databaseUrl: string): Promise<{ tables: strin
   if (engineOf(databaseUrl) === 'sqlite') {
     const sqlite = new Database(sqlitePath(databaseUrl), { readonly: true });
     try {
-      const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map(
-        (row) => row.name,
-      );
-      return { tables, values: tables.flatMap((table) => flatten(table, sqlite.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[])) };
+      const tables = (
+        sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]
+      ).map((row) => row.name);
+      return {
+        tables,
+        values: tables.flatMap((table) => flatten(table, sqlite.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[])),
+      };
     } finally {
       sqlite.close();
     }
@@ -46,7 +49,8 @@ export async function dumpDatabase(databaseUrl: string): Promise<{ tables: strin
     );
     const tables = rows.map((row) => row.table_name);
     const values: DumpedValue[] = [];
-    for (const table of tables) values.push(...flatten(table, (await client.query<Record<string, unknown>>(`SELECT * FROM "${table}"`)).rows));
+    for (const table of tables)
+      values.push(...flatten(table, (await client.query<Record<string, unknown>>(`SELECT * FROM "${table}"`)).rows));
     return { tables, values };
   } finally {
     await client.end();

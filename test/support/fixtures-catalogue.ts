@@ -39,7 +39,13 @@ export async function makeViewDay(db: Db, carId: number, day: Date, views: numbe
 export async function makePhoneCall(db: Db, carId: number | null, data: Partial<Prisma.PhoneCallUncheckedCreateInput> = {}) {
   const n = uniqueNumber();
   return db.phoneCall.create({
-    data: { dedupe_key: `call-${n}`, called_number: '+61390000000', caller_number: `+6140000${String(n).padStart(4, '0')}`, car_id: carId, ...data },
+    data: {
+      dedupe_key: `call-${n}`,
+      called_number: '+61390000000',
+      caller_number: `+6140000${String(n).padStart(4, '0')}`,
+      car_id: carId,
+      ...data,
+    },
   });
 }
 
@@ -63,7 +69,14 @@ export async function makePaymentProcessor(db: Db, dealershipId: number, data: P
 export async function makeModel(db: Db, manufacturerId: number, data: Partial<Prisma.ModelUncheckedCreateInput> = {}) {
   const n = uniqueNumber();
   return db.model.create({
-    data: { manufacturer_id: manufacturerId, name: `Model ${n}`, slug: `model-${n}`, new_slug: `new-model-${n}`, path: `/new/model-${n}`, ...data },
+    data: {
+      manufacturer_id: manufacturerId,
+      name: `Model ${n}`,
+      slug: `model-${n}`,
+      new_slug: `new-model-${n}`,
+      path: `/new/model-${n}`,
+      ...data,
+    },
   });
 }
 

@@ -13,13 +13,22 @@ export { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './smtp-
 export async function makeLeadModel(db: Db, manufacturerId: number, data: Partial<Prisma.ModelUncheckedCreateInput> = {}) {
   const n = uniqueNumber();
   return db.model.create({
-    data: { manufacturer_id: manufacturerId, name: `Model ${n}`, slug: `lead-model-${n}`, new_slug: `lead-model-${n}`, path: `/models/lead-model-${n}`, ...data },
+    data: {
+      manufacturer_id: manufacturerId,
+      name: `Model ${n}`,
+      slug: `lead-model-${n}`,
+      new_slug: `lead-model-${n}`,
+      path: `/models/lead-model-${n}`,
+      ...data,
+    },
   });
 }
 
 export async function makeLeadVariant(db: Db, modelId: number, data: Partial<Prisma.ModelVariantUncheckedCreateInput> = {}) {
   const n = uniqueNumber();
-  return db.modelVariant.create({ data: { model_id: modelId, slug: `lead-variant-${n}`, name: `Variant ${n}`, full_name: `Variant ${n} full`, ...data } });
+  return db.modelVariant.create({
+    data: { model_id: modelId, slug: `lead-variant-${n}`, name: `Variant ${n}`, full_name: `Variant ${n} full`, ...data },
+  });
 }
 
 export async function makeColour(db: Db, modelId: number, data: Partial<Prisma.ColourUncheckedCreateInput> = {}) {
@@ -33,7 +42,9 @@ type Row = { id: number };
  * A manufacturer's two models, each with a variant and a colour: what the lead rules on model_id,
  * model_variant_id and colour_id are checked against (`other…` belong to the second model).
  */
-export async function makeLeadCatalogue(db: Db): Promise<Record<'model' | 'variant' | 'colour' | 'otherModel' | 'otherVariant' | 'otherColour', Row>> {
+export async function makeLeadCatalogue(
+  db: Db,
+): Promise<Record<'model' | 'variant' | 'colour' | 'otherModel' | 'otherVariant' | 'otherColour', Row>> {
   const maker = await makeManufacturer(db);
   const model = await makeLeadModel(db, maker.id);
   const otherModel = await makeLeadModel(db, maker.id);
@@ -91,7 +102,9 @@ export function graphLead(payload: Record<string, unknown>): Record<string, unkn
   return {
     ...payload,
     ...('category' in payload ? { category: enumName(payload.category, LEAD_CATEGORIES) } : {}),
-    ...(Array.isArray(files) ? { lead_files_attributes: files.map((file) => ({ ...file, file_type: enumName(file.file_type, LEAD_FILE_TYPES) })) } : {}),
+    ...(Array.isArray(files)
+      ? { lead_files_attributes: files.map((file) => ({ ...file, file_type: enumName(file.file_type, LEAD_FILE_TYPES) })) }
+      : {}),
   };
 }
 
@@ -141,14 +154,48 @@ export const UPDATE_LEAD = `mutation ($id: Int!, $lead: LeadUpdateInput!) { upda
 /** A LeadRecord with every optional field empty; tests spread what they expect on top. */
 export function emptyRecord(fields: Record<string, unknown>): Record<string, unknown> {
   return {
-    contact_id: null, website_id: null, location_id: null, car_id: null, model_id: null, model_variant_id: null, colour_id: null,
-    team_member_id: null, user_id: null, page_id: null, name: null, last_name: null, email: null, phone: null, user_email: null,
-    customer_address: null, dob: null, message: null, dealership_slug: null, website_slug: null, marketing_source: null, stocknum: null,
-    provider: null, provider_id: null, certified: false, golden: false, send_customer_email: true, lead_state: 'new', lead_status: 'open',
-    sms_verified: false, tags: [], opt_in_to_marketing: false, delay_customer_email_minutes: null, delay_dealership_notification_minutes: null,
-    disable_strict_validation: false, time_on_site_seconds: null, time_to_submit_seconds: null, fields: {}, charge_breakdown: null,
-    payment: null, address: null, files: [],
+    contact_id: null,
+    website_id: null,
+    location_id: null,
+    car_id: null,
+    model_id: null,
+    model_variant_id: null,
+    colour_id: null,
+    team_member_id: null,
+    user_id: null,
+    page_id: null,
+    name: null,
+    last_name: null,
+    email: null,
+    phone: null,
+    user_email: null,
+    customer_address: null,
+    dob: null,
+    message: null,
+    dealership_slug: null,
+    website_slug: null,
+    marketing_source: null,
+    stocknum: null,
+    provider: null,
+    provider_id: null,
+    certified: false,
+    golden: false,
+    send_customer_email: true,
+    lead_state: 'new',
+    lead_status: 'open',
+    sms_verified: false,
+    tags: [],
+    opt_in_to_marketing: false,
+    delay_customer_email_minutes: null,
+    delay_dealership_notification_minutes: null,
+    disable_strict_validation: false,
+    time_on_site_seconds: null,
+    time_to_submit_seconds: null,
+    fields: {},
+    charge_breakdown: null,
+    payment: null,
+    address: null,
+    files: [],
     ...fields,
   };
 }
-

@@ -46,7 +46,7 @@ export function hostileString(random: Random): string {
     () => '😀🚗',
     () => '\u0000nul',
     () => '\u202eltr',
-    () => "O'Brien \"quoted\" \\ back",
+    () => 'O\'Brien "quoted" \\ back',
     () => '<script>alert(1)</script>',
     () => '2147483648',
     () => '-1',
@@ -67,8 +67,10 @@ export function hostileString(random: Random): string {
 }
 
 export function hostileNumber(random: Random): number {
-  // biome-ignore lint/correctness/noPrecisionLoss: past 2^53 on purpose, as a caller's JSON may be.
-  return random.pick([0, -1, 1, 2, 7, 2_147_483_647, 2_147_483_648, -2_147_483_649, 4_294_967_296, 1e21, 1.5, -0.5, 9_007_199_254_740_993, 1e308]);
+  return random.pick([
+    // biome-ignore lint/correctness/noPrecisionLoss: past 2^53 on purpose, as a caller's JSON may be.
+    0, -1, 1, 2, 7, 2_147_483_647, 2_147_483_648, -2_147_483_649, 4_294_967_296, 1e21, 1.5, -0.5, 9_007_199_254_740_993, 1e308,
+  ]);
 }
 
 /** {"a":{"a":…"deep"}} or [[…"deep"]]: `depth` objects or lists, one inside the other. */
@@ -138,7 +140,9 @@ export function valueForSchema(schema: JsonSchema, components: Record<string, Js
     case 'string':
       if (schema.format === 'date') return random.pick(['2026-11-30', '31/12/2026', '2026-02-30']);
       if (schema.format === 'date-time') return random.pick(['2026-11-21T09:00:00Z', 'yesterday']);
-      return random.chance(0.4) ? random.pick(['1', 'MEL1002', 'richmond-toyota', 'jordan@example.com', '0412 345 678', 'Website']) : hostileString(random);
+      return random.chance(0.4)
+        ? random.pick(['1', 'MEL1002', 'richmond-toyota', 'jordan@example.com', '0412 345 678', 'Website'])
+        : hostileString(random);
     case 'array': {
       const length = random.int(0, 3);
       return Array.from({ length }, () => valueForSchema(schema.items ?? {}, components, random, depth + 1));
@@ -154,7 +158,11 @@ export function valueForSchema(schema: JsonSchema, components: Record<string, Js
     }
     default:
       // {} (any JSON): the free-form columns, e.g. lead.fields.
-      return random.pick<() => unknown>([() => ({ note: hostileString(random) }), () => deeplyNested(random.pick([10, 200]), random.chance(0.5)), () => wrongValue(random)])();
+      return random.pick<() => unknown>([
+        () => ({ note: hostileString(random) }),
+        () => deeplyNested(random.pick([10, 200]), random.chance(0.5)),
+        () => wrongValue(random),
+      ])();
   }
 }
 
@@ -191,7 +199,8 @@ export function hostilePathSegment(random: Random): string {
 
 /** Query-string pairs for a parameter: plain, repeated, bracketed, badly escaped, huge. */
 export function hostileQuery(name: string, random: Random): string {
-  const value = (): string => (random.chance(0.3) ? hostilePathSegment(random) : encodeURIComponent(hostileString(random).replace(/[\ud800-\udfff]/g, '')));
+  const value = (): string =>
+    random.chance(0.3) ? hostilePathSegment(random) : encodeURIComponent(hostileString(random).replace(/[\ud800-\udfff]/g, ''));
   return random.pick<() => string>([
     () => `${name}=${value()}`,
     () => `${name}=${value()}&${name}=${value()}`,
@@ -282,7 +291,12 @@ export function createFuzzHarness(app: TestApp, allPermissionsKey: string, optio
     summary() {
       const groups = new Map<string, { count: number; example: Finding }>();
       for (const finding of findings) {
-        const key = `${finding.status} ${finding.request.split(' ').slice(0, 2).join(' ').replace(/\?.*/, '').replace(/%[^/]*/g, '%…')}`;
+        const key = `${finding.status} ${finding.request
+          .split(' ')
+          .slice(0, 2)
+          .join(' ')
+          .replace(/\?.*/, '')
+          .replace(/%[^/]*/g, '%…')}`;
         const group = groups.get(key);
         if (group) group.count += 1;
         else groups.set(key, { count: 1, example: finding });

@@ -35,7 +35,9 @@ export function keepAliveClient(port: number): KeepAliveClient {
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (body += chunk));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reusedSocket: req.reusedSocket }));
-          res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, reusedSocket: req.reusedSocket }));
+          res.on('error', (error: NodeJS.ErrnoException) =>
+            resolve({ error: error.code ?? error.message, reusedSocket: req.reusedSocket }),
+          );
         });
         req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, reusedSocket: req.reusedSocket }));
         req.end(options.body);
@@ -65,7 +67,9 @@ export function requestOnce(
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reusedSocket: false }));
-      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, reusedSocket: false, connected: true }));
+      res.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({ error: error.code ?? error.message, reusedSocket: false, connected: true }),
+      );
     });
     req.on('socket', (socket) => socket.once('connect', () => (connected = true)));
     // A reset can reach the client before its 'connect' event has run: only a refusal means the
@@ -108,10 +112,12 @@ export function openRaw(port: number): Promise<RawConnection> {
     socket.on('data', (chunk: string) => (text += chunk));
     // A reset is a close too (the server destroyed the connection).
     socket.on('error', () => undefined);
-    const closed = new Promise<void>((done) => socket.once('close', () => {
-      isClosed = true;
-      done();
-    }));
+    const closed = new Promise<void>((done) =>
+      socket.once('close', () => {
+        isClosed = true;
+        done();
+      }),
+    );
     socket.once('connect', () => resolve({ socket, received: () => text, closed, isClosed: () => isClosed }));
     socket.once('error', reject);
   });

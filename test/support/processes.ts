@@ -22,7 +22,11 @@ export function bareEnvironment(settings: Record<string, string>): NodeJS.Proces
 }
 
 function launch(script: string, args: readonly string[], settings: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: projectDir, env: bareEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: projectDir,
+    env: bareEnvironment(settings),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Runs a script to its end. */
@@ -55,8 +59,14 @@ export function startService(args: readonly string[], settings: Record<string, s
 }
 
 /** The same, from a production bundle (scripts/build.mjs bundleOptions) whose entry is `bundleEntry`. */
-export function startBundledService(bundleEntry: string, args: readonly string[], settings: Record<string, string>): Promise<RunningService> {
-  return watchService(spawn(process.execPath, [bundleEntry, ...args], { cwd: projectDir, env: bareEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] }));
+export function startBundledService(
+  bundleEntry: string,
+  args: readonly string[],
+  settings: Record<string, string>,
+): Promise<RunningService> {
+  return watchService(
+    spawn(process.execPath, [bundleEntry, ...args], { cwd: projectDir, env: bareEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
 }
 
 function watchService(child: ChildProcess): Promise<RunningService> {
@@ -112,7 +122,9 @@ export async function occupyPort(): Promise<{ port: number; release(): Promise<v
 /** A redis-server of the test's own on a free loopback port (no persistence), once it accepts connections. */
 export async function startRedisServer(): Promise<{ port: number; server: ChildProcess }> {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   for (let ready = false; !ready; ) {
     ready = await new Promise<boolean>((resolve) => {
       const socket = connect({ host: '127.0.0.1', port }, () => {

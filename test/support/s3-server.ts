@@ -61,7 +61,11 @@ export async function startS3Server(buckets: readonly string[]): Promise<TestS3S
         case 'GET': {
           const stored = objects.get(id);
           if (!stored) return sendError(response, 404, 'NoSuchKey', 'The specified key does not exist.');
-          response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': stored.length, etag: `"${stored.length}"` });
+          response.writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'content-length': stored.length,
+            etag: `"${stored.length}"`,
+          });
           return response.end(stored);
         }
         case 'DELETE':

@@ -34,7 +34,9 @@ export class SchemaArbitraries {
   /** Values of `schema`; `example` (the document's, where it has one) is among them. */
   of(schema: JsonSchema, example?: unknown, depth = 0): fc.Arbitrary<unknown> {
     const generated = this.generate(this.resolve(schema), example, depth);
-    return example === undefined ? generated : fc.oneof({ arbitrary: fc.constant(example), weight: 1 }, { arbitrary: generated, weight: 2 });
+    return example === undefined
+      ? generated
+      : fc.oneof({ arbitrary: fc.constant(example), weight: 1 }, { arbitrary: generated, weight: 2 });
   }
 
   private generate(schema: JsonSchema, example: unknown, depth: number): fc.Arbitrary<unknown> {
@@ -70,17 +72,23 @@ export class SchemaArbitraries {
   private text(schema: JsonSchema): fc.Arbitrary<string> {
     const minLength = numberOr(schema.minLength, 0);
     const maxLength = numberOr(schema.maxLength, Number.POSITIVE_INFINITY);
-    const base = typeof schema.pattern === 'string' ? fc.stringMatching(new RegExp(schema.pattern, 'u')) : fc.string({ maxLength: Math.min(maxLength, 40) });
+    const base =
+      typeof schema.pattern === 'string'
+        ? fc.stringMatching(new RegExp(schema.pattern, 'u'))
+        : fc.string({ maxLength: Math.min(maxLength, 40) });
     // Lengths as the service counts them: UTF-16 code units.
     return base.filter((text) => text.length >= minLength && text.length <= maxLength);
   }
 
   private list(schema: JsonSchema, example: unknown, depth: number): fc.Arbitrary<unknown[]> {
-    const items = isObject(schema.items) ? this.of(schema.items, Array.isArray(example) ? example[0] : undefined, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+    const items = isObject(schema.items)
+      ? this.of(schema.items, Array.isArray(example) ? example[0] : undefined, depth + 1)
+      : fc.jsonValue({ maxDepth: 1 });
     const minLength = numberOr(schema.minItems, 0);
     const maxLength = Math.min(numberOr(schema.maxItems, MAX_GENERATED_ITEMS), Math.max(minLength, MAX_GENERATED_ITEMS));
     const uniqueBy = typeof schema['x-unique-by'] === 'string' ? schema['x-unique-by'] : undefined;
-    if (uniqueBy) return fc.uniqueArray(items, { minLength, maxLength, selector: (item) => JSON.stringify(isObject(item) ? item[uniqueBy] : item) });
+    if (uniqueBy)
+      return fc.uniqueArray(items, { minLength, maxLength, selector: (item) => JSON.stringify(isObject(item) ? item[uniqueBy] : item) });
     if (schema.uniqueItems === true) return fc.uniqueArray(items, { minLength, maxLength, selector: (item) => JSON.stringify(item) });
     return fc.array(items, { minLength, maxLength });
   }
@@ -108,7 +116,10 @@ function merge(beside: JsonSchema, branch: JsonSchema): JsonSchema {
   const properties = { ...((beside.properties as JsonSchema | undefined) ?? {}), ...((branch.properties as JsonSchema | undefined) ?? {}) };
   const merged: JsonSchema = { ...beside, ...branch };
   // A branch that names only what is required keeps the full property schemas beside it.
-  if (isObject(beside.properties)) merged.properties = Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, (beside.properties as JsonSchema)[name] ?? value]));
+  if (isObject(beside.properties))
+    merged.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, value]) => [name, (beside.properties as JsonSchema)[name] ?? value]),
+    );
   if (required.length > 0) merged.required = [...new Set(required)];
   return merged;
 }

@@ -38,7 +38,10 @@ function headerValue(raw: string, name: string): string {
 }
 
 function bodyText(raw: string): string {
-  const body = raw.split(/\r?\n\r?\n/).slice(1).join('\n\n');
+  const body = raw
+    .split(/\r?\n\r?\n/)
+    .slice(1)
+    .join('\n\n');
   // nodemailer sends plain text as quoted-printable when lines are long or non-ASCII.
   if (/content-transfer-encoding:\s*quoted-printable/i.test(raw)) {
     return Buffer.from(

@@ -77,7 +77,12 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
 }
 
 /** An update's flags reach the lead's contact as on create: verified and high priority only ever rise. */
-export async function raiseContactFlags(tx: Tx, contactId: number, flags: { sms_verified?: boolean; golden?: boolean }, now: Date): Promise<void> {
+export async function raiseContactFlags(
+  tx: Tx,
+  contactId: number,
+  flags: { sms_verified?: boolean; golden?: boolean },
+  now: Date,
+): Promise<void> {
   const data: Prisma.ContactUncheckedUpdateManyInput = {};
   if (flags.sms_verified) data.sms_verified = true;
   if (flags.golden) data.high_priority = true;

@@ -37,14 +37,15 @@ const MAX_ATTEMPTS = 3;
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 const CREATED = 201;
 
-export async function createLead(
-  deps: LeadWriteDeps,
-  input: LeadInputData,
-  idempotencyKey: string | null = null,
-): Promise<LeadRecord> {
+export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idempotencyKey: string | null = null): Promise<LeadRecord> {
   const { db, actor, now, storage } = deps;
   const claim: IdempotencyClaim | null = idempotencyKey
-    ? { apiKeyId: actor.apiKeyId, key: idempotencyKey, hash: requestHash('create_lead', input), expiredBefore: new Date(now.getTime() - deps.idempotencyTtlMs) }
+    ? {
+        apiKeyId: actor.apiKeyId,
+        key: idempotencyKey,
+        hash: requestHash('create_lead', input),
+        expiredBefore: new Date(now.getTime() - deps.idempotencyTtlMs),
+      }
     : null;
   if (claim) {
     const earlier = await storedAnswer<LeadRecord>(db, claim);
@@ -126,10 +127,9 @@ async function writeLead(
       user_id: user_id ?? null,
       created_at: now,
       updated_at: now,
-      files: files.length
-        ? { createMany: { data: files.map((file) => ({ ...file, created_at: now })) } }
-        : undefined,
-      payment: valid.payment?.amount !== undefined ? { create: { ...valid.payment, amount: valid.payment.amount, created_at: now } } : undefined,
+      files: files.length ? { createMany: { data: files.map((file) => ({ ...file, created_at: now })) } } : undefined,
+      payment:
+        valid.payment?.amount !== undefined ? { create: { ...valid.payment, amount: valid.payment.amount, created_at: now } } : undefined,
       address: valid.address ? { create: valid.address } : undefined,
     },
   });

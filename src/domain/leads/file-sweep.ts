@@ -48,7 +48,11 @@ function readLease(value: string | undefined): Lease {
   if (value === undefined) return FREE;
   try {
     const lease = JSON.parse(value) as Partial<Lease>;
-    return { holder: typeof lease.holder === 'string' ? lease.holder : null, until: Number(lease.until) || 0, sweptAt: Number(lease.sweptAt) || 0 };
+    return {
+      holder: typeof lease.holder === 'string' ? lease.holder : null,
+      until: Number(lease.until) || 0,
+      sweptAt: Number(lease.sweptAt) || 0,
+    };
   } catch {
     return FREE;
   }
@@ -95,11 +99,20 @@ export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_
   const cutoff = new Date(startedAt - graceMs);
   let removed = 0;
   for (;;) {
-    const due = await db.pendingLeadFile.findMany({ where: { created_at: { lt: cutoff } }, select: { storage_key: true }, orderBy: { created_at: 'asc' }, take: BATCH });
+    const due = await db.pendingLeadFile.findMany({
+      where: { created_at: { lt: cutoff } },
+      select: { storage_key: true },
+      orderBy: { created_at: 'asc' },
+      take: BATCH,
+    });
     if (due.length === 0) break;
     const keys = due.map(({ storage_key }) => storage_key);
     // A lead that committed and whose writer died before clearing the record keeps its files.
-    const referenced = new Set((await db.leadFile.findMany({ where: { storage_key: { in: keys } }, select: { storage_key: true } })).map(({ storage_key }) => storage_key));
+    const referenced = new Set(
+      (await db.leadFile.findMany({ where: { storage_key: { in: keys } }, select: { storage_key: true } })).map(
+        ({ storage_key }) => storage_key,
+      ),
+    );
     for (const key of keys) {
       if (referenced.has(key)) continue;
       await files.delete(key);
@@ -121,8 +134,10 @@ export function startFileSweep(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTE
   return startPeriodicTask(async () => {
     try {
       const outcome = await sweepOrphanedFiles(deps, intervalMs);
-      if (outcome.swept && outcome.removed > 0) deps.logger.info({ removed: outcome.removed, storage: deps.files.kind }, 'removed lead files no lead references');
-      if (!outcome.swept && outcome.reason === 'lost_lease') deps.logger.warn('the file sweep took longer than its lease: another instance goes on with it');
+      if (outcome.swept && outcome.removed > 0)
+        deps.logger.info({ removed: outcome.removed, storage: deps.files.kind }, 'removed lead files no lead references');
+      if (!outcome.swept && outcome.reason === 'lost_lease')
+        deps.logger.warn('the file sweep took longer than its lease: another instance goes on with it');
     } catch (error) {
       deps.logger.warn({ err: error }, 'sweeping orphaned lead files failed; the next round retries');
     }

@@ -63,7 +63,15 @@ function base64Group(known: readonly number[]): string {
     for (const [index, place] of places.entries()) place.add(BASE64_ALPHABET[(group >> (18 - 6 * index)) & 63] ?? '');
   }
   const escapeForPattern = (char: string) => (/[A-Za-z0-9]/.test(char) ? char : `\\${char}`);
-  return places.map((chars) => (chars.size === 1 ? escapeForPattern([...chars][0] ?? '') : chars.size === 64 ? '[A-Za-z0-9+/]' : `[${[...chars].map(escapeForPattern).join('')}]`)).join('');
+  return places
+    .map((chars) =>
+      chars.size === 1
+        ? escapeForPattern([...chars][0] ?? '')
+        : chars.size === 64
+          ? '[A-Za-z0-9+/]'
+          : `[${[...chars].map(escapeForPattern).join('')}]`,
+    )
+    .join('');
 }
 
 /**
@@ -152,7 +160,12 @@ function decodeBase64(raw: string | null | undefined, field: string, maxBytes: n
  * (src/domain/leads/file-sweep.ts). The caller settles the files once the lead's transaction ended:
  * `settleLeadFiles` when it committed, `removeLeadFiles` when it did not.
  */
-export async function storeLeadFiles(db: Db, storage: FileStorage, files: readonly DecodedLeadFile[], now: Date): Promise<StoredLeadFile[]> {
+export async function storeLeadFiles(
+  db: Db,
+  storage: FileStorage,
+  files: readonly DecodedLeadFile[],
+  now: Date,
+): Promise<StoredLeadFile[]> {
   const stored: StoredLeadFile[] = [];
   const folder = `leads/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
   const keyed = files.map(({ bytes, ...file }) => ({ bytes, file: { ...file, storage_key: `${folder}/${randomUUID()}` } }));
@@ -164,7 +177,11 @@ export async function storeLeadFiles(db: Db, storage: FileStorage, files: readon
       stored.push(file);
     }
   } catch (error) {
-    await removeLeadFiles(db, storage, keyed.map(({ file }) => file));
+    await removeLeadFiles(
+      db,
+      storage,
+      keyed.map(({ file }) => file),
+    );
     throw error;
   }
   return stored;
@@ -179,7 +196,12 @@ export async function settleLeadFiles(db: Db, files: readonly { storage_key: str
 }
 
 /** Best effort: a file that cannot be removed is logged (its pending record stays, for the sweep), and the original error is what the caller sees. */
-export async function removeLeadFiles(db: Db, storage: FileStorage, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
+export async function removeLeadFiles(
+  db: Db,
+  storage: FileStorage,
+  files: readonly { storage_key: string }[],
+  logger?: Logger,
+): Promise<void> {
   const removed: { storage_key: string }[] = [];
   for (const file of files) {
     try {

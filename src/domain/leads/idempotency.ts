@@ -52,7 +52,9 @@ function canonicalJson(value: unknown): string {
 
 /** Which operation and which arguments: the same lead sent through REST or GraphQL hashes the same. */
 export function requestHash(operation: string, input: unknown): string {
-  return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(input)}`)
+    .digest('hex');
 }
 
 const idempotencyKeyReused = () =>
@@ -71,7 +73,10 @@ export interface IdempotencyClaim {
 }
 
 /** The stored answer for this key, if the first request completed and has not expired; a different body is refused. */
-export async function storedAnswer<T>(db: ScopedDb | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<{ status: number; body: T } | null> {
+export async function storedAnswer<T>(
+  db: ScopedDb | Prisma.TransactionClient,
+  claim: IdempotencyClaim,
+): Promise<{ status: number; body: T } | null> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
   if (!record || record.created_at < claim.expiredBefore) return null;
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
@@ -88,7 +93,14 @@ export async function storedAnswer<T>(db: ScopedDb | Prisma.TransactionClient, c
 export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim, now: Date): Promise<void> {
   await tx.idempotencyRecord.deleteMany({ where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } } });
   await tx.idempotencyRecord.create({
-    data: { api_key_id: claim.apiKeyId, key: claim.key, request_hash: claim.hash, response_status: IN_PROGRESS, response_body: 'null', created_at: now },
+    data: {
+      api_key_id: claim.apiKeyId,
+      key: claim.key,
+      request_hash: claim.hash,
+      response_status: IN_PROGRESS,
+      response_body: 'null',
+      created_at: now,
+    },
   });
 }
 
@@ -99,7 +111,6 @@ export async function recordAnswer(tx: Prisma.TransactionClient, claim: Idempote
     data: { response_status: status, response_body: JSON.stringify(body) },
   });
 }
-
 
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x1de0_7e11;
@@ -113,8 +124,14 @@ export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Cloc
           SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond' LIMIT ${PURGE_BATCH})`;
     }
     const cutoff = new Date(now().getTime() - ttlMs);
-    const expired = await client.idempotencyRecord.findMany({ where: { created_at: { lt: cutoff } }, select: { id: true }, take: PURGE_BATCH });
-    return expired.length === 0 ? 0 : (await client.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
+    const expired = await client.idempotencyRecord.findMany({
+      where: { created_at: { lt: cutoff } },
+      select: { id: true },
+      take: PURGE_BATCH,
+    });
+    return expired.length === 0
+      ? 0
+      : (await client.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
   });
 }
 

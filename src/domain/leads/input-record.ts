@@ -75,7 +75,8 @@ const FILE_TYPE_REQUIRED = `is required (one of ${LEAD_FILE_TYPES.join(', ')})`;
 
 /** An attachment's kind. */
 export const leadFileTypeSchema = z.enum(LEAD_FILE_TYPES, {
-  error: (issue) => (issue.input === '' ? FILE_TYPE_REQUIRED : `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${String(issue.input)}"`),
+  error: (issue) =>
+    issue.input === '' ? FILE_TYPE_REQUIRED : `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${String(issue.input)}"`,
 });
 
 /** What a Document Request lead asks for (its `fields.document_type`). */
@@ -119,7 +120,10 @@ export const chargeBreakdownSchema = z
     },
     { error: 'must be an object with "total", "charges" or both' },
   )
-  .refine((breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'), 'must contain "total", "charges" or both')
+  .refine(
+    (breakdown) => Object.hasOwn(breakdown, 'total') || Object.hasOwn(breakdown, 'charges'),
+    'must contain "total", "charges" or both',
+  )
   .meta({
     anyOf: [
       { properties: { total: { type: 'object' } }, required: ['total'] },
@@ -172,10 +176,13 @@ export const leadFileInputSchema = z
     file: z
       .string({ error: 'must be text' })
       .nullish()
-      .describe('The file content, base64-encoded (a data: URL prefix is allowed and ignored). Required; at most LEAD_FILE_MAX_BYTES decoded.'),
+      .describe(
+        'The file content, base64-encoded (a data: URL prefix is allowed and ignored). Required; at most LEAD_FILE_MAX_BYTES decoded.',
+      ),
   })
   .superRefine((entry, context) => {
-    if (entry.file_type === null || entry.file_type === undefined) context.addIssue({ code: 'custom', path: ['file_type'], message: FILE_TYPE_REQUIRED });
+    if (entry.file_type === null || entry.file_type === undefined)
+      context.addIssue({ code: 'custom', path: ['file_type'], message: FILE_TYPE_REQUIRED });
   })
   .meta({
     id: 'LeadFileInput',
@@ -190,7 +197,9 @@ export const leadPaymentInputSchema = z
       .nullish()
       .describe('0 or more; required unless the lead already has a payment.'),
     car_id: reference('a car of the lead’s dealership').nullish().describe('A car of the lead’s dealership.'),
-    payment_processor_id: reference('a payment processor of the lead’s dealership').nullish().describe('A payment processor of the lead’s dealership.'),
+    payment_processor_id: reference('a payment processor of the lead’s dealership')
+      .nullish()
+      .describe('A payment processor of the lead’s dealership.'),
     external_transaction_id: optionalText().nullish(),
   })
   .meta({ id: 'LeadPaymentInput', description: 'A payment made with a lead, to store with it.' });
@@ -212,7 +221,10 @@ export const leadAddressInputSchema = z
 export const leadInputSchema = z.object({
   name: optionalText().nullish().describe('Customer full name. Personal data.'),
   last_name: optionalText().nullish().describe('Personal data.'),
-  email: nonBlankText('must not be empty').meta({ pattern: EMAIL_ADDRESS.source }).nullish().describe('Required on create. Checked unless disable_strict_validation. Personal data.'),
+  email: nonBlankText('must not be empty')
+    .meta({ pattern: EMAIL_ADDRESS.source })
+    .nullish()
+    .describe('Required on create. Checked unless disable_strict_validation. Personal data.'),
   phone: nonBlankText('must not be empty')
     .meta({ pattern: PHONE_EXAMPLE_PATTERN })
     .nullish()
@@ -223,7 +235,10 @@ export const leadInputSchema = z.object({
   dealership_id: rowId()
     .nullish()
     .describe('Required on create: a dealership the key can access (404 dealership_not_found otherwise). Cannot change on update.'),
-  dealership_slug: optionalText().meta({ 'x-references': 'the slug of the dealership of dealership_id' }).nullish().describe('When sent, the slug of that dealership.'),
+  dealership_slug: optionalText()
+    .meta({ 'x-references': 'the slug of the dealership of dealership_id' })
+    .nullish()
+    .describe('When sent, the slug of that dealership.'),
   category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create: the kind of enquiry.'),
   // Deployment lists (Config.leadSources): checked in validation.ts, not by an enum.
   source: nonBlankText('must not be empty')
@@ -239,9 +254,14 @@ export const leadInputSchema = z.object({
       `One of: ${DOCUMENTED_MARKETING_SOURCES.join('; ')}, or a third-party channel (by default: ${DEFAULT_THIRD_PARTY_MARKETING_SOURCES.join(', ')}). Any case; stored in the list's spelling.`,
     ),
   website_id: reference('a website of the dealership').nullish().describe('A website of the dealership.'),
-  website_slug: optionalText().meta({ 'x-references': 'a website of the dealership' }).nullish().describe('Slug or custom slug of a website of the dealership; sets website_id when that is not sent.'),
+  website_slug: optionalText()
+    .meta({ 'x-references': 'a website of the dealership' })
+    .nullish()
+    .describe('Slug or custom slug of a website of the dealership; sets website_id when that is not sent.'),
   page_id: rowId().nullish(),
-  stocknum: optionalText().nullish().describe('Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).'),
+  stocknum: optionalText()
+    .nullish()
+    .describe('Links the dealership’s car with this stock number, if there is one (car_id wins when both are sent).'),
   provider: optionalText().nullish(),
   provider_id: optionalText().nullish(),
   certified: flag().nullish(),
@@ -252,7 +272,9 @@ export const leadInputSchema = z.object({
   model_id: reference('a model').nullish(),
   model_variant_id: reference('a variant of model_id').nullish().describe('A variant of model_id (which is taken from it when not sent).'),
   colour_id: reference('a colour of model_id').nullish().describe('A colour of model_id (which is taken from it when not sent).'),
-  team_member_id: reference('a user of the dealership, on a Team Member Enquiry lead').nullish().describe('Team Member Enquiry leads only: a user of the dealership.'),
+  team_member_id: reference('a user of the dealership, on a Team Member Enquiry lead')
+    .nullish()
+    .describe('Team Member Enquiry leads only: a user of the dealership.'),
   user_email: optionalText()
     .nullish()
     .describe('A platform user of the dealership to link (case-insensitive); an unknown address is stored unlinked.'),
@@ -266,7 +288,9 @@ export const leadInputSchema = z.object({
     .optional(),
   opt_in_to_marketing: flag().nullish(),
   delay_customer_email_minutes: count(MAX_NOTIFICATION_DELAY_MINUTES).nullish().describe(`0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.`),
-  delay_dealership_notification_minutes: count(MAX_NOTIFICATION_DELAY_MINUTES).nullish().describe(`0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.`),
+  delay_dealership_notification_minutes: count(MAX_NOTIFICATION_DELAY_MINUTES)
+    .nullish()
+    .describe(`0 to ${MAX_NOTIFICATION_DELAY_MINUTES}.`),
   disable_strict_validation: flag().nullish().describe('true: email and phone are stored as sent, unchecked.'),
   time_on_site_seconds: count().nullish(),
   time_to_submit_seconds: count().nullish(),
@@ -346,15 +370,17 @@ export function leadRequests(now: Date) {
     description: 'A payment: amount is required unless the lead already has a payment.',
   });
   // The record's own rule (a superRefine) requires file_type; the document says so by its shape.
-  const file = withRequired(z.object(leadFileInputSchema.shape), ['file_type']).extend({
-    file: z
-      .string()
-      .meta({ pattern: leadFilePattern(), contentEncoding: 'base64' })
-      .describe(
-        'The file content, base64-encoded (a data: URL prefix is allowed and ignored): a PDF, Word (.doc, .docx), RTF, plain text ' +
-          'or image (PNG, JPEG, GIF, WebP) file, at most LEAD_FILE_MAX_BYTES decoded. The pattern covers the kinds known by their first bytes.',
-      ),
-  }).meta({ ...declaredMeta(leadFileInputSchema) });
+  const file = withRequired(z.object(leadFileInputSchema.shape), ['file_type'])
+    .extend({
+      file: z
+        .string()
+        .meta({ pattern: leadFilePattern(), contentEncoding: 'base64' })
+        .describe(
+          'The file content, base64-encoded (a data: URL prefix is allowed and ignored): a PDF, Word (.doc, .docx), RTF, plain text ' +
+            'or image (PNG, JPEG, GIF, WebP) file, at most LEAD_FILE_MAX_BYTES decoded. The pattern covers the kinds known by their first bytes.',
+        ),
+    })
+    .meta({ ...declaredMeta(leadFileInputSchema) });
   const dob = optionalText()
     .meta({ pattern: calendarDatePattern(FIRST_BIRTH_YEAR, now.getUTCFullYear() - 1, { blank: true }) })
     .nullish()
@@ -362,8 +388,11 @@ export function leadRequests(now: Date) {
   // What `fields` must hold for a category (FIELDS_BY_CATEGORY), where this request sets the category.
   const fieldsByCategory = Object.entries(FIELDS_BY_CATEGORY).map(([category, rule]) => {
     const { $schema: _dialect, ...shape } = z.toJSONSchema(rule, { io: 'input' });
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable.
-    return { if: { properties: { category: { const: category } }, required: ['category'] }, then: { properties: { fields: shape }, required: ['fields'] } };
+    return {
+      if: { properties: { category: { const: category } }, required: ['category'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable.
+      then: { properties: { fields: shape }, required: ['fields'] },
+    };
   });
   const lead = leadInputSchema.extend({
     payment_attributes: payment.nullish(),

@@ -7,12 +7,19 @@ import type { ScopedDb } from '../../db/scoped.ts';
 import { jsonObject, jsonStrings } from '../json-columns.ts';
 
 /** A row as JSON carries it: its instants as ISO text (what the idempotency record keeps). */
-type AsJson<Row> = { [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column] };
+type AsJson<Row> = {
+  [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column];
+};
 
 // The record's parts are the stored rows' columns (Prisma's generated models), the ones the spec answers.
-export type LeadRecordPayment = Pick<Prisma.LeadPaymentModel, 'id' | 'amount' | 'car_id' | 'payment_processor_id' | 'external_transaction_id'>;
+export type LeadRecordPayment = Pick<
+  Prisma.LeadPaymentModel,
+  'id' | 'amount' | 'car_id' | 'payment_processor_id' | 'external_transaction_id'
+>;
 export type LeadRecordAddress = Pick<Prisma.LeadAddressModel, 'street' | 'city' | 'state' | 'state_long' | 'country' | 'postcode'>;
-export type LeadRecordFile = AsJson<Pick<Prisma.LeadFileModel, 'id' | 'file_type' | 'byte_size' | 'content_type' | 'sha256' | 'created_at'>>;
+export type LeadRecordFile = AsJson<
+  Pick<Prisma.LeadFileModel, 'id' | 'file_type' | 'byte_size' | 'content_type' | 'sha256' | 'created_at'>
+>;
 
 /** The stored lead's columns, with the JSON columns read and `dob` as year-month-day, and its parts. */
 export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'charge_breakdown' | 'dob'>> & {
@@ -52,7 +59,14 @@ function toRecord(lead: LeadWithParts): LeadRecord {
         }
       : null,
     address: address
-      ? { street: address.street, city: address.city, state: address.state, state_long: address.state_long, country: address.country, postcode: address.postcode }
+      ? {
+          street: address.street,
+          city: address.city,
+          state: address.state,
+          state_long: address.state_long,
+          country: address.country,
+          postcode: address.postcode,
+        }
       : null,
     files: files.map((file) => ({
       id: file.id,

@@ -41,14 +41,20 @@ export async function resolveLeadReferences(
   }
 
   if (typeof columns.website_id === 'number') {
-    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: { id: true, slug: true, custom_slug: true } });
+    const website = await tx.website.findFirst({
+      where: { id: columns.website_id, dealership_id },
+      select: { id: true, slug: true, custom_slug: true },
+    });
     if (!website) throw notInDealership('website_id', 'a website', dealership_id);
     if (columns.website_slug && nameMatch(website, slugOnly(columns.website_slug)) === null) {
       throw invalidInput('lead.website_slug', `is not the slug of website ${columns.website_id}`);
     }
   } else if (columns.website_id === undefined && columns.website_slug) {
     const name = slugOnly(columns.website_slug);
-    const candidates = await tx.website.findMany({ where: { dealership_id, ...recordNameWhere(name) }, select: { id: true, slug: true, custom_slug: true } });
+    const candidates = await tx.website.findMany({
+      where: { dealership_id, ...recordNameWhere(name) },
+      select: { id: true, slug: true, custom_slug: true },
+    });
     const website = recordNamed(candidates, name);
     if (!website) throw notInDealership('website_slug', 'a website', dealership_id);
     columns.website_id = website.id;
@@ -62,7 +68,10 @@ export async function resolveLeadReferences(
   if (typeof columns.car_id === 'number') {
     if (!(await carOfDealership(tx, columns.car_id, dealership_id))) throw notInDealership('car_id', 'a car', dealership_id);
   } else if (columns.car_id === undefined && columns.stocknum) {
-    const car = await tx.car.findUnique({ where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } }, select: { id: true } });
+    const car = await tx.car.findUnique({
+      where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } },
+      select: { id: true },
+    });
     columns.car_id = car?.id ?? null;
   }
 
@@ -138,7 +147,10 @@ async function checkNewVehicle(tx: Tx, columns: LeadColumns, stored?: StoredRefe
     return `lead.${field}`;
   };
   if (variant && variant.model_id !== modelId) {
-    throw invalidInput(blame('model_variant_id'), `model variant ${variantId} is a variant of model ${variant.model_id}, not of model ${modelId ?? 'none'}`);
+    throw invalidInput(
+      blame('model_variant_id'),
+      `model variant ${variantId} is a variant of model ${variant.model_id}, not of model ${modelId ?? 'none'}`,
+    );
   }
   if (colour && colour.model_id !== modelId) {
     throw invalidInput(blame('colour_id'), `colour ${colourId} is a colour of model ${colour.model_id}, not of model ${modelId ?? 'none'}`);

@@ -58,10 +58,13 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
-    const record = await db.$transaction((tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }), {
-      maxWait: 15_000,
-      timeout: 30_000,
-    });
+    const record = await db.$transaction(
+      (tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }),
+      {
+        maxWait: 15_000,
+        timeout: 30_000,
+      },
+    );
     committed = true;
     return record;
   } finally {

@@ -29,10 +29,15 @@ import { TEAM_MEMBER_ENQUIRY, listedValue, type LeadSourceLists } from './values
 
 export type { LeadInputData } from './input-record.ts';
 
-type ColumnField = Exclude<keyof LeadInputValues, 'dealership_id' | 'lead_files_attributes' | 'payment_attributes' | 'address_attributes' | 'dob'>;
+type ColumnField = Exclude<
+  keyof LeadInputValues,
+  'dealership_id' | 'lead_files_attributes' | 'payment_attributes' | 'address_attributes' | 'dob'
+>;
 
 /** Lead columns in their stored form; on update only the ones the request changes are present. */
-export type LeadColumns = { [Field in ColumnField]?: Field extends NeverClearedField ? NonNullable<LeadInputValues[Field]> : LeadInputValues[Field] } & {
+export type LeadColumns = {
+  [Field in ColumnField]?: Field extends NeverClearedField ? NonNullable<LeadInputValues[Field]> : LeadInputValues[Field];
+} & {
   dob?: Date | null;
 };
 
@@ -117,7 +122,10 @@ function checkContactFields(columns: LeadColumns, options: ValidationOptions): v
   if (strict && columns.phone !== undefined) {
     const normal = normalizePhone(columns.phone);
     if (!normal) {
-      throw invalidInput(path('phone'), `is not a valid phone number (e.g. 0412 345 678, (03) 9123 4567 or +61 412 345 678), got "${columns.phone}"`);
+      throw invalidInput(
+        path('phone'),
+        `is not a valid phone number (e.g. 0412 345 678, (03) 9123 4567 or +61 412 345 678), got "${columns.phone}"`,
+      );
     }
     columns.phone = normal;
   }
@@ -146,7 +154,8 @@ function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existi
 /** The payment sent (null: remove it); a new payment needs its amount, a stored one keeps it when none is sent. */
 function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, existing: ExistingLead | undefined): ValidPayment {
   const { amount, ...rest } = payment;
-  if ((amount === undefined || amount === null) && !existing?.has_payment) throw invalidInput(path('payment_attributes.amount'), 'is required');
+  if ((amount === undefined || amount === null) && !existing?.has_payment)
+    throw invalidInput(path('payment_attributes.amount'), 'is required');
   return amount === undefined || amount === null ? rest : { ...rest, amount };
 }
 
