@@ -25,6 +25,19 @@ export function print(asJson: boolean | undefined, json: unknown, human: string)
   console.log(asJson ? JSON.stringify(json, null, 2) : human);
 }
 
+/** Rows as aligned columns under their header, two spaces apart, as the CLIs print their lists. */
+export function textTable(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 export interface CliCommand {
   usage: string;
   commands: ReadonlySet<string>;

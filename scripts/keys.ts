@@ -18,7 +18,7 @@ import type { Engine } from '../src/config/index.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
-import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
+import { print, runCliCommand, textTable, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis/client.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
 import pino from 'pino';
@@ -104,15 +104,7 @@ function auditTable(rows: readonly KeyCallSummaryRow[]): string {
     String(row.graphql),
     row.last_seen_at,
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  return [header, ...cells]
-    .map((line) =>
-      line
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable(header, cells);
 }
 
 const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict', 'audit']);

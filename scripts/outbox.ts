@@ -12,7 +12,7 @@ import {
   type OutboxEntry,
   type OutboxStatus,
 } from '../src/notifications/outbox-admin.ts';
-import { print, runCliCommand, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
+import { print, runCliCommand, textTable, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 
 const DEFAULT_LIMIT = 100;
 const DEFAULT_PURGE_DAYS = 30;
@@ -72,15 +72,7 @@ function table(entries: readonly OutboxEntry[]): string {
     // One line per message: a mail server's reply may span several.
     (entry.last_error ?? '').replace(/\s+/g, ' ').slice(0, 120),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  return [header, ...cells]
-    .map((line) =>
-      line
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable(header, cells);
 }
 
 const commands = new Set(['list', 'retry', 'purge']);
