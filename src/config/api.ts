@@ -1,6 +1,10 @@
 // What the API itself offers: its explorers, its contact, the GraphQL cost bound, the lead sources it accepts.
 import { z } from 'zod';
 import { DEFAULT_THIRD_PARTY_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_SOURCES } from '../domain/leads/values.ts';
+
+// The one module of the settings that reads the spec's lead values (the rooms' rule names it):
+// the rest of src/config/ takes them from here.
+export { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { commaList, optional, positiveWholeNumber, setting, trueOrFalse, type SettingDeclaration } from './declare.ts';
 
 /** The default of GRAPHQL_MAX_COST (src/schema/graphql-limits.ts explains the cost). */

@@ -1,6 +1,6 @@
 // The loaders: each start (the service, a CLI) checks the settings it needs from the environment.
 // This is the one module that reads process.env (besides the .env loader, src/config/env-file.ts).
-import { leadSourceLists } from '../domain/leads/values.ts';
+import { leadSourceLists } from './api.ts';
 import { engineOf } from './database.ts';
 import { DAY_MS, HOUR_MS } from './jobs.ts';
 import { rateLimitsOf } from './rate-limits.ts';

@@ -1,5 +1,5 @@
 // The configuration the service runs with, as loadConfig (src/config/load.ts) hands it out.
-import type { LeadSourceLists } from '../domain/leads/values.ts';
+import type { LeadSourceLists } from './api.ts';
 import type { Keyring } from './secrets.ts';
 import type { AppMode } from './app.ts';
 import type { Engine } from './database.ts';
