@@ -3,6 +3,7 @@
 import { isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { accessOfField } from '../src/auth/field-access.ts';
+import { permissionByRecord, permissionOfType } from '../src/auth/type-guards.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 
@@ -50,6 +51,28 @@ describe('the schema', () => {
         .filter(([, access]) => access.alsoNeeds.length > 0)
         .map(([field, access]) => [field, access.alsoNeeds]),
     ).toEqual([['Query.car_payment_processors', ['show:payment_processor_secret']]]);
+  });
+
+  it('guards every type of a guarded record, variants included, unless it says which root field answers for it', () => {
+    const schema = getSchema();
+    const exempt: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type)) continue;
+      const extensions = type.extensions as { pothosPrismaModel?: string; answeredByItsRoot?: string };
+      const record = extensions.pothosPrismaModel ?? type.name;
+      if (!(record in permissionByRecord)) continue;
+      if (extensions.answeredByItsRoot) {
+        expect(extensions.answeredByItsRoot.length, type.name).toBeGreaterThan(30);
+        expect(permissionOfType(type), type.name).toBeUndefined();
+        exempt.push(type.name);
+      } else {
+        expect(permissionOfType(type), type.name).toBe(permissionByRecord[record]);
+      }
+    }
+    // The variants inherit: a contact's list form and an offer's website form are guarded like the record.
+    expect(permissionOfType(schema.getType('ContactListEntry')!)).toBe('read:contact');
+    expect(permissionOfType(schema.getType('WebsiteOffer')!)).toBe('index:offer');
+    expect(exempt.sort()).toEqual(['ApiKeyDetailsDealership', 'CarRecord', 'CarReservation', 'DealershipSearchContactDetail']);
   });
 
   it('makes public access a visible, rare decision', () => {

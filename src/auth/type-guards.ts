@@ -13,6 +13,7 @@ import {
   isInterfaceType,
   isObjectType,
   type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
@@ -23,34 +24,48 @@ import type { Actor } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 
 /**
- * GraphQL object type → the permission its data needs when reached through a relation. Types only
- * reachable below one of these (a car's photos, a lead's events) are covered by it.
+ * A record → the permission its data needs when reached through a relation, keyed by the record: its
+ * Prisma model (every type of the model, variants included, inherits it) or, for a record the graph
+ * builds itself, its type. Types only reachable below one of these (a car's photos, a lead's events)
+ * are covered by it.
  */
-const permissionByType: Readonly<Record<string, Permission>> = {
+export const permissionByRecord: Readonly<Record<string, Permission>> = {
   Car: 'read:car',
   Lead: 'read:lead',
   Contact: 'read:contact',
-  ContactListEntry: 'read:contact',
   Dealership: 'index:dealership',
   LocationContactDetail: 'search:location',
-  // DealershipSearchContactDetail is not listed: only the postcode search answers it, and that root
-  // field already needs search:location; its results always carry their contact details (never null).
+  Offer: 'index:offer',
   ModelVariantSpecification: 'show:model_variant',
   ModelVariantAvailability: 'show:model_variant',
-  Offer: 'index:offer',
-  WebsiteOffer: 'index:offer',
   CarPaymentProcessor: 'show:payment_processor',
 };
 
+/**
+ * Type options for a variant of a guarded record that only a root field answers, which already needs
+ * its own permission (an operation's answer, the key's own details): the variant is not guarded again,
+ * so it can be non-null. The reason is part of the declaration.
+ */
+export function answeredByItsRoot(reason: string) {
+  return { extensions: { answeredByItsRoot: reason } } as const;
+}
+
+/** The permission a type's data needs when reached through a relation, if any. */
+export function permissionOfType(type: GraphQLNamedType): Permission | undefined {
+  const extensions = (type.extensions ?? {}) as { pothosPrismaModel?: string; answeredByItsRoot?: string };
+  if (extensions.answeredByItsRoot) return undefined;
+  return permissionByRecord[extensions.pothosPrismaModel ?? type.name];
+}
+
 /** The guarded type a field returns (a connection counts as its nodes' type), if any. */
-function guardedTypeOf(type: GraphQLOutputType): string | null {
+function guardedTypeOf(type: GraphQLOutputType): GraphQLNamedType | null {
   const named = getNamedType(type);
-  if (named.name in permissionByType) return named.name;
+  if (permissionOfType(named)) return named;
   // A Relay connection: { edges: [{ node: T }] }.
   if (isObjectType(named) && named.name.endsWith('Connection')) {
     const edge = named.getFields().edges ? getNamedType(named.getFields().edges!.type) : null;
     const node = edge && isObjectType(edge) ? edge.getFields().node : undefined;
-    if (node && getNamedType(node.type).name in permissionByType) return getNamedType(node.type).name;
+    if (node && permissionOfType(getNamedType(node.type))) return getNamedType(node.type);
   }
   return null;
 }
@@ -77,7 +92,7 @@ export function guardedFields(
     if (!isObjectType(type) || roots.has(type) || type.name.startsWith('__') || isRelayStructure(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const guarded = guardedTypeOf(field.type);
-      const permission = guarded ? permissionByType[guarded] : undefined;
+      const permission = guarded ? permissionOfType(guarded) : undefined;
       // Every resolver of this schema receives the request context (src/context.ts).
       if (permission) found.push({ type: type.name, field: field as GraphQLField<unknown, GuardContext>, permission });
     }

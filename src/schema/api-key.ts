@@ -4,6 +4,7 @@
 // index:dealership wherever a relation reaches it (src/auth/type-guards.ts), which would empty this
 // list, and the spec lists a dealership's locations and users where the graph pages them. The
 // locations are the graph's Location, whose dealership data needs index:dealership itself.
+import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, restShape } from './builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -12,6 +13,7 @@ import { dealershipFields, dealershipStaffList, Location, locationOrder } from '
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
   description: 'A dealership the key can use, with its locations and users.',
+  ...answeredByItsRoot('apikey_details answers every valid key its own dealerships, whatever its permissions'),
   fields: (t) => ({
     ...dealershipFields(t),
     users: dealershipStaffList(t),

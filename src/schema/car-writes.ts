@@ -2,6 +2,7 @@
 // The REST body is every field of these return types, so they are the documented write answers
 // exactly: thin variants of the car whose fields come from the graph Car's own (carColumnFields in
 // src/schema/car.ts), with what the REST answer adds (images) or leaves out (relations).
+import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, graphOnly } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';
@@ -17,6 +18,7 @@ const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 const CarRecord = builder.prismaObject('Car', {
   variant: 'CarRecord',
   description: 'The stored car as update_car writes it: the fields of the car record, dates as year-month-day.',
+  ...answeredByItsRoot('update_car answers the car it wrote to a key holding update:car'),
   fields: (t) => ({
     ...carColumnFields(t),
     images: t.stringList({
@@ -69,6 +71,7 @@ builder.mutationField('update_car', (t) =>
 const CarReservation = builder.prismaObject('Car', {
   variant: 'CarReservation',
   description: 'A car’s reservation state, as reserve_car leaves it.',
+  ...answeredByItsRoot('reserve_car answers the reservation it made to a key holding reserve:car'),
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     slug: t.exposeString('slug'),

@@ -3,6 +3,7 @@
 // search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
 // `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
 // and a variant built from the record's field definitions where it is not.
+import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
@@ -251,6 +252,7 @@ builder.queryField('partner_dealerships', (t) =>
 const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetail', {
   variant: 'DealershipSearchContactDetail',
   description: 'The contact details of a location found by a search.',
+  ...answeredByItsRoot('only the postcode search answers it, which needs search:location; every result carries its details'),
   fields: (t) => contactDetailFields(t),
 });
 
