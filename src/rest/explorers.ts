@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 
 export const graphiqlOptions = {
   title: 'Dealership API',
-  defaultQuery: '{\n  apikey_details {\n    id\n    permissions\n  }\n}\n',
+  defaultQuery: '{\n  apikey_details {\n    databaseId\n    permissions\n  }\n}\n',
 };
 
 /** Hashes of the page's inline scripts, as CSP source expressions. */

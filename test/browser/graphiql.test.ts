@@ -84,7 +84,7 @@ describe('GraphiQL with the network closed', () => {
     // The editor renders spaces as no-break spaces: compare with white space folded.
     const text = (await response.innerText()).replace(/\s+/g, ' ');
     expect(text).toContain('"apikey_details"');
-    expect(text).toContain(`"id": ${keyId},`);
+    expect(text).toContain(`"databaseId": ${keyId},`);
     expect(text).not.toContain('errors');
     expect(leftTheMachine).toEqual([]);
     expect(blockedByPolicy).toEqual([]);
