@@ -28,11 +28,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify, isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import { Kind, OperationTypeNode, print } from 'graphql';
+import { Kind, OperationTypeNode, print, visit, type DocumentNode } from 'graphql';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { createSofa } from 'sofa-api';
 import { projectRoot, type Engine } from '../src/config/index.ts';
-import { restSchema } from '../src/rest/rest-schema.ts';
+import { restFieldNames, restSchema } from '../src/rest/rest-schema.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { runAdminSql } from './cli-database.ts';
 import { freePort } from './free-port.ts';
@@ -199,6 +199,19 @@ interface Target {
   roles: Role[];
 }
 
+const graphNameOf = Object.fromEntries(Object.entries(restFieldNames).map(([graphName, restName]) => [restName, graphName]));
+
+/** The document as the graph reads it: a field the REST door renames (`id`) selected by its graph name under the REST name. */
+function inGraphNames(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    Field(field) {
+      const graphName = graphNameOf[field.name.value];
+      if (!graphName || field.alias) return undefined;
+      return { ...field, alias: field.name, name: { ...field.name, value: graphName } };
+    },
+  });
+}
+
 /** The GraphQL document of a root field with exactly the selection its REST path answers (built as Sofa builds it). */
 function restSelectionDocuments(): Map<string, string> {
   const schema = restSchema(getSchema());
@@ -213,7 +226,7 @@ function restSelectionDocuments(): Map<string, string> {
       ignore: [],
       circularReferenceDepth: 1,
     });
-    documents.set(read.field, print({ kind: Kind.DOCUMENT, definitions: [operation] }));
+    documents.set(read.field, print(inGraphNames({ kind: Kind.DOCUMENT, definitions: [operation] })));
   }
   return documents;
 }
