@@ -75,6 +75,18 @@ function hardGuardsBelow(type: GraphQLOutputType, seen = new Set<string>()): Set
 
 /** Who may call a root field, and what a key without a permission it needs gets. */
 export function accessOfField(field: GraphQLField<unknown, unknown>): FieldAccess {
+  // The REST door asks on every call; the walk below the field is done once per schema's field.
+  let known = accessByField.get(field);
+  if (!known) {
+    known = workOutAccess(field);
+    accessByField.set(field, known);
+  }
+  return known;
+}
+
+const accessByField = new WeakMap<GraphQLField<unknown, unknown>, FieldAccess>();
+
+function workOutAccess(field: GraphQLField<unknown, unknown>): FieldAccess {
   const access = accessIn(field);
   const deniedStatus = extensionsOf(field).deniedStatus ?? 403;
   if (access === 'public' || access === 'authenticated') return { access, deniedStatus, alsoNeeds: [], permissions: [] };
