@@ -11,6 +11,7 @@ import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ScopedDb } from './db/scoped.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { Geocoder } from './domain/geocoding.ts';
+import type { RecordEventPublisher } from './domain/record-events.ts';
 
 /**
  * What a resolver is given: the caller, its scoped client and the few services operations use, not
@@ -41,6 +42,8 @@ export interface Context {
   logger: Logger;
   /** null when no key, or no valid key, was presented. */
   actor: Actor | null;
+  /** Where a write hands its committed changes for live subscribers (src/domain/record-events.ts). */
+  events: RecordEventPublisher;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -11,6 +11,7 @@ import type { Geocoder } from '../domain/geocoding.ts';
 import type { CounterStore } from '../rate-limit/counters.ts';
 import type { KeyCallLog } from '../domain/api-key-calls.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
+import { unheardEvents, type RecordEventPublisher } from '../domain/record-events.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
 import { actorFromRequest, sentRequest, type Context } from '../context.ts';
 
@@ -37,6 +38,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** This instance's metrics (src/telemetry/metrics.ts); absent, the app makes its own. */
   metrics?: GatewayMetrics;
+  /** Where writes hand their committed changes for live subscribers; absent, nobody listens (src/domain/record-events.ts). */
+  events?: RecordEventPublisher;
 }
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
@@ -52,5 +55,6 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
     request,
     actor,
     logger: requestLogger(deps.logger, sentRequest(request)),
+    events: deps.events ?? unheardEvents,
   };
 }
