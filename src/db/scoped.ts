@@ -20,16 +20,26 @@ import type { Db } from './client.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
-/** How the rows of one model belong to dealerships. */
-type ScopeRule =
+/** One way a row can belong to dealerships. */
+type BelongingRule =
   /** The row names its dealership in `column`, the foreign key of `relation`. */
   | { kind: 'dealership'; column: string; relation: string }
-  /** The Dealership itself, by id. */
-  | { kind: 'dealership-itself' }
   /** The row belongs to the dealership of the row `relation` points at (a car's photo, a lead's event). */
   | { kind: 'owner'; relation: string }
   /** The row is visible when one of its links in the list `relation` is (a user, through their dealership links). */
-  | { kind: 'links'; relation: string }
+  | { kind: 'links'; relation: string };
+
+/** How the rows of one model belong to dealerships. */
+type ScopeRule =
+  | BelongingRule
+  /** The Dealership itself, by id. */
+  | { kind: 'dealership-itself' }
+  /**
+   * The row is visible when any one of these holds (an offer: a website offer belongs to its website's
+   * dealership, a manufacturer offer runs at the dealerships it is linked to). Such rows are catalogue
+   * rows no caller writes, so a write through the scoped client is refused.
+   */
+  | { kind: 'any'; of: readonly BelongingRule[]; reason: string }
   /** No dealership's data: catalogue, access control, or rows only the server itself reads. */
   | { kind: 'global'; reason: string };
 
@@ -77,11 +87,13 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   SpecificationValue: global('catalogue'),
   ConfigurableOption: global('catalogue'),
   VariantAvailability: global('catalogue'),
-  OfferImage: global('catalogue'),
+  OfferImage: ownedBy('offer'),
   Plugin: global('catalogue'),
-  // Offers are catalogue data shown across dealerships; who sees which is decided by the website's
-  // authorisation (403) and by their dealership links (OfferDealership, scoped above).
-  Offer: global('catalogue: visibility follows the website authorisation and the scoped dealership links'),
+  Offer: {
+    kind: 'any',
+    of: [ownedBy('website'), { kind: 'links', relation: 'dealerships' }],
+    reason: "a website offer is its website's dealership's; a manufacturer offer runs at the dealerships it is linked to",
+  },
   ApiKey: global('access control: a key reads only itself (apikey_details); the CLI manages keys'),
   ApiKeySecret: global('access control: read by the key lookup only'),
   ApiKeyPermission: global('access control'),
@@ -187,6 +199,12 @@ type Where = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** What a to-one related row must select to be checked, and the check. */
+interface Probe {
+  select: Args;
+  check: (row: Args) => boolean;
+}
+
 /** What a result row of a to-one relation must show to be in scope, and which probe keys were added. */
 interface RowCheck {
   check: (row: Args) => boolean;
@@ -215,24 +233,31 @@ class Scope {
     const rule = ruleOf(model);
     let where: Where | null;
     switch (rule.kind) {
-      case 'dealership':
-        where = { [rule.column]: { in: [...this.dealershipIds] } };
-        break;
       case 'dealership-itself':
         where = { id: { in: [...this.dealershipIds] } };
         break;
-      case 'owner':
-        where = { [rule.relation]: { is: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
-        break;
-      case 'links':
-        where = { [rule.relation]: { some: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+      case 'any':
+        where = { OR: rule.of.map((way) => this.belongingWhere(model, way)) };
         break;
       case 'global':
         where = null;
         break;
+      default:
+        where = this.belongingWhere(model, rule);
     }
     this.wheres.set(model, where);
     return where;
+  }
+
+  private belongingWhere(model: string, rule: BelongingRule): Where {
+    switch (rule.kind) {
+      case 'dealership':
+        return { [rule.column]: { in: [...this.dealershipIds] } };
+      case 'owner':
+        return { [rule.relation]: { is: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+      case 'links':
+        return { [rule.relation]: { some: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+    }
   }
 
   private requiredWhere(target: string | undefined, from: string): Where {
@@ -242,8 +267,11 @@ class Scope {
   }
 
   /** The selection a to-one related row needs to be checked, and the check. */
-  private probe(model: string): { select: Args; check: (row: Args) => boolean } {
-    const rule = ruleOf(model);
+  private probe(model: string): Probe {
+    return this.probeOfRule(model, ruleOf(model));
+  }
+
+  private probeOfRule(model: string, rule: ScopeRule): Probe {
     switch (rule.kind) {
       case 'dealership':
         return { select: { [rule.column]: true }, check: (row) => this.reaches(row[rule.column]) };
@@ -262,6 +290,13 @@ class Scope {
         return {
           select: { [rule.relation]: { where: linkWhere, select: this.probe(link).select, take: 1 } },
           check: (row) => Array.isArray(row[rule.relation]) && (row[rule.relation] as unknown[]).length > 0,
+        };
+      }
+      case 'any': {
+        const ways = rule.of.map((way) => this.probeOfRule(model, way));
+        return {
+          select: Object.assign({}, ...ways.map((way) => way.select)),
+          check: (row) => ways.some((way) => way.check(row)),
         };
       }
       case 'global':
@@ -356,6 +391,7 @@ class Scope {
     }
     if (!isObject(data)) return;
     if (rule.kind === 'dealership-itself') throw notFound('dealership');
+    if (rule.kind === 'any') throw new Error(`dealership scope: ${model} rows are not written through a caller's client`);
     if (rule.kind !== 'dealership') return;
     const column = data[rule.column];
     const named = isObject(column) && 'set' in column ? column.set : column;

@@ -119,20 +119,15 @@ function stillRunning(now: Date): Prisma.DateTimeFilter {
 }
 
 /**
- * The manufacturer offers a key sees: still running, and at one of its dealerships for a restricted
- * key. Offers are catalogue data (not scoped by src/db/scoped.ts), so which ones a key sees is this
- * rule of the offers area.
+ * The manufacturer offers that run: expiring today or later. Which of them a key sees (those at one
+ * of its dealerships) is the scoped client's rule for offers (src/db/scoped.ts).
  */
-export function runningManufacturerOffersWhere(actor: Actor, now: Date): Prisma.OfferWhereInput {
-  return {
-    kind: 'manufacturer',
-    expires_at: stillRunning(now),
-    ...(actor.dealershipIds ? { dealerships: { some: { dealership_id: { in: [...actor.dealershipIds] } } } } : {}),
-  };
+export function runningManufacturerOffersWhere(now: Date): Prisma.OfferWhereInput {
+  return { kind: 'manufacturer', expires_at: stillRunning(now) };
 }
 
-export function manufacturerOffersWhere(actor: Actor, manufacturerId: number, now: Date): Prisma.OfferWhereInput {
-  return { ...runningManufacturerOffersWhere(actor, now), manufacturer_id: manufacturerId };
+export function manufacturerOffersWhere(manufacturerId: number, now: Date): Prisma.OfferWhereInput {
+  return { ...runningManufacturerOffersWhere(now), manufacturer_id: manufacturerId };
 }
 
 /** Spec 4.5: 404 manufacturer_not_found for an unknown manufacturer; manufacturers are not dealership data. */
