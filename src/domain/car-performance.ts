@@ -10,32 +10,20 @@ const DAY_MS = 86_400_000;
 /** The photo count that days_to_twenty_photos measures the time to. */
 const PHOTO_MILESTONE = 20;
 
-export interface CarPerformanceLead {
-  id: number;
-  created_at: Date;
-  source: string;
-  lead_status: string;
-  lead_state: string;
-}
+/** A lead as the car's performance lists it: its columns, as stored. */
+export type CarPerformanceLead = Pick<Prisma.LeadModel, 'id' | 'created_at' | 'source' | 'lead_status' | 'lead_state'>;
 
-export interface CarPerformancePriceChange {
+/** A price change as the car's performance lists it: the price row, its `created_at` named `updated_at`. */
+export type CarPerformancePriceChange = Pick<Prisma.CarPriceChangeModel, 'dapprice' | 'egcprice'> & {
   /** When the price changed: the price row's created_at (price rows are never edited). */
-  updated_at: Date;
-  dapprice: number | null;
-  egcprice: number | null;
-}
+  updated_at: Prisma.CarPriceChangeModel['created_at'];
+};
 
-export interface CarPerformance {
-  id: number;
-  car_type: string;
-  status: string;
-  make: string;
-  model: string;
-  vin: string | null;
-  stocknum: string;
-  slug: string;
-  created_at: Date;
-  updated_at: Date;
+/** The car's own columns the performance answers, then the figures computed from its facts. */
+export type CarPerformance = Pick<
+  Prisma.CarModel,
+  'id' | 'car_type' | 'status' | 'make' | 'model' | 'vin' | 'stocknum' | 'slug' | 'created_at' | 'updated_at' | 'sold_date'
+> & {
   days_old: number;
   leads_count: number;
   photos_count: number;
@@ -45,11 +33,10 @@ export interface CarPerformance {
   views: number;
   start_price: number | null;
   last_price_change: Date | null;
-  sold_date: Date | null;
   price_type: string;
   leads: CarPerformanceLead[];
   price_changes: CarPerformancePriceChange[];
-}
+};
 
 /** Whole days from `from` to `to`, never negative (a clock skew must not produce "-1 days"). */
 function wholeDaysBetween(from: Date, to: Date): number {

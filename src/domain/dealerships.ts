@@ -2,6 +2,7 @@
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's sales locations (4.15).
 import { z } from 'zod';
+import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import type { Website } from '../generated/prisma/sqlite/client.ts';
 import { apiError, notFound } from '../errors.ts';
@@ -22,14 +23,12 @@ export async function requireDealershipId(db: ScopedDb, by: { id: number } | { s
   return dealership.id;
 }
 
-export interface PartnerDealershipMapping {
-  id: number;
-  name: string;
-  dealership_id: number;
-  dealership_name: string;
+/** A location mapped at the partner: its columns, its dealership's name, and both partner ids (set, trimmed). */
+export type PartnerDealershipMapping = Pick<Prisma.LocationModel, 'id' | 'name' | 'dealership_id'> & {
+  dealership_name: Prisma.DealershipModel['name'];
   partner_dealership_id: string;
   partner_account_id: string;
-}
+};
 
 /**
  * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
@@ -68,13 +67,9 @@ export async function partnerDealershipMappings(db: ScopedDb): Promise<PartnerDe
   return mappings;
 }
 
-export interface InstalledPlugin {
-  name: string;
-  slug: string;
-  categories: string[];
-  installed_at: Date;
-  trial: boolean;
-}
+/** A plugin installed on a dealership: the plugin's columns (its categories read from JSON) and the install's. */
+export type InstalledPlugin = Pick<Prisma.PluginModel, 'name' | 'slug'> &
+  Pick<Prisma.DealershipPluginModel, 'installed_at' | 'trial'> & { categories: string[] };
 
 /** The plugins installed on a dealership the actor reaches, by plugin name (then slug). */
 export async function dealershipPlugins(db: ScopedDb, dealershipSlug: string): Promise<InstalledPlugin[]> {

@@ -9,33 +9,21 @@ import type { DbClients } from '../db/scoped.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
-export interface CategoryRow {
-  id: number;
-  name: string;
-  slug: string;
-  position: number;
-}
+/** A specification category as answered: its columns (a specification field has the same four). */
+export type CategoryRow = Pick<Prisma.SpecificationCategoryModel, 'id' | 'name' | 'slug' | 'position'>;
 
-export interface SpecificationFieldEntry extends CategoryRow {
-  value: string;
-}
+export type SpecificationFieldEntry = Pick<Prisma.SpecificationFieldModel, 'id' | 'name' | 'slug' | 'position'> & {
+  value: Prisma.SpecificationValueModel['value'];
+};
 
 export interface SpecificationGroup {
   category: CategoryRow;
   fields: SpecificationFieldEntry[];
 }
 
-export interface AvailabilityOptionEntry {
-  id: number;
-  availability: string;
-  configurable_option: {
-    id: number;
-    code: string;
-    description: string | null;
-    recommended_retail_price_cents: number | null;
-    position: number;
-  };
-}
+export type AvailabilityOptionEntry = Pick<Prisma.VariantAvailabilityModel, 'id' | 'availability'> & {
+  configurable_option: Pick<Prisma.ConfigurableOptionModel, 'id' | 'code' | 'description' | 'recommended_retail_price_cents' | 'position'>;
+};
 
 export interface AvailabilityGroup {
   category: CategoryRow;
@@ -107,7 +95,7 @@ export function specificationGroups(
 export function availabilityGroups(
   rows: readonly {
     id: number;
-    availability: string;
+    availability: AvailabilityOptionEntry['availability'];
     option: AvailabilityOptionEntry['configurable_option'] & { category: CategoryRow };
   }[],
 ): AvailabilityGroup[] {
@@ -154,27 +142,17 @@ export async function shownVariantWhere(
 const websiteModelsVersions = [1, 2] as const;
 export type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
 
-export interface WebsiteModelVariantSummary {
-  id: number;
-  slug: string;
-  name: string;
-  price: number | null;
-}
+export type WebsiteModelVariantSummary = Pick<Prisma.ModelVariantModel, 'id' | 'slug' | 'name' | 'price'>;
 
-export interface WebsiteModelEntry {
-  id: number;
-  name: string;
-  slug: string;
-  new_slug: string;
-  path: string;
-  override_url: string | null;
-  position: number;
-  manufacturer: string;
-  /** The lowest price among the model's variants; null when none has a price. */
-  price_from: number | null;
-  /** Version 2 only; null in version 1, which lists models without their variants. */
-  variants: WebsiteModelVariantSummary[] | null;
-}
+/** A model a website shows: the model's columns, the website's own link and place for it, and figures. */
+export type WebsiteModelEntry = Pick<Prisma.ModelModel, 'id' | 'name' | 'slug' | 'new_slug' | 'path'> &
+  Pick<Prisma.WebsiteModelModel, 'override_url' | 'position'> & {
+    manufacturer: Prisma.ManufacturerModel['name'];
+    /** The lowest price among the model's variants; null when none has a price. */
+    price_from: number | null;
+    /** Version 2 only; null in version 1, which lists models without their variants. */
+    variants: WebsiteModelVariantSummary[] | null;
+  };
 
 export interface WebsiteModels {
   website_id: number;
