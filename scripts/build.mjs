@@ -90,6 +90,8 @@ export function bundleOptions(outdir) {
     // of the CPU of an uncached read. One build per package either way, so no package is loaded twice.
     mainFields: ['module', 'main'],
     plugins: [graphqlPlainInstanceOf, prismaRuntimeAsModule, prismaQueryCompilerAsFile],
+    // prismaQueryCompilerAsFile reads it to place the query compilers' .wasm files.
+    metafile: true,
     legalComments: 'none',
     logLevel: 'warning',
   };
@@ -146,8 +148,8 @@ const generatedClass = (engine) => `src/generated/prisma/${engine}/internal/clas
 /**
  * Prisma's generated client loads its query compiler (WebAssembly) from a JavaScript module holding
  * it as a base64 string, then decodes it: parsing that module and decoding it cost about 60 ms of CPU
- * at every start, measured. The build writes the decoded bytes beside the bundle's code
- * (writeQueryCompilers) and the client reads them from there instead.
+ * at every start, measured. Every build with these options (tests' too) writes the decoded bytes
+ * beside the bundle's code when it ends (writeQueryCompilers), and the client reads them from there.
  * @type {import('esbuild').Plugin}
  */
 const prismaQueryCompilerAsFile = {
@@ -168,6 +170,10 @@ const prismaQueryCompilerAsFile = {
         return { contents: switched, loader: 'ts' };
       },
     );
+    buildContext.onEnd(async (result) => {
+      if (result.errors.length === 0 && result.metafile && buildContext.initialOptions.write !== false)
+        await writeQueryCompilers(result.metafile);
+    });
   },
 };
 
@@ -197,8 +203,7 @@ export async function build() {
   const esbuild = await import('esbuild');
   try {
     // A linked source map, for debuggers and `node --enable-source-maps`; nothing reads it on a normal start.
-    const result = await esbuild.build({ ...bundleOptions(path.join(temporary, 'src')), sourcemap: 'linked', metafile: true });
-    await writeQueryCompilers(result.metafile);
+    await esbuild.build({ ...bundleOptions(path.join(temporary, 'src')), sourcemap: 'linked' });
     writeFileSync(path.join(temporary, '.build-stamp'), before);
     const previous = path.join(projectRoot, `dist-${process.pid}.old.tmp`);
     if (existsSync(distDir)) renameSync(distDir, previous);
