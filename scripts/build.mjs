@@ -10,8 +10,9 @@
 // loading one file instead of about 1,500 modules is most of what makes the start fast. Left outside
 // the bundle, and loaded from node_modules as usual:
 //  - better-sqlite3 and pg-native: native code;
-//  - Prisma's runtime (@prisma/client/runtime/*): its query compiler is WebAssembly shipped as a
-//    module of its own, loaded by the generated client when the first query runs;
+//  - Prisma's runtime (@prisma/client/runtime/*), imported as its ES module build; its query
+//    compiler is WebAssembly, which the build writes as a .wasm file beside the generated client's
+//    chunk and the client compiles when the first query runs (prismaQueryCompilerAsFile below);
 //  - the GraphiQL page (@graphql-yoga/render-graphiql, 9 MB), loaded when a browser first asks for it.
 // Code imported with import() (the demo data seed, nodemailer) goes into chunks of its own, loaded
 // only when used. Types are not checked here (`npm run typecheck` and `npm test` do that).
