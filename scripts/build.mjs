@@ -10,8 +10,9 @@
 // loading one file instead of about 1,500 modules is most of what makes the start fast. Left outside
 // the bundle, and loaded from node_modules as usual:
 //  - better-sqlite3 and pg-native: native code;
-//  - Prisma's runtime (@prisma/client/runtime/*): its query compiler is WebAssembly shipped as a
-//    module of its own, loaded by the generated client when the first query runs;
+//  - Prisma's runtime (@prisma/client/runtime/*), imported as its ES module build; its query
+//    compiler is WebAssembly, which the build writes as a .wasm file beside the generated client's
+//    chunk and the client compiles when the first query runs (prismaQueryCompilerAsFile below);
 //  - the GraphiQL page (@graphql-yoga/render-graphiql, 9 MB), loaded when a browser first asks for it.
 // Code imported with import() (the demo data seed, nodemailer) goes into chunks of its own, loaded
 // only when used. Types are not checked here (`npm run typecheck` and `npm test` do that).
@@ -89,7 +90,9 @@ export function bundleOptions(outdir) {
     // the CommonJS one, every use of an import goes through esbuild's interop getter, measured at 4%
     // of the CPU of an uncached read. One build per package either way, so no package is loaded twice.
     mainFields: ['module', 'main'],
-    plugins: [graphqlPlainInstanceOf],
+    plugins: [graphqlPlainInstanceOf, prismaRuntimeAsModule, prismaQueryCompilerAsFile],
+    // prismaQueryCompilerAsFile reads it to place the query compilers' .wasm files.
+    metafile: true,
     legalComments: 'none',
     logLevel: 'warning',
   };
@@ -115,6 +118,82 @@ const graphqlPlainInstanceOf = {
     });
   },
 };
+
+/**
+ * Prisma's runtime, imported as its ES module build. The package's `node` condition sends an
+ * `import` to the CommonJS build, which Node can only import after scanning its 200 KB for the names
+ * it exports (cjs-module-lexer): about 90 ms of CPU at every start, measured, for the same code.
+ * The runtime stays outside the bundle (its `__dirname` and `require` are its own file's).
+ * @type {import('esbuild').Plugin}
+ */
+const prismaRuntimeAsModule = {
+  name: 'prisma-runtime-as-module',
+  setup(buildContext) {
+    buildContext.onResolve({ filter: /^@prisma\/client\/runtime\/client$/ }, () => ({
+      path: '@prisma/client/runtime/client.mjs',
+      external: true,
+    }));
+  },
+};
+
+/** The generated clients' engines, whose query compiler is read from a .wasm file next to the code that loads it. */
+const queryCompilerEngines = ['sqlite', 'postgresql'];
+/** @param {string} engine */
+const queryCompilerFile = (engine) => `prisma-query-compiler.${engine}.wasm`;
+/** Where a generated client imports its query compiler's base64 module (the build, "fast" or "small", is the schema's compilerBuild). */
+const queryCompilerImport =
+  /const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_(?:fast|small)_bg\.(?:sqlite|postgresql)\.wasm-base64\.mjs)"\)\s*return await decodeBase64AsWasm\(wasm\)/;
+/** @param {string} engine */
+const generatedClass = (engine) => `src/generated/prisma/${engine}/internal/class.ts`;
+
+/**
+ * Prisma's generated client loads its query compiler (WebAssembly) from a JavaScript module holding
+ * it as a base64 string, then decodes it: parsing that module and decoding it cost about 60 ms of CPU
+ * at every start, measured. Every build with these options (tests' too) writes the decoded bytes
+ * beside the bundle's code when it ends (writeQueryCompilers), and the client reads them from there.
+ * @type {import('esbuild').Plugin}
+ */
+const prismaQueryCompilerAsFile = {
+  name: 'prisma-query-compiler-as-file',
+  setup(buildContext) {
+    buildContext.onLoad(
+      { filter: /[\\/]src[\\/]generated[\\/]prisma[\\/](sqlite|postgresql)[\\/]internal[\\/]class\.ts$/ },
+      async (args) => {
+        const { readFile } = await import('node:fs/promises');
+        const engine = /[\\/](sqlite|postgresql)[\\/]internal[\\/]/.exec(args.path)?.[1] ?? '';
+        const source = await readFile(args.path, 'utf8');
+        const switched = source.replace(
+          queryCompilerImport,
+          `const { readFile } = await import('node:fs/promises');\n    return new WebAssembly.Module(await readFile(new URL('./${queryCompilerFile(engine)}', import.meta.url)))`,
+        );
+        if (switched === source)
+          throw new Error(`${args.path} no longer loads its query compiler the way this build replaces: review prismaQueryCompilerAsFile`);
+        return { contents: switched, loader: 'ts' };
+      },
+    );
+    buildContext.onEnd(async (result) => {
+      if (result.errors.length === 0 && result.metafile && buildContext.initialOptions.write !== false)
+        await writeQueryCompilers(result.metafile);
+    });
+  },
+};
+
+/**
+ * Writes each engine's query compiler, decoded, beside the output file that holds its generated
+ * client (the code reads it relative to its own URL).
+ * @param {import('esbuild').Metafile} metafile
+ */
+async function writeQueryCompilers(metafile) {
+  for (const engine of queryCompilerEngines) {
+    const classFile = generatedClass(engine);
+    const output = Object.keys(metafile.outputs).find((file) => Object.hasOwn(metafile.outputs[file]?.inputs ?? {}, classFile));
+    if (!output) throw new Error(`no output of the bundle holds ${classFile}`);
+    const imported = queryCompilerImport.exec(readFileSync(path.join(projectRoot, classFile), 'utf8'))?.[1];
+    if (!imported) throw new Error(`${classFile} names no query compiler this build knows: review prismaQueryCompilerAsFile`);
+    const { wasm } = await import(imported);
+    writeFileSync(path.join(projectRoot, path.dirname(output), queryCompilerFile(engine)), Buffer.from(wasm, 'base64'));
+  }
+}
 
 /** @returns {Promise<void>} */
 export async function build() {

@@ -88,6 +88,24 @@ describe('the cache times', () => {
   });
 });
 
+describe('a new instance', () => {
+  it('reads the schema for the cache at its first executions, under concurrent first requests, and caches from the first answer', async () => {
+    // The plugin reads the schema at the first execution, not when the app is built (src/gateway/response-cache.ts).
+    const yoga = instance(inMemoryReadCache());
+    const query = '{ dealerships(first: 10) { edges { node { id: databaseId } } } }';
+    const first = await Promise.all([
+      ...Array.from({ length: 6 }, () => graphql(yoga, query, keys.north)),
+      ...Array.from({ length: 2 }, () => get(yoga, '/api/v1/apikeys/apikey_details.json', keys.north).then((response) => response.json())),
+    ]);
+    for (const answer of first.slice(0, 6)) expect(answer).toEqual({ data: { dealerships: { edges: [{ node: { id: north.id } }] } } });
+    expect(first[7]).toEqual(first[6]);
+    app.queries.length = 0;
+    expect(await graphql(yoga, query, keys.north)).toEqual(first[0]);
+    expect(await (await get(yoga, '/api/v1/apikeys/apikey_details.json', keys.north)).json()).toEqual(first[6]);
+    expect(app.queries).toEqual([]);
+  });
+});
+
 describe('one instance, in memory', () => {
   let yoga: Yoga;
   beforeAll(() => {

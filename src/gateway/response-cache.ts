@@ -325,6 +325,32 @@ function responseCacheKey(generation: CacheGeneration, book: EntryBook): CacheKe
   };
 }
 
+/**
+ * The response cache plugin reads the schema when it is set, by rebuilding every type of it with
+ * mapSchema (to note each field's result types): about 60 ms of CPU at start-up, measured, that no
+ * answer needs until an operation runs. The reading is done by the first execution instead, once:
+ * executions start one at a time on the event loop, and the plugin's own check skips a schema it has
+ * read. Its only other hook is onExecute.
+ */
+function schemaReadOnFirstExecution(plugin: Plugin<YogaContext>): Plugin<YogaContext> {
+  const { onSchemaChange, onExecute } = plugin;
+  let unread: Parameters<NonNullable<typeof onSchemaChange>>[0] | null = null;
+  return {
+    ...plugin,
+    onSchemaChange(payload) {
+      unread = payload;
+    },
+    onExecute(payload) {
+      if (unread) {
+        const schemaChange = unread;
+        unread = null;
+        onSchemaChange?.(schemaChange);
+      }
+      return onExecute?.(payload);
+    },
+  };
+}
+
 export function useReadCache(
   { generation, store }: ReadCacheOptions,
   now: () => Date,
@@ -342,26 +368,28 @@ export function useReadCache(
     plugins: [
       onlyReadsCached(generation, notReads),
       forgetWaiting,
-      useResponseCache<YogaContext>({
-        cache: envelopCacheOver(store, now, metrics, book),
-        session: (context) => (context.actor ? cacheScope(context.actor) : null),
-        enabled: (context) => context.actor !== null && !notReads.has(context),
-        ttl: cacheTtls.default,
-        ttlPerSchemaCoordinate: cacheTtls.perType,
-        // Off: this plugin's invalidation is by entity; generations replace it. With it off the plugin
-        // would file mutation results like query results, which `enabled` above prevents.
-        invalidateViaMutation: false,
-        // Entries are invalidated by generation (onlyReadsCached), never by entity, so the plugin
-        // need not add `id` to every selection to learn entities; and it must not: a type the REST
-        // door serves without its graph-only `id` (a model in an offer) would be asked for a field
-        // the REST schema does not have.
-        idFields: [],
-        includeExtensionMetadata: false,
-        // Answers with errors are not cached, as by the plugin's default, which also printed a plain-text
-        // console line for each one; every line this process writes is JSON (src/logger.ts).
-        shouldCacheResult: ({ result }) => !result.errors,
-        buildResponseCacheKey: responseCacheKey(generation, book),
-      }),
+      schemaReadOnFirstExecution(
+        useResponseCache<YogaContext>({
+          cache: envelopCacheOver(store, now, metrics, book),
+          session: (context) => (context.actor ? cacheScope(context.actor) : null),
+          enabled: (context) => context.actor !== null && !notReads.has(context),
+          ttl: cacheTtls.default,
+          ttlPerSchemaCoordinate: cacheTtls.perType,
+          // Off: this plugin's invalidation is by entity; generations replace it. With it off the plugin
+          // would file mutation results like query results, which `enabled` above prevents.
+          invalidateViaMutation: false,
+          // Entries are invalidated by generation (onlyReadsCached), never by entity, so the plugin
+          // need not add `id` to every selection to learn entities; and it must not: a type the REST
+          // door serves without its graph-only `id` (a model in an offer) would be asked for a field
+          // the REST schema does not have.
+          idFields: [],
+          includeExtensionMetadata: false,
+          // Answers with errors are not cached, as by the plugin's default, which also printed a plain-text
+          // console line for each one; every line this process writes is JSON (src/logger.ts).
+          shouldCacheResult: ({ result }) => !result.errors,
+          buildResponseCacheKey: responseCacheKey(generation, book),
+        }),
+      ),
     ],
   };
 }
