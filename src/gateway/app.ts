@@ -51,6 +51,10 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
     unscopedDb: deps.db,
     request,
     actor,
-    logger: requestLogger(deps.logger, sentRequest(request)),
+    // Made on first use: most requests write no line of their own, and a child logger costs the
+    // serialisation of its bindings.
+    get logger() {
+      return requestLogger(deps.logger, sentRequest(request));
+    },
   };
 }

@@ -72,10 +72,22 @@ export function outboxMessageId(row: { id: number; created_at: Date }, mailFrom:
   return `<outbox-${row.id}-${row.created_at.getTime().toString(36)}@${senderDomain(mailFrom)}>`;
 }
 
-export async function enqueueLeadNotifications(tx: Tx, lead: NotifiedLead, dealership: { name: string }, now: Date): Promise<void> {
-  const car = lead.car_id
-    ? await tx.car.findUnique({ where: { id: lead.car_id }, select: { year: true, make: true, model: true, stocknum: true } })
-    : null;
+/** What the messages say about the lead's car. */
+type NotifiedCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
+
+/** `knownCar`: the lead's car when the caller has just read it (its references' check), so it is not read again. */
+export async function enqueueLeadNotifications(
+  tx: Tx,
+  lead: NotifiedLead,
+  dealership: { name: string },
+  now: Date,
+  knownCar?: NotifiedCar,
+): Promise<void> {
+  const car = !lead.car_id
+    ? null
+    : knownCar?.id === lead.car_id
+      ? knownCar
+      : await tx.car.findUnique({ where: { id: lead.car_id }, select: { id: true, year: true, make: true, model: true, stocknum: true } });
   const vehicle = car
     ? `${car.year} ${car.make} ${car.model} (stock number ${car.stocknum})`
     : lead.stocknum
