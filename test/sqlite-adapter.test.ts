@@ -1,8 +1,14 @@
 // The SQLite adapter keeps its prepared statements (src/db/sqlite-adapter.ts): one statement per SQL
-// text, reused with other arguments, the least recently used dropped past the bound.
+// text, reused with other arguments, the least recently used dropped past the bound. Its writes wait
+// for the write-ahead log's fsync off the event loop, writes close together sharing one (WalSync).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { keepPreparedStatements } from '../src/db/sqlite-adapter.ts';
+import { createDb } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { keepPreparedStatements, WalSync } from '../src/db/sqlite-adapter.ts';
 
 function connection(): Database.Database {
   const db = new Database(':memory:');
@@ -44,5 +50,94 @@ describe('kept prepared statements', () => {
     db.prepare('SELECT 4 AS n');
     expect([...kept.keys()]).toEqual(['SELECT 3 AS n', 'SELECT 1 AS n', 'SELECT 4 AS n']);
     db.close();
+  });
+});
+
+/** A sync whose completion the test decides: each call is recorded with the function that ends it. */
+function controlledSync() {
+  const calls: (() => void)[] = [];
+  const sync = () =>
+    new Promise<void>((resolve) => {
+      calls.push(resolve);
+    });
+  return { calls, sync };
+}
+
+const settled = async (promise: Promise<unknown>): Promise<boolean> => {
+  let done = false;
+  void promise.then(() => {
+    done = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+};
+
+describe('the write-ahead log’s fsync (WalSync)', () => {
+  it('answers a write only after an fsync that began after it', async () => {
+    const { calls, sync } = controlledSync();
+    const wal = new WalSync('db.sqlite-wal', sync);
+    const first = wal.flushed();
+    expect(calls).toHaveLength(1);
+    // Written while the first fsync runs: that one may have started before the write.
+    const second = wal.flushed();
+    expect(calls).toHaveLength(1);
+    calls[0]!();
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    expect(calls).toHaveLength(2);
+    calls[1]!();
+    expect(await settled(second)).toBe(true);
+  });
+
+  it('makes the writes that wait for the same fsync share it', async () => {
+    const { calls, sync } = controlledSync();
+    const wal = new WalSync('db.sqlite-wal', sync);
+    void wal.flushed();
+    const waiting = [wal.flushed(), wal.flushed(), wal.flushed()];
+    calls[0]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toHaveLength(2);
+    calls[1]!();
+    await Promise.all(waiting);
+    expect(calls).toHaveLength(2);
+    // Idle again: the next write starts its own.
+    void wal.flushed();
+    expect(calls).toHaveLength(3);
+  });
+
+  it('fails the write when the fsync fails, and the next write tries again', async () => {
+    let attempt = 0;
+    const wal = new WalSync('db.sqlite-wal', async () => {
+      attempt += 1;
+      if (attempt === 1) throw new Error('EIO');
+    });
+    await expect(wal.flushed()).rejects.toThrow('EIO');
+    await expect(wal.flushed()).resolves.toBeUndefined();
+  });
+
+  it('runs the service’s writer with synchronous = NORMAL in WAL mode, and SQLite’s own fsync in memory', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dgw-wal-'));
+    const url = `file:${path.join(dir, 'wal.db')}`;
+    const writerSetting = async (db: ReturnType<typeof createDb>): Promise<number> => {
+      // A transaction's statements run on the writer connection (plain reads go to the read-only one).
+      const [row] = await db.$transaction((tx) => tx.$queryRawUnsafe<{ synchronous: number | bigint }[]>('PRAGMA synchronous'));
+      return Number(row?.synchronous);
+    };
+    try {
+      await migrate(url);
+      const db = createDb(url);
+      expect(await writerSetting(db)).toBe(1);
+      await db.sharedSetting.create({ data: { name: 'wal-test', value: 'written', updated_at: new Date() } });
+      await db.$disconnect();
+      const reopened = new Database(path.join(dir, 'wal.db'), { readonly: true });
+      expect(reopened.prepare("SELECT value FROM shared_settings WHERE name = 'wal-test'").get()).toEqual({ value: 'written' });
+      reopened.close();
+
+      const inMemory = createDb('file::memory:');
+      expect(await writerSetting(inMemory)).toBe(2);
+      await inMemory.$disconnect();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -48,3 +48,21 @@ describe('statements per request, uncached', () => {
     });
   }
 });
+
+describe('a lead POST with an Idempotency-Key', () => {
+  it('runs two statements more than without: the key’s look-up, and its record with the answer', async () => {
+    // The same person twice, so that both counted requests join the contact the first one made.
+    await statementsFor('POST', '/api/v1/leads');
+    const plain = await statementsFor('POST', '/api/v1/leads');
+    await app.request('/api/v1/apikeys/apikey_details.json', { key });
+    app.queries.length = 0;
+    const response = await app.request('/api/v1/leads', {
+      method: 'POST',
+      key,
+      headers: { 'Idempotency-Key': `statement-count-${Date.now()}` },
+      json: { lead: samplePayload(1, { stocknum: 'MEL1002' }) },
+    });
+    expect(response.status).toBe(201);
+    expect(app.queries.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql.trim()))).toHaveLength(plain + 2);
+  });
+});

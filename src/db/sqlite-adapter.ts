@@ -13,6 +13,15 @@
 // Both connections keep their prepared statements: Prisma's adapter prepares every statement again on
 // every call (about 8% of an uncached read's CPU), and the service sends a few hundred distinct SQL
 // texts, so each connection remembers the most recent PREPARED_STATEMENTS_KEPT of them.
+//
+// A write is on disk before it is answered, but the disk is waited for off the event loop. better-sqlite3
+// is synchronous: with SQLite's default (synchronous = FULL) every COMMIT calls fsync on the one
+// thread that serves every request, several milliseconds on an ordinary disk during which nothing
+// else runs, and with the lock held. In WAL mode the writer runs with synchronous = NORMAL (the commit
+// writes the log without waiting for the disk) and each write then waits for an fsync of the log on
+// libuv's thread pool (WalSync below), after the lock is released: what is answered is as durable as
+// under FULL, the thread serves other requests meanwhile, and writes that commit close together share one fsync.
+import { open } from 'node:fs/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 
@@ -110,21 +119,92 @@ function onlyReads(connection: Connection, sql: string): boolean {
   }
 }
 
-function serialise(adapter: Adapter, reader?: Adapter): Adapter {
+/** fsync of `file` (a no-op when it does not exist: a log checkpointed and removed has nothing left to write). */
+async function syncFile(file: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Group commit for the write-ahead log: `flushed()` resolves once everything written before the call
+ * is on disk. One fsync runs at a time; a write that arrives while one runs (which may have started
+ * before the write) waits for the next, which then covers every write made until it starts.
+ */
+export class WalSync {
+  readonly #file: string;
+  readonly #sync: (file: string) => Promise<void>;
+  #running: Promise<void> | null = null;
+  #next: Promise<void> | null = null;
+
+  constructor(walFile: string, sync: (file: string) => Promise<void> = syncFile) {
+    this.#file = walFile;
+    this.#sync = sync;
+  }
+
+  flushed(): Promise<void> {
+    if (this.#next) return this.#next;
+    const running = this.#running;
+    if (!running) return this.#start();
+    const after = () => {
+      this.#next = null;
+      return this.#start();
+    };
+    this.#next = running.then(after, after);
+    return this.#next;
+  }
+
+  #start(): Promise<void> {
+    const running = this.#sync(this.#file).finally(() => {
+      if (this.#running === running) this.#running = null;
+    });
+    this.#running = running;
+    return running;
+  }
+}
+
+/**
+ * The log of a writer in WAL mode, now synced by WalSync instead of by each COMMIT; undefined (and
+ * SQLite's own fsync kept) for any other journal mode or an in-memory database.
+ */
+function walSyncOf(connection: Connection | undefined, file: string | undefined): WalSync | undefined {
+  if (!connection || !file) return undefined;
+  if (connection.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
+  connection.pragma('synchronous = NORMAL');
+  return new WalSync(`${file}-wal`);
+}
+
+function serialise(adapter: Adapter, reader?: Adapter, file?: string): Adapter {
   const lock = new Lock();
   const writerConnection = connectionOf(adapter);
   if (writerConnection) keepPreparedStatements(writerConnection);
   const readerConnection = reader ? connectionOf(reader) : undefined;
   if (readerConnection) keepPreparedStatements(readerConnection);
+  const walSync = walSyncOf(writerConnection, file);
+  /** A write's answer, once the write is on disk. */
+  const durable = async <T>(result: Promise<T>): Promise<T> => {
+    const value = await result;
+    if (walSync) await walSync.flushed();
+    return value;
+  };
   const wrapped: Adapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
     queryRaw: (query) =>
       reader && readerConnection && onlyReads(readerConnection, query.sql)
         ? reader.queryRaw(query)
-        : lock.run(() => adapter.queryRaw(query)),
-    executeRaw: (query) => lock.run(() => adapter.executeRaw(query)),
-    executeScript: (script) => lock.run(() => adapter.executeScript(script)),
+        : durable(lock.run(() => adapter.queryRaw(query))),
+    executeRaw: (query) => durable(lock.run(() => adapter.executeRaw(query))),
+    executeScript: (script) => durable(lock.run(() => adapter.executeScript(script))),
     dispose: async () => {
       await reader?.dispose();
       await adapter.dispose();
@@ -151,7 +231,8 @@ function serialise(adapter: Adapter, reader?: Adapter): Adapter {
         options: transaction.options,
         queryRaw: (query) => transaction.queryRaw(query),
         executeRaw: (query) => transaction.executeRaw(query),
-        commit: () => finish(() => transaction.commit()),
+        // The lock goes with the COMMIT; the answer waits for the disk.
+        commit: () => durable(finish(() => transaction.commit())),
         rollback: () => finish(() => transaction.rollback()),
       };
     },
@@ -165,12 +246,12 @@ export function serialisedSqliteAdapter(url: string, busyTimeoutMs?: number): Fa
   const timeout = busyTimeoutMs !== undefined ? { timeout: busyTimeoutMs } : {};
   const factory = new PrismaBetterSqlite3({ url, ...timeout });
   // An in-memory database is private to its connection: a second one would be another database.
-  const readerFactory = /^file::memory:|^:memory:|mode=memory/.test(url)
-    ? undefined
-    : new PrismaBetterSqlite3({ url, readonly: true, ...timeout });
+  const inMemory = /^file::memory:|^:memory:|mode=memory/.test(url);
+  const readerFactory = inMemory ? undefined : new PrismaBetterSqlite3({ url, readonly: true, ...timeout });
+  const file = inMemory ? undefined : url.replace(/^file:/, '').replace(/\?.*$/, '');
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => serialise(await factory.connect(), readerFactory ? await readerFactory.connect() : undefined),
+    connect: async () => serialise(await factory.connect(), readerFactory ? await readerFactory.connect() : undefined, file),
   } as Factory;
 }

@@ -45,6 +45,7 @@ export interface AppDeps {
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps.keys, request);
   const { config, now, files, geocoder } = deps;
+  let requestLog: Logger | undefined;
   return {
     config,
     now,
@@ -54,7 +55,12 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
     unscopedDb: deps.db,
     request,
     actor,
-    logger: requestLogger(deps.logger, sentRequest(request)),
+    // Made on first use: most requests write no line of their own, and a child logger costs the
+    // serialisation of its bindings.
+    get logger() {
+      requestLog ??= requestLogger(deps.logger, sentRequest(request));
+      return requestLog;
+    },
     events: deps.events ?? unheardEvents,
   };
 }

@@ -210,7 +210,10 @@ function writeDeps(context: Context): LeadWriteDeps {
     maxFileBytes: context.config.leadFileMaxBytes,
     leadSources: context.config.leadSources,
     idempotencyTtlMs: context.config.idempotencyTtlMs,
-    logger: context.logger,
+    // Read only when a file has to be cleaned up: the request's logger is made on first use.
+    get logger() {
+      return context.logger;
+    },
   };
 }
 

@@ -12,6 +12,8 @@ interface LeadPerson {
   last_name?: string | null;
   email?: string | null;
   phone?: string | null;
+  /** True when `phone` is already in its normal form (lead validation put it there): not parsed again. */
+  phoneNormalized?: boolean;
   /** From address_attributes.postcode. */
   postcode?: number | null;
   sms_verified?: boolean;
@@ -28,7 +30,7 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
   const email = person.email?.trim() || null;
   const email_normalized = email?.toLowerCase() ?? null;
   // A number that does not parse (strict validation off) is matched as written.
-  const phone = person.phone ? (normalizePhone(person.phone) ?? person.phone.trim()) : null;
+  const phone = person.phone ? (person.phoneNormalized ? person.phone : (normalizePhone(person.phone) ?? person.phone.trim())) : null;
   const postcode = postcodeText(person.postcode);
 
   let contact = email_normalized

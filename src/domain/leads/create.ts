@@ -13,7 +13,7 @@ import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
-import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
+import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type StoredKey } from './idempotency.ts';
 import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
@@ -47,9 +47,10 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
         expiredBefore: new Date(now.getTime() - deps.idempotencyTtlMs),
       }
     : null;
+  let stored: StoredKey<LeadRecord> = { answer: null, expired: false };
   if (claim) {
-    const earlier = await storedAnswer<LeadRecord>(db, claim);
-    if (earlier) return earlier.body;
+    stored = await lookUpKey<LeadRecord>(db, claim);
+    if (stored.answer) return stored.answer.body;
   }
 
   const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources });
@@ -63,7 +64,8 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, claim, now), TRANSACTION_OPTIONS);
+        const key = claim ? { claim, expired: stored.expired } : null;
+        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
         committed = true;
         return record;
       } catch (error) {
@@ -71,8 +73,8 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
         // A concurrent request committed first: with the same Idempotency-Key, answer as it was
         // answered; else it made this person's contact, which the next attempt joins.
         if (claim) {
-          const earlier = await storedAnswer<LeadRecord>(db, claim);
-          if (earlier) return earlier.body;
+          stored = await lookUpKey<LeadRecord>(db, claim);
+          if (stored.answer) return stored.answer.body;
         }
       }
     }
@@ -87,16 +89,13 @@ async function writeLead(
   dealershipId: number,
   valid: ValidLead,
   files: readonly StoredLeadFile[],
-  claim: IdempotencyClaim | null,
+  key: { claim: IdempotencyClaim; expired: boolean } | null,
   now: Date,
 ): Promise<LeadRecord> {
-  // First, so a concurrent duplicate blocks here (PostgreSQL) until this one commits or rolls back.
-  if (claim) await claimKey(tx, claim, now);
-
   const dealership = await tx.dealership.findUnique({ where: { id: dealershipId }, select: { id: true, slug: true, name: true } });
   if (!dealership) throw notFound('dealership');
   const columns = { ...valid.columns };
-  const { user_id } = await resolveLeadReferences(tx, dealership, { ...valid, columns });
+  const { user_id, car } = await resolveLeadReferences(tx, dealership, { ...valid, columns });
 
   const contactId = await attachContact(
     tx,
@@ -106,6 +105,7 @@ async function writeLead(
       last_name: columns.last_name,
       email: columns.email,
       phone: columns.phone,
+      phoneNormalized: valid.phoneNormalized,
       postcode: valid.address?.postcode,
       sms_verified: columns.sms_verified,
       golden: columns.golden,
@@ -134,9 +134,9 @@ async function writeLead(
     },
   });
 
-  await enqueueLeadNotifications(tx, lead, dealership, now);
+  await enqueueLeadNotifications(tx, lead, dealership, now, car);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
   const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
-  if (claim) await recordAnswer(tx, claim, CREATED, record);
+  if (key) await recordAnswer(tx, key.claim, { status: CREATED, body: record, now }, key);
   return record;
 }

@@ -1,10 +1,11 @@
 // Idempotency-Key for lead creation (draft-ietf-httpapi-idempotency-key-header): a retried POST with
 // the same key from the same API key and the same body gets the first answer back and creates
-// nothing; the same key with a different body is a 422 idempotency_key_reused. The record is written
-// in the creating transaction, claimed first, so a concurrent duplicate waits on (PostgreSQL) or
-// queues behind (SQLite) the first and then finds its answer; the unique (api_key_id, key) constraint
-// is what guarantees one lead. Failed requests leave no record (their transaction rolled back), so
-// they can be retried with the same key.
+// nothing; the same key with a different body is a 422 idempotency_key_reused. The record, with its
+// answer, is the last statement of the creating transaction: one INSERT, on the unique (api_key_id,
+// key) constraint that guarantees one lead. A concurrent duplicate queues behind the first (SQLite),
+// or runs beside it and then waits on that constraint until the first commits (PostgreSQL): either
+// way its own transaction rolls back on the constraint and it answers the first's answer. Failed
+// requests leave no record (their transaction rolled back), so they can be retried with the same key.
 //
 // A record lives IDEMPOTENCY_TTL_HOURS (24 h by default), by the database's clock: after that the key
 // is free again (a replay is a new request, whatever its body), and a background task deletes the
@@ -24,7 +25,6 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** Visible ASCII: the draft makes the key a string; this keeps it printable and storable anywhere. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
-const IN_PROGRESS = 0;
 
 /** The request's Idempotency-Key, or null when it has none. */
 export function idempotencyKeyOf(request: Request): string | null {
@@ -72,43 +72,48 @@ export interface IdempotencyClaim {
   expiredBefore: Date;
 }
 
-/** The stored answer for this key, if the first request completed and has not expired; a different body is refused. */
-export async function storedAnswer<T>(
-  db: ScopedDb | Prisma.TransactionClient,
-  claim: IdempotencyClaim,
-): Promise<{ status: number; body: T } | null> {
+/** What the key holds now: the first request's answer, if it completed and has not expired. */
+export interface StoredKey<T> {
+  answer: { status: number; body: T } | null;
+  /** An expired record still holds the key (the purge has not run yet): the claim frees it first. */
+  expired: boolean;
+}
+
+/** The key's record as it stands; a different body under a live key is refused. */
+export async function lookUpKey<T>(db: ScopedDb | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<StoredKey<T>> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
-  if (!record || record.created_at < claim.expiredBefore) return null;
+  if (!record) return { answer: null, expired: false };
+  if (record.created_at < claim.expiredBefore) return { answer: null, expired: true };
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
-  // Status 0 is a claim whose transaction has not finished: SQLite's one connection lets it be seen.
-  // The caller goes on to its own transaction, which queues behind that one and then finds the answer.
-  if (record.response_status === IN_PROGRESS) return null;
-  return { status: record.response_status, body: JSON.parse(record.response_body) as T };
+  return { answer: { status: record.response_status, body: JSON.parse(record.response_body) as T }, expired: false };
 }
 
 /**
- * First statements of the creating transaction: frees the key if its record has expired (the purge
- * may not have run yet), then takes it, or fails on the unique constraint.
+ * Last statement of the creating transaction: the answer a retry will get, under the key. An expired
+ * record the lookup saw is deleted first; a record made meanwhile by a concurrent duplicate fails the
+ * INSERT on the unique constraint, which rolls the whole transaction back.
  */
-export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim, now: Date): Promise<void> {
-  await tx.idempotencyRecord.deleteMany({ where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } } });
+export async function recordAnswer(
+  tx: Prisma.TransactionClient,
+  claim: IdempotencyClaim,
+  answer: { status: number; body: unknown; now: Date },
+  stored: Pick<StoredKey<unknown>, 'expired'>,
+): Promise<void> {
+  if (stored.expired) {
+    await tx.idempotencyRecord.deleteMany({
+      where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } },
+    });
+  }
   await tx.idempotencyRecord.create({
     data: {
       api_key_id: claim.apiKeyId,
       key: claim.key,
       request_hash: claim.hash,
-      response_status: IN_PROGRESS,
-      response_body: 'null',
-      created_at: now,
+      response_status: answer.status,
+      response_body: JSON.stringify(answer.body),
+      created_at: answer.now,
     },
-  });
-}
-
-/** Last statement of the creating transaction: the answer a retry will get. */
-export async function recordAnswer(tx: Prisma.TransactionClient, claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
-  await tx.idempotencyRecord.update({
-    where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } },
-    data: { response_status: status, response_body: JSON.stringify(body) },
+    select: { id: true },
   });
 }
 

@@ -22,17 +22,22 @@ type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' |
 const notInDealership = (field: string, thing: string, dealershipId: number) =>
   invalidInput(`lead.${field}`, `is not ${thing} of dealership ${dealershipId}`);
 
+/** The lead's car as its notifications describe it, read with the check that it is the dealership's. */
+type LeadCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
+
+const leadCarFields = { id: true, year: true, make: true, model: true, stocknum: true } as const;
+
 /**
  * Checks the references of `valid` and completes its columns: website_id from website_slug, car_id
  * from stocknum, model_id from the variant or colour. Returns the user the lead is linked to, when
- * this request names one (user_email).
+ * this request names one (user_email), and the car this request links (car_id or stocknum), when there is one.
  */
 export async function resolveLeadReferences(
   tx: Tx,
   dealership: LeadDealership,
   valid: ValidLead,
   stored?: StoredReferences,
-): Promise<{ user_id?: number | null }> {
+): Promise<{ user_id?: number | null; car?: LeadCar }> {
   const { columns } = valid;
   const dealership_id = dealership.id;
 
@@ -65,13 +70,16 @@ export async function resolveLeadReferences(
     if (!location) throw notInDealership('location_id', 'a location', dealership_id);
   }
 
+  let car: LeadCar | undefined;
   if (typeof columns.car_id === 'number') {
-    if (!(await carOfDealership(tx, columns.car_id, dealership_id))) throw notInDealership('car_id', 'a car', dealership_id);
+    car = (await tx.car.findFirst({ where: { id: columns.car_id, dealership_id }, select: leadCarFields })) ?? undefined;
+    if (!car) throw notInDealership('car_id', 'a car', dealership_id);
   } else if (columns.car_id === undefined && columns.stocknum) {
-    const car = await tx.car.findUnique({
-      where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } },
-      select: { id: true },
-    });
+    car =
+      (await tx.car.findUnique({
+        where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } },
+        select: leadCarFields,
+      })) ?? undefined;
     columns.car_id = car?.id ?? null;
   }
 
@@ -96,13 +104,14 @@ export async function resolveLeadReferences(
     }
   }
 
-  if (columns.user_email === undefined) return {};
-  if (columns.user_email === null) return { user_id: null };
+  const linked = car ? { car } : {};
+  if (columns.user_email === undefined) return linked;
+  if (columns.user_email === null) return { ...linked, user_id: null };
   const user = await tx.user.findFirst({
     where: { email_normalized: columns.user_email.toLowerCase(), dealerships: { some: { dealership_id } } },
     select: { id: true },
   });
-  return { user_id: user?.id ?? null };
+  return { ...linked, user_id: user?.id ?? null };
 }
 
 async function carOfDealership(tx: Tx, id: number, dealership_id: number): Promise<boolean> {

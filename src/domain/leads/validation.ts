@@ -54,6 +54,8 @@ export interface ValidLead {
   /** undefined: not sent; null: remove (update). */
   payment?: ValidPayment | null;
   address?: ValidAddress | null;
+  /** True when `columns.phone` is already in its normal form (E.164): strict validation put it there. */
+  phoneNormalized?: boolean;
 }
 
 /** What an update is checked against: the stored lead. */
@@ -107,8 +109,11 @@ function checkPresence(values: LeadInputValues, existing: ExistingLead | undefin
   }
 }
 
-/** The sources as this deployment lists them, and email and phone checked (the phone in its normal form) unless strict validation is off. */
-function checkContactFields(columns: LeadColumns, options: ValidationOptions): void {
+/**
+ * The sources as this deployment lists them, and email and phone checked (the phone in its normal
+ * form) unless strict validation is off; answers whether the phone was put in its normal form.
+ */
+function checkContactFields(columns: LeadColumns, options: ValidationOptions): boolean {
   if (columns.source !== undefined) columns.source = oneOfAnyCase('source', columns.source, options.leadSources.sources);
   if (typeof columns.marketing_source === 'string') {
     columns.marketing_source = oneOfAnyCase('marketing_source', columns.marketing_source, options.leadSources.marketingSources);
@@ -128,7 +133,9 @@ function checkContactFields(columns: LeadColumns, options: ValidationOptions): v
       );
     }
     columns.phone = normal;
+    return true;
   }
+  return false;
 }
 
 /** The rules across fields (team member and category, the category's fields), on the lead as it will be: this request's values over the stored ones. */
@@ -177,7 +184,7 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   const valid: ValidLead = { columns, files: [] };
   if (creating && typeof dealership_id === 'number') valid.dealership_id = dealership_id;
 
-  checkContactFields(columns, options);
+  if (checkContactFields(columns, options)) valid.phoneNormalized = true;
   if (dob !== undefined) {
     if (dob && dob.getTime() > options.now.getTime()) throw invalidInput(path('dob'), 'must not be in the future');
     columns.dob = dob;
