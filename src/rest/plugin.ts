@@ -216,8 +216,9 @@ function envelopeRunner(served: GraphQLSchema, envelope: YogaEnvelope, serverCon
     schema: served,
     async contextFor(request) {
       if (!envelope.getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-      // As Sofa did: the request the operation runs with joins the server context the envelope is made from.
-      const withRequest = Object.assign(serverContext as object, { request });
+      // As under Sofa (whose server adapter isolated the server context): a context over Yoga's, with
+      // its own copy of the fields and the request the operation runs with, leaving Yoga's unchanged.
+      const withRequest = Object.assign(Object.create(serverContext as object) as object, serverContext, { request });
       const enveloped: Enveloped = envelope.getEnveloped(withRequest);
       const contextValue = (await enveloped.contextFactory(withRequest)) as object;
       return { contextValue, execute: (args: ExecutionArgs) => enveloped.execute(args) as Promise<ExecutionResult> };
