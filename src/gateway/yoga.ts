@@ -64,8 +64,13 @@ function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimi
 // the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   return {
-    debug: (...args) => logger.debug(args.map(String).join(' ')),
-    info: (...args) => logger.info(args.map(String).join(' ')),
+    // Yoga writes debug lines on every request: their text is built only when the level is on.
+    debug: (...args) => {
+      if (logger.isLevelEnabled('debug')) logger.debug(args.map(String).join(' '));
+    },
+    info: (...args) => {
+      if (logger.isLevelEnabled('info')) logger.info(args.map(String).join(' '));
+    },
     warn: (...args) => logger.warn(args.map(String).join(' ')),
     error: (...args) => {
       const error = args.find((arg) => arg instanceof Error);
@@ -166,6 +171,11 @@ export function createApp(deps: AppDeps): Yoga {
     graphiql: deps.config.explorers ? graphiqlOptions : false,
     renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
+    // Bodies are capped before Yoga: the HTTP server reads each one with BODY_LIMIT_BYTES as its hard
+    // cap (src/http/server.ts) and useBodyLimit refuses a declared length over it. Yoga's own limit
+    // (25 MB) re-streamed every GraphQL POST body through a counting pipe: about 3% of an uncached
+    // GraphQL read's CPU, for a limit that can never be the one reached.
+    maxRequestBodySize: false,
     // CORS is answered by useSecurityHeaders, for the configured origins only.
     cors: false,
     // Yoga's own health check answers 200 for any URL that merely ends in its endpoint; ours is exact

@@ -1,15 +1,15 @@
-// Mounts Sofa inside Yoga for the documented paths only. Sofa gets a schema filtered to the routed
-// root fields (so it cannot serve anything else), and requests reach it only when their path is in
-// the route table; every other path goes on to Yoga, which answers 404.
+// The REST door inside Yoga, for the documented paths only: each route runs the document Sofa builds
+// for its root field over a schema filtered to the routed root fields (src/rest/route-execution.ts),
+// and requests reach it only when their path is in the route table; every other path goes on to
+// Yoga, which answers 404.
 //
-// Before Sofa sees a request: a ?token= moves into the Authorization header where the route allows
+// Before the operation runs: a ?token= moves into the Authorization header where the route allows
 // it, the caller's key and permission are checked, form bodies are turned into JSON, every argument's
 // JSON type is checked against the root field's (src/rest/arguments.ts) and typed parameters are
 // parsed (422 names the bad one). A path parameter that does not decode is a 400 before all that.
 // After, a 302 route's {"location"} becomes a real redirect and deprecated routes get their headers.
-import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { useSofa as createSofaHandler } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom } from '../context.ts';
 import type { Logger } from 'pino';
 import type { KeyVerifier } from '../auth/key-cache.ts';
@@ -28,6 +28,7 @@ import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
 import { cutText, headerValue } from '../web/header-value.ts';
 import { LOGGED_STRING_MAX } from '../logger.ts';
+import { routeOperations, runRoute, type RouteInput, type RouteOperation, type RouteRunner } from './route-execution.ts';
 
 /** What the REST door needs of the service: the key verifier and the log. */
 interface RestDeps {
@@ -35,27 +36,36 @@ interface RestDeps {
   logger: Logger;
 }
 
-type SofaHandler = ReturnType<typeof createSofaHandler>;
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
 type Enveloped = ReturnType<GetEnveloped>;
 
-/** The request Sofa should see, or the response that ends it here; `ignored` collects what it skipped. */
+/** The request the operation runs with and what it reads, or the response that ends it here; `ignored` collects what it skipped. */
+interface Prepared {
+  request: Request;
+  input: RouteInput;
+}
+
 async function prepareRequest(
   deps: RestDeps,
   request: Request,
   { route, params }: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
   ignored: string[],
-): Promise<Request | Response> {
+): Promise<Prepared | Response> {
   const url = new URL(request.url);
-  const headers = new Headers(request.headers);
+  // Copied only when the request the operation runs with must differ from the one sent.
+  let headers = request.headers;
+  const ownHeaders = (): Headers => {
+    if (headers === request.headers) headers = new Headers(request.headers);
+    return headers;
+  };
   let caller = request;
   if (route.tokenInQuery) {
     const token = url.searchParams.get('token');
     url.searchParams.delete('token');
     // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
     if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) {
-      headers.set('authorization', `Bearer ${token}`);
+      ownHeaders().set('authorization', `Bearer ${token}`);
       // The key is checked as if sent in the header (a Request is built only then: each one costs).
       caller = requestOver(url, request.method, headers);
       rebuiltFrom(request, caller);
@@ -89,7 +99,7 @@ async function prepareRequest(
     for (const key of [...url.searchParams.keys()]) if (key === name || key.startsWith(`${name}[`)) url.searchParams.delete(key);
   }
   const body = args.body === undefined ? undefined : JSON.stringify(args.body);
-  if (body !== undefined) headers.set('content-type', 'application/json');
+  if (body !== undefined) ownHeaders().set('content-type', 'application/json');
 
   for (const [name, type] of Object.entries(route.params ?? {})) {
     const fromPath = params[name];
@@ -101,10 +111,14 @@ async function prepareRequest(
     }
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
-  headers.delete('content-length');
+  const input: RouteInput = { pathParams: params, search: url.href.split('?')[1], body };
+  // A GET whose URL and headers stay as sent (most reads) runs with the request itself: no copy to build.
+  const asSent = caller === request && headers === request.headers && url.href === request.url;
+  if (asSent && request.method === 'GET' && body === undefined && !headers.has('content-length')) return { request, input };
+  if (headers.has('content-length')) ownHeaders().delete('content-length');
   const prepared = requestOver(url, request.method, headers, body);
   carryActor(caller, prepared);
-  return prepared;
+  return { request: prepared, input };
 }
 
 /**
@@ -191,43 +205,42 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   return restErrorResponse([permissionDenied(status, first === access ? undefined : first)]);
 }
 
-/** Yoga's envelope, once Yoga is initialised, and the one each REST context was made with. */
+/** Yoga's envelope, once Yoga is initialised. */
 interface YogaEnvelope {
   getEnveloped: GetEnveloped | undefined;
-  byContext: WeakMap<object, Enveloped>;
 }
 
-// Sofa (and the filtered schema it serves) is built for the first REST request, not at start-up:
-// building it costs more CPU than the rest of the start, and a /graphql-only instance never needs it.
-function createSofa(served: GraphQLSchema, envelope: YogaEnvelope): SofaHandler {
-  return createSofaHandler({
-    basePath: '',
+/** Runs route operations in Yoga's envelope: its context factory, then its execute, as for /graphql. */
+function envelopeRunner(served: GraphQLSchema, envelope: YogaEnvelope, serverContext: unknown): RouteRunner {
+  return {
     schema: served,
-    routes: Object.fromEntries(
-      restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
-    ),
-    async context(serverContext) {
+    async contextFor(request) {
       if (!envelope.getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-      const enveloped = envelope.getEnveloped(serverContext);
-      const context = (await enveloped.contextFactory(serverContext)) as object;
-      envelope.byContext.set(context, enveloped);
-      return context;
+      // As under Sofa (whose server adapter isolated the server context): a context over Yoga's, with
+      // its own copy of the fields and the request the operation runs with, leaving Yoga's unchanged.
+      const withRequest = Object.assign(Object.create(serverContext as object) as object, serverContext, { request });
+      const enveloped: Enveloped = envelope.getEnveloped(withRequest);
+      const contextValue = (await enveloped.contextFactory(withRequest)) as object;
+      return { contextValue, execute: (args: ExecutionArgs) => enveloped.execute(args) as Promise<ExecutionResult> };
     },
-    execute: ((args: ExecutionArgs) => {
-      const enveloped = envelope.byContext.get(args.contextValue as object);
-      if (!enveloped) throw new TypeError('REST execution without a Yoga context');
-      return enveloped.execute(args);
-    }) as never,
-    // fets types its own Response class; ours is the platform's, which fets accepts at run time.
-    errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
-  });
+    errorResponse: restErrorResponse,
+  };
+}
+
+/** The REST door over the current schema: the filtered schema, each route's operation and root field (whose arguments the door reads). */
+interface Door {
+  served: GraphQLSchema;
+  operations: Map<string, RouteOperation>;
+  rootFields: Map<string, GraphQLField<unknown, unknown>>;
 }
 
 /**
- * Sofa and the root fields whose arguments the door reads, both of the REST schema: its types are
- * what REST bodies are read as (an enum of spec values is their text there, src/rest/rest-schema.ts).
+ * The routes' operations and root fields, both of the REST schema: its types are what REST bodies are
+ * read as (an enum of spec values is their text there, src/rest/rest-schema.ts). Built for the first
+ * REST request, not at start-up: it costs more CPU than the rest of the start, and a /graphql-only
+ * instance never needs it.
  */
-function openDoor(current: GraphQLSchema, envelope: YogaEnvelope) {
+function openDoor(current: GraphQLSchema): Door {
   const served = restSchema(current);
   const rootFields = new Map(
     restRoutes.flatMap((route) => {
@@ -236,7 +249,7 @@ function openDoor(current: GraphQLSchema, envelope: YogaEnvelope) {
       return field ? [[route.field, field] as const] : [];
     }),
   );
-  return { sofa: createSofa(served, envelope), rootFields };
+  return { served, operations: routeOperations(served, restRoutes), rootFields };
 }
 
 /** The route the request's path and method name, or the 400 (undecodable path parameter) or 405 (other method) that ends it. */
@@ -277,34 +290,30 @@ function withIgnoredParameters(
   return new Response(response.body, { status: response.status, headers });
 }
 
-/** The answer of a routed request: checked and prepared here, run by Sofa, finished here. */
+/** The answer of a routed request: checked and prepared here, run in Yoga's envelope, finished here. */
 async function answerRoute(
   deps: RestDeps,
   request: Request,
   pathname: string,
   match: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
-  handler: SofaHandler,
-  serverContext: unknown,
+  operation: RouteOperation,
+  runner: RouteRunner,
 ): Promise<Response> {
   const ignored: string[] = [];
   const prepared = await prepareRequest(deps, request, match, field, ignored);
-  let response: Response;
-  if (prepared instanceof Response) {
-    // Refused before Sofa: a deprecated path says so to every caller.
-    response = await finishResponse(prepared, match.route);
-  } else {
-    const answered = (await handler.handleRequest(prepared, serverContext as never)) as Response | undefined;
-    // A documented route whose root field does not exist yet answers like any unknown path.
-    response = answered ? await finishResponse(answered, match.route) : restError(404, { error: 'not_found', message: 'No such path.' });
-  }
+  // Refused before the operation or answered by it: a deprecated path says so to every caller.
+  const response = await finishResponse(
+    prepared instanceof Response ? prepared : await runRoute(runner, operation, prepared.request, prepared.input),
+    match.route,
+  );
   return ignored.length > 0 ? withIgnoredParameters(deps, request, pathname, response, ignored) : response;
 }
 
 export function useRestRoutes(deps: RestDeps): Plugin {
   let schema: GraphQLSchema | undefined;
-  let door: { sofa: SofaHandler; rootFields: Map<string, GraphQLField<unknown, unknown>> } | undefined;
-  const envelope: YogaEnvelope = { getEnveloped: undefined, byContext: new WeakMap() };
+  let door: Door | undefined;
+  const envelope: YogaEnvelope = { getEnveloped: undefined };
 
   return {
     onYogaInit({ yoga }) {
@@ -323,16 +332,17 @@ export function useRestRoutes(deps: RestDeps): Plugin {
         return undefined;
       }
       if (!schema) throw new Error('the REST layer has no schema yet');
-      door ??= openDoor(schema, envelope);
+      door ??= openDoor(schema);
       const field = door.rootFields.get(match.route.field);
+      const operation = door.operations.get(match.route.field);
       // A documented route whose root field does not exist yet answers like any unknown path.
-      if (!field) {
+      if (!field || !operation) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
-      const handler = door.sofa;
+      const runner = envelopeRunner(door.served, envelope, serverContext);
       return (async () => {
-        endResponse(await answerRoute(deps, request, url.pathname, match, field, handler, serverContext));
+        endResponse(await answerRoute(deps, request, url.pathname, match, field, operation, runner));
       })().catch((error: unknown) => {
         // The database did not answer while the caller or the arguments were being checked: the
         // REST door's 503 body, as for one met while the operation ran.

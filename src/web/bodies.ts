@@ -22,6 +22,17 @@ export async function readBody(
   return { bytes, answer };
 }
 
+/**
+ * Whether the answer has a body, without asking for `body`: on whatwg-node's Response that getter
+ * makes a stream over the bytes (and its teardown later), for a yes or no. Its body is null exactly
+ * when it was made without one (its `bodyInit`); any other Response is asked.
+ */
+export function hasBody(response: Response): boolean {
+  if (knownBytes.has(response)) return true;
+  if (Object.hasOwn(response, 'bodyInit')) return (response as Response & { bodyInit: unknown }).bodyInit != null;
+  return response.body !== null;
+}
+
 /** The bytes to send: the last reader of an answer may consume it. */
 export async function finalBytes(response: Response): Promise<Uint8Array<ArrayBuffer>> {
   return knownBytes.get(response) ?? new Uint8Array(await response.arrayBuffer());
