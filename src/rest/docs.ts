@@ -6,7 +6,13 @@ import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
-import { jsonResponse } from './errors.ts';
+import { jsonResponse, restErrorResponse } from './errors.ts';
+import { permissionSetName } from '../auth/api-view.ts';
+import type { KeyVerifier } from '../auth/key-cache.ts';
+import type { Permission } from '../auth/permissions.ts';
+import { actorFromRequest } from '../context.ts';
+import { unauthenticated } from '../errors.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { explorerPagePolicy } from './explorers.ts';
 import { Response } from '../web/fetch-api.ts';
 
@@ -66,23 +72,58 @@ export function isDocsPath(pathname: string): boolean {
   return pathname.startsWith(`${DOCS_PATH}/`) && Object.hasOwn(assets, pathname.slice(DOCS_PATH.length + 1));
 }
 
-/** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
-export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions): Plugin {
+/**
+ * The keys' views of the document (src/auth/api-view.ts), one per distinct permission set, as UTF-8:
+ * the whole document is about half a megabyte, so a bound of 16 MiB keeps at least 32 views.
+ */
+const KEY_VIEW_BOUNDS: CacheBounds = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
+
+const DOCUMENT_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  // The answer depends on the key: a shared cache must not hand one key's view (or the public one) to another.
+  vary: 'Authorization',
+};
+
+/** Serves the OpenAPI document always (a key's view of it to a request with a key), and Swagger UI when `explorers` is on. */
+export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, keys: KeyVerifier): Plugin {
   // The document is written when it is first asked for, not at start-up: integrators fetch it rarely,
   // and building it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
+  const keyViews = new BoundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
   const fileCache = new Map<string, ArrayBuffer>();
+  /** The document as a key holding `permissions` sees it, written once per permission set. */
+  const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
+    const name = permissionSetName(permissions);
+    let bytes = keyViews.get(name);
+    if (!bytes) {
+      const document = buildOpenApiDocument(served, { ...documentOptions, viewOf: permissions });
+      bytes = new TextEncoder().encode(JSON.stringify(document, null, 2));
+      keyViews.set(name, bytes);
+    }
+    return bytes;
+  };
   return {
     onSchemaChange({ schema: changed }: { schema: GraphQLSchema }) {
       schema = changed;
       documentJson = undefined;
+      keyViews.clear();
     },
-    onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET') return;
       if (url.pathname === OPENAPI_PATH && schema) {
+        if (request.headers.has('authorization')) {
+          // A key that is not valid gets the 401 of every other path, not the public document.
+          const actor = await actorFromRequest(keys, request);
+          endResponse(
+            actor
+              ? new Response(keyView(schema, actor.permissions), { headers: DOCUMENT_HEADERS })
+              : restErrorResponse([unauthenticated()]),
+          );
+          return;
+        }
         documentJson ??= JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
-        endResponse(new Response(documentJson, { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+        endResponse(new Response(documentJson, { headers: DOCUMENT_HEADERS }));
       } else if (!explorers) {
         return;
       } else if (url.pathname === DOCS_PATH || url.pathname === `${DOCS_PATH}/`) {
