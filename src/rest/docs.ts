@@ -47,8 +47,26 @@ const page = `<!doctype html>
 </html>
 `;
 
-// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it.
-const init = `window.ui = SwaggerUIBundle({
+// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it. The document
+// is the key's view once a key is authorised (docs/api-view.md): it is fetched with the key, and
+// fetched again when a key is authorised or logged out.
+const init = `let system = null;
+/** The authorised key: the page's state once loaded, else the one kept from an earlier visit. */
+function authorisedKey() {
+  if (system) return system.authSelectors.authorized().getIn(['bearer', 'value']) || null;
+  try {
+    const kept = JSON.parse(window.localStorage.getItem('authorized') || '{}');
+    return (kept.bearer && kept.bearer.value) || null;
+  } catch {
+    return null;
+  }
+}
+const reloadDocument = (action) => (...args) => {
+  const result = action(...args);
+  system.specActions.download();
+  return result;
+};
+window.ui = SwaggerUIBundle({
   url: '${OPENAPI_PATH}',
   dom_id: '#swagger-ui',
   deepLinking: true,
@@ -56,6 +74,19 @@ const init = `window.ui = SwaggerUIBundle({
   // No badge fetched from validator.swagger.io: the page calls this server only.
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  plugins: [
+    () => ({
+      afterLoad(loaded) {
+        system = loaded;
+      },
+      statePlugins: { auth: { wrapActions: { authorize: reloadDocument, logout: reloadDocument } } },
+    }),
+  ],
+  requestInterceptor(request) {
+    const key = request.loadSpec ? authorisedKey() : null;
+    if (key) request.headers.Authorization = 'Bearer ' + key;
+    return request;
+  },
   layout: 'StandaloneLayout',
 });
 `;
