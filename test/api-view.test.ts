@@ -165,6 +165,20 @@ describe("a key's view of the OpenAPI document", () => {
     expect(text).not.toContain('x-permissions": [\n    "');
   });
 
+  it('compressed, each view keeps its own ETag and bytes (no answer carries another view under its validator)', async () => {
+    const gzipped = async (key?: string) =>
+      app.yoga.fetch('http://gateway.test/openapi.json', {
+        headers: { 'accept-encoding': 'gzip', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      });
+    const first = await gzipped();
+    const keyed = await gzipped(keyOf.get('read:car'));
+    const again = await gzipped();
+    expect(first.headers.get('content-encoding')).toBe('gzip');
+    expect(keyed.headers.get('etag')).not.toBe(first.headers.get('etag'));
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(keyed.headers.get('content-length')).not.toBe(first.headers.get('content-length'));
+  });
+
   it('a key that is not valid gets 401, never the public document', async () => {
     const response = await app.request('/openapi.json', { key: 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y' });
     expect(response.status).toBe(401);

@@ -109,11 +109,15 @@ export function isDocsPath(pathname: string): boolean {
  */
 const KEY_VIEW_BOUNDS: CacheBounds = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
 
-const DOCUMENT_HEADERS = {
+/**
+ * A new object per answer: the Response may keep the object it is given as its headers, and the hooks
+ * after this one add to them (the ETag: a shared object would carry one answer's ETag to the next).
+ */
+const documentHeaders = () => ({
   'content-type': 'application/json; charset=utf-8',
   // The answer depends on the key: a shared cache must not hand one key's view (or the public one) to another.
   vary: 'Authorization',
-};
+});
 
 /** Serves the OpenAPI document always (a key's view of it to a request with a key), and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, keys: KeyVerifier): Plugin {
@@ -148,13 +152,13 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
           const actor = await actorFromRequest(keys, request);
           endResponse(
             actor
-              ? new Response(keyView(schema, actor.permissions), { headers: DOCUMENT_HEADERS })
+              ? new Response(keyView(schema, actor.permissions), { headers: documentHeaders() })
               : restErrorResponse([unauthenticated()]),
           );
           return;
         }
         documentJson ??= JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
-        endResponse(new Response(documentJson, { headers: DOCUMENT_HEADERS }));
+        endResponse(new Response(documentJson, { headers: documentHeaders() }));
       } else if (!explorers) {
         return;
       } else if (url.pathname === DOCS_PATH || url.pathname === `${DOCS_PATH}/`) {

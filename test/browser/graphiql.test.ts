@@ -151,6 +151,7 @@ describe("the explorers show the key's view once a key is entered (docs/api-view
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === '/openapi.json') documentFetches.push(request.headers().authorization ?? null);
     });
+
     const createLead = page.locator('[id^="operations-"][id$="-create_lead"]');
     await expect.poll(async () => createLead.count(), { timeout: 30_000 }).toBe(1);
     await page
@@ -161,6 +162,7 @@ describe("the explorers show the key's view once a key is entered (docs/api-view
     await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
     await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
     await expect.poll(() => documentFetches.includes(`Bearer ${key}`), { timeout: 30_000 }).toBe(true);
+
     // A read:car key may not create leads: the operation is not in its view; its own reads are.
     await expect.poll(async () => createLead.count(), { timeout: 30_000 }).toBe(0);
     expect(await page.locator('[id^="operations-"][id$="-car_performance"]').count()).toBe(1);
