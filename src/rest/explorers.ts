@@ -43,7 +43,7 @@ const KEY_VIEW_SCRIPT = `<script>
     const text = tool.textContent;
     if (text === seen) return;
     seen = text;
-    document.querySelector('button[aria-label="Re-fetch GraphQL schema"]')?.click();
+    document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]')?.click();
   }, true);
 })();
 </script>`;
