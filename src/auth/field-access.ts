@@ -57,6 +57,17 @@ function accessIn(field: GraphQLField<unknown, unknown>): Access {
   throw new Error(`root field ${field.name} declares no authScopes: a permission, { authenticated: true } or { public: true }`);
 }
 
+/**
+ * The permission a field below a root field fails without (its `authScopes` names one and gives no
+ * null fallback: CarPaymentProcessor.authorization_key), if any. A field guarded with a fallback
+ * (`guardedBy`, personal data) answers null instead and is not counted.
+ */
+export function hardGuardOf(field: { extensions?: Readonly<Record<string, unknown>> | null }): Permission | undefined {
+  const options = (field.extensions as FieldExtensions | null | undefined)?.pothosOptions;
+  const permission = permissionIn(options?.authScopes);
+  return permission && !options?.unauthorizedResolver ? permission : undefined;
+}
+
 /** Permissions of the fields below `type` that fail (rather than answer null) without them. */
 function hardGuardsBelow(type: GraphQLOutputType, seen = new Set<string>()): Set<Permission> {
   const found = new Set<Permission>();
@@ -66,8 +77,8 @@ function hardGuardsBelow(type: GraphQLOutputType, seen = new Set<string>()): Set
   for (const field of Object.values(named.getFields())) {
     const extensions = extensionsOf(field);
     if (extensions.graphOnly) continue;
-    const permission = permissionIn(extensions.pothosOptions?.authScopes);
-    if (permission && !extensions.pothosOptions?.unauthorizedResolver) found.add(permission);
+    const permission = hardGuardOf(field);
+    if (permission) found.add(permission);
     for (const below of hardGuardsBelow(field.type, seen)) found.add(below);
   }
   return found;

@@ -23,6 +23,7 @@ import { useAnswerCache } from './answer-cache.ts';
 import { useETags } from './etags.ts';
 import { useCompression } from './compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
+import { useKeyView } from './api-view.ts';
 import { useSecurityHeaders } from './security-headers.ts';
 import { pathMethods } from './path-methods.ts';
 import { useRateLimits } from '../rate-limit/plugin.ts';
@@ -121,11 +122,15 @@ function appPlugins(
     useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
     // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
     useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
-    useApiDocs(deps.config.explorers, {
-      publicUrl: deps.config.publicUrl,
-      contactEmail: deps.config.apiContactEmail,
-      leadSources: deps.config.leadSources,
-    }),
+    useApiDocs(
+      deps.config.explorers,
+      {
+        publicUrl: deps.config.publicUrl,
+        contactEmail: deps.config.apiContactEmail,
+        leadSources: deps.config.leadSources,
+      },
+      deps.keys,
+    ),
     // After health checks and the explorers (never limited), before the REST door rebuilds requests.
     rateLimits.requests,
     // Repeated reads are answered here, before the REST door and GraphQL's own work.
@@ -136,6 +141,8 @@ function appPlugins(
     useReadableGraphQLParams(),
     useInputChecks(),
     useSchemaPrivacy({ production: deps.config.production }),
+    // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
+    useKeyView(),
     useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,

@@ -6,7 +6,13 @@ import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
-import { jsonResponse } from './errors.ts';
+import { jsonResponse, restErrorResponse } from './errors.ts';
+import { permissionSetName } from '../auth/api-view.ts';
+import type { KeyVerifier } from '../auth/key-cache.ts';
+import type { Permission } from '../auth/permissions.ts';
+import { actorFromRequest } from '../context.ts';
+import { unauthenticated } from '../errors.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { explorerPagePolicy } from './explorers.ts';
 import { Response } from '../web/fetch-api.ts';
 
@@ -41,8 +47,26 @@ const page = `<!doctype html>
 </html>
 `;
 
-// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it.
-const init = `window.ui = SwaggerUIBundle({
+// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it. The document
+// is the key's view once a key is authorised (docs/api-view.md): it is fetched with the key, and
+// fetched again when a key is authorised or logged out.
+const init = `let system = null;
+/** The authorised key: the page's state once loaded, else the one kept from an earlier visit. */
+function authorisedKey() {
+  if (system) return system.authSelectors.authorized().getIn(['bearer', 'value']) || null;
+  try {
+    const kept = JSON.parse(window.localStorage.getItem('authorized') || '{}');
+    return (kept.bearer && kept.bearer.value) || null;
+  } catch {
+    return null;
+  }
+}
+const reloadDocument = (action) => (...args) => {
+  const result = action(...args);
+  system.specActions.download();
+  return result;
+};
+window.ui = SwaggerUIBundle({
   url: '${OPENAPI_PATH}',
   dom_id: '#swagger-ui',
   deepLinking: true,
@@ -50,6 +74,19 @@ const init = `window.ui = SwaggerUIBundle({
   // No badge fetched from validator.swagger.io: the page calls this server only.
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  plugins: [
+    () => ({
+      afterLoad(loaded) {
+        system = loaded;
+      },
+      statePlugins: { auth: { wrapActions: { authorize: reloadDocument, logout: reloadDocument } } },
+    }),
+  ],
+  requestInterceptor(request) {
+    const key = request.loadSpec ? authorisedKey() : null;
+    if (key) request.headers.Authorization = 'Bearer ' + key;
+    return request;
+  },
   layout: 'StandaloneLayout',
 });
 `;
@@ -66,23 +103,62 @@ export function isDocsPath(pathname: string): boolean {
   return pathname.startsWith(`${DOCS_PATH}/`) && Object.hasOwn(assets, pathname.slice(DOCS_PATH.length + 1));
 }
 
-/** Serves the OpenAPI document always, and Swagger UI when `explorers` is on. */
-export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions): Plugin {
+/**
+ * The keys' views of the document (src/auth/api-view.ts), one per distinct permission set, as UTF-8:
+ * the whole document is about half a megabyte, so a bound of 16 MiB keeps at least 32 views.
+ */
+const KEY_VIEW_BOUNDS: CacheBounds = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
+
+/**
+ * A new object per answer: the Response may keep the object it is given as its headers, and the hooks
+ * after this one add to them (the ETag: a shared object would carry one answer's ETag to the next).
+ */
+const documentHeaders = () => ({
+  'content-type': 'application/json; charset=utf-8',
+  // The answer depends on the key: a shared cache must not hand one key's view (or the public one) to another.
+  vary: 'Authorization',
+});
+
+/** Serves the OpenAPI document always (a key's view of it to a request with a key), and Swagger UI when `explorers` is on. */
+export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, keys: KeyVerifier): Plugin {
   // The document is written when it is first asked for, not at start-up: integrators fetch it rarely,
   // and building it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
+  const keyViews = new BoundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
   const fileCache = new Map<string, ArrayBuffer>();
+  /** The document as a key holding `permissions` sees it, written once per permission set. */
+  const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
+    const name = permissionSetName(permissions);
+    let bytes = keyViews.get(name);
+    if (!bytes) {
+      const document = buildOpenApiDocument(served, { ...documentOptions, viewOf: permissions });
+      bytes = new TextEncoder().encode(JSON.stringify(document, null, 2));
+      keyViews.set(name, bytes);
+    }
+    return bytes;
+  };
   return {
     onSchemaChange({ schema: changed }: { schema: GraphQLSchema }) {
       schema = changed;
       documentJson = undefined;
+      keyViews.clear();
     },
-    onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET') return;
       if (url.pathname === OPENAPI_PATH && schema) {
+        if (request.headers.has('authorization')) {
+          // A key that is not valid gets the 401 of every other path, not the public document.
+          const actor = await actorFromRequest(keys, request);
+          endResponse(
+            actor
+              ? new Response(keyView(schema, actor.permissions), { headers: documentHeaders() })
+              : restErrorResponse([unauthenticated()]),
+          );
+          return;
+        }
         documentJson ??= JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
-        endResponse(new Response(documentJson, { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+        endResponse(new Response(documentJson, { headers: documentHeaders() }));
       } else if (!explorers) {
         return;
       } else if (url.pathname === DOCS_PATH || url.pathname === `${DOCS_PATH}/`) {

@@ -23,6 +23,38 @@ interface GraphiqlPage {
   policy: string;
 }
 
+/**
+ * GraphiQL introspects with the headers of its headers editor, but only when the page loads or when
+ * asked ("Re-fetch GraphQL schema"). With a key the answer is the key's view (docs/api-view.md), so
+ * leaving the headers editor after changing it asks again: the docs and completion follow the key.
+ */
+const KEY_VIEW_SCRIPT = `<script>
+(() => {
+  // The editors' text as shown (the editor takes its input without input events): compared when focus leaves them.
+  const toolOf = (node) => (node instanceof Element ? node.closest('.graphiql-editor-tool') : null);
+  let seen = null;
+  document.addEventListener('focusin', (event) => {
+    const tool = toolOf(event.target);
+    if (tool && seen === null) seen = tool.textContent;
+  }, true);
+  document.addEventListener('focusout', (event) => {
+    const tool = toolOf(event.target);
+    if (!tool || toolOf(event.relatedTarget)) return;
+    const text = tool.textContent;
+    if (text === seen) return;
+    seen = text;
+    document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]')?.click();
+  }, true);
+})();
+</script>`;
+
+/** The page with the script that re-introspects when the headers change, before the end of its body. */
+function withKeyView(html: string): string {
+  const end = html.lastIndexOf('</body>');
+  if (end < 0) throw new Error('the GraphiQL page has no </body>');
+  return `${html.slice(0, end)}${KEY_VIEW_SCRIPT}\n${html.slice(end)}`;
+}
+
 let rendering: Promise<GraphiqlPage> | undefined;
 let rendered: GraphiqlPage | undefined;
 
@@ -34,7 +66,7 @@ let rendered: GraphiqlPage | undefined;
  */
 export function graphiqlPage(): Promise<GraphiqlPage> {
   rendering ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
-    const html = renderGraphiQL(graphiqlOptions);
+    const html = withKeyView(renderGraphiQL(graphiqlOptions));
     const policy = explorerPagePolicy({
       scripts: inlineScriptHashes(html),
       extra: ['worker-src blob:'],

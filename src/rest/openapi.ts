@@ -17,7 +17,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { KEY_PATTERN } from '../auth/api-keys.ts';
-import { permissionCatalogue } from '../auth/permissions.ts';
+import { permissionCatalogue, type Permission } from '../auth/permissions.ts';
+import { restMayCall } from '../auth/api-view.ts';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
@@ -542,10 +543,26 @@ export interface OpenApiOptions {
   leadSources?: LeadSourceLists;
   /** The day the document is written on (a year's range can depend on it); today when not given. */
   now?: Date;
+  /**
+   * A key's permissions: the document is that key's view, with only the operations it may call
+   * (src/auth/api-view.ts) and what they reach. Without it, the whole public document.
+   */
+  viewOf?: ReadonlySet<Permission>;
 }
 
 /** The document's info: what the API is, how to call it, whom to ask and under what licence. */
-function documentInfo(publicUrl: string, contactEmail: string | null | undefined) {
+function documentInfo(publicUrl: string, contactEmail: string | null | undefined, viewOf: ReadonlySet<Permission> | undefined) {
+  const view = viewOf
+    ? '\n\nThis is the view of the API key that asked for it: only the operations its permissions let it call ' +
+      `(${
+        viewOf.size > 0
+          ? [...viewOf]
+              .sort()
+              .map((name) => `\`${name}\``)
+              .join(', ')
+          : 'none'
+      }). Without a key, \`/openapi.json\` lists every operation.`
+    : '';
   return {
     title: 'Dealership Platform Public API',
     version: '1.0.0',
@@ -554,7 +571,8 @@ function documentInfo(publicUrl: string, contactEmail: string | null | undefined
       'leads, contacts, dealership locations, plugins and partner sign-on. The same data is served as GraphQL at `/graphql`.\n\n' +
       'Send the API key as `Authorization: Bearer <key>`. Each operation says which permission it needs and what a key without it ' +
       'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
-      'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.',
+      'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.' +
+      view,
     contact: {
       name: 'Dealership Platform API support',
       url: `${publicUrl}/docs`,
@@ -608,6 +626,12 @@ function errorSchema() {
   };
 }
 
+/** Whether a key holding `permissions` may call the route (a route whose field is missing is left out anyway). */
+function mayCallRoute(writer: SchemaWriter, route: RestRoute, permissions: ReadonlySet<Permission>): boolean {
+  const field = writer.rootField(route);
+  return field !== undefined && restMayCall(accessOfField(field), permissions);
+}
+
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
@@ -617,7 +641,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     now: options.now ?? new Date(),
   };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of restRoutes) {
+  const { viewOf } = options;
+  const routes = viewOf ? restRoutes.filter((route) => mayCallRoute(writer, route, viewOf)) : restRoutes;
+  for (const route of routes) {
     const operation = operationOf(route, context);
     if (!operation) continue;
     const key = openApiPath(route.path);
@@ -626,10 +652,13 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   return {
     openapi: '3.1.0',
-    info: documentInfo(publicUrl, options.contactEmail),
+    info: documentInfo(publicUrl, options.contactEmail, viewOf),
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
-    tags: Object.entries(restTags).map(([name, description]) => ({ name, description })),
+    tags: Object.entries(restTags)
+      .filter(([name]) => !viewOf || routes.some((route) => route.tag === name))
+      .map(([name, description]) => ({ name, description })),
+    ...(viewOf ? { 'x-permissions': [...viewOf].sort() } : {}),
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },

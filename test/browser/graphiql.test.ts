@@ -104,6 +104,78 @@ describe('GraphiQL with the network closed', () => {
   });
 });
 
+describe("the explorers show the key's view once a key is entered (docs/api-view.md)", () => {
+  it("GraphiQL introspects again with the key, and its docs list only the key's root fields", async () => {
+    const page = await openPage('/graphql');
+    const introspections: (string | null)[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && /IntrospectionQuery/.test(request.postData() ?? ''))
+        introspections.push(request.headers().authorization ?? null);
+    });
+    await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+    const explorer = page.locator('.graphiql-doc-explorer');
+    /** The root fields the docs explorer lists, once it shows Query (it starts again at the root when the schema changes). */
+    const rootFieldNames = async (): Promise<string[]> => {
+      const query = explorer.getByText('Query', { exact: true }).first();
+      if ((await query.count()) > 0) await query.click().catch(() => undefined);
+      return explorer.locator('.graphiql-doc-explorer-field-name').allInnerTexts();
+    };
+    // Without a key: the whole public schema, leads included.
+    await expect.poll(rootFieldNames, { timeout: 30_000 }).toContain('leads');
+
+    await page.getByText('Headers', { exact: true }).click();
+    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor').last();
+    await headersEditor.click();
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
+    // Leaving the headers editor asks for the schema again, with the key.
+    await page.locator('.graphiql-query-editor').click();
+    await expect.poll(() => introspections.includes(`Bearer ${key}`), { timeout: 30_000 }).toBe(true);
+    // The key (read:car) may call cars but not leads: its view has the one and not the other.
+    await expect
+      .poll(
+        async () => {
+          const names = await rootFieldNames();
+          return names.includes('cars') && !names.includes('leads');
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
+    await page.close();
+  });
+
+  it("Swagger UI fetches the document again with the key once it is authorised, and lists only the key's operations", async () => {
+    const page = await openPage('/docs');
+    const documentFetches: (string | null)[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/openapi.json') documentFetches.push(request.headers().authorization ?? null);
+    });
+
+    const createLead = page.locator('[id^="operations-"][id$="-create_lead"]');
+    await expect.poll(async () => createLead.count(), { timeout: 30_000 }).toBe(1);
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
+    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
+    await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
+    await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
+    await expect.poll(() => documentFetches.includes(`Bearer ${key}`), { timeout: 30_000 }).toBe(true);
+
+    // A read:car key may not create leads: the operation is not in its view; its own reads are.
+    await expect.poll(async () => createLead.count(), { timeout: 30_000 }).toBe(0);
+    expect(await page.locator('[id^="operations-"][id$="-car_performance"]').count()).toBe(1);
+    // Reloaded, the page fetches the key's view with the key it kept.
+    documentFetches.length = 0;
+    await page.reload({ waitUntil: 'load' });
+    await expect.poll(() => documentFetches[0], { timeout: 30_000 }).toBe(`Bearer ${key}`);
+    expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('Swagger UI with the network closed', () => {
   it('loads the OpenAPI document and tries an operation with a key', async () => {
     const page = await openPage('/docs');
