@@ -208,6 +208,16 @@ describe('limits and heartbeats', () => {
     expect(await again.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: lead.id } } });
   });
 
+  it('refuses a document over the query limits when it opens, as a query is refused, holding no stream', async () => {
+    const deep = 'subscription { leadCreated { car { leads { edges { node { car { leads { edges { node { databaseId } } } } } } } } } }';
+    const before = app.events.openStreams();
+    const reader = await subscribe(deep, full.key);
+    const refusal = await reader.nextEvent();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ error: 'query_too_deep' });
+    expect(await reader.next()).toEqual({ kind: 'complete' });
+    expect(app.events.openStreams()).toBe(before);
+  });
+
   it('sends a heartbeat (an SSE comment line) every SUBSCRIPTION_HEARTBEAT_MS while no event comes', async () => {
     const reader = await subscribe(LEAD_CREATED, full.key);
     const started = Date.now();
@@ -215,6 +225,14 @@ describe('limits and heartbeats', () => {
     expect(await reader.next(HEARTBEAT_MS * 10)).toEqual({ kind: 'heartbeat' });
     // Two heartbeats after the opening one: at least one interval has passed (not Yoga's own 12 s).
     expect(Date.now() - started).toBeGreaterThanOrEqual(HEARTBEAT_MS);
+  });
+
+  it("releases a stream when its client closes it (the key's count and the hub's listener)", async () => {
+    const before = app.events.openStreams();
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    expect(app.events.openStreams()).toBe(before + 1);
+    await reader.close();
+    await expect.poll(() => app.events.openStreams(), { timeout: 2_000 }).toBe(before);
   });
 
   it('closing the hub (the shutdown) completes every open stream and refuses new ones', async () => {
