@@ -11,7 +11,7 @@ import type { KeyVerifier } from './auth/key-cache.ts';
 import type { ScopedDb } from './db/scoped.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { Geocoder } from './domain/geocoding.ts';
-import type { RecordEventPublisher } from './domain/record-events.ts';
+import type { RecordEventPublisher, RecordEventSource } from './domain/record-events.ts';
 
 /**
  * What a resolver is given: the caller, its scoped client and the few services operations use, not
@@ -44,6 +44,8 @@ export interface Context {
   actor: Actor | null;
   /** Where a write hands its committed changes for live subscribers (src/domain/record-events.ts). */
   events: RecordEventPublisher;
+  /** Where subscriptions read the events published from now on, on every instance (src/gateway/live-events.ts). */
+  liveEvents: RecordEventSource;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

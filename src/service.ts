@@ -3,9 +3,10 @@
 // exit); tests drive it directly.
 //
 // Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
-//  1. `/ready` answers 503 and the listening socket closes as soon as no connection waits in the
-//     kernel's accept queue (new connections are then refused; one accepted before that is answered
-//     503 with `Retry-After` and `Connection: close`, src/http/server.ts);
+//  1. every open subscription stream is ended (its client is told `complete` and reconnects, to
+//     another instance) and no new one is opened; `/ready` answers 503 and the listening socket
+//     closes as soon as no connection waits in the kernel's accept queue (new connections are then
+//     refused; one accepted before that is answered 503 with `Retry-After` and `Connection: close`, src/http/server.ts);
 //  2. every request already received, including ones arriving on open keep-alive connections, is
 //     answered, with `Connection: close`; idle keep-alive connections are closed when their
 //     keep-alive timeout ends (at most half the grace period);
@@ -32,6 +33,7 @@ import { createHttpServer, type GatewayServer } from './http/server.ts';
 import { createLifecycle } from './gateway/lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './gateway/yoga.ts';
+import { createLiveEventHub, type LiveEventHub } from './gateway/live-events.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
@@ -68,6 +70,8 @@ interface StopParts {
   /** Flushed once every received request is answered, so the drained requests' calls are counted too. */
   keyCalls?: Pick<KeyCallLog, 'stop'>;
   db: Pick<Db, '$disconnect'>;
+  /** Closed first: its subscriptions' streams end, so their connections are answered rather than held to the cut. */
+  liveEvents?: Pick<LiveEventHub, 'close'>;
   /** Closed with the database, when REDIS_URL is set. */
   redis?: Pick<RedisConnections, 'close'> | null;
   /** When traces are on: the spans still buffered are sent last, once nothing more can make one. */
@@ -90,13 +94,14 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 
 /** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
 async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
-  const { http, outbox, background = [], keyCalls, db, redis, tracing, logger, graceMs } = parts;
+  const { http, outbox, background = [], keyCalls, db, redis, liveEvents, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
   logger.info(
     { signal, grace_ms: graceMs, open_connections: http.openConnections() },
     'shutting down: /ready is 503, new connections answered 503 until the listening socket closes, answering the requests received',
   );
+  liveEvents?.close();
 
   let cutConnections = 0;
   const cutAfterMs = Math.max(graceMs - CLOSE_RESERVE_MS, graceMs / 2);
@@ -243,7 +248,24 @@ export async function startService(config: Config, logger: Logger, options: Star
   const metrics = createMetrics({ db, now, logger, ...(redis ? { redisAvailable: redis.available } : {}) });
   // The bundled postcode data set, loaded with the first search.
   const geocoder = new PostcodeGeocoder();
-  const deps = { config, db, logger, now, keys, readCache, files, geocoder, rateCounters, keyCalls, lifecycle, metrics };
+  // Live events for subscriptions: this instance's, and with Redis every instance's.
+  const liveEvents = createLiveEventHub({ perKeyLimit: config.subscriptionsPerKey, logger, redis });
+  const deps = {
+    config,
+    db,
+    logger,
+    now,
+    keys,
+    readCache,
+    files,
+    geocoder,
+    rateCounters,
+    keyCalls,
+    lifecycle,
+    metrics,
+    events: liveEvents,
+    liveEvents,
+  };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
   let address: AddressInfo;
   try {
@@ -264,7 +286,10 @@ export async function startService(config: Config, logger: Logger, options: Star
     http,
     stop(signal) {
       keys.close();
-      stopping ??= stopService({ http, outbox, background, keyCalls, db, redis, tracing, logger, graceMs: config.shutdownGraceMs }, signal);
+      stopping ??= stopService(
+        { http, outbox, background, keyCalls, db, redis, liveEvents, tracing, logger, graceMs: config.shutdownGraceMs },
+        signal,
+      );
       return stopping;
     },
   };

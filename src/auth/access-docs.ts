@@ -33,7 +33,7 @@ function appendSentence(description: string | null | undefined, sentence: string
 
 /** Adds to every root field, guarded relation and node lookup the permission it needs. */
 export function describeAccess(schema: GraphQLSchema): GraphQLSchema {
-  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
       if (field.name === 'node' || field.name === 'nodes') {

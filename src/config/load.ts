@@ -149,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     explorers: settings.EXPLORERS ?? settings.NODE_ENV !== 'production',
     corsOrigins: settings.CORS_ORIGINS ?? [],
     graphqlMaxCost: settings.GRAPHQL_MAX_COST,
+    subscriptionHeartbeatMs: settings.SUBSCRIPTION_HEARTBEAT_MS,
+    subscriptionsPerKey: settings.SUBSCRIPTIONS_PER_KEY,
     rateLimits: rateLimitsOf(settings),
     trustProxyHops: settings.TRUST_PROXY,
   };

@@ -18,6 +18,7 @@ import { RATE_LIMITS_SETTINGS } from './rate-limits.ts';
 import { REDIS_SETTINGS } from './redis.ts';
 import { SECURITY_SETTINGS } from './security.ts';
 import { STORAGE_SETTINGS } from './storage.ts';
+import { SUBSCRIPTION_SETTINGS } from './subscriptions.ts';
 import { TELEMETRY_SETTINGS } from './telemetry.ts';
 
 export const SETTINGS = {
@@ -27,6 +28,7 @@ export const SETTINGS = {
   ...DATABASE_SETTINGS,
   ...REDIS_SETTINGS,
   ...CACHE_SETTINGS,
+  ...SUBSCRIPTION_SETTINGS,
   ...TELEMETRY_SETTINGS,
   ...STORAGE_SETTINGS,
   ...MAIL_SETTINGS,
@@ -102,6 +104,8 @@ const DOCUMENTED_ORDER = [
   'API_KEY_CACHE_TTL_MS',
   'EXPLORERS',
   'GRAPHQL_MAX_COST',
+  'SUBSCRIPTION_HEARTBEAT_MS',
+  'SUBSCRIPTIONS_PER_KEY',
   'OUTBOX_LEASE_MS',
   'OUTBOX_POLL_INTERVAL_MS',
   'IDEMPOTENCY_TTL_HOURS',

@@ -81,6 +81,10 @@ export interface Config {
   explorers: boolean;
   /** The highest estimated cost one GraphQL operation may have (src/schema/graphql-limits.ts). */
   graphqlMaxCost: number;
+  /** How often an open subscription stream is sent a heartbeat (src/gateway/live-streams.ts). */
+  subscriptionHeartbeatMs: number;
+  /** How many subscriptions one key may hold open on one instance (src/gateway/live-events.ts). */
+  subscriptionsPerKey: number;
   /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
   corsOrigins: readonly string[];
   /** A client must have sent a request's headers within this long, or its connection is cut (408). */

@@ -11,7 +11,7 @@
 // subscribing key, so what a key receives is exactly what it could read.
 
 /** Every event type, in the order the docs list them. */
-const RECORD_EVENT_TYPES = [
+export const RECORD_EVENT_TYPES = [
   'lead.created',
   'lead.updated',
   'lead_event.created',
@@ -21,7 +21,7 @@ const RECORD_EVENT_TYPES = [
   'phone_call.created',
 ] as const;
 
-type RecordEventType = (typeof RECORD_EVENT_TYPES)[number];
+export type RecordEventType = (typeof RECORD_EVENT_TYPES)[number];
 
 /** The record an event type is about. */
 type RecordEventSubject = 'lead' | 'lead_event' | 'car' | 'phone_call';
@@ -46,3 +46,13 @@ export interface RecordEventPublisher {
 
 /** The publisher of an app that has no live subscribers to tell. */
 export const unheardEvents: RecordEventPublisher = { publish: () => undefined };
+
+/**
+ * Live delivery's receiving side, which subscriptions read: the events published from now on, on this
+ * instance and (through Redis) on the others. Each open stream counts against its key's limit of open
+ * subscriptions until its reader ends it (`return()`); opening one more than the limit, or one while
+ * the instance is shutting down, fails with the reason.
+ */
+export interface RecordEventSource {
+  open(apiKeyId: number): AsyncIterableIterator<RecordEvent>;
+}

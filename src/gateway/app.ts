@@ -11,7 +11,7 @@ import type { Geocoder } from '../domain/geocoding.ts';
 import type { CounterStore } from '../rate-limit/counters.ts';
 import type { KeyCallLog } from '../domain/api-key-calls.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
-import { unheardEvents, type RecordEventPublisher } from '../domain/record-events.ts';
+import { unheardEvents, type RecordEventPublisher, type RecordEventSource } from '../domain/record-events.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
 import { actorFromRequest, sentRequest, type Context } from '../context.ts';
 
@@ -40,7 +40,17 @@ export interface AppDeps {
   metrics?: GatewayMetrics;
   /** Where writes hand their committed changes for live subscribers; absent, nobody listens (src/domain/record-events.ts). */
   events?: RecordEventPublisher;
+  /**
+   * Where subscriptions read live events (src/gateway/live-events.ts: the service gives the same hub
+   * as `events`); absent, every subscription completes at once.
+   */
+  liveEvents?: RecordEventSource;
 }
+
+/** The source of an app that has no live events: each subscription ends as soon as it opens. */
+const noLiveEvents: RecordEventSource = {
+  open: () => (async function* () {})(),
+};
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps.keys, request);
@@ -62,5 +72,6 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
       return requestLog;
     },
     events: deps.events ?? unheardEvents,
+    liveEvents: deps.liveEvents ?? noLiveEvents,
   };
 }

@@ -7,6 +7,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { hasBody, readBody, responseFromBytes, withHeaders } from '../web/bodies.ts';
+import { isEventStream } from './live-streams.ts';
 
 /** Smaller bodies gain nothing worth a compressor's time. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -47,7 +48,8 @@ export function useCompression(): Plugin {
   return {
     async onResponse({ request, response: received, setResponse }) {
       const type = received.headers.get('content-type') ?? '';
-      if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received)) return;
+      // A subscription's stream is sent as its events come, never read whole.
+      if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received) || isEventStream(received)) return;
       const encoding = chooseEncoding(request.headers.get('accept-encoding'));
       const { bytes: body, answer: response } = await readBody(received, setResponse);
       if (!encoding || body.byteLength < COMPRESSION_THRESHOLD_BYTES) {

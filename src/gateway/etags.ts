@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from '../web/bodies.ts';
 import { Response } from '../web/fetch-api.ts';
+import { isEventStream } from './live-streams.ts';
 
 /** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
 function matchesETag(ifNoneMatch: string, etag: string): boolean {
@@ -19,6 +20,8 @@ export function useETags(): Plugin {
   return {
     async onResponse({ request, response: received, setResponse }) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || received.status !== 200 || received.headers.has('etag')) return;
+      // A subscription's stream (GraphQL over SSE by GET) never ends while it is live: it has no digest.
+      if (isEventStream(received)) return;
       const { bytes: body, answer: response } = await readBody(received, setResponse);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       const ifNoneMatch = request.headers.get('if-none-match');

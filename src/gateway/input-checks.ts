@@ -23,6 +23,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from '../domain/input-limits.ts';
 import { invalidInput } from '../errors.ts';
@@ -185,15 +186,24 @@ function findInputProblem(
 
 /** Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts. */
 export function useInputChecks(): Plugin {
+  const check = ({
+    args,
+    setResultAndStopExecution,
+  }: {
+    args: ExecutionArgs;
+    setResultAndStopExecution(result: ExecutionResult): void;
+  }): void => {
+    const problem = findInputProblem(
+      args.schema,
+      args.document,
+      args.variableValues as Record<string, unknown> | undefined,
+      args.operationName,
+    );
+    if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
+  };
   return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const problem = findInputProblem(
-        args.schema,
-        args.document,
-        args.variableValues as Record<string, unknown> | undefined,
-        args.operationName,
-      );
-      if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
-    },
+    onExecute: check,
+    // A subscription's arguments are checked when it opens.
+    onSubscribe: check,
   };
 }

@@ -33,6 +33,7 @@ import { useMetricsEndpoint } from './metrics-endpoint.ts';
 import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
+import { useLiveStreams } from './live-streams.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -148,6 +149,8 @@ function appPlugins(
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
     ...(readCache?.plugins ?? []),
+    // Subscriptions' event streams, with the deployment's heartbeat (after Yoga has chosen SSE for them).
+    useLiveStreams(deps.config.subscriptionHeartbeatMs),
     telemetry.errorBodies,
     http.last,
     // After every other answer-changing hook: the record is finished from the answer as sent.

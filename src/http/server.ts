@@ -17,6 +17,7 @@ import { REQUEST_ID_HEADER } from '../gateway/request-telemetry.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
+import { isEventStream } from '../gateway/live-streams.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -186,6 +187,36 @@ function connectionState(): ConnectionState {
   return { unanswered: new Map(), acceptedWhileDraining: new WeakSet(), acceptedCount: 0, listenerClosed, markListenerClosed };
 }
 
+/** Resolves once the response can take more (or is gone: the client left). */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/**
+ * A subscription's event stream (src/gateway/live-streams.ts), written as its events come. The client
+ * leaving cancels it, which ends the subscription and releases its key's count; the stream ending
+ * (the subscription completed, or the hub closed it for a shutdown) ends the response.
+ */
+async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = body.getReader();
+  res.once('close', () => void reader.cancel().catch(() => undefined));
+  res.flushHeaders();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || res.destroyed) break;
+    if (!res.write(value)) await writable(res);
+  }
+  res.end();
+}
+
 async function writeResponse(
   state: ConnectionState,
   lifecycle: Lifecycle,
@@ -193,6 +224,14 @@ async function writeResponse(
   res: ServerResponse,
   response: Response,
 ): Promise<void> {
+  if (response.body && isEventStream(response)) {
+    res.statusCode = response.status;
+    response.headers.forEach((value, name) => {
+      res.appendHeader(name, value);
+    });
+    if (lifecycle.draining) res.setHeader('connection', 'close');
+    return writeEventStream(res, response.body);
+  }
   const bytes = await finalBytes(response);
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   res.statusCode = response.status;

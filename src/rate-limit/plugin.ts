@@ -9,6 +9,7 @@
 //   RateLimit headers of the policies it was counted against.
 // /health, /ready and the explorers answer before this plugin and are never limited.
 import type { Plugin } from 'graphql-yoga';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { clientAddress } from '../gateway/client-address.ts';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from '../gateway/app.ts';
@@ -48,6 +49,12 @@ function setHeaders(response: Response, headers: Record<string, string>, setResp
     for (const [name, value] of Object.entries(headers)) target.set(name, value);
   });
   if (answer !== response) setResponse(answer);
+}
+
+/** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
+interface OperationStart {
+  args: ExecutionArgs;
+  setResultAndStopExecution(result: ExecutionResult): void;
 }
 
 /**
@@ -99,24 +106,27 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       if (meter.verdict) setHeaders(response, rateLimitHeaders(meter.verdict, deps.now().getTime()), setResponse);
     },
   };
+  const spendOperation = async ({ args, setResultAndStopExecution }: OperationStart): Promise<void> => {
+    const context = args.contextValue as Partial<Context>;
+    if (!context.request) return;
+    const meter = meterOf(context.request);
+    if (!meter) return;
+    const cost = operationCost(context);
+    meter.cost = cost;
+    const verdict = await limiter.spendOperation({
+      actor: context.actor ?? null,
+      cost,
+      redeemsSignOnToken: redeemsSignOnToken(args.document, args.operationName),
+      clientAddress: meter.clientAddress,
+    });
+    if (!verdict) return;
+    meter.verdict = mergedVerdict(meter.verdict, verdict);
+    if (verdict.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
+  };
   const operations: Plugin = {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as Partial<Context>;
-      if (!context.request) return;
-      const meter = meterOf(context.request);
-      if (!meter) return;
-      const cost = operationCost(context);
-      meter.cost = cost;
-      const verdict = await limiter.spendOperation({
-        actor: context.actor ?? null,
-        cost,
-        redeemsSignOnToken: redeemsSignOnToken(args.document, args.operationName),
-        clientAddress: meter.clientAddress,
-      });
-      if (!verdict) return;
-      meter.verdict = mergedVerdict(meter.verdict, verdict);
-      if (verdict.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
-    },
+    onExecute: (payload) => spendOperation(payload),
+    // A subscription spends its document's cost once, when it opens.
+    onSubscribe: (payload) => spendOperation(payload),
   };
   return {
     requests,

@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 export const graphiqlOptions = {
   title: 'Dealership API',
   defaultQuery: '{\n  apikey_details {\n    databaseId\n    permissions\n  }\n}\n',
-};
+  // Subscriptions over /graphql itself, as Server-Sent Events (docs/subscriptions.md).
+  subscriptionsProtocol: 'SSE',
+} as const;
 
 /** Hashes of the page's inline scripts, as CSP source expressions. */
 function inlineScriptHashes(html: string): string[] {

@@ -37,6 +37,9 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
   scopeAuth: {
+    // A subscription is refused when it opens, not when its first event comes (it would hold a
+    // stream, and its key's count, with nothing it may receive).
+    authorizeOnSubscribe: true,
     authScopes: (context) => ({
       public: true,
       authenticated: context.actor !== null,
@@ -147,3 +150,4 @@ builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -18,7 +18,7 @@ export function undescribed(schema: GraphQLSchema): string[] {
   };
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || (isScalarType(type) && isSpecifiedScalarType(type))) continue;
-    const isRoot = type === schema.getQueryType() || type === schema.getMutationType();
+    const isRoot = type === schema.getQueryType() || type === schema.getMutationType() || type === schema.getSubscriptionType();
     if (!isRoot) check(type.name, type.description);
     if (isObjectType(type) || isInterfaceType(type)) {
       for (const field of Object.values(type.getFields())) {

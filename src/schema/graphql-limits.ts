@@ -32,6 +32,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { connectionPageSize } from './builder.ts';
 import { DEFAULT_GRAPHQL_MAX_COST } from '../config/index.ts';
 import { apiError, invalidInput } from '../errors.ts';
@@ -390,12 +391,47 @@ function shapeLimitError(shape: OperationShape, limits: QueryLimits = queryLimit
   return null;
 }
 
+/** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
+interface OperationStart {
+  args: ExecutionArgs;
+  setResultAndStopExecution(result: ExecutionResult): void;
+}
+
 /**
  * The limits as one Yoga plugin. Requests whose parameters Yoga read from the client (the GraphQL
  * door) are remembered, so that only their operations are refused; every operation's cost is kept.
  */
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
+  const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
+    const shape = operationShape(
+      args.schema,
+      args.document,
+      args.operationName,
+      args.variableValues as Record<string, unknown> | undefined,
+    );
+    if (!shape) return;
+    const context = args.contextValue as { request?: Request };
+    if (!context.request || !fromGraphqlDoor.has(context.request)) {
+      // The REST door: a route's fixed document, costed by the records it answers.
+      const root = soleRootField(
+        args.schema,
+        args.document,
+        args.operationName,
+        args.variableValues as Record<string, unknown> | undefined,
+      );
+      costByContext.set(context, root ? restCallCost(root.field, root.args) : shape.cost);
+      return;
+    }
+    costByContext.set(context, shape.cost);
+    // A page over the ceiling is refused, not silently cut to it: the client would miss records it
+    // believes it asked for (the documented range is 1 to connectionPageSize.max).
+    const page = shape.oversizedPage;
+    const refused =
+      (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ??
+      shapeLimitError(shape, limits);
+    if (refused) setResultAndStopExecution({ errors: [refused] });
+  };
   return {
     onParams({ params, request, setResult }) {
       fromGraphqlDoor.add(request);
@@ -408,34 +444,8 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       const tokens = countTokens(query, limits.maxTokens);
       if (tokens > limits.maxTokens) setResult({ errors: [limitError('tokens', limits.maxTokens, tokens)] });
     },
-    onExecute({ args, setResultAndStopExecution }) {
-      const shape = operationShape(
-        args.schema,
-        args.document,
-        args.operationName,
-        args.variableValues as Record<string, unknown> | undefined,
-      );
-      if (!shape) return;
-      const context = args.contextValue as { request?: Request };
-      if (!context.request || !fromGraphqlDoor.has(context.request)) {
-        // The REST door: a route's fixed document, costed by the records it answers.
-        const root = soleRootField(
-          args.schema,
-          args.document,
-          args.operationName,
-          args.variableValues as Record<string, unknown> | undefined,
-        );
-        costByContext.set(context, root ? restCallCost(root.field, root.args) : shape.cost);
-        return;
-      }
-      costByContext.set(context, shape.cost);
-      // A page over the ceiling is refused, not silently cut to it: the client would miss records it
-      // believes it asked for (the documented range is 1 to connectionPageSize.max).
-      const page = shape.oversizedPage;
-      const refused =
-        (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ??
-        shapeLimitError(shape, limits);
-      if (refused) setResultAndStopExecution({ errors: [refused] });
-    },
+    // A subscription's document is costed and limited when it opens, as a query's when it runs.
+    onSubscribe: (payload) => limitOperation(payload),
+    onExecute: (payload) => limitOperation(payload),
   };
 }

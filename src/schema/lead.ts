@@ -214,6 +214,7 @@ function writeDeps(context: Context): LeadWriteDeps {
     get logger() {
       return context.logger;
     },
+    events: context.events,
   };
 }
 

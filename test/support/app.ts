@@ -7,6 +7,7 @@ import { keyringOf, type Keyring } from '../../src/config/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { AppDeps } from '../../src/gateway/app.ts';
 import { createApp, type Yoga } from '../../src/gateway/yoga.ts';
+import { createLiveEventHub, type LiveEventHub } from '../../src/gateway/live-events.ts';
 import { createFileStorage } from '../../src/storage/file-storage.ts';
 import { memoryCounters } from '../../src/rate-limit/counters.ts';
 import { assertMatchesContract } from './contract.ts';
@@ -59,6 +60,8 @@ export interface TestApp {
   db: Db;
   config: Config;
   clock: TestClock;
+  /** The app's live events (in this process, as a service without Redis): what writes publish and subscriptions read. */
+  events: LiveEventHub;
   /** SQL statements run since the last reset (for N+1 checks). */
   queries: string[];
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
@@ -134,8 +137,10 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
-  const yoga = createApp(instanceDeps({ config, db, now: clock.now }));
+  const events = createLiveEventHub({ perKeyLimit: config.subscriptionsPerKey, logger: pino({ level: 'silent' }) });
+  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, { events, liveEvents: events }));
   onFileEnd(async () => {
+    events.close();
     await db.$disconnect();
     await database.drop();
   });
@@ -163,6 +168,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     db,
     config,
     clock,
+    events,
     queries,
     request,
     async graphql(query, variables, key) {

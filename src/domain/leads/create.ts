@@ -18,6 +18,7 @@ import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './re
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
+import type { RecordEventPublisher } from '../record-events.ts';
 
 export interface LeadWriteDeps {
   db: ScopedDb;
@@ -30,6 +31,7 @@ export interface LeadWriteDeps {
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
+  events?: RecordEventPublisher;
 }
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
@@ -67,6 +69,14 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
         const key = claim ? { claim, expired: stored.expired } : null;
         const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
         committed = true;
+        deps.events?.publish({
+          id: `lead.created:${record.id}`,
+          type: 'lead.created',
+          dealershipId,
+          subject: 'lead',
+          recordId: record.id,
+          occurredAt: now,
+        });
         return record;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;

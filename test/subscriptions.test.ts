@@ -1,0 +1,256 @@
+// Live subscriptions over Server-Sent Events, through yoga.fetch (docs/subscriptions.md): an event
+// published after a subscription opened reaches it, read afresh through the subscriber's scoped
+// client (its dealerships only, personal data behind read:personal_data); each field needs its
+// record's read permission; a key holds at most SUBSCRIPTIONS_PER_KEY streams; heartbeats come every
+// SUBSCRIPTION_HEARTBEAT_MS; closing the hub (the shutdown's first step) completes every stream.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordEvent, RecordEventType } from '../src/domain/record-events.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
+import { makeStoredLead } from './support/fixtures-leads.ts';
+import { readSse, type SseReader } from './support/sse.ts';
+
+const PER_KEY = 2;
+const HEARTBEAT_MS = 150;
+
+let app: TestApp;
+let north: { id: number };
+let south: { id: number };
+let full: { key: string };
+let plain: { key: string };
+let northOnly: { key: string };
+let carsOnly: { key: string };
+const open: SseReader[] = [];
+
+beforeAll(async () => {
+  app = await createTestApp({ subscriptionsPerKey: PER_KEY, subscriptionHeartbeatMs: HEARTBEAT_MS });
+  north = await makeDealership(app.db);
+  south = await makeDealership(app.db);
+  full = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data', 'read:car'] });
+  plain = await makeKey(app.db, { permissions: ['read:lead'] });
+  northOnly = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data', 'read:car'], dealershipIds: [north.id] });
+  carsOnly = await makeKey(app.db, { permissions: ['read:car'] });
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((reader) => reader.close()));
+});
+
+async function subscribe(query: string, key: string, init: { method?: 'GET' | 'POST' } = {}): Promise<SseReader> {
+  const headers = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
+  const response = await app.yoga.fetch(
+    init.method === 'GET' ? `http://gateway.test/graphql?query=${encodeURIComponent(query)}` : 'http://gateway.test/graphql',
+    init.method === 'GET'
+      ? { headers }
+      : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query }) },
+  );
+  const reader = readSse(response);
+  open.push(reader);
+  // The first comment line comes once the stream is open; the subscription is listening by then.
+  expect(await reader.next()).toEqual({ kind: 'heartbeat' });
+  return reader;
+}
+
+let eventNumber = 0;
+function publish(type: RecordEventType, dealershipId: number, recordId: number): RecordEvent {
+  eventNumber += 1;
+  const subject = type.slice(0, type.lastIndexOf('.')) as RecordEvent['subject'];
+  const event: RecordEvent = { id: `test-${eventNumber}`, type, dealershipId, subject, recordId, occurredAt: new Date() };
+  app.events.publish(event);
+  return event;
+}
+
+const LEAD_CREATED = 'subscription { leadCreated { databaseId dealership_id name email } }';
+
+describe('Subscription.leadCreated', () => {
+  it('sends a lead created after it opened, as an SSE `next` event, read afresh', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    expect(reader.response.status).toBe(200);
+    expect(reader.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(reader.response.headers.get('cache-control')).toBe('no-store');
+    const lead = await makeStoredLead(app.db, north.id, { name: 'Ada Live', email: 'ada@example.com' });
+    publish('lead.created', north.id, lead.id);
+    expect(await reader.nextEvent()).toEqual({
+      data: { leadCreated: { databaseId: lead.id, dealership_id: north.id, name: 'Ada Live', email: 'ada@example.com' } },
+    });
+  });
+
+  it('works over GET too (EventSource), with no ETag or compression in the way', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key, { method: 'GET' });
+    expect(reader.response.headers.get('etag')).toBeNull();
+    expect(reader.response.headers.get('content-encoding')).toBeNull();
+    const lead = await makeStoredLead(app.db, north.id);
+    publish('lead.created', north.id, lead.id);
+    expect(await reader.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: lead.id } } });
+  });
+
+  it("never sends another dealership's lead to a key restricted to its own", async () => {
+    const reader = await subscribe(LEAD_CREATED, northOnly.key);
+    const southLead = await makeStoredLead(app.db, south.id);
+    const northLead = await makeStoredLead(app.db, north.id);
+    publish('lead.created', south.id, southLead.id);
+    // An event that names the wrong dealership for its record is not trusted either: the scoped client does not find it.
+    publish('lead.created', north.id, southLead.id);
+    publish('lead.created', north.id, northLead.id);
+    expect(await reader.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: northLead.id } } });
+    expect(await reader.eventsWithin(300)).toEqual([]);
+  });
+
+  it('leaves personal data null without read:personal_data', async () => {
+    const reader = await subscribe(LEAD_CREATED, plain.key);
+    const lead = await makeStoredLead(app.db, south.id, { name: 'Private Person' });
+    publish('lead.created', south.id, lead.id);
+    expect(await reader.nextEvent()).toEqual({
+      data: { leadCreated: { databaseId: lead.id, dealership_id: south.id, name: null, email: null } },
+    });
+  });
+
+  it('sends only its own event type', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    const lead = await makeStoredLead(app.db, north.id);
+    publish('lead.updated', north.id, lead.id);
+    expect(await reader.eventsWithin(300)).toEqual([]);
+  });
+
+  it('needs read:lead: a key without it is refused on the stream', async () => {
+    const reader = await subscribe(LEAD_CREATED, carsOnly.key);
+    const refusal = await reader.nextEvent();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
+    expect(await reader.next()).toEqual({ kind: 'complete' });
+  });
+
+  it('needs a key', async () => {
+    const response = await app.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: LEAD_CREATED }),
+    });
+    const reader = readSse(response);
+    open.push(reader);
+    const refusal = await reader.nextEvent();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('is not answered as JSON: a subscription is a stream (406 without text/event-stream)', async () => {
+    const response = await app.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${full.key}`, accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: LEAD_CREATED }),
+    });
+    expect(response.status).toBe(406);
+  });
+});
+
+describe('the other record events', () => {
+  it('carUpdated, carReserved and carReleased send the car, each its own type', async () => {
+    const updated = await subscribe('subscription { carUpdated { databaseId stocknum } }', carsOnly.key);
+    const reserved = await subscribe('subscription { carReserved { databaseId } }', full.key);
+    const car = await makeCar(app.db, north.id, { stocknum: 'LIVE1' });
+    publish('car.reserved', north.id, car.id);
+    publish('car.updated', north.id, car.id);
+    expect(await updated.nextEvent()).toEqual({ data: { carUpdated: { databaseId: car.id, stocknum: 'LIVE1' } } });
+    expect(await reserved.nextEvent()).toEqual({ data: { carReserved: { databaseId: car.id } } });
+    expect(await updated.eventsWithin(200)).toEqual([]);
+  });
+
+  it('leadEventCreated sends the lead event', async () => {
+    const reader = await subscribe('subscription { leadEventCreated { databaseId lead_id service } }', full.key);
+    const lead = await makeStoredLead(app.db, north.id);
+    const leadEvent = await app.db.leadEvent.create({ data: { lead_id: lead.id, service: 'sms' } });
+    publish('lead_event.created', north.id, leadEvent.id);
+    expect(await reader.nextEvent()).toEqual({
+      data: { leadEventCreated: { databaseId: leadEvent.id, lead_id: lead.id, service: 'sms' } },
+    });
+  });
+
+  it('a lead created through create_lead reaches an open subscription', async () => {
+    const writer = await makeKey(app.db, { permissions: ['create:lead'] });
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    const created = await app.graphql<{ create_lead: { lead: { id: number } } }>(
+      'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }',
+      {
+        lead: {
+          dealership_id: north.id,
+          category: 'GENERAL_ENQUIRY',
+          source: 'Website',
+          name: 'Via Mutation',
+          email: 'via@example.com',
+          phone: '+61412345678',
+        },
+      },
+      writer.key,
+    );
+    expect(created.errors).toBeUndefined();
+    expect(await reader.nextEvent()).toMatchObject({
+      data: { leadCreated: { databaseId: created.data?.create_lead.lead.id, name: 'Via Mutation' } },
+    });
+  });
+});
+
+describe('limits and heartbeats', () => {
+  it(`refuses a key's subscription beyond SUBSCRIPTIONS_PER_KEY (${PER_KEY}), and takes one again once another closes`, async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead'] });
+    const first = await subscribe(LEAD_CREATED, key.key);
+    await subscribe(LEAD_CREATED, key.key);
+    const refused = await subscribe(LEAD_CREATED, key.key);
+    const refusal = await refused.nextEvent();
+    expect(refusal.errors?.[0]).toMatchObject({
+      message: `This API key already holds ${PER_KEY} open subscriptions on this instance, its limit: close one before opening another.`,
+      extensions: { code: 'RATE_LIMITED', error: 'too_many_subscriptions', limit: PER_KEY },
+    });
+    expect(await refused.next()).toEqual({ kind: 'complete' });
+    // Another key is not limited by this one's streams.
+    await subscribe(LEAD_CREATED, plain.key);
+    await first.close();
+    const again = await subscribe(LEAD_CREATED, key.key);
+    const lead = await makeStoredLead(app.db, north.id);
+    publish('lead.created', north.id, lead.id);
+    expect(await again.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: lead.id } } });
+  });
+
+  it('refuses a document over the query limits when it opens, as a query is refused, holding no stream', async () => {
+    const deep = 'subscription { leadCreated { car { leads { edges { node { car { leads { edges { node { databaseId } } } } } } } } } }';
+    const before = app.events.openStreams();
+    const reader = await subscribe(deep, full.key);
+    const refusal = await reader.nextEvent();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ error: 'query_too_deep' });
+    expect(await reader.next()).toEqual({ kind: 'complete' });
+    expect(app.events.openStreams()).toBe(before);
+  });
+
+  it('sends a heartbeat (an SSE comment line) every SUBSCRIPTION_HEARTBEAT_MS while no event comes', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    const started = Date.now();
+    expect(await reader.next(HEARTBEAT_MS * 10)).toEqual({ kind: 'heartbeat' });
+    expect(await reader.next(HEARTBEAT_MS * 10)).toEqual({ kind: 'heartbeat' });
+    // Two heartbeats after the opening one: at least one interval has passed (not Yoga's own 12 s).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(HEARTBEAT_MS);
+  });
+
+  it("releases a stream when its client closes it (the key's count and the hub's listener)", async () => {
+    const before = app.events.openStreams();
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    expect(app.events.openStreams()).toBe(before + 1);
+    await reader.close();
+    await expect.poll(() => app.events.openStreams(), { timeout: 2_000 }).toBe(before);
+  });
+
+  it('closing the hub (the shutdown) completes every open stream and refuses new ones', async () => {
+    const other = await createTestApp();
+    const key = await makeKey(other.db, { permissions: ['read:lead'] });
+    const response = await other.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: LEAD_CREATED }),
+    });
+    const reader = readSse(response);
+    open.push(reader);
+    expect(await reader.next()).toEqual({ kind: 'heartbeat' });
+    expect(other.events.openStreams()).toBe(1);
+    other.events.close();
+    let message = await reader.next();
+    while (message.kind === 'heartbeat') message = await reader.next();
+    expect(message).toEqual({ kind: 'complete' });
+    expect(other.events.openStreams()).toBe(0);
+  });
+});
