@@ -211,6 +211,7 @@ function writeDeps(context: Context): LeadWriteDeps {
     leadSources: context.config.leadSources,
     idempotencyTtlMs: context.config.idempotencyTtlMs,
     logger: context.logger,
+    events: context.events,
   };
 }
 

@@ -128,13 +128,13 @@ export async function withRequestIdChecked(response: Response): Promise<Response
 }
 
 /** One app per test file; its database is dropped when the file ends. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, deps: Partial<AppDeps> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
   const config: Config = { ...loadConfig({ ...testSettings, DATABASE_URL: database.url }), ...overrides };
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
-  const yoga = createApp(instanceDeps({ config, db, now: clock.now }));
+  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, deps));
   onFileEnd(async () => {
     await db.$disconnect();
     await database.drop();

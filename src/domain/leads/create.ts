@@ -11,6 +11,7 @@ import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
+import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from '../record-events.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { claimKey, recordAnswer, requestHash, storedAnswer, type IdempotencyClaim } from './idempotency.ts';
@@ -30,6 +31,8 @@ export interface LeadWriteDeps {
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
+  /** Where the committed lead.created / lead.updated event is handed for live subscribers. */
+  events: RecordEventPublisher;
 }
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
@@ -63,8 +66,9 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, claim, now), TRANSACTION_OPTIONS);
+        const { record, event } = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, claim, now), TRANSACTION_OPTIONS);
         committed = true;
+        publishCommitted(deps.events, [event]);
         return record;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
@@ -89,7 +93,7 @@ async function writeLead(
   files: readonly StoredLeadFile[],
   claim: IdempotencyClaim | null,
   now: Date,
-): Promise<LeadRecord> {
+): Promise<{ record: LeadRecord; event: RecordEvent }> {
   // First, so a concurrent duplicate blocks here (PostgreSQL) until this one commits or rolls back.
   if (claim) await claimKey(tx, claim, now);
 
@@ -135,8 +139,9 @@ async function writeLead(
   });
 
   await enqueueLeadNotifications(tx, lead, dealership, now);
+  const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
   const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
   if (claim) await recordAnswer(tx, claim, CREATED, record);
-  return record;
+  return { record, event };
 }
