@@ -64,7 +64,7 @@ const SUBJECT_OF_EVENT: Readonly<Record<RecordEventType, RecordEventSubject>> = 
   'phone_call.created': 'phone_call',
 };
 
-function isRecordEventType(value: string): value is RecordEventType {
+export function isRecordEventType(value: string): value is RecordEventType {
   return (RECORD_EVENT_TYPES as readonly string[]).includes(value);
 }
 

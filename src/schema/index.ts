@@ -18,6 +18,7 @@ import './contact.ts';
 import './dealership.ts';
 import './dealership-users.ts';
 import './redirect.ts';
+import './webhooks.ts';
 
 let schema: GraphQLSchema | undefined;
 
