@@ -98,7 +98,7 @@ export interface Config {
   outboxLeaseMs: number;
   /** Pause between two outbox polling rounds. */
   outboxPollIntervalMs: number;
-  /** Private, loopback or link-local addresses and ranges webhooks may go to all the same (src/notifications/webhook-address.ts). */
+  /** Private, loopback or link-local addresses and ranges webhooks may go to all the same (src/domain/webhook-address.ts). */
   webhookAllowedAddresses: readonly string[];
   /** How long a failing webhook delivery is retried before it fails for good and its subscription is disabled. */
   webhookRetryMs: number;
