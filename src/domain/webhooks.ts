@@ -42,11 +42,15 @@ export const webhookSubscriptionInput = z.object({
   url: z
     .string()
     .max(MAX_URL_LENGTH)
+    // A public host name: the rules (https in production, no credentials, no private address) are
+    // checked by urlProblem; the pattern states the form every deployment accepts.
+    .meta({ pattern: '^https://[a-z][a-z0-9-]{0,30}\\.example\\.com/[a-z0-9/]{0,40}$', examples: ['https://crm.example.com/webhooks'] })
     .describe('Where deliveries are POSTed: an https URL (http is accepted only in development mode), without credentials.'),
   events: z
     .array(
       z
         .string()
+        .meta({ enum: [...RECORD_EVENT_TYPES] })
         .refine(isRecordEventType, `must be one of: ${RECORD_EVENT_TYPES.join(', ')}`)
         .transform((type) => type as RecordEventType),
     )
@@ -59,6 +63,7 @@ export const webhookSubscriptionInput = z.object({
     .min(1)
     .max(INT32.max)
     .nullish()
+    .meta({ 'x-references': 'a dealership the key reaches (422 naming subscription.dealership_id otherwise)' })
     .describe('The dealership whose events are delivered; may be left out when the key reaches exactly one dealership.'),
 });
 
