@@ -14,7 +14,6 @@ import type { ScopedDb } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
-import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 
 // The record itself (fields, rules, messages) is declared in car-record.ts.
 export type { CarInput, LockableCarField } from './car-record.ts';
@@ -71,13 +70,7 @@ export interface UpdateCarResult {
  * Updates the car `id` (or, with match_existing_car_by_stocknum, the car with the body's stocknum
  * in the body's dealership, whatever `id` says) among the cars the actor reaches.
  */
-export async function updateCar(
-  db: ScopedDb,
-  actor: Actor,
-  input: { id: number; car: CarInput },
-  now: Date,
-  events: RecordEventPublisher,
-): Promise<UpdateCarResult> {
+export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number; car: CarInput }, now: Date): Promise<UpdateCarResult> {
   const changes = validateCarInput(input.car, now);
   const targetDealershipId = input.car.dealership_id;
   // A car never moves to, and is never matched in, a dealership the key cannot reach; a dealership
@@ -86,7 +79,7 @@ export async function updateCar(
   if (!reachesDealership(actor, targetDealershipId)) throw noSuchDealership();
 
   try {
-    const { result, event } = await db.$transaction(async (tx) => {
+    return await db.$transaction(async (tx) => {
       const dealership = await tx.dealership.findUnique({ where: { id: targetDealershipId }, select: { id: true } });
       if (!dealership) throw noSuchDealership();
 
@@ -146,11 +139,8 @@ export async function updateCar(
         });
       }
       if (images) await replacePhotos(tx, current.id, current.photos, images, now);
-      const event = await recordEvent(tx, { type: 'car.updated', dealershipId, recordId: current.id }, now);
-      return { result: { carId: current.id, skippedFields }, event };
+      return { carId: current.id, skippedFields };
     });
-    publishCommitted(events, [event]);
-    return result;
   } catch (error) {
     // Two requests giving two cars one stock number at once: the unique index decides.
     if (isUniqueViolation(error)) throw stocknumTaken(input.car.stocknum.trim());

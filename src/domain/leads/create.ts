@@ -11,7 +11,6 @@ import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
-import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from '../record-events.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type StoredKey } from './idempotency.ts';
@@ -19,6 +18,7 @@ import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './re
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
+import type { RecordEventPublisher } from '../record-events.ts';
 
 export interface LeadWriteDeps {
   db: ScopedDb;
@@ -31,8 +31,7 @@ export interface LeadWriteDeps {
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
-  /** Where the committed lead.created / lead.updated event is handed for live subscribers. */
-  events: RecordEventPublisher;
+  events?: RecordEventPublisher;
 }
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
@@ -68,9 +67,16 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
     for (let attempt = 1; ; attempt += 1) {
       try {
         const key = claim ? { claim, expired: stored.expired } : null;
-        const { record, event } = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
+        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
         committed = true;
-        publishCommitted(deps.events, [event]);
+        deps.events?.publish({
+          id: `lead.created:${record.id}`,
+          type: 'lead.created',
+          dealershipId,
+          subject: 'lead',
+          recordId: record.id,
+          occurredAt: now,
+        });
         return record;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
@@ -95,7 +101,7 @@ async function writeLead(
   files: readonly StoredLeadFile[],
   key: { claim: IdempotencyClaim; expired: boolean } | null,
   now: Date,
-): Promise<{ record: LeadRecord; event: RecordEvent }> {
+): Promise<LeadRecord> {
   const dealership = await tx.dealership.findUnique({ where: { id: dealershipId }, select: { id: true, slug: true, name: true } });
   if (!dealership) throw notFound('dealership');
   const columns = { ...valid.columns };
@@ -139,9 +145,8 @@ async function writeLead(
   });
 
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
-  const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
   const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
   if (key) await recordAnswer(tx, key.claim, { status: CREATED, body: record, now }, key);
-  return { record, event };
+  return record;
 }

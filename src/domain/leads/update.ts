@@ -12,7 +12,6 @@ import { raiseContactFlags } from './contacts.ts';
 import type { LeadWriteDeps } from './create.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
-import { publishCommitted, recordEvent, type RecordEvent } from '../record-events.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
@@ -59,7 +58,7 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
-    const { record, event } = await db.$transaction(
+    const record = await db.$transaction(
       (tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }),
       {
         maxWait: 15_000,
@@ -67,7 +66,6 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
       },
     );
     committed = true;
-    publishCommitted(deps.events, [event]);
     return record;
   } finally {
     if (committed) await settleLeadFiles(db, files, deps.logger);
@@ -81,7 +79,7 @@ async function writeUpdate(
   input: LeadInputData,
   files: readonly StoredLeadFile[],
   options: Omit<ValidationOptions, 'existing'>,
-): Promise<{ record: LeadRecord; event: RecordEvent }> {
+): Promise<LeadRecord> {
   const { now } = options;
   // Written first: takes the row lock (PostgreSQL), so concurrent updates of one lead queue up and
   // each one's rules (age, category and fields, payment, file count) hold against the row as it is now.
@@ -132,6 +130,5 @@ async function writeUpdate(
   if (current.contact_id !== null) {
     await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);
   }
-  const event = await recordEvent(tx, { type: 'lead.updated', dealershipId: current.dealership_id, recordId: id }, now);
-  return { record: await loadLeadRecord(tx, id), event };
+  return loadLeadRecord(tx, id);
 }
