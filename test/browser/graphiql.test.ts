@@ -154,13 +154,7 @@ describe("the explorers show the key's view once a key is entered (docs/api-view
 
     const createLead = page.locator('[id^="operations-"][id$="-create_lead"]');
     await expect.poll(async () => createLead.count(), { timeout: 30_000 }).toBe(1);
-    await page
-      .getByRole('button', { name: /Authorize/ })
-      .first()
-      .click();
-    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
-    await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
-    await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
+    await authorizeInSwaggerUi(page, key);
     await expect.poll(() => documentFetches.includes(`Bearer ${key}`), { timeout: 30_000 }).toBe(true);
 
     // A read:car key may not create leads: the operation is not in its view; its own reads are.
@@ -182,13 +176,7 @@ describe('Swagger UI with the network closed', () => {
     await expect
       .poll(async () => page.locator('.information-container').innerText(), { timeout: 30_000 })
       .toContain('Dealership Platform Public API');
-    await page
-      .getByRole('button', { name: /Authorize/ })
-      .first()
-      .click();
-    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(key);
-    await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
-    await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
+    await authorizeInSwaggerUi(page, key);
 
     // Swagger UI names the block after the operation's tag and id; the tag's spelling is the document's business.
     const operation = page.locator('[id^="operations-"][id$="-apikey_details"]');
@@ -204,3 +192,14 @@ describe('Swagger UI with the network closed', () => {
     await page.close();
   });
 });
+
+/** Enters `apiKey` in Swagger UI's Authorize dialog and closes it. */
+async function authorizeInSwaggerUi(page: Page, apiKey: string): Promise<void> {
+  await page
+    .getByRole('button', { name: /Authorize/ })
+    .first()
+    .click();
+  await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(apiKey);
+  await page.locator('.modal-ux button', { hasText: /^Authorize$/ }).click();
+  await page.locator('.modal-ux button', { hasText: /^Close$/ }).click();
+}
