@@ -34,6 +34,9 @@ import { createLifecycle } from './gateway/lifecycle.ts';
 import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
 import { createApp } from './gateway/yoga.ts';
 import { createLiveEventHub, type LiveEventHub } from './gateway/live-events.ts';
+import { createPayloadRenderer } from './gateway/webhook-payloads.ts';
+import { startWebhookWorker } from './notifications/webhook-worker.ts';
+import { getSchema } from './schema/index.ts';
 import { createFileStorage } from './storage/file-storage.ts';
 import { startFileSweep } from './domain/leads/file-sweep.ts';
 import { PostcodeGeocoder } from './domain/geocoding.ts';
@@ -279,7 +282,16 @@ export async function startService(config: Config, logger: Logger, options: Star
   }
   // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
-  const background = backgroundTasks(config, { db, now, logger, files }, clock, cacheEpoch);
+  // Delivers outbound webhooks; every instance runs one, and claims keep each attempt to one sender.
+  const webhooks = startWebhookWorker({
+    db,
+    config,
+    logger,
+    now,
+    render: createPayloadRenderer(deps, getSchema()),
+    intervalMs: config.webhookPollIntervalMs,
+  });
+  const background = [webhooks, ...backgroundTasks(config, { db, now, logger, files }, clock, cacheEpoch)];
   let stopping: Promise<ShutdownReport> | undefined;
   return {
     address,

@@ -158,7 +158,20 @@ beforeAll(async () => {
     },
     { field: 'Mutation.reserve_car', path: '/api/v1/cars/2/reserve?reserved=true' },
     { field: 'Query.website_models', path: '/api/v1/websites/richmond-toyota/models?version=2' },
+    { field: 'Query.webhook_subscriptions', path: '/api/v1/webhook_subscriptions' },
+    { field: 'Query.webhook_deliveries', path: '/api/v1/webhook_subscriptions/1/deliveries' },
+    { field: 'Mutation.rotate_webhook_secret', path: '/api/v1/webhook_subscriptions/1/rotate_secret' },
+    { field: 'Mutation.disable_webhook_subscription', path: '/api/v1/webhook_subscriptions/1/disable' },
+    { field: 'Mutation.enable_webhook_subscription', path: '/api/v1/webhook_subscriptions/1/enable' },
+    { field: 'Mutation.redeliver_webhook', path: '/api/v1/webhook_subscriptions/1/deliveries/1/redeliver' },
+    { field: 'Mutation.delete_webhook_subscription', path: '/api/v1/webhook_subscriptions/1' },
   ];
+  // First, so the writes below enqueue deliveries for the log and the redelivery to show.
+  calls.unshift({
+    field: 'Mutation.create_webhook_subscription',
+    path: '/api/v1/webhook_subscriptions',
+    body: { subscription: { url: 'https://crm.example.com/webhooks', events: ['lead.created', 'car.reserved'], dealership_id: 1 } },
+  });
 });
 
 describe('every operation on the demo data', () => {
@@ -185,7 +198,12 @@ describe('every operation on the demo data', () => {
       }
     }
     if (partnerToken === null) throw new Error('the partner token call handed out no token');
-    const written = `${JSON.stringify(answers, null, 2)}\n`.replaceAll(partnerToken, EXAMPLE_PARTNER_TOKEN);
+    // Random ids and secrets are written as fixed examples, so the file changes only when an answer does.
+    const written = `${JSON.stringify(answers, null, 2)}\n`
+      .replaceAll(partnerToken, EXAMPLE_PARTNER_TOKEN)
+      .replace(/whsec_[A-Za-z0-9+/=]{32}/g, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')
+      .replace(/msg_[0-9a-f]{32}/g, 'msg_2f1c6a0e9b7d4c3a8e5f1b2d3c4a5e6f')
+      .replace(/evt_[0-9a-f]{32}/g, 'evt_7a3e1c9b5d2f4a6e8c0b1d3f5a7c9e2b');
     if (process.env.UPDATE_OPENAPI_EXAMPLES) writeFileSync(EXAMPLES_FILE, written);
     else
       expect(readFileSync(EXAMPLES_FILE, 'utf8'), 'src/rest/openapi-examples.json is stale: npm run openapi:examples rewrites it').toBe(

@@ -56,6 +56,8 @@ type Json = Record<string, unknown>;
 let app: TestApp;
 let home: Row & { slug: string };
 let away: Row & { slug: string };
+/** A webhook subscription of each dealership. */
+let hooks: Row[] = [];
 let maker: Row;
 let variant: Row & { slug: string };
 let homeSite: Row;
@@ -158,6 +160,25 @@ beforeAll(async () => {
   homeKey = (await makeKey(db, { permissions: allPermissions, dealershipIds: [home.id] })).key;
   awayKey = (await makeKey(db, { permissions: allPermissions, dealershipIds: [away.id] })).key;
   allKey = (await makeKey(db, { permissions: allPermissions })).key;
+  const hookKey = await db.apiKey.findFirstOrThrow({ orderBy: { id: 'asc' }, select: { id: true } });
+  hooks = [];
+  for (const dealership of [home, away]) {
+    const at = new Date();
+    hooks.push(
+      await db.webhookSubscription.create({
+        data: {
+          dealership_id: dealership.id,
+          api_key_id: hookKey.id,
+          url: 'https://hooks.example/',
+          events: ['car.updated'],
+          secret: 'planted',
+          created_at: at,
+          updated_at: at,
+        },
+        select: { id: true },
+      }),
+    );
+  }
 
   // The reproduction: an all-dealerships key moves a car to the away dealership; its leads stay home.
   const moved = await app.request(`/api/cars/${movedCar.id}`, {
@@ -332,6 +353,8 @@ function rootArguments(): Record<string, string[]> {
     search_dealerships_by_postcode: [`(id: ${maker.id}, postcode: "3000")`],
     website_models: [homeSite, awaySite].map((site) => `(website_id: ${text(site.id)}, version: 2)`),
     website_offer: [`(website_id: ${homeSite.id}, id: ${websiteOffer.id})`],
+    webhook_subscriptions: [''],
+    webhook_deliveries: hooks.map((hook) => `(id: ${hook.id})`),
     // Every Node type's own rows and the other dealership's, by global id: the foreign ones are null.
     node: nodeIds().map((id) => `(id: ${JSON.stringify(id)})`),
     nodes: [`(ids: ${JSON.stringify(nodeIds())})`],

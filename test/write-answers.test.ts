@@ -11,9 +11,10 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
 import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { sealWebhookSecret } from '../src/domain/stored-secrets.ts';
 import { makeLead, makePartnerToken } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 
@@ -39,9 +40,30 @@ beforeAll(async () => {
       'create:partner_token',
       'create:lead_event',
       'create:phone_call',
+      'manage:webhook',
     ],
   }));
 });
+
+/** A subscription of a dealership of its own (a dealership has at most 20), stored as the service stores one. */
+async function makeHook(data: { enabled?: boolean } = {}): Promise<{ id: number }> {
+  const own = await makeDealership(app.db);
+  const apiKey = await app.db.apiKey.findFirstOrThrow({ orderBy: { id: 'desc' }, select: { id: true } });
+  const at = new Date();
+  return app.db.webhookSubscription.create({
+    data: {
+      dealership_id: own.id,
+      api_key_id: apiKey.id,
+      url: 'https://hooks.example/in',
+      events: ['car.updated'],
+      secret: sealWebhookSecret(testKeyring, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
+      created_at: at,
+      updated_at: at,
+      ...data,
+    },
+    select: { id: true },
+  });
+}
 
 /** One write, ready to send on either door, with the question whether it was stored. */
 interface WriteCall {
@@ -103,6 +125,82 @@ const writes: Record<string, () => Promise<WriteCall>> = {
         variables: { id: car.id, car: input },
       },
       written: async () => (await app.db.car.findUniqueOrThrow({ where: { id: car.id } })).stocknum === stocknum,
+    };
+  },
+  'Mutation.create_webhook_subscription': async () => {
+    const own = await makeDealership(app.db);
+    const subscription = { url: `https://hooks.example/${uniqueNumber()}`, events: ['car.updated'], dealership_id: own.id };
+    return {
+      path: '/api/v1/webhook_subscriptions',
+      json: { subscription },
+      record: 'subscription',
+      graphql: {
+        query: 'mutation ($s: WebhookSubscriptionInput!) { create_webhook_subscription(subscription: $s) { secret } }',
+        variables: { s: subscription },
+      },
+      written: async () => (await app.db.webhookSubscription.count({ where: { url: subscription.url } })) > 0,
+    };
+  },
+  'Mutation.rotate_webhook_secret': async () => {
+    const hook = await makeHook();
+    return {
+      path: `/api/v1/webhook_subscriptions/${hook.id}/rotate_secret`,
+      graphql: { query: 'mutation ($id: Int!) { rotate_webhook_secret(id: $id) { secret } }', variables: { id: hook.id } },
+      written: async () => (await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: hook.id } })).previous_secret !== null,
+    };
+  },
+  'Mutation.disable_webhook_subscription': async () => {
+    const hook = await makeHook();
+    return {
+      path: `/api/v1/webhook_subscriptions/${hook.id}/disable`,
+      graphql: { query: 'mutation ($id: Int!) { disable_webhook_subscription(id: $id) { enabled } }', variables: { id: hook.id } },
+      written: async () => !(await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: hook.id } })).enabled,
+    };
+  },
+  'Mutation.enable_webhook_subscription': async () => {
+    const hook = await makeHook({ enabled: false });
+    return {
+      path: `/api/v1/webhook_subscriptions/${hook.id}/enable`,
+      graphql: { query: 'mutation ($id: Int!) { enable_webhook_subscription(id: $id) { enabled } }', variables: { id: hook.id } },
+      written: async () => (await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: hook.id } })).enabled,
+    };
+  },
+  'Mutation.delete_webhook_subscription': async () => {
+    const hook = await makeHook();
+    return {
+      path: `/api/v1/webhook_subscriptions/${hook.id}`,
+      graphql: { query: 'mutation ($id: Int!) { delete_webhook_subscription(id: $id) { deleted } }', variables: { id: hook.id } },
+      written: async () => (await app.db.webhookSubscription.count({ where: { id: hook.id } })) === 0,
+    };
+  },
+  'Mutation.redeliver_webhook': async () => {
+    const hook = await makeHook();
+    const { dealership_id } = await app.db.webhookSubscription.findUniqueOrThrow({
+      where: { id: hook.id },
+      select: { dealership_id: true },
+    });
+    const at = new Date();
+    const event = await app.db.recordEvent.create({
+      data: { event_id: `evt_${uniqueNumber()}`, type: 'car.updated', dealership_id, subject: 'car', record_id: 1, occurred_at: at },
+    });
+    const delivery = await app.db.webhookDelivery.create({
+      data: {
+        subscription_id: hook.id,
+        record_event_id: event.id,
+        record_key: 'car:1',
+        message_id: `msg_${uniqueNumber()}`,
+        status: 'failed',
+        due_at: at,
+        created_at: at,
+      },
+    });
+    return {
+      path: `/api/v1/webhook_subscriptions/${hook.id}/deliveries/${delivery.id}/redeliver`,
+      graphql: {
+        query: 'mutation ($id: Int!, $delivery: Int!) { redeliver_webhook(id: $id, delivery_id: $delivery) { status } }',
+        variables: { id: hook.id, delivery: delivery.id },
+      },
+      written: async () => (await app.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status === 'pending',
     };
   },
   'Mutation.reserve_car': async () => {

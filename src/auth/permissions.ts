@@ -23,6 +23,8 @@ export const permissionCatalogue = {
   'index:plugin': "List a dealership's plugins (GET /api/v1/dealerships/{dealership_slug}/plugins).",
   'create:partner_token': 'Create partner sign-on tokens (POST /api/v1/partner/tokens).',
   'create:phone_call': 'Deliver phone call notifications (POST /api/v1/webhooks/phone_calls_webhooks/generic).',
+  'manage:webhook':
+    "Manage the dealership's outbound webhook subscriptions: create, list, rotate secrets, disable, delete, read the delivery log and redeliver (/api/v1/webhook_subscriptions).",
   'read:schema': 'Introspect the GraphQL schema (__schema, __type) when the service runs in production; anyone may in development.',
 } as const;
 

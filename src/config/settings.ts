@@ -13,6 +13,7 @@ import { DATABASE_SETTINGS } from './database.ts';
 import type { SettingDeclaration, ValuesOf } from './declare.ts';
 import { HTTP_SETTINGS } from './http.ts';
 import { JOBS_SETTINGS } from './jobs.ts';
+import { WEBHOOKS_SETTINGS } from './webhooks.ts';
 import { MAIL_SETTINGS } from './mail.ts';
 import { RATE_LIMITS_SETTINGS } from './rate-limits.ts';
 import { REDIS_SETTINGS } from './redis.ts';
@@ -34,6 +35,7 @@ export const SETTINGS = {
   ...MAIL_SETTINGS,
   ...SECURITY_SETTINGS,
   ...JOBS_SETTINGS,
+  ...WEBHOOKS_SETTINGS,
   ...RATE_LIMITS_SETTINGS,
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -110,6 +112,10 @@ const DOCUMENTED_ORDER = [
   'OUTBOX_POLL_INTERVAL_MS',
   'IDEMPOTENCY_TTL_HOURS',
   'API_KEY_CALLS_RETENTION_DAYS',
+  'WEBHOOK_ALLOWED_ADDRESSES',
+  'WEBHOOK_RETRY_HOURS',
+  'WEBHOOK_SECRET_GRACE_HOURS',
+  'WEBHOOK_POLL_INTERVAL_MS',
   'CORS_ORIGINS',
   'RATE_LIMIT_WINDOW_SECONDS',
   'RATE_LIMIT_KEY_REQUESTS',

@@ -102,6 +102,14 @@ export interface Config {
   outboxLeaseMs: number;
   /** Pause between two outbox polling rounds. */
   outboxPollIntervalMs: number;
+  /** Private, loopback or link-local addresses and ranges webhooks may go to all the same (src/domain/webhook-address.ts). */
+  webhookAllowedAddresses: readonly string[];
+  /** How long a failing webhook delivery is retried before it fails for good and its subscription is disabled. */
+  webhookRetryMs: number;
+  /** How long a rotated webhook secret keeps signing beside the new one. */
+  webhookSecretGraceMs: number;
+  /** Pause between two webhook worker rounds. */
+  webhookPollIntervalMs: number;
   /** How long an Idempotency-Key's answer is kept; after it, the key is free and old records are purged. */
   idempotencyTtlMs: number;
   /** How long the per-minute counts of each key's calls (`keys audit`) are kept before they are purged. */

@@ -63,6 +63,11 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   DealershipManufacturer: byDealershipId,
   OfferDealership: byDealershipId,
   ApiKeyDealership: byDealershipId,
+  RecordEvent: byDealershipId,
+  // A key manages only its dealerships' webhooks; the webhook worker (unscoped) reads them all.
+  WebhookSubscription: byDealershipId,
+  WebhookDelivery: ownedBy('subscription'),
+  WebhookAttempt: ownedBy('delivery'),
   CarPhoto: ownedBy('car'),
   CarPriceChange: ownedBy('car'),
   CarViewDay: ownedBy('car'),

@@ -14,6 +14,7 @@ import type { ScopedDb } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
+import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 
 // The record itself (fields, rules, messages) is declared in car-record.ts.
 export type { CarInput, LockableCarField } from './car-record.ts';
@@ -70,7 +71,13 @@ export interface UpdateCarResult {
  * Updates the car `id` (or, with match_existing_car_by_stocknum, the car with the body's stocknum
  * in the body's dealership, whatever `id` says) among the cars the actor reaches.
  */
-export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number; car: CarInput }, now: Date): Promise<UpdateCarResult> {
+export async function updateCar(
+  db: ScopedDb,
+  actor: Actor,
+  input: { id: number; car: CarInput },
+  now: Date,
+  events: RecordEventPublisher,
+): Promise<UpdateCarResult> {
   const changes = validateCarInput(input.car, now);
   const targetDealershipId = input.car.dealership_id;
   // A car never moves to, and is never matched in, a dealership the key cannot reach; a dealership
@@ -79,7 +86,7 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
   if (!reachesDealership(actor, targetDealershipId)) throw noSuchDealership();
 
   try {
-    return await db.$transaction(async (tx) => {
+    const { result, event } = await db.$transaction(async (tx) => {
       const dealership = await tx.dealership.findUnique({ where: { id: targetDealershipId }, select: { id: true } });
       if (!dealership) throw noSuchDealership();
 
@@ -139,8 +146,11 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
         });
       }
       if (images) await replacePhotos(tx, current.id, current.photos, images, now);
-      return { carId: current.id, skippedFields };
+      const event = await recordEvent(tx, { type: 'car.updated', dealershipId, recordId: current.id }, now);
+      return { result: { carId: current.id, skippedFields }, event };
     });
+    publishCommitted(events, [event]);
+    return result;
   } catch (error) {
     // Two requests giving two cars one stock number at once: the unique index decides.
     if (isUniqueViolation(error)) throw stocknumTaken(input.car.stocknum.trim());

@@ -9,6 +9,7 @@ import { apiError, invalidInput } from '../errors.ts';
 import { HTTP_URL_PATTERN } from './http-url.ts';
 import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
+import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 
 /**
  * Allowed `service` names are not listed by the spec: any lower-case slug is accepted (compared
@@ -212,9 +213,21 @@ type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadE
  * Records the event against the lead. Read through the caller's scoped client, a lead outside the
  * key's dealerships is `no_lead_found`, exactly like a lead that does not exist.
  */
-export async function createLeadEvent(db: ScopedDb, input: LeadEventInput, now: Date, query: LeadEventQuery = {}) {
-  const { leadId, ...event } = validateLeadEvent(input);
-  const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true } });
+export async function createLeadEvent(
+  db: ScopedDb,
+  events: RecordEventPublisher,
+  input: LeadEventInput,
+  now: Date,
+  query: LeadEventQuery = {},
+) {
+  const { leadId, ...fields } = validateLeadEvent(input);
+  const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true, dealership_id: true } });
   if (!lead) throw noLeadFound();
-  return db.leadEvent.create({ ...query, data: { ...event, lead_id: lead.id, created_at: now } });
+  const { created, recorded } = await db.$transaction(async (tx) => {
+    const created = await tx.leadEvent.create({ ...query, data: { ...fields, lead_id: lead.id, created_at: now } });
+    const recorded = await recordEvent(tx, { type: 'lead_event.created', dealershipId: lead.dealership_id, recordId: created.id }, now);
+    return { created, recorded };
+  });
+  publishCommitted(events, [recorded]);
+  return created;
 }

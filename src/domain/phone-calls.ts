@@ -10,6 +10,7 @@ import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { invalidInput } from '../errors.ts';
 import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
+import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
 
 /** A caller's lead about a car makes their calls count for that car for this long. */
 const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
@@ -98,7 +99,12 @@ async function attributedCarId(db: ScopedDb, dealershipId: number, caller: strin
  * dealerships the key reaches; a call to any other number is recorded without a dealership, and
  * the answer does not say which, so a key cannot probe other dealerships' numbers.
  */
-export async function recordPhoneCall(clients: DbClients, actor: Actor, input: PhoneCallInput, now: Date): Promise<PhoneCallReceipt> {
+export async function recordPhoneCall(
+  clients: DbClients & { events: RecordEventPublisher },
+  actor: Actor,
+  input: PhoneCallInput,
+  now: Date,
+): Promise<PhoneCallReceipt> {
   const { db, unscopedDb } = clients;
   const { called_number: called, caller_number: caller, call_id, CallSid } = parseRecord(phoneCallReport, input, '');
   const callId = (call_id ?? CallSid)?.trim() || null;
@@ -116,18 +122,26 @@ export async function recordPhoneCall(clients: DbClients, actor: Actor, input: P
   const carId = location && caller.e164 ? await attributedCarId(db, location.dealership_id, caller.value, now) : null;
 
   try {
-    const call = await db.phoneCall.create({
-      data: {
-        dedupe_key: key,
-        called_number: called.value,
-        caller_number: caller.value,
-        dealership_id: location?.dealership_id ?? null,
-        location_id: location?.id ?? null,
-        car_id: carId,
-        received_at: now,
-      },
-      select: { id: true },
+    const { call, event } = await db.$transaction(async (tx) => {
+      const call = await tx.phoneCall.create({
+        data: {
+          dedupe_key: key,
+          called_number: called.value,
+          caller_number: caller.value,
+          dealership_id: location?.dealership_id ?? null,
+          location_id: location?.id ?? null,
+          car_id: carId,
+          received_at: now,
+        },
+        select: { id: true },
+      });
+      // A call that matched no dealership is no dealership's record: nobody is told of it.
+      const event: RecordEvent | null = location
+        ? await recordEvent(tx, { type: 'phone_call.created', dealershipId: location.dealership_id, recordId: call.id }, now)
+        : null;
+      return { call, event };
     });
+    publishCommitted(clients.events, [event]);
     return { status: 'accepted', id: call.id };
   } catch (error) {
     // A concurrent delivery of the same call won the unique dedupe_key: this one is the repeat.

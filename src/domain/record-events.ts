@@ -9,6 +9,12 @@
 //   that live event; a subscriber that must not miss one uses a webhook.
 // Neither reader trusts the event with the record's contents: each reads the record afresh, as the
 // subscribing key, so what a key receives is exactly what it could read.
+//
+// Every write that makes an event calls `recordEvents` inside its transaction and `publishCommitted`
+// after it commits: the one pair of calls per write (test/record-events.test.ts walks each type).
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../db/client.ts';
+import { jsonStrings } from './json-columns.ts';
 
 /** Every event type, in the order the docs list them. */
 export const RECORD_EVENT_TYPES = [
@@ -24,7 +30,7 @@ export const RECORD_EVENT_TYPES = [
 export type RecordEventType = (typeof RECORD_EVENT_TYPES)[number];
 
 /** The record an event type is about. */
-type RecordEventSubject = 'lead' | 'lead_event' | 'car' | 'phone_call';
+export type RecordEventSubject = 'lead' | 'lead_event' | 'car' | 'phone_call';
 
 /** One committed change of one record. */
 export interface RecordEvent {
@@ -46,6 +52,70 @@ export interface RecordEventPublisher {
 
 /** The publisher of an app that has no live subscribers to tell. */
 export const unheardEvents: RecordEventPublisher = { publish: () => undefined };
+
+/** The record each event type is about. */
+const SUBJECT_OF_EVENT: Readonly<Record<RecordEventType, RecordEventSubject>> = {
+  'lead.created': 'lead',
+  'lead.updated': 'lead',
+  'lead_event.created': 'lead_event',
+  'car.updated': 'car',
+  'car.reserved': 'car',
+  'car.released': 'car',
+  'phone_call.created': 'phone_call',
+};
+
+export function isRecordEventType(value: string): value is RecordEventType {
+  return (RECORD_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** A change as the write knows it, before it is recorded. */
+interface RecordChange {
+  type: RecordEventType;
+  dealershipId: number;
+  recordId: number;
+}
+
+/** Deliveries of one record to one subscription are sent in event order: this names the record. */
+const recordKeyOf = (subject: RecordEventSubject, recordId: number): string => `${subject}:${recordId}`;
+
+/**
+ * Records the change in the write's own transaction: the event row, and one webhook delivery per
+ * enabled subscription of the dealership to its type (so a delivery exists exactly when the change
+ * does; src/notifications/webhook-worker.ts sends it). `tx` is the caller's scoped client, which reaches
+ * the dealership it just wrote to, and so that dealership's subscriptions.
+ */
+export async function recordEvent(tx: Prisma.TransactionClient, change: RecordChange, now: Date): Promise<RecordEvent> {
+  const subject = SUBJECT_OF_EVENT[change.type];
+  const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
+  const row = await tx.recordEvent.create({
+    data: { event_id, type: change.type, dealership_id: change.dealershipId, subject, record_id: change.recordId, occurred_at: now },
+    select: { id: true },
+  });
+  const subscriptions = await tx.webhookSubscription.findMany({
+    where: { dealership_id: change.dealershipId, enabled: true },
+    select: { id: true, events: true },
+    orderBy: { id: 'asc' },
+  });
+  const subscribed = subscriptions.filter((subscription) => jsonStrings(subscription.events).includes(change.type));
+  if (subscribed.length > 0) {
+    await tx.webhookDelivery.createMany({
+      data: subscribed.map((subscription) => ({
+        subscription_id: subscription.id,
+        record_event_id: row.id,
+        record_key: recordKeyOf(subject, change.recordId),
+        message_id: `msg_${randomUUID().replaceAll('-', '')}`,
+        due_at: now,
+        created_at: now,
+      })),
+    });
+  }
+  return { id: event_id, type: change.type, dealershipId: change.dealershipId, subject, recordId: change.recordId, occurredAt: now };
+}
+
+/** After the write's transaction committed: hands its events to the live publisher, in order. */
+export function publishCommitted(publisher: RecordEventPublisher, events: readonly (RecordEvent | null)[]): void {
+  for (const event of events) if (event) publisher.publish(event);
+}
 
 /**
  * Live delivery's receiving side, which subscriptions read: the events published from now on, on this

@@ -21,6 +21,8 @@ interface EncryptedColumn {
 }
 
 export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
+const WEBHOOK_SECRET = 'WebhookSubscription.secret';
+const WEBHOOK_PREVIOUS_SECRET = 'WebhookSubscription.previous_secret';
 
 const encryptedColumns: readonly EncryptedColumn[] = [
   {
@@ -33,11 +35,40 @@ const encryptedColumns: readonly EncryptedColumn[] = [
     replace: async (db, id, from, to) =>
       (await db.paymentProcessor.updateMany({ where: { id, authorization_key: from }, data: { authorization_key: to } })).count === 1,
   },
+  {
+    name: WEBHOOK_SECRET,
+    read: async (db) =>
+      (await db.webhookSubscription.findMany({ select: { id: true, secret: true }, orderBy: { id: 'asc' } })).map((row) => ({
+        id: row.id,
+        value: row.secret,
+      })),
+    replace: async (db, id, from, to) =>
+      (await db.webhookSubscription.updateMany({ where: { id, secret: from }, data: { secret: to } })).count === 1,
+  },
+  {
+    name: WEBHOOK_PREVIOUS_SECRET,
+    read: async (db) =>
+      (
+        await db.webhookSubscription.findMany({
+          where: { previous_secret: { not: null } },
+          select: { id: true, previous_secret: true },
+          orderBy: { id: 'asc' },
+        })
+      ).flatMap((row) => (row.previous_secret === null ? [] : [{ id: row.id, value: row.previous_secret }])),
+    replace: async (db, id, from, to) =>
+      (await db.webhookSubscription.updateMany({ where: { id, previous_secret: from }, data: { previous_secret: to } })).count === 1,
+  },
 ];
 
 /** A payment processor's authorization_key as it is stored. */
 export const sealProcessorKey = (keyring: Keyring, plaintext: string): string => seal(keyring, PAYMENT_PROCESSOR_KEY, plaintext);
 export const openProcessorKey = (keyring: Keyring, stored: string): string => open(keyring, PAYMENT_PROCESSOR_KEY, stored);
+
+/** A webhook subscription's signing secret (`whsec_…`) as it is stored, and read back; the previous one has a column of its own. */
+export const sealWebhookSecret = (keyring: Keyring, plaintext: string): string => seal(keyring, WEBHOOK_SECRET, plaintext);
+export const openWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_SECRET, stored);
+export const sealPreviousWebhookSecret = (keyring: Keyring, plaintext: string): string => seal(keyring, WEBHOOK_PREVIOUS_SECRET, plaintext);
+export const openPreviousWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_PREVIOUS_SECRET, stored);
 
 /** How many stored values each key id holds, per column; `plaintext` counts values not yet encrypted. */
 export async function storedSecretsCensus(db: Db): Promise<Record<string, Record<string, number>>> {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
+import type { Actor } from '../auth/api-keys.ts';
 import type { ReadCacheOptions } from './response-cache.ts';
 import { forActor } from '../db/scoped.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -54,8 +55,21 @@ const noLiveEvents: RecordEventSource = {
 
 export async function createContext(deps: AppDeps, request: Request): Promise<Context> {
   const actor = await actorFromRequest(deps.keys, request);
-  const { config, now, files, geocoder } = deps;
   let requestLog: Logger | undefined;
+  // Made on first use: most requests write no line of their own, and a child logger costs the
+  // serialisation of its bindings.
+  return contextFor(deps, actor, request, () => {
+    requestLog ??= requestLogger(deps.logger, sentRequest(request));
+    return requestLog;
+  });
+}
+
+/** What a context is made of, for a request or for an operation the service runs as a key (webhook payloads). */
+type ContextDeps = Pick<AppDeps, 'config' | 'db' | 'now' | 'files' | 'geocoder' | 'events' | 'liveEvents'>;
+
+/** The one way a context is made: `actor`'s scoped client and the services operations use. */
+export function contextFor(deps: ContextDeps, actor: Actor | null, request: Request, logger: () => Logger): Context {
+  const { config, now, files, geocoder } = deps;
   return {
     config,
     now,
@@ -65,11 +79,8 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
     unscopedDb: deps.db,
     request,
     actor,
-    // Made on first use: most requests write no line of their own, and a child logger costs the
-    // serialisation of its bindings.
     get logger() {
-      requestLog ??= requestLogger(deps.logger, sentRequest(request));
-      return requestLog;
+      return logger();
     },
     events: deps.events ?? unheardEvents,
     liveEvents: deps.liveEvents ?? noLiveEvents,

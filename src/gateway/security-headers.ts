@@ -27,7 +27,7 @@ export const EXPOSED_HEADERS = [
 
 /** Request headers a page on an allowed origin may send. */
 const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id', 'X-Request-Id'] as const;
-const ALLOWED_METHODS = ['GET', 'POST', 'PUT'] as const;
+const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** For answers that are not pages: load nothing, be framed by nothing. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";

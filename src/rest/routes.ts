@@ -15,8 +15,9 @@ import { leadRequests } from '../domain/leads/input-record.ts';
 import { modelVariantRequest, websiteModelsRequest } from '../domain/model-variants.ts';
 import { documentedPartnerTokenRequest } from '../domain/partner-sign-on.ts';
 import { phoneCallReport } from '../domain/phone-calls.ts';
+import { webhookSubscriptionInput } from '../domain/webhooks.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type ParamType = 'integer' | 'boolean' | 'string';
 
 export interface RestRoute {
@@ -75,6 +76,7 @@ export const restTags = {
   dealerships: 'Dealership locations near a postcode, and the plugins a dealership has installed.',
   partner: "Partner integration: dealership mappings and the partner's sign-on handoff.",
   'phone calls': 'Notifications from call-tracking providers.',
+  webhooks: "Outbound webhook subscriptions of the key's dealerships: signing secrets, the delivery log, redelivery.",
 } as const;
 
 export type RestTag = keyof typeof restTags;
@@ -363,6 +365,95 @@ export const restRoutes: readonly RestRoute[] = [
     params: { version: 'integer' },
     query: ['version'],
     input: () => websiteModelsRequest,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhook_subscriptions',
+    field: 'Query.webhook_subscriptions',
+    spec: 'webhooks',
+    summary: "List the webhook subscriptions of the key's dealerships",
+    tag: 'webhooks',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook_subscriptions',
+    field: 'Mutation.create_webhook_subscription',
+    spec: 'webhooks',
+    summary: 'Subscribe a URL to events; answers the signing secret once',
+    tag: 'webhooks',
+    successStatus: 201,
+    body: ['subscription'],
+    input: () => z.object({ subscription: webhookSubscriptionInput }),
+    outcomes: {
+      409: '`too_many_webhook_subscriptions`: the dealership has 20 already.',
+      422: '`invalid_input`: `field` names the value at fault (a URL that is not https, or points at a private address; an event type the key cannot read).',
+    },
+    errors: [400, 401, 403, 409, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhook_subscriptions/:id/deliveries',
+    field: 'Query.webhook_deliveries',
+    spec: 'webhooks',
+    summary: "A subscription's delivery log, newest first",
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes: { 404: '`webhook_subscription_not_found`.' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook_subscriptions/:id/rotate_secret',
+    field: 'Mutation.rotate_webhook_secret',
+    spec: 'webhooks',
+    summary: 'Rotate the signing secret; the old one signs too for a grace period',
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes: { 404: '`webhook_subscription_not_found`.', 409: '`webhook_secret_rotated_meanwhile`.' },
+    errors: [400, 401, 403, 404, 409, 422],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook_subscriptions/:id/disable',
+    field: 'Mutation.disable_webhook_subscription',
+    spec: 'webhooks',
+    summary: 'Stop deliveries',
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes: { 404: '`webhook_subscription_not_found`.' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook_subscriptions/:id/enable',
+    field: 'Mutation.enable_webhook_subscription',
+    spec: 'webhooks',
+    summary: 'Start deliveries again',
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes: { 404: '`webhook_subscription_not_found`.' },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/webhook_subscriptions/:id',
+    field: 'Mutation.delete_webhook_subscription',
+    spec: 'webhooks',
+    summary: 'Remove a subscription with its delivery log',
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes: { 404: '`webhook_subscription_not_found`.' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook_subscriptions/:id/deliveries/:delivery_id/redeliver',
+    field: 'Mutation.redeliver_webhook',
+    spec: 'webhooks',
+    summary: 'Send a delivery again, with the same webhook-id',
+    tag: 'webhooks',
+    params: { id: 'integer', delivery_id: 'integer' },
+    outcomes: {
+      404: '`webhook_subscription_not_found` or `webhook_delivery_not_found`.',
+      409: '`webhook_subscription_disabled`: enable it first.',
+    },
+    errors: [400, 401, 403, 404, 409, 422],
   },
 ];
 

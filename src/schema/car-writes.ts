@@ -64,7 +64,7 @@ builder.mutationField('update_car', (t) =>
         description: 'The car fields, sent under "car": {"car": {"stocknum": "…", "dealership_id": 1, …}}.',
       }),
     },
-    resolve: (_root, { id, car }, context) => updateCar(context.db, requireActor(context), { id, car }, context.now()),
+    resolve: (_root, { id, car }, context) => updateCar(context.db, requireActor(context), { id, car }, context.now(), context.events),
   }),
 );
 

@@ -19,6 +19,7 @@ import './dealership.ts';
 import './dealership-users.ts';
 import './redirect.ts';
 import './subscriptions.ts';
+import './webhooks.ts';
 
 let schema: GraphQLSchema | undefined;
 

@@ -73,7 +73,8 @@ builder.mutationField('create_lead_event', (t) =>
       service: t.arg.string({ required: true, description: 'The messaging service: 1 to 40 letters, digits, "-" or "_".' }),
       data: t.arg({ type: LeadEventData, required: true, description: 'The lead and the message detail.' }),
     },
-    resolve: (query, _root, args, context) => createLeadEvent(context.db, { service: args.service, data: args.data }, context.now(), query),
+    resolve: (query, _root, args, context) =>
+      createLeadEvent(context.db, context.events, { service: args.service, data: args.data }, context.now(), query),
   }),
 );
 

@@ -131,14 +131,14 @@ export async function withRequestIdChecked(response: Response): Promise<Response
 }
 
 /** One app per test file; its database is dropped when the file ends. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, deps: Partial<AppDeps> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
   const config: Config = { ...loadConfig({ ...testSettings, DATABASE_URL: database.url }), ...overrides };
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
   const events = createLiveEventHub({ perKeyLimit: config.subscriptionsPerKey, logger: pino({ level: 'silent' }) });
-  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, { events, liveEvents: events }));
+  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, { events, liveEvents: events, ...deps }));
   onFileEnd(async () => {
     events.close();
     await db.$disconnect();

@@ -11,6 +11,7 @@ import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
+import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from '../record-events.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type StoredKey } from './idempotency.ts';
@@ -18,7 +19,6 @@ import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './re
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
-import type { RecordEventPublisher } from '../record-events.ts';
 
 export interface LeadWriteDeps {
   db: ScopedDb;
@@ -31,7 +31,8 @@ export interface LeadWriteDeps {
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
-  events?: RecordEventPublisher;
+  /** Where the committed lead.created / lead.updated event is handed for live subscribers. */
+  events: RecordEventPublisher;
 }
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
@@ -67,16 +68,9 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
     for (let attempt = 1; ; attempt += 1) {
       try {
         const key = claim ? { claim, expired: stored.expired } : null;
-        const record = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
+        const { record, event } = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
         committed = true;
-        deps.events?.publish({
-          id: `lead.created:${record.id}`,
-          type: 'lead.created',
-          dealershipId,
-          subject: 'lead',
-          recordId: record.id,
-          occurredAt: now,
-        });
+        publishCommitted(deps.events, [event]);
         return record;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
@@ -101,7 +95,7 @@ async function writeLead(
   files: readonly StoredLeadFile[],
   key: { claim: IdempotencyClaim; expired: boolean } | null,
   now: Date,
-): Promise<LeadRecord> {
+): Promise<{ record: LeadRecord; event: RecordEvent }> {
   const dealership = await tx.dealership.findUnique({ where: { id: dealershipId }, select: { id: true, slug: true, name: true } });
   if (!dealership) throw notFound('dealership');
   const columns = { ...valid.columns };
@@ -145,8 +139,9 @@ async function writeLead(
   });
 
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
+  const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
   const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
   if (key) await recordAnswer(tx, key.claim, { status: CREATED, body: record, now }, key);
-  return record;
+  return { record, event };
 }

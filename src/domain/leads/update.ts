@@ -12,6 +12,7 @@ import { raiseContactFlags } from './contacts.ts';
 import type { LeadWriteDeps } from './create.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
+import { publishCommitted, recordEvent, type RecordEvent } from '../record-events.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
@@ -58,7 +59,7 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
-    const record = await db.$transaction(
+    const { record, event } = await db.$transaction(
       (tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }),
       {
         maxWait: 15_000,
@@ -66,6 +67,7 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
       },
     );
     committed = true;
+    publishCommitted(deps.events, [event]);
     return record;
   } finally {
     if (committed) await settleLeadFiles(db, files, deps.logger);
@@ -79,7 +81,7 @@ async function writeUpdate(
   input: LeadInputData,
   files: readonly StoredLeadFile[],
   options: Omit<ValidationOptions, 'existing'>,
-): Promise<LeadRecord> {
+): Promise<{ record: LeadRecord; event: RecordEvent }> {
   const { now } = options;
   // Written first: takes the row lock (PostgreSQL), so concurrent updates of one lead queue up and
   // each one's rules (age, category and fields, payment, file count) hold against the row as it is now.
@@ -130,5 +132,6 @@ async function writeUpdate(
   if (current.contact_id !== null) {
     await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);
   }
-  return loadLeadRecord(tx, id);
+  const event = await recordEvent(tx, { type: 'lead.updated', dealershipId: current.dealership_id, recordId: id }, now);
+  return { record: await loadLeadRecord(tx, id), event };
 }

@@ -1,0 +1,315 @@
+// Outbound webhook subscriptions (docs/webhooks.md): a URL of one dealership told of some event
+// types, managed with manage:webhook on both doors. A subscription belongs to a dealership (the
+// caller's scoped client keeps every read and write to the key's dealerships) and remembers the key
+// that made it: deliveries carry the record as that key reads it at delivery time. The signing secret
+// is shown once, when made or rotated, and stored encrypted (src/domain/stored-secrets.ts).
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Actor } from '../auth/api-keys.ts';
+import type { Permission } from '../auth/permissions.ts';
+import { reachesDealership } from '../auth/scope.ts';
+import type { Config } from '../config/index.ts';
+import type { Prisma } from '../db/client.ts';
+import type { ScopedDb } from '../db/scoped.ts';
+import { conflict, invalidInput, notFound } from '../errors.ts';
+import { INT32 } from './input-limits.ts';
+import { parseRecord } from './input-records.ts';
+import { jsonStrings } from './json-columns.ts';
+import { isRecordEventType, RECORD_EVENT_TYPES, type RecordEventType } from './record-events.ts';
+import { openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from './stored-secrets.ts';
+import { allowedAddresses, refusedAddress } from './webhook-address.ts';
+
+/** A dealership's subscriptions at most: each one is a delivery per event. */
+const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
+const MAX_URL_LENGTH = 2_000;
+/** The delivery log lists this many deliveries at most, newest first. */
+const MAX_LOGGED_DELIVERIES = 100;
+
+/** What a key must be able to read to be told of each event type: the payload is that read. */
+export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = {
+  'lead.created': 'read:lead',
+  'lead.updated': 'read:lead',
+  'lead_event.created': 'read:lead',
+  'car.updated': 'read:car',
+  'car.reserved': 'read:car',
+  'car.released': 'read:car',
+  // A call's caller is a lead's kind of data: no read of its own exists, so read:lead it is.
+  'phone_call.created': 'read:lead',
+};
+
+/** The record of create_webhook_subscription, declared once (GraphQL input, OpenAPI body, validation). */
+export const webhookSubscriptionInput = z.object({
+  url: z
+    .string()
+    .max(MAX_URL_LENGTH)
+    // A public host name: the rules (https in production, no credentials, no private address) are
+    // checked by urlProblem; the pattern states the form every deployment accepts.
+    .meta({ pattern: '^https://[a-z][a-z0-9-]{0,30}\\.example\\.com/[a-z0-9/]{0,40}$', examples: ['https://crm.example.com/webhooks'] })
+    .describe('Where deliveries are POSTed: an https URL (http is accepted only in development mode), without credentials.'),
+  events: z
+    .array(
+      z
+        .string()
+        .meta({ enum: [...RECORD_EVENT_TYPES] })
+        .refine(isRecordEventType, `must be one of: ${RECORD_EVENT_TYPES.join(', ')}`)
+        .transform((type) => type as RecordEventType),
+    )
+    .min(1)
+    .max(RECORD_EVENT_TYPES.length)
+    .describe(`The event types to deliver: ${RECORD_EVENT_TYPES.join(', ')}.`),
+  dealership_id: z
+    .number()
+    .int()
+    .min(1)
+    .max(INT32.max)
+    .nullish()
+    .meta({ 'x-references': 'a dealership the key reaches (422 naming subscription.dealership_id otherwise)' })
+    .describe('The dealership whose events are delivered; may be left out when the key reaches exactly one dealership.'),
+});
+
+type WebhookSubscriptionInput = z.input<typeof webhookSubscriptionInput>;
+
+type SubscriptionRow = Awaited<ReturnType<ScopedDb['webhookSubscription']['findFirstOrThrow']>>;
+
+/** A subscription as its owners see it: never its secrets. */
+export interface WebhookSubscriptionView {
+  id: number;
+  dealership_id: number;
+  url: string;
+  events: RecordEventType[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function subscriptionView(row: SubscriptionRow, now: Date): WebhookSubscriptionView {
+  const stillSigning = row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now;
+  return {
+    id: row.id,
+    dealership_id: row.dealership_id,
+    url: row.url,
+    events: jsonStrings(row.events).filter(isRecordEventType),
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    disabled_at: row.disabled_at,
+    previous_secret_expires_at: stillSigning ? row.previous_secret_until : null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** A subscription with its signing secret: answered only when the secret is made (create, rotate). */
+export interface WebhookSubscriptionWithSecret {
+  subscription: WebhookSubscriptionView;
+  secret: string;
+}
+
+/** Standard Webhooks' secret form: `whsec_` and base64 of 24 random bytes (192 bits). */
+function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/** The URL's refusal reason at creation, or null: the address check proper runs at every delivery. */
+function urlProblem(text: string, config: Pick<Config, 'mode' | 'webhookAllowedAddresses'>): string | null {
+  if (!URL.canParse(text)) return 'must be an absolute URL';
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && config.mode === 'development')) {
+    return config.mode === 'development' ? 'must be an http or https URL' : 'must be an https URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials';
+  if (url.hostname === '') return 'must name a host';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return refusedAddress('127.0.0.1', allowedAddresses(config.webhookAllowedAddresses)) ? 'must not be a loopback host' : null;
+  }
+  const refusal = /^[\d.]+$|:/.test(host) ? refusedAddress(host, allowedAddresses(config.webhookAllowedAddresses)) : null;
+  return refusal ? `must not point at ${refusal.replace(/ is /, ', which is ')}` : null;
+}
+
+async function findSubscription(db: ScopedDb, id: number): Promise<SubscriptionRow> {
+  const row = await db.webhookSubscription.findUnique({ where: { id } });
+  if (!row) throw notFound('webhook_subscription');
+  return row;
+}
+
+export async function createWebhookSubscription(
+  db: ScopedDb,
+  actor: Actor,
+  config: Pick<Config, 'mode' | 'webhookAllowedAddresses' | 'secretsKeyring'>,
+  input: WebhookSubscriptionInput,
+  now: Date,
+): Promise<WebhookSubscriptionWithSecret> {
+  const valid = parseRecord(webhookSubscriptionInput, input, 'subscription');
+  const url = valid.url.trim();
+  const problem = urlProblem(url, config);
+  if (problem) throw invalidInput('subscription.url', problem);
+  // Whether the key may read what an event carries is asked at each delivery (its permissions can
+  // change): a delivery it cannot read is skipped, never sent.
+  const events = [...new Set(valid.events)];
+  const dealershipId = valid.dealership_id ?? (actor.dealershipIds?.length === 1 ? actor.dealershipIds[0] : undefined);
+  if (dealershipId === undefined)
+    throw invalidInput('subscription.dealership_id', 'is required when the key reaches more than one dealership');
+  if (!reachesDealership(actor, dealershipId))
+    throw invalidInput('subscription.dealership_id', 'is not a dealership this API key can access');
+  const dealership = await db.dealership.findUnique({ where: { id: dealershipId }, select: { id: true } });
+  if (!dealership) throw invalidInput('subscription.dealership_id', 'is not a dealership this API key can access');
+  if ((await db.webhookSubscription.count({ where: { dealership_id: dealershipId } })) >= MAX_SUBSCRIPTIONS_PER_DEALERSHIP) {
+    throw conflict('too_many_webhook_subscriptions', `A dealership has at most ${MAX_SUBSCRIPTIONS_PER_DEALERSHIP} webhook subscriptions.`);
+  }
+  const secret = newSecret();
+  const row = await db.webhookSubscription.create({
+    data: {
+      dealership_id: dealershipId,
+      api_key_id: actor.apiKeyId,
+      url,
+      events,
+      secret: sealWebhookSecret(config.secretsKeyring, secret),
+      created_at: now,
+      updated_at: now,
+    },
+  });
+  return { subscription: subscriptionView(row, now), secret };
+}
+
+export async function listWebhookSubscriptions(db: ScopedDb, now: Date): Promise<WebhookSubscriptionView[]> {
+  const rows = await db.webhookSubscription.findMany({ orderBy: { id: 'asc' }, take: MAX_SUBSCRIPTIONS_PER_DEALERSHIP * 50 });
+  return rows.map((row) => subscriptionView(row, now));
+}
+
+/**
+ * A new signing secret; the current one becomes the previous one and keeps signing beside it for
+ * WEBHOOK_SECRET_GRACE_HOURS, so receivers can switch without missing a delivery.
+ */
+export async function rotateWebhookSecret(
+  db: ScopedDb,
+  config: Pick<Config, 'secretsKeyring' | 'webhookSecretGraceMs'>,
+  id: number,
+  now: Date,
+): Promise<WebhookSubscriptionWithSecret> {
+  const row = await findSubscription(db, id);
+  const secret = newSecret();
+  const previous = openWebhookSecret(config.secretsKeyring, row.secret);
+  // Only if no other rotation happened meanwhile: the secret read is the one made previous.
+  const { count } = await db.webhookSubscription.updateMany({
+    where: { id, secret: row.secret },
+    data: {
+      secret: sealWebhookSecret(config.secretsKeyring, secret),
+      previous_secret: sealPreviousWebhookSecret(config.secretsKeyring, previous),
+      previous_secret_until: new Date(now.getTime() + config.webhookSecretGraceMs),
+      updated_at: now,
+    },
+  });
+  if (count !== 1)
+    throw conflict('webhook_secret_rotated_meanwhile', 'The secret was rotated by another request at the same time; try again.');
+  return { subscription: subscriptionView(await findSubscription(db, id), now), secret };
+}
+
+/** Stops deliveries (pending ones are skipped when their turn comes); `enabled: true` starts them again. */
+export async function setWebhookEnabled(db: ScopedDb, id: number, enabled: boolean, now: Date): Promise<WebhookSubscriptionView> {
+  await findSubscription(db, id);
+  const row = await db.webhookSubscription.update({
+    where: { id },
+    data: enabled
+      ? { enabled: true, disabled_reason: null, disabled_at: null, updated_at: now }
+      : { enabled: false, disabled_reason: 'disabled by its owner', disabled_at: now, updated_at: now },
+  });
+  return subscriptionView(row, now);
+}
+
+/** Removes the subscription with its deliveries and their log. */
+export async function deleteWebhookSubscription(db: ScopedDb, id: number): Promise<{ id: number; deleted: true }> {
+  await findSubscription(db, id);
+  await db.webhookSubscription.deleteMany({ where: { id } });
+  return { id, deleted: true };
+}
+
+const deliverySelect = {
+  id: true,
+  message_id: true,
+  status: true,
+  attempts: true,
+  due_at: true,
+  last_status: true,
+  last_latency_ms: true,
+  last_error: true,
+  delivered_at: true,
+  created_at: true,
+  record_event: { select: { event_id: true, type: true, subject: true, record_id: true } },
+  attempt_log: { select: { attempt: true, status: true, latency_ms: true, error: true, at: true }, orderBy: { attempt: 'asc' as const } },
+} as const;
+
+type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect & { subscription_id: true } }>;
+
+/** One delivery in the log: its event, its attempts, and when it is tried next while it is pending. */
+export interface WebhookDeliveryView {
+  id: number;
+  subscription_id: number;
+  message_id: string;
+  event_id: string;
+  event_type: string;
+  record_id: number;
+  status: string;
+  attempts: number;
+  last_status: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  attempt_log: { attempt: number; status: number | null; latency_ms: number; error: string | null; at: Date }[];
+}
+
+function deliveryView(row: DeliveryRow): WebhookDeliveryView {
+  return {
+    id: row.id,
+    subscription_id: row.subscription_id,
+    message_id: row.message_id,
+    event_id: row.record_event.event_id,
+    event_type: row.record_event.type,
+    record_id: row.record_event.record_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_latency_ms: row.last_latency_ms,
+    last_error: row.last_error,
+    next_attempt_at: row.status === 'pending' ? row.due_at : null,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at,
+    attempt_log: row.attempt_log,
+  };
+}
+
+/** The subscription's newest deliveries first, at most MAX_LOGGED_DELIVERIES. */
+export async function webhookDeliveries(db: ScopedDb, subscriptionId: number): Promise<WebhookDeliveryView[]> {
+  await findSubscription(db, subscriptionId);
+  const rows = await db.webhookDelivery.findMany({
+    where: { subscription_id: subscriptionId },
+    orderBy: { id: 'desc' },
+    take: MAX_LOGGED_DELIVERIES,
+    select: { ...deliverySelect, subscription_id: true },
+  });
+  return rows.map(deliveryView);
+}
+
+/**
+ * Sends a delivery again (whatever became of it), as soon as the worker's next round: the same
+ * webhook-id, its retry window counted afresh. The subscription must be enabled.
+ */
+export async function redeliverWebhook(db: ScopedDb, subscriptionId: number, deliveryId: number, now: Date): Promise<WebhookDeliveryView> {
+  const subscription = await findSubscription(db, subscriptionId);
+  if (!subscription.enabled)
+    throw conflict('webhook_subscription_disabled', 'The subscription is disabled: enable it before redelivering.');
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: deliveryId, subscription_id: subscriptionId },
+    data: { status: 'pending', due_at: now, locked_until: null, first_attempt_at: null },
+  });
+  if (count === 0) throw notFound('webhook_delivery');
+  const row = await db.webhookDelivery.findUniqueOrThrow({
+    where: { id: deliveryId },
+    select: { ...deliverySelect, subscription_id: true },
+  });
+  return deliveryView(row);
+}

@@ -1,0 +1,350 @@
+// Delivers outbound webhooks (docs/webhooks.md). Every instance runs one against the one database;
+// the claim is the outbox's (src/notifications/worker.ts): a delivery is claimed alone, just before
+// it is sent, by a conditional update that increments `attempts` and sets a lease, and only the
+// update that still sees the attempt count it read wins (PostgreSQL re-checks the condition on the
+// row it waited for; SQLite has one writer), so N instances never send one attempt twice. Every
+// later write of the holder requires the row to still carry its claim.
+//
+// - Order per record: a delivery is not claimed while an earlier event of the same record for the
+//   same subscription is still pending.
+// - The payload is the record as the subscribing key reads it now (`render`, the graph executed as
+//   that key: its dealerships and permissions, personal data masked without read:personal_data); a
+//   key that can no longer read it, or a disabled subscription, makes the delivery `skipped`.
+// - Signed per Standard Webhooks: webhook-id (the delivery's, the same on every attempt),
+//   webhook-timestamp, webhook-signature `v1,<base64 HMAC-SHA256>`, with both secrets during a rotation.
+// - A 2xx answer delivers it; anything else is retried with exponential backoff and jitter until
+//   WEBHOOK_RETRY_HOURS after the first attempt, then the delivery fails for good and its
+//   subscription is disabled, with the reason on the subscription and a warning in the log.
+// The send takes at most 10 s, far inside the lease, so the lease is not renewed while sending.
+import { createHmac } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Actor } from '../auth/api-keys.ts';
+import { isPermission } from '../auth/permissions.ts';
+import type { Config } from '../config/index.ts';
+import type { Clock } from '../db/clock.ts';
+import type { Db } from '../db/client.ts';
+import type { RecordEvent, RecordEventSubject, RecordEventType } from '../domain/record-events.ts';
+import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-secrets.ts';
+import { allowedAddresses } from '../domain/webhook-address.ts';
+import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
+
+/** The record of an event as `actor` reads it now; null when it cannot (gone, or not its to read). */
+export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
+
+interface WebhookPolicy {
+  batchSize: number;
+  leaseMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+const defaultPolicy: WebhookPolicy = { batchSize: 20, leaseMs: 60_000, backoffBaseMs: 30_000, backoffMaxMs: 2 * 3_600_000 };
+
+export interface WebhookWorkerDeps {
+  db: Db;
+  config: Pick<Config, 'mode' | 'secretsKeyring' | 'webhookAllowedAddresses' | 'webhookRetryMs'>;
+  logger: Logger;
+  now: Clock;
+  render: PayloadRenderer;
+  policy?: Partial<WebhookPolicy>;
+  /** How a POST is made; tests may count them. */
+  send?: (post: WebhookPost) => Promise<WebhookAnswer>;
+  mayClaim?: () => boolean;
+}
+
+interface RoundReport {
+  delivered: number;
+  retried: number;
+  failed: number;
+  skipped: number;
+}
+
+const MAX_ERROR_LENGTH = 500;
+
+/** The wait after attempt n failed: base·2^(n-1), capped, then between 75 % and 125 % of it (jitter). */
+function webhookRetryDelayMs(
+  attempts: number,
+  policy: Pick<WebhookPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultPolicy,
+  random = Math.random,
+): number {
+  const delay = Math.min(policy.backoffBaseMs * 2 ** Math.max(attempts - 1, 0), policy.backoffMaxMs);
+  return Math.round(delay * (0.75 + random() * 0.5));
+}
+
+/** Standard Webhooks' signature of one secret: `v1,` and base64 of HMAC-SHA256 over `id.timestamp.body`. */
+function signWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
+
+interface Claimed {
+  id: number;
+  attempts: number;
+}
+
+const claimable = (now: Date) => ({
+  status: 'pending' as const,
+  due_at: { lte: now },
+  OR: [{ locked_until: null }, { locked_until: { lte: now } }],
+});
+
+/** Claims the next due delivery whose record has no earlier pending delivery to the same subscription. */
+async function claimNext(deps: WebhookWorkerDeps, leaseMs: number): Promise<Claimed | null> {
+  const { db } = deps;
+  const now = deps.now();
+  const candidates = await db.webhookDelivery.findMany({
+    where: claimable(now),
+    orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
+    take: 50,
+    select: { id: true, attempts: true, subscription_id: true, record_key: true, record_event_id: true },
+  });
+  for (const candidate of candidates) {
+    const earlier = await db.webhookDelivery.findFirst({
+      where: {
+        subscription_id: candidate.subscription_id,
+        record_key: candidate.record_key,
+        status: 'pending',
+        record_event_id: { lt: candidate.record_event_id },
+      },
+      select: { id: true },
+    });
+    if (earlier) continue;
+    const claimed = await db.webhookDelivery.updateMany({
+      where: { id: candidate.id, attempts: candidate.attempts, ...claimable(now) },
+      data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
+    });
+    if (claimed.count === 1) return { id: candidate.id, attempts: candidate.attempts + 1 };
+  }
+  return null;
+}
+
+const heldBy = (claim: Claimed) => ({ id: claim.id, attempts: claim.attempts, status: 'pending' as const });
+
+/** The subscribing key as it is now: null when it is revoked or expired. */
+function actorOf(
+  key: {
+    id: number;
+    revoked_at: Date | null;
+    expires_at: Date | null;
+    permissions: { permission: string }[];
+    dealerships: { dealership_id: number }[];
+  },
+  now: Date,
+): Actor | null {
+  if ((key.revoked_at && key.revoked_at <= now) || (key.expires_at && key.expires_at <= now)) return null;
+  const dealershipIds = key.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  return {
+    apiKeyId: key.id,
+    permissions: new Set(key.permissions.map((row) => row.permission).filter(isPermission)),
+    dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+  };
+}
+
+type Outcome =
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'sent'; answer: WebhookAnswer; latencyMs: number }
+  | { kind: 'error'; reason: string; latencyMs: number };
+
+async function attempt(
+  deps: WebhookWorkerDeps,
+  claim: Claimed,
+): Promise<{ outcome: Outcome; subscriptionId: number; firstAttemptAt: Date | null }> {
+  const now = deps.now();
+  const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({
+    where: { id: claim.id },
+    select: {
+      message_id: true,
+      first_attempt_at: true,
+      record_event: true,
+      subscription: {
+        select: {
+          id: true,
+          url: true,
+          enabled: true,
+          secret: true,
+          previous_secret: true,
+          previous_secret_until: true,
+          api_key: {
+            select: {
+              id: true,
+              revoked_at: true,
+              expires_at: true,
+              permissions: { select: { permission: true } },
+              dealerships: { select: { dealership_id: true } },
+            },
+          },
+        },
+      },
+    },
+  });
+  const { subscription, record_event: row } = delivery;
+  const base = { subscriptionId: subscription.id, firstAttemptAt: delivery.first_attempt_at };
+  if (!subscription.enabled) return { ...base, outcome: { kind: 'skipped', reason: 'the subscription is disabled' } };
+  const actor = actorOf(subscription.api_key, now);
+  if (!actor) return { ...base, outcome: { kind: 'skipped', reason: 'the subscribing API key is revoked or expired' } };
+  const type = row.type as RecordEventType;
+  const event: RecordEvent = {
+    id: row.event_id,
+    type,
+    dealershipId: row.dealership_id,
+    subject: row.subject as RecordEventSubject,
+    recordId: row.record_id,
+    occurredAt: row.occurred_at,
+  };
+  const needed = READ_PERMISSION_OF_EVENT[type];
+  const reaches = actor.dealershipIds === null || actor.dealershipIds.includes(event.dealershipId);
+  if (!reaches || !needed || !actor.permissions.has(needed)) {
+    return {
+      ...base,
+      outcome: { kind: 'skipped', reason: `the subscribing API key cannot read this record (it needs ${needed} for its dealership)` },
+    };
+  }
+  const data = await deps.render(actor, event);
+  if (data === null || data === undefined) return { ...base, outcome: { kind: 'skipped', reason: 'the record can no longer be read' } };
+
+  const body = JSON.stringify({ type, timestamp: event.occurredAt.toISOString(), data });
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const secrets = [openWebhookSecret(deps.config.secretsKeyring, subscription.secret)];
+  if (subscription.previous_secret && subscription.previous_secret_until && subscription.previous_secret_until > now) {
+    secrets.push(openPreviousWebhookSecret(deps.config.secretsKeyring, subscription.previous_secret));
+  }
+  const post: WebhookPost = {
+    url: subscription.url,
+    body,
+    headers: {
+      'webhook-id': delivery.message_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': secrets.map((secret) => signWebhook(secret, delivery.message_id, timestamp, body)).join(' '),
+      'user-agent': 'dealership-gateway-webhooks',
+    },
+  };
+  const send =
+    deps.send ??
+    ((request: WebhookPost) =>
+      postWebhook(request, {
+        mode: deps.config.mode,
+        allowed: allowedAddresses(deps.config.webhookAllowedAddresses),
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+      }));
+  const started = performance.now();
+  try {
+    const answer = await send(post);
+    return { ...base, outcome: { kind: 'sent', answer, latencyMs: Math.round(performance.now() - started) } };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ...base,
+      outcome: { kind: 'error', reason: reason.slice(0, MAX_ERROR_LENGTH), latencyMs: Math.round(performance.now() - started) },
+    };
+  }
+}
+
+/** One round: claims due deliveries one at a time, each just before sending it. */
+export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<RoundReport> {
+  const policy = { ...defaultPolicy, ...deps.policy };
+  const report: RoundReport = { delivered: 0, retried: 0, failed: 0, skipped: 0 };
+  const { db, logger } = deps;
+  for (let handled = 0; handled < policy.batchSize; handled += 1) {
+    if (deps.mayClaim && !deps.mayClaim()) break;
+    const claim = await claimNext(deps, policy.leaseMs);
+    if (!claim) break;
+    const { outcome, subscriptionId, firstAttemptAt } = await attempt(deps, claim);
+    const now = deps.now();
+    if (outcome.kind === 'skipped') {
+      await db.webhookDelivery.updateMany({
+        where: heldBy(claim),
+        data: { status: 'skipped', locked_until: null, last_error: outcome.reason },
+      });
+      report.skipped += 1;
+      continue;
+    }
+    const status = outcome.kind === 'sent' ? outcome.answer.status : null;
+    const ok = status !== null && status >= 200 && status < 300;
+    const reason = outcome.kind === 'error' ? outcome.reason : ok ? null : `the receiver answered ${status}`;
+    const first = firstAttemptAt ?? now;
+    await db.webhookAttempt.create({
+      data: { delivery_id: claim.id, attempt: claim.attempts, status, latency_ms: outcome.latencyMs, error: reason, at: now },
+    });
+    const common = {
+      locked_until: null,
+      last_status: status,
+      last_latency_ms: outcome.latencyMs,
+      last_error: reason,
+      first_attempt_at: first,
+    };
+    if (ok) {
+      await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'delivered', delivered_at: now } });
+      report.delivered += 1;
+      continue;
+    }
+    if (now.getTime() - first.getTime() >= deps.config.webhookRetryMs) {
+      const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
+      if (done.count === 1) {
+        const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
+        await db.webhookSubscription.updateMany({
+          where: { id: subscriptionId, enabled: true },
+          data: {
+            enabled: false,
+            disabled_at: now,
+            updated_at: now,
+            disabled_reason: `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
+              0,
+              MAX_ERROR_LENGTH,
+            ),
+          },
+        });
+        logger.warn(
+          { webhook_subscription_id: subscriptionId, delivery_id: claim.id, attempts: claim.attempts, reason },
+          'webhook subscription disabled: a delivery failed for good',
+        );
+      }
+      report.failed += 1;
+      continue;
+    }
+    const retryAt = new Date(now.getTime() + webhookRetryDelayMs(claim.attempts, policy));
+    await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, due_at: retryAt } });
+    report.retried += 1;
+    logger.info(
+      { delivery_id: claim.id, attempts: claim.attempts, retry_at: retryAt.toISOString(), reason },
+      'webhook delivery failed; will retry',
+    );
+  }
+  return report;
+}
+
+interface WebhookWorker {
+  stop(): Promise<void>;
+}
+
+/** Runs deliverDueWebhooks every intervalMs until stopped; stop() claims nothing more and waits for the delivery in hand. */
+export function startWebhookWorker(deps: WebhookWorkerDeps & { intervalMs: number }): WebhookWorker {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const roundDeps: WebhookWorkerDeps = { ...deps, mayClaim: () => !stopped };
+  const tick = async (): Promise<void> => {
+    try {
+      const report = await deliverDueWebhooks(roundDeps);
+      if (report.delivered + report.retried + report.failed + report.skipped > 0) deps.logger.info({ ...report }, 'webhook delivery');
+    } catch (error) {
+      deps.logger.error({ err: error }, 'webhook delivery round failed');
+    } finally {
+      if (!stopped) {
+        timer = setTimeout(run, deps.intervalMs);
+        timer.unref();
+      }
+    }
+  };
+  const run = (): void => {
+    current = tick();
+  };
+  run();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,271 @@
+// Outbound webhooks delivered for real (docs/webhooks.md): a local HTTP receiver verifies every
+// delivery with the `standardwebhooks` package; it fails on purpose and the delivery is retried
+// under the same webhook-id; rotation signs with both secrets; the payload is the record as the
+// subscribing key reads it (personal data masked without read:personal_data); another dealership's
+// events are never sent; the SSRF guard refuses loopback addresses unless allowed; a delivery
+// failing past the retry window fails for good and disables its subscription; one record's
+// deliveries go out in order. The worker runs in rounds here, on a clock the test moves.
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../src/config/index.ts';
+import { createPayloadRenderer } from '../src/gateway/webhook-payloads.ts';
+import { deliverDueWebhooks, type WebhookWorkerDeps } from '../src/notifications/webhook-worker.ts';
+import { getSchema } from '../src/schema/index.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
+import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
+import { samplePayload } from './support/fixtures-leads.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
+
+let app: TestApp;
+let receiver: WebhookReceiver;
+let north: { id: number };
+let south: { id: number };
+/** Real time plus what the test moves on: the receiver's verify checks the timestamp against real time. */
+let offsetMs = 0;
+const clock = () => new Date(Date.now() + offsetMs);
+/** Moves the worker's clock and the app's (which stamps rotations and events) together. */
+function advance(ms: number): void {
+  offsetMs += ms;
+  app.clock.set(clock());
+}
+let writer: string;
+let reader: string;
+let personalReader: string;
+let southReader: string;
+
+function workerDeps(config: Partial<Config> = {}): WebhookWorkerDeps {
+  const workerConfig = { ...app.config, webhookAllowedAddresses: ['127.0.0.1'], ...config };
+  const deps = instanceDeps({ config: workerConfig, db: app.db, now: clock });
+  return {
+    db: app.db,
+    config: workerConfig,
+    logger: pino({ level: 'silent' }),
+    now: clock,
+    render: createPayloadRenderer(deps, getSchema()),
+  };
+}
+
+const round = (config: Partial<Config> = {}) => deliverDueWebhooks(workerDeps(config));
+
+beforeAll(async () => {
+  // Development mode: http receivers are allowed (production calls https only); 127.0.0.1 is on the allow-list.
+  app = await createTestApp({ mode: 'development', webhookAllowedAddresses: ['127.0.0.1'] });
+  app.clock.set(clock());
+  receiver = await startWebhookReceiver();
+  north = await makeDealership(app.db);
+  south = await makeDealership(app.db);
+  writer = (await makeKey(app.db, { permissions: ['create:lead', 'update:car', 'reserve:car'], dealershipIds: [north.id] })).key;
+  reader = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead', 'read:car'], dealershipIds: [north.id] })).key;
+  personalReader = (
+    await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead', 'read:personal_data'], dealershipIds: [north.id] })
+  ).key;
+  southReader = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead'], dealershipIds: [south.id] })).key;
+});
+
+afterAll(async () => {
+  await receiver.close();
+});
+
+async function subscribe(key: string, events: string[], path: string): Promise<{ id: number; secret: string }> {
+  const response = await app.request('/api/v1/webhook_subscriptions', {
+    method: 'POST',
+    key,
+    json: { subscription: { url: receiver.url(path), events } },
+  });
+  expect(response.status).toBe(201);
+  const body = await response.json();
+  return { id: body.subscription.id, secret: body.secret };
+}
+
+async function createLead(overrides: Record<string, unknown> = {}): Promise<number> {
+  const response = await app.request('/api/v1/leads', {
+    method: 'POST',
+    key: writer,
+    json: { lead: samplePayload(north.id, { name: 'Jane', email: 'jane@example.com', ...overrides }) },
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()).lead.id;
+}
+
+const at = (path: string) => receiver.received.filter((received) => received.path === path);
+
+/** Deliveries still pending, for a round to be repeated until none is due. */
+async function drain(config: Partial<Config> = {}): Promise<void> {
+  for (let i = 0; i < 10; i += 1) {
+    const report = await round(config);
+    if (report.delivered + report.retried + report.failed + report.skipped === 0) return;
+  }
+}
+
+describe('a delivery', () => {
+  it('fails on purpose, is retried with the same webhook-id after the backoff, and verifies with standardwebhooks', async () => {
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/retry');
+    receiver.secrets = [secret];
+    receiver.failNext = [503];
+    const leadId = await createLead();
+    expect(await round()).toMatchObject({ retried: 1, delivered: 0 });
+    expect(at('/retry')).toHaveLength(1);
+    expect(await round(), 'not due again before its backoff').toMatchObject({ retried: 0, delivered: 0 });
+    const pending = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id } });
+    // 30 s ± 25 % after the first attempt.
+    expect(pending.due_at.getTime() - clock().getTime()).toBeGreaterThan(20_000);
+    expect(pending.due_at.getTime() - clock().getTime()).toBeLessThanOrEqual(37_500);
+    advance(40_000);
+    expect(await round()).toMatchObject({ delivered: 1 });
+    const [first, second] = at('/retry');
+    expect(first?.answered).toBe(503);
+    expect(second?.answered).toBe(204);
+    expect(second?.verifiedWith).toEqual([0]);
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+    expect(second?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+    const payload = JSON.parse(second?.body ?? '{}');
+    expect(payload).toMatchObject({ type: 'lead.created', timestamp: expect.any(String), data: { id: leadId, dealership_id: north.id } });
+    // Without read:personal_data the record's personal data is null, as the graph answers this key.
+    expect(payload.data.name).toBeNull();
+    expect(payload.data.email).toBeNull();
+
+    const log = await (await app.request(`/api/v1/webhook_subscriptions/${id}/deliveries`, { key: reader })).json();
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      last_status: 204,
+      next_attempt_at: null,
+      event_type: 'lead.created',
+      record_id: leadId,
+      message_id: first?.headers['webhook-id'],
+    });
+    expect(log[0].attempt_log.map((entry: { status: number }) => entry.status)).toEqual([503, 204]);
+    expect(log[0].attempt_log[0].error).toBe('the receiver answered 503');
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+
+  it('carries personal data to a key that reads it, and never another dealership’s events', async () => {
+    const personal = await subscribe(personalReader, ['lead.created'], '/personal');
+    const southern = await subscribe(southReader, ['lead.created'], '/south');
+    receiver.secrets = [personal.secret, southern.secret];
+    const leadId = await createLead({ name: 'Ada', email: 'ada@example.com' });
+    await drain();
+    const [delivery] = at('/personal');
+    expect(JSON.parse(delivery?.body ?? '{}').data).toMatchObject({ id: leadId, name: 'Ada', email: 'ada@example.com' });
+    expect(at('/south')).toEqual([]);
+    expect(await app.db.webhookDelivery.count({ where: { subscription_id: southern.id } })).toBe(0);
+    await app.request(`/api/v1/webhook_subscriptions/${personal.id}/disable`, { method: 'POST', key: personalReader });
+    await app.request(`/api/v1/webhook_subscriptions/${southern.id}/disable`, { method: 'POST', key: southReader });
+  });
+
+  it('is signed with the old and the new secret during a rotation, then with the new one alone', async () => {
+    const { id, secret: old } = await subscribe(reader, ['lead.created'], '/rotate');
+    const rotated = await (await app.request(`/api/v1/webhook_subscriptions/${id}/rotate_secret`, { method: 'POST', key: reader })).json();
+    receiver.secrets = [old, rotated.secret];
+    await createLead();
+    await drain();
+    const [during] = at('/rotate');
+    expect(during?.headers['webhook-signature']?.toString().split(' ')).toHaveLength(2);
+    expect(during?.verifiedWith).toEqual([0, 1]);
+    // Past the grace period only the new secret signs (the grace period is ended in the row: the
+    // receiver's verify checks timestamps against real time, so the clock is not moved a day on).
+    await app.db.webhookSubscription.update({ where: { id }, data: { previous_secret_until: new Date(clock().getTime() - 1_000) } });
+    await createLead();
+    await drain();
+    const after = at('/rotate')[1];
+    expect(after?.headers['webhook-signature']?.toString().split(' ')).toHaveLength(1);
+    expect(after?.verifiedWith).toEqual([1]);
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+
+  it('goes out in event order per record: a later event of the car waits for the earlier one', async () => {
+    const { id, secret } = await subscribe(reader, ['car.updated', 'car.reserved'], '/order');
+    receiver.secrets = [secret];
+    const car = await makeCar(app.db, north.id);
+    const update = { stocknum: car.stocknum, dealership_id: north.id, make: 'Toyota', model: 'Corolla', year: 2021 };
+    expect((await app.request(`/api/cars/${car.id}`, { method: 'PUT', key: writer, json: { car: update } })).status).toBe(200);
+    expect((await app.request(`/api/v1/cars/${car.id}/reserve?reserved=true`, { method: 'PUT', key: writer })).status).toBe(200);
+    receiver.failNext = [500];
+    await round();
+    expect(at('/order').map((received) => JSON.parse(received.body).type)).toEqual(['car.updated']);
+    advance(40_000);
+    await drain();
+    expect(at('/order').map((received) => JSON.parse(received.body).type)).toEqual(['car.updated', 'car.updated', 'car.reserved']);
+    expect(JSON.parse(at('/order')[2]?.body ?? '{}').data).toMatchObject({ id: car.id, reserved: true });
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+
+  it('is redelivered on request with the same webhook-id', async () => {
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/again');
+    receiver.secrets = [secret];
+    await createLead();
+    await drain();
+    const [delivery] = await app.db.webhookDelivery.findMany({ where: { subscription_id: id } });
+    const response = await app.request(`/api/v1/webhook_subscriptions/${id}/deliveries/${delivery?.id}/redeliver`, {
+      method: 'POST',
+      key: reader,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'pending' });
+    await drain();
+    const [first, second] = at('/again');
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+    expect(second?.verifiedWith).toEqual([0]);
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+});
+
+describe('failing for good', () => {
+  it('after the retry window the delivery fails and the subscription is disabled with the reason', async () => {
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/down');
+    receiver.secrets = [secret];
+    receiver.failNext = [500, 500, 500];
+    await createLead();
+    await round();
+    advance(12 * 3_600_000);
+    await round();
+    advance(13 * 3_600_000);
+    await round();
+    const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id } });
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 3, last_status: 500 });
+    const [subscription] = (await (await app.request('/api/v1/webhook_subscriptions', { key: reader })).json()).filter(
+      (item: { id: number }) => item.id === id,
+    );
+    expect(subscription).toMatchObject({
+      enabled: false,
+      disabled_reason: expect.stringContaining('disabled after a delivery failed for 24 h'),
+    });
+    // A disabled subscription is enqueued nothing more.
+    await createLead();
+    expect(await app.db.webhookDelivery.count({ where: { subscription_id: id } })).toBe(1);
+  });
+});
+
+describe('where webhooks may go', () => {
+  it('refuses a loopback receiver, by address or by a name resolving to it, unless WEBHOOK_ALLOWED_ADDRESSES lists it', async () => {
+    for (const path of ['/ssrf-address', '/ssrf-name']) {
+      const { id, secret } = await subscribe(reader, ['lead.created'], path);
+      receiver.secrets = [secret];
+      if (path === '/ssrf-name') {
+        await app.db.webhookSubscription.update({ where: { id }, data: { url: `http://localhost:${receiver.port}${path}` } });
+      }
+      await createLead();
+      await round({ webhookAllowedAddresses: [] });
+      expect(at(path)).toEqual([]);
+      const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id }, include: { attempt_log: true } });
+      expect(delivery.status).toBe('pending');
+      expect(delivery.attempt_log[0]?.status).toBeNull();
+      expect(delivery.attempt_log[0]?.error).toMatch(
+        /^refused: (127\.0\.0\.1|localhost) resolves to (127\.0\.0\.1|::1) is a private, loopback, link-local or reserved address$/,
+      );
+      await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+    }
+  });
+
+  it('calls only https in production mode', async () => {
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/production');
+    receiver.secrets = [secret];
+    await createLead();
+    await round({ mode: 'production' });
+    expect(at('/production')).toEqual([]);
+    const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id }, include: { attempt_log: true } });
+    expect(delivery.attempt_log[0]?.error).toBe('refused: only https URLs are called in production mode');
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+});

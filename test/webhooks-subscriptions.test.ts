@@ -1,0 +1,163 @@
+// Webhook subscriptions on both doors (docs/webhooks.md): create (the secret once, encrypted at
+// rest), list, rotate, disable and enable, delete, the delivery log and redelivery; manage:webhook;
+// a key never sees or manages another dealership's subscriptions; URLs that are refused.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { open } from '../src/config/secrets.ts';
+import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
+import { makeDealership, makeKey } from './support/fixtures.ts';
+
+let app: TestApp;
+let north: { id: number };
+let south: { id: number };
+let manager: string;
+let southManager: string;
+let noPermission: string;
+let everywhere: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  north = await makeDealership(app.db);
+  south = await makeDealership(app.db);
+  manager = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead', 'read:car'], dealershipIds: [north.id] })).key;
+  southManager = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead', 'read:car'], dealershipIds: [south.id] })).key;
+  noPermission = (await makeKey(app.db, { permissions: ['read:lead'], dealershipIds: [north.id] })).key;
+  everywhere = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:car'] })).key;
+});
+
+const subscription = (overrides: Record<string, unknown> = {}) => ({
+  url: 'https://crm.example/hooks',
+  events: ['lead.created', 'car.updated'],
+  ...overrides,
+});
+
+async function create(key: string, body: Record<string, unknown> = subscription()): Promise<Response> {
+  return app.request('/api/v1/webhook_subscriptions', { method: 'POST', key, json: { subscription: body } });
+}
+
+describe('POST /api/v1/webhook_subscriptions', () => {
+  it('creates a subscription for the key’s one dealership, answers the secret once and stores it encrypted', async () => {
+    const response = await create(manager);
+    expect(response.status).toBe(201);
+    const body = await response.json();
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(body.subscription).toMatchObject({
+      id: expect.any(Number),
+      dealership_id: north.id,
+      url: 'https://crm.example/hooks',
+      events: ['lead.created', 'car.updated'],
+      enabled: true,
+      disabled_reason: null,
+      previous_secret_expires_at: null,
+    });
+    const row = await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: body.subscription.id } });
+    expect(row.secret).not.toContain(body.secret.slice(6));
+    expect(open(testKeyring, 'WebhookSubscription.secret', row.secret)).toBe(body.secret);
+    const list = await (await app.request('/api/v1/webhook_subscriptions', { key: manager })).json();
+    expect(list.map((item: { id: number }) => item.id)).toContain(body.subscription.id);
+    expect(JSON.stringify(list)).not.toContain(body.secret);
+  });
+
+  it('refuses bad input naming the field', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [subscription({ url: 'http://crm.example/hooks' }), 'subscription.url', 'must be an https URL'],
+      [subscription({ url: 'not a url' }), 'subscription.url', 'must be an absolute URL'],
+      [subscription({ url: 'https://user:pw@crm.example/' }), 'subscription.url', 'must not carry credentials'],
+      [
+        subscription({ url: 'https://127.0.0.1/hooks' }),
+        'subscription.url',
+        'must not point at 127.0.0.1, which is a private, loopback, link-local or reserved address',
+      ],
+      [
+        subscription({ url: 'https://[::ffff:10.0.0.1]/hooks' }),
+        'subscription.url',
+        'must not point at ::ffff:a00:1, which is a private, loopback, link-local or reserved address',
+      ],
+      [subscription({ url: 'https://localhost:8443/' }), 'subscription.url', 'must not be a loopback host'],
+      [subscription({ events: [] }), 'subscription.events', 'must have at least 1 items'],
+      [
+        subscription({ events: ['lead.deleted'] }),
+        'subscription.events[0]',
+        'must be one of: lead.created, lead.updated, lead_event.created, car.updated, car.reserved, car.released, phone_call.created',
+      ],
+    ];
+    for (const [body, field, message] of cases) {
+      const response = await create(manager, body);
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(await response.json(), JSON.stringify(body)).toMatchObject({
+        error: 'invalid_input',
+        field,
+        message: expect.stringContaining(message),
+      });
+    }
+    const unnamed = await create(everywhere, subscription({ events: ['car.updated'] }));
+    expect(await unnamed.json()).toMatchObject({ field: 'subscription.dealership_id' });
+    const foreign = await create(manager, subscription({ dealership_id: south.id }));
+    expect(await foreign.json()).toMatchObject({
+      field: 'subscription.dealership_id',
+      message: expect.stringContaining('is not a dealership this API key can access'),
+    });
+  });
+
+  it('needs manage:webhook (403 without it, 401 without a key)', async () => {
+    expect((await create(noPermission)).status).toBe(403);
+    expect((await app.request('/api/v1/webhook_subscriptions', { method: 'POST', json: { subscription: subscription() } })).status).toBe(
+      401,
+    );
+    expect((await app.request('/api/v1/webhook_subscriptions', { key: noPermission })).status).toBe(403);
+  });
+});
+
+describe('managing a subscription', () => {
+  it('rotates the secret (the old one signs until the grace period ends), disables, enables and deletes', async () => {
+    const made = await (await create(manager)).json();
+    const id = made.subscription.id as number;
+    const now = app.clock.now();
+    const rotated = await app.request(`/api/v1/webhook_subscriptions/${id}/rotate_secret`, { method: 'POST', key: manager });
+    expect(rotated.status).toBe(200);
+    const rotatedBody = await rotated.json();
+    expect(rotatedBody.secret).not.toBe(made.secret);
+    expect(rotatedBody.subscription.previous_secret_expires_at).toBe(new Date(now.getTime() + 24 * 3_600_000).toISOString());
+    const row = await app.db.webhookSubscription.findUniqueOrThrow({ where: { id } });
+    expect(open(testKeyring, 'WebhookSubscription.previous_secret', row.previous_secret ?? '')).toBe(made.secret);
+    expect(open(testKeyring, 'WebhookSubscription.secret', row.secret)).toBe(rotatedBody.secret);
+
+    const disabled = await (await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: manager })).json();
+    expect(disabled).toMatchObject({ id, enabled: false, disabled_reason: 'disabled by its owner' });
+    const enabled = await (await app.request(`/api/v1/webhook_subscriptions/${id}/enable`, { method: 'POST', key: manager })).json();
+    expect(enabled).toMatchObject({ id, enabled: true, disabled_reason: null });
+
+    const graph = await app.graphql<{ webhook_deliveries: unknown[] }>(
+      'query ($id: Int!) { webhook_deliveries(id: $id) { databaseId } }',
+      { id },
+      manager,
+    );
+    expect(graph.data?.webhook_deliveries).toEqual([]);
+
+    const deleted = await app.request(`/api/v1/webhook_subscriptions/${id}`, { method: 'DELETE', key: manager });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ id, deleted: true });
+    expect(await app.db.webhookSubscription.count({ where: { id } })).toBe(0);
+  });
+
+  it("never shows or changes another dealership's subscription: it answers like one that does not exist", async () => {
+    const made = await (await create(manager)).json();
+    const id = made.subscription.id as number;
+    const list = await (await app.request('/api/v1/webhook_subscriptions', { key: southManager })).json();
+    expect(list).toEqual([]);
+    const notFound = { error: 'webhook_subscription_not_found', message: 'No webhook subscription with that identifier.' };
+    for (const [method, path] of [
+      ['POST', `/api/v1/webhook_subscriptions/${id}/rotate_secret`],
+      ['POST', `/api/v1/webhook_subscriptions/${id}/disable`],
+      ['DELETE', `/api/v1/webhook_subscriptions/${id}`],
+      ['GET', `/api/v1/webhook_subscriptions/${id}/deliveries`],
+      ['GET', `/api/v1/webhook_subscriptions/${id + 100_000}/deliveries`],
+    ] as const) {
+      const response = await app.request(path, { method, key: southManager });
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toEqual(notFound);
+    }
+    const graph = await app.graphql('mutation ($id: Int!) { disable_webhook_subscription(id: $id) { enabled } }', { id }, southManager);
+    expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await app.db.webhookSubscription.findUniqueOrThrow({ where: { id } })).enabled).toBe(true);
+  });
+});
