@@ -28,6 +28,7 @@ import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-s
 import { allowedAddresses } from '../domain/webhook-address.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
+import { startPeriodicTask } from '../db/background-task.ts';
 
 /** The record of an event as `actor` reads it now; null when it cannot (gone, or not its to read). */
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
@@ -320,31 +321,19 @@ interface WebhookWorker {
 /** Runs deliverDueWebhooks every intervalMs until stopped; stop() claims nothing more and waits for the delivery in hand. */
 export function startWebhookWorker(deps: WebhookWorkerDeps & { intervalMs: number }): WebhookWorker {
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
   const roundDeps: WebhookWorkerDeps = { ...deps, mayClaim: () => !stopped };
-  const tick = async (): Promise<void> => {
+  const task = startPeriodicTask(async () => {
     try {
       const report = await deliverDueWebhooks(roundDeps);
       if (report.delivered + report.retried + report.failed + report.skipped > 0) deps.logger.info({ ...report }, 'webhook delivery');
     } catch (error) {
       deps.logger.error({ err: error }, 'webhook delivery round failed');
-    } finally {
-      if (!stopped) {
-        timer = setTimeout(run, deps.intervalMs);
-        timer.unref();
-      }
     }
-  };
-  const run = (): void => {
-    current = tick();
-  };
-  run();
+  }, deps.intervalMs);
   return {
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
+      await task.stop();
     },
   };
 }
