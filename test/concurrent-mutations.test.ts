@@ -43,6 +43,7 @@ beforeAll(async () => {
       'create:partner_token',
       'create:lead_event',
       'create:phone_call',
+      'manage:webhook',
     ],
   }));
   redis = new Redis(redisUrl, { keyPrefix: `test:concurrent:${uniqueNumber()}:`, lazyConnect: true });
@@ -97,6 +98,42 @@ async function graph(
 const field = <T>(data: Record<string, unknown> | null | undefined, name: string): T | null => (data?.[name] as T | undefined) ?? null;
 const distinct = (answers: Answer[]): number => new Set(answers.map((answer) => answer.identity)).size;
 const succeeded = (answers: Answer[]): Answer[] => answers.filter((answer) => answer.status < 300 || answer.status === 302);
+
+/** A subscription to car.reserved, of a dealership of its own, made through the REST door. */
+async function makeWebhookSubscription(): Promise<{ id: number; dealershipId: number }> {
+  const { id: dealershipId } = await makeDealership(app.db);
+  const response = await rest(app.yoga, '/api/v1/webhook_subscriptions', {
+    method: 'POST',
+    json: { subscription: { url: 'https://crm.example/hooks', events: ['car.reserved'], dealership_id: dealershipId } },
+  });
+  expect(response.status).toBe(201);
+  return { id: ((await response.json()) as { subscription: { id: number } }).subscription.id, dealershipId };
+}
+
+/** Disabling (or enabling) at once: each request answers the subscription in the state it asked for. */
+async function webhookSwitchCase(enabled: boolean): Promise<Case> {
+  const { id } = await makeWebhookSubscription();
+  if (enabled) await app.db.webhookSubscription.update({ where: { id }, data: { enabled: false, disabled_reason: 'test' } });
+  const verb = enabled ? 'enable' : 'disable';
+  return {
+    async send(yoga, door) {
+      if (door === 'REST') {
+        const response = await rest(yoga, `/api/v1/webhook_subscriptions/${id}/${verb}`, { method: 'POST' });
+        return { status: response.status, identity: String(((await response.json()) as { enabled?: boolean }).enabled ?? null) };
+      }
+      const result = await graph(yoga, `mutation ($id: Int!) { ${verb}_webhook_subscription(id: $id) { enabled } }`, { id });
+      return {
+        status: result.status,
+        identity: String(field<{ enabled: boolean }>(result.data, `${verb}_webhook_subscription`)?.enabled ?? null),
+      };
+    },
+    async check(answers) {
+      expect(succeeded(answers)).toHaveLength(AT_ONCE);
+      expect(answers.map((answer) => answer.identity)).toEqual(Array(AT_ONCE).fill(String(enabled)));
+      expect((await app.db.webhookSubscription.findUniqueOrThrow({ where: { id } })).enabled).toBe(enabled);
+    },
+  };
+}
 
 /** A fresh case of each mutation: the AT_ONCE requests of one round are identical. */
 const cases: Record<string, () => Promise<Case>> = {
@@ -271,6 +308,106 @@ const cases: Record<string, () => Promise<Case>> = {
           `accepted ${call!.id}`,
           ...Array(AT_ONCE - 1).fill(`duplicate ${call!.id}`),
         ]);
+      },
+    };
+  },
+  // Each webhook case has a dealership of its own: four rounds of eight creates would pass one
+  // dealership's limit of 20 subscriptions.
+  'Mutation.create_webhook_subscription': async () => {
+    const { id: dealershipId } = await makeDealership(app.db);
+    const subscription = { url: 'https://crm.example/hooks', events: ['lead.created'], dealership_id: dealershipId };
+    return {
+      async send(yoga, door) {
+        if (door === 'REST') {
+          const response = await rest(yoga, '/api/v1/webhook_subscriptions', { method: 'POST', json: { subscription } });
+          const body = (await response.json()) as { subscription?: { id: number }; secret?: string };
+          return { status: response.status, identity: `${body.subscription?.id} ${body.secret}` };
+        }
+        const result = await graph(
+          yoga,
+          'mutation ($subscription: WebhookSubscriptionInput!) { create_webhook_subscription(subscription: $subscription) { subscription { databaseId } secret } }',
+          { subscription },
+        );
+        const made = field<{ subscription: { databaseId: number }; secret: string }>(result.data, 'create_webhook_subscription');
+        return { status: result.status, identity: `${made?.subscription.databaseId} ${made?.secret}` };
+      },
+      async check(answers) {
+        expect(succeeded(answers)).toHaveLength(AT_ONCE);
+        expect(distinct(answers)).toBe(AT_ONCE);
+        expect(await app.db.webhookSubscription.count({ where: { dealership_id: dealershipId } })).toBe(AT_ONCE);
+      },
+    };
+  },
+  'Mutation.rotate_webhook_secret': async () => {
+    const { id } = await makeWebhookSubscription();
+    return {
+      async send(yoga, door) {
+        if (door === 'REST') {
+          const response = await rest(yoga, `/api/v1/webhook_subscriptions/${id}/rotate_secret`, { method: 'POST' });
+          return { status: response.status, identity: ((await response.json()) as { secret?: string }).secret ?? null };
+        }
+        const result = await graph(yoga, 'mutation ($id: Int!) { rotate_webhook_secret(id: $id) { secret } }', { id });
+        const rotated = field<{ secret: string }>(result.data, 'rotate_webhook_secret');
+        return { status: rotated ? result.status : 409, identity: rotated?.secret ?? null };
+      },
+      async check(answers) {
+        // A rotation that read a secret another one replaced meanwhile is refused (409): each that
+        // succeeded made a secret of its own.
+        const rotated = succeeded(answers);
+        expect(rotated.length).toBeGreaterThanOrEqual(1);
+        expect(distinct(rotated)).toBe(rotated.length);
+        expect(answers.filter((answer) => answer.status === 409)).toHaveLength(AT_ONCE - rotated.length);
+      },
+    };
+  },
+  'Mutation.disable_webhook_subscription': async () => webhookSwitchCase(false),
+  'Mutation.enable_webhook_subscription': async () => webhookSwitchCase(true),
+  'Mutation.delete_webhook_subscription': async () => {
+    const { id } = await makeWebhookSubscription();
+    return {
+      async send(yoga, door) {
+        if (door === 'REST') {
+          const response = await rest(yoga, `/api/v1/webhook_subscriptions/${id}`, { method: 'DELETE' });
+          return { status: response.status, identity: String(response.status) };
+        }
+        const result = await graph(yoga, 'mutation ($id: Int!) { delete_webhook_subscription(id: $id) { databaseId deleted } }', { id });
+        const deleted = field<{ deleted: boolean }>(result.data, 'delete_webhook_subscription');
+        return { status: deleted ? result.status : 404, identity: String(deleted?.deleted ?? null) };
+      },
+      async check(answers) {
+        // One delete removed it; a cached answer would tell every request it had.
+        expect(succeeded(answers)).toHaveLength(1);
+        expect(answers.filter((answer) => answer.status === 404)).toHaveLength(AT_ONCE - 1);
+        expect(await app.db.webhookSubscription.count({ where: { id } })).toBe(0);
+      },
+    };
+  },
+  'Mutation.redeliver_webhook': async () => {
+    const { id, dealershipId } = await makeWebhookSubscription();
+    const car = await makeCar(app.db, dealershipId);
+    expect((await rest(app.yoga, `/api/v1/cars/${car.id}/reserve?reserved=true`, { method: 'PUT' })).status).toBe(200);
+    const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id } });
+    await app.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'failed' } });
+    return {
+      async send(yoga, door) {
+        if (door === 'REST') {
+          const response = await rest(yoga, `/api/v1/webhook_subscriptions/${id}/deliveries/${delivery.id}/redeliver`, { method: 'POST' });
+          return { status: response.status, identity: ((await response.json()) as { status?: string }).status ?? null };
+        }
+        const result = await graph(
+          yoga,
+          'mutation ($id: Int!, $delivery: Int!) { redeliver_webhook(id: $id, delivery_id: $delivery) { status } }',
+          {
+            id,
+            delivery: delivery.id,
+          },
+        );
+        return { status: result.status, identity: field<{ status: string }>(result.data, 'redeliver_webhook')?.status ?? null };
+      },
+      async check(answers) {
+        expect(succeeded(answers)).toHaveLength(AT_ONCE);
+        expect(answers.map((answer) => answer.identity)).toEqual(Array(AT_ONCE).fill('pending'));
+        expect((await app.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status).toBe('pending');
       },
     };
   },

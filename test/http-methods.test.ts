@@ -138,7 +138,7 @@ describe('OPTIONS', () => {
     if (route.method === 'GET') methods.add('HEAD');
     expectedByPath.set(route.path, methods);
   }
-  const order = ['GET', 'HEAD', 'POST', 'PUT'];
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
   const allowOf = (methods: Set<string>): string => [...order.filter((method) => methods.has(method)), 'OPTIONS'].join(', ');
 
   it('answers every REST path with its own methods from the route table, HEAD included where GET is', async () => {

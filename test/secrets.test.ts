@@ -6,7 +6,16 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/index.ts';
-import { openProcessorKey, PAYMENT_PROCESSOR_KEY, reencryptStoredSecrets, secureStoredSecrets } from '../src/domain/stored-secrets.ts';
+import {
+  openPreviousWebhookSecret,
+  openProcessorKey,
+  openWebhookSecret,
+  PAYMENT_PROCESSOR_KEY,
+  reencryptStoredSecrets,
+  sealPreviousWebhookSecret,
+  sealWebhookSecret,
+  secureStoredSecrets,
+} from '../src/domain/stored-secrets.ts';
 import { envelopeKeyId, keyringOf, open, parseEncryptionKeys, seal, SecretUnreadableError } from '../src/config/secrets.ts';
 import { createApp } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, TEST_ENCRYPTION_KEY, testKeyring, type TestApp } from './support/app.ts';
@@ -167,13 +176,39 @@ describe('rotation and values from before encryption', () => {
   });
 
   it('re-encrypts every value under the new first key; the service then needs only the new key', async () => {
+    // A webhook subscription rotated once: its secret and its previous secret are both stored sealed.
+    const owner = await makeKey(app.db, { permissions: ['manage:webhook'], dealershipIds: [dealership.id] });
+    const subscription = await app.db.webhookSubscription.create({
+      data: {
+        dealership_id: dealership.id,
+        api_key_id: owner.id,
+        url: 'https://crm.example/hooks',
+        events: ['lead.created'],
+        secret: sealWebhookSecret(testKeyring, 'whsec_current'),
+        previous_secret: sealPreviousWebhookSecret(testKeyring, 'whsec_previous'),
+        previous_secret_until: app.clock.now(),
+        created_at: app.clock.now(),
+        updated_at: app.clock.now(),
+      },
+    });
     const rotated = keyringOf([next, TEST_ENCRYPTION_KEY]);
     const results = await reencryptStoredSecrets(app.db, rotated);
-    expect(results).toEqual([{ column: PAYMENT_PROCESSOR_KEY, reencrypted: 2, encryptedPlaintext: 0, unchanged: 0 }]);
+    expect(results).toEqual([
+      { column: PAYMENT_PROCESSOR_KEY, reencrypted: 2, encryptedPlaintext: 0, unchanged: 0 },
+      { column: 'WebhookSubscription.secret', reencrypted: 1, encryptedPlaintext: 0, unchanged: 0 },
+      { column: 'WebhookSubscription.previous_secret', reencrypted: 1, encryptedPlaintext: 0, unchanged: 0 },
+    ]);
     expect((await storedKeys()).map(envelopeKeyId)).toEqual([next.id, next.id]);
+    const stored = await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    expect([envelopeKeyId(stored.secret), envelopeKeyId(stored.previous_secret!)]).toEqual([next.id, next.id]);
+    const onlyNextKeyring = keyringOf([next]);
+    expect(openWebhookSecret(onlyNextKeyring, stored.secret)).toBe('whsec_current');
+    expect(openPreviousWebhookSecret(onlyNextKeyring, stored.previous_secret!)).toBe('whsec_previous');
     // A second run changes nothing.
     expect(await reencryptStoredSecrets(app.db, rotated)).toEqual([
       { column: PAYMENT_PROCESSOR_KEY, reencrypted: 0, encryptedPlaintext: 0, unchanged: 2 },
+      { column: 'WebhookSubscription.secret', reencrypted: 0, encryptedPlaintext: 0, unchanged: 1 },
+      { column: 'WebhookSubscription.previous_secret', reencrypted: 0, encryptedPlaintext: 0, unchanged: 1 },
     ]);
 
     const onlyNext = createApp(

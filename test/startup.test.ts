@@ -426,7 +426,13 @@ describe('the CLIs', () => {
         });
         expect(rotated.code).toBe(0);
         expect(rotated.stdout).toBe(
-          'PaymentProcessor.authorization_key: 2 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"\n',
+          [
+            'PaymentProcessor.authorization_key: 2 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
+            // Webhook secrets rotate with them (test/secrets.test.ts rotates stored ones); none are stored here.
+            'WebhookSubscription.secret: 0 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
+            'WebhookSubscription.previous_secret: 0 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
+            '',
+          ].join('\n'),
         );
 
         const status = await runScript('scripts/secrets.ts', ['status', '--json'], {
@@ -435,7 +441,11 @@ describe('the CLIs', () => {
         });
         expect(JSON.parse(status.stdout)).toEqual({
           current_key: 'k2027',
-          columns: { 'PaymentProcessor.authorization_key': { k2027: 2 } },
+          columns: {
+            'PaymentProcessor.authorization_key': { k2027: 2 },
+            'WebhookSubscription.secret': {},
+            'WebhookSubscription.previous_secret': {},
+          },
         });
         const newKeyring = keyringOf([{ id: 'k2027', key: Buffer.from(newKeyText.slice('k2027:'.length), 'base64') }]);
         const stored = await db.paymentProcessor.findMany({ where: { dealership_id: dealership.id }, orderBy: { id: 'asc' } });

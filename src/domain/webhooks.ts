@@ -219,10 +219,13 @@ export async function setWebhookEnabled(db: ScopedDb, id: number, enabled: boole
   return subscriptionView(row, now);
 }
 
-/** Removes the subscription with its deliveries and their log. */
+/**
+ * Removes the subscription with its deliveries and their log. One statement decides: of two deletes
+ * at once, the one that removed the row answers it and the other is told it was not found.
+ */
 export async function deleteWebhookSubscription(db: ScopedDb, id: number): Promise<{ id: number; deleted: true }> {
-  await findSubscription(db, id);
-  await db.webhookSubscription.deleteMany({ where: { id } });
+  const { count } = await db.webhookSubscription.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('webhook_subscription');
   return { id, deleted: true };
 }
 

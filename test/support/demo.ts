@@ -9,7 +9,36 @@ export async function createDemoApp(): Promise<{ app: TestApp; key: string }> {
   const app = await createTestApp();
   await seedDemoData(app.db, { now: app.clock.now(), keyring: app.config.secretsKeyring });
   const { key } = await makeKey(app.db, { permissions: allPermissions });
+  await subscribeDemoWebhook(app, key);
   return { app, key };
+}
+
+/**
+ * Webhook subscription 1, of dealership 1, with one delivery in its log (lead 1 created): the demo
+ * data has no subscription, since one belongs to a key and the demo data makes none.
+ */
+async function subscribeDemoWebhook(app: TestApp, key: string): Promise<void> {
+  const response = await app.request('/api/v1/webhook_subscriptions', {
+    method: 'POST',
+    key,
+    json: { subscription: { url: 'https://crm.example/hooks', events: ['lead.created'], dealership_id: 1 } },
+  });
+  if (response.status !== 201) throw new Error(`the demo webhook subscription was refused: ${response.status}`);
+  const { subscription } = (await response.json()) as { subscription: { id: number } };
+  const now = app.clock.now();
+  const event = await app.db.recordEvent.create({
+    data: { event_id: 'evt_demo1', type: 'lead.created', dealership_id: 1, subject: 'lead', record_id: 1, occurred_at: now },
+  });
+  await app.db.webhookDelivery.create({
+    data: {
+      subscription_id: subscription.id,
+      record_event_id: event.id,
+      record_key: 'lead:1',
+      message_id: 'msg_demo1',
+      due_at: now,
+      created_at: now,
+    },
+  });
 }
 
 /** One request per read operation of the REST table, on the demo data (the car redirect's own query aside). */
@@ -27,4 +56,6 @@ export const DEMO_READ_PATHS: Readonly<Record<string, string>> = {
   'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
   'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002',
   'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
+  'Query.webhook_subscriptions': '/api/v1/webhook_subscriptions',
+  'Query.webhook_deliveries': '/api/v1/webhook_subscriptions/1/deliveries',
 };
