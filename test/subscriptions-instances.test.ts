@@ -3,6 +3,8 @@
 // server. A client of B, graphql-sse's own (createClient, distinct connections mode) or a plain SSE
 // reader, receives a lead created through instance A. B's stream outlives HTTP_REQUEST_TIMEOUT_MS,
 // and closing B's hub at shutdown completes it, so the drain ends without cutting it.
+// test/instances-processes.test.ts has a client of one real service process receive a lead created
+// through another's REST door.
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createClient, type Client } from 'graphql-sse';

@@ -1,7 +1,8 @@
 // Three instances sharing one database deliver every webhook exactly once: three workers, each with
 // its own database client (as three processes have), run their rounds at the same time over 30
 // pending deliveries; the real receiver sees each webhook-id once, verified, and every delivery is
-// marked delivered with one attempt.
+// marked delivered with one attempt. In one process, so that the claims race round against round on
+// both engines; test/instances-processes.test.ts has three real service processes do it (PostgreSQL).
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
