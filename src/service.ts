@@ -16,6 +16,7 @@
 //  4. the database is closed.
 // Connections still open shortly before the grace period ends are cut (and logged), so the process
 // always exits in time.
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
@@ -270,6 +271,9 @@ export async function startService(config: Config, logger: Logger, options: Star
     liveEvents,
   };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
+  // A subscription opened here as soon as it listens must hear the other instances' events: listen
+  // once the hub has subscribed to their channel, but never wait on a frozen Redis longer than a command.
+  await Promise.race([liveEvents.ready(), delay(config.redisCommandTimeoutMs, undefined, { ref: false })]);
   let address: AddressInfo;
   try {
     address = await http.listen(config.port, config.host);
