@@ -12,7 +12,8 @@ import { createPayloadRenderer } from '../src/gateway/webhook-payloads.ts';
 import { deliverDueWebhooks, type WebhookWorkerDeps } from '../src/notifications/webhook-worker.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { WEBHOOK_DISABLED_NOTICE } from '../src/notifications/outbox.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 
@@ -212,7 +213,8 @@ describe('a delivery', () => {
 });
 
 describe('failing for good', () => {
-  it('after the retry window the delivery fails and the subscription is disabled with the reason', async () => {
+  it('after the retry window the delivery fails, the subscription is disabled with the reason, and its dealership’s users are told', async () => {
+    const user = await makeUser(app.db, [north.id], { email: `webhooks.${uniqueNumber()}@example.com` });
     const { id, secret } = await subscribe(reader, ['lead.created'], '/down');
     receiver.secrets = [secret];
     receiver.failNext = [500, 500, 500];
@@ -231,9 +233,17 @@ describe('failing for good', () => {
       enabled: false,
       disabled_reason: expect.stringContaining('disabled after a delivery failed for 24 h'),
     });
-    // A disabled subscription is enqueued nothing more.
+    // One notice per user of the dealership, by e-mail through the outbox, queued with the disabling.
+    const notices = await app.db.outboxMessage.findMany({ where: { kind: WEBHOOK_DISABLED_NOTICE, recipient: user.email } });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ status: 'pending', lead_id: null, subject: `Webhook subscription #${id} was disabled` });
+    expect(notices[0]!.body).toContain(`/api/v1/webhook_subscriptions/${id}/enable`);
+    expect(notices[0]!.body).toContain('disabled after a delivery failed for 24 h');
+    // A disabled subscription is enqueued nothing more, and told of once.
     await createLead();
+    await round();
     expect(await app.db.webhookDelivery.count({ where: { subscription_id: id } })).toBe(1);
+    expect(await app.db.outboxMessage.count({ where: { kind: WEBHOOK_DISABLED_NOTICE, recipient: user.email } })).toBe(1);
   });
 });
 

@@ -17,6 +17,7 @@ type Tx = Prisma.TransactionClient;
 
 export const CUSTOMER_EMAIL = 'lead_customer_email';
 export const DEALERSHIP_NOTIFICATION = 'lead_dealership_notification';
+export const WEBHOOK_DISABLED_NOTICE = 'webhook_subscription_disabled';
 
 const MINUTE_MS = 60_000;
 
@@ -47,14 +48,48 @@ function fullName(lead: NotifiedLead): string | null {
   return name || null;
 }
 
-async function dealershipRecipients(tx: Tx, lead: NotifiedLead): Promise<string[]> {
-  const named = lead.team_member_id ?? lead.user_id;
+/** The usable addresses of one named user, or else of every user of the dealership. */
+async function usersToTell(tx: Tx, dealershipId: number, named: number | null): Promise<string[]> {
   const users = await tx.user.findMany({
-    where: named !== null ? { id: named } : { dealerships: { some: { dealership_id: lead.dealership_id } } },
+    where: named !== null ? { id: named } : { dealerships: { some: { dealership_id: dealershipId } } },
     select: { email: true },
     orderBy: { id: 'asc' },
   });
   return [...new Set(users.map((user) => user.email.trim()).filter(isEmailAddress))];
+}
+
+const dealershipRecipients = (tx: Tx, lead: NotifiedLead): Promise<string[]> =>
+  usersToTell(tx, lead.dealership_id, lead.team_member_id ?? lead.user_id);
+
+/**
+ * The notice that a webhook subscription was disabled because its deliveries kept failing: one
+ * message to each user of its dealership, enqueued in the transaction that disables it, so the
+ * people who can fix the receiver learn of it even when nobody reads the logs.
+ */
+export async function enqueueWebhookDisabledNotice(
+  tx: Tx,
+  subscription: { id: number; dealership_id: number; url: string; disabled_reason: string },
+  now: Date,
+): Promise<void> {
+  const body = [
+    `Webhook subscription #${subscription.id} stopped: ${subscription.disabled_reason}.`,
+    '',
+    `URL: ${subscription.url}`,
+    '',
+    'No more events are sent to it. Fix the receiver, then enable the subscription again',
+    `(POST /api/v1/webhook_subscriptions/${subscription.id}/enable) and redeliver what it missed from its delivery log.`,
+  ].join('\n');
+  const rows = (await usersToTell(tx, subscription.dealership_id, null)).map((recipient) => ({
+    kind: WEBHOOK_DISABLED_NOTICE,
+    lead_id: null,
+    recipient,
+    subject: `Webhook subscription #${subscription.id} was disabled`,
+    body,
+    due_at: now,
+    created_at: now,
+    traceparent: null,
+  }));
+  await insertOutboxRows(tx, rows);
 }
 
 /** The domain of an address in `Name <user@domain>` or `user@domain`; a fixed one when it has none. */
@@ -158,7 +193,7 @@ export async function enqueueLeadNotifications(
 /** An outbox message as enqueued: status, attempts and the lease start at their column defaults. */
 interface OutboxRow {
   kind: string;
-  lead_id: number;
+  lead_id: number | null;
   recipient: string;
   subject: string;
   body: string;

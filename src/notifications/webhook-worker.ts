@@ -29,6 +29,7 @@ import { allowedAddresses } from '../domain/webhook-address.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
 import { startPeriodicTask } from '../db/background-task.ts';
+import { enqueueWebhookDisabledNotice } from './outbox.ts';
 
 /** The record of an event as `actor` reads it now; null when it cannot (gone, or not its to read). */
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
@@ -283,17 +284,19 @@ export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<Round
       const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
       if (done.count === 1) {
         const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
-        await db.webhookSubscription.updateMany({
-          where: { id: subscriptionId, enabled: true },
-          data: {
-            enabled: false,
-            disabled_at: now,
-            updated_at: now,
-            disabled_reason: `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
-              0,
-              MAX_ERROR_LENGTH,
-            ),
-          },
+        const disabledReason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
+          0,
+          MAX_ERROR_LENGTH,
+        );
+        // The notice to the dealership's users exists exactly when the subscription is disabled.
+        await db.$transaction(async (tx) => {
+          const disabled = await tx.webhookSubscription.updateManyAndReturn({
+            where: { id: subscriptionId, enabled: true },
+            data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason: disabledReason },
+            select: { id: true, dealership_id: true, url: true },
+          });
+          for (const subscription of disabled)
+            await enqueueWebhookDisabledNotice(tx, { ...subscription, disabled_reason: disabledReason }, now);
         });
         logger.warn(
           { webhook_subscription_id: subscriptionId, delivery_id: claim.id, attempts: claim.attempts, reason },
