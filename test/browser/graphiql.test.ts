@@ -9,6 +9,7 @@ import { createLifecycle } from '../../src/gateway/lifecycle.ts';
 import { freePort } from '../../scripts/free-port.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { makeDealership, makeKey } from '../support/fixtures.ts';
+import { samplePayload } from '../support/fixtures-leads.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -98,6 +99,42 @@ describe('GraphiQL with the network closed', () => {
     await expect.poll(async () => explorer.innerText(), { timeout: 30_000 }).toContain('Query');
     await explorer.getByText('Query', { exact: true }).first().click();
     await expect.poll(async () => explorer.innerText(), { timeout: 30_000 }).toContain('apikey_details');
+    expect(leftTheMachine).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('GraphiQL with a live subscription (docs/subscriptions.md)', () => {
+  it('keeps the stream open and shows a lead created meanwhile', async () => {
+    const dealership = await makeDealership(app.db);
+    const reader = await makeKey(app.db, { permissions: ['read:lead'], dealershipIds: [dealership.id] });
+    const writer = await makeKey(app.db, { permissions: ['create:lead'], dealershipIds: [dealership.id] });
+    const page = await openPage('/graphql');
+    await page.getByRole('button', { name: /Execute query/ }).waitFor({ timeout: 30_000 });
+    await page.getByText('Headers', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool .graphiql-editor').last().click();
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${reader.key}` }));
+    // The query editor's text replaced by the subscription of the docs.
+    await page.locator('.graphiql-query-editor .graphiql-editor').first().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('subscription { leadCreated { databaseId dealership_id category } }');
+    const opened = app.events.openStreams();
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    // The stream is open once the app's hub counts it.
+    await expect.poll(() => app.events.openStreams(), { timeout: 30_000 }).toBeGreaterThan(opened);
+
+    const created = await app.request('/api/v1/leads', { method: 'POST', key: writer.key, json: { lead: samplePayload(dealership.id) } });
+    expect(created.status).toBe(201);
+    const leadId = (await created.json()).lead.id as number;
+    const response = page.locator('.graphiql-response');
+    await expect
+      .poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 })
+      .toContain(`"databaseId": ${leadId},`);
+    const text = (await response.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain(`"dealership_id": ${dealership.id}`);
+    expect(text).not.toContain('errors');
     expect(leftTheMachine).toEqual([]);
     expect(blockedByPolicy).toEqual([]);
     await page.close();
