@@ -25,8 +25,9 @@ import type { Permission } from './permissions.ts';
 
 /**
  * What reads a recorded phone call: its caller is a lead's kind of data, and no read of its own
- * exists, so read:lead it is. The graph's lookups, a relation to it and the webhook and live deliveries of
- * phone_call.created (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts) all take it from here.
+ * exists, so read:lead it is. The graph's lookups, any relation to a call, and the webhook and live
+ * deliveries of phone_call.created (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts) all take it
+ * from here.
  */
 export const PHONE_CALL_READ_PERMISSION: Permission = 'read:lead';
 

@@ -40,13 +40,12 @@ export function createPayloadRenderer(
   deps: Pick<AppDeps, 'config' | 'db' | 'now' | 'files' | 'geocoder' | 'logger'>,
   schema: GraphQLSchema,
 ): PayloadRenderer {
-  const documents = new Map<RecordEventSubject, DocumentNode>();
-  for (const [subject, typeName] of Object.entries(NODE_TYPE_OF_SUBJECT) as [RecordEventSubject, string][]) {
-    documents.set(
-      subject,
-      parse(`query ($id: ID!) { record: node(id: $id) { ... on ${typeName} { ${leafSelection(schema, typeName)} } } }`),
-    );
-  }
+  const documentOf = (typeName: string): DocumentNode =>
+    parse(`query ($id: ID!) { record: node(id: $id) { ... on ${typeName} { ${leafSelection(schema, typeName)} } } }`);
+  // One document per subject, made once: the entries are NODE_TYPE_OF_SUBJECT's, so every subject has one.
+  const documents = Object.fromEntries(
+    Object.entries(NODE_TYPE_OF_SUBJECT).map(([subject, typeName]) => [subject, documentOf(typeName)]),
+  ) as Record<RecordEventSubject, DocumentNode>;
   // The payload is read as the subscribing key, through the same context a request of that key gets.
   const request = new Request('http://webhooks.internal/');
   const contextOf = (actor: Actor): Context => contextFor({ ...deps, events: unheardEvents }, actor, request, () => deps.logger);
@@ -54,7 +53,7 @@ export function createPayloadRenderer(
   return async (actor: Actor, event: RecordEvent): Promise<unknown> => {
     const result = await execute({
       schema,
-      document: documents.get(event.subject)!,
+      document: documents[event.subject],
       variableValues: { id: encodeGlobalID(NODE_TYPE_OF_SUBJECT[event.subject], event.recordId) },
       contextValue: contextOf(actor),
     });

@@ -18,7 +18,7 @@ const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
   } as const,
 });
 
-// No root field reads calls by id, so Sofa never cuts this type to { id }.
+// Graph only: node(id:) and phoneCallCreated answer it, and webhook payloads are read through it.
 builder.prismaNode('PhoneCall', {
   ...nodeById,
   description:
