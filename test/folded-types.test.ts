@@ -132,7 +132,6 @@ describe('the folded types in the schemas', () => {
       'CarPerformance',
       'LeadFile',
       'LeadPayment',
-      'PhoneCallReceipt',
       'ModelVariantAvailabilityCategory',
       'ModelVariantAvailabilityOption',
       'ModelVariantConfigurableOption',

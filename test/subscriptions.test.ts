@@ -3,10 +3,15 @@
 // client (its dealerships only, personal data behind read:personal_data); each field needs its
 // record's read permission; a key holds at most SUBSCRIPTIONS_PER_KEY streams; heartbeats come every
 // SUBSCRIPTION_HEARTBEAT_MS; closing the hub (the shutdown's first step) completes every stream.
+// Every record event type has its field (a type without one fails here).
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { isObjectType } from 'graphql';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordEvent, RecordEventType } from '../src/domain/record-events.ts';
+import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../src/domain/record-events.ts';
+import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
+import { makePhoneCall } from './support/fixtures-catalogue.ts';
 import { makeStoredLead } from './support/fixtures-leads.ts';
 import { readSse, type SseReader } from './support/sse.ts';
 
@@ -185,6 +190,104 @@ describe('the other record events', () => {
       data: { leadCreated: { databaseId: created.data?.create_lead.lead.id, name: 'Via Mutation' } },
     });
   });
+});
+
+describe('Subscription.phoneCallCreated', () => {
+  const PHONE_CALL_CREATED =
+    'subscription { phoneCallCreated { id databaseId dealership_id location_id car_id called_number caller_number } }';
+  const NORTH_TRACKING = '+61293744100';
+  const SOUTH_TRACKING = '+61293744200';
+  let provider: string;
+  let northLocation: { id: number };
+  let southLocation: { id: number };
+
+  beforeAll(async () => {
+    northLocation = await makeLocation(app.db, north.id, { tracking_phone: NORTH_TRACKING });
+    southLocation = await makeLocation(app.db, south.id, { tracking_phone: SOUTH_TRACKING });
+    provider = (await makeKey(app.db, { permissions: ['create:phone_call'] })).key;
+  });
+
+  /** A call reported through the provider's webhook path: answers the recorded call's id. */
+  async function reportCall(calledNumber: string, callerNumber: string, callId: string): Promise<number> {
+    const response = await app.request('/api/v1/webhooks/phone_calls_webhooks/generic', {
+      method: 'POST',
+      key: provider,
+      json: { called_number: calledNumber, caller_number: callerNumber, call_id: callId },
+    });
+    expect(response.status).toBe(202);
+    return ((await response.json()) as { id: number }).id;
+  }
+
+  const call = (id: number, dealershipId: number, locationId: number, called: string, caller: string | null) => ({
+    data: {
+      phoneCallCreated: {
+        id: encodeGlobalID('PhoneCall', id),
+        databaseId: id,
+        dealership_id: dealershipId,
+        location_id: locationId,
+        car_id: null,
+        called_number: called,
+        caller_number: caller,
+      },
+    },
+  });
+
+  it('sends a call reported to the webhook path, only to keys reaching its dealership, the caller null without read:personal_data', async () => {
+    const everywhere = await subscribe(PHONE_CALL_CREATED, full.key);
+    const withoutPersonalData = await subscribe(PHONE_CALL_CREATED, plain.key);
+    const northern = await subscribe(PHONE_CALL_CREATED, northOnly.key);
+    const southCall = await reportCall(SOUTH_TRACKING, '0412 300 001', 'live-south');
+    const northCall = await reportCall(NORTH_TRACKING, '0412 300 002', 'live-north');
+
+    expect(await everywhere.nextEvent()).toEqual(call(southCall, south.id, southLocation.id, SOUTH_TRACKING, '+61412300001'));
+    expect(await everywhere.nextEvent()).toEqual(call(northCall, north.id, northLocation.id, NORTH_TRACKING, '+61412300002'));
+    expect(await withoutPersonalData.nextEvent()).toEqual(call(southCall, south.id, southLocation.id, SOUTH_TRACKING, null));
+    expect(await withoutPersonalData.nextEvent()).toEqual(call(northCall, north.id, northLocation.id, NORTH_TRACKING, null));
+    expect(await northern.nextEvent()).toEqual(call(northCall, north.id, northLocation.id, NORTH_TRACKING, '+61412300002'));
+
+    // A repeated delivery of a call is no new call; a call to nobody's number is no dealership's event.
+    await reportCall(NORTH_TRACKING, '0412 300 002', 'live-north');
+    await reportCall('+61299990000', '0412 300 003', 'live-nobody');
+    expect(await northern.eventsWithin(300)).toEqual([]);
+    expect(await everywhere.eventsWithin(100)).toEqual([]);
+  });
+
+  it('needs read:lead, the permission a phone_call.created webhook needs', async () => {
+    const reader = await subscribe(PHONE_CALL_CREATED, carsOnly.key);
+    const refusal = await reader.nextEvent();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
+    expect(await reader.next()).toEqual({ kind: 'complete' });
+  });
+});
+
+describe('every record event type', () => {
+  /** Each event type's field is named for it: lead_event.created is leadEventCreated. */
+  const fieldOf = (type: RecordEventType) => type.replace(/[._](\w)/g, (_match, letter: string) => letter.toUpperCase());
+
+  /** A stored record of each subject, in the north dealership: answers its id. */
+  const records: Record<RecordEventSubject, () => Promise<number>> = {
+    lead: async () => (await makeStoredLead(app.db, north.id)).id,
+    lead_event: async () => {
+      const lead = await makeStoredLead(app.db, north.id);
+      return (await app.db.leadEvent.create({ data: { lead_id: lead.id, service: 'sms' } })).id;
+    },
+    car: async () => (await makeCar(app.db, north.id)).id,
+    phone_call: async () => (await makePhoneCall(app.db, null, { dealership_id: north.id })).id,
+  };
+
+  for (const type of RECORD_EVENT_TYPES) {
+    it(`${type} has its subscription field, ${fieldOf(type)}, which sends the record`, async () => {
+      const subscription = getSchema().getSubscriptionType();
+      const field = subscription?.getFields()[fieldOf(type)];
+      expect(field, `Subscription.${fieldOf(type)}`).toBeDefined();
+      const returned = field?.type;
+      expect(isObjectType(returned) && 'databaseId' in returned.getFields(), `${fieldOf(type)} answers a record`).toBe(true);
+
+      const reader = await subscribe(`subscription { ${fieldOf(type)} { databaseId } }`, full.key);
+      const event = publish(type, north.id, await records[type.slice(0, type.lastIndexOf('.')) as RecordEventSubject]());
+      expect(await reader.nextEvent()).toEqual({ data: { [fieldOf(type)]: { databaseId: event.recordId } } });
+    });
+  }
 });
 
 describe('limits and heartbeats', () => {

@@ -1,10 +1,10 @@
 // Outbound webhooks delivered for real (docs/webhooks.md): a local HTTP receiver verifies every
 // delivery with the `standardwebhooks` package; it fails on purpose and the delivery is retried
 // under the same webhook-id; rotation signs with both secrets; the payload is the record as the
-// subscribing key reads it (personal data masked without read:personal_data); another dealership's
-// events are never sent; the SSRF guard refuses loopback addresses unless allowed; a delivery
-// failing past the retry window fails for good and disables its subscription; one record's
-// deliveries go out in order. The worker runs in rounds here, on a clock the test moves.
+// subscribing key reads it (personal data masked without read:personal_data: a lead's, a phone
+// call's caller); another dealership's events are never sent; the SSRF guard refuses loopback
+// addresses unless allowed; a delivery failing past the retry window fails for good and disables
+// its subscription; one record's deliveries go out in order. The worker runs in rounds here, on a clock the test moves.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config/index.ts';
@@ -12,7 +12,7 @@ import { createPayloadRenderer } from '../src/gateway/webhook-payloads.ts';
 import { deliverDueWebhooks, type WebhookWorkerDeps } from '../src/notifications/webhook-worker.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
 import { WEBHOOK_DISABLED_NOTICE } from '../src/notifications/outbox.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
@@ -153,6 +153,39 @@ describe('a delivery', () => {
     expect(await app.db.webhookDelivery.count({ where: { subscription_id: southern.id } })).toBe(0);
     await app.request(`/api/v1/webhook_subscriptions/${personal.id}/disable`, { method: 'POST', key: personalReader });
     await app.request(`/api/v1/webhook_subscriptions/${southern.id}/disable`, { method: 'POST', key: southReader });
+  });
+
+  it('carries a phone call as the key reads it: the caller’s number null without read:personal_data', async () => {
+    const location = await makeLocation(app.db, north.id, { tracking_phone: '+61293745000' });
+    const provider = (await makeKey(app.db, { permissions: ['create:phone_call'], dealershipIds: [north.id] })).key;
+    const masked = await subscribe(reader, ['phone_call.created'], '/call-masked');
+    const personal = await subscribe(personalReader, ['phone_call.created'], '/call-personal');
+    receiver.secrets = [masked.secret, personal.secret];
+    const reported = await app.request('/api/v1/webhooks/phone_calls_webhooks/generic', {
+      method: 'POST',
+      key: provider,
+      json: { called_number: '+61293745000', caller_number: '0412 555 010', call_id: 'delivered-call' },
+    });
+    expect(reported.status).toBe(202);
+    const callId = ((await reported.json()) as { id: number }).id;
+    const call = await app.db.phoneCall.findUniqueOrThrow({ where: { id: callId } });
+    await drain();
+    // The fields docs/webhooks.md documents for phone_call.created, and no others.
+    const data = {
+      id: callId,
+      dealership_id: north.id,
+      location_id: location.id,
+      car_id: null,
+      called_number: '+61293745000',
+      caller_number: null,
+      received_at: call.received_at.toISOString(),
+    };
+    expect(at('/call-masked').map((received) => JSON.parse(received.body))).toEqual([
+      { type: 'phone_call.created', timestamp: expect.any(String), data },
+    ]);
+    expect(JSON.parse(at('/call-personal')[0]?.body ?? '{}').data).toEqual({ ...data, caller_number: '+61412555010' });
+    await app.request(`/api/v1/webhook_subscriptions/${masked.id}/disable`, { method: 'POST', key: reader });
+    await app.request(`/api/v1/webhook_subscriptions/${personal.id}/disable`, { method: 'POST', key: personalReader });
   });
 
   it('is signed with the old and the new secret during a rotation, then with the new one alone', async () => {

@@ -13,11 +13,11 @@ export const permissionCatalogue = {
   'index:offer': 'Read manufacturer and website offers (GET /manufacturers/{id}/offers.json, GET /websites/{website_id}/offers/{id}.json).',
   'create:lead': 'Create leads (POST /api/v1/leads).',
   'update:lead': 'Update leads of up to 3 days old (PUT /api/v1/leads/{id}).',
-  'read:lead': 'Read leads and their events through GraphQL.',
+  'read:lead': 'Read leads, their events and phone calls through GraphQL.',
   'create:lead_event': 'Record messaging events against leads (POST /api/v1/lead_events/{service}/create).',
   'read:contact': "Read a dealership's contacts (GET /dealerships/{dealership_id}/contacts[/{id}]).",
   'read:personal_data':
-    "See customers' personal data that a record may leave out: contacts' postcodes; in GraphQL, leads' names, e-mails, phones, addresses and birth dates (null without it).",
+    "See customers' personal data that a record may leave out: contacts' postcodes; in GraphQL, leads' names, e-mails, phones, addresses and birth dates, and phone calls' caller numbers (null without it).",
   'index:dealership': 'List partner dealership mappings (GET /api/v1/partner/dealerships) and read dealerships in GraphQL.',
   'search:location': "Search a manufacturer's dealership locations by postcode (GET /manufacturers/{id}/search_by_postcode).",
   'index:plugin': "List a dealership's plugins (GET /api/v1/dealerships/{dealership_slug}/plugins).",

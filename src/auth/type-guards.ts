@@ -24,6 +24,14 @@ import type { Actor } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 
 /**
+ * What reads a recorded phone call: its caller is a lead's kind of data, and no read of its own
+ * exists, so read:lead it is. The graph's lookups, any relation to a call, and the webhook and live
+ * deliveries of phone_call.created (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts) all take it
+ * from here.
+ */
+export const PHONE_CALL_READ_PERMISSION: Permission = 'read:lead';
+
+/**
  * A record → the permission its data needs when reached through a relation, keyed by the record: its
  * Prisma model (every type of the model, variants included, inherits it) or, for a record the graph
  * builds itself, its type. Types only reachable below one of these (a car's photos, a lead's events)
@@ -32,6 +40,7 @@ import type { Permission } from './permissions.ts';
 export const permissionByRecord: Readonly<Record<string, Permission>> = {
   Car: 'read:car',
   Lead: 'read:lead',
+  PhoneCall: PHONE_CALL_READ_PERMISSION,
   Contact: 'read:contact',
   Dealership: 'index:dealership',
   LocationContactDetail: 'search:location',
@@ -133,6 +142,7 @@ export const nodeLookupPermission: Readonly<Record<string, Permission>> = {
   Car: 'read:car',
   Lead: 'read:lead',
   LeadEvent: 'read:lead',
+  PhoneCall: PHONE_CALL_READ_PERMISSION,
   Contact: 'read:contact',
   Dealership: 'index:dealership',
   Location: 'index:dealership',

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership } from '../auth/scope.ts';
+import { PHONE_CALL_READ_PERMISSION } from '../auth/type-guards.ts';
 import type { Config } from '../config/index.ts';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -33,8 +34,7 @@ export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permissi
   'car.updated': 'read:car',
   'car.reserved': 'read:car',
   'car.released': 'read:car',
-  // A call's caller is a lead's kind of data: no read of its own exists, so read:lead it is.
-  'phone_call.created': 'read:lead',
+  'phone_call.created': PHONE_CALL_READ_PERMISSION,
 };
 
 /** The record of create_webhook_subscription, declared once (GraphQL input, OpenAPI body, validation). */

@@ -1,6 +1,7 @@
 // Live subscriptions (docs/subscriptions.md): one root field per record event type, so that each has
-// the type of its record and the permission that reads it, as its query does. GraphQL only (the REST
-// door's schema has no Subscription type, src/rest/rest-schema.ts), sent over Server-Sent Events.
+// the type of its record and the permission that reads it, the one a webhook of that type needs
+// (READ_PERMISSION_OF_EVENT). GraphQL only (the REST door's schema has no Subscription type,
+// src/rest/rest-schema.ts), sent over Server-Sent Events.
 //
 // An event says only which record of which dealership changed (src/domain/record-events.ts). A
 // subscriber receives it when its key reaches the dealership and its scoped client still finds the
@@ -11,6 +12,7 @@ import type { Context } from '../context.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
 import type { RecordEvent, RecordEventType } from '../domain/record-events.ts';
+import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 
 /**
  * The events of one type this key may receive, from the moment it subscribes: of the key's
@@ -44,6 +46,7 @@ function eventsFor(
 const leadFound = async (db: ScopedDb, id: number) => (await db.lead.count({ where: { id } })) > 0;
 const carFound = async (db: ScopedDb, id: number) => (await db.car.count({ where: { id } })) > 0;
 const leadEventFound = async (db: ScopedDb, id: number) => (await db.leadEvent.count({ where: { id } })) > 0;
+const phoneCallFound = async (db: ScopedDb, id: number) => (await db.phoneCall.count({ where: { id } })) > 0;
 
 const AFRESH =
   'Each event is the record read afresh when it is sent, as the key would read it with `node(id:)`: null if it was removed meanwhile. Live events are at most once (docs/subscriptions.md).';
@@ -54,7 +57,7 @@ function leadSubscription(name: string, type: RecordEventType, what: string): vo
       type: 'Lead',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: 'read:lead' },
+      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
       resolve: (query, event, _args, context) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } }),
     }),
@@ -67,7 +70,7 @@ function carSubscription(name: string, type: RecordEventType, what: string): voi
       type: 'Car',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: 'read:car' },
+      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
       resolve: (query, event, _args, context) => context.db.car.findUnique({ ...query, where: { id: event.recordId } }),
     }),
@@ -85,8 +88,19 @@ builder.subscriptionField('leadEventCreated', (t) =>
     type: 'LeadEvent',
     nullable: true,
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
-    authScopes: { permission: 'read:lead' },
+    authScopes: { permission: READ_PERMISSION_OF_EVENT['lead_event.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
     resolve: (query, event, _args, context) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } }),
+  }),
+);
+
+builder.subscriptionField('phoneCallCreated', (t) =>
+  t.prismaField({
+    type: 'PhoneCall',
+    nullable: true,
+    description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
+    authScopes: { permission: READ_PERMISSION_OF_EVENT['phone_call.created'] },
+    subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
+    resolve: (query, event, _args, context) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } }),
   }),
 );
