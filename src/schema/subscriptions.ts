@@ -97,14 +97,12 @@ function eventsFor(
     );
   }, context.config.subscriptionHeartbeatMs);
   check.unref();
+  /** The stream has ended: the reason it was withdrawn, once, then done. */
   const finish = (): IteratorResult<LiveItem> => {
     clearInterval(check);
-    if (finished || !withdrawn) {
-      finished = true;
-      return done;
-    }
+    const last = finished ? null : withdrawn;
     finished = true;
-    return { value: { withdrawn }, done: false };
+    return last ? { value: { withdrawn: last }, done: false } : done;
   };
 
   const events: AsyncIterableIterator<LiveItem> = {
