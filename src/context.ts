@@ -42,6 +42,12 @@ export interface Context {
   logger: Logger;
   /** null when no key, or no valid key, was presented. */
   actor: Actor | null;
+  /**
+   * The caller's key verified again now, through the verdict cache (src/auth/key-cache.ts), so
+   * usually without a database query: for a subscription, whose context outlives the moment its key
+   * was verified. null: the key is no longer valid (revoked, expired, retired).
+   */
+  actorNow(): Promise<Actor | null>;
   /** Where a write hands its committed changes for live subscribers (src/domain/record-events.ts). */
   events: RecordEventPublisher;
   /** Where subscriptions read the events published from now on, on every instance (src/gateway/live-events.ts). */
@@ -59,15 +65,24 @@ const sentAs = new WeakMap<Request, Request>();
 /** For each request as the client sent it: the verdict on the key it presented, when it presented one. */
 const presentedKeyVerdicts = new WeakMap<Request, Promise<Actor | null>>();
 
+/**
+ * The verdict on the request's key now: what the verifier remembers or looks up
+ * (src/auth/key-cache.ts). actorFromRequest keeps the first one for the request; a subscription's
+ * context, which outlives it, asks this again.
+ */
+export function verifyPresentedKey(keys: KeyVerifier, request: Request): Promise<Actor | null> {
+  const header = request.headers.get('authorization');
+  const key = header ? BEARER.exec(header)?.[1] : undefined;
+  return key ? keys.verify(key) : Promise.resolve(null);
+}
+
 export function actorFromRequest(keys: KeyVerifier, request: Request): Promise<Actor | null> {
   let actor = actorByRequest.get(request);
   if (!actor) {
-    const header = request.headers.get('authorization');
-    const key = header ? BEARER.exec(header)?.[1] : undefined;
-    actor = key ? keys.verify(key) : Promise.resolve(null);
+    actor = verifyPresentedKey(keys, request);
     actorByRequest.set(request, actor);
     // Anything in Authorization is a credential; one that is not even a bearer key is refused too.
-    if (header !== null) presentedKeyVerdicts.set(sentRequest(request), actor);
+    if (request.headers.has('authorization')) presentedKeyVerdicts.set(sentRequest(request), actor);
   }
   return actor;
 }

@@ -9,6 +9,8 @@ import { isObjectType } from 'graphql';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../src/domain/record-events.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { revokeKey } from '../src/auth/api-keys.ts';
+import { removeDealerships, removePermissions } from '../src/auth/key-admin.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
 import { makePhoneCall } from './support/fixtures-catalogue.ts';
@@ -288,6 +290,85 @@ describe('every record event type', () => {
       expect(await reader.nextEvent()).toEqual({ data: { [fieldOf(type)]: { databaseId: event.recordId } } });
     });
   }
+});
+
+describe('a key that changes while its subscription is open', () => {
+  /** Past the key verdicts' reuse (API_KEY_CACHE_TTL_MS), as an instance without Redis sees a change made elsewhere. */
+  const pastVerdicts = () => app.clock.advance(app.config.apiKeyCacheTtlMs + 1);
+
+  /** The stream's last event: the error that ended it, no record; then it completes and its count is released. */
+  async function expectEnded(reader: SseReader, extensions: Record<string, unknown>): Promise<void> {
+    const last = await reader.nextEvent();
+    expect(last).toEqual({
+      data: { leadCreated: null },
+      errors: [expect.objectContaining({ extensions: expect.objectContaining(extensions) })],
+    });
+    expect(await reader.next()).toEqual({ kind: 'complete' });
+  }
+
+  it('a revoked key receives nothing more: its stream ends with 401 unauthorized', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data'] });
+    const before = app.events.openStreams();
+    const reader = await subscribe(LEAD_CREATED, key.key);
+    await revokeKey(app.db, key.id, app.clock.now());
+    pastVerdicts();
+    const lead = await makeStoredLead(app.db, north.id, { name: 'Not For Revoked' });
+    publish('lead.created', north.id, lead.id);
+    await expectEnded(reader, { code: 'UNAUTHENTICATED', error: 'unauthorized' });
+    expect(app.events.openStreams()).toBe(before);
+  });
+
+  it('an expired key receives nothing more', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead'], expiresAt: new Date(app.clock.now().getTime() + 60_000) });
+    const reader = await subscribe(LEAD_CREATED, key.key);
+    app.clock.advance(60_000);
+    const lead = await makeStoredLead(app.db, north.id);
+    publish('lead.created', north.id, lead.id);
+    await expectEnded(reader, { code: 'UNAUTHENTICATED' });
+  });
+
+  it('a key that loses read:lead receives nothing more: its stream ends with 403 forbidden', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead', 'read:car'] });
+    const reader = await subscribe(LEAD_CREATED, key.key);
+    await removePermissions(app.db, key.id, ['read:lead']);
+    pastVerdicts();
+    const lead = await makeStoredLead(app.db, north.id);
+    publish('lead.created', north.id, lead.id);
+    await expectEnded(reader, { code: 'FORBIDDEN', permission: 'read:lead' });
+  });
+
+  it('a key that loses a dealership or read:personal_data receives events with what it holds now', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data'], dealershipIds: [north.id, south.id] });
+    const reader = await subscribe(LEAD_CREATED, key.key);
+    await removeDealerships(app.db, key.id, [south.id]);
+    await removePermissions(app.db, key.id, ['read:personal_data']);
+    pastVerdicts();
+    const southLead = await makeStoredLead(app.db, south.id);
+    const northLead = await makeStoredLead(app.db, north.id, { name: 'Now Private' });
+    publish('lead.created', south.id, southLead.id);
+    publish('lead.created', north.id, northLead.id);
+    expect(await reader.nextEvent()).toEqual({
+      data: { leadCreated: { databaseId: northLead.id, dealership_id: north.id, name: null, email: null } },
+    });
+    expect(await reader.eventsWithin(300)).toEqual([]);
+  });
+
+  it('an idle stream of a revoked key ends at a heartbeat, without waiting for an event', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead'] });
+    const reader = await subscribe(LEAD_CREATED, key.key);
+    await revokeKey(app.db, key.id, app.clock.now());
+    pastVerdicts();
+    await expectEnded(reader, { code: 'UNAUTHENTICATED' });
+  });
+
+  it('checks the key through the verdict cache: a fresh verdict costs the event no key lookup', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    const lead = await makeStoredLead(app.db, north.id);
+    app.queries.length = 0;
+    publish('lead.created', north.id, lead.id);
+    expect(await reader.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: lead.id } } });
+    expect(app.queries.filter((sql) => /api_key/i.test(sql))).toEqual([]);
+  });
 });
 
 describe('limits and heartbeats', () => {

@@ -245,6 +245,58 @@ describe('a delivery', () => {
   });
 });
 
+describe('fairness between subscriptions', () => {
+  async function updateCar(car: { id: number; stocknum: string }, year: number): Promise<void> {
+    const update = { stocknum: car.stocknum, dealership_id: north.id, make: 'Toyota', model: 'Corolla', year };
+    expect((await app.request(`/api/cars/${car.id}`, { method: 'PUT', key: writer, json: { car: update } })).status).toBe(200);
+  }
+
+  async function disable(...ids: number[]): Promise<void> {
+    for (const id of ids) await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+    await drain();
+  }
+
+  it("a subscription's backlog does not delay another's delivery beyond one round: a round takes the subscriptions in turn", async () => {
+    await drain();
+    const backlog = await subscribe(reader, ['lead.created'], '/backlog');
+    const other = await subscribe(reader, ['car.updated'], '/other');
+    receiver.secrets = [backlog.secret, other.secret];
+    const batchSize = 4;
+    // The backlog is older than the other subscription's one delivery, and longer than a round.
+    for (let lead = 0; lead < batchSize * 2; lead += 1) await createLead();
+    advance(1_000);
+    await updateCar(await makeCar(app.db, north.id), 2020);
+    const report = await deliverDueWebhooks({ ...workerDeps(), policy: { batchSize } });
+    expect(report.delivered).toBe(batchSize);
+    expect(at('/other')).toHaveLength(1);
+    expect(at('/backlog').length).toBeGreaterThanOrEqual(1);
+    await drain();
+    expect(at('/backlog')).toHaveLength(batchSize * 2);
+    await disable(backlog.id, other.id);
+  });
+
+  it("a record's deliveries held back behind its retry hold back neither the subscription's other records nor other subscriptions", async () => {
+    await drain();
+    const held = await subscribe(reader, ['car.updated'], '/held');
+    const other = await subscribe(reader, ['lead.created'], '/not-held');
+    receiver.secrets = [held.secret, other.secret];
+    const car = await makeCar(app.db, north.id);
+    await updateCar(car, 1960);
+    receiver.failNext = [500];
+    await round();
+    expect(at('/held')).toHaveLength(1);
+    // More later events of that car than a page of candidates, all due, all waiting for its retry.
+    for (let year = 1961; year <= 2015; year += 1) await updateCar(car, year);
+    const another = await makeCar(app.db, north.id);
+    await updateCar(another, 2020);
+    await createLead();
+    await round();
+    expect(at('/not-held')).toHaveLength(1);
+    expect(at('/held').map((received) => JSON.parse(received.body).data.id)).toEqual([car.id, another.id]);
+    await disable(held.id, other.id);
+  });
+});
+
 describe('failing for good', () => {
   it('after the retry window the delivery fails, the subscription is disabled with the reason, and its dealership’s users are told', async () => {
     const user = await makeUser(app.db, [north.id], { email: `webhooks.${uniqueNumber()}@example.com` });

@@ -30,6 +30,24 @@ const subscription = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+type JsonSchema = { $ref?: string; properties?: Record<string, JsonSchema>; pattern?: string };
+
+/** The pattern the served OpenAPI document gives the body's `subscription.url`. */
+async function documentedUrlPattern(): Promise<RegExp> {
+  const document = (await (await app.request('/openapi.json')).json()) as {
+    paths: Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> } } }>;
+    components: { schemas: Record<string, JsonSchema> };
+  };
+  const resolve = (schema: JsonSchema | undefined): JsonSchema => {
+    if (!schema) throw new Error('no such schema in the document');
+    return schema.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop() ?? '']) : schema;
+  };
+  const body = resolve(document.paths['/api/v1/webhook_subscriptions']?.post.requestBody.content['application/json']?.schema);
+  const url = resolve(resolve(body.properties?.subscription).properties?.url);
+  if (!url.pattern) throw new Error('subscription.url has no pattern');
+  return new RegExp(url.pattern, 'u');
+}
+
 async function create(key: string, body: Record<string, unknown> = subscription()): Promise<Response> {
   return app.request('/api/v1/webhook_subscriptions', { method: 'POST', key, json: { subscription: body } });
 }
@@ -96,6 +114,30 @@ describe('POST /api/v1/webhook_subscriptions', () => {
       field: 'subscription.dealership_id',
       message: expect.stringContaining('is not a dealership this API key can access'),
     });
+  });
+
+  it('documents the URLs every deployment accepts: the OpenAPI pattern of `url` matches these, and each is accepted', async () => {
+    const pattern = await documentedUrlPattern();
+    const accepted = [
+      'https://crm.example/hooks',
+      'https://Hooks.Partner-CRM.io:8443/in/webhooks?tenant=42&kind=lead#latest',
+      'https://a.b.c.example.org',
+      'https://crm-1.example.com.au/webhooks/',
+    ];
+    for (const url of accepted) {
+      expect(pattern.test(url), url).toBe(true);
+      expect((await create(manager, subscription({ url }))).status, url).toBe(201);
+    }
+    // Refused for their form, which the pattern states (localhost is refused for where it points, beyond any form).
+    for (const url of [
+      'http://crm.example/hooks',
+      'not a url',
+      'https://user:pw@crm.example/',
+      'https://127.0.0.1/hooks',
+      'https://[::ffff:10.0.0.1]/hooks',
+    ]) {
+      expect(pattern.test(url), url).toBe(false);
+    }
   });
 
   it('needs manage:webhook (403 without it, 401 without a key)', async () => {

@@ -37,15 +37,30 @@ export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permissi
   'phone_call.created': PHONE_CALL_READ_PERMISSION,
 };
 
+/** A host label: letters, digits and single hyphens inside (no `--`: an `xn--` label must be valid punycode). */
+const HOST_LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+/** The last label starts with a letter: a host ending in a number is read as an IPv4 address. */
+const TOP_LABEL = '[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*';
+const PORT = '(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+/** The form of a webhook URL every deployment accepts (the OpenAPI pattern of `url`). */
+const WEBHOOK_URL_PATTERN = `^https://(?:${HOST_LABEL}\\.)*${TOP_LABEL}(?::${PORT})?(?:[/?#]\\S*)?$`;
+
 /** The record of create_webhook_subscription, declared once (GraphQL input, OpenAPI body, validation). */
 export const webhookSubscriptionInput = z.object({
   url: z
     .string()
     .max(MAX_URL_LENGTH)
-    // A public host name: the rules (https in production, no credentials, no private address) are
-    // checked by urlProblem; the pattern states the form every deployment accepts.
-    .meta({ pattern: '^https://[a-z][a-z0-9-]{0,30}\\.example\\.com/[a-z0-9/]{0,40}$', examples: ['https://crm.example.com/webhooks'] })
-    .describe('Where deliveries are POSTed: an https URL (http is accepted only in development mode), without credentials.'),
+    // The pattern is the OpenAPI contract: every URL of its form is accepted by every deployment
+    // (docs/webhooks.md, "Where webhooks may go"). urlProblem accepts more (http in development
+    // mode, public IP addresses); where the host points is no form, and is checked by urlProblem at
+    // creation (localhost, address literals) and at every delivery (src/domain/webhook-address.ts).
+    .meta({
+      pattern: WEBHOOK_URL_PATTERN,
+      examples: ['https://crm.example.com/webhooks'],
+    })
+    .describe(
+      'Where deliveries are POSTed: an https URL (http is accepted only in development mode), without credentials, whose host is not, and does not resolve to, a private, loopback or link-local address (docs/webhooks.md, "Where webhooks may go").',
+    ),
   events: z
     .array(
       z

@@ -14,7 +14,7 @@ import type { KeyCallLog } from '../domain/api-key-calls.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { unheardEvents, type RecordEventPublisher, type RecordEventSource } from '../domain/record-events.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
-import { actorFromRequest, sentRequest, type Context } from '../context.ts';
+import { actorFromRequest, sentRequest, verifyPresentedKey, type Context } from '../context.ts';
 
 /** The long-lived things a request's context is made from. */
 export interface AppDeps {
@@ -58,17 +58,32 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
   let requestLog: Logger | undefined;
   // Made on first use: most requests write no line of their own, and a child logger costs the
   // serialisation of its bindings.
-  return contextFor(deps, actor, request, () => {
-    requestLog ??= requestLogger(deps.logger, sentRequest(request));
-    return requestLog;
-  });
+  return contextFor(
+    deps,
+    actor,
+    request,
+    () => {
+      requestLog ??= requestLogger(deps.logger, sentRequest(request));
+      return requestLog;
+    },
+    () => verifyPresentedKey(deps.keys, request),
+  );
 }
 
 /** What a context is made of, for a request or for an operation the service runs as a key (webhook payloads). */
 type ContextDeps = Pick<AppDeps, 'config' | 'db' | 'now' | 'files' | 'geocoder' | 'events' | 'liveEvents'>;
 
-/** The one way a context is made: `actor`'s scoped client and the services operations use. */
-export function contextFor(deps: ContextDeps, actor: Actor | null, request: Request, logger: () => Logger): Context {
+/**
+ * The one way a context is made: `actor`'s scoped client and the services operations use. `actorNow`
+ * verifies the key again; without it (an operation the service runs as a key), the key stands as given.
+ */
+export function contextFor(
+  deps: ContextDeps,
+  actor: Actor | null,
+  request: Request,
+  logger: () => Logger,
+  actorNow: () => Promise<Actor | null> = () => Promise.resolve(actor),
+): Context {
   const { config, now, files, geocoder } = deps;
   return {
     config,
@@ -79,6 +94,7 @@ export function contextFor(deps: ContextDeps, actor: Actor | null, request: Requ
     unscopedDb: deps.db,
     request,
     actor,
+    actorNow,
     get logger() {
       return logger();
     },

@@ -7,6 +7,8 @@
 //
 // - Order per record: a delivery is not claimed while an earlier event of the same record for the
 //   same subscription is still pending.
+// - Fair between subscriptions: a round takes one delivery from each subscription with due ones in
+//   turn, so one subscription's backlog or slow receiver does not hold another's back.
 // - The payload is the record as the subscribing key reads it now (`render`, the graph executed as
 //   that key: its dealerships and permissions, personal data masked without read:personal_data); a
 //   key that can no longer read it, or a disabled subscription, makes the delivery `skipped`.
@@ -91,32 +93,63 @@ const claimable = (now: Date) => ({
   OR: [{ locked_until: null }, { locked_until: { lte: now } }],
 });
 
-/** Claims the next due delivery whose record has no earlier pending delivery to the same subscription. */
-async function claimNext(deps: WebhookWorkerDeps, leaseMs: number): Promise<Claimed | null> {
+/** Due deliveries of one subscription read at once. */
+const CANDIDATE_PAGE = 50;
+/** Pages read for one subscription per claim: records held back by an earlier delivery are left out of the next page. */
+const CANDIDATE_PAGES = 4;
+
+/**
+ * The subscriptions that have due deliveries, the one waiting longest first. A round serves them in
+ * turn (one delivery each, again and again), so one subscription's backlog, or a receiver that
+ * takes its full timeout on every attempt, delays another's delivery by at most one attempt each
+ * of the subscriptions before it, never by the backlog.
+ */
+async function subscriptionsWithDueDeliveries(db: Db, now: Date): Promise<number[]> {
+  const groups = await db.webhookDelivery.groupBy({
+    by: ['subscription_id'],
+    where: claimable(now),
+    _min: { due_at: true },
+    orderBy: { _min: { due_at: 'asc' } },
+  });
+  return groups.map((group) => group.subscription_id);
+}
+
+/**
+ * Claims the subscription's next due delivery whose record has no earlier pending delivery to it
+ * (a record's first pending delivery is claimed in its later ones' place when it is due too). A
+ * record whose first pending delivery waits for its retry holds its later ones back, and only
+ * those: the next page leaves that record out, so a record with many held-back events cannot hide
+ * the subscription's other records.
+ */
+async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionId: number): Promise<Claimed | null> {
   const { db } = deps;
   const now = deps.now();
-  const candidates = await db.webhookDelivery.findMany({
-    where: claimable(now),
-    orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
-    take: 50,
-    select: { id: true, attempts: true, subscription_id: true, record_key: true, record_event_id: true },
-  });
-  for (const candidate of candidates) {
-    const earlier = await db.webhookDelivery.findFirst({
-      where: {
-        subscription_id: candidate.subscription_id,
-        record_key: candidate.record_key,
-        status: 'pending',
-        record_event_id: { lt: candidate.record_event_id },
-      },
-      select: { id: true },
+  const heldBack = new Set<string>();
+  for (let page = 0; page < CANDIDATE_PAGES; page += 1) {
+    const candidates = await db.webhookDelivery.findMany({
+      where: { ...claimable(now), subscription_id: subscriptionId, ...(heldBack.size > 0 ? { record_key: { notIn: [...heldBack] } } : {}) },
+      orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
+      take: CANDIDATE_PAGE,
+      select: { id: true, attempts: true, record_key: true },
     });
-    if (earlier) continue;
-    const claimed = await db.webhookDelivery.updateMany({
-      where: { id: candidate.id, attempts: candidate.attempts, ...claimable(now) },
-      data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
-    });
-    if (claimed.count === 1) return { id: candidate.id, attempts: candidate.attempts + 1 };
+    for (const candidate of candidates) {
+      if (heldBack.has(candidate.record_key)) continue;
+      // Per record, only its earliest pending delivery may go: the candidate, or one before it that is due too.
+      const first = await db.webhookDelivery.findFirst({
+        where: { subscription_id: subscriptionId, record_key: candidate.record_key, status: 'pending' },
+        orderBy: { record_event_id: 'asc' },
+        select: { id: true, attempts: true },
+      });
+      const head = first ?? candidate;
+      const claimed = await db.webhookDelivery.updateMany({
+        where: { id: head.id, attempts: head.attempts, ...claimable(now) },
+        data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
+      });
+      if (claimed.count === 1) return { id: head.id, attempts: head.attempts + 1 };
+      // Its first delivery waits for its retry, or another instance holds it: the record's later ones wait too.
+      heldBack.add(candidate.record_key);
+    }
+    if (candidates.length < CANDIDATE_PAGE) return null;
   }
   return null;
 }
@@ -242,77 +275,92 @@ async function attempt(
   }
 }
 
-/** One round: claims due deliveries one at a time, each just before sending it. */
+/** Sends one claimed delivery and records its outcome: delivered, retried later, failed for good, or skipped. */
+async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Claimed, report: RoundReport): Promise<void> {
+  const { db, logger } = deps;
+  const { outcome, subscriptionId, firstAttemptAt } = await attempt(deps, claim);
+  const now = deps.now();
+  if (outcome.kind === 'skipped') {
+    await db.webhookDelivery.updateMany({
+      where: heldBy(claim),
+      data: { status: 'skipped', locked_until: null, last_error: outcome.reason },
+    });
+    report.skipped += 1;
+    return;
+  }
+  const status = outcome.kind === 'sent' ? outcome.answer.status : null;
+  const ok = status !== null && status >= 200 && status < 300;
+  const reason = outcome.kind === 'error' ? outcome.reason : ok ? null : `the receiver answered ${status}`;
+  const first = firstAttemptAt ?? now;
+  await db.webhookAttempt.create({
+    data: { delivery_id: claim.id, attempt: claim.attempts, status, latency_ms: outcome.latencyMs, error: reason, at: now },
+  });
+  const common = {
+    locked_until: null,
+    last_status: status,
+    last_latency_ms: outcome.latencyMs,
+    last_error: reason,
+    first_attempt_at: first,
+  };
+  if (ok) {
+    await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'delivered', delivered_at: now } });
+    report.delivered += 1;
+    return;
+  }
+  if (now.getTime() - first.getTime() >= deps.config.webhookRetryMs) {
+    const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
+    if (done.count === 1) {
+      const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
+      const disabledReason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
+        0,
+        MAX_ERROR_LENGTH,
+      );
+      // The notice to the dealership's users exists exactly when the subscription is disabled.
+      await db.$transaction(async (tx) => {
+        const disabled = await tx.webhookSubscription.updateManyAndReturn({
+          where: { id: subscriptionId, enabled: true },
+          data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason: disabledReason },
+          select: { id: true, dealership_id: true, url: true },
+        });
+        for (const subscription of disabled)
+          await enqueueWebhookDisabledNotice(tx, { ...subscription, disabled_reason: disabledReason }, now);
+      });
+      logger.warn(
+        { webhook_subscription_id: subscriptionId, delivery_id: claim.id, attempts: claim.attempts, reason },
+        'webhook subscription disabled: a delivery failed for good',
+      );
+    }
+    report.failed += 1;
+    return;
+  }
+  const retryAt = new Date(now.getTime() + webhookRetryDelayMs(claim.attempts, policy));
+  await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, due_at: retryAt } });
+  report.retried += 1;
+  logger.info(
+    { delivery_id: claim.id, attempts: claim.attempts, retry_at: retryAt.toISOString(), reason },
+    'webhook delivery failed; will retry',
+  );
+}
+
+/**
+ * One round: at most `batchSize` deliveries, taken in turn from each subscription that has due ones
+ * (subscriptionsWithDueDeliveries), each claimed just before it is sent.
+ */
 export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<RoundReport> {
   const policy = { ...defaultPolicy, ...deps.policy };
   const report: RoundReport = { delivered: 0, retried: 0, failed: 0, skipped: 0 };
-  const { db, logger } = deps;
-  for (let handled = 0; handled < policy.batchSize; handled += 1) {
-    if (deps.mayClaim && !deps.mayClaim()) break;
-    const claim = await claimNext(deps, policy.leaseMs);
-    if (!claim) break;
-    const { outcome, subscriptionId, firstAttemptAt } = await attempt(deps, claim);
-    const now = deps.now();
-    if (outcome.kind === 'skipped') {
-      await db.webhookDelivery.updateMany({
-        where: heldBy(claim),
-        data: { status: 'skipped', locked_until: null, last_error: outcome.reason },
-      });
-      report.skipped += 1;
-      continue;
+  let handled = 0;
+  while (handled < policy.batchSize) {
+    let claimedThisTurn = false;
+    for (const subscriptionId of await subscriptionsWithDueDeliveries(deps.db, deps.now())) {
+      if (handled >= policy.batchSize || (deps.mayClaim && !deps.mayClaim())) return report;
+      const claim = await claimNext(deps, policy.leaseMs, subscriptionId);
+      if (!claim) continue;
+      claimedThisTurn = true;
+      handled += 1;
+      await settle(deps, policy, claim, report);
     }
-    const status = outcome.kind === 'sent' ? outcome.answer.status : null;
-    const ok = status !== null && status >= 200 && status < 300;
-    const reason = outcome.kind === 'error' ? outcome.reason : ok ? null : `the receiver answered ${status}`;
-    const first = firstAttemptAt ?? now;
-    await db.webhookAttempt.create({
-      data: { delivery_id: claim.id, attempt: claim.attempts, status, latency_ms: outcome.latencyMs, error: reason, at: now },
-    });
-    const common = {
-      locked_until: null,
-      last_status: status,
-      last_latency_ms: outcome.latencyMs,
-      last_error: reason,
-      first_attempt_at: first,
-    };
-    if (ok) {
-      await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'delivered', delivered_at: now } });
-      report.delivered += 1;
-      continue;
-    }
-    if (now.getTime() - first.getTime() >= deps.config.webhookRetryMs) {
-      const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
-      if (done.count === 1) {
-        const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
-        const disabledReason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
-          0,
-          MAX_ERROR_LENGTH,
-        );
-        // The notice to the dealership's users exists exactly when the subscription is disabled.
-        await db.$transaction(async (tx) => {
-          const disabled = await tx.webhookSubscription.updateManyAndReturn({
-            where: { id: subscriptionId, enabled: true },
-            data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason: disabledReason },
-            select: { id: true, dealership_id: true, url: true },
-          });
-          for (const subscription of disabled)
-            await enqueueWebhookDisabledNotice(tx, { ...subscription, disabled_reason: disabledReason }, now);
-        });
-        logger.warn(
-          { webhook_subscription_id: subscriptionId, delivery_id: claim.id, attempts: claim.attempts, reason },
-          'webhook subscription disabled: a delivery failed for good',
-        );
-      }
-      report.failed += 1;
-      continue;
-    }
-    const retryAt = new Date(now.getTime() + webhookRetryDelayMs(claim.attempts, policy));
-    await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, due_at: retryAt } });
-    report.retried += 1;
-    logger.info(
-      { delivery_id: claim.id, attempts: claim.attempts, retry_at: retryAt.toISOString(), reason },
-      'webhook delivery failed; will retry',
-    );
+    if (!claimedThisTurn) break;
   }
   return report;
 }

@@ -6,41 +6,138 @@
 // An event says only which record of which dealership changed (src/domain/record-events.ts). A
 // subscriber receives it when its key reaches the dealership and its scoped client still finds the
 // record; the record is then read afresh through that client with the subscriber's selection, so
-// the fields guarded by a permission (personal data, relations) answer as they do in a query.
+// the fields guarded by a permission (personal data, relations) answer as they do in a query. The
+// key is verified again before each event and at each heartbeat: a stream follows the key as it is
+// now, and ends when the key is revoked, expires or loses the field's permission.
+import { RequestCache } from '@pothos/plugin-scope-auth';
+import type { GraphQLError } from 'graphql';
 import { builder } from './builder.ts';
 import type { Context } from '../context.ts';
-import type { ScopedDb } from '../db/scoped.ts';
+import { forActor, type ScopedDb } from '../db/scoped.ts';
+import type { Actor } from '../auth/api-keys.ts';
+import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
+import { apiError } from '../errors.ts';
 import type { RecordEvent, RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 
+/** The last item of a stream whose key may no longer receive it: its resolver answers the error, then the stream completes. */
+interface KeyWithdrawn {
+  withdrawn: GraphQLError;
+}
+
+type LiveItem = RecordEvent | KeyWithdrawn;
+
+const keyNoLongerValid = () =>
+  apiError('UNAUTHENTICATED', 'unauthorized', 'This API key is no longer valid (revoked or expired): the subscription has ended.');
+
+const permissionWithdrawn = (permission: Permission) =>
+  apiError(
+    'FORBIDDEN',
+    'forbidden',
+    `This API key no longer has the ${permission} permission this subscription needs: the subscription has ended.`,
+    { permission },
+  );
+
+/**
+ * The key as it stands now, or why it may no longer receive this subscription (a subscription keeps
+ * its context, and so its first verdict, for as long as it is open). Through the verdict cache: no
+ * database query while the verdict is fresh, and a revocation is seen as the cache sees it
+ * (src/auth/key-cache.ts: at once with Redis, within API_KEY_CACHE_TTL_MS without).
+ */
+async function keyNow(context: Context, opened: Actor, permission: Permission): Promise<Actor | GraphQLError> {
+  const actor = await context.actorNow();
+  if (!actor || actor.apiKeyId !== opened.apiKeyId) return keyNoLongerValid();
+  if (!actor.permissions.has(permission)) return permissionWithdrawn(permission);
+  return actor;
+}
+
+/**
+ * Makes the subscription's context the key's as it stands now: graphql-js resolves every event with
+ * the context the subscription opened with, so its actor, its scoped client and the scopes Pothos
+ * granted from them (personal data, relations) are replaced when the key's verdict was.
+ */
+function adopt(context: Context, actor: Actor): void {
+  if (context.actor === actor) return;
+  context.actor = actor;
+  context.db = forActor(context.unscopedDb, actor);
+  RequestCache.clearForContext(context);
+}
+
 /**
  * The events of one type this key may receive, from the moment it subscribes: of the key's
- * dealerships, about a record its scoped client finds. Not an async generator: one of those waiting
- * for the next event cannot be ended before that event comes, and a closed stream must release its
- * key's count at once.
+ * dealerships, about a record its scoped client finds, each checked against the key as it stands
+ * when the event is sent. At each heartbeat too, so an idle stream of a key that lost `permission`
+ * or its validity ends (and releases its key's count) without waiting for an event. Not an async
+ * generator: one of those waiting for the next event cannot be ended before that event comes, and a
+ * closed stream must release its key's count at once.
  */
 function eventsFor(
   context: Context,
   type: RecordEventType,
   found: (db: ScopedDb, id: number) => Promise<boolean>,
-): AsyncIterableIterator<RecordEvent> {
-  const actor = requireActor(context);
-  const stream = context.liveEvents.open(actor.apiKeyId);
-  const events: AsyncIterableIterator<RecordEvent> = {
+): AsyncIterableIterator<LiveItem> {
+  const permission = READ_PERMISSION_OF_EVENT[type];
+  const opened = requireActor(context);
+  const stream = context.liveEvents.open(opened.apiKeyId);
+  const done: IteratorResult<LiveItem> = { value: undefined, done: true };
+  /** Why the key may no longer receive the stream, once found; handed to the reader as the last item. */
+  let withdrawn: GraphQLError | null = null;
+  let finished = false;
+
+  const withdraw = (error: GraphQLError): void => {
+    withdrawn ??= error;
+    void stream.return?.();
+  };
+  const check = setInterval(() => {
+    keyNow(context, opened, permission).then(
+      (verdict) => {
+        if (verdict instanceof Error) withdraw(verdict);
+      },
+      // A key that cannot be verified now (the database did not answer) is asked again at the next event or heartbeat.
+      () => undefined,
+    );
+  }, context.config.subscriptionHeartbeatMs);
+  check.unref();
+  /** The stream has ended: the reason it was withdrawn, once, then done. */
+  const finish = (): IteratorResult<LiveItem> => {
+    clearInterval(check);
+    const last = finished ? null : withdrawn;
+    finished = true;
+    return last ? { value: { withdrawn: last }, done: false } : done;
+  };
+
+  const events: AsyncIterableIterator<LiveItem> = {
     async next() {
       for (;;) {
+        if (finished || withdrawn) return finish();
         const received = await stream.next();
-        if (received.done) return received;
+        if (received.done) return finish();
         const event = received.value;
-        if (event.type === type && reachesDealership(actor, event.dealershipId) && (await found(context.db, event.recordId)))
-          return received;
+        if (event.type !== type) continue;
+        const verdict = await keyNow(context, opened, permission);
+        if (verdict instanceof Error) {
+          withdraw(verdict);
+          continue;
+        }
+        adopt(context, verdict);
+        if (reachesDealership(verdict, event.dealershipId) && (await found(context.db, event.recordId))) return received;
       }
     },
-    return: () => stream.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    return: () => {
+      finished = true;
+      clearInterval(check);
+      return stream.return?.().then(() => done) ?? Promise.resolve(done);
+    },
     [Symbol.asyncIterator]: () => events,
   };
   return events;
+}
+
+/** The record an event names, read afresh; the error that ends the stream when its key may no longer receive it. */
+function afresh<T>(item: LiveItem, read: (event: RecordEvent) => Promise<T>): Promise<T> {
+  if ('withdrawn' in item) throw item.withdrawn;
+  return read(item);
 }
 
 const leadFound = async (db: ScopedDb, id: number) => (await db.lead.count({ where: { id } })) > 0;
@@ -59,7 +156,8 @@ function leadSubscription(name: string, type: RecordEventType, what: string): vo
       description: `${what} ${AFRESH}`,
       authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
-      resolve: (query, event, _args, context) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } }),
+      resolve: (query, item, _args, context) =>
+        afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
     }),
   );
 }
@@ -72,7 +170,8 @@ function carSubscription(name: string, type: RecordEventType, what: string): voi
       description: `${what} ${AFRESH}`,
       authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
-      resolve: (query, event, _args, context) => context.db.car.findUnique({ ...query, where: { id: event.recordId } }),
+      resolve: (query, item, _args, context) =>
+        afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
     }),
   );
 }
@@ -90,7 +189,8 @@ builder.subscriptionField('leadEventCreated', (t) =>
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
     authScopes: { permission: READ_PERMISSION_OF_EVENT['lead_event.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
-    resolve: (query, event, _args, context) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } }),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
   }),
 );
 
@@ -101,6 +201,7 @@ builder.subscriptionField('phoneCallCreated', (t) =>
     description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
     authScopes: { permission: READ_PERMISSION_OF_EVENT['phone_call.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
-    resolve: (query, event, _args, context) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } }),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
   }),
 );
