@@ -48,6 +48,11 @@ export interface Context {
    * was verified. null: the key is no longer valid (revoked, expired, retired).
    */
   actorNow(): Promise<Actor | null>;
+  /**
+   * Makes this context the key's as `actorNow` found it: its actor and the scoped client built from
+   * it (the one place besides the context's making where a scoped client is made for a context).
+   */
+  actAs(actor: Actor): void;
   /** Where a write hands its committed changes for live subscribers (src/domain/record-events.ts). */
   events: RecordEventPublisher;
   /** Where subscriptions read the events published from now on, on every instance (src/gateway/live-events.ts). */

@@ -95,6 +95,11 @@ export function contextFor(
     request,
     actor,
     actorNow,
+    // `this`: Yoga hands the resolvers a copy of the context this returns, and that copy must change.
+    actAs(this: Context, current: Actor) {
+      this.actor = current;
+      this.db = forActor(deps.db, current);
+    },
     get logger() {
       return logger();
     },

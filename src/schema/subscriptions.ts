@@ -13,7 +13,7 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { GraphQLError } from 'graphql';
 import { builder } from './builder.ts';
 import type { Context } from '../context.ts';
-import { forActor, type ScopedDb } from '../db/scoped.ts';
+import type { ScopedDb } from '../db/scoped.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
@@ -59,8 +59,7 @@ async function keyNow(context: Context, opened: Actor, permission: Permission): 
  */
 function adopt(context: Context, actor: Actor): void {
   if (context.actor === actor) return;
-  context.actor = actor;
-  context.db = forActor(context.unscopedDb, actor);
+  context.actAs(actor);
   RequestCache.clearForContext(context);
 }
 
