@@ -171,8 +171,14 @@ describe('SIGTERM under load', () => {
     const exit = await exited;
     for (const client of clients) client.close();
 
-    // Every request was answered, except those that found no server to connect to after the signal.
-    const refused = outcomes.filter(({ result }) => !isAnswer(result) && result.error === 'ECONNREFUSED' && !result.reusedSocket);
+    // Every request was answered, except those that found no server to connect to after the signal:
+    // refused, or reset on a new connection by the kernel as the listening socket closed, before the
+    // process accepted it (the race src/http/server.ts's closeListener narrows but cannot close; Node
+    // 22 meets it more often). An accepted connection is never reset: nothing is cut (below) and a
+    // reset POST is not stored.
+    const neverAccepted = (result: HttpFailure): boolean =>
+      !result.reusedSocket && (result.error === 'ECONNREFUSED' || result.error === 'ECONNRESET');
+    const refused = outcomes.filter(({ result }) => !isAnswer(result) && neverAccepted(result));
     const unanswered = outcomes.filter(({ result }) => !isAnswer(result) && !refused.some((entry) => entry.result === result));
     const report = JSON.stringify(
       logs.filter(({ msg }) => msg === 'stopped' || msg.startsWith('shutting down') || msg.startsWith('grace')),
