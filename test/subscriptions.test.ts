@@ -9,6 +9,8 @@ import { isObjectType } from 'graphql';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../src/domain/record-events.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { allPermissions } from '../src/auth/permissions.ts';
+import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
 import { revokeKey } from '../src/auth/api-keys.ts';
 import { removeDealerships, removePermissions } from '../src/auth/key-admin.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -28,6 +30,13 @@ let plain: { key: string };
 let northOnly: { key: string };
 let carsOnly: { key: string };
 const open: SseReader[] = [];
+
+/** A stream refused when it opens: one 403 error, then complete. */
+async function expectRefused(reader: SseReader): Promise<void> {
+  const refusal = await reader.nextEvent();
+  expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
+  expect(await reader.next()).toEqual({ kind: 'complete' });
+}
 
 beforeAll(async () => {
   app = await createTestApp({ subscriptionsPerKey: PER_KEY, subscriptionHeartbeatMs: HEARTBEAT_MS });
@@ -121,9 +130,7 @@ describe('Subscription.leadCreated', () => {
 
   it('needs read:lead: a key without it is refused on the stream', async () => {
     const reader = await subscribe(LEAD_CREATED, carsOnly.key);
-    const refusal = await reader.nextEvent();
-    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
-    expect(await reader.next()).toEqual({ kind: 'complete' });
+    await expectRefused(reader);
   });
 
   it('needs a key', async () => {
@@ -256,9 +263,7 @@ describe('Subscription.phoneCallCreated', () => {
 
   it('needs read:lead, the permission a phone_call.created webhook needs', async () => {
     const reader = await subscribe(PHONE_CALL_CREATED, carsOnly.key);
-    const refusal = await reader.nextEvent();
-    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', error: 'forbidden' });
-    expect(await reader.next()).toEqual({ kind: 'complete' });
+    await expectRefused(reader);
   });
 });
 
@@ -288,6 +293,13 @@ describe('every record event type', () => {
       const reader = await subscribe(`subscription { ${fieldOf(type)} { databaseId } }`, full.key);
       const event = publish(type, north.id, await records[type.slice(0, type.lastIndexOf('.')) as RecordEventSubject]());
       expect(await reader.nextEvent()).toEqual({ data: { [fieldOf(type)]: { databaseId: event.recordId } } });
+    });
+
+    it(`${type}: ${fieldOf(type)} is refused to a key holding every permission but ${READ_PERMISSION_OF_EVENT[type]}`, async () => {
+      const key = await makeKey(app.db, {
+        permissions: allPermissions.filter((permission) => permission !== READ_PERMISSION_OF_EVENT[type]),
+      });
+      await expectRefused(await subscribe(`subscription { ${fieldOf(type)} { databaseId } }`, key.key));
     });
   }
 });
