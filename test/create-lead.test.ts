@@ -712,6 +712,19 @@ describe('the contact', () => {
     expect(contact).toMatchObject({ email: 'phone.match@example.com', email_normalized: 'phone.match@example.com', sms_verified: true });
   });
 
+  it('prefers the contact with the same e-mail to older ones with the same phone, however many there are', async () => {
+    // 25 older contacts share the phone: more than one look-up reads (src/domain/leads/contacts.ts).
+    for (const count of [1, 25]) {
+      const phone = `+6141200${String(3000 + count).padStart(4, '0')}`;
+      for (let index = 0; index < count; index += 1) await makeContact(app.db, north.id, { phone });
+      const email = `email.first.${count}@example.com`;
+      const byEmail = await makeContact(app.db, north.id, { email, email_normalized: email, phone: '+61412999999' });
+      const response = await post(samplePayload(north.id, { email, phone: `0${phone.slice(3)}` }), writer.key);
+      expect(response.status).toBe(201);
+      expect((await response.json()).lead.contact_id, `${count} older contact(s) with the phone`).toBe(byEmail.id);
+    }
+  });
+
   it('is the dealership’s own: the same person at another dealership gets that dealership’s contact', async () => {
     const { email, phone } = person();
     const atNorth = (await (await post(samplePayload(north.id, { email, phone }), writer.key)).json()).lead;

@@ -15,6 +15,7 @@ import { conflict, invalidInput, notFound } from '../errors.ts';
 import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
+import { insertRows } from '../db/insert-rows.ts';
 
 // The record itself (fields, rules, messages) is declared in car-record.ts.
 export type { CarInput, LockableCarField } from './car-record.ts';
@@ -52,13 +53,13 @@ async function replacePhotos(
   const wanted = new Set(urls);
   const gone = current.filter((photo) => !wanted.has(photo.url) || kept.get(photo.url)?.id !== photo.id).map((photo) => photo.id);
   if (gone.length > 0) await tx.carPhoto.deleteMany({ where: { id: { in: gone } } });
-  const created: Prisma.CarPhotoCreateManyInput[] = [];
+  const created: { car_id: number; url: string; position: number; created_at: Date }[] = [];
   for (const [position, url] of urls.entries()) {
     const photo = kept.get(url);
     if (!photo) created.push({ car_id: carId, url, position, created_at: now });
     else if (photo.position !== position) await tx.carPhoto.update({ where: { id: photo.id }, data: { position } });
   }
-  if (created.length > 0) await tx.carPhoto.createMany({ data: created });
+  await insertRows(tx, 'car_photos', created);
 }
 
 export interface UpdateCarResult {

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../db/client.ts';
 import { jsonStrings } from './json-columns.ts';
+import { insertRows } from '../db/insert-rows.ts';
 
 /** Every event type, in the order the docs list them. */
 export const RECORD_EVENT_TYPES = [
@@ -98,8 +99,11 @@ export async function recordEvent(tx: Prisma.TransactionClient, change: RecordCh
   });
   const subscribed = subscriptions.filter((subscription) => jsonStrings(subscription.events).includes(change.type));
   if (subscribed.length > 0) {
-    await tx.webhookDelivery.createMany({
-      data: subscribed.map((subscription) => ({
+    // Status and attempts start at their column defaults (pending, 0).
+    await insertRows(
+      tx,
+      'webhook_deliveries',
+      subscribed.map((subscription) => ({
         subscription_id: subscription.id,
         record_event_id: row.id,
         record_key: recordKeyOf(subject, change.recordId),
@@ -107,7 +111,7 @@ export async function recordEvent(tx: Prisma.TransactionClient, change: RecordCh
         due_at: now,
         created_at: now,
       })),
-    });
+    );
   }
   return { id: event_id, type: change.type, dealershipId: change.dealershipId, subject, recordId: change.recordId, occurredAt: now };
 }

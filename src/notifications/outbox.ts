@@ -10,7 +10,7 @@
 //   every user of the dealership. The data model has no dealership mailbox, so users it is.
 import { requestTraceparent } from '../telemetry/tracing.ts';
 import type { Prisma } from '../db/client.ts';
-import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
+import { insertRows } from '../db/insert-rows.ts';
 import { isEmailAddress } from '../domain/leads/validation.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -89,7 +89,7 @@ export async function enqueueWebhookDisabledNotice(
     created_at: now,
     traceparent: null,
   }));
-  await insertOutboxRows(tx, rows);
+  await insertRows(tx, 'outbox_messages', rows);
 }
 
 /** The domain of an address in `Name <user@domain>` or `user@domain`; a fixed one when it has none. */
@@ -187,11 +187,11 @@ export async function enqueueLeadNotifications(
     });
   }
 
-  await insertOutboxRows(tx, rows);
+  await insertRows(tx, 'outbox_messages', rows);
 }
 
 /** An outbox message as enqueued: status, attempts and the lease start at their column defaults. */
-interface OutboxRow {
+type OutboxRow = {
   kind: string;
   lead_id: number | null;
   recipient: string;
@@ -200,21 +200,4 @@ interface OutboxRow {
   due_at: Date;
   created_at: Date;
   traceparent: string | null;
-}
-
-/**
- * One INSERT of every row. Not `createMany`: Prisma 7 keeps no query plan for createMany and compiles
- * one on every call (its WebAssembly query compiler, about 2.5 ms of CPU, the largest single cost of a
- * lead POST). A raw statement needs no plan; its Date parameters are written as Prisma writes them
- * (SQLite's adapter as ISO text, PostgreSQL's as a UTC timestamp), and the SQL is the same on both engines.
- */
-async function insertOutboxRows(tx: Tx, rows: readonly OutboxRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const values = rows.map(
-    (row) =>
-      PrismaValues.sql`(${row.kind}, ${row.lead_id}, ${row.recipient}, ${row.subject}, ${row.body}, ${row.due_at}, ${row.created_at}, ${row.traceparent})`,
-  );
-  await tx.$executeRaw`
-    INSERT INTO outbox_messages (kind, lead_id, recipient, subject, body, due_at, created_at, traceparent)
-    VALUES ${PrismaValues.join(values)}`;
-}
+};

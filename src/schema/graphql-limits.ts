@@ -404,26 +404,20 @@ interface OperationStart {
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
-    const shape = operationShape(
-      args.schema,
-      args.document,
-      args.operationName,
-      args.variableValues as Record<string, unknown> | undefined,
-    );
-    if (!shape) return;
+    const variables = args.variableValues as Record<string, unknown> | undefined;
     const context = args.contextValue as { request?: Request };
-    if (!context.request || !fromGraphqlDoor.has(context.request)) {
-      // The REST door: a route's fixed document, costed by the records it answers.
-      const root = soleRootField(
-        args.schema,
-        args.document,
-        args.operationName,
-        args.variableValues as Record<string, unknown> | undefined,
-      );
-      costByContext.set(context, root ? restCallCost(root.field, root.args) : shape.cost);
+    const fromRestDoor = !context.request || !fromGraphqlDoor.has(context.request);
+    // The REST door: a route's fixed document, costed by the records it answers, with no walk of its
+    // selection (the walk is the GraphQL door's limits; a route's document is within them by construction).
+    const root = fromRestDoor ? soleRootField(args.schema, args.document, args.operationName, variables) : undefined;
+    if (root) {
+      costByContext.set(context, restCallCost(root.field, root.args));
       return;
     }
+    const shape = operationShape(args.schema, args.document, args.operationName, variables);
+    if (!shape) return;
     costByContext.set(context, shape.cost);
+    if (fromRestDoor) return;
     // A page over the ceiling is refused, not silently cut to it: the client would miss records it
     // believes it asked for (the documented range is 1 to connectionPageSize.max).
     const page = shape.oversizedPage;

@@ -20,6 +20,9 @@ interface LeadPerson {
   golden?: boolean;
 }
 
+/** How many candidate contacts one look-up reads at most (see attachContact). */
+const CANDIDATES_READ = 20;
+
 /** An Australian postcode is four digits: 800 is written 0800. */
 function postcodeText(postcode: number | null | undefined): string | null {
   if (postcode === null || postcode === undefined) return null;
@@ -33,12 +36,20 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
   const phone = person.phone ? (person.phoneNormalized ? person.phone : (normalizePhone(person.phone) ?? person.phone.trim())) : null;
   const postcode = postcodeText(person.postcode);
 
-  let contact = email_normalized
-    ? await tx.contact.findUnique({ where: { dealership_id_email_normalized: { dealership_id, email_normalized } } })
-    : null;
-  if (!contact && phone) {
-    contact = await tx.contact.findFirst({ where: { dealership_id, phone }, orderBy: { id: 'asc' } });
+  // One statement reads both kinds of candidate, oldest first: the contact with this e-mail (one at
+  // most per dealership) and those with this phone. A new person's lead, the usual case, would
+  // otherwise cost one look-up by e-mail and a second by phone.
+  const matches = [...(email_normalized ? [{ email_normalized }] : []), ...(phone ? [{ phone }] : [])];
+  const candidates =
+    matches.length > 0
+      ? await tx.contact.findMany({ where: { dealership_id, OR: matches }, orderBy: { id: 'asc' }, take: CANDIDATES_READ })
+      : [];
+  let contact = (email_normalized && candidates.find((candidate) => candidate.email_normalized === email_normalized)) || null;
+  // A full page may end before the e-mail's contact (more older contacts share the phone): look it up.
+  if (!contact && email_normalized && phone && candidates.length === CANDIDATES_READ) {
+    contact = await tx.contact.findUnique({ where: { dealership_id_email_normalized: { dealership_id, email_normalized } } });
   }
+  if (!contact && phone) contact = candidates.find((candidate) => candidate.phone === phone) ?? null;
 
   if (!contact) {
     const created = await tx.contact.create({

@@ -8,6 +8,7 @@ import { invalidInput } from '../../errors.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import type { Db } from '../../db/client.ts';
 import { MAX_LEAD_FILES, type LeadFileType } from './values.ts';
+import { insertRows } from '../../db/insert-rows.ts';
 
 export interface DecodedLeadFile {
   file_type: LeadFileType;
@@ -170,7 +171,11 @@ export async function storeLeadFiles(
   const folder = `leads/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
   const keyed = files.map(({ bytes, ...file }) => ({ bytes, file: { ...file, storage_key: `${folder}/${randomUUID()}` } }));
   if (keyed.length === 0) return stored;
-  await db.pendingLeadFile.createMany({ data: keyed.map(({ file }) => ({ storage_key: file.storage_key, created_at: now })) });
+  await insertRows(
+    db,
+    'pending_lead_files',
+    keyed.map(({ file }) => ({ storage_key: file.storage_key, created_at: now })),
+  );
   try {
     for (const { bytes, file } of keyed) {
       await storage.put(file.storage_key, bytes);

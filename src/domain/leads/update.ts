@@ -16,6 +16,7 @@ import { publishCommitted, recordEvent, type RecordEvent } from '../record-event
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
+import { insertRows } from '../../db/insert-rows.ts';
 
 const leadTooOld = () =>
   apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
@@ -127,7 +128,11 @@ async function writeUpdate(
     await tx.leadAddress.upsert({ where: { lead_id: id }, create: { ...valid.address, lead_id: id }, update: valid.address });
   }
   if (files.length > 0) {
-    await tx.leadFile.createMany({ data: files.map((file) => ({ ...file, lead_id: id, created_at: now })) });
+    await insertRows(
+      tx,
+      'lead_files',
+      files.map((file) => ({ ...file, lead_id: id, created_at: now })),
+    );
   }
   if (current.contact_id !== null) {
     await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);

@@ -1,0 +1,79 @@
+// Rows written by one raw INSERT (src/db/insert-rows.ts) instead of Prisma's createMany, which Prisma 7
+// compiles anew on every call: no module of the service calls createMany any more, and what insertRows
+// writes reads back through Prisma exactly as Prisma writes it, on either engine.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../src/db/client.ts';
+import { insertRows } from '../src/db/insert-rows.ts';
+import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(path.join(root, dir)).flatMap((name) => {
+    const relative = path.join(dir, name);
+    if (statSync(path.join(root, relative)).isDirectory()) return relative === path.join('src', 'generated') ? [] : sourcesUnder(relative);
+    return name.endsWith('.ts') ? [relative] : [];
+  });
+}
+
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createMigratedDatabase();
+  db = createDb(database.url);
+});
+
+afterAll(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe('insertRows', () => {
+  it('is how the service writes several rows at once: no module under src/ calls createMany or createManyAndReturn', () => {
+    const files = sourcesUnder('src');
+    expect(files.length).toBeGreaterThan(100);
+    // A nested `createMany` inside a create's data is part of that create's plan, which Prisma keeps.
+    const calls = files.flatMap((file) =>
+      readFileSync(path.join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (/\.createMany(AndReturn)?\s*\(/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('writes text, numbers, instants and nulls that read back as the same rows Prisma writes', async () => {
+    const at = new Date('2026-11-27T10:11:12.345Z');
+    const row = (recipient: string) => ({
+      kind: 'insert_rows_test',
+      lead_id: null,
+      recipient,
+      subject: "Ünïcode — “quotes” and 'apostrophes'",
+      body: 'line one\nline two',
+      due_at: at,
+      attempts: 3,
+      created_at: new Date(at.getTime() + 1),
+      traceparent: null,
+    });
+    await db.outboxMessage.create({ data: row('by-prisma@example.com') });
+    expect(await insertRows(db, 'outbox_messages', [row('raw-1@example.com'), row('raw-2@example.com')])).toBe(2);
+    const stored = await db.outboxMessage.findMany({ where: { kind: 'insert_rows_test' }, orderBy: { id: 'asc' } });
+    expect(stored.map((message) => message.recipient)).toEqual(['by-prisma@example.com', 'raw-1@example.com', 'raw-2@example.com']);
+    const [byPrisma, ...raw] = stored.map(({ id: _id, recipient: _recipient, ...rest }) => rest);
+    expect(byPrisma).toMatchObject({ due_at: at, attempts: 3, lead_id: null, status: 'pending' });
+    for (const written of raw) expect(written).toEqual(byPrisma);
+    // Instants compare in SQL as Prisma's do: the raw rows are due exactly when the Prisma row is.
+    expect(await db.outboxMessage.count({ where: { kind: 'insert_rows_test', due_at: at } })).toBe(3);
+  });
+
+  it('writes nothing for no rows, and refuses rows that do not name the same columns', async () => {
+    expect(await insertRows(db, 'pending_lead_files', [])).toBe(0);
+    const at = new Date();
+    await expect(
+      insertRows(db, 'pending_lead_files', [{ storage_key: 'insert-rows/a', created_at: at }, { storage_key: 'insert-rows/b' }]),
+    ).rejects.toThrow('insertRows(pending_lead_files): every row must name the columns storage_key, created_at');
+    expect(await db.pendingLeadFile.count({ where: { storage_key: { startsWith: 'insert-rows/' } } })).toBe(0);
+  });
+});
