@@ -10,7 +10,7 @@
 import type { Db, Prisma } from './client.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 
-export type InsertedValue = string | number | Date | null;
+type InsertedValue = string | number | Date | null;
 
 /**
  * Inserts `rows` into `table` (its SQL name) in one statement; every row names the same columns. The table and column names are the code's, never a caller's text. Answers how
