@@ -3,10 +3,9 @@
 // writes reads back through Prisma exactly as Prisma writes it, on either engine.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../src/db/client.ts';
+import { describe, expect, it } from 'vitest';
 import { insertRows } from '../src/db/insert-rows.ts';
-import { createMigratedDatabase, type TestDatabase } from './support/database.ts';
+import { migratedDatabaseForFile } from './support/migrated-database.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -18,18 +17,7 @@ function sourcesUnder(dir: string): string[] {
   });
 }
 
-let database: TestDatabase;
-let db: Db;
-
-beforeAll(async () => {
-  database = await createMigratedDatabase();
-  db = createDb(database.url);
-});
-
-afterAll(async () => {
-  await db.$disconnect();
-  await database.drop();
-});
+const testDatabase = migratedDatabaseForFile();
 
 describe('insertRows', () => {
   it('is how the service writes several rows at once: no module under src/ calls createMany or createManyAndReturn', () => {
@@ -57,23 +45,26 @@ describe('insertRows', () => {
       created_at: new Date(at.getTime() + 1),
       traceparent: null,
     });
-    await db.outboxMessage.create({ data: row('by-prisma@example.com') });
-    expect(await insertRows(db, 'outbox_messages', [row('raw-1@example.com'), row('raw-2@example.com')])).toBe(2);
-    const stored = await db.outboxMessage.findMany({ where: { kind: 'insert_rows_test' }, orderBy: { id: 'asc' } });
+    await testDatabase.db.outboxMessage.create({ data: row('by-prisma@example.com') });
+    expect(await insertRows(testDatabase.db, 'outbox_messages', [row('raw-1@example.com'), row('raw-2@example.com')])).toBe(2);
+    const stored = await testDatabase.db.outboxMessage.findMany({ where: { kind: 'insert_rows_test' }, orderBy: { id: 'asc' } });
     expect(stored.map((message) => message.recipient)).toEqual(['by-prisma@example.com', 'raw-1@example.com', 'raw-2@example.com']);
     const [byPrisma, ...raw] = stored.map(({ id: _id, recipient: _recipient, ...rest }) => rest);
     expect(byPrisma).toMatchObject({ due_at: at, attempts: 3, lead_id: null, status: 'pending' });
     for (const written of raw) expect(written).toEqual(byPrisma);
     // Instants compare in SQL as Prisma's do: the raw rows are due exactly when the Prisma row is.
-    expect(await db.outboxMessage.count({ where: { kind: 'insert_rows_test', due_at: at } })).toBe(3);
+    expect(await testDatabase.db.outboxMessage.count({ where: { kind: 'insert_rows_test', due_at: at } })).toBe(3);
   });
 
   it('writes nothing for no rows, and refuses rows that do not name the same columns', async () => {
-    expect(await insertRows(db, 'pending_lead_files', [])).toBe(0);
+    expect(await insertRows(testDatabase.db, 'pending_lead_files', [])).toBe(0);
     const at = new Date();
     await expect(
-      insertRows(db, 'pending_lead_files', [{ storage_key: 'insert-rows/a', created_at: at }, { storage_key: 'insert-rows/b' }]),
+      insertRows(testDatabase.db, 'pending_lead_files', [
+        { storage_key: 'insert-rows/a', created_at: at },
+        { storage_key: 'insert-rows/b' },
+      ]),
     ).rejects.toThrow('insertRows(pending_lead_files): every row must name the columns storage_key, created_at');
-    expect(await db.pendingLeadFile.count({ where: { storage_key: { startsWith: 'insert-rows/' } } })).toBe(0);
+    expect(await testDatabase.db.pendingLeadFile.count({ where: { storage_key: { startsWith: 'insert-rows/' } } })).toBe(0);
   });
 });
