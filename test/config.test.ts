@@ -1,30 +1,20 @@
 // The settings' declaration (SETTINGS in src/config/settings.ts) is the one list of settings: the code reads no
 // variable it does not declare, its defaults pass its own checks, docs/configuration.md's table and .env.example
 // are what it renders, and every problem is reported at once.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
 import { envExample, withSettingsTable } from '../src/config/docs.ts';
 import { testSettings } from './support/app.ts';
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
+import { typescriptSources } from './support/source-files.ts';
 
 /** `process.env.NAME`, `env.NAME`, `env['NAME']`: the environment reads a reader can spot in the code. */
 const ENV_READ = /\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g;
 
 describe('the settings declaration', () => {
-  const sources = sourceFiles(path.join(projectRoot, 'src')).map((file) => ({
-    file: path.relative(projectRoot, file),
-    text: readFileSync(file, 'utf8'),
-  }));
+  const sources = typescriptSources('src').map((file) => ({ file, text: readFileSync(path.join(projectRoot, file), 'utf8') }));
 
   it('declares every variable the code reads from the environment', () => {
     const read = new Map<string, string>();

@@ -1,27 +1,20 @@
 // Rows written by one raw INSERT (src/db/insert-rows.ts) instead of Prisma's createMany, which Prisma 7
 // compiles anew on every call: no module of the service calls createMany any more, and what insertRows
 // writes reads back through Prisma exactly as Prisma writes it, on either engine.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insertRows } from '../src/db/insert-rows.ts';
 import { migratedDatabaseForFile } from './support/migrated-database.ts';
+import { typescriptSources } from './support/source-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const relative = path.join(dir, name);
-    if (statSync(path.join(root, relative)).isDirectory()) return relative === path.join('src', 'generated') ? [] : sourcesUnder(relative);
-    return name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 const testDatabase = migratedDatabaseForFile();
 
 describe('insertRows', () => {
   it('is how the service writes several rows at once: no module under src/ calls createMany or createManyAndReturn', () => {
-    const files = sourcesUnder('src');
+    const files = typescriptSources('src');
     expect(files.length).toBeGreaterThan(100);
     // A nested `createMany` inside a create's data is part of that create's plan, which Prisma keeps.
     const calls = files.flatMap((file) =>

@@ -7,24 +7,17 @@
 //   SDK (chunks loaded only when traces are on); @opentelemetry/api alone is in it;
 // - the service's code never imports the demo data: only the process entry (src/index.ts) loads it,
 //   when SEED_DEMO_DATA is on, and hands the seeder to the service.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundleOptions } from '../scripts/build.mjs';
+import { typescriptSources } from './support/source-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const relative = path.join(dir, name);
-    if (statSync(path.join(root, relative)).isDirectory()) return sourcesUnder(relative);
-    return name.endsWith('.ts') ? [relative] : [];
-  });
-}
-
 describe('module boundaries', () => {
   it('the domain, notifications and storage modules keep no mutable state at their top level', () => {
-    const files = ['src/domain', 'src/notifications', 'src/storage'].flatMap(sourcesUnder);
+    const files = ['src/domain', 'src/notifications', 'src/storage'].flatMap(typescriptSources);
     expect(files.length).toBeGreaterThan(20);
     const found = files.flatMap((file) =>
       readFileSync(path.join(root, file), 'utf8')
@@ -35,7 +28,7 @@ describe('module boundaries', () => {
   });
 
   it('no module under src/ but the process entry imports the demo data', () => {
-    const importers = sourcesUnder('src')
+    const importers = typescriptSources('src')
       .filter((file) => /import\s*\(?[^;]*['"][./]*prisma\/seed(\.ts)?['"]/.test(readFileSync(path.join(root, file), 'utf8')))
       .sort();
     expect(importers).toEqual(['src/index.ts']);

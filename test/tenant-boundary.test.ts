@@ -1,21 +1,14 @@
 // The tenant boundary, held by the type checker (ScopedDb, src/db/scoped.ts) and by this walk: in the
 // resolvers and domain rules, only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the
 // unscoped client, as `Db` or `context.unscopedDb`.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/client.ts';
 import { forDealerships, type ScopedDb } from '../src/db/scoped.ts';
+import { typescriptSources } from './support/source-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(path.join(root, folder), { withFileTypes: true }).flatMap((entry) => {
-    const relative = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) return sourceFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 /** A file reaches the unscoped client when it names the `Db` type or the context's escape hatch. */
 const UNSCOPED = /\bunscopedDb\b|\bDb\b(?!Clients)/;
@@ -37,7 +30,7 @@ describe('the tenant boundary', () => {
           .map((name) => name.trim()),
       );
     expect(listed.length).toBeGreaterThan(5);
-    const holding = [...sourceFiles('src/schema'), ...sourceFiles('src/domain')].filter((file) => {
+    const holding = [...typescriptSources('src/schema'), ...typescriptSources('src/domain')].filter((file) => {
       // Comments may speak of the client; code may not hold it.
       const code = readFileSync(path.join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
       return UNSCOPED.test(code);
