@@ -13,8 +13,9 @@ import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 type InsertedValue = string | number | Date | null;
 
 /**
- * Inserts `rows` into `table` (its SQL name) in one statement; every row names the same columns. The table and column names are the code's, never a caller's text. Answers how
- * many rows were written.
+ * Inserts `rows` into `table` (its SQL name) in one statement, none for no rows; every row names the
+ * same columns. The table and column names are the code's, never a caller's text. Answers how many
+ * rows were written.
  */
 export async function insertRows(
   client: Prisma.TransactionClient | Db,

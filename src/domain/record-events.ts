@@ -98,21 +98,19 @@ export async function recordEvent(tx: Prisma.TransactionClient, change: RecordCh
     orderBy: { id: 'asc' },
   });
   const subscribed = subscriptions.filter((subscription) => jsonStrings(subscription.events).includes(change.type));
-  if (subscribed.length > 0) {
-    // Status and attempts start at their column defaults (pending, 0).
-    await insertRows(
-      tx,
-      'webhook_deliveries',
-      subscribed.map((subscription) => ({
-        subscription_id: subscription.id,
-        record_event_id: row.id,
-        record_key: recordKeyOf(subject, change.recordId),
-        message_id: `msg_${randomUUID().replaceAll('-', '')}`,
-        due_at: now,
-        created_at: now,
-      })),
-    );
-  }
+  // Status and attempts start at their column defaults (pending, 0).
+  await insertRows(
+    tx,
+    'webhook_deliveries',
+    subscribed.map((subscription) => ({
+      subscription_id: subscription.id,
+      record_event_id: row.id,
+      record_key: recordKeyOf(subject, change.recordId),
+      message_id: `msg_${randomUUID().replaceAll('-', '')}`,
+      due_at: now,
+      created_at: now,
+    })),
+  );
   return { id: event_id, type: change.type, dealershipId: change.dealershipId, subject, recordId: change.recordId, occurredAt: now };
 }
 

@@ -1,6 +1,6 @@
 // A migrated database per test file with a client over it, for tests that need the database and
-// nothing else of the app. Apart from database.ts, which globalSetup loads and which so cannot use
-// vitest's hooks.
+// nothing else of the app. Not in database.ts: globalSetup loads that file, where vitest's hooks
+// cannot be imported.
 import { afterAll, beforeAll } from 'vitest';
 import { createDb, type Db } from '../../src/db/client.ts';
 import { createMigratedDatabase, type TestDatabase } from './database.ts';

@@ -127,13 +127,11 @@ async function writeUpdate(
   } else if (valid.address) {
     await tx.leadAddress.upsert({ where: { lead_id: id }, create: { ...valid.address, lead_id: id }, update: valid.address });
   }
-  if (files.length > 0) {
-    await insertRows(
-      tx,
-      'lead_files',
-      files.map((file) => ({ ...file, lead_id: id, created_at: now })),
-    );
-  }
+  await insertRows(
+    tx,
+    'lead_files',
+    files.map((file) => ({ ...file, lead_id: id, created_at: now })),
+  );
   if (current.contact_id !== null) {
     await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);
   }
