@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insertRows } from '../src/db/insert-rows.ts';
+import { insertRowReturningId, insertRows } from '../src/db/insert-rows.ts';
+import { jsonColumnValue } from '../src/domain/json-columns.ts';
 import { migratedDatabaseForFile } from './support/migrated-database.ts';
 import { typescriptSources } from './support/source-files.ts';
 
@@ -59,5 +60,42 @@ describe('insertRows', () => {
       ]),
     ).rejects.toThrow('insertRows(pending_lead_files): every row must name the columns storage_key, created_at');
     expect(await testDatabase.db.pendingLeadFile.count({ where: { storage_key: { startsWith: 'insert-rows/' } } })).toBe(0);
+  });
+
+  it('insertRowReturningId writes one row as insertRows does and answers its id', async () => {
+    const at = new Date('2026-11-27T15:16:17.890Z');
+    const dealership = await testDatabase.db.dealership.create({ data: { name: 'Insert Rows Motors', slug: 'insert-rows-motors' } });
+    const fields = { type: 'lead.created', dealership_id: dealership.id, subject: 'lead', record_id: 7, occurred_at: at };
+    const byPrisma = await testDatabase.db.recordEvent.create({ data: { event_id: 'evt_insert_rows_prisma', ...fields } });
+    const id = await insertRowReturningId(testDatabase.db, 'record_events', { event_id: 'evt_insert_rows_raw', ...fields });
+    expect(id).toBeGreaterThan(byPrisma.id);
+    const raw = await testDatabase.db.recordEvent.findUniqueOrThrow({ where: { id } });
+    expect({ ...raw, id: 0, event_id: '' }).toEqual({ ...byPrisma, id: 0, event_id: '' });
+    expect(raw.event_id).toBe('evt_insert_rows_raw');
+  });
+});
+
+describe('jsonColumnValue', () => {
+  it('reads a JSON column from a raw statement as Prisma reads it, on either engine', async () => {
+    const dealership = await testDatabase.db.dealership.create({ data: { name: 'Json Column Motors', slug: 'json-column-motors' } });
+    const key = await testDatabase.db.apiKey.create({ data: { name: 'json column key' } });
+    const events = ['lead.created', 'car.updated'];
+    const subscription = await testDatabase.db.webhookSubscription.create({
+      data: {
+        dealership_id: dealership.id,
+        api_key_id: key.id,
+        url: 'https://hooks.example.com/in',
+        events,
+        secret: 'sealed',
+        created_at: new Date(),
+        updated_at: new Date(),
+      },
+    });
+    const [row] = await testDatabase.db.$queryRaw<
+      { events: unknown }[]
+    >`SELECT events FROM webhook_subscriptions WHERE id = ${subscription.id}`;
+    expect(jsonColumnValue(row?.events)).toEqual(events);
+    expect(jsonColumnValue('not json')).toBeNull();
+    expect(jsonColumnValue(events)).toBe(events);
   });
 });

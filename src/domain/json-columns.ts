@@ -6,6 +6,19 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A JSON column as a raw statement reads it: PostgreSQL's driver answers the parsed value, SQLite the
+ * text Prisma stored; text that is not JSON reads as null.
+ */
+export function jsonColumnValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 /** A column documented as Array<string>; anything else in it is not a string and is left out. */
 export function jsonStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];

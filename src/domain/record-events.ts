@@ -14,8 +14,8 @@
 // after it commits: the one pair of calls per write (test/record-events.test.ts walks each type).
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../db/client.ts';
-import { jsonStrings } from './json-columns.ts';
-import { insertRows } from '../db/insert-rows.ts';
+import { jsonColumnValue, jsonStrings } from './json-columns.ts';
+import { insertRowReturningId, insertRows } from '../db/insert-rows.ts';
 
 /** Every event type, in the order the docs list them. */
 export const RECORD_EVENT_TYPES = [
@@ -82,29 +82,32 @@ const recordKeyOf = (subject: RecordEventSubject, recordId: number): string => `
 /**
  * Records the change in the write's own transaction: the event row, and one webhook delivery per
  * enabled subscription of the dealership to its type (so a delivery exists exactly when the change
- * does; src/notifications/webhook-worker.ts sends it). `tx` is the caller's scoped client, which reaches
- * the dealership it just wrote to, and so that dealership's subscriptions.
+ * does; src/notifications/webhook-worker.ts sends it). `tx` is the caller's transaction; `change`
+ * names the dealership the caller has just written to, whose subscriptions are read whatever the
+ * caller's key (they are the dealership's, not the caller's to see).
  */
 export async function recordEvent(tx: Prisma.TransactionClient, change: RecordChange, now: Date): Promise<RecordEvent> {
   const subject = SUBJECT_OF_EVENT[change.type];
   const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
-  const row = await tx.recordEvent.create({
-    data: { event_id, type: change.type, dealership_id: change.dealershipId, subject, record_id: change.recordId, occurred_at: now },
-    select: { id: true },
+  // Raw statements (src/db/insert-rows.ts): every write of the service runs these two.
+  const eventRowId = await insertRowReturningId(tx, 'record_events', {
+    event_id,
+    type: change.type,
+    dealership_id: change.dealershipId,
+    subject,
+    record_id: change.recordId,
+    occurred_at: now,
   });
-  const subscriptions = await tx.webhookSubscription.findMany({
-    where: { dealership_id: change.dealershipId, enabled: true },
-    select: { id: true, events: true },
-    orderBy: { id: 'asc' },
-  });
-  const subscribed = subscriptions.filter((subscription) => jsonStrings(subscription.events).includes(change.type));
+  const subscriptions = await tx.$queryRaw<{ id: number | bigint; events: unknown }[]>`
+    SELECT id, events FROM webhook_subscriptions WHERE dealership_id = ${change.dealershipId} AND enabled = TRUE ORDER BY id`;
+  const subscribed = subscriptions.filter((subscription) => jsonStrings(jsonColumnValue(subscription.events)).includes(change.type));
   // Status and attempts start at their column defaults (pending, 0).
   await insertRows(
     tx,
     'webhook_deliveries',
     subscribed.map((subscription) => ({
-      subscription_id: subscription.id,
-      record_event_id: row.id,
+      subscription_id: Number(subscription.id),
+      record_event_id: eventRowId,
       record_key: recordKeyOf(subject, change.recordId),
       message_id: `msg_${randomUUID().replaceAll('-', '')}`,
       due_at: now,

@@ -3,6 +3,7 @@
 // contact keeps what it knows (staff curate contacts): the lead only fills its blanks and raises its
 // flags (sms_verified, and high_priority for a `golden` lead, which marks the whole cluster).
 import type { Prisma } from '../../db/client.ts';
+import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { normalizePhone } from '../phone.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -23,6 +24,47 @@ interface LeadPerson {
 /** How many candidate contacts one look-up reads at most (see attachContact). */
 const CANDIDATES_READ = 20;
 
+/** What attachContact reads of a candidate contact. */
+interface Candidate {
+  id: number;
+  first_name: string;
+  last_name: string | null;
+  email_normalized: string | null;
+  phone: string | null;
+  postcode: string | null;
+  sms_verified: boolean;
+  high_priority: boolean;
+}
+
+type CandidateRow = Omit<Candidate, 'id' | 'sms_verified' | 'high_priority'> & Record<'id' | 'sms_verified' | 'high_priority', unknown>;
+
+/**
+ * The dealership's contacts with the e-mail or the phone, oldest first, at most `take`. A raw
+ * statement: every lead runs it, and Prisma's findMany costs about three times its CPU. SQLite
+ * answers booleans as 0 and 1 (and may answer integers as bigint), hence the conversions.
+ */
+async function candidateContacts(
+  tx: Tx,
+  dealership_id: number,
+  match: { email_normalized: string | null; phone: string | null },
+  take: number,
+): Promise<Candidate[]> {
+  const conditions = [
+    ...(match.email_normalized ? [PrismaValues.sql`email_normalized = ${match.email_normalized}`] : []),
+    ...(match.phone ? [PrismaValues.sql`phone = ${match.phone}`] : []),
+  ];
+  if (conditions.length === 0) return [];
+  const rows = await tx.$queryRaw<CandidateRow[]>`
+    SELECT id, first_name, last_name, email_normalized, phone, postcode, sms_verified, high_priority FROM contacts
+    WHERE dealership_id = ${dealership_id} AND (${PrismaValues.join(conditions, ' OR ')}) ORDER BY id LIMIT ${take}`;
+  return rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    sms_verified: Boolean(row.sms_verified),
+    high_priority: Boolean(row.high_priority),
+  }));
+}
+
 /** An Australian postcode is four digits: 800 is written 0800. */
 function postcodeText(postcode: number | null | undefined): string | null {
   if (postcode === null || postcode === undefined) return null;
@@ -39,15 +81,11 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
   // One statement reads both kinds of candidate, oldest first: the contact with this e-mail (one at
   // most per dealership) and those with this phone. A new person's lead, the usual case, would
   // otherwise cost one look-up by e-mail and a second by phone.
-  const matches = [...(email_normalized ? [{ email_normalized }] : []), ...(phone ? [{ phone }] : [])];
-  const candidates =
-    matches.length > 0
-      ? await tx.contact.findMany({ where: { dealership_id, OR: matches }, orderBy: { id: 'asc' }, take: CANDIDATES_READ })
-      : [];
+  const candidates = await candidateContacts(tx, dealership_id, { email_normalized, phone }, CANDIDATES_READ);
   let contact = (email_normalized && candidates.find((candidate) => candidate.email_normalized === email_normalized)) || null;
   // A full page may end before the e-mail's contact (more older contacts share the phone): look it up.
   if (!contact && email_normalized && phone && candidates.length === CANDIDATES_READ) {
-    contact = await tx.contact.findUnique({ where: { dealership_id_email_normalized: { dealership_id, email_normalized } } });
+    [contact = null] = await candidateContacts(tx, dealership_id, { email_normalized, phone: null }, 1);
   }
   if (!contact && phone) contact = candidates.find((candidate) => candidate.phone === phone) ?? null;
 
