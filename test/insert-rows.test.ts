@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insertRowReturningId, insertRows } from '../src/db/insert-rows.ts';
+import { insertRowReturningAll, insertRowReturningId, insertRows } from '../src/db/insert-rows.ts';
+import type { Prisma } from '../src/db/client.ts';
 import { jsonColumnValue } from '../src/domain/json-columns.ts';
 import { migratedDatabaseForFile } from './support/migrated-database.ts';
 import { typescriptSources } from './support/source-files.ts';
@@ -72,6 +73,33 @@ describe('insertRows', () => {
     const raw = await testDatabase.db.recordEvent.findUniqueOrThrow({ where: { id } });
     expect({ ...raw, id: 0, event_id: '' }).toEqual({ ...byPrisma, id: 0, event_id: '' });
     expect(raw.event_id).toBe('evt_insert_rows_raw');
+  });
+  it('insertRowReturningAll answers the row as Prisma answers its create: booleans, JSON, instants, nulls and defaults', async () => {
+    const dealership = await testDatabase.db.dealership.create({ data: { name: 'Returning Motors', slug: 'returning-motors' } });
+    const at = new Date('2026-11-27T10:00:00.123Z');
+    const lead = {
+      dealership_id: dealership.id,
+      name: 'Raw Lead',
+      email: 'raw.lead@example.com',
+      category: 'Used Vehicle Enquiry',
+      source: 'Website',
+      certified: true,
+      send_customer_email: false,
+      tags: ['trade-in', 'finance'],
+      fields: { colour: 'red', seats: 5 },
+      charge_breakdown: { total: { amount: 12.5 } },
+      dob: new Date('1990-01-02T00:00:00.000Z'),
+      time_on_site_seconds: 42,
+      message: null,
+      created_at: at,
+      updated_at: at,
+    };
+    const byPrisma = await testDatabase.db.lead.create({ data: lead });
+    const raw = await insertRowReturningAll<Prisma.LeadModel>(testDatabase.db, 'leads', { ...lead, marketing_source: undefined });
+    expect(raw.id).toBeGreaterThan(byPrisma.id);
+    expect({ ...raw, id: 0 }).toStrictEqual({ ...byPrisma, id: 0 });
+    // And what it wrote reads back through Prisma as Prisma's own row does.
+    expect({ ...(await testDatabase.db.lead.findUniqueOrThrow({ where: { id: raw.id } })), id: 0 }).toStrictEqual({ ...byPrisma, id: 0 });
   });
 });
 

@@ -1,12 +1,16 @@
-// Rows written with one raw INSERT rather than Prisma's createMany. Prisma 7 keeps no query plan for
-// createMany (nor createManyAndReturn): each call compiles one with its WebAssembly query compiler,
-// about 2.5 ms of CPU, more than the rest of the statement; a raw statement needs no plan. Every
-// createMany of the request paths goes through here (test/insert-rows.test.ts walks src/ for one left).
+// Rows written with raw INSERTs rather than Prisma's create and createMany. Prisma 7 keeps no query
+// plan for createMany (nor createManyAndReturn): each call compiles one with its WebAssembly query
+// compiler, about 2.5 ms of CPU, more than the rest of the statement; a raw statement needs no plan.
+// Every createMany of the request paths goes through here (test/insert-rows.test.ts walks src/ for one
+// left). The one-row inserts are for the rows a lead POST writes every time (its lead and its event):
+// even with its plan cached, Prisma's create costs about three times the CPU of the raw statement.
 //
-// The values are text, numbers, instants and nulls: those every engine binds alike (a Date as Prisma
-// writes it, ISO text on SQLite and a UTC timestamp on PostgreSQL), so the statement is the same on
-// both. An enum column takes its value's text (PostgreSQL gives the untyped parameter the column's
-// type: lead_files.file_type); booleans, which SQLite stores as numbers, are not among the values.
+// insertRows's values are text, numbers, instants and nulls: those every engine binds alike (a Date as
+// Prisma writes it, ISO text on SQLite and a UTC timestamp on PostgreSQL), so the statement is the same
+// on both. An enum column takes its value's text (PostgreSQL gives the untyped parameter the column's
+// type: lead_files.file_type). The one-row inserts also take booleans and JSON values (ColumnValue).
+// Raw statements pass the scoped client's dealership condition by: ARCHITECTURE.md ("Raw statements")
+// lists the modules that may run them.
 import type { Db, Prisma } from './client.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 
@@ -35,20 +39,53 @@ export async function insertRows(
 }
 
 /**
- * Inserts one row into `table` (its SQL name), with the values insertRows takes, and answers the
- * new row's `id`. A raw statement, for rows a hot write path makes on every call (a change's
- * event): Prisma's `create` costs about three times its CPU (its query is parameterised, looked
- * up in the plan cache and rendered from fragments on each call; a raw one is sent as it is).
+ * A column's value in a one-row insert: what insertRows takes, a boolean (bound as Prisma binds it:
+ * 1 or 0 on SQLite), or a JSON column's value, which must be an array or a plain object (bound as its
+ * JSON text, which PostgreSQL reads into the column's json type). `undefined` leaves the column to its
+ * default, as with Prisma.
+ */
+type ColumnValue = InsertedValue | boolean | readonly unknown[] | { readonly [key: string]: unknown } | undefined;
+
+function boundValue(value: Exclude<ColumnValue, undefined>): InsertedValue | boolean {
+  return value === null || value instanceof Date || typeof value !== 'object' ? value : JSON.stringify(value);
+}
+
+/** One row's INSERT with its RETURNING list. */
+function insertOne(table: string, row: Readonly<Record<string, ColumnValue>>, returning: string): PrismaValues.Sql {
+  const columns = Object.keys(row).filter((column) => row[column] !== undefined);
+  const values = columns.map((column) => boundValue(row[column] ?? null));
+  return PrismaValues.sql`INSERT INTO ${PrismaValues.raw(table)} (${PrismaValues.raw(columns.join(', '))}) VALUES (${PrismaValues.join(
+    values,
+  )}) RETURNING ${PrismaValues.raw(returning)}`;
+}
+
+/**
+ * Inserts one row into `table` (its SQL name) and answers the new row's `id`. A raw statement, for
+ * rows a hot write path makes on every call (a change's event): Prisma's `create` costs about three
+ * times its CPU (its query is parameterised, looked up in the plan cache and rendered from fragments
+ * on each call; a raw one is sent as it is).
  */
 export async function insertRowReturningId(
   client: Prisma.TransactionClient | Db,
   table: string,
-  row: Readonly<Record<string, InsertedValue>>,
+  row: Readonly<Record<string, ColumnValue>>,
 ): Promise<number> {
-  const columns = Object.keys(row);
-  const [inserted] = await client.$queryRaw<{ id: number | bigint }[]>`INSERT INTO ${PrismaValues.raw(table)} (${PrismaValues.raw(
-    columns.join(', '),
-  )}) VALUES (${PrismaValues.join(columns.map((column) => row[column] ?? null))}) RETURNING id`;
+  const [inserted] = await client.$queryRaw<{ id: number | bigint }[]>(insertOne(table, row, 'id'));
   if (!inserted) throw new Error(`insertRowReturningId(${table}): the database answered no row`);
   return Number(inserted.id);
+}
+
+/**
+ * Inserts one row into `table` and answers it whole, as `Row`: the model's row type, which the answer
+ * equals on either engine, because Prisma reads a raw statement's columns by their types as it reads
+ * its own (test/insert-rows.test.ts holds a lead written this way equal to one Prisma's create wrote).
+ */
+export async function insertRowReturningAll<Row>(
+  client: Prisma.TransactionClient | Db,
+  table: string,
+  row: Readonly<Record<string, ColumnValue>>,
+): Promise<Row> {
+  const [inserted] = await client.$queryRaw<Row[]>(insertOne(table, row, '*'));
+  if (!inserted) throw new Error(`insertRowReturningAll(${table}): the database answered no row`);
+  return inserted;
 }

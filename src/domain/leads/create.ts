@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../../db/client.ts';
+import { insertRowReturningAll, insertRows } from '../../db/insert-rows.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
@@ -139,23 +140,28 @@ async function writeLead(
   const { charge_breakdown, category, source, ...scalar } = columns;
   // validateLead requires these on create; the check keeps the types honest.
   if (category === undefined || source === undefined) throw new Error('validateLead lets no new lead through without category and source');
-  const lead = await tx.lead.create({
-    data: {
-      ...scalar,
-      ...(charge_breakdown !== undefined && charge_breakdown !== null ? { charge_breakdown } : {}),
-      category,
-      source,
-      dealership_id: dealership.id,
-      contact_id: contactId,
-      user_id: user_id ?? null,
-      created_at: now,
-      updated_at: now,
-      files: files.length ? { createMany: { data: files.map((file) => ({ ...file, created_at: now })) } } : undefined,
-      payment:
-        valid.payment?.amount !== undefined ? { create: { ...valid.payment, amount: valid.payment.amount, created_at: now } } : undefined,
-      address: valid.address ? { create: valid.address } : undefined,
-    },
+  // The lead row raw (src/db/insert-rows.ts), then its parts, each the statement Prisma's nested
+  // create would have sent; a lead with parts is read back whole below.
+  const lead = await insertRowReturningAll<Prisma.LeadModel>(tx, 'leads', {
+    ...scalar,
+    charge_breakdown: charge_breakdown ?? undefined,
+    category,
+    source,
+    dealership_id: dealership.id,
+    contact_id: contactId,
+    user_id: user_id ?? null,
+    created_at: now,
+    updated_at: now,
   });
+  if (valid.payment?.amount !== undefined) {
+    await tx.leadPayment.create({ data: { ...valid.payment, amount: valid.payment.amount, lead_id: lead.id, created_at: now } });
+  }
+  if (valid.address) await tx.leadAddress.create({ data: { ...valid.address, lead_id: lead.id } });
+  await insertRows(
+    tx,
+    'lead_files',
+    files.map((file) => ({ ...file, lead_id: lead.id, created_at: now })),
+  );
 
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
   const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
