@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insertRowReturningAll, insertRowReturningId, insertRows } from '../src/db/insert-rows.ts';
+import { insertRowReturning, insertRows } from '../src/db/insert-rows.ts';
+import { Prisma as PrismaValues } from '../src/generated/prisma/sqlite/client.ts';
 import type { Prisma } from '../src/db/client.ts';
 import { jsonColumnValue } from '../src/domain/json-columns.ts';
 import { migratedDatabaseForFile } from './support/migrated-database.ts';
@@ -63,18 +64,25 @@ describe('insertRows', () => {
     expect(await testDatabase.db.pendingLeadFile.count({ where: { storage_key: { startsWith: 'insert-rows/' } } })).toBe(0);
   });
 
-  it('insertRowReturningId writes one row as insertRows does and answers its id', async () => {
+  it('insertRowReturning writes one row as insertRows does and answers what it is asked, a subquery included', async () => {
     const at = new Date('2026-11-27T15:16:17.890Z');
     const dealership = await testDatabase.db.dealership.create({ data: { name: 'Insert Rows Motors', slug: 'insert-rows-motors' } });
     const fields = { type: 'lead.created', dealership_id: dealership.id, subject: 'lead', record_id: 7, occurred_at: at };
     const byPrisma = await testDatabase.db.recordEvent.create({ data: { event_id: 'evt_insert_rows_prisma', ...fields } });
-    const id = await insertRowReturningId(testDatabase.db, 'record_events', { event_id: 'evt_insert_rows_raw', ...fields });
+    const answered = await insertRowReturning<{ id: number; dealerships: bigint | number }>(
+      testDatabase.db,
+      'record_events',
+      { event_id: 'evt_insert_rows_raw', ...fields },
+      PrismaValues.sql`id, (SELECT COUNT(*) FROM dealerships WHERE id = ${dealership.id}) AS dealerships`,
+    );
+    const id = Number(answered.id);
     expect(id).toBeGreaterThan(byPrisma.id);
+    expect(Number(answered.dealerships)).toBe(1);
     const raw = await testDatabase.db.recordEvent.findUniqueOrThrow({ where: { id } });
     expect({ ...raw, id: 0, event_id: '' }).toEqual({ ...byPrisma, id: 0, event_id: '' });
     expect(raw.event_id).toBe('evt_insert_rows_raw');
   });
-  it('insertRowReturningAll answers the row as Prisma answers its create: booleans, JSON, instants, nulls and defaults', async () => {
+  it('insertRowReturning answers the whole row as Prisma answers its create: booleans, JSON, instants, nulls and defaults', async () => {
     const dealership = await testDatabase.db.dealership.create({ data: { name: 'Returning Motors', slug: 'returning-motors' } });
     const at = new Date('2026-11-27T10:00:00.123Z');
     const lead = {
@@ -95,7 +103,7 @@ describe('insertRows', () => {
       updated_at: at,
     };
     const byPrisma = await testDatabase.db.lead.create({ data: lead });
-    const raw = await insertRowReturningAll<Prisma.LeadModel>(testDatabase.db, 'leads', { ...lead, marketing_source: undefined });
+    const raw = await insertRowReturning<Prisma.LeadModel>(testDatabase.db, 'leads', { ...lead, marketing_source: undefined });
     expect(raw.id).toBeGreaterThan(byPrisma.id);
     expect({ ...raw, id: 0 }).toStrictEqual({ ...byPrisma, id: 0 });
     // And what it wrote reads back through Prisma as Prisma's own row does.

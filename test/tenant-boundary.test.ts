@@ -51,7 +51,7 @@ describe('the tenant boundary', () => {
           .map((name) => name.trim()),
       );
     expect(listed.length).toBeGreaterThan(5);
-    const raw = /\$(queryRaw|executeRaw)(Unsafe)?\b|\binsertRows\(|\binsertRowReturningId\(/;
+    const raw = /\$(queryRaw|executeRaw)(Unsafe)?\b|\binsertRow(s|Returning)\b/;
     const running = [
       ...typescriptSources('src/schema'),
       ...typescriptSources('src/domain'),

@@ -50,42 +50,26 @@ function boundValue(value: Exclude<ColumnValue, undefined>): InsertedValue | boo
   return value === null || value instanceof Date || typeof value !== 'object' ? value : JSON.stringify(value);
 }
 
-/** One row's INSERT with its RETURNING list. */
-function insertOne(table: string, row: Readonly<Record<string, ColumnValue>>, returning: string): PrismaValues.Sql {
+/**
+ * Inserts one row into `table` (its SQL name) and answers what `returning` lists (the whole row by
+ * default) as `Row`. For the whole row that is the model's row type, which the answer equals on either
+ * engine, because Prisma reads a raw statement's columns by their types as it reads its own
+ * (test/insert-rows.test.ts holds a lead written this way equal to one Prisma's create wrote). A
+ * `returning` list may hold a subquery (both engines allow one): what the same write would otherwise
+ * ask in a statement of its own. Ask it of other tables than `table`: PostgreSQL's subquery sees the
+ * database as it was before the insert, SQLite's sees the new row.
+ */
+export async function insertRowReturning<Row>(
+  client: Prisma.TransactionClient | Db,
+  table: string,
+  row: Readonly<Record<string, ColumnValue>>,
+  returning: PrismaValues.Sql = PrismaValues.sql`*`,
+): Promise<Row> {
   const columns = Object.keys(row).filter((column) => row[column] !== undefined);
   const values = columns.map((column) => boundValue(row[column] ?? null));
-  return PrismaValues.sql`INSERT INTO ${PrismaValues.raw(table)} (${PrismaValues.raw(columns.join(', '))}) VALUES (${PrismaValues.join(
-    values,
-  )}) RETURNING ${PrismaValues.raw(returning)}`;
-}
-
-/**
- * Inserts one row into `table` (its SQL name) and answers the new row's `id`. A raw statement, for
- * rows a hot write path makes on every call (a change's event): Prisma's `create` costs about three
- * times its CPU (its query is parameterised, looked up in the plan cache and rendered from fragments
- * on each call; a raw one is sent as it is).
- */
-export async function insertRowReturningId(
-  client: Prisma.TransactionClient | Db,
-  table: string,
-  row: Readonly<Record<string, ColumnValue>>,
-): Promise<number> {
-  const [inserted] = await client.$queryRaw<{ id: number | bigint }[]>(insertOne(table, row, 'id'));
-  if (!inserted) throw new Error(`insertRowReturningId(${table}): the database answered no row`);
-  return Number(inserted.id);
-}
-
-/**
- * Inserts one row into `table` and answers it whole, as `Row`: the model's row type, which the answer
- * equals on either engine, because Prisma reads a raw statement's columns by their types as it reads
- * its own (test/insert-rows.test.ts holds a lead written this way equal to one Prisma's create wrote).
- */
-export async function insertRowReturningAll<Row>(
-  client: Prisma.TransactionClient | Db,
-  table: string,
-  row: Readonly<Record<string, ColumnValue>>,
-): Promise<Row> {
-  const [inserted] = await client.$queryRaw<Row[]>(insertOne(table, row, '*'));
-  if (!inserted) throw new Error(`insertRowReturningAll(${table}): the database answered no row`);
+  const [inserted] = await client.$queryRaw<Row[]>`INSERT INTO ${PrismaValues.raw(table)} (${PrismaValues.raw(
+    columns.join(', '),
+  )}) VALUES (${PrismaValues.join(values)}) RETURNING ${returning}`;
+  if (!inserted) throw new Error(`insertRowReturning(${table}): the database answered no row`);
   return inserted;
 }

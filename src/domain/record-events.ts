@@ -14,8 +14,9 @@
 // after it commits: the one pair of calls per write (test/record-events.test.ts walks each type).
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../db/client.ts';
+import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 import { jsonColumnValue, jsonStrings } from './json-columns.ts';
-import { insertRowReturningId, insertRows } from '../db/insert-rows.ts';
+import { insertRowReturning, insertRows } from '../db/insert-rows.ts';
 
 /** Every event type, in the order the docs list them. */
 export const RECORD_EVENT_TYPES = [
@@ -89,17 +90,21 @@ const recordKeyOf = (subject: RecordEventSubject, recordId: number): string => `
 export async function recordEvent(tx: Prisma.TransactionClient, change: RecordChange, now: Date): Promise<RecordEvent> {
   const subject = SUBJECT_OF_EVENT[change.type];
   const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
-  // Raw statements (src/db/insert-rows.ts): every write of the service runs these two.
-  const eventRowId = await insertRowReturningId(tx, 'record_events', {
-    event_id,
-    type: change.type,
-    dealership_id: change.dealershipId,
-    subject,
-    record_id: change.recordId,
-    occurred_at: now,
-  });
-  const subscriptions = await tx.$queryRaw<{ id: number | bigint; events: unknown }[]>`
-    SELECT id, events FROM webhook_subscriptions WHERE dealership_id = ${change.dealershipId} AND enabled = TRUE ORDER BY id`;
+  // Raw statements (src/db/insert-rows.ts), as every write of the service runs them. The insert also
+  // counts the dealership's enabled subscriptions, so that a dealership without any (most) costs one
+  // statement, not two.
+  const inserted = await insertRowReturning<{ id: number | bigint; subscriptions: number | bigint }>(
+    tx,
+    'record_events',
+    { event_id, type: change.type, dealership_id: change.dealershipId, subject, record_id: change.recordId, occurred_at: now },
+    PrismaValues.sql`id, (SELECT COUNT(*) FROM webhook_subscriptions WHERE dealership_id = ${change.dealershipId} AND enabled = TRUE) AS subscriptions`,
+  );
+  const eventRowId = Number(inserted.id);
+  const subscriptions =
+    Number(inserted.subscriptions) === 0
+      ? []
+      : await tx.$queryRaw<{ id: number | bigint; events: unknown }[]>`
+          SELECT id, events FROM webhook_subscriptions WHERE dealership_id = ${change.dealershipId} AND enabled = TRUE ORDER BY id`;
   const subscribed = subscriptions.filter((subscription) => jsonStrings(jsonColumnValue(subscription.events)).includes(change.type));
   // Status and attempts start at their column defaults (pending, 0).
   await insertRows(

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../../db/client.ts';
-import { insertRowReturningAll, insertRows } from '../../db/insert-rows.ts';
+import { insertRowReturning, insertRows } from '../../db/insert-rows.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
@@ -142,7 +142,7 @@ async function writeLead(
   if (category === undefined || source === undefined) throw new Error('validateLead lets no new lead through without category and source');
   // The lead row raw (src/db/insert-rows.ts), then its parts, each the statement Prisma's nested
   // create would have sent; a lead with parts is read back whole below.
-  const lead = await insertRowReturningAll<Prisma.LeadModel>(tx, 'leads', {
+  const lead = await insertRowReturning<Prisma.LeadModel>(tx, 'leads', {
     ...scalar,
     charge_breakdown: charge_breakdown ?? undefined,
     category,
