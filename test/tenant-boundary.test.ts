@@ -13,51 +13,40 @@ const root = path.resolve(import.meta.dirname, '..');
 /** A file reaches the unscoped client when it names the `Db` type or the context's escape hatch. */
 const UNSCOPED = /\bunscopedDb\b|\bDb\b(?!Clients)/;
 
+/** The modules a table of ARCHITECTURE.md names, between the heading `from` and the heading `to`. */
+function modulesListed(from: string, to: string): string[] {
+  const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
+  return architecture
+    .slice(architecture.indexOf(from), architecture.indexOf(to))
+    .split('\n')
+    .filter((line) => line.startsWith('| src/'))
+    .flatMap((line) =>
+      line
+        .split('|')[1]!
+        .split(',')
+        .map((name) => name.trim()),
+    );
+}
+
+/** The TypeScript files under `folders` whose code (comments may speak of anything) matches `pattern`. */
+function codeMatching(folders: readonly string[], pattern: RegExp): string[] {
+  return folders
+    .flatMap((folder) => typescriptSources(folder))
+    .filter((file) => pattern.test(readFileSync(path.join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
+}
+
 describe('the tenant boundary', () => {
   it('lets only the modules ARCHITECTURE.md names hold the unscoped client in src/schema and src/domain', () => {
-    const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
-    const section = architecture.slice(architecture.indexOf('## The tenant boundary'), architecture.indexOf('### Raw statements'));
-    const listed = section
-      .split('\n')
-      .filter((line) => line.startsWith('| src/'))
-      .flatMap((line) =>
-        line
-          .split('|')[1]!
-          .split(',')
-          .map((name) => name.trim()),
-      );
+    const listed = modulesListed('## The tenant boundary', '### Raw statements');
     expect(listed.length).toBeGreaterThan(5);
-    const holding = [...typescriptSources('src/schema'), ...typescriptSources('src/domain')].filter((file) => {
-      // Comments may speak of the client; code may not hold it.
-      const code = readFileSync(path.join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      return UNSCOPED.test(code);
-    });
-    expect(holding.sort()).toEqual([...listed].sort());
+    expect(codeMatching(['src/schema', 'src/domain'], UNSCOPED).sort()).toEqual([...listed].sort());
   });
 
   it('lets only the modules ARCHITECTURE.md names ("Raw statements") run raw statements in src/schema, src/domain and src/notifications', () => {
-    const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
-    const section = architecture.slice(
-      architecture.indexOf('### Raw statements'),
-      architecture.indexOf('## Where each dependency comes from'),
-    );
-    const listed = section
-      .split('\n')
-      .filter((line) => line.startsWith('| src/'))
-      .flatMap((line) =>
-        line
-          .split('|')[1]!
-          .split(',')
-          .map((name) => name.trim()),
-      );
+    const listed = modulesListed('### Raw statements', '## Where each dependency comes from');
     expect(listed.length).toBeGreaterThan(5);
     const raw = /\$(queryRaw|executeRaw)(Unsafe)?\b|\binsertRow(s|Returning)\b/;
-    const running = [
-      ...typescriptSources('src/schema'),
-      ...typescriptSources('src/domain'),
-      ...typescriptSources('src/notifications'),
-    ].filter((file) => raw.test(readFileSync(path.join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
-    expect(running.sort()).toEqual([...listed].sort());
+    expect(codeMatching(['src/schema', 'src/domain', 'src/notifications'], raw).sort()).toEqual([...listed].sort());
   });
 
   it('makes handing the unscoped client to what takes the caller’s a compile error (npm run typecheck)', () => {
