@@ -66,3 +66,17 @@ describe('a lead POST with an Idempotency-Key', () => {
     expect(app.queries.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql.trim()))).toHaveLength(plain + 2);
   });
 });
+
+describe('a lead POST to a dealership without an enabled webhook subscription', () => {
+  it('runs two statements fewer: the event insert counts the subscriptions, so neither their read nor the deliveries INSERT is sent', async () => {
+    const subscribed = await statementsFor('POST', '/api/v1/leads');
+    const enabled = await app.db.webhookSubscription.findMany({ where: { dealership_id: 1, enabled: true }, select: { id: true } });
+    expect(enabled.length).toBeGreaterThan(0);
+    await app.db.webhookSubscription.updateMany({ where: { id: { in: enabled.map((row) => row.id) } }, data: { enabled: false } });
+    try {
+      expect(await statementsFor('POST', '/api/v1/leads')).toBe(subscribed - 2);
+    } finally {
+      await app.db.webhookSubscription.updateMany({ where: { id: { in: enabled.map((row) => row.id) } }, data: { enabled: true } });
+    }
+  });
+});

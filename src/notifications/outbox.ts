@@ -53,29 +53,41 @@ function usableAddresses(emails: readonly string[]): string[] {
   return [...new Set(emails.map((email) => email.trim()).filter(isEmailAddress))];
 }
 
-/**
- * The usable addresses of one named user, or else of every user of the dealership. A raw statement:
- * every lead without its dealership's staff already read runs it in its transaction, and Prisma's
- * findMany costs about three times its CPU.
- */
-async function usersToTell(tx: Tx, dealershipId: number, named: number | null): Promise<string[]> {
-  const users =
-    named !== null
-      ? await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${named}`
-      : await tx.$queryRaw<{ email: string }[]>`
-          SELECT users.email FROM users JOIN dealership_users ON dealership_users.user_id = users.id
-          WHERE dealership_users.dealership_id = ${dealershipId} ORDER BY users.id`;
+/** The usable addresses of one named user (a lead's team member or linked user). */
+async function namedUserAddresses(tx: Tx, userId: number): Promise<string[]> {
+  const users = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${userId}`;
   return usableAddresses(users.map((user) => user.email));
 }
 
+/** A dealership with its staff's e-mail addresses (in user id order): whom its notifications go to. */
+interface DealershipWithStaff {
+  id: number;
+  slug: string;
+  name: string;
+  staffEmails: string[];
+}
+
 /**
- * A lead's recipients: its named user (the team member, else the linked user), else every user of
- * its dealership, which is `staffEmails` (in user id order) when the caller read them with the dealership.
+ * The dealership and its users' e-mail addresses in one raw statement (where Prisma would run two,
+ * each at about three times the CPU of a raw one); null when there is no such dealership. Every lead
+ * reads its dealership this way (src/domain/leads/create.ts), after the key was checked to reach it.
  */
-function dealershipRecipients(tx: Tx, lead: NotifiedLead, staffEmails?: readonly string[]): Promise<string[]> {
+export async function dealershipWithStaff(tx: Tx, dealershipId: number): Promise<DealershipWithStaff | null> {
+  const rows = await tx.$queryRaw<{ id: unknown; slug: string; name: string; email: string | null }[]>`
+    SELECT dealerships.id, dealerships.slug, dealerships.name, users.email FROM dealerships
+    LEFT JOIN dealership_users ON dealership_users.dealership_id = dealerships.id
+    LEFT JOIN users ON users.id = dealership_users.user_id
+    WHERE dealerships.id = ${dealershipId} ORDER BY users.id`;
+  const [first] = rows;
+  if (!first) return null;
+  const staffEmails = rows.flatMap((row) => (row.email === null ? [] : [row.email]));
+  return { id: Number(first.id), slug: first.slug, name: first.name, staffEmails };
+}
+
+/** A lead's recipients: its named user (the team member, else the linked user), else every user of its dealership. */
+function dealershipRecipients(tx: Tx, lead: NotifiedLead, dealership: Pick<DealershipWithStaff, 'staffEmails'>): Promise<string[]> {
   const named = lead.team_member_id ?? lead.user_id;
-  if (named === null && staffEmails) return Promise.resolve(usableAddresses(staffEmails));
-  return usersToTell(tx, lead.dealership_id, named);
+  return named === null ? Promise.resolve(usableAddresses(dealership.staffEmails)) : namedUserAddresses(tx, named);
 }
 
 /**
@@ -96,7 +108,8 @@ export async function enqueueWebhookDisabledNotice(
     'No more events are sent to it. Fix the receiver, then enable the subscription again',
     `(POST /api/v1/webhook_subscriptions/${subscription.id}/enable) and redeliver what it missed from its delivery log.`,
   ].join('\n');
-  const rows = (await usersToTell(tx, subscription.dealership_id, null)).map((recipient) => ({
+  const staff = (await dealershipWithStaff(tx, subscription.dealership_id))?.staffEmails ?? [];
+  const rows = usableAddresses(staff).map((recipient) => ({
     kind: WEBHOOK_DISABLED_NOTICE,
     lead_id: null,
     recipient,
@@ -128,13 +141,13 @@ export function outboxMessageId(row: { id: number; created_at: Date }, mailFrom:
 type NotifiedCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
 
 /**
- * `knownCar`: the lead's car when the caller has just read it (its references' check), so it is not
- * read again; likewise `dealership.staffEmails`, its users' e-mail addresses in user id order.
+ * `dealership`: the lead's, as dealershipWithStaff read it. `knownCar`: the lead's car when the caller
+ * has just read it (its references' check), so it is not read again.
  */
 export async function enqueueLeadNotifications(
   tx: Tx,
   lead: NotifiedLead,
-  dealership: { name: string; staffEmails?: readonly string[] },
+  dealership: Pick<DealershipWithStaff, 'name' | 'staffEmails'>,
   now: Date,
   knownCar?: NotifiedCar,
 ): Promise<void> {
@@ -193,7 +206,7 @@ export async function enqueueLeadNotifications(
     ...details.filter((entry): entry is [string, string] => entry[1] !== null).map(([label, value]) => `${label}: ${value}`),
     ...(lead.message ? ['', 'Message:', lead.message] : []),
   ].join('\n');
-  for (const recipient of await dealershipRecipients(tx, lead, dealership.staffEmails)) {
+  for (const recipient of await dealershipRecipients(tx, lead, dealership)) {
     rows.push({
       kind: DEALERSHIP_NOTIFICATION,
       lead_id: lead.id,

@@ -10,7 +10,7 @@ import { isUniqueViolation, type Prisma } from '../../db/client.ts';
 import { insertRowReturning, insertRows } from '../../db/insert-rows.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
-import { enqueueLeadNotifications } from '../../notifications/outbox.ts';
+import { dealershipWithStaff, enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from '../record-events.ts';
 import { attachContact } from './contacts.ts';
@@ -89,26 +89,6 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
   }
 }
 
-/**
- * The lead's dealership (the caller has checked that the key reaches it; here it must exist) with its
- * users' e-mail addresses, whom the lead's notification goes to unless it names one: one raw statement
- * where Prisma would run two, each at about three times the CPU of a raw one.
- */
-async function dealershipWithStaff(
-  tx: Prisma.TransactionClient,
-  dealershipId: number,
-): Promise<{ id: number; slug: string; name: string; staffEmails: string[] }> {
-  const rows = await tx.$queryRaw<{ id: unknown; slug: string; name: string; email: string | null }[]>`
-    SELECT dealerships.id, dealerships.slug, dealerships.name, users.email FROM dealerships
-    LEFT JOIN dealership_users ON dealership_users.dealership_id = dealerships.id
-    LEFT JOIN users ON users.id = dealership_users.user_id
-    WHERE dealerships.id = ${dealershipId} ORDER BY users.id`;
-  const [first] = rows;
-  if (!first) throw notFound('dealership');
-  const staffEmails = rows.flatMap((row) => (row.email === null ? [] : [row.email]));
-  return { id: Number(first.id), slug: first.slug, name: first.name, staffEmails };
-}
-
 async function writeLead(
   tx: Prisma.TransactionClient,
   dealershipId: number,
@@ -117,7 +97,9 @@ async function writeLead(
   key: { claim: IdempotencyClaim; expired: boolean } | null,
   now: Date,
 ): Promise<{ record: LeadRecord; event: RecordEvent }> {
+  // The key was checked to reach it (reachesDealership); here it must exist.
   const dealership = await dealershipWithStaff(tx, dealershipId);
+  if (!dealership) throw notFound('dealership');
   const columns = { ...valid.columns };
   const { user_id, car } = await resolveLeadReferences(tx, dealership, { ...valid, columns });
 
