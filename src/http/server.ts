@@ -16,6 +16,7 @@ import { requestIdFor } from '../telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from '../gateway/request-telemetry.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
+import { TurnBudget } from './turn-budget.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
 import { isEventStream } from '../gateway/live-streams.ts';
 
@@ -260,7 +261,14 @@ function writeInternalError(res: ServerResponse, requestId: string, draining: bo
 }
 
 /** The request handler: counts the request on its connection, then answers it through the app (or 503 while draining). */
-function requestHandler(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle, state: ConnectionState) {
+function requestHandler(
+  app: Yoga,
+  settings: HttpServerSettings,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  state: ConnectionState,
+  turns: TurnBudget,
+) {
   const { unanswered } = state;
   return (req: IncomingMessage, res: ServerResponse): void => {
     const socket = req.socket;
@@ -278,12 +286,16 @@ function requestHandler(app: Yoga, settings: HttpServerSettings, logger: Logger,
       });
       return;
     }
-    answer(app, settings, req, headers, requestId)
-      .then((response) => writeResponse(state, lifecycle, req, res, response))
-      .catch((error: unknown) => {
-        logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
-        writeInternalError(res, requestId, lifecycle.draining);
-      });
+    // Started once the loop's turn has budget for it (src/http/turn-budget.ts), so that a busy turn
+    // does not keep new connections from being accepted.
+    turns.admit(() => {
+      answer(app, settings, req, headers, requestId)
+        .then((response) => writeResponse(state, lifecycle, req, res, response))
+        .catch((error: unknown) => {
+          logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
+          writeInternalError(res, requestId, lifecycle.draining);
+        });
+    });
   };
 }
 
@@ -374,7 +386,8 @@ function closeListener(server: Server, state: ConnectionState, logger: Logger, m
 export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
   const state = connectionState();
   const { unanswered } = state;
-  const server = createServer(serverOptions(settings), requestHandler(app, settings, logger, lifecycle, state));
+  const turns = new TurnBudget();
+  const server = createServer(serverOptions(settings), requestHandler(app, settings, logger, lifecycle, state, turns));
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
   let listenerDone = false;
@@ -383,6 +396,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
     if (listenerDone && unanswered.size === 0) onDrained?.();
   };
   trackConnections(server, settings, logger, lifecycle, state, settleDrain);
+  server.on('connection', () => turns.noteConnection());
 
   let drained: Promise<void> | undefined;
   return {
