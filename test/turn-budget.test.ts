@@ -15,30 +15,33 @@ import { Response } from '../src/web/fetch-api.ts';
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('TurnBudget', () => {
-  /** A clock that moves only when a start says it worked. */
-  function fakeClock() {
+  /**
+   * A budget of 5 ms on a clock that moves only when a start says it worked, with the names of the
+   * starts run so far; `connected` notes a connection first, so starts keep to the budget.
+   */
+  function budget({ connected }: { connected: boolean }) {
     let at = 1_000;
-    return { now: () => at, spend: (ms: number) => (at += ms) };
+    const spend = (ms: number) => (at += ms);
+    const turns = new TurnBudget(5, () => at);
+    if (connected) turns.noteConnection();
+    const started: string[] = [];
+    /** A start named `name` that works for `ms`. */
+    const costing = (name: string, ms: number) => () => {
+      started.push(name);
+      spend(ms);
+    };
+    return { turns, started, costing, spend };
   }
 
   it('starts a request where it is read when no connection arrived lately', () => {
-    const clock = fakeClock();
-    const turns = new TurnBudget(5, clock.now);
-    const started: string[] = [];
-    turns.admit(() => started.push('a'));
+    const { turns, started, costing } = budget({ connected: false });
+    turns.admit(costing('a', 3));
     expect(started).toEqual(['a']);
     expect(turns.waiting).toBe(0);
   });
 
   it('after a connection, starts requests in arrival order until the turn has spent its budget, the rest in later turns', async () => {
-    const clock = fakeClock();
-    const turns = new TurnBudget(5, clock.now);
-    turns.noteConnection();
-    const started: string[] = [];
-    const costing = (name: string, ms: number) => () => {
-      started.push(name);
-      clock.spend(ms);
-    };
+    const { turns, started, costing } = budget({ connected: true });
     // Read in one turn: 3 + 3 ms spends the 5 ms budget, so c waits.
     turns.admit(costing('a', 3));
     turns.admit(costing('b', 3));
@@ -55,34 +58,24 @@ describe('TurnBudget', () => {
   });
 
   it('starts one request per turn when each costs more than the budget', async () => {
-    const clock = fakeClock();
-    const turns = new TurnBudget(5, clock.now);
-    turns.noteConnection();
-    const started: number[] = [];
-    for (let i = 0; i < 4; i += 1)
-      turns.admit(() => {
-        started.push(i);
-        clock.spend(20);
-      });
+    const { turns, started, costing } = budget({ connected: true });
+    for (const name of ['0', '1', '2', '3']) turns.admit(costing(name, 20));
     for (let turn = 1; turn <= 4; turn += 1) {
       await nextTurn();
-      expect(started).toEqual([0, 1, 2, 3].slice(0, turn));
+      expect(started).toEqual(['0', '1', '2', '3'].slice(0, turn));
     }
   });
 
   it('starts where read again once the window after the last connection has passed and nothing waits', async () => {
-    const clock = fakeClock();
-    const turns = new TurnBudget(5, clock.now);
-    turns.noteConnection();
-    const started: string[] = [];
-    turns.admit(() => started.push('queued'));
-    clock.spend(BURST_WINDOW_MS);
+    const { turns, started, costing, spend } = budget({ connected: true });
+    turns.admit(costing('queued', 0));
+    spend(BURST_WINDOW_MS);
     // Something still waits: a newer request does not pass it.
-    turns.admit(() => started.push('after'));
+    turns.admit(costing('after', 0));
     expect(started).toEqual([]);
     await nextTurn();
     expect(started).toEqual(['queued', 'after']);
-    turns.admit(() => started.push('inline'));
+    turns.admit(costing('inline', 0));
     expect(started).toEqual(['queued', 'after', 'inline']);
   });
 });
