@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { keepPreparedStatements, WalSync } from '../src/db/sqlite-adapter.ts';
+import { keepPreparedStatements, WalSync, withLiteralLimit } from '../src/db/sqlite-adapter.ts';
 
 function connection(): Database.Database {
   const db = new Database(':memory:');
@@ -137,6 +137,65 @@ describe('the write-ahead log’s fsync (WalSync)', () => {
       expect(await writerSetting(inMemory)).toBe(2);
       await inMemory.$disconnect();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
+  const argType = { scalarType: 'int', arity: 'scalar' } as const;
+  const query = (sql: string, args: unknown[]) => ({ sql, args, argTypes: args.map(() => argType) });
+
+  it('writes a trailing LIMIT ? OFFSET ? as its two whole numbers, and leaves anything else as it is', () => {
+    const sql = 'SELECT id FROM car WHERE id IN (?,?) ORDER BY id ASC LIMIT ? OFFSET ?';
+    expect(withLiteralLimit(query(sql, [1, 2, -1, 0]))).toEqual(
+      query('SELECT id FROM car WHERE id IN (?,?) ORDER BY id ASC LIMIT -1 OFFSET 0', [1, 2]),
+    );
+    expect(withLiteralLimit(query(sql, [1, 2, '25', 10n])).sql).toMatch(/ LIMIT 25 OFFSET 10$/);
+    for (const unchanged of [
+      query(sql, [1, 2, 'ten', 0]),
+      query(sql, [1, 2, 1.5, 0]),
+      query(sql, [1, 2, '1; DROP TABLE car', 0]),
+      query('SELECT id FROM car WHERE id = ? LIMIT 5', [1]),
+      query('SELECT id FROM (SELECT id FROM car LIMIT ? OFFSET ?) WHERE id > ?', [5, 0, 1]),
+    ])
+      expect(withLiteralLimit(unchanged)).toBe(unchanged);
+  });
+
+  it('leaves no statement of a read for SQLite to plan again on each run, and pages as before', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dgw-limit-'));
+    const url = `file:${path.join(dir, 'limit.db')}`;
+    // Every SQL text the adapter's connections prepare (kept statements capture `prepare` when they connect).
+    const prepared: string[] = [];
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, source: string) {
+      prepared.push(source);
+      return prepare.call(this, source);
+    } as typeof prepare;
+    try {
+      await migrate(url);
+      const db = createDb(url);
+      const names = ['a', 'b', 'c', 'd', 'e'];
+      for (const name of names) await db.sharedSetting.create({ data: { name, value: name, updated_at: new Date() } });
+      const page = (take?: number, skip?: number) =>
+        db.sharedSetting
+          .findMany({ orderBy: { name: 'asc' }, take, skip, select: { name: true } })
+          .then((rows) => rows.map((row) => row.name));
+      expect(await page()).toEqual(names);
+      expect(await page(2, 1)).toEqual(['b', 'c']);
+      expect(await page(undefined, 3)).toEqual(['d', 'e']);
+      expect(await page(-2)).toEqual(['d', 'e']);
+      expect(await db.sharedSetting.findFirst({ where: { name: { gt: 'b' } }, orderBy: { name: 'asc' } })).toMatchObject({ name: 'c' });
+      const reads = prepared.filter((sql) => /^SELECT/.test(sql) && !/sqlite_master|PRAGMA/i.test(sql));
+      for (const sql of reads) expect(sql).not.toMatch(/LIMIT \?|OFFSET \?/);
+      expect(reads.length).toBeGreaterThan(4);
+      // The same read again is answered by the kept statement: nothing new is prepared.
+      const before = prepared.length;
+      expect(await page(2, 1)).toEqual(['b', 'c']);
+      expect(prepared.length).toBe(before);
+      await db.$disconnect();
+    } finally {
+      Database.prototype.prepare = prepare;
       rmSync(dir, { recursive: true, force: true });
     }
   });

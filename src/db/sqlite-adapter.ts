@@ -12,7 +12,9 @@
 //
 // Both connections keep their prepared statements: Prisma's adapter prepares every statement again on
 // every call (about 8% of an uncached read's CPU), and the service sends a few hundred distinct SQL
-// texts, so each connection remembers the most recent PREPARED_STATEMENTS_KEPT of them.
+// texts, so each connection remembers the most recent PREPARED_STATEMENTS_KEPT of them. Prisma ends
+// every read in `LIMIT ? OFFSET ?`, which SQLite plans anew for each binding: those two numbers are
+// written into the SQL (withLiteralLimit), or a kept statement would still be parsed on every run.
 //
 // A write is on disk before it is answered, but the disk is waited for off the event loop. better-sqlite3
 // is synchronous: with SQLite's default (synchronous = FULL) every COMMIT calls fsync on the one
@@ -110,6 +112,38 @@ export function keepPreparedStatements(connection: Connection, kept = PREPARED_S
   return statements;
 }
 
+type Query = Parameters<Adapter['queryRaw']>[0];
+
+/** A whole number as SQL text, or undefined for anything else (a LIMIT or OFFSET Prisma bound). */
+function integerText(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
+  if (typeof value === 'bigint') return String(value);
+  return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? value : undefined;
+}
+
+/** Prisma's SQLite reads end in `LIMIT ? OFFSET ?` (`LIMIT -1 OFFSET 0` when the query takes every row). */
+const TRAILING_LIMIT = / LIMIT \? OFFSET \?$/;
+
+/**
+ * The query with a trailing `LIMIT ? OFFSET ?` written as its two whole numbers. SQLite plans a
+ * statement whose LIMIT is a bound parameter for the value bound, and so parses and plans it again on
+ * every run after a new binding (checked with a probe on sqlite3Reprepare: every statement of an
+ * uncached read, on every request). With the numbers in the text, a kept statement is parsed once.
+ * They are the statement's last two placeholders, so its last two arguments; a number is all a
+ * literal can hold here, and anything else leaves the query as it is.
+ */
+export function withLiteralLimit(query: Query): Query {
+  if (!TRAILING_LIMIT.test(query.sql)) return query;
+  const limit = integerText(query.args.at(-2));
+  const offset = integerText(query.args.at(-1));
+  if (limit === undefined || offset === undefined) return query;
+  return {
+    sql: `${query.sql.slice(0, -' LIMIT ? OFFSET ?'.length)} LIMIT ${limit} OFFSET ${offset}`,
+    args: query.args.slice(0, -2),
+    argTypes: query.argTypes.slice(0, -2),
+  };
+}
+
 /** Whether SQLite says the statement only reads (false when it cannot tell, e.g. it does not prepare). */
 function onlyReads(connection: Connection, sql: string): boolean {
   try {
@@ -199,10 +233,12 @@ function serialise(adapter: Adapter, reader?: Adapter, file?: string): Adapter {
   const wrapped: Adapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    queryRaw: (query) =>
-      reader && readerConnection && onlyReads(readerConnection, query.sql)
+    queryRaw: (sent) => {
+      const query = withLiteralLimit(sent);
+      return reader && readerConnection && onlyReads(readerConnection, query.sql)
         ? reader.queryRaw(query)
-        : durable(lock.run(() => adapter.queryRaw(query))),
+        : durable(lock.run(() => adapter.queryRaw(query)));
+    },
     executeRaw: (query) => durable(lock.run(() => adapter.executeRaw(query))),
     executeScript: (script) => durable(lock.run(() => adapter.executeScript(script))),
     dispose: async () => {
@@ -229,7 +265,7 @@ function serialise(adapter: Adapter, reader?: Adapter, file?: string): Adapter {
         provider: transaction.provider,
         adapterName: transaction.adapterName,
         options: transaction.options,
-        queryRaw: (query) => transaction.queryRaw(query),
+        queryRaw: (query) => transaction.queryRaw(withLiteralLimit(query)),
         executeRaw: (query) => transaction.executeRaw(query),
         // The lock goes with the COMMIT; the answer waits for the disk.
         commit: () => durable(finish(() => transaction.commit())),
