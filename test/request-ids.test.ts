@@ -248,6 +248,46 @@ describe('the request log', () => {
     );
   });
 
+  it("makes the request's own logger only when something logs for it: reads on either door make none", async () => {
+    const logger = createLogger('info', new Writable({ write: (_chunk, _encoding, done) => done() }));
+    let children = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((...args: Parameters<typeof child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof logger.child;
+    const quiet = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { logger, readCache: null }));
+    const send = (path: string, init: RequestInit = {}) =>
+      Promise.resolve(
+        quiet.fetch(`http://gateway.test${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        }),
+      );
+    expect((await send('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
+    expect((await send('/api/v1/cars/1/performance.json')).status).toBe(200);
+    const graph = await send('/graphql', { method: 'POST', body: JSON.stringify({ query: '{ apikey_details { databaseId dealerships { name } } }' }) });
+    expect(await graph.json()).toMatchObject({ data: { apikey_details: { databaseId: expect.any(Number) } } });
+    expect(children).toBe(0);
+    // A request whose operation writes a line of its own gets one, carrying its id.
+    const lead = await send('/api/v1/leads', {
+      method: 'POST',
+      body: JSON.stringify({
+        lead: {
+          name: 'Ari Park',
+          email: 'ari.p@example.com',
+          phone: '0401 234 567',
+          dealership_id: 1,
+          category: 'General Enquiry',
+          source: 'Website',
+          bogus: true,
+        },
+      }),
+    });
+    expect(lead.status).toBe(201);
+    expect(children).toBe(1);
+  });
+
   it('never carries a demo e-mail address or phone number, on any demo operation, at debug level', async () => {
     const car = await app.db.car.findUniqueOrThrow({ where: { id: 1 } });
     const user = await app.db.user.findFirstOrThrow({ where: { dealerships: { some: { dealership_id: 1 } } }, orderBy: { id: 'asc' } });

@@ -85,7 +85,7 @@ export function contextFor(
   actorNow: () => Promise<Actor | null> = () => Promise.resolve(actor),
 ): Context {
   const { config, now, files, geocoder } = deps;
-  return {
+  const context: Omit<Context, 'logger'> = {
     config,
     now,
     files,
@@ -100,10 +100,19 @@ export function contextFor(
       this.actor = current;
       this.db = forActor(deps.db, current);
     },
-    get logger() {
-      return logger();
-    },
     events: deps.events ?? unheardEvents,
     liveEvents: deps.liveEvents ?? noLiveEvents,
   };
+  // Not enumerable: Yoga copies the context it is given with Object.assign, which would call the getter
+  // and make the logger for every request. Yoga's copy gets the getter itself (lendLogger).
+  return Object.defineProperty(context, 'logger', { get: logger, enumerable: false, configurable: true }) as Context;
+}
+
+/**
+ * Puts `context`'s logger getter on `target` (Yoga's context object, into which Yoga copies the
+ * enumerable rest), so the request's logger is still made on first use; answers `context`.
+ */
+export function lendLogger(target: object, context: Context): Context {
+  Object.defineProperty(target, 'logger', Object.getOwnPropertyDescriptor(context, 'logger') as PropertyDescriptor);
+  return context;
 }

@@ -1,7 +1,7 @@
 // Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
 import { createYoga, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { sentRequest, type Context } from '../context.ts';
-import { createContext, type AppDeps } from './app.ts';
+import { createContext, lendLogger, type AppDeps } from './app.ts';
 import { maskUnexpectedError } from '../errors.ts';
 import { graphiqlOptions, graphiqlPage } from '../rest/explorers.ts';
 import { queryLimits, useQueryLimits } from '../schema/graphql-limits.ts';
@@ -170,11 +170,14 @@ export function createApp(deps: AppDeps): Yoga {
     schema: getSchema(),
     // A context that cannot be built (the database is unreachable) fails the request, and Yoga logs
     // the error: it is noted under the request's logger first, so the line carries the request id.
-    context: ({ request }) =>
-      createContext(deps, request).catch((error: unknown) => {
-        noteErrorLogger(error, requestLogger(deps.logger, sentRequest(request)));
-        throw error;
-      }),
+    context: (initial) =>
+      createContext(deps, initial.request).then(
+        (context) => lendLogger(initial, context),
+        (error: unknown) => {
+          noteErrorLogger(error, requestLogger(deps.logger, sentRequest(initial.request)));
+          throw error;
+        },
+      ),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphiQL's code is served by the service itself, so it works with no internet access; off in
     // production unless EXPLORERS=on.

@@ -69,13 +69,15 @@ export function errorLogger(base: Logger, error: unknown): Logger {
 export function useErrorLoggers(): Plugin<{ logger?: Logger }> {
   return {
     onExecute({ args }) {
-      const logger = (args.contextValue as { logger?: Logger }).logger;
-      if (!logger) return undefined;
+      const context = args.contextValue as { logger?: Logger };
       return {
         onExecuteDone({ result }) {
           // An operation here answers one result (no @defer or @stream in this graph).
-          if (Symbol.asyncIterator in result) return;
-          for (const error of result.errors ?? []) noteErrorLogger(error, logger);
+          if (Symbol.asyncIterator in result || !result.errors?.length) return;
+          // Read only now: the request's logger is made on first use, and most operations end without an error.
+          const logger = context.logger;
+          if (!logger) return;
+          for (const error of result.errors) noteErrorLogger(error, logger);
         },
       };
     },
