@@ -109,8 +109,8 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
         entries.map((entry) => entry.spend),
         now().getTime(),
       );
-      const verdict = verdictOf(entries, outcome);
-      return verdict.refusedBy ? verdict : null;
+      // Almost every request passes: the verdict's states are built only for a refusal.
+      return outcome.allowed ? null : verdictOf(entries, outcome);
     },
     async recordAuthFailure(clientAddress) {
       if (settings.authFailures === 0) return;
