@@ -17,7 +17,8 @@ import { parseArgs } from 'node:util';
 import { issueKey } from '../src/auth/api-keys.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { createDb } from '../src/db/client.ts';
-import { build, isStale } from './build.mjs';
+import { build, distDir, isStale } from './build.mjs';
+import { npmStartRuntime } from './npm-start-runtime.ts';
 import { freePort } from './free-port.ts';
 
 /**
@@ -49,16 +50,17 @@ const rssMb = (pid: number): number =>
 async function main(): Promise<void> {
   if (isStale()) await build();
   const port = await freePort();
-  const child = spawn('node', ['--max-semi-space-size=8', '--heap-growing-percent=30', 'dist/src/index.js', '--dev'], {
+  const runtime = npmStartRuntime(path.join(distDir, '..'));
+  const child = spawn('node', [...runtime.nodeFlags, 'dist/src/index.js', '--dev'], {
     env: {
       ...process.env,
+      ...runtime.variables,
       ENV_FILE: 'off',
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'warn',
       DATABASE_URL: databaseUrl,
       SEED_DEMO_DATA: 'true',
-      MALLOC_ARENA_MAX: '1',
       RATE_LIMIT_KEY_REQUESTS: '1000000000',
       RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000',
       RATE_LIMIT_KEY_COST: '1000000000000',

@@ -19,6 +19,7 @@ import { allPermissions } from '../src/auth/permissions.ts';
 import { createDb } from '../src/db/client.ts';
 import { build, distDir, isStale } from './build.mjs';
 import { freePort } from './free-port.ts';
+import { npmStartRuntime } from './npm-start-runtime.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,20 +34,7 @@ const requests = Number(values.requests);
 const folder = mkdtempSync(path.join(tmpdir(), 'measure-start-'));
 const databaseUrl = `file:${path.join(folder, 'dealership.db')}`;
 
-/** The node flags and process variables `npm start` runs the service with, so the figures are of that start. */
-function npmStartRuntime(): { variables: Record<string, string>; nodeFlags: string[] } {
-  const script =
-    (JSON.parse(readFileSync(path.join(distDir, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const match = /^((?:[A-Z_]+=\S+ )*)exec node ((?:--\S+ )*)dist\/src\/index\.js --dev$/.exec(script);
-  if (!match) throw new Error(`package.json's start script has a shape this measurement does not know: ${script}`);
-  const words = (text: string | undefined): string[] =>
-    (text ?? '')
-      .trim()
-      .split(/\s+/)
-      .filter((word) => word !== '');
-  return { variables: Object.fromEntries(words(match[1]).map((pair) => pair.split('=') as [string, string])), nodeFlags: words(match[2]) };
-}
-const runtime = npmStartRuntime();
+const runtime = npmStartRuntime(path.join(distDir, '..'));
 
 function startService(port: number): ChildProcess {
   const entry = values.tsx
