@@ -266,7 +266,10 @@ describe('the request log', () => {
       );
     expect((await send('/api/v1/apikeys/apikey_details.json')).status).toBe(200);
     expect((await send('/api/v1/cars/1/performance.json')).status).toBe(200);
-    const graph = await send('/graphql', { method: 'POST', body: JSON.stringify({ query: '{ apikey_details { databaseId dealerships { name } } }' }) });
+    const graph = await send('/graphql', {
+      method: 'POST',
+      body: JSON.stringify({ query: '{ apikey_details { databaseId dealerships { name } } }' }),
+    });
     expect(await graph.json()).toMatchObject({ data: { apikey_details: { databaseId: expect.any(Number) } } });
     expect(children).toBe(0);
     // A request whose operation writes a line of its own gets one, carrying its id.
