@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { keepPreparedStatements, WalSync, withLiteralLimit } from '../src/db/sqlite-adapter.ts';
+import { testEngine } from './support/database.ts';
+import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 
 function connection(): Database.Database {
   const db = new Database(':memory:');
@@ -193,10 +195,42 @@ describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
       const before = prepared.length;
       expect(await page(2, 1)).toEqual(['b', 'c']);
       expect(prepared.length).toBe(before);
+      // A read inside a transaction (the writer connection's own path) is written the same way.
+      const inTransaction = await db.$transaction((tx) =>
+        tx.sharedSetting.findMany({ orderBy: { name: 'asc' }, take: 2, skip: 3, select: { name: true } }),
+      );
+      expect(inTransaction.map((row) => row.name)).toEqual(['d', 'e']);
+      for (const sql of prepared.slice(before)) expect(sql).not.toMatch(/LIMIT \?|OFFSET \?/);
+      expect(prepared.slice(before).some((sql) => / LIMIT 2 OFFSET 3$/.test(sql))).toBe(true);
       await db.$disconnect();
     } finally {
       Database.prototype.prepare = prepare;
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(testEngine === 'sqlite')('every documented read on SQLite', () => {
+  it('reaches SQLite with its LIMIT and OFFSET written in, so no statement is planned again on each run', async () => {
+    const prepared: string[] = [];
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, source: string) {
+      prepared.push(source);
+      return prepare.call(this, source);
+    } as typeof prepare;
+    try {
+      // Made after the spy: the adapter's connections capture `prepare` when they connect.
+      const { app, key } = await createDemoApp();
+      const before = prepared.length;
+      for (const [field, path] of Object.entries(DEMO_READ_PATHS)) {
+        expect((await app.request(path, { key })).status, field).toBeLessThan(400);
+      }
+      const reads = prepared.slice(before).filter((sql) => /^SELECT/i.test(sql));
+      expect(reads.length).toBeGreaterThan(Object.keys(DEMO_READ_PATHS).length);
+      for (const sql of reads) expect(sql).not.toMatch(/LIMIT \?|OFFSET \?/);
+      await app.db.$disconnect();
+    } finally {
+      Database.prototype.prepare = prepare;
     }
   });
 });
