@@ -144,6 +144,25 @@ describe('the write-ahead log’s fsync (WalSync)', () => {
   });
 });
 
+/**
+ * Records every SQL text better-sqlite3 prepares from now until `restore()`. Connections made after the
+ * call are seen: the adapter's kept statements capture `prepare` when they connect.
+ */
+function recordPrepares(): { prepared: string[]; restore: () => void } {
+  const prepared: string[] = [];
+  const prepare = Database.prototype.prepare;
+  Database.prototype.prepare = function (this: Database.Database, source: string) {
+    prepared.push(source);
+    return prepare.call(this, source);
+  } as typeof prepare;
+  return {
+    prepared,
+    restore: () => {
+      Database.prototype.prepare = prepare;
+    },
+  };
+}
+
 describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
   const argType = { scalarType: 'int', arity: 'scalar' } as const;
   const query = (sql: string, args: unknown[]) => ({ sql, args, argTypes: args.map(() => argType) });
@@ -167,13 +186,7 @@ describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
   it('leaves no statement of a read for SQLite to plan again on each run, and pages as before', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dgw-limit-'));
     const url = `file:${path.join(dir, 'limit.db')}`;
-    // Every SQL text the adapter's connections prepare (kept statements capture `prepare` when they connect).
-    const prepared: string[] = [];
-    const prepare = Database.prototype.prepare;
-    Database.prototype.prepare = function (this: Database.Database, source: string) {
-      prepared.push(source);
-      return prepare.call(this, source);
-    } as typeof prepare;
+    const { prepared, restore } = recordPrepares();
     try {
       await migrate(url);
       const db = createDb(url);
@@ -204,7 +217,7 @@ describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
       expect(prepared.slice(before).some((sql) => / LIMIT 2 OFFSET 3$/.test(sql))).toBe(true);
       await db.$disconnect();
     } finally {
-      Database.prototype.prepare = prepare;
+      restore();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -212,14 +225,8 @@ describe('LIMIT and OFFSET written into the SQL (withLiteralLimit)', () => {
 
 describe.runIf(testEngine === 'sqlite')('every documented read on SQLite', () => {
   it('reaches SQLite with its LIMIT and OFFSET written in, so no statement is planned again on each run', async () => {
-    const prepared: string[] = [];
-    const prepare = Database.prototype.prepare;
-    Database.prototype.prepare = function (this: Database.Database, source: string) {
-      prepared.push(source);
-      return prepare.call(this, source);
-    } as typeof prepare;
+    const { prepared, restore } = recordPrepares();
     try {
-      // Made after the spy: the adapter's connections capture `prepare` when they connect.
       const { app, key } = await createDemoApp();
       const before = prepared.length;
       for (const [field, path] of Object.entries(DEMO_READ_PATHS)) {
@@ -230,7 +237,7 @@ describe.runIf(testEngine === 'sqlite')('every documented read on SQLite', () =>
       for (const sql of reads) expect(sql).not.toMatch(/LIMIT \?|OFFSET \?/);
       await app.db.$disconnect();
     } finally {
-      Database.prototype.prepare = prepare;
+      restore();
     }
   });
 });
