@@ -92,6 +92,34 @@ describe('page sizes passed as variables', () => {
   });
 });
 
+describe('a document sent again', () => {
+  // Its token count and shape are kept per text and per document with its variables
+  // (keptOperationShape): each sending is still judged by its own variables, in any order.
+  it('is judged by the variables it is sent with each time, whatever was judged before', async () => {
+    const document = `query ($n: Int) { ${carPage('first: $n')} }`;
+    for (const round of [1, 2]) {
+      expectAccepted(await app.graphql(document, { n: 50 }, key), `round ${round}, 50`);
+      expectRefused(await app.graphql(document, { n: 100 }, key), 'query_too_costly');
+      const oversized = await app.graphql(document, { n: 101 }, key);
+      expect(oversized.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', error: 'invalid_input', field: 'first' });
+      expectAccepted(await app.graphql(document, { n: 10 }, key), `round ${round}, 10`);
+    }
+  });
+
+  it('is judged again when sent with more variations than are kept, and by the schema it runs against', async () => {
+    const document = `query ($n: Int) { ${carPage('first: $n')} }`;
+    // More variations than one document keeps: the ones past the bound are walked each time.
+    for (let n = 1; n <= 40; n += 1) expect(shapeOf(document, { n }).cost).toBe(shapeOf(`{ ${carPage(`first: ${n}`)} }`).cost);
+    for (let n = 1; n <= 40; n += 1) expectAccepted(await app.graphql(document, { n }, key), `n = ${n}`);
+    expectRefused(await app.graphql(document, { n: 100 }, key), 'query_too_costly');
+  });
+
+  it('over the token limit is refused every time it is sent', async () => {
+    const tooLong = `{ apikey_details { ${'databaseId '.repeat(queryLimits.maxTokens)}} }`;
+    for (let sent = 1; sent <= 3; sent += 1) expectRefused(await app.graphql(tooLong, {}, key), 'query_too_long');
+  });
+});
+
 describe('lists without a page size', () => {
   // Manufacturers and a model's variants are plain lists; the models between them a connection's
   // default page of 20.

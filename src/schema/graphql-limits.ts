@@ -36,6 +36,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { connectionPageSize } from './builder.ts';
 import { DEFAULT_GRAPHQL_MAX_COST } from '../config/index.ts';
 import { apiError, invalidInput } from '../errors.ts';
+import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */
@@ -53,6 +54,9 @@ export const queryLimits = {
 } as const;
 
 type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
+
+/** The query texts remembered as within the token limit (each at most maxCharacters long). */
+const COUNTED_TEXTS_BOUNDS: CacheBounds = { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 };
 
 /**
  * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
@@ -311,6 +315,43 @@ export function operationShape(
   return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives, ...(oversizedPage ? { oversizedPage } : {}) };
 }
 
+/**
+ * The shapes of the operations recently run, per schema (a key's view is a schema of its own) and
+ * document: Yoga keeps one parsed document per query text, so a client repeating an operation
+ * presents the same document, and its shape (a pure function of schema, document, operation name
+ * and variables) is walked once. Variables enter the key as their JSON text; an operation with
+ * long variables, or a document run with more variations than SHAPES_PER_DOCUMENT, is walked
+ * every time rather than kept.
+ */
+const SHAPES_PER_DOCUMENT = 16;
+const MAX_KEPT_VARIABLES_CHARACTERS = 512;
+const shapesBySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationShape | null>>>();
+
+function keptOperationShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown> | null | undefined,
+): OperationShape | null {
+  const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
+  if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
+  let byDocument = shapesBySchema.get(schema);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    shapesBySchema.set(schema, byDocument);
+  }
+  let shapes = byDocument.get(document);
+  if (!shapes) {
+    shapes = new Map();
+    byDocument.set(document, shapes);
+  }
+  const key = `${operationName ?? ''}\n${variablesText}`;
+  if (shapes.has(key)) return shapes.get(key) ?? null;
+  const shape = operationShape(schema, document, operationName, rawVariables);
+  if (shapes.size < SHAPES_PER_DOCUMENT) shapes.set(key, shape);
+  return shape;
+}
+
 /** What a REST call costs before any record: the call itself. */
 const REST_CALL_BASE_COST = 1;
 
@@ -403,6 +444,9 @@ interface OperationStart {
  */
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
+  // Query texts already counted within the token limit: a client repeating an operation sends the
+  // same text, which is lexed once (a text over the limit is never kept, so it is refused each time).
+  const withinTokenLimit = new BoundedCache<true>(COUNTED_TEXTS_BOUNDS, () => 0);
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
     const variables = args.variableValues as Record<string, unknown> | undefined;
     const context = args.contextValue as { request?: Request };
@@ -414,7 +458,7 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       costByContext.set(context, restCallCost(root.field, root.args));
       return;
     }
-    const shape = operationShape(args.schema, args.document, args.operationName, variables);
+    const shape = keptOperationShape(args.schema, args.document, args.operationName, variables);
     if (!shape) return;
     costByContext.set(context, shape.cost);
     if (fromRestDoor) return;
@@ -435,8 +479,10 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
         setResult({ errors: [limitError('characters', limits.maxCharacters, query.length)] });
         return;
       }
+      if (withinTokenLimit.get(query)) return;
       const tokens = countTokens(query, limits.maxTokens);
       if (tokens > limits.maxTokens) setResult({ errors: [limitError('tokens', limits.maxTokens, tokens)] });
+      else withinTokenLimit.set(query, true);
     },
     // A subscription's document is costed and limited when it opens, as a query's when it runs.
     onSubscribe: (payload) => limitOperation(payload),
