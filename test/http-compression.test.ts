@@ -45,6 +45,18 @@ describe('answers', () => {
     expect(gunzipSync(await rawBytes(gz)).equals(plain)).toBe(true);
   });
 
+  it('sends a large answer whole and plain to a client that accepts no encoding, saying it varies by Accept-Encoding', async () => {
+    for (const acceptEncoding of [undefined, 'identity', 'br;q=0, gzip;q=0']) {
+      const answer = await fetchRaw('/openapi.json', acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding });
+      expect(answer.status, acceptEncoding).toBe(200);
+      expect(answer.headers.get('content-encoding'), acceptEncoding).toBeNull();
+      expect(answer.headers.get('vary'), acceptEncoding).toMatch(/accept-encoding/i);
+      const bytes = await rawBytes(answer);
+      expect(bytes.byteLength).toBeGreaterThan(COMPRESSION_THRESHOLD_BYTES);
+      expect((JSON.parse(bytes.toString('utf8')) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    }
+  });
+
   it('compresses large JSON, keeps its ETag usable (weak) for 304, and leaves small answers alone', async () => {
     const { key } = await makeKey(app.db, { permissions: ['read:car'] });
     const authorization = `Bearer ${key}`;

@@ -51,8 +51,14 @@ export function useCompression(): Plugin {
       // A subscription's stream is sent as its events come, never read whole.
       if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received) || isEventStream(received)) return;
       const encoding = chooseEncoding(request.headers.get('accept-encoding'));
+      if (!encoding) {
+        // Nothing to compress with: the body is left for the server to write, unread here.
+        const answer = withHeaders(received, (headers) => headers.append('vary', 'Accept-Encoding'));
+        if (answer !== received) setResponse(answer);
+        return;
+      }
       const { bytes: body, answer: response } = await readBody(received, setResponse);
-      if (!encoding || body.byteLength < COMPRESSION_THRESHOLD_BYTES) {
+      if (body.byteLength < COMPRESSION_THRESHOLD_BYTES) {
         const answer = withHeaders(response, (headers) => headers.append('vary', 'Accept-Encoding'));
         if (answer !== response) setResponse(answer);
         return;

@@ -225,7 +225,8 @@ async function writeResponse(
   res: ServerResponse,
   response: Response,
 ): Promise<void> {
-  if (response.body && isEventStream(response)) {
+  // The content type first: `body` on whatwg-node's Response makes a stream over the bytes.
+  if (isEventStream(response) && response.body) {
     res.statusCode = response.status;
     response.headers.forEach((value, name) => {
       res.appendHeader(name, value);
