@@ -10,7 +10,7 @@ import { finalBytes, peekRequestBody } from '../web/bodies.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { carriesApiKey } from '../rest/routes.ts';
-import { Response } from '../web/fetch-api.ts';
+import { parsedUrl, Response } from '../web/fetch-api.ts';
 
 /** `/ready` says 503 when the database has not answered its check within this long. */
 const READY_TIMEOUT_MS = 800;
@@ -159,7 +159,7 @@ export function useErrorCodes(): Plugin {
 /** The GraphQL parameter (or `body`) whose JSON nests deeper than MAX_BODY_DEPTH, if any. */
 async function tooDeeplyNested(request: Request): Promise<string | null> {
   if (request.method === 'POST') return jsonNestingExceeds(await peekRequestBody(request)) ? 'body' : null;
-  const params = new URL(request.url).searchParams;
+  const params = parsedUrl(request).searchParams;
   for (const name of ['variables', 'extensions']) {
     const value = params.get(name);
     if (value !== null && jsonNestingExceeds(value)) return name;
@@ -220,7 +220,7 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
   return {
     first: {
       onRequest({ request, setRequest, url }) {
-        const { pathname } = new URL(request.url);
+        const { pathname } = parsedUrl(request);
         const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') || '/' : pathname;
         const isHead = request.method === 'HEAD';
         if (!isHead && trimmed === pathname) return;

@@ -22,6 +22,7 @@ import { NO_OPERATION, type KeyCallLog } from '../domain/api-key-calls.ts';
 import { restStatusOf } from '../rest/errors.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
+import { parsedUrl } from '../web/fetch-api.ts';
 
 /** How the request's GraphQL execution ended, kept under the request as the client sent it. */
 interface Executed {
@@ -111,7 +112,7 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
         (actor) => {
           if (!actor) return;
           const record = executed.get(request);
-          const { pathname } = new URL(request.url);
+          const { pathname } = parsedUrl(request);
           const door = pathname === graphqlEndpoint ? 'graphql' : 'rest';
           const status = door === 'rest' || response.status !== 200 ? response.status : (record?.errorStatus ?? 200);
           // The operation the request record holds: the one executed, or the one whose answer the

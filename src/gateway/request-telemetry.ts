@@ -22,7 +22,7 @@ import { rootFieldsOf } from './key-call-log.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
 import { recordOf, requestBindings, startRecord, type RequestRecord } from '../telemetry/request-record.ts';
-import { Response } from '../web/fetch-api.ts';
+import { parsedUrl, Response } from '../web/fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
@@ -257,7 +257,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       if (answer !== response) setResponse(answer);
 
       const seconds = (performance.now() - record.startedAt) / 1000;
-      const pathname = new URL(request.url).pathname;
+      const pathname = parsedUrl(request).pathname;
       const door = doorOf(request, pathname, record, answer.status);
       metrics.requestFinished(door, answer.status, seconds);
       if (answer.status === 429) metrics.rateLimited(door);

@@ -7,7 +7,7 @@ import { withHeaders } from '../web/bodies.ts';
 import { graphiqlPolicy } from '../rest/explorers.ts';
 import { jsonResponse } from '../rest/errors.ts';
 import { DOCS_PAGE_POLICY, DOCS_PATH } from '../rest/docs.ts';
-import { Response } from '../web/fetch-api.ts';
+import { parsedUrl, Response } from '../web/fetch-api.ts';
 
 /** Response headers a page on an allowed origin may read (rate limits, deprecation, tracing). */
 export const EXPOSED_HEADERS = [
@@ -81,7 +81,7 @@ export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS 
   return {
     onRequest({ request, endResponse }) {
       if (request.method !== 'OPTIONS') return;
-      const methods = methodsOf(new URL(request.url).pathname);
+      const methods = methodsOf(parsedUrl(request).pathname);
       // A path that does not exist has no methods to offer, to a browser's preflight either: it goes
       // on to the 404 every unknown path gets (useHttpConventions).
       if (!methods) return;
@@ -115,7 +115,7 @@ export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS 
       );
     },
     onResponse({ request, response, setResponse }) {
-      const url = new URL(request.url);
+      const url = parsedUrl(request);
       const headers: Record<string, string> = { ...PROTECTIVE_HEADERS };
       const isPage = response.headers.get('content-type')?.startsWith('text/html') ?? false;
       headers['content-security-policy'] = (isPage ? explorerPolicy(url.pathname) : null) ?? API_POLICY;

@@ -19,6 +19,7 @@ import { carriesCredential } from '../gateway/security-headers.ts';
 import { carriesApiKey } from '../rest/routes.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { withHeaders } from '../web/bodies.ts';
+import { parsedUrl } from '../web/fetch-api.ts';
 import { createRateLimiter, mergedVerdict, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
 /** What the plugin knows of one request, kept under the request as the client sent it. */
@@ -70,7 +71,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
     const error = rateLimitedError(verdict, deps.now().getTime());
     // Extensions as when an operation is refused, without the internal `http`.
     const { http: _status, ...extensions } = error.extensions;
-    return new URL(request.url).pathname === graphqlEndpoint
+    return parsedUrl(request).pathname === graphqlEndpoint
       ? jsonResponse(429, { errors: [{ message: error.message, extensions }] })
       : jsonResponse(429, { error: 'rate_limited', message: error.message });
   };

@@ -19,3 +19,14 @@ export { Response } from '@whatwg-node/fetch';
 export function requestOver(url: string | URL, method: string, headers: Headers, body?: Uint8Array | string): Request {
   return new WhatwgRequest(url, { method, headers, ...(body === undefined ? {} : { body: body as BodyInit }) });
 }
+
+/**
+ * The request's URL, parsed once per request: whatwg-node's Request keeps the URL it was built from
+ * (the HTTP server parses each request's once, and Yoga reads the same one), so the plugins that
+ * read a path or a query share it instead of parsing `request.url` again. Shared: read it, never
+ * change it (copy it with `new URL(…)` to change it).
+ */
+export function parsedUrl(request: Request): URL {
+  const kept = (request as Request & { parsedUrl?: unknown }).parsedUrl;
+  return kept instanceof URL ? kept : new URL(request.url);
+}
