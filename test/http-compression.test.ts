@@ -71,6 +71,7 @@ describe('answers', () => {
     expect(small.status).toBe(200);
     expect((await rawBytes(small.clone())).byteLength).toBeLessThan(COMPRESSION_THRESHOLD_BYTES);
     expect(small.headers.get('content-encoding')).toBeNull();
+    expect(small.headers.get('vary')).toMatch(/accept-encoding/i);
     expect(((await small.json()) as { permissions: string[] }).permissions).toEqual(['read:car']);
   });
 

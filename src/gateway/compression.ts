@@ -50,19 +50,16 @@ export function useCompression(): Plugin {
       const type = received.headers.get('content-type') ?? '';
       // A subscription's stream is sent as its events come, never read whole.
       if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received) || isEventStream(received)) return;
-      const encoding = chooseEncoding(request.headers.get('accept-encoding'));
-      if (!encoding) {
-        // Nothing to compress with: the body is left for the server to write, unread here.
-        const answer = withHeaders(received, (headers) => headers.append('vary', 'Accept-Encoding'));
-        if (answer !== received) setResponse(answer);
-        return;
-      }
-      const { bytes: body, answer: response } = await readBody(received, setResponse);
-      if (body.byteLength < COMPRESSION_THRESHOLD_BYTES) {
+      /** Sent as it is, saying that another Accept-Encoding could have had it compressed. */
+      const sendPlain = (response: Response): void => {
         const answer = withHeaders(response, (headers) => headers.append('vary', 'Accept-Encoding'));
         if (answer !== response) setResponse(answer);
-        return;
-      }
+      };
+      const encoding = chooseEncoding(request.headers.get('accept-encoding'));
+      // Nothing to compress with: the body is left for the server to write, unread here.
+      if (!encoding) return sendPlain(received);
+      const { bytes: body, answer: response } = await readBody(received, setResponse);
+      if (body.byteLength < COMPRESSION_THRESHOLD_BYTES) return sendPlain(response);
       const headers = new Headers(response.headers);
       headers.append('vary', 'Accept-Encoding');
       const etag = response.headers.get('etag');

@@ -333,6 +333,8 @@ function keptOperationShape(
   operationName: string | null | undefined,
   rawVariables: Record<string, unknown> | null | undefined,
 ): OperationShape | null {
+  // The variables reaching here were parsed from JSON (a REST route is costed before, by
+  // soleRootField), so their JSON text is the whole of them.
   const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
   if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
   let byDocument = shapesBySchema.get(schema);
