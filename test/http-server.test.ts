@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config/index.ts';
 import { createHttpServer, type GatewayServer, type HttpServerSettings } from '../src/http/server.ts';
 import { createLifecycle, type Lifecycle } from '../src/gateway/lifecycle.ts';
-import { createApp } from '../src/gateway/yoga.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
+import { Response } from '../src/web/fetch-api.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { CREATE_LEAD, graphLead, samplePayload } from './support/fixtures-leads.ts';
@@ -27,6 +28,7 @@ const servers: GatewayServer[] = [];
 async function serve(
   overrides: Partial<HttpServerSettings> = {},
   lifecycle: Lifecycle = createLifecycle(),
+  yoga?: Yoga,
 ): Promise<{ gateway: GatewayServer; port: number }> {
   const config: Config = app.config;
   const settings: HttpServerSettings = {
@@ -37,8 +39,12 @@ async function serve(
     httpMaxConnections: 100,
     ...overrides,
   };
-  const yoga = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { lifecycle }));
-  const gateway = createHttpServer(yoga, settings, silent, lifecycle);
+  const gateway = createHttpServer(
+    yoga ?? createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { lifecycle })),
+    settings,
+    silent,
+    lifecycle,
+  );
   servers.push(gateway);
   const { port } = await gateway.listen(0, '127.0.0.1');
   return { gateway, port };
@@ -303,6 +309,46 @@ describe('draining', () => {
     }
     // And the listening socket is closed: a new connection is refused.
     expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
+    await drained;
+  });
+
+  it('sends an answer finished while the listening socket is still open only after it closed: the client that connects again at once is refused, not reset', async () => {
+    // An app whose one answer the test releases: it finishes in the same turn as the drain begins,
+    // before the listening socket can have closed.
+    let asked = false;
+    let release: (response: Response) => void = () => undefined;
+    const heldApp = {
+      handleRequest: () => {
+        asked = true;
+        return new Promise<Response>((resolve) => (release = resolve));
+      },
+    } as unknown as Yoga;
+    const lifecycle = createLifecycle();
+    const { gateway, port: drainPort } = await serve({}, lifecycle, heldApp);
+    const client = await openRaw(drainPort);
+    // What a client that opens a connection per request does on its answer: it connects again at once.
+    const reconnected = new Promise<'refused' | 'accepted'>((resolve) =>
+      client.socket.once('data', () => {
+        const next = connect({ host: '127.0.0.1', port: drainPort });
+        next.once('connect', () => {
+          next.destroy();
+          resolve('accepted');
+        });
+        next.once('error', () => resolve('refused'));
+      }),
+    );
+    client.socket.write('GET /health HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    while (!asked) await sleep(1);
+
+    const drained = gateway.drain(1_000);
+    release(new Response('{"status":"ok"}', { status: 200, headers: { 'content-type': 'application/json' } }));
+    // Accepted, it would be told 503 to go elsewhere; had it completed its handshake in the instant the
+    // listening socket closed, the kernel would have reset it.
+    expect(await reconnected).toBe('refused');
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.received().toLowerCase()).toContain('connection: close\r\n');
+    expect(client.received()).toContain('{"status":"ok"}');
     await drained;
   });
 });

@@ -179,13 +179,52 @@ interface ConnectionState {
   acceptedCount: number;
   /** Resolves once the listening socket is closed (markListenerClosed). */
   listenerClosed: Promise<void>;
+  /** Whether listenerClosed has resolved: read on every answer, so kept as a plain flag too. */
+  isListenerClosed: boolean;
   markListenerClosed: () => void;
 }
 
 function connectionState(): ConnectionState {
-  let markListenerClosed: () => void = () => undefined;
-  const listenerClosed = new Promise<void>((resolve) => (markListenerClosed = resolve));
-  return { unanswered: new Map(), acceptedWhileDraining: new WeakSet(), acceptedCount: 0, listenerClosed, markListenerClosed };
+  let resolveListenerClosed: () => void = () => undefined;
+  const listenerClosed = new Promise<void>((resolve) => (resolveListenerClosed = resolve));
+  const state: ConnectionState = {
+    unanswered: new Map(),
+    acceptedWhileDraining: new WeakSet(),
+    acceptedCount: 0,
+    listenerClosed,
+    isListenerClosed: false,
+    markListenerClosed: () => {
+      state.isListenerClosed = true;
+      resolveListenerClosed();
+    },
+  };
+  return state;
+}
+
+/**
+ * The longest an answer finished during a drain waits for the listening socket to close. The
+ * socket closes as soon as no connection arrives (closeListener), which takes a few turns of the
+ * event loop unless clients elsewhere keep connecting; then the cap lets the answers go anyway.
+ */
+const DRAIN_ANSWER_HOLD_MAX_MS = 1_000;
+
+/**
+ * Resolves once the listening socket is closed, or after DRAIN_ANSWER_HOLD_MAX_MS. An answer
+ * written while the socket is still open in a drain sends its client (told `Connection: close`)
+ * straight back to connect again, and a connection whose handshake completes in the instant the
+ * socket closes is reset by the kernel: the client had connected and gets no answer. Held until
+ * the close, the answer can only send the client to a closed port (a clean refusal) or to another
+ * instance. Outside a drain this costs nothing.
+ */
+function untilListenerClosed(state: ConnectionState, lifecycle: Lifecycle): Promise<void> | undefined {
+  if (!lifecycle.draining || state.isListenerClosed) return undefined;
+  return new Promise((resolve) => {
+    const cap = setTimeout(resolve, DRAIN_ANSWER_HOLD_MAX_MS);
+    void state.listenerClosed.then(() => {
+      clearTimeout(cap);
+      resolve();
+    });
+  });
 }
 
 /** Resolves once the response can take more (or is gone: the client left). */
@@ -291,7 +330,12 @@ function requestHandler(
     // does not keep new connections from being accepted.
     turns.admit(() => {
       answer(app, settings, req, headers, requestId)
-        .then((response) => writeResponse(state, lifecycle, req, res, response))
+        .then((response) => {
+          const held = untilListenerClosed(state, lifecycle);
+          return held
+            ? held.then(() => writeResponse(state, lifecycle, req, res, response))
+            : writeResponse(state, lifecycle, req, res, response);
+        })
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
           writeInternalError(res, requestId, lifecycle.draining);
@@ -343,13 +387,13 @@ function trackConnections(
  * a poll phase of the event loop (where Node accepts from a listening socket with connections
  * waiting) went by without accepting one, and, where the kernel tells (src/http/accept-queue.ts), when
  * the queue is empty at that moment; a connection that completes its handshake in the microseconds
- * between that look and the close is the one left to chance. Connections keep coming only from
- * clients not yet answered: each one accepted meanwhile waits for its 503 until the socket is
- * closed, so the clients do not come back into the queue.
+ * between that look and the close is the one left to chance. The clients of this instance do not
+ * come back into the queue meanwhile: a connection accepted after the drain began waits for its
+ * 503, and an answer finished after it waits too (untilListenerClosed), until the socket is closed.
  */
-// `maxMs`: the longest it stays open while connections keep arriving (clients of the requests still
-// in flight reconnect as each is answered); then it closes anyway, and the kernel resets those
-// still waiting in its queue.
+// `maxMs`: the longest it stays open while connections keep arriving (clients elsewhere that keep
+// connecting, or answers released by DRAIN_ANSWER_HOLD_MAX_MS); then it closes anyway, and the
+// kernel resets those still waiting in its queue.
 function closeListener(server: Server, state: ConnectionState, logger: Logger, maxMs: number, onClosed: () => void): void {
   const started = Date.now();
   let seen = state.acceptedCount;
