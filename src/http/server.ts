@@ -11,7 +11,7 @@ import type { Lifecycle } from '../gateway/lifecycle.ts';
 import type { Yoga } from '../gateway/yoga.ts';
 import { PROTECTIVE_HEADERS } from '../gateway/security-headers.ts';
 import { recordSocketAddress } from '../gateway/client-address.ts';
-import { finalBytes, recordRequestBody } from '../web/bodies.ts';
+import { bodyToSend, recordRequestBody } from '../web/bodies.ts';
 import { requestIdFor } from '../telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from '../gateway/request-telemetry.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
@@ -257,13 +257,14 @@ async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8A
   res.end();
 }
 
-async function writeResponse(
+/** Writes the answer; a promise only while something is still to come (an event stream, a body still a stream). */
+function writeResponse(
   state: ConnectionState,
   lifecycle: Lifecycle,
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
-): Promise<void> {
+): Promise<void> | undefined {
   // The content type first: `body` on whatwg-node's Response makes a stream over the bytes.
   if (isEventStream(response) && response.body) {
     res.statusCode = response.status;
@@ -273,8 +274,20 @@ async function writeResponse(
     if (lifecycle.draining) res.setHeader('connection', 'close');
     return writeEventStream(res, response.body);
   }
-  const bytes = await finalBytes(response);
-  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const body = bodyToSend(response);
+  if (body instanceof Promise) return body.then((bytes) => writeWhole(state, lifecycle, req, res, response, bytes));
+  writeWhole(state, lifecycle, req, res, response, body);
+  return undefined;
+}
+
+function writeWhole(
+  state: ConnectionState,
+  lifecycle: Lifecycle,
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  body: string | Uint8Array,
+): void {
   res.statusCode = response.status;
   response.headers.forEach((value, name) => {
     res.appendHeader(name, value);

@@ -35,7 +35,27 @@ export function hasBody(response: Response): boolean {
 
 /** The bytes to send: the last reader of an answer may consume it. */
 export async function finalBytes(response: Response): Promise<Uint8Array<ArrayBuffer>> {
-  return knownBytes.get(response) ?? new Uint8Array(await response.arrayBuffer());
+  return knownBytes.get(response) ?? asBytes(await response.arrayBuffer());
+}
+
+/**
+ * What the HTTP server sends: the text the answer was made with while no hook has read it (Yoga
+ * answers with text, and Node writes text straight into the socket: read as bytes first it would be
+ * encoded once and then copied), else its bytes. Synchronous unless the body is still a stream.
+ */
+export function bodyToSend(response: Response): string | Uint8Array | Promise<Uint8Array> {
+  const known = knownBytes.get(response);
+  if (known) return known;
+  const init = Object.hasOwn(response, 'bodyInit') ? (response as Response & { bodyInit: unknown }).bodyInit : undefined;
+  if (typeof init === 'string' && !response.bodyUsed) return init;
+  // Through finalBytes, an async function: whatwg-node answers arrayBuffer() with a promise-like
+  // object of its own, and the server tells a body still to come by `instanceof Promise`.
+  return finalBytes(response);
+}
+
+/** whatwg-node's arrayBuffer() resolves to a Buffer (already a view on bytes): viewed, not copied. */
+function asBytes(read: ArrayBuffer): Uint8Array<ArrayBuffer> {
+  return ArrayBuffer.isView(read) ? (read as unknown as Uint8Array<ArrayBuffer>) : new Uint8Array(read);
 }
 
 /** A Response over bytes already in hand, which later hooks read without touching its stream. */

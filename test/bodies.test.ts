@@ -1,0 +1,45 @@
+// What the HTTP server sends of an answer (src/web/bodies.ts): the text the answer was made with
+// while it is whole, else the bytes a hook read, else the body read now.
+import { describe, expect, it } from 'vitest';
+import { bodyToSend, readBody } from '../src/web/bodies.ts';
+import { Response } from '../src/web/fetch-api.ts';
+
+const decoded = async (body: ReturnType<typeof bodyToSend>): Promise<string> => {
+  const sent = await body;
+  return typeof sent === 'string' ? sent : new TextDecoder().decode(sent);
+};
+
+describe('bodyToSend', () => {
+  it('is the very text an answer was made with, synchronously, when no hook read it', () => {
+    const text = '{"data":{"name":"Ünïcode ✓"}}';
+    expect(bodyToSend(new Response(text, { status: 200 }))).toBe(text);
+  });
+
+  it('is the bytes a hook read (the answer it put in place), not a second read', async () => {
+    const original = new Response('{"a":1}');
+    let replaced: Response | undefined;
+    const { bytes, answer } = await readBody(original, (response) => (replaced = response));
+    expect(replaced).toBe(answer);
+    expect(bodyToSend(answer)).toBe(bytes);
+  });
+
+  it('reads a body that is bytes, a stream or none, whole, as a promise', async () => {
+    const bytes = bodyToSend(new Response(new TextEncoder().encode('bytes ✓')));
+    expect(bytes).toBeInstanceOf(Promise);
+    expect(await decoded(bytes)).toBe('bytes ✓');
+    // HEAD's answer has none (src/gateway/http-plugins.ts).
+    const none = bodyToSend(new Response(null, { status: 200, headers: { 'content-length': '15' } }));
+    expect(none).toBeInstanceOf(Promise);
+    expect(await decoded(none)).toBe('');
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('one, '));
+        controller.enqueue(new TextEncoder().encode('two'));
+        controller.close();
+      },
+    });
+    const streamed = bodyToSend(new Response(stream));
+    expect(streamed).toBeInstanceOf(Promise);
+    expect(await decoded(streamed)).toBe('one, two');
+  });
+});
