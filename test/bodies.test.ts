@@ -15,12 +15,31 @@ describe('bodyToSend', () => {
     expect(bodyToSend(new Response(text, { status: 200 }))).toBe(text);
   });
 
-  it('is the bytes a hook read (the answer it put in place), not a second read', async () => {
-    const original = new Response('{"a":1}');
+  it('is the bytes a hook read: a text answer stays in place, a stream is replaced by an answer over its bytes', async () => {
+    const text = new Response('{"a":"é"}');
     let replaced: Response | undefined;
-    const { bytes, answer } = await readBody(original, (response) => (replaced = response));
-    expect(replaced).toBe(answer);
-    expect(bodyToSend(answer)).toBe(bytes);
+    const read = await readBody(text, (response) => (replaced = response));
+    expect(replaced).toBeUndefined();
+    expect(read.answer).toBe(text);
+    expect(new TextDecoder().decode(read.bytes)).toBe('{"a":"é"}');
+    // Its own bytes, not a view into a shared pool that a cache holding them would keep alive.
+    expect(read.bytes.byteOffset).toBe(0);
+    expect(read.bytes.buffer.byteLength).toBe(read.bytes.byteLength);
+    expect(bodyToSend(text)).toBe(read.bytes);
+    expect((await readBody(text, () => undefined)).bytes).toBe(read.bytes);
+
+    const streamed = new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('streamed'));
+          controller.close();
+        },
+      }),
+    );
+    const fromStream = await readBody(streamed, (response) => (replaced = response));
+    expect(replaced).toBe(fromStream.answer);
+    expect(fromStream.answer).not.toBe(streamed);
+    expect(bodyToSend(fromStream.answer)).toBe(fromStream.bytes);
   });
 
   it('reads a body that is bytes, a stream or none, whole, as a promise', async () => {

@@ -16,10 +16,27 @@ export async function readBody(
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; answer: Response }> {
   const known = knownBytes.get(response);
   if (known) return { bytes: known, answer: response };
+  const text = wholeText(response);
+  if (text !== undefined) {
+    // Text is not consumed by being read: the answer stays as it is, with its bytes remembered.
+    // TextEncoder's bytes are their own (a small Buffer would share an 8 KB pool, kept alive by a cache).
+    const encoded = textEncoder.encode(text);
+    knownBytes.set(response, encoded);
+    return { bytes: encoded, answer: response };
+  }
   const bytes = new Uint8Array(await response.arrayBuffer());
   const answer = responseFromBytes(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
   setResponse(answer);
   return { bytes, answer };
+}
+
+const textEncoder = new TextEncoder();
+
+/** The text a whatwg-node Response was made with (Yoga answers with text), while nothing has consumed it. */
+function wholeText(response: Response): string | undefined {
+  if (!Object.hasOwn(response, 'bodyInit') || response.bodyUsed) return undefined;
+  const init = (response as Response & { bodyInit: unknown }).bodyInit;
+  return typeof init === 'string' ? init : undefined;
 }
 
 /**
@@ -46,8 +63,8 @@ export async function finalBytes(response: Response): Promise<Uint8Array<ArrayBu
 export function bodyToSend(response: Response): string | Uint8Array | Promise<Uint8Array> {
   const known = knownBytes.get(response);
   if (known) return known;
-  const init = Object.hasOwn(response, 'bodyInit') ? (response as Response & { bodyInit: unknown }).bodyInit : undefined;
-  if (typeof init === 'string' && !response.bodyUsed) return init;
+  const text = wholeText(response);
+  if (text !== undefined) return text;
   // Through finalBytes, an async function: whatwg-node answers arrayBuffer() with a promise-like
   // object of its own, and the server tells a body still to come by `instanceof Promise`.
   return finalBytes(response);
