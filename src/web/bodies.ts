@@ -32,11 +32,18 @@ export async function readBody(
 
 const textEncoder = new TextEncoder();
 
+/**
+ * What a whatwg-node Response was made with (its own `bodyInit`: null when made without a body), or
+ * undefined for any other Response.
+ */
+function bodyInitOf(response: Response): unknown {
+  return Object.hasOwn(response, 'bodyInit') ? (response as Response & { bodyInit: unknown }).bodyInit : undefined;
+}
+
 /** The text a whatwg-node Response was made with (Yoga answers with text), while nothing has consumed it. */
 function wholeText(response: Response): string | undefined {
-  if (!Object.hasOwn(response, 'bodyInit') || response.bodyUsed) return undefined;
-  const init = (response as Response & { bodyInit: unknown }).bodyInit;
-  return typeof init === 'string' ? init : undefined;
+  const init = bodyInitOf(response);
+  return typeof init === 'string' && !response.bodyUsed ? init : undefined;
 }
 
 /**
@@ -46,8 +53,8 @@ function wholeText(response: Response): string | undefined {
  */
 export function hasBody(response: Response): boolean {
   if (knownBytes.has(response)) return true;
-  if (Object.hasOwn(response, 'bodyInit')) return (response as Response & { bodyInit: unknown }).bodyInit != null;
-  return response.body !== null;
+  const init = bodyInitOf(response);
+  return init === undefined ? response.body !== null : init !== null;
 }
 
 /** The bytes to send: the last reader of an answer may consume it. */
