@@ -312,43 +312,64 @@ describe('draining', () => {
     await drained;
   });
 
-  it('sends an answer finished while the listening socket is still open only after it closed: the client that connects again at once is refused, not reset', async () => {
-    // An app whose one answer the test releases: it finishes in the same turn as the drain begins,
-    // before the listening socket can have closed.
-    let asked = false;
-    let release: (response: Response) => void = () => undefined;
-    const heldApp = {
-      handleRequest: () => {
-        asked = true;
-        return new Promise<Response>((resolve) => (release = resolve));
-      },
-    } as unknown as Yoga;
-    const lifecycle = createLifecycle();
-    const { gateway, port: drainPort } = await serve({}, lifecycle, heldApp);
-    const client = await openRaw(drainPort);
-    // What a client that opens a connection per request does on its answer: it connects again at once.
-    const reconnected = new Promise<'refused' | 'accepted'>((resolve) =>
-      client.socket.once('data', () => {
-        const next = connect({ host: '127.0.0.1', port: drainPort });
-        next.once('connect', () => {
-          next.destroy();
-          resolve('accepted');
-        });
-        next.once('error', () => resolve('refused'));
-      }),
-    );
-    client.socket.write('GET /health HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
-    while (!asked) await sleep(1);
+  /** How the test settles the held app's one answer. */
+  interface HeldOutcome {
+    resolve(response: Response): void;
+    reject(error: Error): void;
+  }
+  // Every answer this path writes: the app's, and the 500 of a request that failed outside it.
+  it.each([
+    {
+      finished: 'the app answers',
+      settle: (outcome: HeldOutcome) =>
+        outcome.resolve(new Response('{"status":"ok"}', { status: 200, headers: { 'content-type': 'application/json' } })),
+      status: 200,
+      body: '{"status":"ok"}',
+    },
+    {
+      finished: 'the request fails outside the app',
+      settle: (outcome: HeldOutcome) => outcome.reject(new Error('lost')),
+      status: 500,
+      body: '"error":"internal_error"',
+    },
+  ])(
+    'sends an answer finished while the listening socket is still open only after it closed ($finished): the client that connects again at once is refused, not reset',
+    async ({ settle, status, body }) => {
+      // An app whose one answer the test settles: it finishes in the same turn as the drain begins,
+      // before the listening socket can have closed.
+      let outcome: HeldOutcome | undefined;
+      const heldApp = {
+        handleRequest: () => {
+          return new Promise<Response>((resolve, reject) => (outcome = { resolve, reject }));
+        },
+      } as unknown as Yoga;
+      const lifecycle = createLifecycle();
+      const { gateway, port: drainPort } = await serve({}, lifecycle, heldApp);
+      const client = await openRaw(drainPort);
+      // What a client that opens a connection per request does on its answer: it connects again at once.
+      const reconnected = new Promise<'refused' | 'accepted'>((resolve) =>
+        client.socket.once('data', () => {
+          const next = connect({ host: '127.0.0.1', port: drainPort });
+          next.once('connect', () => {
+            next.destroy();
+            resolve('accepted');
+          });
+          next.once('error', () => resolve('refused'));
+        }),
+      );
+      client.socket.write('GET /health HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+      while (!outcome) await sleep(1);
 
-    const drained = gateway.drain(1_000);
-    release(new Response('{"status":"ok"}', { status: 200, headers: { 'content-type': 'application/json' } }));
-    // Accepted, it would be told 503 to go elsewhere; had it completed its handshake in the instant the
-    // listening socket closed, the kernel would have reset it.
-    expect(await reconnected).toBe('refused');
-    await client.closed;
-    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
-    expect(client.received().toLowerCase()).toContain('connection: close\r\n');
-    expect(client.received()).toContain('{"status":"ok"}');
-    await drained;
-  });
+      const drained = gateway.drain(1_000);
+      settle(outcome);
+      // Accepted, it would be told 503 to go elsewhere; had it completed its handshake in the instant the
+      // listening socket closed, the kernel would have reset it.
+      expect(await reconnected).toBe('refused');
+      await client.closed;
+      expect(client.received()).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(client.received().toLowerCase()).toContain('connection: close\r\n');
+      expect(client.received()).toContain(body);
+      await drained;
+    },
+  );
 });

@@ -227,6 +227,16 @@ function untilListenerClosed(state: ConnectionState, lifecycle: Lifecycle): Prom
   });
 }
 
+/** Writes an answer (the app's, or the 500 of a failure outside it) at once, or held by untilListenerClosed. */
+function whenListenerClosed(
+  state: ConnectionState,
+  lifecycle: Lifecycle,
+  write: () => Promise<void> | undefined,
+): Promise<void> | undefined {
+  const held = untilListenerClosed(state, lifecycle);
+  return held ? held.then(write) : write();
+}
+
 /** Resolves once the response can take more (or is gone: the client left). */
 function writable(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -343,15 +353,13 @@ function requestHandler(
     // does not keep new connections from being accepted.
     turns.admit(() => {
       answer(app, settings, req, headers, requestId)
-        .then((response) => {
-          const held = untilListenerClosed(state, lifecycle);
-          return held
-            ? held.then(() => writeResponse(state, lifecycle, req, res, response))
-            : writeResponse(state, lifecycle, req, res, response);
-        })
+        .then((response) => whenListenerClosed(state, lifecycle, () => writeResponse(state, lifecycle, req, res, response)))
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
-          writeInternalError(res, requestId, lifecycle.draining);
+          return whenListenerClosed(state, lifecycle, () => {
+            writeInternalError(res, requestId, lifecycle.draining);
+            return undefined;
+          });
         });
     });
   };
