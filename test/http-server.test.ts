@@ -14,7 +14,7 @@ import { Response } from '../src/web/fetch-api.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { CREATE_LEAD, graphLead, samplePayload } from './support/fixtures-leads.ts';
-import { isAnswer, keepAliveClient, openRaw, sleep, type HttpAnswer } from './support/http-client.ts';
+import { isAnswer, isDrainAnswer, keepAliveClient, openRaw, requestOnce, sleep, type HttpAnswer } from './support/http-client.ts';
 
 const silent = pino({ level: 'silent' });
 const LIMIT = 4096;
@@ -309,6 +309,21 @@ describe('draining', () => {
     }
     // And the listening socket is closed: a new connection is refused.
     expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
+    await drained;
+  });
+
+  it('keeps the listening socket open until no connection has arrived for 100 ms, and then closes it', async () => {
+    // A client answered just before the drain connects again a moment later (later on a loaded
+    // machine): accepted and told 503, not caught by the close.
+    const { gateway, port: drainPort } = await serve({}, createLifecycle());
+    const began = Date.now();
+    const drained = gateway.drain(1_000);
+    await sleep(5);
+    const late = await requestOnce(drainPort, 'GET', '/health');
+    expect(isAnswer(late) && isDrainAnswer(late)).toBe(true);
+    while (gateway.server.listening) await sleep(1);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(100);
+    expect(await requestOnce(drainPort, 'GET', '/health')).toMatchObject({ error: 'ECONNREFUSED', connected: false });
     await drained;
   });
 

@@ -142,10 +142,10 @@ describe('SIGTERM with a new connection per request', () => {
       // The leads stored are exactly those answered 201: a 503 stored nothing.
       expect([...tally.stored].sort()).toEqual([...tally.created].sort());
       // One retry: a connection can still complete its handshake in the instant between the accept
-      // queue being seen empty and the listener closing, and is then reset. Its usual cause, a client
-      // answered during the drain connecting again at once, is gone (an answer waits for the close:
-      // test/http-server.test.ts); a client answered just before the signal remains. A second failure
-      // in a row still fails the test.
+      // queue being seen empty and the listener closing, and is then reset. Its causes are narrowed
+      // (test/http-server.test.ts): an answer finished during the drain waits for the close, and the
+      // close waits until no connection has arrived for 100 ms, so a client answered just before the
+      // signal is accepted, not caught. A second failure in a row still fails the test.
     },
     { timeout: 240_000, retry: 1 },
   );

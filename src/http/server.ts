@@ -402,32 +402,50 @@ function trackConnections(
 }
 
 /**
+ * How long no connection may have arrived before the listening socket closes. A client answered just
+ * before the drain began connects again a moment later, later still on a loaded machine; closing
+ * in that moment would reset it. Held this long, its connection is accepted and told 503 instead.
+ */
+const LISTENER_QUIET_MS = 100;
+const QUIET_LOOK_INTERVAL_MS = 5;
+
+/**
  * Closes the listening socket once no connection is waiting in the kernel's accept queue. Closing
  * it resets every connection the kernel has accepted (completed the handshake of) and the process
  * has not: a client that had sent its request would get a reset, not an answer. So it closes when
- * a poll phase of the event loop (where Node accepts from a listening socket with connections
- * waiting) went by without accepting one, and, where the kernel tells (src/http/accept-queue.ts), when
- * the queue is empty at that moment; a connection that completes its handshake in the microseconds
- * between that look and the close is the one left to chance. The clients of this instance do not
- * come back into the queue meanwhile: a connection accepted after the drain began waits for its
- * 503, and an answer finished after it waits too (untilListenerClosed), until the socket is closed.
+ * no connection has been accepted for LISTENER_QUIET_MS (Node accepts in the event loop's poll
+ * phase) and, where the kernel tells (src/http/accept-queue.ts), the queue is empty at that moment;
+ * a connection that completes its handshake in the microseconds between that look and the close is
+ * the one left to chance. The clients of this instance do not come back into the queue meanwhile:
+ * a connection accepted after the drain began waits for its 503, and an answer finished after it
+ * waits too (untilListenerClosed), until the socket is closed.
  */
 // `maxMs`: the longest it stays open while connections keep arriving (clients elsewhere that keep
 // connecting, or answers released by DRAIN_ANSWER_HOLD_MAX_MS); then it closes anyway, and the
 // kernel resets those still waiting in its queue.
 function closeListener(server: Server, state: ConnectionState, logger: Logger, maxMs: number, onClosed: () => void): void {
   const started = Date.now();
+  const quietMs = Math.min(LISTENER_QUIET_MS, maxMs / 2);
   let seen = state.acceptedCount;
+  let quietSince = started;
   let looks = 0;
   const look = (): void => {
     looks += 1;
     const address = server.address();
     const port = address !== null && typeof address === 'object' ? address.port : null;
-    const quiet = port === null || (looks > 1 && state.acceptedCount === seen && (acceptQueueLength(port) ?? 0) === 0);
-    const overdue = Date.now() - started >= maxMs;
-    if (!quiet && !overdue) {
+    const now = Date.now();
+    const arrived = looks === 1 || state.acceptedCount !== seen || (port !== null && (acceptQueueLength(port) ?? 0) > 0);
+    if (arrived) {
       seen = state.acceptedCount;
-      setImmediate(look);
+      quietSince = now;
+    }
+    const quiet = port === null || (!arrived && now - quietSince >= quietMs);
+    const overdue = now - started >= maxMs;
+    if (!quiet && !overdue) {
+      // While connections arrive, looked at again right after the next poll phase; while none do,
+      // every few milliseconds (not a busy loop) until the quiet period is over.
+      if (arrived) setImmediate(look);
+      else setTimeout(look, QUIET_LOOK_INTERVAL_MS);
       return;
     }
     if (!quiet)
