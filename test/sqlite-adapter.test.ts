@@ -28,6 +28,8 @@ describe('kept prepared statements', () => {
     expect(first.columns().map((column) => column.name)).toEqual(['id', 'stocknum']);
     expect(first.raw().all()).toEqual([[1, 'A1']]);
     expect(db.prepare(sql).bind([3]).raw().all()).toEqual([[3, 'C3']]);
+    // The columns are asked of SQLite once per kept statement, and each call sees the same answer.
+    expect(db.prepare(sql).bind([3]).columns()).toBe(first.columns());
     expect(kept.size).toBe(1);
     const underlying = kept.get(sql);
     db.prepare(sql).bind([2]);

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config/index.ts';
+import { rememberAdapter } from './direct-reads.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
 
@@ -76,6 +77,13 @@ const QUERY_PLAN_CACHE_ENTRIES = 1_000;
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+  // The adapter Prisma connects is also the one direct reads run on (src/db/direct-reads.ts).
+  const attachments: ((db: object) => void)[] = [];
+  const remembered = <F extends Parameters<typeof rememberAdapter>[0]>(factory: F): F => {
+    const { factory: remembering, attach } = rememberAdapter(factory, options.onQuery);
+    attachments.push(attach);
+    return remembering;
+  };
   let db: Db;
   if (engineOf(databaseUrl) === 'postgresql') {
     // The pool is made here, not by the adapter, so that its counts (in use, waiting) can be read;
@@ -94,7 +102,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const adapter = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options);
+    const adapter = remembered(wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options));
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({
       adapter,
@@ -107,9 +115,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
-    const adapter = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options);
+    const adapter = remembered(
+      wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options),
+    );
     db = new PrismaClient({ adapter, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES });
   }
+  for (const attach of attachments) attach(db);
   if (options.onQuery) {
     const onQuery = options.onQuery;
     (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));

@@ -17,6 +17,7 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db } from './client.ts';
+import { isBaseClient } from './direct-reads.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -553,8 +554,23 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
     if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
     client = scopedClient(db, new Scope(ids)) as ScopedDb;
     clients.set(cacheKey, client);
+    reachOfClient.set(client, { db, dealershipIds: ids });
   }
   return client;
+}
+
+/** The base client and the dealerships of each scoped client made here. */
+const reachOfClient = new WeakMap<object, { db: Db; dealershipIds: readonly number[] }>();
+
+/**
+ * What a client reaches: its base client and its dealerships (null: every one). Undefined for a client
+ * not made by forDealerships or createDb (a transaction's), whose reach this cannot vouch for: a read
+ * that needs it then goes through the client itself.
+ */
+export function reachOf(client: ScopedDb): { db: Db; dealershipIds: readonly number[] | null } | undefined {
+  const scoped = reachOfClient.get(client);
+  if (scoped) return scoped;
+  return isBaseClient(client) ? { db: client, dealershipIds: null } : undefined;
 }
 
 /** The client for a request's caller: the key's dealerships, or nothing at all without a key. */

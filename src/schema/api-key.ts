@@ -8,6 +8,7 @@ import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, restShape } from './builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
+import { keyDealerships } from '../domain/key-dealerships.ts';
 import { dealershipFields, dealershipStaffList, Location, locationOrder } from './dealership.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
@@ -35,9 +36,8 @@ const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
     dealerships: t.prismaField({
       type: [ApiKeyDetailsDealership],
       description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
-      resolve: (query, _apiKey, _args, context) =>
-        // The caller's scoped client answers exactly the dealerships the key reaches.
-        context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
+      // The caller's scoped client answers exactly the dealerships the key reaches.
+      resolve: (query, _apiKey, _args, context) => keyDealerships(context.db, query),
     }),
   }),
 });
