@@ -157,9 +157,11 @@ export function rowRead(
 /** The most values one IN list is given here; beyond it Prisma may split the statement, so the caller asks Prisma. */
 export const MOST_LISTED_VALUES = 500;
 
-const INT_ARG: ArgType = { arity: 'scalar', scalarType: 'int', dbType: null as unknown as string };
+// The argument types Prisma sends with these statements (its `dbType: null` is no type here, as it is
+// to the adapters, which read a dbType only for dates and times).
+const INT_ARG: ArgType = { arity: 'scalar', scalarType: 'int' };
 const PG_INT_ARG: ArgType = { arity: 'scalar', scalarType: 'int', dbType: 'INTEGER' };
-const BIGINT_ARG: ArgType = { arity: 'scalar', scalarType: 'bigint', dbType: null as unknown as string };
+const BIGINT_ARG: ArgType = { arity: 'scalar', scalarType: 'bigint' };
 
 function statement(connected: Connected, adapter: Queryable, read: RowRead, values: readonly number[] | null): SqlQuery {
   const postgres = connected.provider === 'postgres';
