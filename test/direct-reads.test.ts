@@ -73,6 +73,22 @@ describe('the key details dealerships read directly', () => {
     expect(locations.some((location) => Object.values(location).includes(null))).toBe(true);
   });
 
+  it('reads a date written in any form the engine keeps as Prisma reads it', async () => {
+    // Written by another writer than Prisma: without a zone, with a space, date only, with an offset.
+    const forms = ['2024-06-11 05:35:46', '2024-06-11T05:35:46.5', '2024-06-11', '2024-06-11T05:35:46+10:00', '2024-06-11 05:35:46.123Z'];
+    const ids: number[] = [];
+    for (const form of forms) {
+      const dealership = await makeDealership(app.db);
+      await app.db.$executeRawUnsafe(`UPDATE dealerships SET created_at = '${form}' WHERE id = ${dealership.id}`);
+      ids.push(dealership.id);
+    }
+    const client = forDealerships(app.db, ids);
+    const direct = await run(() => keyDealerships(client, {}));
+    const prisma = await run(() => client.dealership.findMany({ orderBy: { id: 'asc' } }));
+    expect(direct.answer).toEqual(prisma.answer);
+    expect(direct.answer.map((dealership) => dealership.created_at.getTime()).every(Number.isFinite)).toBe(true);
+  });
+
   it('leaves any other selection to Prisma: a location address is read with its own statement', async () => {
     const { answer, statements } = await run(() =>
       app.graphql<{ apikey_details: { dealerships: { locations: { address: { city: string } | null }[] }[] } }>(
