@@ -1,11 +1,13 @@
 // The benchmark's floor (`npm run bench`): a plain node:http handler that answers the two point reads
 //   GET /api/v1/apikeys/apikey_details.json   and   GET /api/v1/cars/{id}/performance.json
-// with the same Prisma client and the same Prisma queries as the service, and nothing else: no
-// GraphQL, no Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one
+// with the same Prisma client, sending the same SQL statements as the service, and nothing else: no
+// GraphQL, no Sofa, no caches. It asks Prisma for everything, as a hand-written handler on the ORM
+// would; the service sends apikey_details' statements through the adapter itself
+// (src/domain/key-dealerships.ts), which is what the ratio measures there. The key is verified by its hash on every request (lookUpKey, one
 // statement, as the service does on a key-cache miss), the car and its figures come from
 // carPerformance (the service's own function, so the queries cannot drift),
 // both through the caller's scoped client as the service reads them, and apikey_details builds the
-// key's id and permissions from the verified key and reads its dealerships as Pothos does (whole rows).
+// key's id and permissions from the verified key and reads its dealerships as Pothos asks (whole rows).
 // test/bench-bare-handler.test.ts holds its bodies and its SQL statements (the key lookup aside)
 // equal to the service's, so the ratio is honest.
 //

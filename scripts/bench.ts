@@ -10,8 +10,8 @@
 //                      its first start migrates and seeds the demo data;
 // - service, no cache  the same with RESPONSE_CACHE=false, for the uncached rows (on SQLite over its
 //                      own copy of the seeded file: one SQLite file serves one instance);
-// - bare               scripts/bench-bare-handler.ts: node:http + the same Prisma queries, for the
-//                      two point reads only (the floor the ORM sets);
+// - bare               scripts/bench-bare-handler.ts: node:http + Prisma sending the same statements,
+//                      for the two point reads only (the floor the ORM sets);
 // - main               with --baseline-dir: another checkout of this project (today's main) over its
 //                      own copy of the demo data, started with tsx as it was.
 // It checks every answer once (status; REST body = GraphQL data; bare body = service body), warms
