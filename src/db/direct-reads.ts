@@ -87,12 +87,22 @@ interface Column {
   isEnum: boolean;
 }
 
-/** The columns of a model's whole row, in the datamodel's order (the order Prisma selects them in). */
+/**
+ * The columns of a read, in the order Prisma selects them: a whole row in the datamodel's order, a
+ * selection in the order it is given (Prisma's is its `select`'s, with `id` first when ordering needs it).
+ */
 function wholeRow(model: ModelName, only?: readonly string[]): Column[] {
   const fields = models[model]?.fields;
   if (!fields) throw new Error(`direct reads: no model ${model}`);
-  return fields
-    .filter((field) => (field.kind === 'scalar' || field.kind === 'enum') && (!only || only.includes(field.name)))
+  const chosen = only
+    ? only.map((name) => {
+        const field = fields.find((candidate) => candidate.name === name);
+        if (!field) throw new Error(`direct reads: ${model} has no column ${name}`);
+        return field;
+      })
+    : fields;
+  return chosen
+    .filter((field) => field.kind === 'scalar' || field.kind === 'enum')
     .map((field) => {
       if (field.kind === 'scalar' && !MAPPED_TYPES.has(field.type))
         throw new Error(`direct reads: ${model}.${field.name} is ${field.type}, which this reader does not map`);
@@ -138,22 +148,66 @@ function mapValue(type: string, value: unknown): unknown {
   }
 }
 
-/** One whole-row read, built once per model and filter column. */
+/**
+ * How a read keeps to a caller's dealerships when given their ids, as src/db/scoped.ts decides it
+ * (`dealershipConditionOf`): by a column of its own rows, or by a column of the row its owner relation
+ * points at (`ownerTable`, through `foreignKey`), joined as Prisma joins it.
+ */
+type DealershipCondition = { column: string } | { ownerTable: string; foreignKey: string; column: string };
+
+/** An aggregate selected before the columns, as Prisma's groupBy writes it (`COUNT(*) AS "_count$_all"`). */
+interface Aggregate {
+  sql: 'COUNT(*)' | 'SUM';
+  /** The column SUM adds up. */
+  of?: string;
+  alias: string;
+}
+
+/** One read: built once, sent with its lists of values each time. */
 interface RowRead {
   model: ModelName;
   table: string;
   columns: Column[];
   /** The column the list filters on; undefined for every row. */
   filter: string | undefined;
-  orderBy: string | undefined;
+  orderBy: readonly string[];
+  aggregate: Aggregate | undefined;
+  groupBy: string | undefined;
+  /** The dealership condition, when the read is sent with the caller's dealerships. */
+  condition: DealershipCondition | undefined;
 }
 
 export function rowRead(
   model: ModelName,
   table: string,
-  options: { filter?: string; orderBy?: string; columns?: readonly string[] },
+  options: {
+    filter?: string;
+    orderBy?: string | readonly string[];
+    columns?: readonly string[];
+    aggregate?: Aggregate;
+    groupBy?: string;
+    /** The model's dealership condition (src/db/scoped.ts), and the owner's table when it goes through one. */
+    condition?: { column: string } | { owner: string; foreignKey: string; column: string };
+    ownerTable?: string;
+  },
 ): RowRead {
-  return { model, table, columns: wholeRow(model, options.columns), filter: options.filter, orderBy: options.orderBy };
+  const rule = options.condition;
+  let condition: DealershipCondition | undefined;
+  if (rule && 'owner' in rule) {
+    if (options.ownerTable === undefined) throw new Error(`direct reads: ${model} is kept through ${rule.owner}, whose table is not given`);
+    condition = { ownerTable: options.ownerTable, foreignKey: rule.foreignKey, column: rule.column };
+  } else condition = rule;
+  const orderBy = options.orderBy === undefined ? [] : typeof options.orderBy === 'string' ? [options.orderBy] : options.orderBy;
+  return {
+    model,
+    table,
+    columns: wholeRow(model, options.columns),
+    filter: options.filter,
+    orderBy,
+    aggregate: options.aggregate,
+    groupBy: options.groupBy,
+    condition,
+  };
 }
 
 /** The most values one IN list is given here; beyond it Prisma may split the statement, so the caller asks Prisma. */
@@ -165,29 +219,56 @@ const INT_ARG: ArgType = { arity: 'scalar', scalarType: 'int' };
 const PG_INT_ARG: ArgType = { arity: 'scalar', scalarType: 'int', dbType: 'INTEGER' };
 const BIGINT_ARG: ArgType = { arity: 'scalar', scalarType: 'bigint' };
 
-function statement(connected: Connected, adapter: Queryable, read: RowRead, values: readonly number[] | null): SqlQuery {
+/** The alias Prisma gives the owner's table in a scope join. */
+const OWNER_ALIAS = 'j0';
+
+function statement(
+  connected: Connected,
+  adapter: Queryable,
+  read: RowRead,
+  values: readonly number[] | null,
+  dealershipIds: readonly number[] | undefined,
+): SqlQuery {
   const postgres = connected.provider === 'postgres';
   const schema = adapter.getConnectionInfo?.().schemaName ?? (postgres ? 'public' : 'main');
   const quote = (name: string) => (postgres ? `"${name}"` : `\`${name}\``);
   const table = `${quote(schema)}.${quote(read.table)}`;
   const column = (name: string) => `${table}.${quote(name)}`;
-  const selected = read.columns.map((col) => (postgres && col.isEnum ? `${column(col.name)}::text` : column(col.name))).join(', ');
+  const selected = read.columns.map((col) => (postgres && col.isEnum ? `${column(col.name)}::text` : column(col.name)));
+  const aggregate = read.aggregate;
+  if (aggregate)
+    selected.unshift(
+      `${aggregate.of === undefined ? aggregate.sql : `${aggregate.sql}(${column(aggregate.of)})`} AS ${quote(aggregate.alias)}`,
+    );
   const args: unknown[] = [];
   const argTypes: ArgType[] = [];
   const placeholder = () => (postgres ? `$${args.length}` : '?');
-  let where = '1=1';
-  if (read.filter !== undefined && values !== null) {
+  // An empty list is `IN (NULL)`, as Prisma writes it (it still sends the statement).
+  const inList = (list: readonly number[]): string => {
     const marks: string[] = [];
-    for (const value of values) {
+    for (const value of list) {
       args.push(value);
       argTypes.push(postgres ? PG_INT_ARG : INT_ARG);
       marks.push(placeholder());
     }
-    // An empty list is `IN (NULL)`, as Prisma writes it (it still sends the statement).
-    where = `${column(read.filter)} IN (${marks.length > 0 ? marks.join(',') : 'NULL'})`;
+    return `IN (${marks.length > 0 ? marks.join(',') : 'NULL'})`;
+  };
+  let from = table;
+  let where = '1=1';
+  if (read.filter !== undefined && values !== null) where = `${column(read.filter)} ${inList(values)}`;
+  const condition = read.condition;
+  if (condition && dealershipIds !== undefined) {
+    if ('ownerTable' in condition) {
+      const owner = quote(OWNER_ALIAS);
+      from += ` LEFT JOIN ${quote(schema)}.${quote(condition.ownerTable)} AS ${owner} ON (${owner}.${quote('id')}) = (${column(condition.foreignKey)})`;
+      where = `(${where} AND (${owner}.${quote(condition.column)} ${inList(dealershipIds)} AND (${owner}.${quote('id')} IS NOT NULL)))`;
+    } else {
+      where = `(${where} AND ${column(condition.column)} ${inList(dealershipIds)})`;
+    }
   }
-  let sql = `SELECT ${selected} FROM ${table} WHERE ${where}`;
-  if (read.orderBy !== undefined) sql += ` ORDER BY ${column(read.orderBy)} ASC`;
+  let sql = `SELECT ${selected.join(', ')} FROM ${from} WHERE ${where}`;
+  if (read.groupBy !== undefined) sql += ` GROUP BY ${column(read.groupBy)}`;
+  if (read.orderBy.length > 0) sql += ` ORDER BY ${read.orderBy.map((name) => `${column(name)} ASC`).join(', ')}`;
   if (postgres) {
     args.push('0');
     argTypes.push(BIGINT_ARG);
@@ -202,28 +283,34 @@ function statement(connected: Connected, adapter: Queryable, read: RowRead, valu
 
 /**
  * The rows of `read` whose filter column is one of `values` (every row when `values` is null), as
- * Prisma would return them; undefined when `db` has no connected adapter to read through (the caller
- * then asks Prisma). Scoping is the caller's: this reads exactly what it is given.
+ * Prisma would return them, kept to `dealershipIds` by the read's dealership condition when given;
+ * undefined when `db` has no connected adapter to read through (the caller then asks Prisma). An
+ * aggregate comes first in each record, under its alias, as a number (or null: a sum of no rows).
  */
 export async function readRows(
   db: object,
   read: RowRead,
   values: readonly number[] | null,
+  dealershipIds?: readonly number[],
 ): Promise<Record<string, unknown>[] | undefined> {
   const connected = connectedByDb.get(db);
   const adapter = connected?.adapter;
   if (!connected || !adapter) return undefined;
-  const query = statement(connected, adapter, read, values);
+  if (dealershipIds !== undefined && !read.condition) throw new Error(`direct reads: ${read.model} has no dealership condition`);
+  const query = statement(connected, adapter, read, values, dealershipIds);
   connected.onQuery?.(query.sql);
   const result = await adapter.queryRaw(query);
   const columns = read.columns;
+  const aggregate = read.aggregate;
+  const first = aggregate ? 1 : 0;
   const records: Record<string, unknown>[] = new Array(result.rows.length);
   for (let r = 0; r < result.rows.length; r++) {
     const row = result.rows[r] as unknown[];
     const record: Record<string, unknown> = {};
+    if (aggregate) record[aggregate.alias] = row[0] === null ? null : Number(row[0]);
     for (let c = 0; c < columns.length; c++) {
       const column = columns[c] as Column;
-      record[column.name] = mapValue(column.type, row[c]);
+      record[column.name] = mapValue(column.type, row[c + first]);
     }
     records[r] = record;
   }

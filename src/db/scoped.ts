@@ -559,6 +559,25 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
   return client;
 }
 
+/**
+ * The condition that keeps `model`'s rows to a set of dealerships, for a read that writes its own SQL
+ * (src/db/direct-reads.ts): a column of the row, or a column of the row its owner relation points at,
+ * through the foreign key. Undefined for any other rule (links, several, global), which such a read
+ * leaves to this client.
+ */
+export function dealershipConditionOf(
+  model: ModelName,
+): { column: string } | { owner: ModelName; foreignKey: string; column: string } | undefined {
+  const rule = ruleOf(model);
+  if (rule.kind === 'dealership') return { column: rule.column };
+  if (rule.kind !== 'owner') return undefined;
+  const relation = relationsOf(model).get(rule.relation);
+  const foreignKey = datamodel[model]?.fields.find((field) => field.name === rule.relation)?.relationFromFields?.[0];
+  const ownerRule = relation ? ruleOf(relation.target) : undefined;
+  if (!relation || !foreignKey || ownerRule?.kind !== 'dealership') return undefined;
+  return { owner: relation.target, foreignKey, column: ownerRule.column };
+}
+
 /** The base client and the dealerships of each scoped client made here. */
 const reachOfClient = new WeakMap<object, { db: Db; dealershipIds: readonly number[] }>();
 
