@@ -1,11 +1,11 @@
-// Reads of whole rows sent straight to the driver adapter, for the few hot point reads whose plan never
-// changes (src/domain/key-dealerships.ts). Prisma spends most of an uncached read's CPU on its own
+// Reads sent straight to the driver adapter, for the few hot point reads whose plan never changes
+// (src/domain/key-dealerships.ts, the figures of src/domain/car-performance.ts). Prisma spends most of an uncached read's CPU on its own
 // work around the SQL (building the query, planning it, interpreting the plan, mapping and copying every
 // value): for the key details' four statements, about 0.6 ms a request where the statements themselves
 // take 0.15. Here the SQL is the text Prisma writes for the same query, on the same adapter (so the same
 // connection, kept statements, locks, spans and failure handling), and every value is mapped as Prisma
 // maps it, from the datamodel. test/direct-reads.test.ts holds the statements and the records equal to
-// Prisma's, on both engines, for every read built on this.
+// Prisma's, on both engines, for every read built on this and every reach it is sent with.
 import type { ArgType, SqlQuery, SqlResultSet } from '@prisma/driver-adapter-utils';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
@@ -66,9 +66,10 @@ export function isBaseClient(db: object): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The SQL Prisma writes for a findMany of whole rows: every scalar and enum column in the datamodel's
-// order, qualified by schema and table; a filter on one column by a list; an optional order; and the
-// window Prisma always adds for "every row" (SQLite `LIMIT -1 OFFSET 0`, PostgreSQL `OFFSET 0`).
+// The SQL Prisma writes for a findMany (or a groupBy with one aggregate): its columns qualified by
+// schema and table; a filter on one column by a list, and the caller's dealerships when given; an
+// optional grouping and order; and the window Prisma always adds for "every row" (SQLite
+// `LIMIT -1 OFFSET 0`, PostgreSQL `OFFSET 0`).
 
 type Field = { name: string; kind: string; type: string };
 const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
