@@ -122,9 +122,19 @@ describe('the key details dealerships read directly', () => {
     }
   });
 
-  it('vouches only for the clients it made: a transaction client goes through Prisma', async () => {
+  it('vouches only for the clients it made and the reaches a direct read takes: a transaction client, no dealership or too many go through Prisma', async () => {
     expect(reachOf(app.db as ScopedDb)).toEqual({ db: app.db, dealershipIds: null });
     expect(reachOf(forDealerships(app.db, [3, 1]))).toEqual({ db: app.db, dealershipIds: [1, 3] });
+    // No dealership, and more than one list of values holds: left to the client itself.
+    expect(reachOf(forDealerships(app.db, []))).toBeUndefined();
+    expect(
+      reachOf(
+        forDealerships(
+          app.db,
+          Array.from({ length: 501 }, (_, index) => index + 1),
+        ),
+      ),
+    ).toBeUndefined();
     const insideTransaction = await app.db.$transaction(async (tx) => reachOf(tx as unknown as ScopedDb));
     expect(insideTransaction).toBeUndefined();
   });

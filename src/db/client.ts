@@ -78,12 +78,7 @@ const QUERY_PLAN_CACHE_ENTRIES = 1_000;
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   // The adapter Prisma connects is also the one direct reads run on (src/db/direct-reads.ts).
-  const attachments: ((db: object) => void)[] = [];
-  const remembered = <F extends Parameters<typeof rememberAdapter>[0]>(factory: F): F => {
-    const { factory: remembering, attach } = rememberAdapter(factory, options.onQuery);
-    attachments.push(attach);
-    return remembering;
-  };
+  let remembered: ReturnType<typeof rememberAdapter>;
   let db: Db;
   if (engineOf(databaseUrl) === 'postgresql') {
     // The pool is made here, not by the adapter, so that its counts (in use, waiting) can be read;
@@ -102,10 +97,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const adapter = remembered(wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options));
+    remembered = rememberAdapter(
+      wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options),
+      options.onQuery,
+    );
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     db = new PostgresPrismaClient({
-      adapter,
+      adapter: remembered.factory,
       log,
       errorFormat: ERROR_FORMAT,
       queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
@@ -115,12 +113,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
-    const adapter = remembered(
+    remembered = rememberAdapter(
       wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options),
+      options.onQuery,
     );
-    db = new PrismaClient({ adapter, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES });
+    db = new PrismaClient({ adapter: remembered.factory, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES });
   }
-  for (const attach of attachments) attach(db);
+  remembered.attach(db);
   if (options.onQuery) {
     const onQuery = options.onQuery;
     (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));

@@ -6,20 +6,17 @@
 // connection, kept statements, locks, spans and failure handling), and every value is mapped as Prisma
 // maps it, from the datamodel. test/direct-reads.test.ts holds the statements and the records equal to
 // Prisma's, on both engines, for every read built on this and every reach it is sent with.
-import type { ArgType, SqlQuery, SqlResultSet } from '@prisma/driver-adapter-utils';
+import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 
 type ModelName = keyof PrismaTypes & string;
 
-/** What runs a statement: the adapter Prisma connected, with its wrappers (spans, failure injection). */
-interface Queryable {
-  queryRaw(query: SqlQuery): Promise<SqlResultSet>;
-  getConnectionInfo?(): { schemaName?: string };
-}
-
 interface Connected {
-  adapter: Queryable | undefined;
+  /** What runs a statement: the adapter Prisma connected, with its wrappers (spans, failure injection). */
+  adapter: SqlDriverAdapter | undefined;
+  /** The schema Prisma qualifies its tables with, as the connected adapter tells it (once, at connect). */
+  schema: string;
   provider: 'sqlite' | 'postgres';
   /** The client's statement log (tests count statements with it), called as Prisma calls it. */
   onQuery: ((sql: string) => void) | undefined;
@@ -27,36 +24,32 @@ interface Connected {
 
 const connectedByDb = new WeakMap<object, Connected>();
 
-interface AdapterFactory {
-  readonly provider: string;
-  readonly adapterName: string;
-  connect(): Promise<unknown>;
-}
-
 /**
  * The factory, remembering the adapter it connects (and forgetting it when Prisma disposes of it), so
  * that `db`'s direct reads run on the connection Prisma runs on. Called by createDb for every client.
  */
-export function rememberAdapter<F extends AdapterFactory>(
-  factory: F,
+export function rememberAdapter(
+  factory: SqlDriverAdapterFactory,
   onQuery: ((sql: string) => void) | undefined,
-): { factory: F; attach(db: object): void } {
-  const connected: Connected = { adapter: undefined, provider: factory.provider === 'postgres' ? 'postgres' : 'sqlite', onQuery };
-  const remembering = {
+): { factory: SqlDriverAdapterFactory; attach(db: object): void } {
+  const provider = factory.provider === 'postgres' ? 'postgres' : 'sqlite';
+  const connected: Connected = { adapter: undefined, schema: '', provider, onQuery };
+  const remembering: SqlDriverAdapterFactory = {
     ...factory,
     provider: factory.provider,
     adapterName: factory.adapterName,
     connect: async () => {
-      const adapter = (await factory.connect()) as Queryable & { dispose(): Promise<void> };
+      const adapter = await factory.connect();
       const dispose = adapter.dispose.bind(adapter);
       connected.adapter = adapter;
+      connected.schema = adapter.getConnectionInfo?.().schemaName ?? (provider === 'postgres' ? 'public' : 'main');
       adapter.dispose = async () => {
         if (connected.adapter === adapter) connected.adapter = undefined;
         await dispose();
       };
       return adapter;
     },
-  } as F;
+  };
   return { factory: remembering, attach: (db) => connectedByDb.set(db, connected) };
 }
 
@@ -225,13 +218,12 @@ const OWNER_ALIAS = 'j0';
 
 function statement(
   connected: Connected,
-  adapter: Queryable,
   read: RowRead,
   values: readonly number[] | null,
   dealershipIds: readonly number[] | undefined,
 ): SqlQuery {
   const postgres = connected.provider === 'postgres';
-  const schema = adapter.getConnectionInfo?.().schemaName ?? (postgres ? 'public' : 'main');
+  const schema = connected.schema;
   const quote = (name: string) => (postgres ? `"${name}"` : `\`${name}\``);
   const table = `${quote(schema)}.${quote(read.table)}`;
   const column = (name: string) => `${table}.${quote(name)}`;
@@ -298,7 +290,7 @@ export async function readRows(
   const adapter = connected?.adapter;
   if (!connected || !adapter) return undefined;
   if (dealershipIds !== undefined && !read.condition) throw new Error(`direct reads: ${read.model} has no dealership condition`);
-  const query = statement(connected, adapter, read, values, dealershipIds);
+  const query = statement(connected, read, values, dealershipIds);
   connected.onQuery?.(query.sql);
   const result = await adapter.queryRaw(query);
   const columns = read.columns;

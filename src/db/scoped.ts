@@ -17,7 +17,7 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db } from './client.ts';
-import { isBaseClient } from './direct-reads.ts';
+import { isBaseClient, MOST_LISTED_VALUES } from './direct-reads.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -582,13 +582,14 @@ export function dealershipConditionOf(
 const reachOfClient = new WeakMap<object, { db: Db; dealershipIds: readonly number[] }>();
 
 /**
- * What a client reaches: its base client and its dealerships (null: every one). Undefined for a client
- * not made by forDealerships or createDb (a transaction's), whose reach this cannot vouch for: a read
- * that needs it then goes through the client itself.
+ * What a client reaches, as a direct read (src/db/direct-reads.ts) takes it: its base client and its
+ * dealerships (null: every one). Undefined when a direct read must leave it to the client itself: a
+ * client not made by forDealerships or createDb (a transaction's), whose reach this cannot vouch for,
+ * one that reaches no dealership, or more than one list of values holds.
  */
 export function reachOf(client: ScopedDb): { db: Db; dealershipIds: readonly number[] | null } | undefined {
   const scoped = reachOfClient.get(client);
-  if (scoped) return scoped;
+  if (scoped) return scoped.dealershipIds.length > 0 && scoped.dealershipIds.length <= MOST_LISTED_VALUES ? scoped : undefined;
   return isBaseClient(client) ? { db: client, dealershipIds: null } : undefined;
 }
 

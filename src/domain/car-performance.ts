@@ -4,6 +4,7 @@
 import type { Prisma } from '../db/client.ts';
 import { MOST_LISTED_VALUES, readRows, rowRead } from '../db/direct-reads.ts';
 import { dealershipConditionOf, reachOf, type DbClients, type ScopedDb } from '../db/scoped.ts';
+import { groupBy } from '../lib/group-by.ts';
 import { findCarForKey, type CarLookupBy } from './cars.ts';
 
 const DAY_MS = 86_400_000;
@@ -51,17 +52,6 @@ function priceType(car: { advertised_price: string | null; dapprice: number | nu
   if (car.advertised_price) return car.advertised_price;
   if (car.dapprice === null && car.egcprice !== null) return 'egcprice';
   return 'dapprice';
-}
-
-function groupByCar<T extends { car_id: number | null }>(rows: readonly T[]): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
-  for (const row of rows) {
-    if (row.car_id === null) continue;
-    const group = groups.get(row.car_id);
-    if (group) group.push(row);
-    else groups.set(row.car_id, [row]);
-  }
-  return groups;
 }
 
 /** The car's own columns its figures need. */
@@ -170,10 +160,8 @@ const viewSums = rowRead('CarViewDay', 'car_view_days', {
 /** The facts read directly, kept to the caller's reach; undefined when they cannot be read so here. */
 async function factsDirect(db: ScopedDb, ids: readonly number[]): Promise<FigureFacts | undefined> {
   const reach = reachOf(db);
-  const dealershipIds = reach?.dealershipIds;
-  if (!reach || dealershipIds === undefined || ids.length > MOST_LISTED_VALUES) return undefined;
-  if (dealershipIds !== null && (dealershipIds.length === 0 || dealershipIds.length > MOST_LISTED_VALUES)) return undefined;
-  const kept = dealershipIds ?? undefined;
+  if (!reach || ids.length > MOST_LISTED_VALUES) return undefined;
+  const kept = reach.dealershipIds ?? undefined;
   const [leads, photos, calls, prices, views] = await Promise.all([
     readRows(reach.db, leadRows, ids, kept),
     readRows(reach.db, photoRows, ids, kept),
@@ -217,9 +205,10 @@ async function figuresOf(
 ): Promise<Map<number, CarPerformance>> {
   const result = new Map<number, CarPerformance>();
   const [cars, { leads, photos, calls, prices, views }] = await Promise.all([carsRead, carFigureFacts(db, ids)]);
-  const leadsByCar = groupByCar(leads);
-  const photosByCar = groupByCar(photos);
-  const pricesByCar = groupByCar(prices);
+  const byCar = (row: { car_id: number | null }) => row.car_id;
+  const leadsByCar = groupBy(leads, byCar);
+  const photosByCar = groupBy(photos, byCar);
+  const pricesByCar = groupBy(prices, byCar);
   const callsByCar = new Map(calls.map((row) => [row.car_id, row._count._all]));
   const viewsByCar = new Map(views.map((row) => [row.car_id, row._sum.views ?? 0]));
 

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../db/client.ts';
 import { MOST_LISTED_VALUES, readRows, rowRead } from '../db/direct-reads.ts';
 import { reachOf, type ScopedDb } from '../db/scoped.ts';
+import { groupBy } from '../lib/group-by.ts';
 
 type DealershipRecord = Awaited<ReturnType<Db['dealership']['findMany']>>[number];
 
@@ -41,17 +42,6 @@ function fixedPlan(query: Record<string, unknown>): Set<Included> | null {
   return included;
 }
 
-function byNumber(rows: Record<string, unknown>[], column: string): Map<number, Record<string, unknown>[]> {
-  const groups = new Map<number, Record<string, unknown>[]>();
-  for (const row of rows) {
-    const key = row[column] as number;
-    const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
-  }
-  return groups;
-}
-
 /** The fixed plan's rows, in Prisma's shapes; undefined when it cannot run here (the caller asks Prisma). */
 async function readFixed(
   db: Db,
@@ -74,8 +64,9 @@ async function readFixed(
   if (userIds.length > MOST_LISTED_VALUES) return undefined;
   const users = included.has('users') ? await readRows(db, userRows, userIds) : [];
   if (!users) return undefined;
-  const locationsOf = byNumber(locations, 'dealership_id');
-  const linksOf = byNumber(links, 'dealership_id');
+  const byDealership = (row: Record<string, unknown>) => row.dealership_id as number;
+  const locationsOf = groupBy(locations, byDealership);
+  const linksOf = groupBy(links, byDealership);
   const userById = new Map(users.map((user) => [user.id as number, user]));
   for (const dealership of dealerships) {
     const id = dealership.id as number;
@@ -97,9 +88,8 @@ async function readFixed(
 export async function keyDealerships(db: ScopedDb, query: Record<string, unknown>): Promise<DealershipRecord[]> {
   const included = fixedPlan(query);
   const reach = included && reachOf(db);
-  const ids = reach?.dealershipIds;
-  if (included && reach && (ids === null || (ids !== undefined && ids.length > 0 && ids.length <= MOST_LISTED_VALUES))) {
-    const rows = await readFixed(reach.db, ids, included);
+  if (included && reach) {
+    const rows = await readFixed(reach.db, reach.dealershipIds, included);
     if (rows) return rows;
   }
   return db.dealership.findMany({ ...query, orderBy: { id: 'asc' } });
