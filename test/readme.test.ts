@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMITS } from '../src/config/index.ts';
 import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
+import { runScript } from './support/processes.ts';
 
 const read = (file: string): string => readFileSync(path.resolve(import.meta.dirname, '..', file), 'utf8');
 const readme = read('README.md');
@@ -111,6 +112,39 @@ describe('README.md and docs/', () => {
       expect(result.data, operation.slice(0, 80)).toBeTruthy();
     }
   });
+
+  // The block is run as written, in order, as a newcomer would after `npm start`: a command that
+  // names a key by a number only the author's database had would fail here.
+  it("runs the keys commands of 'A key' as written on the demo data, the revoked key then refused", async () => {
+    const block = readme.slice(readme.indexOf('## A key')).split('```sh')[1]!.split('```')[0]!;
+    const commands = block
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter(Boolean);
+    expect(commands.map((command) => command.split(/\s+/).slice(0, 6).join(' '))).toEqual([
+      'npm run --silent keys -- create',
+      'npm run --silent keys -- list',
+      'npm run --silent keys -- revoke',
+    ]);
+    const settings = { DATABASE_URL: app.config.databaseUrl };
+    let created: { id: number; secret: string } | undefined;
+    for (const command of commands) {
+      const args = command.replace(/^npm run --silent keys -- /, '').split(/\s+/);
+      const result = await runScript('scripts/keys.ts', args.map((arg) => (arg === '<id>' ? String(created?.id) : arg)), settings);
+      expect(result.code, `${command}\n${result.stderr}`).toBe(0);
+      if (args[0] === 'create') {
+        const secret = result.stdout.trim();
+        const listed = await runScript('scripts/keys.ts', ['list', '--json'], settings);
+        const name = args[args.indexOf('--name') + 1];
+        const ids = (JSON.parse(listed.stdout) as { id: number; name: string }[]).filter((row) => row.name === name).map((row) => row.id);
+        created = { id: Math.max(...ids), secret };
+        expect((await app.request('/api/v1/apikeys/apikey_details.json', { key: secret })).status).toBe(200);
+      }
+    }
+    // The CLI stamps the revocation with the real clock; the app's cached key is seen again after its TTL.
+    app.clock.set(new Date(Date.now() + app.config.apiKeyCacheTtlMs + 1000));
+    expect((await app.request('/api/v1/apikeys/apikey_details.json', { key: created!.secret })).status).toBe(401);
+  }, 120_000);
 
   it('has curl examples that succeed on the demo data', async () => {
     const curlBlock = (document: string, after: string): string =>
