@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeChange, requiredBump } from './contract/changes.ts';
-import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion, parseVersion } from './contract/release.ts';
+import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion, parseVersion, unmentionedChanges } from './contract/release.ts';
 
 const USAGE = `Usage:
   npm run contract:check                                      compare today's contract with contract/
@@ -48,6 +48,14 @@ async function check(dir: string, shown: string): Promise<number> {
   list('Unreleased additions (a minor release)', changes.filter((change) => change.level === 'minor').map(describeChange));
   list('Unreleased documentation changes (a patch release)', changes.filter((change) => change.level === 'patch').map(describeChange));
   list('Deprecated, with their removal day come (a major release may remove them)', due);
+  // A pre-release promises nothing, so its changes need no word to clients either.
+  const unmentioned = preRelease ? [] : unmentionedChanges(release.changelog, changes);
+  list(`Unreleased changes that ${shown}/CHANGELOG.md's "Unreleased" notes do not mention`, unmentioned.map(describeChange));
+  if (unmentioned.length > 0)
+    console.error(
+      `\ncontract:check failed: ${unmentioned.length} unreleased change(s) above are not mentioned under "## [Unreleased]" in ${shown}/CHANGELOG.md. ` +
+        'Say there, in a line each, what they give clients (name each type, field or path): the next release is written from those notes.',
+    );
   if (breaking.length > 0 && !preRelease) {
     const version = nextVersion(release.version, requiredBump(changes));
     console.error(
@@ -58,7 +66,7 @@ async function check(dir: string, shown: string): Promise<number> {
   }
   if (problems.length + integrity.length > 0)
     console.error(`\ncontract:check failed: ${problems.length + integrity.length} problem(s) above.`);
-  if ((preRelease ? 0 : breaking.length) + problems.length + integrity.length > 0) return 1;
+  if ((preRelease ? 0 : breaking.length) + problems.length + integrity.length + unmentioned.length > 0) return 1;
   console.log(`\ncontract:check passed: nothing breaks the clients of ${release.version}.`);
   return 0;
 }

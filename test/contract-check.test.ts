@@ -565,6 +565,25 @@ describe('contract:release', () => {
     expect(checked.stderr).toContain('npm run contract:release -- 2.0.0 "<what changed, and how clients move>"');
   });
 
+  it('fails on an addition the "Unreleased" notes do not name, and passes once they do', { timeout: 180_000 }, async () => {
+    const dir = folder();
+    const released = await runScript('scripts/contract.ts', ['release', '--dir', dir, '1.0.0', 'The first release.'], {});
+    expect(released.code).toBe(0);
+    // The release lacks today's first Query field: today adds it.
+    const { name, current } = withoutFirstQueryField();
+    writeFileSync(path.join(dir, CONTRACT_FILES.schema), printSchema(current));
+    const unnamed = await runScript('scripts/contract.ts', ['check', '--dir', dir], {});
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.stdout).toContain(`GraphQL Query.${name}: Field '${name}' was added to object type 'Query' [FIELD_ADDED]`);
+    expect(unnamed.stderr).toContain('not mentioned under "## [Unreleased]"');
+
+    const changelog = path.join(dir, CONTRACT_FILES.changelog);
+    writeFileSync(changelog, read(dir, CONTRACT_FILES.changelog).replace('## [Unreleased]\n', `## [Unreleased]\n\n- Adds \`${name}\`.\n`));
+    const named = await runScript('scripts/contract.ts', ['check', '--dir', dir], {});
+    expect(named.stderr).toBe('');
+    expect(named.code).toBe(0);
+  });
+
   it('lists but does not fail on what would break the clients of a pre-release, which promises nothing', { timeout: 180_000 }, async () => {
     const dir = folder();
     const released = await runScript('scripts/contract.ts', ['release', '--dir', dir, '1.0.0-pre', 'A snapshot.'], {});

@@ -180,6 +180,31 @@ new major version. \`npm run contract:release\` writes the entries; notes writte
 ${UNRELEASED}
 `;
 
+/**
+ * What a change is about, as a changelog note names it: a type, a field (without its type), or a
+ * REST path. A schema-wide change (`(schema)`) names nothing of its own.
+ */
+function subjectOf(change: ContractChange): string | null {
+  if (change.door === 'rest') return change.where.split(/\s+/)[1] ?? null;
+  if (change.where.startsWith('(')) return null;
+  const [type, field] = change.where.split(/\s+/)[0]!.split('.');
+  return field ?? type ?? null;
+}
+
+/**
+ * The unreleased changes that clients will get but that the "Unreleased" notes do not mention: the
+ * next release's changelog entry is written from those notes, so a change they leave out would be
+ * released without a word to its clients. Descriptions and examples (patch changes) need none.
+ */
+export function unmentionedChanges(changelog: string, changes: readonly ContractChange[]): ContractChange[] {
+  const notes = unreleasedNotes(changelog);
+  return changes.filter((change) => {
+    if (change.level === 'patch') return false;
+    const subject = subjectOf(change);
+    return subject !== null && !notes.includes(subject);
+  });
+}
+
 /** The notes written under "Unreleased", trimmed. */
 function unreleasedNotes(changelog: string): string {
   const start = changelog.indexOf(UNRELEASED);
