@@ -1,8 +1,11 @@
 // OpenTelemetry traces (src/telemetry/tracing.ts), with an in-process span exporter installed the way
 // the service installs its own: the span tree of one REST call (request ◄ operation ◄ SQL statements)
 // under the caller's traceparent, the traceparent of the answer, a notification's e-mail carrying the
-// trace of the request that queued it; with traces off, no SDK module is loaded
-// (test/module-boundaries.test.ts checks the start-up bundle).
+// trace of the request that queued it; every span's resource (the SDK's `telemetry.sdk.*`, the
+// service) and scope (package.json's version); the OTLP exporter of each protocol the settings accept
+// (http/protobuf, the default, and http/json) read back by a local receiver, and the production bundle
+// exporting with the default; with traces off, no SDK module is loaded (test/module-boundaries.test.ts
+// checks the start-up bundle).
 import { createServer, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -11,11 +14,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExportResult } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { loadConfig } from '../src/config/index.ts';
+import { OTLP_PROTOCOLS, type OtlpProtocol } from '../src/config/telemetry.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { createMailer } from '../src/notifications/mailer.ts';
 import { deliverDueMessages } from '../src/notifications/worker.ts';
-import { startTracing, type Tracing } from '../src/telemetry/tracing.ts';
+import { configuredExporter, startTracing, type Tracing } from '../src/telemetry/tracing.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { freePort, projectDir, startBundledService } from './support/processes.ts';
@@ -28,6 +34,16 @@ const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const CAR_SLUG = 'traced-car-xq7';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+const versionOf = (packageJson: string): string =>
+  (JSON.parse(readFileSync(path.join(projectDir, packageJson), 'utf8')) as { version: string }).version;
+/** The service's version: its resource's `service.version` and its instrumentation scope's version. */
+const SERVICE_VERSION = versionOf('package.json');
+/** What the SDK's own resource says of itself (the version is @opentelemetry/core's, as the SDK reports it). */
+const SDK_RESOURCE = {
+  'telemetry.sdk.name': 'opentelemetry',
+  'telemetry.sdk.language': 'nodejs',
+  'telemetry.sdk.version': versionOf('node_modules/@opentelemetry/core/package.json'),
+};
 
 let app: TestApp;
 let exporter: InMemorySpanExporter;
@@ -142,6 +158,83 @@ describe('the span tree of one REST call', () => {
   });
 });
 
+describe("every span's resource and instrumentation scope", () => {
+  it("name the SDK (telemetry.sdk.*), the service and its version, and the scope's version is package.json's", async () => {
+    exporter.reset();
+    const response = await traced.fetch(`http://gateway.test/api/v1/cars/${CAR_SLUG}/performance.json`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(200);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.length).toBeGreaterThan(2);
+    for (const span of spans) {
+      expect(span.resource.attributes, span.name).toMatchObject({
+        ...SDK_RESOURCE,
+        'service.name': 'dealership-gateway',
+        'service.version': SERVICE_VERSION,
+        'service.instance.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+        'process.runtime.name': 'nodejs',
+        'process.runtime.version': process.versions.node,
+      });
+      expect(span.instrumentationScope, span.name).toMatchObject({ name: 'dealership-gateway', version: SERVICE_VERSION });
+    }
+  });
+});
+
+describe('OTLP export, in each protocol OTEL_EXPORTER_OTLP_PROTOCOL accepts', () => {
+  const settingsFor = (otel: Record<string, string>) => ({ ...testSettings, DATABASE_URL: app.config.databaseUrl, ...otel });
+
+  it.each(OTLP_PROTOCOLS)(
+    '%s: the exporter the settings choose posts every span, its resource and its scope, in its encoding, to a collector that reads it back',
+    async (protocol) => {
+      const collector = await startCollector();
+      try {
+        // The traces' own variable wins over the general one, which names the other protocol here.
+        const config = loadConfig(
+          settingsFor({
+            OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: OTLP_PROTOCOLS.find((other) => other !== protocol)!,
+            OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+          }),
+        ).tracing!;
+        expect(config.otlpProtocol).toBe(protocol);
+        exporter.reset();
+        const response = await traced.fetch(`http://gateway.test/api/v1/cars/${CAR_SLUG}/performance.json`, {
+          headers: { authorization: `Bearer ${key}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+        });
+        expect(response.status).toBe(200);
+        const finished = exporter.getFinishedSpans();
+        const otlp = await configuredExporter(config);
+        const result = await new Promise<ExportResult>((resolve) => otlp.export([...finished], resolve));
+        await otlp.shutdown();
+        expect(result.code, String(result.error)).toBe(0); // ExportResultCode.SUCCESS
+        expect(collector.contentTypes).toEqual([OTLP_ENCODINGS[protocol].contentType]);
+        // Every span as the SDK ended it: ids, parent, name, kind (OTLP's enum is the API's + 1), attributes.
+        expect(
+          collector.spans.map((span) => [span.traceId, span.spanId, span.parentSpanId || undefined, span.name, span.kind, span.attributes]),
+        ).toEqual(
+          finished.map((span) => [span.spanContext().traceId, spanId(span), parentId(span), span.name, span.kind + 1, span.attributes]),
+        );
+        for (const span of collector.spans) {
+          expect(span.resource).toEqual(finished[0]!.resource.attributes);
+          expect(span.resource).toMatchObject({ ...SDK_RESOURCE, 'service.version': SERVICE_VERSION });
+          expect(span.scope).toEqual({ name: 'dealership-gateway', version: SERVICE_VERSION });
+        }
+      } finally {
+        await collector.close();
+      }
+    },
+  );
+
+  it("defaults to http/protobuf, OpenTelemetry's default, and refuses a protocol it has no exporter for, naming the setting", () => {
+    expect(loadConfig(settingsFor({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).tracing?.otlpProtocol).toBe('http/protobuf');
+    for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'])
+      expect(() => loadConfig(settingsFor({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', [name]: 'grpc' }))).toThrow(
+        new RegExp(`${name}.*http/protobuf or http/json`),
+      );
+  });
+});
+
 describe('a notification', () => {
   it('is sent in a PRODUCER span of its own trace, linked to the request span that queued it, and its e-mail carries the send span', async () => {
     exporter.reset();
@@ -197,7 +290,7 @@ describe('a notification', () => {
   });
 });
 
-/** One span as the OTLP/HTTP JSON exporter posts it. */
+/** One span as an OTLP exporter posts it, in either encoding. */
 interface ExportedSpan {
   traceId: string;
   spanId: string;
@@ -207,62 +300,198 @@ interface ExportedSpan {
   attributes: Record<string, unknown>;
   links: { traceId: string; spanId: string }[];
   resource: Record<string, unknown>;
+  scope: { name: string; version?: string };
 }
 
+interface OtlpAnyValue {
+  stringValue?: string;
+  intValue?: number | string;
+  boolValue?: boolean;
+  doubleValue?: number;
+  arrayValue?: { values?: OtlpAnyValue[] };
+}
 interface OtlpAttribute {
   key: string;
-  value: { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
+  value: OtlpAnyValue;
 }
 
-/** OTLP's key/value list as a plain object (integers as numbers, however the encoder wrote them). */
+/** An OTLP value as a plain one (integers as numbers, however the encoder wrote them). */
+function plainValue(value: OtlpAnyValue): unknown {
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValue);
+  return value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+}
+
+/** OTLP's key/value list as a plain object. */
 function attributesOf(list: OtlpAttribute[] | undefined): Record<string, unknown> {
-  return Object.fromEntries(
-    (list ?? []).map(({ key, value }) => [
-      key,
-      value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue)),
-    ]),
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, plainValue(value)]));
+}
+
+/** An OTLP/HTTP JSON export (ExportTraceServiceRequest), as its spans. */
+function spansOfJson(body: Buffer): ExportedSpan[] {
+  const payload = JSON.parse(body.toString()) as {
+    resourceSpans: {
+      resource: { attributes: OtlpAttribute[] };
+      scopeSpans: {
+        scope: { name: string; version?: string };
+        spans: (Omit<ExportedSpan, 'attributes' | 'links' | 'resource' | 'scope'> & {
+          attributes?: OtlpAttribute[];
+          links?: { traceId: string; spanId: string }[];
+        })[];
+      }[];
+    }[];
+  };
+  return payload.resourceSpans.flatMap((resource) =>
+    resource.scopeSpans.flatMap((scope) =>
+      scope.spans.map((span) => ({
+        ...span,
+        attributes: attributesOf(span.attributes),
+        links: span.links ?? [],
+        resource: attributesOf(resource.resource.attributes),
+        scope: scope.scope,
+      })),
+    ),
   );
 }
 
-/** A plain node:http OTLP/HTTP receiver: decodes each JSON export into spans with their resource. */
-async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; close(): Promise<void> }> {
+/**
+ * Protobuf's wire format, read without a schema: each field number's values in order (varints and
+ * fixed-width numbers as integers, length-delimited fields as their bytes). No protobuf library is a
+ * dependency, and the OTLP messages need nothing more.
+ */
+type WireFields = Map<number, (bigint | Uint8Array)[]>;
+function wireFields(bytes: Uint8Array): WireFields {
+  const fields: WireFields = new Map();
+  let at = 0;
+  const varint = (): bigint => {
+    let value = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      const byte = bytes[at++];
+      if (byte === undefined) throw new Error('a varint runs past the end of the message');
+      value |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  const fixed = (width: number): bigint => {
+    if (at + width > bytes.length) throw new Error('a fixed-width field runs past the end of the message');
+    let value = 0n;
+    for (let index = width - 1; index >= 0; index--) value = (value << 8n) | BigInt(bytes[at + index]!);
+    at += width;
+    return value;
+  };
+  while (at < bytes.length) {
+    const tag = varint();
+    const wireType = Number(tag & 7n);
+    let value: bigint | Uint8Array;
+    if (wireType === 0) value = varint();
+    else if (wireType === 1) value = fixed(8);
+    else if (wireType === 5) value = fixed(4);
+    else if (wireType === 2) {
+      const length = Number(varint());
+      if (at + length > bytes.length) throw new Error('a length-delimited field runs past the end of the message');
+      value = bytes.subarray(at, at + length);
+      at += length;
+    } else throw new Error(`wire type ${wireType} is not used by OTLP`);
+    const field = Number(tag >> 3n);
+    fields.set(field, [...(fields.get(field) ?? []), value]);
+  }
+  return fields;
+}
+const bytesOf = (fields: WireFields, field: number): Uint8Array[] =>
+  (fields.get(field) ?? []).filter((value): value is Uint8Array => value instanceof Uint8Array);
+const messagesOf = (fields: WireFields, field: number): WireFields[] => bytesOf(fields, field).map(wireFields);
+const textOf = (fields: WireFields, field: number): string | undefined => {
+  const [bytes] = bytesOf(fields, field);
+  return bytes && new TextDecoder().decode(bytes);
+};
+const hexOf = (fields: WireFields, field: number): string | undefined => {
+  const [bytes] = bytesOf(fields, field);
+  return bytes && Buffer.from(bytes).toString('hex');
+};
+const integerOf = (fields: WireFields, field: number): bigint | undefined => {
+  const [value] = fields.get(field) ?? [];
+  return typeof value === 'bigint' ? value : undefined;
+};
+
+/** opentelemetry/proto/common/v1 AnyValue: 1 string, 2 bool, 3 int, 4 double, 5 array. */
+function anyValueOf(value: WireFields): unknown {
+  if (value.has(1)) return textOf(value, 1);
+  if (value.has(2)) return integerOf(value, 2) === 1n;
+  if (value.has(3)) return Number(BigInt.asIntN(64, integerOf(value, 3)!));
+  if (value.has(4)) {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setBigUint64(0, integerOf(value, 4)!, true);
+    return view.getFloat64(0, true);
+  }
+  if (value.has(5)) return messagesOf(messagesOf(value, 5)[0]!, 1).map(anyValueOf);
+  return undefined;
+}
+/** KeyValue: 1 key, 2 value. */
+const keyValuesOf = (fields: WireFields, field: number): Record<string, unknown> =>
+  Object.fromEntries(messagesOf(fields, field).map((pair) => [textOf(pair, 1), anyValueOf(messagesOf(pair, 2)[0] ?? new Map())]));
+
+/**
+ * An OTLP/HTTP protobuf export (ExportTraceServiceRequest: 1 resource_spans), as its spans.
+ * ResourceSpans: 1 resource (1 attributes), 2 scope_spans; ScopeSpans: 1 scope (1 name, 2 version),
+ * 2 spans; Span: 1 trace_id, 2 span_id, 4 parent_span_id, 5 name, 6 kind, 9 attributes, 13 links
+ * (1 trace_id, 2 span_id).
+ */
+function spansOfProtobuf(body: Buffer): ExportedSpan[] {
+  return messagesOf(wireFields(body), 1).flatMap((resourceSpans) => {
+    const resource = keyValuesOf(messagesOf(resourceSpans, 1)[0] ?? new Map(), 1);
+    return messagesOf(resourceSpans, 2).flatMap((scopeSpans) => {
+      const scope = messagesOf(scopeSpans, 1)[0] ?? new Map();
+      return messagesOf(scopeSpans, 2).map((span) => ({
+        traceId: hexOf(span, 1) ?? '',
+        spanId: hexOf(span, 2) ?? '',
+        ...(span.has(4) ? { parentSpanId: hexOf(span, 4) } : {}),
+        name: textOf(span, 5) ?? '',
+        kind: Number(integerOf(span, 6) ?? 0n),
+        attributes: keyValuesOf(span, 9),
+        links: messagesOf(span, 13).map((link) => ({ traceId: hexOf(link, 1) ?? '', spanId: hexOf(link, 2) ?? '' })),
+        resource,
+        scope: { name: textOf(scope, 1) ?? '', ...(scope.has(2) ? { version: textOf(scope, 2) } : {}) },
+      }));
+    });
+  });
+}
+
+/** What each OTLP protocol sends as its content type, and how its body is read back. */
+const OTLP_ENCODINGS: Record<OtlpProtocol, { contentType: string; spansOf: (body: Buffer) => ExportedSpan[] }> = {
+  'http/protobuf': { contentType: 'application/x-protobuf', spansOf: spansOfProtobuf },
+  'http/json': { contentType: 'application/json', spansOf: spansOfJson },
+};
+
+interface Collector {
+  url: string;
+  spans: ExportedSpan[];
+  /** The content type of each export received. */
+  contentTypes: string[];
+  close(): Promise<void>;
+}
+
+/** A plain node:http OTLP/HTTP receiver: decodes each export (protobuf or JSON, by its content type) into spans with their resource and scope. */
+async function startCollector(): Promise<Collector> {
   const spans: ExportedSpan[] = [];
+  const contentTypes: string[] = [];
   const collector = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       expect(request.url).toBe('/v1/traces');
-      expect(request.headers['content-type']).toBe('application/json');
-      const payload = JSON.parse(body) as {
-        resourceSpans: {
-          resource: { attributes: OtlpAttribute[] };
-          scopeSpans: {
-            spans: (Omit<ExportedSpan, 'attributes' | 'links' | 'resource'> & {
-              attributes?: OtlpAttribute[];
-              links?: { traceId: string; spanId: string }[];
-            })[];
-          }[];
-        }[];
-      };
-      for (const resource of payload.resourceSpans) {
-        for (const scope of resource.scopeSpans) {
-          for (const span of scope.spans) {
-            spans.push({
-              ...span,
-              attributes: attributesOf(span.attributes),
-              links: span.links ?? [],
-              resource: attributesOf(resource.resource.attributes),
-            });
-          }
-        }
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const contentType = request.headers['content-type'] ?? '';
+      contentTypes.push(contentType);
+      const encoding = Object.values(OTLP_ENCODINGS).find((candidate) => candidate.contentType === contentType);
+      if (!encoding) return response.writeHead(415).end();
+      spans.push(...encoding.spansOf(Buffer.concat(chunks)));
+      // An empty ExportTraceServiceResponse, in the encoding of the request.
+      response.writeHead(200, { 'content-type': contentType }).end(contentType === 'application/json' ? '{}' : '');
     });
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
     spans,
+    contentTypes,
     close: () => new Promise<void>((resolve) => collector.close(() => resolve())),
   };
 }
@@ -291,7 +520,7 @@ function send(
 const OTLP_KIND = { internal: 1, server: 2, client: 3, producer: 4 } as const;
 
 describe('the service process (the production bundle, NODE_ENV=production) with OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 180_000 }, () => {
-  it("posts OTLP/HTTP JSON spans with OpenTelemetry's attributes, writes only JSON lines joined to the traces, and sends the last batch at SIGTERM", async () => {
+  it("posts OTLP/HTTP protobuf spans (the default protocol) with OpenTelemetry's attributes, writes only JSON lines joined to the traces, and sends the last batch at SIGTERM", async () => {
     const collector = await startCollector();
     // The production bundle, as `npm start` runs it: the SDK is loaded the way the bundle loads it.
     const outdir = path.join(projectDir, `dist-tracing-test-${process.pid}`);
@@ -356,14 +585,19 @@ describe('the service process (the production bundle, NODE_ENV=production) with 
     const spans = collector.spans;
     const names = JSON.stringify(spans.map((span) => span.name));
 
-    // Resource: who made every span.
+    // No protocol set: OpenTelemetry's default, protobuf.
+    expect(collector.contentTypes.length).toBeGreaterThan(0);
+    expect(new Set(collector.contentTypes)).toEqual(new Set(['application/x-protobuf']));
+    // Resource: who made every span, the SDK included; the scope: the service at its version.
     for (const span of spans) {
       expect(span.resource).toMatchObject({
+        ...SDK_RESOURCE,
         'service.name': 'dealership-gateway',
-        'service.version': (JSON.parse(readFileSync(path.join(projectDir, 'package.json'), 'utf8')) as { version: string }).version,
+        'service.version': SERVICE_VERSION,
         'service.instance.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
         'deployment.environment.name': 'staging',
       });
+      expect(span.scope).toEqual({ name: 'dealership-gateway', version: SERVICE_VERSION });
     }
     expect(new Set(spans.map((span) => span.resource['service.instance.id'])).size).toBe(1);
 

@@ -14,10 +14,15 @@ export type TraceSampler =
   | 'parentbased_always_off'
   | 'parentbased_traceidratio';
 
+/** How OTLP spans are encoded over HTTP: protobuf (OpenTelemetry's default) or JSON. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
 export interface TracingConfig {
   exporter: 'otlp' | 'console';
   /** Where OTLP spans are posted (the exporter also reads OTEL_EXPORTER_OTLP_HEADERS itself). */
   otlpUrl: string | null;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL. */
+  otlpProtocol: OtlpProtocol;
   serviceName: string;
   /** `deployment.environment.name` of every span (DEPLOYMENT_ENVIRONMENT). */
   deploymentEnvironment: string;
@@ -54,6 +59,8 @@ export function tracingConfig(
     | 'OTEL_TRACES_EXPORTER'
     | 'OTEL_EXPORTER_OTLP_ENDPOINT'
     | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    | 'OTEL_EXPORTER_OTLP_PROTOCOL'
+    | 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
     | 'OTEL_SERVICE_NAME'
     | 'OTEL_RESOURCE_ATTRIBUTES'
     | 'OTEL_TRACES_SAMPLER'
@@ -70,6 +77,7 @@ export function tracingConfig(
   return {
     exporter,
     otlpUrl,
+    otlpProtocol: settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL,
     serviceName: settings.OTEL_SERVICE_NAME,
     deploymentEnvironment,
     resourceAttributes: keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES),
@@ -78,6 +86,12 @@ export function tracingConfig(
     batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
   };
 }
+
+/** The OTLP protocols the service ships an exporter for: OTLP over HTTP, both encodings. */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const satisfies readonly OtlpProtocol[];
+const otlpProtocol = optional(
+  z.enum(OTLP_PROTOCOLS, 'must be http/protobuf or http/json: OTLP over HTTP (grpc is not built in; collectors accept both on port 4318)'),
+);
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
 
@@ -114,7 +128,7 @@ export const TELEMETRY_SETTINGS = {
     schema: optional(z.enum(['otlp', 'console', 'none'], 'must be otlp, console or none')),
     defaultInWords: '`otlp` when an OTLP endpoint is set, else `none`',
     meaning:
-      'where spans go: `otlp` (OTLP over HTTP with JSON, to the endpoint below), `console` (one object per span on standard output, for trying it) or `none` (no traces, and the OpenTelemetry SDK is not even loaded); see "Traces"',
+      'where spans go: `otlp` (OTLP over HTTP, to the endpoint below, encoded as `OTEL_EXPORTER_OTLP_PROTOCOL` says), `console` (one object per span on standard output, for trying it) or `none` (no traces, and the OpenTelemetry SDK is not even loaded); see "Traces"',
   }),
   OTEL_EXPORTER_OTLP_ENDPOINT: setting({
     schema: httpOrigin,
@@ -140,11 +154,15 @@ export const TELEMETRY_SETTINGS = {
     confidential: true,
   }),
   OTEL_EXPORTER_OTLP_PROTOCOL: setting({
-    schema: optional(
-      z.enum(['http/json'], 'must be http/json: the service ships the OTLP/HTTP JSON exporter only (collectors accept it on port 4318)'),
-    ),
-    default: 'http/json',
-    meaning: 'the OTLP protocol: `http/json` (the only one built in)',
+    schema: otlpProtocol,
+    default: 'http/protobuf',
+    meaning:
+      "how spans are encoded for the collector: `http/protobuf` (OpenTelemetry's default) or `http/json`, both OTLP over HTTP (collectors accept both on port 4318); `grpc` is not built in",
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: setting({
+    schema: otlpProtocol,
+    defaultInWords: '`OTEL_EXPORTER_OTLP_PROTOCOL`',
+    meaning: "the same for traces alone (OpenTelemetry's per-signal variable), over `OTEL_EXPORTER_OTLP_PROTOCOL`",
   }),
   OTEL_SERVICE_NAME: setting({
     schema: optional(

@@ -30,9 +30,15 @@ import { projectRoot, type TracingConfig } from '../config/index.ts';
 
 const TRACER_NAME = 'dealership-gateway';
 
+/**
+ * The instrumentation scope's version (package.json's, as the service's own code is the
+ * instrumentation): read by startTracing, so that with traces off no file is read.
+ */
+let tracerVersion: string | undefined;
+
 /** The tracer every span of the service is made with: a no-op until startTracing registers the SDK. */
 export function tracer(): Tracer {
-  return trace.getTracer(TRACER_NAME);
+  return trace.getTracer(TRACER_NAME, tracerVersion);
 }
 
 /**
@@ -156,13 +162,13 @@ function serviceVersion(): string {
 }
 
 /**
- * The resource every span names: OpenTelemetry's service attributes, then OTEL_RESOURCE_ATTRIBUTES
+ * The service's own resource attributes: OpenTelemetry's service attributes, then OTEL_RESOURCE_ATTRIBUTES
  * (which may set its own `service.instance.id`, a pod's name say), then OTEL_SERVICE_NAME, which wins
  * over a `service.name` there as the specification says.
  */
-function resourceAttributes(config: TracingConfig | null): Record<string, string> {
+function resourceAttributes(config: TracingConfig | null, version: string): Record<string, string> {
   return {
-    'service.version': serviceVersion(),
+    'service.version': version,
     'service.instance.id': SERVICE_INSTANCE_ID,
     'deployment.environment.name': config?.deploymentEnvironment ?? 'development',
     ...config?.resourceAttributes,
@@ -181,22 +187,44 @@ export interface TracingOptions {
 }
 
 /**
+ * The exporter the settings choose: the console, or OTLP over HTTP in the chosen protocol. Each
+ * protocol's exporter is a package of its own, and only the chosen one is loaded.
+ */
+export async function configuredExporter(config: TracingConfig): Promise<SpanExporter> {
+  if (config.exporter === 'console') {
+    const { ConsoleSpanExporter } = commonJsExports(await import('@opentelemetry/sdk-trace'));
+    return new ConsoleSpanExporter();
+  }
+  const { OTLPTraceExporter } =
+    config.otlpProtocol === 'http/json'
+      ? commonJsExports(await import('@opentelemetry/exporter-trace-otlp-http'))
+      : commonJsExports(await import('@opentelemetry/exporter-trace-otlp-proto'));
+  return new OTLPTraceExporter(config.otlpUrl ? { url: config.otlpUrl } : {});
+}
+
+/**
  * Registers the OpenTelemetry SDK when the settings turn traces on (or a test gives an exporter);
  * null otherwise, and then no SDK module has been loaded.
  */
 export async function startTracing(config: TracingConfig | null, options: TracingOptions = {}): Promise<Tracing | null> {
   if (!config && !options.exporter) return null;
-  const [sdk, { W3CTraceContextPropagator }, { resourceFromAttributes }] = await Promise.all([
+  const [sdk, { W3CTraceContextPropagator }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace').then(commonJsExports),
     import('@opentelemetry/core').then(commonJsExports),
     import('@opentelemetry/resources').then(commonJsExports),
   ]);
-  let exporter = options.exporter;
-  if (!exporter && config?.exporter === 'console') exporter = new sdk.ConsoleSpanExporter();
-  if (!exporter) {
-    const { OTLPTraceExporter } = commonJsExports(await import('@opentelemetry/exporter-trace-otlp-http'));
-    exporter = new OTLPTraceExporter(config?.otlpUrl ? { url: config.otlpUrl } : {});
-  }
+  // startTracing returned above unless there is a config or a test's exporter.
+  const exporter = options.exporter ?? (await configuredExporter(config!));
+  const version = serviceVersion();
+  tracerVersion = version;
+  // The SDK's own resource (`telemetry.sdk.*`) and its process detector (`process.runtime.*`, the pid),
+  // under the service's attributes, which win where both name one (`service.name`). Not the host
+  // detector: its `host.id` is read from a file after start, so every export would wait for it, and in
+  // a container it names no machine (a pod is named through OTEL_RESOURCE_ATTRIBUTES).
+  const resource = resources
+    .defaultResource()
+    .merge(resources.detectResources({ detectors: [resources.processDetector] }))
+    .merge(resources.resourceFromAttributes(resourceAttributes(config, version)));
   const ratio = config?.samplerRatio ?? 1;
   const samplers = {
     always_on: () => new sdk.AlwaysOnSampler(),
@@ -207,7 +235,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
     parentbased_traceidratio: () => new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) }),
   } as const;
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes(resourceAttributes(config)),
+    resource,
     sampler: samplers[config?.sampler ?? 'parentbased_always_on'](),
     // Batched for a real exporter (one POST per batch, off the requests' path); one by one for a test's.
     spanProcessors: [
@@ -230,6 +258,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
         propagation.disable();
         context.disable();
         contextManager = null;
+        tracerVersion = undefined;
       }
     },
   };
