@@ -4,6 +4,7 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, Kind, visit, type ASTNode } from 'graphql';
 import { maskError } from 'graphql-yoga';
+import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 
 export const statusByCode = {
@@ -20,6 +21,32 @@ export const statusByCode = {
 } as const;
 
 type ErrorCode = keyof typeof statusByCode;
+
+/**
+ * The level an answered error is logged at, by its code: the one table (docs/operations.md,
+ * "Logs"). Every code the service answers is an expected outcome, the client's or the database's,
+ * so none is `error`, which is kept for what should page an operator: an error no code names
+ * (masked as `Unexpected error.`). GraphQL's own codes for a document it could not parse or
+ * validate are the client's too.
+ */
+export const logLevelByCode = {
+  BAD_REQUEST: 'info',
+  UNAUTHENTICATED: 'info',
+  FORBIDDEN: 'info',
+  NOT_FOUND: 'info',
+  CONFLICT: 'info',
+  GONE: 'info',
+  PAYLOAD_TOO_LARGE: 'info',
+  BAD_USER_INPUT: 'info',
+  RATE_LIMITED: 'info',
+  // The database did not answer: the request may be retried, and a lasting outage shows as many of these.
+  UNAVAILABLE: 'warn',
+  GRAPHQL_PARSE_FAILED: 'info',
+  GRAPHQL_VALIDATION_FAILED: 'info',
+  PERSISTED_QUERY_NOT_FOUND: 'info',
+} as const satisfies Record<ErrorCode, 'info' | 'warn'> & Record<string, 'info' | 'warn'>;
+
+type LoggedCode = keyof typeof logLevelByCode;
 
 interface ApiErrorExtensions {
   code: ErrorCode;
@@ -100,7 +127,8 @@ export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
  */
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
-  // A connection argument refused while the query was built is the client's, not masked (see below).
+  // A connection argument refused where useInputErrorCodes does not see it (a subscription's event)
+  // is still the client's, not masked (see connectionArgumentError).
   const argument = error instanceof GraphQLError ? connectionArgumentError(error) : null;
   if (argument) return argument;
   return maskError(error, message, isDev);
@@ -185,9 +213,11 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
  * cursor, `before` with `first`): they throw PothosValidationErrors, GraphQLErrors with no code whose
  * message may echo the cursor as sent. As the error model's BAD_USER_INPUT naming the argument
  * (`field`), in the model's `<field>: <reason>` words; the cursor itself is not echoed. Null for any
- * other error.
+ * other error, and for one already coded. An operation's errors are coded so as soon as it ends
+ * (src/gateway/http-plugins.ts, useInputErrorCodes), before the masking, which then lets them by.
  */
-function connectionArgumentError(error: GraphQLError): GraphQLError | null {
+export function connectionArgumentError(error: GraphQLError): GraphQLError | null {
+  if (isApiError(error)) return null;
   const refused =
     error instanceof PothosValidationError ? error : error.originalError instanceof PothosValidationError ? error.originalError : null;
   if (!refused) return prismaCursorError(error);
@@ -255,4 +285,39 @@ export function finishedError(error: GraphQLError, fallbackCode: string): GraphQ
     originalError: coded.originalError,
     extensions: { ...coded.extensions, code: typeof code === 'string' ? code : fallbackCode },
   });
+}
+
+/**
+ * The code an error is answered with, read from the error as met (before the masking): its own, the
+ * one the error model gives GraphQL's input errors and the connection arguments' refusals, or
+ * UNAVAILABLE for a database that did not answer. Undefined for an unexpected error.
+ */
+function answeredCodeOf(error: unknown): LoggedCode | undefined {
+  if (!isApiError(error) && isDatabaseUnavailable(error)) return 'UNAVAILABLE';
+  if (!(error instanceof GraphQLError)) return undefined;
+  if (error.extensions?.code === undefined && (variableInputError(error) || connectionArgumentError(error))) return 'BAD_USER_INPUT';
+  const code = error.extensions?.code;
+  return typeof code === 'string' && Object.hasOwn(logLevelByCode, code) ? (code as LoggedCode) : undefined;
+}
+
+/** The level `error` is logged at: its code's (logLevelByCode), `error` for one no code names. */
+export function logLevelOf(error: unknown): 'info' | 'warn' | 'error' {
+  const code = answeredCodeOf(error);
+  return code === undefined ? 'error' : logLevelByCode[code];
+}
+
+/**
+ * Logs an error at the level its code says: an expected one as its code and message, with no stack
+ * (a client's mistake is not the service's fault, and a fuzzer sends thousands); an unexpected one
+ * whole, stack included, at `error`. Every place that logs an answered error goes through here.
+ */
+export function logError(logger: Logger, error: unknown, message: string): void {
+  const code = answeredCodeOf(error);
+  if (code === undefined) {
+    logger.error({ err: error }, message);
+    return;
+  }
+  // Not under `err`, whose serialiser would add a stack field.
+  const text = error instanceof Error ? error.message : String(error);
+  logger[logLevelByCode[code]]({ error: { code, message: text } }, message);
 }

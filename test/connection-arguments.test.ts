@@ -4,81 +4,17 @@
 // later is walked too; a connection the walk cannot reach with the seeded records fails the test.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  getNamedType,
   getNullableType,
   isEnumType,
   isInputObjectType,
   isListType,
-  isObjectType,
   isScalarType,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
-  type GraphQLObjectType,
 } from 'graphql';
-import { getSchema } from '../src/schema/index.ts';
-import { permissionCatalogue, type Permission } from '../src/auth/permissions.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { makeCarLead, makeModel, makeOffer } from './support/fixtures-catalogue.ts';
-import { makeStoredLead } from './support/fixtures-leads.ts';
-import {
-  makeCar,
-  makeContact,
-  makeDealership,
-  makeKey,
-  makeLocation,
-  makeManufacturer,
-  makeUser,
-  makeWebsite,
-} from './support/fixtures.ts';
-import { franchise } from './support/fixtures-dealership.ts';
-
-const schema = getSchema();
-
-interface ConnectionField {
-  /** `Type.field`, for the test names. */
-  coordinate: string;
-  field: GraphQLField<unknown, unknown>;
-  /** The query that reaches the field, with `%ARGS%` and `%SELECTION%` where the field's own go. */
-  template: string;
-}
-
-const isConnection = (type: GraphQLObjectType): boolean => 'edges' in type.getFields() && 'pageInfo' in type.getFields();
-
-/**
- * Every connection field of the schema, each with the shortest query from Query that reaches it:
- * fields with required arguments are not walked, connections are walked through `edges { node }`
- * with `first: 1`.
- */
-function connectionFields(): ConnectionField[] {
-  const found = new Map<string, ConnectionField>();
-  const queue: { type: GraphQLObjectType; wrap: (inner: string) => string }[] = [
-    { type: schema.getQueryType()!, wrap: (inner) => `query Walk($a: ${'%VARS%'}) { ${inner} }` },
-  ];
-  const seen = new Set<string>();
-  while (queue.length > 0) {
-    const { type, wrap } = queue.shift()!;
-    if (seen.has(type.name)) continue;
-    seen.add(type.name);
-    for (const field of Object.values(type.getFields())) {
-      const named = getNamedType(field.type);
-      if (!isObjectType(named)) continue;
-      if (isConnection(named)) {
-        const coordinate = `${type.name}.${field.name}`;
-        if (!found.has(coordinate)) found.set(coordinate, { coordinate, field, template: wrap(`${field.name}(%ARGS%) { %SELECTION% }`) });
-        const node = getNamedType(named.getFields().edges!.type);
-        const nodeType = isObjectType(node) ? getNamedType(node.getFields().node!.type) : null;
-        if (nodeType && isObjectType(nodeType)) {
-          queue.push({ type: nodeType, wrap: (inner) => wrap(`${field.name}(first: 1) { edges { node { __typename ${inner} } } }`) });
-        }
-        continue;
-      }
-      if (field.args.some((arg) => arg.type.toString().endsWith('!') && arg.defaultValue === undefined)) continue;
-      queue.push({ type: named, wrap: (inner) => wrap(`${field.name} { __typename ${inner} }`) });
-    }
-  }
-  return [...found.values()];
-}
+import { connectionFields, seedEveryConnection, type ConnectionField } from './support/connections.ts';
 
 interface BadCase {
   label: string;
@@ -184,24 +120,7 @@ let key: string;
 
 beforeAll(async () => {
   app = await createTestApp();
-  // One record behind every connection, so each parent on the walk resolves.
-  const home = await makeDealership(app.db, { name: 'Arguments Motors' });
-  await makeLocation(app.db, home.id);
-  await makeWebsite(app.db, home.id);
-  await makeContact(app.db, home.id);
-  await makeUser(app.db, [home.id]);
-  const car = await makeCar(app.db, home.id);
-  await makeCarLead(app.db, home.id, car.id);
-  const lead = await makeStoredLead(app.db, home.id);
-  await app.db.leadEvent.create({ data: { lead_id: lead.id, service: 'sms' } });
-  const manufacturer = await makeManufacturer(app.db);
-  await franchise(app.db, home.id, manufacturer.id);
-  const model = await makeModel(app.db, manufacturer.id);
-  await makeOffer(app.db, { manufacturer_id: manufacturer.id, model_id: model.id, expires_at: new Date('2099-01-01T00:00:00.000Z') }, [
-    home.id,
-  ]);
-  const permissions = Object.keys(permissionCatalogue) as Permission[];
-  key = (await makeKey(app.db, { permissions, dealershipIds: [home.id] })).key;
+  ({ key } = await seedEveryConnection(app.db));
 });
 
 describe('connection arguments', () => {

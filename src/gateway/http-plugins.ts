@@ -3,7 +3,7 @@
 import { GraphQLError, Kind, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
-import { DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from '../errors.ts';
+import { connectionArgumentError, DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from '../errors.ts';
 import type { AppDeps } from './app.ts';
 import { jsonResponse, restError } from '../rest/errors.ts';
 import { finalBytes, peekRequestBody } from '../web/bodies.ts';
@@ -94,7 +94,9 @@ function argumentsByVariable(document: DocumentNode): Map<string, string> {
 /**
  * Gives GraphQL's input errors the error model's code and field on /graphql (the REST door words
  * them itself, src/rest/errors.ts), so a missing or malformed argument is BAD_USER_INPUT naming the
- * argument on both doors, whether the schema or a domain rule refuses it.
+ * argument on both doors, whether the schema or a domain rule refuses it. A connection argument the
+ * Pothos plugins refused (an unreadable cursor, `first: -1`) is coded here too, as the operation
+ * ends and before the masking: a client's mistake is never masked, nor logged as the service's.
  */
 export function useInputErrorCodes(): Plugin {
   return {
@@ -104,6 +106,11 @@ export function useInputErrorCodes(): Plugin {
           if (!('errors' in result) || !result.errors?.length) return;
           let changed = false;
           const errors = result.errors.map((error) => {
+            const refusedArgument = connectionArgumentError(error);
+            if (refusedArgument) {
+              changed = true;
+              return refusedArgument;
+            }
             const input = error.extensions?.code === undefined ? variableInputError(error) : null;
             if (!input) return error;
             changed = true;

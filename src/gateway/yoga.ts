@@ -2,7 +2,7 @@
 import { createYoga, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { sentRequest, type Context } from '../context.ts';
 import { createContext, lendLogger, type AppDeps } from './app.ts';
-import { maskUnexpectedError } from '../errors.ts';
+import { logError, maskUnexpectedError } from '../errors.ts';
 import { graphiqlOptions, graphiqlPage } from '../rest/explorers.ts';
 import { queryLimits, useQueryLimits } from '../schema/graphql-limits.ts';
 import {
@@ -62,8 +62,10 @@ function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimi
   return { readCache, answerCache };
 }
 
-// Yoga's own error lines (the unexpected error behind a masked answer) carry the request id of
-// the request the error was met in (see errorLogger); its debug lines, which name no error, do not.
+// Yoga's own error lines (the error behind a masked answer) carry the request id of the request the
+// error was met in (see errorLogger), at the level of the code it is answered with (logError: a
+// database that did not answer is a warning, only an unexpected error is an error); its debug lines,
+// which name no error, carry none.
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   return {
     // Yoga writes debug lines on every request: their text is built only when the level is on.
@@ -76,7 +78,7 @@ function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
     warn: (...args) => logger.warn(args.map(String).join(' ')),
     error: (...args) => {
       const error = args.find((arg) => arg instanceof Error);
-      errorLogger(logger, error).error({ err: error }, args.map(String).join(' '));
+      logError(errorLogger(logger, error), error, args.map(String).join(' '));
     },
   };
 }

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 
 import { requestLogger } from '../telemetry/request-record.ts';
-import { permissionDenied, unauthenticated } from '../errors.ts';
+import { logError, permissionDenied, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
 import { accessOfField } from '../auth/field-access.ts';
 import { readRestArguments } from './arguments.ts';
@@ -347,7 +347,7 @@ export function useRestRoutes(deps: RestDeps): Plugin {
         // The database did not answer while the caller or the arguments were being checked: the
         // REST door's 503 body, as for one met while the operation ran.
         if (!isDatabaseUnavailable(error)) throw error;
-        requestLogger(deps.logger, request).warn({ err: error }, 'the database did not answer');
+        logError(requestLogger(deps.logger, request), error, 'the database did not answer');
         endResponse(restErrorResponse([error]));
       });
     },
