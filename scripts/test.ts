@@ -85,7 +85,8 @@ for (const outcome of outcomes) {
 // The closing line counts tests; a step that failed without a failed test (a type error, an error
 // outside a test, a half that never reported) counts as one failure, so the line never says
 // "0 failed" for a run that failed.
-const sum = (pick: (counts: SuiteReport) => number): number => outcomes.reduce((total, { counts }) => total + (counts ? pick(counts) : 0), 0);
+const sum = (pick: (counts: SuiteReport) => number): number =>
+  outcomes.reduce((total, { counts }) => total + (counts ? pick(counts) : 0), 0);
 const failedOutsideTests = outcomes.filter((outcome) => !outcome.passed && (outcome.counts?.numFailedTests ?? 0) === 0).length;
 console.log(
   `${sum((counts) => counts.numPassedTests)} passed, ${sum((counts) => counts.numFailedTests) + failedOutsideTests} failed, ${sum((counts) => counts.numPendingTests + counts.numTodoTests)} skipped`,

@@ -130,7 +130,11 @@ describe('README.md and docs/', () => {
     let created: { id: number; secret: string } | undefined;
     for (const command of commands) {
       const args = command.replace(/^npm run --silent keys -- /, '').split(/\s+/);
-      const result = await runScript('scripts/keys.ts', args.map((arg) => (arg === '<id>' ? String(created?.id) : arg)), settings);
+      const result = await runScript(
+        'scripts/keys.ts',
+        args.map((arg) => (arg === '<id>' ? String(created?.id) : arg)),
+        settings,
+      );
       expect(result.code, `${command}\n${result.stderr}`).toBe(0);
       if (args[0] === 'create') {
         const secret = result.stdout.trim();

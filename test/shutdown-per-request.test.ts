@@ -126,27 +126,23 @@ async function round(index: number, { port, service, db, key, dealershipId }: In
 }
 
 describe('SIGTERM with a new connection per request', () => {
-  it(
-    'answers or cleanly refuses every connection, over several stops',
-    async () => {
-      const tally: Tally = { answered: 0, goneElsewhere: 0, refused: 0, unanswered: [], unexpected: [], created: [], stored: [] };
-      const started = await Promise.all(Array.from({ length: ROUNDS }, startInstance));
-      for (const [index, instance] of started.entries()) await round(index, instance, tally);
-      console.info(
-        `SIGTERM ×${ROUNDS}, ${CLIENTS} clients opening a connection per request: ${tally.answered} answered (${tally.goneElsewhere} with 503 while draining), ${tally.refused} refused, ${tally.unanswered.length} accepted and unanswered`,
-      );
-      expect(tally.unanswered).toEqual([]);
-      expect(tally.unexpected).toEqual([]);
-      // Every client was refused in the end: each round's load ran across the listening socket's close.
-      expect(tally.refused).toBe(ROUNDS * CLIENTS);
-      // The leads stored are exactly those answered 201: a 503 stored nothing.
-      expect([...tally.stored].sort()).toEqual([...tally.created].sort());
-      // One retry: a connection can still complete its handshake in the instant between the accept
-      // queue being seen empty and the listener closing, and is then reset. Its causes are narrowed
-      // (test/http-server.test.ts): an answer finished during the drain waits for the close, and the
-      // close waits until no connection has arrived for 100 ms, so a client answered just before the
-      // signal is accepted, not caught. A second failure in a row still fails the test.
-    },
-    { timeout: 240_000, retry: 1 },
-  );
+  it('answers or cleanly refuses every connection, over several stops', { timeout: 240_000, retry: 1 }, async () => {
+    const tally: Tally = { answered: 0, goneElsewhere: 0, refused: 0, unanswered: [], unexpected: [], created: [], stored: [] };
+    const started = await Promise.all(Array.from({ length: ROUNDS }, startInstance));
+    for (const [index, instance] of started.entries()) await round(index, instance, tally);
+    console.info(
+      `SIGTERM ×${ROUNDS}, ${CLIENTS} clients opening a connection per request: ${tally.answered} answered (${tally.goneElsewhere} with 503 while draining), ${tally.refused} refused, ${tally.unanswered.length} accepted and unanswered`,
+    );
+    expect(tally.unanswered).toEqual([]);
+    expect(tally.unexpected).toEqual([]);
+    // Every client was refused in the end: each round's load ran across the listening socket's close.
+    expect(tally.refused).toBe(ROUNDS * CLIENTS);
+    // The leads stored are exactly those answered 201: a 503 stored nothing.
+    expect([...tally.stored].sort()).toEqual([...tally.created].sort());
+    // One retry: a connection can still complete its handshake in the instant between the accept
+    // queue being seen empty and the listener closing, and is then reset. Its causes are narrowed
+    // (test/http-server.test.ts): an answer finished during the drain waits for the close, and the
+    // close waits until no connection has arrived for 100 ms, so a client answered just before the
+    // signal is accepted, not caught. A second failure in a row still fails the test.
+  });
 });
