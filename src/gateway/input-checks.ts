@@ -1,7 +1,9 @@
 // One check of every input of every operation, on both doors (the REST door executes through the
 // same envelope, src/rest/plugin.ts), before any resolver runs: each argument's value, literal or
 // variable, at any depth, is walked with its GraphQL type. Text must be well-formed Unicode and
-// within its maximum length; free-form JSON must nest within the limit and hold only such text.
+// within its maximum length; free-form JSON must nest within the limit and hold only such text, and
+// no key that reaches an object's prototype (src/web/refused-keys.ts; GraphQL's parameters are
+// checked for those as soon as they are read, with the same rule).
 // The first problem answers 422 (BAD_USER_INPUT) naming the field by its path (`lead.message`,
 // `car.images[2]`, `lead.fields.a.b`). The limits themselves are src/domain/input-limits.ts.
 import {
@@ -24,9 +26,10 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from '../domain/input-limits.ts';
 import { invalidInput } from '../errors.ts';
+import { REFUSED_KEY_REASON, isRefusedKey, refusedKeyIn } from '../web/refused-keys.ts';
 
 interface InputProblem {
   field: string;
@@ -59,6 +62,7 @@ function jsonProblem(value: unknown, root: string, path: string, depth: number):
     return null;
   }
   for (const [key, item] of Object.entries(value)) {
+    if (isRefusedKey(key)) return { field: keyPath(path, key), reason: REFUSED_KEY_REASON };
     const keyReason = textProblem(key, JSON_TEXT_MAX_LENGTH);
     if (keyReason) return { field: path, reason: `has a key that ${keyReason}` };
     const problem = jsonProblem(item, root, keyPath(path, key), depth + 1);
@@ -184,7 +188,24 @@ function findInputProblem(
   return null;
 }
 
-/** Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts. */
+/**
+ * The refusal of GraphQL parameters holding a key no input may have (src/web/refused-keys.ts), or
+ * null. Checked once the request is read, whichever way it came (a JSON or form body, the query
+ * string, a multipart `operations` field), before anything else reads the parameters.
+ */
+function refusedParams(params: { variables?: unknown; extensions?: unknown }): ExecutionResult | null {
+  const field = refusedKeyIn(params.variables, 'variables') ?? refusedKeyIn(params.extensions, 'extensions');
+  if (field === null) return null;
+  const error = createGraphQLError(`${field}: ${REFUSED_KEY_REASON}`, {
+    extensions: { http: { status: 422 }, code: 'BAD_USER_INPUT', error: 'invalid_input', field },
+  });
+  return { errors: [error] };
+}
+
+/**
+ * Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts, and
+ * the request, before anything reads its parameters, when they hold a refused key.
+ */
 export function useInputChecks(): Plugin {
   const check = ({
     args,
@@ -202,6 +223,10 @@ export function useInputChecks(): Plugin {
     if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
   };
   return {
+    onParams({ params, setResult }) {
+      const refused = refusedParams(params);
+      if (refused) setResult(refused);
+    },
     onExecute: check,
     // A subscription's arguments are checked when it opens.
     onSubscribe: check,

@@ -132,9 +132,14 @@ function takesSingleValue(type: GraphQLInputType): boolean {
 /** The reason an input object in the query string cannot be read, naming both spellings. */
 const queryObjectReason = (name: string): string => `must be an object: ${name}[key]=… (nested as ${name}[key][key]=…) or JSON text`;
 
+/** A nested key that is given both a value and keys of its own (`data[leadId]=1&data[leadId][x]=2`). */
+const BOTH_REASON = 'is both a value and a group of keys';
+
 /**
  * An input object argument as the query string gives it: nested keys (`data[leadId]=12`) or one
- * JSON text; undefined when it is not there (or only blank).
+ * JSON text; undefined when it is not there (or only blank). The objects it builds have no
+ * prototype, so no key can reach past them (the REST door refuses `__proto__`, `constructor` and
+ * `prototype` before this runs: src/web/refused-keys.ts).
  */
 function queryObject(query: URLSearchParams, name: string): Read | undefined {
   const problem: Read = { problem: { field: name, reason: queryObjectReason(name) } };
@@ -142,22 +147,28 @@ function queryObject(query: URLSearchParams, name: string): Read | undefined {
   const texts = query.getAll(name).filter((value) => value.trim() !== '');
   if (nested.length === 0 && texts.length === 0) return undefined;
   if (nested.length > 0) {
-    if (texts.length > 0) return problem;
-    const root: Record<string, unknown> = {};
+    if (texts.length > 0) return { problem: { field: name, reason: `${queryObjectReason(name)}, not both` } };
+    const root: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [key, value] of nested) {
       const rest = key.slice(name.length);
       if (!/^(\[[^[\]]+\])+$/.test(rest)) return problem;
       const path = [...rest.matchAll(/\[([^[\]]+)\]/g)].map((match) => match[1]!);
       let at = root;
+      let place = name;
       for (const [index, segment] of path.entries()) {
-        const last = index === path.length - 1;
+        place = keyPath(place, segment);
         const held = Object.hasOwn(at, segment) ? at[segment] : undefined;
-        // The same key twice, or a key that is both a value and an object.
-        if (last ? held !== undefined : held !== undefined && !isPlainObject(held)) return problem;
-        if (last) at[segment] = value;
-        else {
-          at[segment] ??= {};
-          at = at[segment] as Record<string, unknown>;
+        if (index === path.length - 1) {
+          if (held !== undefined) return { problem: { field: place, reason: isPlainObject(held) ? BOTH_REASON : 'is sent twice' } };
+          at[segment] = value;
+        } else if (held === undefined) {
+          const created: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+          at[segment] = created;
+          at = created;
+        } else if (isPlainObject(held)) {
+          at = held;
+        } else {
+          return { problem: { field: place, reason: BOTH_REASON } };
         }
       }
     }

@@ -7,6 +7,7 @@
 // layer's reading of arguments (src/rest/arguments.ts) turns "1" into 1 where a number is expected.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
 import { FREE_FORM_JSON } from './input-schemas.ts';
+import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
 /** More parts than any form of the API has fields (a lead with five attachments has about 60). */
 const MAX_FORM_PARTS = 500;
@@ -56,6 +57,8 @@ export async function railsFormBody(form: FormData): Promise<{ body: Record<stri
     if (!names)
       return { problem: { field, reason: 'is not a form field name such as lead[name] or lead[lead_files_attributes][0][file]' } };
     if (names.length > MAX_KEY_DEPTH) return { problem: { field, reason: `must not nest more than ${MAX_KEY_DEPTH} names deep` } };
+    const refused = refusedName(key);
+    if (refused) return { problem: { field: refused, reason: REFUSED_KEY_REASON } };
     if (names.some((name) => /^\d+$/.test(name) && name.length > MAX_INDEX_DIGITS)) {
       return { problem: { field, reason: `has a list index over ${MAX_INDEX_DIGITS} digits` } };
     }

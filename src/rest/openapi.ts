@@ -137,8 +137,9 @@ export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[]
     statuses.add(400); // a path parameter that is not percent-encoded UTF-8
     statuses.add(404);
   }
-  // Every text input has a maximum length (src/domain/input-limits.ts), path parameters included.
-  if (/:/.test(route.path) || route.params || route.query || route.body) statuses.add(422);
+  // Every text input has a maximum length (src/domain/input-limits.ts), path parameters included;
+  // and any route refuses a query parameter named with a key no input may have (src/web/refused-keys.ts).
+  statuses.add(422);
   if (route.body) {
     statuses.add(400);
     statuses.add(413);

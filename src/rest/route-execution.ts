@@ -100,7 +100,9 @@ function readVariables(schema: GraphQLSchema, route: RouteOperation, input: Rout
     let raw: unknown;
     if (name in input.pathParams) raw = input.pathParams[name];
     else {
-      query ??= parseQueryString(input.search ?? '') as Record<string, unknown>;
+      // Objects without a prototype: a bracketed name cannot reach past them (qs never writes
+      // `__proto__`; the REST door has refused such names before, src/web/refused-keys.ts).
+      query ??= parseQueryString(input.search ?? '', { plainObjects: true }) as Record<string, unknown>;
       raw = query[name] || body[name];
     }
     if (raw === null || raw === undefined) continue;
