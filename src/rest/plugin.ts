@@ -27,6 +27,7 @@ import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
 import { cutText, headerValue } from '../web/header-value.ts';
+import { REFUSED_KEY_REASON, refusedKeyIn, refusedName } from '../web/refused-keys.ts';
 import { LOGGED_STRING_MAX } from '../logger.ts';
 import { routeOperations, runRoute, type RouteInput, type RouteOperation, type RouteRunner } from './route-execution.ts';
 
@@ -75,13 +76,8 @@ async function prepareRequest(
   const refused = await refuseCaller(deps, caller, field);
   if (refused) return refused;
 
-  // A parameter holding JSON text (lead events' ?data={…}) is measured before anything parses it.
-  for (const [name, value] of url.searchParams) {
-    if (/^\s*[[{]/.test(value) && jsonNestingExceeds(value)) {
-      const field = cutText(name, IGNORED_HEADER_NAME_LENGTH);
-      return restError(422, { error: 'invalid_input', message: `${field}: ${nestingReason()}`, field });
-    }
-  }
+  const refusedQuery = refusedQueryParameter(url.searchParams);
+  if (refusedQuery) return refusedQuery;
   const read = await readBody(request, route, headers);
   if (read instanceof Response) return read;
   const args = readRestArguments(field, {
@@ -122,6 +118,41 @@ async function prepareRequest(
 }
 
 /**
+ * The 422 of a query parameter that cannot be read safely, or null: one whose JSON text (lead events'
+ * ?data={…}) nests too deep, measured before anything parses it; one whose name, read by its brackets
+ * as the arguments' reading and qs read it, or whose JSON text has a key no input may have
+ * (src/web/refused-keys.ts). Every parameter is checked, read or not, before anything reads one.
+ */
+function refusedQueryParameter(query: URLSearchParams): Response | null {
+  for (const [name, value] of query) {
+    const refused = refusedName(name);
+    if (refused) return refusedKeyError(refused);
+    if (!/^\s*[[{]/.test(value)) continue;
+    if (jsonNestingExceeds(value)) {
+      const field = cutText(name, IGNORED_HEADER_NAME_LENGTH);
+      return restError(422, { error: 'invalid_input', message: `${field}: ${nestingReason()}`, field });
+    }
+    const inText = refusedKeyIn(jsonOrUndefined(value), name);
+    if (inText) return refusedKeyError(inText);
+  }
+  return null;
+}
+
+/** The 422 naming the place of a key no input may have (`lead.__proto__`), cut like any name from the request. */
+function refusedKeyError(place: string): Response {
+  const field = cutText(place, IGNORED_HEADER_NAME_LENGTH);
+  return restError(422, { error: 'invalid_input', message: `${field}: ${REFUSED_KEY_REASON}`, field });
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined; // not JSON: text, which no parser reads into an object
+  }
+}
+
+/**
  * The body as JSON, or the 400/422 that ends the request: JSON; a form (application/x-www-form-urlencoded)
  * where the route accepts one; multipart/form-data with Rails-style keys where the route takes a body.
  */
@@ -143,16 +174,25 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
     return parsed.body;
   }
   const text = await request.text();
-  if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded'))
-    return Object.fromEntries(new URLSearchParams(text));
+  if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) {
+    const fields = new URLSearchParams(text);
+    for (const name of fields.keys()) {
+      const refused = refusedName(name);
+      if (refused) return refusedKeyError(refused);
+    }
+    return Object.fromEntries(fields);
+  }
   if (text.trim() === '') return undefined;
   // Measured before it is parsed: everything after JSON.parse recurses over the value.
   if (jsonNestingExceeds(text)) return restError(422, { error: 'invalid_input', message: `body: ${nestingReason()}`, field: 'body' });
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
   }
+  const refused = refusedKeyIn(body);
+  return refused ? refusedKeyError(refused) : body;
 }
 
 /** How ignored parameters are named in X-Ignored-Parameters: at most this many, each this long, ASCII. */
