@@ -175,9 +175,9 @@ describe('POST /api/v1/lead_events/:service/create', () => {
       'data both nested and as JSON text',
       `${nestedPath('sms', { '[leadId]': '1' })}&data=${encodeURIComponent('{}')}`,
       'data',
-      `data: ${NOT_AN_OBJECT}`,
+      `data: ${NOT_AN_OBJECT}, not both`,
     ],
-    ['a nested key given twice', `${nestedPath('sms', { '[leadId]': '1' })}&data[leadId]=2`, 'data', `data: ${NOT_AN_OBJECT}`],
+    ['a nested key given twice', `${nestedPath('sms', { '[leadId]': '1' })}&data[leadId]=2`, 'data.leadId', 'data.leadId: is sent twice'],
     ['no leadId', nestedPath('sms', { '[messageDetail][sentBy]': 'Ana' }), 'data.leadId', 'data.leadId: is required'],
     [
       'a leadId that is not a number',
