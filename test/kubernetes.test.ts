@@ -7,16 +7,21 @@
 // - strictly: each document is type-checked as an object literal of its kind's interface (from the
 //   same OpenAPI document), so a field Kubernetes does not know (a misspelt `readinessProbes`) fails,
 //   as `kubectl apply --validate=strict` would.
-// Then the manifests are held to the service: declared settings only, every required one given,
-// probes on /health and /ready, a grace period above the drain, a locked-down pod, the migration Job
-// running what the image holds.
+// Then the manifests are held to the service: declared settings only, every required one given (the
+// ConfigMap loads through the service's own settings loader), probes on /health and /ready, a stop
+// whose pause outlasts the endpoint's removal and whose grace period covers the pause and the drain,
+// a locked-down pod, migrations in an init container running what the image holds, a second release
+// (a new image) that changes no field Kubernetes refuses to change, a NetworkPolicy that allows the
+// service's port in and its dependencies out and nothing else, and instances spread over nodes and
+// zones.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
+import { type Config, loadConfig, projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
 import { bundleOptions } from '../scripts/build.mjs';
+import { testSettings } from './support/app.ts';
 
 type Doc = Record<string, unknown> & {
   apiVersion: string;
@@ -57,8 +62,16 @@ function yamlDocuments(file: string): Doc[] {
   });
 }
 
-/** `kubectl kustomize <dir>` for the features the files use. */
-function render(dir: string): Doc[] {
+interface ImageEdit {
+  name: string;
+  digest: string;
+}
+
+/**
+ * `kubectl kustomize <dir>` for the features the files use; `setImage` is the release pipeline's
+ * `kustomize edit set image <name>@<digest>` on the overlay.
+ */
+function render(dir: string, setImage?: ImageEdit): Doc[] {
   const [kustomization] = yamlDocuments(path.join(dir, 'kustomization.yaml')) as unknown as Json[];
   const unknown = Object.keys(kustomization!).filter((field) => !KUSTOMIZATION_FIELDS.has(field));
   if (unknown.length > 0) throw new Error(`${dir}/kustomization.yaml uses ${unknown.join(', ')}, which this renderer does not implement`);
@@ -81,7 +94,10 @@ function render(dir: string): Doc[] {
   }
   const namespace = kustomization!.namespace as string | undefined;
   if (namespace) docs = docs.map((doc) => (CLUSTER_SCOPED.has(doc.kind) ? doc : { ...doc, metadata: { ...doc.metadata, namespace } }));
-  for (const image of (kustomization!.images as { name: string; newName?: string; newTag?: string; digest?: string }[] | undefined) ?? []) {
+  const images = ((kustomization!.images as { name: string; newName?: string; newTag?: string; digest?: string }[] | undefined) ?? []).map(
+    (image) => (setImage && image.name === setImage.name ? { ...image, newTag: undefined, digest: setImage.digest } : image),
+  );
+  for (const image of images) {
     const reference = `${image.newName ?? image.name}${image.digest ? `@${image.digest}` : image.newTag ? `:${image.newTag}` : ''}`;
     docs = JSON.parse(JSON.stringify(docs), (key, value: unknown) =>
       key === 'image' && value === image.name ? reference : value,
@@ -96,6 +112,12 @@ const modelModule = (doc: Doc): string => `kubernetes-models/${doc.apiVersion}/$
 const rendered = render(path.join(KUBERNETES_DIR, 'production'));
 const ofKind = <T = Json>(kind: string): (Doc & T)[] => rendered.filter((doc) => doc.kind === kind) as (Doc & T)[];
 
+interface Probe {
+  httpGet?: { path: string; port: string };
+  periodSeconds?: number;
+  timeoutSeconds?: number;
+  failureThreshold?: number;
+}
 interface Container {
   name: string;
   image: string;
@@ -104,29 +126,115 @@ interface Container {
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Json;
-  startupProbe?: { httpGet?: { path: string; port: string } };
-  livenessProbe?: { httpGet?: { path: string; port: string } };
-  readinessProbe?: { httpGet?: { path: string; port: string } };
-  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  lifecycle?: { preStop?: { exec?: { command: string[] }; sleep?: { seconds: number } } };
+}
+interface TopologySpreadConstraint {
+  topologyKey: string;
+  maxSkew: number;
+  whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  labelSelector?: { matchLabels?: Record<string, string> };
+  matchLabelKeys?: string[];
 }
 interface PodSpec {
+  initContainers?: Container[];
   containers: Container[];
   securityContext?: Json;
   terminationGracePeriodSeconds?: number;
+  topologySpreadConstraints?: TopologySpreadConstraint[];
 }
+interface DeploymentDoc {
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    strategy: { rollingUpdate: { maxSurge: number; maxUnavailable: number } };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+/** Every container of a pod, its init containers first (they run the same image, with the same settings). */
+const everyContainer = (pod: PodSpec): Container[] => [...(pod.initContainers ?? []), ...pod.containers];
 const podSpecs = (): [string, PodSpec][] =>
   rendered.flatMap((doc) => {
     const template = (doc.spec as { template?: { spec: PodSpec } } | undefined)?.template;
     return template ? [[`${doc.kind} ${doc.metadata.name}`, template.spec] as [string, PodSpec]] : [];
   });
 
+/**
+ * Seconds kube-proxy and an ingress controller take, with room, to act on an endpoint's removal
+ * from the Service (each reprograms within about a second of the EndpointSlice change; the room is
+ * for a loaded control plane).
+ */
+const ENDPOINT_REMOVAL_MARGIN_SECONDS = 5;
+
+/**
+ * The ConfigMap as the service reads it, through its own settings loader (so an invalid value fails
+ * here as it would at start), with stand-ins for the Secret's values, which the repository leaves empty.
+ */
+function manifestsConfig(): Config {
+  const [configMap] = ofKind<{ data: Record<string, string> }>('ConfigMap');
+  return loadConfig({
+    ...configMap!.data,
+    DATABASE_URL: 'postgresql://gateway@postgres:5432/dealership',
+    REDIS_URL: 'redis://redis:6379',
+    SESSION_SIGNING_SECRET: testSettings.SESSION_SIGNING_SECRET,
+    SECRETS_ENCRYPTION_KEYS: testSettings.SECRETS_ENCRYPTION_KEYS,
+    METRICS_TOKEN: '0123456789abcdef0123456789abcdef',
+  });
+}
+
+/**
+ * The fields Kubernetes refuses to change once a document of the kind exists (an apply that changes
+ * one fails), by kind, as dotted paths. A kind not listed fails the check: add it with its fields.
+ */
+const IMMUTABLE_FIELDS: Record<string, (doc: Doc) => string[]> = {
+  Deployment: () => ['spec.selector'],
+  Job: () => ['spec.template', 'spec.selector'],
+  Service: () => ['spec.clusterIP'],
+  ConfigMap: (doc) => (doc.immutable === true ? ['data', 'binaryData'] : []),
+  Secret: (doc) => (doc.immutable === true ? ['data', 'stringData'] : []),
+  PodDisruptionBudget: () => [],
+  HorizontalPodAutoscaler: () => [],
+  NetworkPolicy: () => [],
+};
+
+/** `<kind> <name>: <field>` for every immutable field a second apply of `after` would change in a document of `before`. */
+function immutableChanges(before: Doc[], after: Doc[]): string[] {
+  const at = (doc: Doc, field: string): unknown =>
+    field.split('.').reduce<unknown>((value, key) => (isObject(value) ? value[key] : undefined), doc);
+  return after.flatMap((doc) => {
+    const fields = IMMUTABLE_FIELDS[doc.kind];
+    if (!fields) return [`${doc.kind} ${doc.metadata.name}: a kind IMMUTABLE_FIELDS does not know`];
+    const existing = before.find((candidate) => candidate.kind === doc.kind && candidate.metadata.name === doc.metadata.name);
+    if (!existing) return [];
+    return fields(existing)
+      .filter((field) => JSON.stringify(at(existing, field)) !== JSON.stringify(at(doc, field)))
+      .map((field) => `${doc.kind} ${doc.metadata.name}: ${field}`);
+  });
+}
+
+interface NetworkPolicyPeer {
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  podSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface NetworkPolicyDoc {
+  spec: {
+    podSelector: { matchLabels?: Record<string, string> };
+    policyTypes: string[];
+    ingress: { from?: NetworkPolicyPeer[]; ports?: { port: number | string; protocol: string }[] }[];
+    egress: { to?: NetworkPolicyPeer[]; ports?: { port: number | string; protocol: string }[] }[];
+  };
+}
+
 describe('deploy/kubernetes, production overlay', () => {
-  it('renders the Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, migration Job, ConfigMap and Secret, in one namespace', () => {
+  it('renders the Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, ConfigMap and Secret, in one namespace', () => {
     expect(rendered.map((doc) => `${doc.apiVersion} ${doc.kind}`).sort()).toEqual(
       [
         'apps/v1 Deployment',
         'autoscaling/v2 HorizontalPodAutoscaler',
-        'batch/v1 Job',
+        'networking.k8s.io/v1 NetworkPolicy',
         'policy/v1 PodDisruptionBudget',
         'v1 ConfigMap',
         'v1 Secret',
@@ -208,8 +316,8 @@ describe('deploy/kubernetes, production overlay', () => {
     expect(Object.values(secret!.stringData).every((value) => value === '')).toBe(true);
     expect(configMap!.data.NODE_ENV).toBe('production');
     for (const [, pod] of podSpecs()) {
-      for (const container of pod.containers) {
-        expect(container.envFrom).toEqual([
+      for (const container of everyContainer(pod)) {
+        expect(container.envFrom, container.name).toEqual([
           { configMapRef: { name: configMap!.metadata.name } },
           { secretRef: { name: secret!.metadata.name } },
         ]);
@@ -227,53 +335,174 @@ describe('deploy/kubernetes, production overlay', () => {
     expect(gateway.readinessProbe?.httpGet).toEqual({ path: '/ready', port: 'http' });
   });
 
-  it('gives a stop more time than the pause before SIGTERM and the drain together', () => {
-    const [configMap] = ofKind<{ data: Record<string, string> }>('ConfigMap');
-    const [deployment] = ofKind<{ spec: { template: { spec: PodSpec } } }>('Deployment');
+  it('pauses a stop until the endpoint has left the Service, and gives it time for the pause and the drain together', () => {
+    const [deployment] = ofKind<DeploymentDoc>('Deployment');
     const pod = deployment!.spec.template.spec;
-    const pauseSeconds = Number(pod.containers[0]!.lifecycle?.preStop?.exec?.command.at(-1) ?? 0);
-    const drainSeconds = Number(configMap!.data.SHUTDOWN_GRACE_MS ?? SETTINGS.SHUTDOWN_GRACE_MS.default) / 1000;
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pauseSeconds + drainSeconds);
+    const gateway = pod.containers.find((container) => container.name === 'gateway')!;
+    // Kubernetes' own sleep action: the pause needs no shell and no binary in the image.
+    expect(gateway.lifecycle?.preStop?.exec).toBeUndefined();
+    const pauseSeconds = gateway.lifecycle?.preStop?.sleep?.seconds ?? 0;
+    const readiness = gateway.readinessProbe!;
+    expect(readiness.timeoutSeconds).toBeLessThanOrEqual(readiness.periodSeconds!);
+    const readinessVerdictSeconds = readiness.periodSeconds! * readiness.failureThreshold!;
+    // SIGTERM comes after the pause, and the drain refuses new connections from its first moment: the
+    // pause must outlast one readiness verdict plus the time an endpoint's removal takes to reach
+    // kube-proxy and the ingress controller.
+    expect(pauseSeconds).toBeGreaterThanOrEqual(readinessVerdictSeconds + ENDPOINT_REMOVAL_MARGIN_SECONDS);
+    // The grace period runs from the deletion, the pause included; the service exits by itself
+    // within SHUTDOWN_GRACE_MS of SIGTERM, read here as the service reads the ConfigMap.
+    const drainSeconds = manifestsConfig().shutdownGraceMs / 1000;
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(pauseSeconds + drainSeconds);
   });
 
   it("runs every pod as a non-root user, on a read-only root file system, with no capability and the runtime's seccomp profile, with requests and limits", () => {
-    expect(podSpecs().length).toBe(2);
+    expect(podSpecs().map(([name]) => name)).toEqual(['Deployment dealership-gateway']);
     for (const [name, pod] of podSpecs()) {
       expect(pod.securityContext, name).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       expect(pod.securityContext?.runAsUser, name).not.toBe(0);
-      for (const container of pod.containers) {
-        expect(container.securityContext, name).toMatchObject({
+      for (const container of everyContainer(pod)) {
+        const where = `${name}, ${container.name}`;
+        expect(container.securityContext, where).toMatchObject({
           allowPrivilegeEscalation: false,
           readOnlyRootFilesystem: true,
           capabilities: { drop: ['ALL'] },
         });
-        expect(Object.keys(container.resources?.requests ?? {}).sort(), name).toEqual(['cpu', 'memory']);
-        expect(Object.keys(container.resources?.limits ?? {}).sort(), name).toEqual(['cpu', 'memory']);
+        expect(Object.keys(container.resources?.requests ?? {}).sort(), where).toEqual(['cpu', 'memory']);
+        expect(Object.keys(container.resources?.limits ?? {}).sort(), where).toEqual(['cpu', 'memory']);
         // The release's image, by digest.
-        expect(container.image, name).toMatch(/@sha256:[0-9a-f]{64}$/);
+        expect(container.image, where).toMatch(/@sha256:[0-9a-f]{64}$/);
       }
     }
   });
 
-  it('migrates with a Job running the bundled runner the image holds, and scales the Deployment between the PodDisruptionBudget and the connection budget', () => {
-    const [job] = ofKind<{ spec: { template: { spec: PodSpec & { restartPolicy: string } } } }>('Job');
-    const command = job!.spec.template.spec.containers[0]!.command!;
-    expect(command[0]).toBe('node');
+  it('migrates in an init container of each new pod, with the bundled runner the image holds, and scales between the PodDisruptionBudget and the connection budget', () => {
+    const [deployment] = ofKind<DeploymentDoc>('Deployment');
+    const pod = deployment!.spec.template.spec;
+    expect(pod.initContainers?.map((container) => container.name)).toEqual(['migrate']);
+    const migrate = pod.initContainers![0]!;
+    // The release's image, the same as the service's.
+    expect(migrate.image).toBe(pod.containers[0]!.image);
     // scripts/build.mjs bundles scripts/migrate.ts as dist/src/migrate.js beside the service.
-    expect(command[1]).toBe('dist/src/migrate.js');
+    expect(migrate.command).toEqual(['node', 'dist/src/migrate.js']);
     expect((bundleOptions('dist/src').entryPoints as Record<string, string>).migrate).toBe('scripts/migrate.ts');
     const [hpa] = ofKind<{ spec: { minReplicas: number; maxReplicas: number; scaleTargetRef: { kind: string; name: string } } }>(
       'HorizontalPodAutoscaler',
     );
-    const [deployment] = ofKind<{ spec: { replicas?: number } }>('Deployment');
-    const [configMap] = ofKind<{ data: Record<string, string> }>('ConfigMap');
     expect(hpa!.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment!.metadata.name });
     // The autoscaler owns the count: a replicas field would reset it at every apply.
     expect(deployment!.spec.replicas).toBeUndefined();
-    expect(hpa!.spec.minReplicas).toBeGreaterThanOrEqual(2);
-    // PostgreSQL's default max_connections (100) less about 20 kept for administration (docs/operations.md, "Several instances").
-    expect(hpa!.spec.maxReplicas * Number(configMap!.data.DATABASE_POOL_MAX) + 1).toBeLessThanOrEqual(80);
+    expect(hpa!.spec.minReplicas).toBeGreaterThanOrEqual(3);
+    // A rollout adds one pod before it takes an old one away: the old pods serve until a migrated new one is ready.
+    expect(deployment!.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+    // At most maxReplicas + the surge pod, each with its pool (the init container's one connection is
+    // closed before its pod opens the pool), within PostgreSQL's default max_connections (100) less
+    // about 20 kept for administration (docs/operations.md, "Several instances").
+    const poolMax = manifestsConfig().databasePoolMax;
+    expect((hpa!.spec.maxReplicas + deployment!.spec.strategy.rollingUpdate.maxSurge) * poolMax).toBeLessThanOrEqual(80);
     const [budget] = ofKind<{ spec: { maxUnavailable: number } }>('PodDisruptionBudget');
     expect(budget!.spec.maxUnavailable).toBeLessThan(hpa!.spec.minReplicas);
   });
+
+  it('takes a second release (`kustomize edit set image` to a new digest, then `kubectl apply -k`) with no change to a field Kubernetes holds immutable, in any document', () => {
+    const release = (digit: string) =>
+      render(path.join(KUBERNETES_DIR, 'production'), { name: 'dealership-gateway', digest: `sha256:${digit.repeat(64)}` });
+    const [first, second] = [release('a'), release('b')];
+    expect(immutableChanges(first, second)).toEqual([]);
+    // The new image did reach every container of every pod.
+    for (const [before, after] of first.map((doc, index) => [doc, second[index]!] as const)) {
+      const template = (doc: Doc) => (doc.spec as { template?: { spec: PodSpec } } | undefined)?.template?.spec;
+      for (const container of everyContainer(template(after) ?? { containers: [] }))
+        expect(container.image, after.kind).toMatch(/@sha256:b{64}$/);
+      if (template(before)) expect(JSON.stringify(template(before))).toMatch(/@sha256:a{64}/);
+    }
+    // The check is real: a Job of a fixed name, whose template holds the image, is refused the second release.
+    const job = (digit: string): Doc => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'dealership-gateway-migrate' },
+      spec: { template: { spec: { containers: [{ name: 'migrate', image: `gateway@sha256:${digit.repeat(64)}` }] } } },
+    });
+    expect(immutableChanges([job('a')], [job('b')])).toEqual(['Job dealership-gateway-migrate: spec.template']);
+  });
+});
+
+describe('deploy/kubernetes, NetworkPolicy', () => {
+  const [policy] = ofKind<NetworkPolicyDoc>('NetworkPolicy');
+  const [deployment] = ofKind<DeploymentDoc>('Deployment');
+
+  it("selects the service's pods and limits both directions", () => {
+    expect(policy!.spec.podSelector).toEqual({ matchLabels: deployment!.spec.selector.matchLabels });
+    expect(policy!.spec.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+  });
+
+  it("lets in only the service's port, from the ingress controller's namespace, Prometheus' and its own", () => {
+    const [service] = ofKind<{ spec: { ports: { targetPort: string }[] } }>('Service');
+    const gateway = deployment!.spec.template.spec.containers[0]!;
+    expect(policy!.spec.ingress).toHaveLength(1);
+    const [rule] = policy!.spec.ingress;
+    // The port the Service sends to, by the container port's name.
+    expect(rule!.ports).toEqual([{ port: service!.spec.ports[0]!.targetPort, protocol: 'TCP' }]);
+    expect(gateway.ports!.map((port) => port.name)).toContain(rule!.ports![0]!.port);
+    expect(rule!.from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } },
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'observability' } } },
+      { podSelector: {} },
+    ]);
+  });
+
+  it('lets out only DNS, PostgreSQL, Redis, the OTLP collector of the settings, SMTP, and HTTPS to public addresses (webhook receivers)', () => {
+    const egress = policy!.spec.egress;
+    // Every rule names its ports: none opens every port.
+    for (const rule of egress) expect(rule.ports?.length, JSON.stringify(rule)).toBeGreaterThan(0);
+    const allowed = egress.flatMap((rule) => rule.ports!.map((port) => `${port.protocol} ${port.port}`)).sort();
+    expect(allowed).toEqual(['TCP 443', 'TCP 4318', 'TCP 465', 'TCP 53', 'TCP 5432', 'TCP 587', 'TCP 6379', 'UDP 53'].sort());
+    const ruleFor = (port: number) => egress.find((rule) => rule.ports!.some((allowedPort) => allowedPort.port === port))!;
+
+    // DNS: the cluster's resolver only.
+    expect(ruleFor(53).to).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+      },
+    ]);
+    // OTLP: the port and namespace of the collector the ConfigMap names (`<service>.<namespace>`).
+    const otlp = new URL(manifestsConfig().tracing!.otlpUrl!);
+    const otlpRule = ruleFor(Number(otlp.port));
+    expect(otlpRule.ports).toEqual([{ port: Number(otlp.port), protocol: 'TCP' }]);
+    expect(otlpRule.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': otlp.hostname.split('.')[1] } } }]);
+
+    // Only HTTPS reaches the internet, and not the private, loopback, shared or link-local ranges
+    // (the cloud's metadata service is link-local).
+    const open = egress.filter((rule) => rule.to?.some((peer) => peer.ipBlock) ?? false);
+    expect(open).toHaveLength(1);
+    expect(open[0]!.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+    const blocks = Object.fromEntries(open[0]!.to!.map((peer) => [peer.ipBlock!.cidr, peer.ipBlock!.except ?? []]));
+    expect(Object.keys(blocks).sort()).toEqual(['0.0.0.0/0', '::/0']);
+    expect(blocks['0.0.0.0/0']).toEqual(
+      expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16']),
+    );
+    expect(blocks['::/0']).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128']));
+    // The rules with no destination (database, Redis, SMTP: anywhere, since each may be outside the cluster) name their ports only.
+    for (const rule of egress.filter((candidate) => candidate.to === undefined))
+      expect(rule.ports!.map((port) => port.port).every((port) => [5432, 6379, 587, 465].includes(Number(port)))).toBe(true);
+  });
+});
+
+describe('deploy/kubernetes, where the instances run', () => {
+  const [deployment] = ofKind<DeploymentDoc>('Deployment');
+  const constraints = deployment!.spec.template.spec.topologySpreadConstraints ?? [];
+
+  it.each([
+    ['kubernetes.io/hostname', 'DoNotSchedule'],
+    ['topology.kubernetes.io/zone', 'ScheduleAnyway'],
+  ] as const)(
+    'spreads the instances over %s (%s), one apart at most, counting the pods of the same ReplicaSet',
+    (topologyKey, whenUnsatisfiable) => {
+      const constraint = constraints.find((candidate) => candidate.topologyKey === topologyKey);
+      expect(constraint, topologyKey).toMatchObject({ maxSkew: 1, whenUnsatisfiable, matchLabelKeys: ['pod-template-hash'] });
+      // It counts the Deployment's own pods: the selector's labels, which the pod template carries.
+      expect(constraint!.labelSelector).toEqual({ matchLabels: deployment!.spec.selector.matchLabels });
+      expect(deployment!.spec.template.metadata.labels).toMatchObject(deployment!.spec.selector.matchLabels);
+    },
+  );
 });
