@@ -4,13 +4,19 @@
 // subscribing key reads it (personal data masked without read:personal_data: a lead's, a phone
 // call's caller); another dealership's events are never sent; the SSRF guard refuses loopback
 // addresses unless allowed; a delivery failing past the retry window fails for good and disables
-// its subscription; one record's deliveries go out in order. The worker runs in rounds here, on a clock the test moves.
+// its subscription; one record's deliveries go out in order; each POST is a CLIENT span whose
+// traceparent the receiver gets. The worker runs in rounds here, on a clock the test moves.
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config/index.ts';
 import { createPayloadRenderer } from '../src/gateway/webhook-payloads.ts';
+import { allowedAddresses } from '../src/domain/webhook-address.ts';
+import { postWebhook, type WebhookPost, type WebhookResolver } from '../src/notifications/webhook-sender.ts';
 import { deliverDueWebhooks, type WebhookWorkerDeps } from '../src/notifications/webhook-worker.ts';
 import { getSchema } from '../src/schema/index.ts';
+import { startTracing, tracer, type Tracing } from '../src/telemetry/tracing.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
 import { WEBHOOK_DISABLED_NOTICE } from '../src/notifications/outbox.ts';
@@ -333,24 +339,52 @@ describe('failing for good', () => {
 });
 
 describe('where webhooks may go', () => {
-  it('refuses a loopback receiver, by address or by a name resolving to it, unless WEBHOOK_ALLOWED_ADDRESSES lists it', async () => {
-    for (const path of ['/ssrf-address', '/ssrf-name']) {
+  it('refuses a loopback receiver, by address, by a name resolving to it, or as localhost, unless WEBHOOK_ALLOWED_ADDRESSES lists it', async () => {
+    const loopback = 'a private, loopback, link-local or reserved address (127.0.0.0/8 Loopback, RFC 1122)';
+    // A name the test resolves (test/webhook-addresses.test.ts walks every range this way).
+    const resolve: WebhookResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const viaResolver = (post: WebhookPost) => postWebhook(post, { mode: 'development', allowed: allowedAddresses([]), resolve });
+    const cases = [
+      { path: '/ssrf-address', host: null, send: undefined, error: `refused: the URL must not point at 127.0.0.1, which is ${loopback}` },
+      {
+        path: '/ssrf-name',
+        host: 'receiver.hooks.test',
+        send: viaResolver,
+        error: `refused: receiver.hooks.test resolves to 127.0.0.1 is ${loopback}`,
+      },
+      {
+        path: '/ssrf-localhost',
+        host: 'localhost.',
+        send: undefined,
+        error: 'refused: the URL must not be a loopback host (localhost or a name under it)',
+      },
+    ];
+    for (const { path, host, send, error } of cases) {
       const { id, secret } = await subscribe(reader, ['lead.created'], path);
       receiver.secrets = [secret];
-      if (path === '/ssrf-name') {
-        await app.db.webhookSubscription.update({ where: { id }, data: { url: `http://localhost:${receiver.port}${path}` } });
-      }
+      if (host) await app.db.webhookSubscription.update({ where: { id }, data: { url: `http://${host}:${receiver.port}${path}` } });
       await createLead();
-      await round({ webhookAllowedAddresses: [] });
+      await deliverDueWebhooks({ ...workerDeps({ webhookAllowedAddresses: [] }), ...(send ? { send } : {}) });
       expect(at(path)).toEqual([]);
       const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id }, include: { attempt_log: true } });
       expect(delivery.status).toBe('pending');
       expect(delivery.attempt_log[0]?.status).toBeNull();
-      expect(delivery.attempt_log[0]?.error).toMatch(
-        /^refused: (127\.0\.0\.1|localhost) resolves to (127\.0\.0\.1|::1) is a private, loopback, link-local or reserved address$/,
-      );
+      expect(delivery.attempt_log[0]?.error, path).toBe(error);
       await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
     }
+  });
+
+  it('refuses a stored URL holding CR/LF (made before they were refused): the URL called would not be the one stored', async () => {
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/crlf');
+    receiver.secrets = [secret];
+    await app.db.webhookSubscription.update({ where: { id }, data: { url: `${receiver.url('/crlf')}\r\nHost: evil` } });
+    await createLead();
+    await round();
+    expect(at('/crlf')).toEqual([]);
+    expect(at('/crlfHost:%20evil')).toEqual([]);
+    const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id }, include: { attempt_log: true } });
+    expect(delivery.attempt_log[0]?.error).toMatch(/^refused: the URL must not contain control characters \(U\+000D at position \d+\)$/);
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
   });
 
   it('calls only https in production mode', async () => {
@@ -360,7 +394,78 @@ describe('where webhooks may go', () => {
     await round({ mode: 'production' });
     expect(at('/production')).toEqual([]);
     const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: id }, include: { attempt_log: true } });
-    expect(delivery.attempt_log[0]?.error).toBe('refused: only https URLs are called in production mode');
+    expect(delivery.attempt_log[0]?.error).toBe('refused: the URL must be an https URL');
     await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+});
+
+describe('a delivery’s trace', () => {
+  let exporter: InMemorySpanExporter;
+  let tracing: Tracing;
+
+  beforeAll(async () => {
+    exporter = new InMemorySpanExporter();
+    tracing = (await startTracing(null, { exporter }))!;
+  });
+
+  afterAll(async () => {
+    await tracing.shutdown();
+  });
+
+  it('is a CLIENT span under the active context, sent on as the traceparent, with the HTTP client conventions and no secret in url.full', async () => {
+    await drain();
+    const { id, secret } = await subscribe(reader, ['lead.created'], '/traced');
+    receiver.secrets = [secret];
+    await app.db.webhookSubscription.update({
+      where: { id },
+      data: { url: `${receiver.url('/traced')}?token=s3cret-value&tenant=42#part` },
+    });
+    await createLead();
+    // Answered as told: the clock has moved a day on in this file, past what a receiver's verify accepts.
+    receiver.failNext = [503, 204];
+    exporter.reset();
+    const parent = tracer().startSpan('webhook round');
+    await context.with(trace.setSpan(context.active(), parent), () => round());
+    advance(40_000);
+    await context.with(trace.setSpan(context.active(), parent), () => round());
+    parent.end();
+
+    const sent = at('/traced?token=s3cret-value&tenant=42');
+    expect(sent.map((received) => received.answered)).toEqual([503, 204]);
+    const spans = exporter
+      .getFinishedSpans()
+      .filter((span) => span.kind === SpanKind.CLIENT && String(span.attributes['url.full']).includes('/traced'));
+    expect(spans).toHaveLength(2);
+    for (const [index, span] of spans.entries()) {
+      expect(span.name).toBe('POST');
+      expect(span.spanContext().traceId).toBe(parent.spanContext().traceId);
+      expect(span.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+      // The receiver's trace continues from the CLIENT span itself.
+      expect(sent[index]?.headers.traceparent).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+      expect(JSON.stringify(span.attributes)).not.toContain('s3cret-value');
+    }
+    const [failed, delivered] = spans;
+    expect(delivered?.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.full': `http://127.0.0.1:${receiver.port}/traced?token=REDACTED&tenant=REDACTED`,
+      'server.address': '127.0.0.1',
+      'server.port': receiver.port,
+      'network.peer.address': '127.0.0.1',
+      'http.response.status_code': 204,
+    });
+    expect(delivered?.status.code).toBe(SpanStatusCode.UNSET);
+    expect(failed?.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503' });
+    expect(failed?.status.code).toBe(SpanStatusCode.ERROR);
+    await app.request(`/api/v1/webhook_subscriptions/${id}/disable`, { method: 'POST', key: reader });
+  });
+
+  it('records a refused attempt as a failed CLIENT span, and sends nothing', async () => {
+    exporter.reset();
+    await expect(
+      postWebhook({ url: 'https://[2002:7f00:1::]/hooks', headers: {}, body: '{}' }, { mode: 'production', allowed: allowedAddresses([]) }),
+    ).rejects.toThrow(/^refused: the URL must not point at 2002:7f00:1::/);
+    const [span] = exporter.getFinishedSpans().filter((finished) => finished.kind === SpanKind.CLIENT);
+    expect(span?.attributes).toMatchObject({ 'server.address': '2002:7f00:1::', 'server.port': 443, 'error.type': 'refused' });
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
   });
 });

@@ -1,64 +1,269 @@
-// Where a webhook may be sent (docs/webhooks.md, "Where webhooks may go"): never to an address of the
-// service's own networks (SSRF), unless WEBHOOK_ALLOWED_ADDRESSES lists it. The worker resolves the
-// host, checks every address here and connects to the address it checked (src/notifications/webhook-worker.ts),
-// so a name that resolves differently a moment later (DNS rebinding) gains nothing.
+// Where a webhook may be sent (docs/webhooks.md, "Where webhooks may go"): never to a special-use
+// address (SSRF), unless WEBHOOK_ALLOWED_ADDRESSES lists it. `checkWebhookUrl` is the one check of a
+// webhook URL, run when a subscription is made (src/domain/webhooks.ts) and again before every
+// delivery (src/notifications/webhook-sender.ts), which then resolves the host, checks every answer
+// with `refusedAddress` and connects to the address it checked, so a name that resolves differently
+// a moment later (DNS rebinding) gains nothing.
+//
+// Addresses are compared as numbers, after the WHATWG URL parser has read them: a URL's host in any
+// spelling the parser accepts (`2130706433`, `0x7f.1`, `127.1`, `127.0.0.1.`, `[0:0::FFFF:7f00:1]`)
+// reaches this module as its one serialisation, and a resolver's answer (`::FFFF:7F00:1`,
+// `fe80::1%eth0`) is read by the same parser.
 import { BlockList, isIP } from 'node:net';
+import type { Config } from '../config/index.ts';
+import { urlTextProblem } from './http-url.ts';
 
-/** Loopback, private, shared, link-local, documentation-adjacent, multicast and reserved space. */
-const REFUSED_IPV4 = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.0.0.0/24',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '224.0.0.0/4',
-  '240.0.0.0/4',
-];
-/** Unspecified, loopback, IPv4-compatible, NAT64, unique-local, link-local and multicast. */
-const REFUSED_IPV6 = ['::/96', '::1/128', '64:ff9b::/96', '64:ff9b:1::/48', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
-
-const refused = new BlockList();
-for (const range of REFUSED_IPV4) addRange(refused, range);
-for (const range of REFUSED_IPV6) addRange(refused, range);
-
-function addRange(list: BlockList, entry: string): void {
-  const [address = '', prefix] = entry.split('/');
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  if (prefix === undefined) list.addAddress(address, family);
-  else list.addSubnet(address, Number(prefix), family);
+/** One row of the table below: a range and where it is defined. */
+export interface SpecialUseRange {
+  /** The range in CIDR notation. */
+  block: string;
+  /** Its name in the registry that lists it. */
+  name: string;
+  /** The document that defines it. */
+  reference: string;
+  /**
+   * Translation prefixes the registry marks globally reachable: an address in them is refused when
+   * the IPv4 address it carries is, and allowed otherwise (a NAT64 gateway reaching a public host).
+   */
+  embedsIpv4?: (value: bigint) => bigint;
 }
 
-/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) stands for, else null. */
-function mappedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1] && isIP(dotted[1]) === 4) return dotted[1];
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex?.[1] || !hex[2]) return null;
-  const high = Number.parseInt(hex[1], 16);
-  const low = Number.parseInt(hex[2], 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+const low32 = (value: bigint): bigint => value & 0xffff_ffffn;
+
+/**
+ * Every range a webhook may not go to. From the IANA IPv4 Special-Purpose Address Registry
+ * (https://www.iana.org/assignments/iana-ipv4-special-registry) and the IANA IPv6 Special-Purpose
+ * Address Registry (https://www.iana.org/assignments/iana-ipv6-special-registry), every entry whose
+ * "Globally Reachable" is False or N/A; the multicast ranges (IPv4 Multicast Address Space registry,
+ * RFC 4291); the IPv4-translated and IPv4-compatible forms that embed an IPv4 address; and, from the
+ * IANA IPv6 Address Space registry (https://www.iana.org/assignments/ipv6-address-space), every block
+ * outside 2000::/3, the only space allocated for global unicast (later special-purpose allocations,
+ * like 5f00::/16, come out of those blocks). Inside a refused block the registry's few globally
+ * reachable anycast and identifier entries (192.0.0.9, 192.0.0.10, 2001:1::1/128, 2001:3::/32,
+ * 2001:20::/28, ...) stay refused: no webhook receiver lives there. The globally reachable AS112 and
+ * AMT entries outside them (192.31.196.0/24, 192.52.193.0/24, 192.175.48.0/24, 2620:4f:8000::/48)
+ * are public services, and are not refused. A longer prefix is matched before a shorter one.
+ */
+export const SPECIAL_USE_RANGES: readonly SpecialUseRange[] = [
+  // IPv4 Special-Purpose Address Registry
+  { block: '0.0.0.0/8', name: '"This network"', reference: 'RFC 791' },
+  { block: '0.0.0.0/32', name: '"This host on this network"', reference: 'RFC 1122' },
+  { block: '10.0.0.0/8', name: 'Private-Use', reference: 'RFC 1918' },
+  { block: '100.64.0.0/10', name: 'Shared Address Space', reference: 'RFC 6598' },
+  { block: '127.0.0.0/8', name: 'Loopback', reference: 'RFC 1122' },
+  { block: '169.254.0.0/16', name: 'Link Local', reference: 'RFC 3927' },
+  { block: '172.16.0.0/12', name: 'Private-Use', reference: 'RFC 1918' },
+  { block: '192.0.0.0/24', name: 'IETF Protocol Assignments', reference: 'RFC 6890' },
+  { block: '192.0.0.0/29', name: 'IPv4 Service Continuity Prefix', reference: 'RFC 7335' },
+  { block: '192.0.0.8/32', name: 'IPv4 dummy address', reference: 'RFC 7600' },
+  { block: '192.0.0.170/32', name: 'NAT64/DNS64 Discovery', reference: 'RFC 8880' },
+  { block: '192.0.0.171/32', name: 'NAT64/DNS64 Discovery', reference: 'RFC 8880' },
+  { block: '192.0.2.0/24', name: 'Documentation (TEST-NET-1)', reference: 'RFC 5737' },
+  { block: '192.88.99.0/24', name: 'Deprecated (6to4 Relay Anycast)', reference: 'RFC 7526' },
+  { block: '192.168.0.0/16', name: 'Private-Use', reference: 'RFC 1918' },
+  { block: '198.18.0.0/15', name: 'Benchmarking', reference: 'RFC 2544' },
+  { block: '198.51.100.0/24', name: 'Documentation (TEST-NET-2)', reference: 'RFC 5737' },
+  { block: '203.0.113.0/24', name: 'Documentation (TEST-NET-3)', reference: 'RFC 5737' },
+  { block: '240.0.0.0/4', name: 'Reserved', reference: 'RFC 1112' },
+  { block: '255.255.255.255/32', name: 'Limited Broadcast', reference: 'RFC 919' },
+  // IPv4 Multicast Address Space registry
+  { block: '224.0.0.0/4', name: 'Multicast', reference: 'RFC 5771' },
+  // IPv6 Special-Purpose Address Registry
+  { block: '::1/128', name: 'Loopback Address', reference: 'RFC 4291' },
+  { block: '::/128', name: 'Unspecified Address', reference: 'RFC 4291' },
+  { block: '::ffff:0:0/96', name: 'IPv4-mapped Address', reference: 'RFC 4291' },
+  { block: '64:ff9b::/96', name: 'IPv4-IPv6 Translat.', reference: 'RFC 6052', embedsIpv4: low32 },
+  { block: '64:ff9b:1::/48', name: 'Local-use IPv4/IPv6 Translation', reference: 'RFC 8215' },
+  { block: '100::/64', name: 'Discard-Only Address Block', reference: 'RFC 6666' },
+  { block: '2001::/23', name: 'IETF Protocol Assignments', reference: 'RFC 2928' },
+  { block: '2001::/32', name: 'TEREDO', reference: 'RFC 4380' },
+  { block: '2001:2::/48', name: 'Benchmarking', reference: 'RFC 5180' },
+  { block: '2001:10::/28', name: 'Deprecated (previously ORCHID)', reference: 'RFC 4843' },
+  { block: '2001:20::/28', name: 'ORCHIDv2', reference: 'RFC 7343' },
+  { block: '2001:db8::/32', name: 'Documentation', reference: 'RFC 3849' },
+  { block: '2002::/16', name: '6to4', reference: 'RFC 3056', embedsIpv4: (value) => low32(value >> 80n) },
+  { block: '3fff::/20', name: 'Documentation', reference: 'RFC 9637' },
+  { block: '5f00::/16', name: 'Segment Routing (SRv6) SIDs', reference: 'RFC 9602' },
+  { block: 'fc00::/7', name: 'Unique-Local', reference: 'RFC 4193' },
+  { block: 'fe80::/10', name: 'Link-Local Unicast', reference: 'RFC 4291' },
+  // Multicast, and the forms embedding an IPv4 address the registry does not list (RFC 4291, RFC 2765)
+  { block: 'ff00::/8', name: 'Multicast', reference: 'RFC 4291' },
+  { block: '::/96', name: 'IPv4-compatible Address (deprecated)', reference: 'RFC 4291' },
+  { block: '::ffff:0:0:0/96', name: 'IPv4-translated Address', reference: 'RFC 2765' },
+  // IPv6 Address Space registry: everything outside 2000::/3
+  { block: '::/8', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '100::/8', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '200::/7', name: 'Reserved by IETF', reference: 'RFC 4048' },
+  { block: '400::/6', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '800::/5', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '1000::/4', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '4000::/3', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '6000::/3', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: '8000::/3', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'a000::/3', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'c000::/3', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'e000::/4', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'f000::/5', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'f800::/6', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'fe00::/9', name: 'Reserved by IETF', reference: 'RFC 4291' },
+  { block: 'fec0::/10', name: 'Reserved by IETF (deprecated site-local)', reference: 'RFC 3879' },
+];
+
+/** An IP address as a number, with its serialisation by the URL parser. */
+export interface IpAddress {
+  family: 4 | 6;
+  value: bigint;
+  text: string;
+}
+
+const BITS = { 4: 32n, 6: 128n } as const;
+
+/**
+ * An IP address in any form a URL host or a resolver gives it (brackets, a zone id, upper case,
+ * leading zeros in a group, an embedded dotted quad), or null when the text is not one. The zone
+ * does not change which range the address is in.
+ */
+export function parseIpAddress(text: string): IpAddress | null {
+  const bare = text.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) {
+    const value = bare.split('.').reduce((sum, part) => (sum << 8n) | BigInt(part), 0n);
+    return { family, value, text: bare };
+  }
+  if (family !== 6) return null;
+  // The parser's serialisation is lower-case hexadecimal groups with the longest run of zeros as `::`.
+  const serialised = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  const [head = '', tail] = serialised.split('::');
+  const groupsOf = (part: string) => (part === '' ? [] : part.split(':'));
+  const groups =
+    tail === undefined
+      ? groupsOf(head)
+      : [...groupsOf(head), ...Array<string>(8 - groupsOf(head).length - groupsOf(tail).length).fill('0'), ...groupsOf(tail)];
+  const value = groups.reduce((sum, group) => (sum << 16n) | BigInt(Number.parseInt(group, 16)), 0n);
+  return { family, value, text: serialised };
+}
+
+function ipv4Text(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 255n)).join('.');
+}
+
+interface TableRow {
+  range: SpecialUseRange;
+  family: 4 | 6;
+  prefix: bigint;
+  network: bigint;
+}
+
+function rowOf(range: SpecialUseRange): TableRow {
+  const [address = '', length = ''] = range.block.split('/');
+  const parsed = parseIpAddress(address);
+  if (!parsed) throw new Error(`${range.block} is not a range`);
+  return { range, family: parsed.family, prefix: BigInt(length), network: parsed.value };
+}
+
+/** Longest prefix first, so that an address is named by the narrowest range holding it. */
+const TABLE: readonly TableRow[] = SPECIAL_USE_RANGES.map(rowOf).sort((a, b) => Number(b.prefix - a.prefix));
+
+function inRow(address: IpAddress, row: TableRow): boolean {
+  const shift = BITS[row.family] - row.prefix;
+  return row.family === address.family && address.value >> shift === row.network >> shift;
+}
+
+/** The first and last address of a range (what test/webhook-addresses.test.ts walks). */
+export function rangeBounds(range: SpecialUseRange): { first: IpAddress; last: IpAddress } {
+  const row = rowOf(range);
+  const hostBits = BITS[row.family] - row.prefix;
+  const first = (row.network >> hostBits) << hostBits;
+  const last = first | ((1n << hostBits) - 1n);
+  const address = (value: bigint): IpAddress => ({ family: row.family, value, text: textOf(row.family, value) });
+  return { first: address(first), last: address(last) };
+}
+
+function textOf(family: 4 | 6, value: bigint): string {
+  if (family === 4) return ipv4Text(value);
+  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) => ((value >> shift) & 0xffffn).toString(16));
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
+
+/** Why an address may not be called (its range, and for a translation prefix the IPv4 address it carries), or null. */
+function specialUse(address: IpAddress): string | null {
+  const row = TABLE.find((candidate) => inRow(address, candidate));
+  if (!row) return null;
+  const { block, name, reference, embedsIpv4 } = row.range;
+  if (!embedsIpv4) return `${block} ${name}, ${reference}`;
+  const embedded = embedsIpv4(address.value);
+  const refusal = specialUse({ family: 4, value: embedded, text: ipv4Text(embedded) });
+  return refusal ? `${block} ${name}, ${reference}, carrying ${ipv4Text(embedded)}: ${refusal}` : null;
 }
 
 /** The allow-list of WEBHOOK_ALLOWED_ADDRESSES, built once per worker. */
 export function allowedAddresses(entries: readonly string[]): BlockList {
   const list = new BlockList();
-  for (const entry of entries) addRange(list, entry);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
   return list;
 }
 
-/** Why a webhook may not go to `address` (an IP address), or null when it may. */
+/**
+ * Why a webhook may not go to `address` (an IP address in any spelling a URL host or a resolver
+ * gives), or null when it may: the address as the URL parser writes it and the range it is in.
+ */
 export function refusedAddress(address: string, allowed: BlockList): string | null {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
-  if (family === 0) return 'is not an IP address';
-  const mapped = family === 6 ? mappedIpv4(bare) : null;
-  const [checked, type] = mapped ? [mapped, 'ipv4' as const] : [bare, family === 4 ? ('ipv4' as const) : ('ipv6' as const)];
-  if (!refused.check(checked, type)) return null;
-  if (allowed.check(checked, type) || allowed.check(bare, family === 4 ? 'ipv4' : 'ipv6')) return null;
-  return `${bare} is a private, loopback, link-local or reserved address`;
+  const parsed = parseIpAddress(address);
+  if (!parsed) return `${address} is not an IP address`;
+  const refusal = specialUse(parsed);
+  if (!refusal) return null;
+  // A BlockList matches an IPv4 rule against the IPv4-mapped form too.
+  if (allowed.check(parsed.text, parsed.family === 4 ? 'ipv4' : 'ipv6')) return null;
+  return `${parsed.text} is a private, loopback, link-local or reserved address (${refusal})`;
+}
+
+/** `localhost` and every name under it (RFC 6761), with any number of trailing dots. */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+export interface WebhookUrlRules {
+  mode: Config['mode'];
+  allowed: BlockList;
+}
+
+export type CheckedWebhookUrl = { url: URL; problem: null } | { url: null; problem: string };
+
+/**
+ * The one check of a webhook URL, at creation and before every delivery: its text (no control
+ * characters: the parser would drop them, and the stored text would not be the URL called), its form
+ * (absolute, https, or http in development mode, no credentials), and a host that is not `localhost`
+ * nor a special-use address in any spelling. Where a name points is checked at each delivery, by
+ * resolving it. The URL to keep is `url.href`, the parser's serialisation, so what is stored is what
+ * is called.
+ */
+export function checkWebhookUrl(text: string, rules: WebhookUrlRules): CheckedWebhookUrl {
+  const refuse = (problem: string): CheckedWebhookUrl => ({ url: null, problem });
+  const textProblem = urlTextProblem(text);
+  if (textProblem) return refuse(textProblem);
+  const trimmed = text.trim();
+  if (!URL.canParse(trimmed)) return refuse('must be an absolute URL');
+  const url = new URL(trimmed);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.mode === 'development')) {
+    return refuse(rules.mode === 'development' ? 'must be an http or https URL' : 'must be an https URL');
+  }
+  if (url.username || url.password) return refuse('must not carry credentials');
+  if (url.hostname === '') return refuse('must name a host');
+  if (isLocalhostName(url.hostname)) {
+    return refusedAddress('127.0.0.1', rules.allowed)
+      ? refuse('must not be a loopback host (localhost or a name under it)')
+      : { url, problem: null };
+  }
+  // The parser has read every IPv4 spelling as dotted decimal and every IPv6 one in brackets.
+  if (url.hostname.startsWith('[') || isIP(url.hostname) === 4) {
+    const refusal = refusedAddress(url.hostname, rules.allowed);
+    if (refusal) return refuse(`must not point at ${refusal.replace(/ is /, ', which is ')}`);
+  }
+  return { url, problem: null };
 }

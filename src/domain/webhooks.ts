@@ -18,7 +18,7 @@ import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
 import { isRecordEventType, RECORD_EVENT_TYPES, type RecordEventType } from './record-events.ts';
 import { openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from './stored-secrets.ts';
-import { allowedAddresses, refusedAddress } from './webhook-address.ts';
+import { allowedAddresses, checkWebhookUrl } from './webhook-address.ts';
 
 /** A dealership's subscriptions at most: each one is a delivery per event. */
 const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
@@ -51,8 +51,8 @@ export const webhookSubscriptionInput = z.object({
     .string()
     .max(MAX_URL_LENGTH)
     // The pattern is the OpenAPI contract: every URL of its form is accepted by every deployment
-    // (docs/webhooks.md, "Where webhooks may go"). urlProblem accepts more (http in development
-    // mode, public IP addresses); where the host points is no form, and is checked by urlProblem at
+    // (docs/webhooks.md, "Where webhooks may go"). checkWebhookUrl accepts more (http in development
+    // mode, public IP addresses); where the host points is no form, and is checked by it at
     // creation (localhost, address literals) and at every delivery (src/domain/webhook-address.ts).
     .meta({
       pattern: WEBHOOK_URL_PATTERN,
@@ -127,23 +127,6 @@ function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-/** The URL's refusal reason at creation, or null: the address check proper runs at every delivery. */
-function urlProblem(text: string, config: Pick<Config, 'mode' | 'webhookAllowedAddresses'>): string | null {
-  if (!URL.canParse(text)) return 'must be an absolute URL';
-  const url = new URL(text);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && config.mode === 'development')) {
-    return config.mode === 'development' ? 'must be an http or https URL' : 'must be an https URL';
-  }
-  if (url.username || url.password) return 'must not carry credentials';
-  if (url.hostname === '') return 'must name a host';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) {
-    return refusedAddress('127.0.0.1', allowedAddresses(config.webhookAllowedAddresses)) ? 'must not be a loopback host' : null;
-  }
-  const refusal = /^[\d.]+$|:/.test(host) ? refusedAddress(host, allowedAddresses(config.webhookAllowedAddresses)) : null;
-  return refusal ? `must not point at ${refusal.replace(/ is /, ', which is ')}` : null;
-}
-
 async function findSubscription(db: ScopedDb, id: number): Promise<SubscriptionRow> {
   const row = await db.webhookSubscription.findUnique({ where: { id } });
   if (!row) throw notFound('webhook_subscription');
@@ -158,9 +141,10 @@ export async function createWebhookSubscription(
   now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
   const valid = parseRecord(webhookSubscriptionInput, input, 'subscription');
-  const url = valid.url.trim();
-  const problem = urlProblem(url, config);
-  if (problem) throw invalidInput('subscription.url', problem);
+  // The parser's serialisation is stored: what is kept is the URL each delivery calls.
+  const checked = checkWebhookUrl(valid.url, { mode: config.mode, allowed: allowedAddresses(config.webhookAllowedAddresses) });
+  if (checked.problem !== null) throw invalidInput('subscription.url', checked.problem);
+  const url = checked.url.href;
   // Whether the key may read what an event carries is asked at each delivery (its permissions can
   // change): a delivery it cannot read is skipped, never sent.
   const events = [...new Set(valid.events)];
