@@ -228,6 +228,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     redisModule && config.redisUrl
       ? redisModule.connectRedis(config.redisUrl, logger, await redisKeyPrefixOf(db, config.redisKeyPrefix), {
           commandTimeoutMs: config.redisCommandTimeoutMs,
+          outageAfterMs: config.redisOutageAfterMs,
         })
       : null;
   const keys = createKeyVerifier({

@@ -4,14 +4,17 @@
 // old one (the owed generation: src/gateway/response-cache.ts), keeps /ready at 200, logs the outage once and
 // Redis's return once, and once Redis answers again publishes the generation its write owed. An
 // instance cut off from a Redis the others still reach makes them drop results from before its
-// write through the database's cache epoch.
+// write through the database's cache epoch. A Redis that answers late, again and again, is not an
+// outage: the breaker stays closed and rate limits are still counted in Redis; a connection that is
+// lost is one at once, and commands failing for longer than the outage window are one too.
 import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
 import { RATE_COUNTER_PREFIX, redisCounters } from '../src/rate-limit/counters.ts';
-import { BREAKER_FAILURES, connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis/client.ts';
+import { Redis } from 'ioredis';
+import { connectRedis, redisKeyChangeFeed, type RedisConnections } from '../src/redis/client.ts';
 import { redisReadCache } from '../src/gateway/response-cache.ts';
 import { redisKeyPrefixOf, watchCacheEpoch } from '../src/domain/shared-settings.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
@@ -22,10 +25,13 @@ import { startRedisServer } from './support/processes.ts';
 
 /** Long beside a request served from memory, so that the requests which waited for Redis are plain to count. */
 const COMMAND_TIMEOUT_MS = 1_000;
+/** How long commands must keep failing before the frozen Redis is taken for down. */
+const OUTAGE_AFTER_MS = 2_000;
 const PREFIX = 'dgw:outage-test:';
 
 let app: TestApp;
 let server: ChildProcess;
+let port: number;
 let redis: RedisConnections;
 let keys: KeyVerifier;
 let yoga: Yoga;
@@ -39,7 +45,7 @@ beforeAll(async () => {
   ({ key } = await makeKey(app.db, { permissions: ['create:lead', 'read:lead'] }));
   const started = await startRedisServer();
   server = started.server;
-  const port = started.port;
+  port = started.port;
   const logger = pino(
     { level: 'info' },
     new Writable({
@@ -49,7 +55,10 @@ beforeAll(async () => {
       },
     }),
   );
-  redis = connectRedis(`redis://127.0.0.1:${port}`, logger, PREFIX, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+  redis = connectRedis(`redis://127.0.0.1:${port}`, logger, PREFIX, {
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    outageAfterMs: OUTAGE_AFTER_MS,
+  });
   await redis.ready();
   keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60_000, changes: redisKeyChangeFeed(redis, logger) });
   yoga = createApp(
@@ -122,10 +131,12 @@ describe('a frozen Redis', () => {
     expect((await yoga.fetch('http://gateway.test/ready')).status).toBe(200);
     expect(redis.available()).toBe(false);
 
-    // Only the commands before the breaker opened, and its probes (one a second), waited for the timeout.
+    // Only the requests before the breaker opened (commands failing for OUTAGE_AFTER_MS), and its
+    // probes (one a second), waited for the timeout.
+    const mostWaited = Math.ceil(OUTAGE_AFTER_MS / COMMAND_TIMEOUT_MS) + 3;
     const waited = timings.filter((ms) => ms >= COMMAND_TIMEOUT_MS).length;
-    expect(waited).toBeLessThanOrEqual(BREAKER_FAILURES + 3);
-    expect(timings.filter((ms) => ms < COMMAND_TIMEOUT_MS).length).toBeGreaterThanOrEqual(30 - BREAKER_FAILURES - 3);
+    expect(waited).toBeLessThanOrEqual(mostWaited);
+    expect(timings.filter((ms) => ms < COMMAND_TIMEOUT_MS).length).toBeGreaterThanOrEqual(30 - mostWaited);
     expect(outageLines()).toHaveLength(1);
 
     server.kill('SIGCONT');
@@ -208,6 +219,156 @@ describe('an instance cut off from a Redis the others still reach', () => {
         connections.subscriber.disconnect();
       }
       await proxy.stop();
+    }
+  }, 60_000);
+});
+
+/** The issue's figures: a command may take 100 ms; Redis is down after commands fail for a second. */
+const SHORT_TIMEOUT_MS = 100;
+const SHORT_OUTAGE_AFTER_MS = 1_000;
+
+/** An instance over `url` with the short timeout, its log lines, and every availability change it reported. */
+function instanceOn(url: string, prefix: string) {
+  const logged: string[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write: (chunk, _encoding, done) => {
+        logged.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const changes: boolean[] = [];
+  const connections = connectRedis(url, logger, prefix, {
+    commandTimeoutMs: SHORT_TIMEOUT_MS,
+    outageAfterMs: SHORT_OUTAGE_AFTER_MS,
+    onAvailability: (available) => changes.push(available),
+  });
+  const instance = createApp(
+    instanceDeps(
+      { config: app.config, db: app.db, now: app.clock.now },
+      {
+        logger,
+        readCache: redisReadCache(connections.client, logger),
+        rateCounters: redisCounters(connections.client, { prefix: RATE_COUNTER_PREFIX }),
+      },
+    ),
+  );
+  const read = async (): Promise<number> => {
+    const started = performance.now();
+    const response = await instance.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: LEADS, variables: { d: dealershipId } }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    return performance.now() - started;
+  };
+  const outages = () => logged.filter((line) => line.includes('Redis unavailable'));
+  const returns = () => logged.filter((line) => line.includes('Redis answers again'));
+  return { connections, instance, read, changes, outages, returns };
+}
+
+/** Everything this instance's rate limits have counted in Redis (every request spends on its counters). */
+async function countedInRedis(admin: Redis, prefix: string): Promise<number> {
+  const names = await admin.keys(`${prefix}${RATE_COUNTER_PREFIX}*`);
+  if (names.length === 0) return 0;
+  return (await admin.mget(...names)).reduce((sum, value) => sum + Number(value ?? 0), 0);
+}
+
+async function until(condition: () => boolean, withinMs: number, meanwhile: () => Promise<unknown> = async () => undefined) {
+  const deadline = Date.now() + withinMs;
+  while (!condition() && Date.now() < deadline) {
+    await meanwhile();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a Redis that answers late, again and again (slow, not down)', () => {
+  it('keeps the breaker closed: each late reply fails its own call only, and rate limits are still counted in Redis', async () => {
+    const prefix = 'dgw:slow-test:';
+    const slow = instanceOn(`redis://127.0.0.1:${port}`, prefix);
+    const admin = new Redis(`redis://127.0.0.1:${port}`);
+    try {
+      await slow.connections.ready();
+      await slow.read();
+      let late = 0;
+      for (let round = 0; round < 5; round += 1) {
+        // Every client of this test's own server waits 300 ms: three timeouts' worth.
+        await admin.call('CLIENT', 'PAUSE', '300');
+        const pausedAt = performance.now();
+        while (performance.now() - pausedAt < 300) if ((await slow.read()) >= SHORT_TIMEOUT_MS) late += 1;
+        expect(slow.connections.available(), `round ${round}`).toBe(true);
+        // Right after the pause Redis answers on time again: this request is counted in Redis.
+        const before = await countedInRedis(admin, prefix);
+        await slow.read();
+        expect(await countedInRedis(admin, prefix), `round ${round}`).toBeGreaterThan(before);
+      }
+      // The pauses did make replies late, several in a row each time.
+      expect(late).toBeGreaterThanOrEqual(5);
+      expect(slow.changes).toEqual([]);
+      expect(slow.outages()).toEqual([]);
+    } finally {
+      admin.disconnect();
+      slow.connections.client.disconnect();
+      slow.connections.subscriber.disconnect();
+    }
+  }, 60_000);
+
+  it('is down once its commands have failed for longer than the outage window, and up again when it answers', async () => {
+    const prefix = 'dgw:paused-test:';
+    const paused = instanceOn(`redis://127.0.0.1:${port}`, prefix);
+    const admin = new Redis(`redis://127.0.0.1:${port}`);
+    try {
+      await paused.connections.ready();
+      await admin.call('CLIENT', 'PAUSE', String(SHORT_OUTAGE_AFTER_MS * 3));
+      const pausedAt = performance.now();
+      await until(() => !paused.connections.available(), SHORT_OUTAGE_AFTER_MS * 3, paused.read);
+      expect(paused.connections.available()).toBe(false);
+      expect(performance.now() - pausedAt).toBeGreaterThanOrEqual(SHORT_OUTAGE_AFTER_MS);
+      expect(paused.outages()).toHaveLength(1);
+      // Meanwhile requests are answered from memory without waiting for Redis.
+      if (performance.now() - pausedAt < SHORT_OUTAGE_AFTER_MS * 2) expect(await paused.read()).toBeLessThan(SHORT_TIMEOUT_MS);
+      await until(() => paused.connections.available(), SHORT_OUTAGE_AFTER_MS * 6, paused.read);
+      expect(paused.connections.available()).toBe(true);
+      expect(paused.changes).toEqual([false, true]);
+      expect(paused.returns()).toHaveLength(1);
+    } finally {
+      admin.disconnect();
+      paused.connections.client.disconnect();
+      paused.connections.subscriber.disconnect();
+    }
+  }, 60_000);
+});
+
+describe('a Redis that cannot be reached', () => {
+  it('is down as soon as its connection is lost, and up again as soon as it is back', async () => {
+    const { startTcpProxy } = await import('./support/tcp-proxy.ts');
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port });
+    const cut = instanceOn(`redis://127.0.0.1:${proxy.port}`, 'dgw:cut-test:');
+    try {
+      await cut.connections.ready();
+      expect(cut.connections.available()).toBe(true);
+      await proxy.stop();
+      const stoppedAt = performance.now();
+      await until(() => !cut.connections.available(), 2_000);
+      expect(cut.connections.available()).toBe(false);
+      // Told by the connection itself, long before commands could have failed for the outage window.
+      expect(performance.now() - stoppedAt).toBeLessThan(SHORT_OUTAGE_AFTER_MS);
+      expect(cut.outages()).toHaveLength(1);
+      // Answered from memory at once: ioredis refuses commands while it reconnects.
+      expect(await cut.read()).toBeLessThan(SHORT_TIMEOUT_MS * 5);
+      await proxy.start();
+      await until(() => cut.connections.available(), 10_000);
+      expect(cut.connections.available()).toBe(true);
+      expect(cut.changes).toEqual([false, true]);
+      expect(cut.returns()).toHaveLength(1);
+    } finally {
+      cut.connections.client.disconnect();
+      cut.connections.subscriber.disconnect();
+      await proxy.stop().catch(() => undefined);
     }
   }, 60_000);
 });

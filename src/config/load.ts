@@ -146,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: settings.REDIS_URL ?? null,
     redisKeyPrefix: settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null,
     redisCommandTimeoutMs: settings.REDIS_COMMAND_TIMEOUT_MS,
+    redisOutageAfterMs: settings.REDIS_OUTAGE_AFTER_MS,
     apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
     responseCache: settings.RESPONSE_CACHE,
     production: settings.NODE_ENV === 'production',

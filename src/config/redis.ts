@@ -24,7 +24,13 @@ export const REDIS_SETTINGS = {
     schema: wholeNumberFrom1(10_000, 'milliseconds'),
     default: '100',
     meaning:
-      'how long one Redis command may take; a command that takes longer is given up on (the request is answered from memory: cache bypassed, rate limits counted in this instance), and after a few in a row Redis is not asked at all for a second (the breaker), then asked again',
+      'how long one Redis command may take; a command that takes longer is given up on, and only that call is answered from memory (cache bypassed, rate limits counted in this instance): a slow reply is not an outage (see `REDIS_OUTAGE_AFTER_MS`)',
+  }),
+  REDIS_OUTAGE_AFTER_MS: setting({
+    schema: wholeNumberFrom1(600_000, 'milliseconds'),
+    default: '5000',
+    meaning:
+      'how long Redis commands must keep failing, with no success in between, before Redis is taken for down although its connection is up (a server that accepts connections but answers nothing); then it is not asked at all (the breaker: one command a second probes it) until it answers. A connection that closes or reconnects is an outage at once',
   }),
   REDIS_KEY_PREFIX: setting({
     schema: optional(redisKeyPrefix),

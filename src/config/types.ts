@@ -69,8 +69,10 @@ export interface Config {
    * RATE_LIMIT_REDIS_PREFIX); null: the one recorded in the database (src/domain/shared-settings.ts).
    */
   redisKeyPrefix: string | null;
-  /** How long one Redis command may take before it is given up on (and counts towards the breaker: src/redis/client.ts). */
+  /** How long one Redis command may take before it is given up on (that call alone: src/redis/client.ts). */
   redisCommandTimeoutMs: number;
+  /** How long Redis commands must keep failing, no success between, before Redis is taken for down (src/redis/client.ts). */
+  redisOutageAfterMs: number;
   /** How long a key's verdict is reused without asking the database (the bound on a revocation without Redis). */
   apiKeyCacheTtlMs: number;
   /** Serve repeated reads from the response cache (src/gateway/response-cache.ts). */

@@ -2,27 +2,35 @@
 // same connection). Redis is an accelerator, never a dependency of an answer: while it is down the
 // service keeps serving from its own memory and logs the outage, it does not fail requests.
 //
-// A Redis that does not answer must not hold requests up either. Every command has a timeout
-// (REDIS_COMMAND_TIMEOUT_MS), and a circuit breaker sits in front of the command connection: after
-// BREAKER_FAILURES failures in a row it stops asking Redis for BREAKER_OPEN_MS (each command fails at
-// once, and its caller answers from memory), then lets one command through to probe. The breaker logs
-// the outage once when it opens and once when Redis answers again, and tells the metrics.
+// A Redis that does not answer must not hold requests up either, and a Redis that merely answers
+// slowly must not be taken for one that is down (an instance that thinks Redis is down counts rate
+// limits alone, bypasses the cache, and its live events reach no other instance). So:
+// - every command has a timeout (REDIS_COMMAND_TIMEOUT_MS): one that takes longer fails that one
+//   call, whose caller answers from memory, and nothing more;
+// - Redis is down when the command connection is not up (ioredis' status is not `ready`: closed,
+//   reconnecting, ended), told by the connection's own events, or when commands have failed for
+//   REDIS_OUTAGE_AFTER_MS with no success in between (a server that accepts connections but answers
+//   nothing). Then a circuit breaker stops asking it: each command fails at once, and one is let
+//   through every BREAKER_PROBE_MS to probe; a success, or the connection ready again, ends it.
+// The outage is logged once when it starts and once when Redis answers again, and told to the metrics.
 import { Redis, type Command } from 'ioredis';
 import type { Logger } from 'pino';
 import type { KeyChangeFeed } from '../auth/key-cache.ts';
+import { REDIS_SETTINGS } from '../config/redis.ts';
 
 /** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
 const KEY_CHANGES_CHANNEL = 'api-key-changed';
 
-/** Failures in a row that open the breaker. */
-export const BREAKER_FAILURES = 3;
-/** How long an open breaker answers every command at once, before it lets one through to probe. */
-const BREAKER_OPEN_MS = 1_000;
+/** REDIS_OUTAGE_AFTER_MS's default, for a connection made without the settings (tests). */
+const DEFAULT_OUTAGE_AFTER_MS = Number(REDIS_SETTINGS.REDIS_OUTAGE_AFTER_MS.default);
+
+/** While the breaker is open, how often one command is let through to see whether Redis answers again. */
+const BREAKER_PROBE_MS = 1_000;
 
 export interface RedisConnections {
   /** What every key (applied by the client itself) and channel of this deployment starts with. */
   prefix: string;
-  /** False while the breaker is open: Redis is not being asked. */
+  /** False while Redis is down (see the top of this file): its commands fail at once. */
   available(): boolean;
   /** Commands (caches, counters, publishing); every key it names is prefixed with `prefix`. */
   client: Redis;
@@ -45,63 +53,112 @@ function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
 }
 
 /**
- * The breaker in front of a connection's commands (see the top of this file). Commands sent while the
- * connection is not ready (its own handshake) pass untouched: ioredis refuses them at once itself.
+ * Watches the command connection and its commands, and keeps the breaker (see the top of this file).
+ * Commands sent while the connection is not ready pass untouched: ioredis refuses them at once itself.
+ * Returns whether Redis is up, and a function that silences the watch before a deliberate close.
  */
-function guardCommands(connection: Redis, logger: Logger, onChange: (available: boolean) => void): () => boolean {
-  let failures = 0;
-  let openUntil = 0;
-  let open = false;
+function guardCommands(
+  connection: Redis,
+  logger: Logger,
+  outageAfterMs: number,
+  onChange: (available: boolean) => void,
+): { available: () => boolean; closing: () => void } {
+  let connected = connection.status === 'ready';
+  /** When the failures since the last success began; null after a success. */
+  let failingSince: number | null = null;
+  let breakerOpen = false;
+  let nextProbeAt = 0;
   let probing = false;
-  const send = connection.sendCommand.bind(connection) as (command: Command, stream?: unknown) => unknown;
-  const succeeded = (): void => {
-    failures = 0;
+  let down = false;
+  let closing = false;
+  let lastError = 'the connection is not up';
+  const report = (): void => {
+    const nowDown = breakerOpen || !connected;
+    if (nowDown === down || closing) return;
+    down = nowDown;
+    if (down) {
+      logger.warn(
+        { err: { message: lastError } },
+        "Redis unavailable: serving from this instance's memory (response cache bypassed, rate limits counted here, key changes within API_KEY_CACHE_TTL_MS) until it answers",
+      );
+    } else {
+      logger.info('Redis answers again: caches and rate limits are shared through it again');
+    }
+    onChange(!down);
+  };
+  const answered = (): void => {
+    failingSince = null;
     probing = false;
-    if (!open) return;
-    open = false;
-    logger.info('Redis answers again: caches and rate limits are shared through it again');
-    onChange(true);
+    if (!breakerOpen) return;
+    breakerOpen = false;
+    report();
   };
   const failed = (error: unknown): void => {
     probing = false;
-    failures += 1;
-    if (open) {
-      openUntil = Date.now() + BREAKER_OPEN_MS;
-    } else if (failures >= BREAKER_FAILURES) {
-      open = true;
-      openUntil = Date.now() + BREAKER_OPEN_MS;
-      logger.warn(
-        { err: { message: (error as Error).message } },
-        "Redis unavailable: serving from this instance's memory (response cache bypassed, rate limits counted here, key changes within API_KEY_CACHE_TTL_MS) until it answers",
-      );
-      onChange(false);
+    lastError = (error as Error).message;
+    // A command refused because the connection is down says nothing the connection's events do not.
+    if (connection.status !== 'ready') return;
+    const now = Date.now();
+    failingSince ??= now;
+    if (breakerOpen) {
+      nextProbeAt = now + BREAKER_PROBE_MS;
+    } else if (now - failingSince >= outageAfterMs) {
+      breakerOpen = true;
+      nextProbeAt = now + BREAKER_PROBE_MS;
+      report();
     }
   };
-  (connection as unknown as { sendCommand: (command: Command, stream?: unknown) => unknown }).sendCommand = (command, stream) => {
-    if (connection.status === 'ready' && open) {
-      if (probing || Date.now() < openUntil) {
-        command.reject(new Error('Redis not asked: its circuit breaker is open'));
-        return command.promise;
+  connection.on('ready', () => {
+    // A new connection's handshake has just been answered: Redis is up, whatever failed before.
+    connected = true;
+    failingSince = null;
+    breakerOpen = false;
+    report();
+  });
+  const lost = (): void => {
+    connected = false;
+    report();
+  };
+  connection.on('close', lost);
+  connection.on('reconnecting', lost);
+  connection.on('end', lost);
+  connection.on('error', (error: Error) => {
+    lastError = error.message;
+  });
+  (connection as unknown as { sendCommand: (command: Command, stream?: unknown) => unknown }).sendCommand = ((
+    send: (command: Command, stream?: unknown) => unknown,
+  ) => {
+    return (command: Command, stream?: unknown) => {
+      if (connection.status === 'ready' && breakerOpen) {
+        if (probing || Date.now() < nextProbeAt) {
+          command.reject(new Error('Redis not asked: it has not answered for a while (circuit breaker open)'));
+          return command.promise;
+        }
+        probing = true;
       }
-      probing = true;
-    }
-    const sent = send(command, stream);
-    command.promise.then(succeeded, failed);
-    return sent;
+      const sent = send(command, stream);
+      command.promise.then(answered, failed);
+      return sent;
+    };
+  })(connection.sendCommand.bind(connection) as (command: Command, stream?: unknown) => unknown);
+  return {
+    available: () => !down && connected,
+    closing: () => {
+      closing = true;
+    },
   };
-  return () => !open;
 }
 
 /**
  * `prefix`: the deployment's (src/domain/shared-settings.ts, redisKeyPrefixOf), put before every key
- * and channel; `commandTimeoutMs`: REDIS_COMMAND_TIMEOUT_MS; `onAvailability`: told when the breaker
- * opens (false) and closes (true), for the metrics.
+ * and channel; `commandTimeoutMs`: REDIS_COMMAND_TIMEOUT_MS; `outageAfterMs`: REDIS_OUTAGE_AFTER_MS;
+ * `onAvailability`: told when Redis goes down (false) and answers again (true), for the metrics.
  */
 export function connectRedis(
   url: string,
   logger: Logger,
   prefix: string,
-  options: { commandTimeoutMs?: number; onAvailability?: (available: boolean) => void } = {},
+  options: { commandTimeoutMs?: number; outageAfterMs?: number; onAvailability?: (available: boolean) => void } = {},
 ): RedisConnections {
   const open = (role: string): Redis => {
     const connection = new Redis(url, {
@@ -126,16 +183,22 @@ export function connectRedis(
   };
   const client = open('client');
   const subscriber = open('subscriber');
-  const available = guardCommands(client, logger, options.onAvailability ?? (() => undefined));
+  const guard = guardCommands(
+    client,
+    logger,
+    options.outageAfterMs ?? DEFAULT_OUTAGE_AFTER_MS,
+    options.onAvailability ?? (() => undefined),
+  );
   return {
     prefix,
-    available,
+    available: guard.available,
     client,
     subscriber,
     async ready(timeoutMs = 2_000) {
       await Promise.all([readyWithin(client, timeoutMs), readyWithin(subscriber, timeoutMs)]);
     },
     async close() {
+      guard.closing();
       await Promise.allSettled([client.quit(), subscriber.quit()]);
     },
   };
