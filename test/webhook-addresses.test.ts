@@ -210,6 +210,7 @@ describe('every special-use range, at creation', () => {
       'a.localhost.',
       'a.b.localhost..',
       'localhost%2E',
+      '%6Cocalhost',
       '\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54',
       'local\u00adhost',
       'a\u3002localhost',
