@@ -15,16 +15,20 @@ export function processEnvironment(argv: readonly string[] = process.argv, env: 
   return argv.slice(2).includes('--dev') ? { ...env, APP_MODE: 'development' } : env;
 }
 
-/** What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce key changes. */
+/**
+ * What the database tools (migrations, the keys CLI) need: DATABASE_URL, and REDIS_URL to announce
+ * key changes, with API_KEY_CACHE_TTL_MS to say when instances see one that could not be announced.
+ */
 export function loadDatabaseConfig(
   env: NodeJS.ProcessEnv = process.env,
-): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl' | 'redisKeyPrefix'> {
-  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'RATE_LIMIT_REDIS_PREFIX']);
+): Pick<Config, 'databaseUrl' | 'engine' | 'redisUrl' | 'redisKeyPrefix' | 'apiKeyCacheTtlMs'> {
+  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'RATE_LIMIT_REDIS_PREFIX', 'API_KEY_CACHE_TTL_MS']);
   return {
     databaseUrl: settings.DATABASE_URL,
     engine: engineOf(settings.DATABASE_URL),
     redisUrl: settings.REDIS_URL ?? null,
     redisKeyPrefix: settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null,
+    apiKeyCacheTtlMs: settings.API_KEY_CACHE_TTL_MS,
   };
 }
 
