@@ -98,6 +98,8 @@ describe('keys revoke and the key-change broadcast', { timeout: 120_000 }, () =>
   /** Revokes a fresh key with REDIS_URL as given; the revocation is stored, and the key is refused once the TTL has passed. */
   async function revokeThrough(url: string): Promise<{ id: number; stdout: string; stderr: string; code: number }> {
     const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
+    // The app's clock may be ahead after an earlier test: its verdict is remembered from now on.
+    app.clock.set(new Date());
     expect((await app.request('/api/v1/apikeys/apikey_details.json', { key })).status).toBe(200);
     const result = await keysWith({ REDIS_URL: url }, 'revoke', String(id));
     expect((await app.db.apiKey.findUniqueOrThrow({ where: { id } })).revoked_at).not.toBeNull();
