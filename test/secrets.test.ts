@@ -7,11 +7,13 @@ import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/index.ts';
 import {
+  openIdempotentAnswer,
   openPreviousWebhookSecret,
   openProcessorKey,
   openWebhookSecret,
   PAYMENT_PROCESSOR_KEY,
   reencryptStoredSecrets,
+  sealIdempotentAnswer,
   sealPreviousWebhookSecret,
   sealWebhookSecret,
   secureStoredSecrets,
@@ -191,13 +193,31 @@ describe('rotation and values from before encryption', () => {
         updated_at: app.clock.now(),
       },
     });
+    // A write's answer kept under its Idempotency-Key, sealed (it may hold a signing secret); a lead's
+    // answer, plain JSON by design, is no secret and left as it is.
+    const sealedAnswer = await app.db.idempotencyRecord.create({
+      data: {
+        api_key_id: owner.id,
+        key: 'rotate-1',
+        request_hash: 'h',
+        response_status: 200,
+        response_body: sealIdempotentAnswer(testKeyring, '{"secret":"whsec_answered"}'),
+      },
+    });
+    await app.db.idempotencyRecord.create({
+      data: { api_key_id: owner.id, key: 'lead-1', request_hash: 'h', response_status: 201, response_body: '{"id":1}' },
+    });
     const rotated = keyringOf([next, TEST_ENCRYPTION_KEY]);
     const results = await reencryptStoredSecrets(app.db, rotated);
     expect(results).toEqual([
       { column: PAYMENT_PROCESSOR_KEY, reencrypted: 2, encryptedPlaintext: 0, unchanged: 0 },
       { column: 'WebhookSubscription.secret', reencrypted: 1, encryptedPlaintext: 0, unchanged: 0 },
       { column: 'WebhookSubscription.previous_secret', reencrypted: 1, encryptedPlaintext: 0, unchanged: 0 },
+      { column: 'IdempotencyRecord.response_body', reencrypted: 1, encryptedPlaintext: 0, unchanged: 0 },
     ]);
+    const answer = await app.db.idempotencyRecord.findUniqueOrThrow({ where: { id: sealedAnswer.id } });
+    expect(openIdempotentAnswer(keyringOf([next]), answer.response_body)).toBe('{"secret":"whsec_answered"}');
+    expect((await app.db.idempotencyRecord.findFirstOrThrow({ where: { key: 'lead-1' } })).response_body).toBe('{"id":1}');
     expect((await storedKeys()).map(envelopeKeyId)).toEqual([next.id, next.id]);
     const stored = await app.db.webhookSubscription.findUniqueOrThrow({ where: { id: subscription.id } });
     expect([envelopeKeyId(stored.secret), envelopeKeyId(stored.previous_secret!)]).toEqual([next.id, next.id]);
@@ -209,6 +229,7 @@ describe('rotation and values from before encryption', () => {
       { column: PAYMENT_PROCESSOR_KEY, reencrypted: 0, encryptedPlaintext: 0, unchanged: 2 },
       { column: 'WebhookSubscription.secret', reencrypted: 0, encryptedPlaintext: 0, unchanged: 1 },
       { column: 'WebhookSubscription.previous_secret', reencrypted: 0, encryptedPlaintext: 0, unchanged: 1 },
+      { column: 'IdempotencyRecord.response_body', reencrypted: 0, encryptedPlaintext: 0, unchanged: 1 },
     ]);
 
     const onlyNext = createApp(

@@ -23,6 +23,10 @@ interface EncryptedColumn {
 export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
 const WEBHOOK_SECRET = 'WebhookSubscription.secret';
 const WEBHOOK_PREVIOUS_SECRET = 'WebhookSubscription.previous_secret';
+/** The stored answer of a write under an Idempotency-Key (src/domain/leads/idempotency.ts): it may hold a signing secret. */
+const IDEMPOTENT_ANSWER = 'IdempotencyRecord.response_body';
+/** How every envelope begins (src/config/secrets.ts); a lead's stored answer, plain JSON, never does. */
+const ENVELOPE_PREFIX = 'v1.';
 
 const encryptedColumns: readonly EncryptedColumn[] = [
   {
@@ -58,6 +62,20 @@ const encryptedColumns: readonly EncryptedColumn[] = [
     replace: async (db, id, from, to) =>
       (await db.webhookSubscription.updateMany({ where: { id, previous_secret: from }, data: { previous_secret: to } })).count === 1,
   },
+  {
+    // Only the sealed answers: a lead's answer is stored as JSON by design (it holds no secret).
+    name: IDEMPOTENT_ANSWER,
+    read: async (db) =>
+      (
+        await db.idempotencyRecord.findMany({
+          where: { response_body: { startsWith: ENVELOPE_PREFIX } },
+          select: { id: true, response_body: true },
+          orderBy: { id: 'asc' },
+        })
+      ).map((row) => ({ id: row.id, value: row.response_body })),
+    replace: async (db, id, from, to) =>
+      (await db.idempotencyRecord.updateMany({ where: { id, response_body: from }, data: { response_body: to } })).count === 1,
+  },
 ];
 
 /** A payment processor's authorization_key as it is stored. */
@@ -69,6 +87,10 @@ export const sealWebhookSecret = (keyring: Keyring, plaintext: string): string =
 export const openWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_SECRET, stored);
 export const sealPreviousWebhookSecret = (keyring: Keyring, plaintext: string): string => seal(keyring, WEBHOOK_PREVIOUS_SECRET, plaintext);
 export const openPreviousWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_PREVIOUS_SECRET, stored);
+
+/** A write's answer kept under its Idempotency-Key, as it is stored, and read back. */
+export const sealIdempotentAnswer = (keyring: Keyring, plaintext: string): string => seal(keyring, IDEMPOTENT_ANSWER, plaintext);
+export const openIdempotentAnswer = (keyring: Keyring, stored: string): string => open(keyring, IDEMPOTENT_ANSWER, stored);
 
 /** How many stored values each key id holds, per column; `plaintext` counts values not yet encrypted. */
 export async function storedSecretsCensus(db: Db): Promise<Record<string, Record<string, number>>> {

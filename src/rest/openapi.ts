@@ -23,7 +23,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
-import { restRoutes, restTags, type ParamType, type RestRoute } from './routes.ts';
+import { restRoutes, restTags, routeTakesIdempotencyKey, type ParamType, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -352,7 +352,7 @@ function parametersOf(source: OperationSource) {
     ...pathNames.map((name) => parameterOf(source, name, 'path')),
     ...(route.query ?? []).map((name) => parameterOf(source, name, 'query')),
     ...(route.tokenInQuery ? [tokenParameter()] : []),
-    ...(route.idempotent ? [idempotencyKeyParameter()] : []),
+    ...(routeTakesIdempotencyKey(route) ? [idempotencyKeyParameter()] : []),
     ...(source.conditional ? [ifNoneMatchParameter()] : []),
   ];
 }

@@ -16,6 +16,7 @@ import { modelVariantRequest, websiteModelsRequest } from '../domain/model-varia
 import { documentedPartnerTokenRequest } from '../domain/partner-sign-on.ts';
 import { phoneCallReport } from '../domain/phone-calls.ts';
 import { webhookSubscriptionInput } from '../domain/webhooks.ts';
+import { takesIdempotencyKey } from '../schema/idempotent-writes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type ParamType = 'integer' | 'boolean' | 'string';
@@ -45,8 +46,6 @@ export interface RestRoute {
    * argument it names from it (src/rest/input-schemas.ts), any other from its GraphQL type.
    */
   input?: (now: Date) => z.ZodObject;
-  /** Takes an Idempotency-Key header: a retry answers the first result (documented in the OpenAPI document). */
-  idempotent?: boolean;
   /** Accept application/x-www-form-urlencoded bodies too (telephony providers post forms). */
   acceptsForm?: boolean;
   /** The key may come as ?token=… instead of the Authorization header (webhook providers). */
@@ -207,7 +206,6 @@ export const restRoutes: readonly RestRoute[] = [
     successStatus: 201,
     body: ['lead'],
     input: (now) => leadRequests(now).create,
-    idempotent: true,
     errors: [400, 401, 404, 413, 422],
   },
   {
@@ -458,6 +456,15 @@ export const restRoutes: readonly RestRoute[] = [
 ];
 
 const routeByField = new Map<string, RestRoute>(restRoutes.map((route) => [route.field, route]));
+
+/**
+ * Whether the route takes an Idempotency-Key header (a retry answers the first result; documented in
+ * the OpenAPI document): every write does but those src/schema/idempotent-writes.ts lists with their reason.
+ */
+export function routeTakesIdempotencyKey(route: RestRoute): boolean {
+  const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
+  return operation === 'Mutation' && takesIdempotencyKey(name);
+}
 
 /** The route a root field (`Query.car_performance`) answers, if any. */
 export function routeOfField(coordinate: string): RestRoute | undefined {

@@ -5,6 +5,7 @@ import { guardFieldsByType, guardNodeLookups } from '../auth/type-guards.ts';
 import { describeAccess } from '../auth/access-docs.ts';
 import { describeRelayStructure } from './relay-docs.ts';
 import { describeFromGlossary } from './glossary.ts';
+import { keyEveryWrite } from './idempotent-writes.ts';
 import './api-key.ts';
 import './lead.ts';
 import './car.ts';
@@ -27,7 +28,7 @@ let schema: GraphQLSchema | undefined;
 export function getSchema(): GraphQLSchema {
   if (!schema) {
     const built = describeRelayStructure(
-      describeAccess(describeFromGlossary(guardNodeLookups(guardFieldsByType(builder.toSchema({ sortSchema: true }))))),
+      describeAccess(describeFromGlossary(guardNodeLookups(guardFieldsByType(keyEveryWrite(builder.toSchema({ sortSchema: true })))))),
     );
     // Mutation is declared in builder.ts for every domain file to extend; a schema without any
     // mutation field yet must leave the type out rather than be invalid.

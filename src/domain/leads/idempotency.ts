@@ -10,13 +10,20 @@
 // A record lives IDEMPOTENCY_TTL_HOURS (24 h by default), by the database's clock: after that the key
 // is free again (a replay is a new request, whatever its body), and a background task deletes the
 // expired records (purgeExpiredIdempotencyRecords).
+//
+// Every other write takes the key too, through `underIdempotencyKey`, which cannot join the write's
+// own transaction (it wraps any write): the key is claimed first, by a pending record the unique
+// constraint lets one request make; the write runs; its answer, sealed with the secrets keyring (an
+// answer can carry a secret: a webhook signing secret), completes the record. A duplicate that comes
+// while the first runs waits for its answer; a write that fails frees the key; a claim its request
+// never completed (cut off) is taken over after ABANDONED_CLAIM_MS.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Engine } from '../../config/index.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
-import type { Db, Prisma } from '../../db/client.ts';
+import { isUniqueViolation, type Db, type Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
-import { apiError, invalidInput } from '../../errors.ts';
+import { apiError, conflict, invalidInput } from '../../errors.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../db/background-task.ts';
 
 export type { BackgroundTask } from '../../db/background-task.ts';
@@ -41,6 +48,8 @@ export function idempotencyKeyOf(request: Request): string | null {
 /** JSON with object keys sorted, so the same body hashes the same however its keys were ordered. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // A parsed Date argument has no own keys: without this, every date would hash alike.
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
@@ -115,6 +124,120 @@ export async function recordAnswer(
     },
     select: { id: true },
   });
+}
+
+/** A claimed key whose write has not answered yet: no answer has this status. */
+const PENDING_STATUS = 0;
+/** The status a completed `underIdempotencyKey` record keeps (the door decides the answer's own status). */
+const ANSWERED_STATUS = 200;
+/** How long a duplicate waits for the first request with its key to answer, and how often it looks. */
+const DUPLICATE_WAIT_MS = 5_000;
+const DUPLICATE_POLL_MS = 50;
+/**
+ * A claim still pending this long after it was made was cut off (its instance stopped, or the database
+ * stopped answering before the claim could be freed): far longer than any write runs (a transaction
+ * times out at 30 s), so a retry then takes the key over and runs the write.
+ */
+const ABANDONED_CLAIM_MS = 120_000;
+
+const idempotencyKeyInProgress = () =>
+  conflict(
+    'idempotency_key_in_progress',
+    `A request with this ${IDEMPOTENCY_HEADER} has not answered yet; retry it in a few seconds. If it stays so, the first request was cut off: check whether its change was made, and send a new key if it was not.`,
+  );
+
+/** A stored answer as text: Dates kept as Dates (a Date field would come back as text otherwise). */
+function answerText(answer: unknown): string {
+  return JSON.stringify(answer, function keepDates(this: Record<string, unknown>, key, value: unknown) {
+    const raw = this[key];
+    return raw instanceof Date ? { $date: raw.toISOString() } : value;
+  });
+}
+
+function answerOf<T>(text: string): T {
+  return JSON.parse(text, (_key, value: unknown) =>
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { $date?: unknown }).$date === 'string' &&
+    Object.keys(value).length === 1
+      ? new Date((value as { $date: string }).$date)
+      : value,
+  ) as T;
+}
+
+export interface KeyedWrite<T> {
+  db: ScopedDb;
+  claim: IdempotencyClaim;
+  now: Date;
+  /** The write itself; runs at most once per key. */
+  run: () => Promise<T>;
+  /** How an answer is stored, and read back (encrypted: src/domain/stored-secrets.ts). */
+  seal: (text: string) => string;
+  open: (stored: string) => string;
+  logger: Pick<Logger, 'warn'>;
+}
+
+/**
+ * Runs a write under its request's Idempotency-Key: the stored answer of the same request, or the
+ * write run once and its answer stored. The same key with another request is 422
+ * idempotency_key_reused; one whose first request has not answered within DUPLICATE_WAIT_MS is 409
+ * idempotency_key_in_progress.
+ */
+export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
+  const { db, claim } = write;
+  const where = { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } };
+  const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
+  let claimedId: number | null = null;
+  while (claimedId === null) {
+    const record = await db.idempotencyRecord.findUnique({ where });
+    if (record && record.created_at < claim.expiredBefore) {
+      await db.idempotencyRecord.deleteMany({ where: { id: record.id, created_at: { lt: claim.expiredBefore } } });
+      continue;
+    }
+    if (record) {
+      if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
+      if (record.response_status !== PENDING_STATUS) return answerOf<T>(write.open(record.response_body));
+      if (record.created_at.getTime() < write.now.getTime() - ABANDONED_CLAIM_MS) {
+        await db.idempotencyRecord.deleteMany({ where: { id: record.id, response_status: PENDING_STATUS } });
+        continue;
+      }
+      if (Date.now() >= waitUntil) throw idempotencyKeyInProgress();
+      await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
+      continue;
+    }
+    try {
+      const data = {
+        api_key_id: claim.apiKeyId,
+        key: claim.key,
+        request_hash: claim.hash,
+        response_status: PENDING_STATUS,
+        response_body: '',
+        created_at: write.now,
+      };
+      claimedId = (await db.idempotencyRecord.create({ data, select: { id: true } })).id;
+    } catch (error) {
+      // Another request with this key claimed it a moment before: read what it holds.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  let answer: T;
+  try {
+    answer = await write.run();
+  } catch (error) {
+    // Nothing was written (a write fails before it changes anything): the key is free again.
+    await db.idempotencyRecord.deleteMany({ where: { id: claimedId, response_status: PENDING_STATUS } });
+    throw error;
+  }
+  try {
+    await db.idempotencyRecord.update({
+      where: { id: claimedId },
+      data: { response_status: ANSWERED_STATUS, response_body: write.seal(answerText(answer)) },
+    });
+  } catch (error) {
+    // The write is made and is answered; a retry with this key is told 409 rather than writing twice.
+    write.logger.warn({ err: error, idempotency_key_record: claimedId }, 'storing the answer of an Idempotency-Key failed');
+  }
+  return answer;
 }
 
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
