@@ -160,6 +160,8 @@ describe("the client's own mistakes GraphQL and the REST door find", () => {
       send: () => graphql('query($n: Int) { cars(first: $n) { totalCount } }', { n: 'many' }),
       code: 'BAD_USER_INPUT',
     },
+    { label: 'a global id that is not one', send: () => graphql('{ node(id: "not-a-global-id") { id } }', {}, everyPermissionKey) },
+    { label: 'global ids that are not', send: () => graphql('{ nodes(ids: ["%%%", "Q2FyOng="]) { id } }', {}, everyPermissionKey) },
     { label: 'no key (graph)', send: () => graphql(PLUGINS_QUERY, {}, null), code: 'UNAUTHENTICATED' },
     { label: 'an unknown key (graph)', send: () => graphql(PLUGINS_QUERY, {}, 'dk_unknown'), code: 'UNAUTHENTICATED' },
     { label: 'no key (REST)', send: () => rest(PLUGINS_PATH, { token: null }), status: 401 },
