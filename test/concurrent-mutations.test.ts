@@ -44,6 +44,9 @@ beforeAll(async () => {
       'create:lead_event',
       'create:phone_call',
       'manage:webhook',
+      // Subscribing to an event type, and redelivering one, needs its record's read permission.
+      'read:car',
+      'read:lead',
     ],
   }));
   redis = new Redis(redisUrl, { keyPrefix: `test:concurrent:${uniqueNumber()}:`, lazyConnect: true });

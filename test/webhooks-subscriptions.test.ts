@@ -1,10 +1,18 @@
 // Webhook subscriptions on both doors (docs/webhooks.md): create (the secret once, encrypted at
 // rest), list, rotate, disable and enable, delete, the delivery log and redelivery; manage:webhook;
-// a key never sees or manages another dealership's subscriptions; URLs that are refused.
+// a key never sees or manages another dealership's subscriptions; URLs that are refused; every event
+// type's read permission, walked over subscribing, the delivery, the delivery log and redelivery.
+import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { allPermissions, type Permission } from '../src/auth/permissions.ts';
+import { nodeLookupPermission } from '../src/auth/type-guards.ts';
 import { open } from '../src/config/secrets.ts';
+import { NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfEvent, type RecordEventType } from '../src/domain/record-events.ts';
+import { sealWebhookSecret } from '../src/domain/stored-secrets.ts';
+import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
+import { deliverDueWebhooks } from '../src/notifications/webhook-worker.ts';
 import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
-import { makeDealership, makeKey } from './support/fixtures.ts';
+import { makeDealership, makeKey, uniqueNumber } from './support/fixtures.ts';
 
 let app: TestApp;
 let north: { id: number };
@@ -202,4 +210,118 @@ describe('managing a subscription', () => {
     expect(graph.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect((await app.db.webhookSubscription.findUniqueOrThrow({ where: { id } })).enabled).toBe(true);
   });
+});
+
+describe('each event type’s read permission', () => {
+  it('is the permission that reads its record by node(id:), declared once', () => {
+    for (const type of RECORD_EVENT_TYPES) {
+      expect(READ_PERMISSION_OF_EVENT[type], type).toBe(nodeLookupPermission[NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]]);
+    }
+  });
+
+  /** A dealership of its own, a subscription to `type` made by `apiKeyId`, and one failed delivery of that type. */
+  async function hookWithDelivery(type: RecordEventType, apiKeyId: number) {
+    const own = await makeDealership(app.db);
+    const at = app.clock.now();
+    const hook = await app.db.webhookSubscription.create({
+      data: {
+        dealership_id: own.id,
+        api_key_id: apiKeyId,
+        url: 'https://hooks.example/matrix',
+        events: [type],
+        secret: sealWebhookSecret(testKeyring, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
+        created_at: at,
+        updated_at: at,
+      },
+    });
+    const event = await app.db.recordEvent.create({
+      data: {
+        event_id: `evt_${uniqueNumber()}`,
+        type,
+        dealership_id: own.id,
+        subject: subjectOfEvent(type),
+        record_id: 1,
+        occurred_at: at,
+      },
+    });
+    const delivery = await app.db.webhookDelivery.create({
+      data: {
+        subscription_id: hook.id,
+        record_event_id: event.id,
+        record_key: `${subjectOfEvent(type)}:1`,
+        message_id: `msg_${uniqueNumber()}`,
+        status: 'failed',
+        due_at: at,
+        created_at: at,
+      },
+    });
+    return { dealershipId: own.id, hookId: hook.id, deliveryId: delivery.id };
+  }
+
+  for (const type of RECORD_EVENT_TYPES) {
+    const permission = READ_PERMISSION_OF_EVENT[type];
+    for (const holds of [true, false]) {
+      it(`${type}, a key ${holds ? 'with' : 'without'} ${permission}: subscribing, the delivery, the delivery log and redelivery`, async () => {
+        const permissions: Permission[] = allPermissions.filter((held) => holds || held !== permission);
+        const own = await makeDealership(app.db);
+        const caller = await makeKey(app.db, { permissions, dealershipIds: [own.id] });
+        const { hookId, deliveryId, dealershipId } = await hookWithDelivery(type, caller.id);
+        await app.db.apiKeyDealership.create({ data: { api_key_id: caller.id, dealership_id: dealershipId } });
+
+        // Subscribing: refused naming the entry and the permission it needs.
+        const created = await create(caller.key, subscription({ events: [type], dealership_id: own.id }));
+        if (holds) expect(created.status).toBe(201);
+        else {
+          expect(created.status).toBe(422);
+          expect(await created.json()).toMatchObject({
+            error: 'invalid_input',
+            field: 'subscription.events[0]',
+            message: `subscription.events[0]: ${type} needs ${permission}, which this API key does not hold`,
+          });
+        }
+
+        // The delivery log: a delivery names the record and when it changed, so it is listed only to a key that reads it.
+        const log = await app.request(`/api/v1/webhook_subscriptions/${hookId}/deliveries`, { key: caller.key });
+        expect(log.status).toBe(200);
+        const listed = ((await log.json()) as { id: number }[]).map((delivery) => delivery.id);
+        expect(listed).toEqual(holds ? [deliveryId] : []);
+        const graphLog = await app.graphql<{ webhook_deliveries: { databaseId: number }[] }>(
+          'query ($id: Int!) { webhook_deliveries(id: $id) { databaseId record_id } }',
+          { id: hookId },
+          caller.key,
+        );
+        expect(graphLog.data?.webhook_deliveries.map((delivery) => delivery.databaseId)).toEqual(holds ? [deliveryId] : []);
+
+        // Redelivery: not found without it, as the log does not list it; nothing changes.
+        const redelivered = await app.request(`/api/v1/webhook_subscriptions/${hookId}/deliveries/${deliveryId}/redeliver`, {
+          method: 'POST',
+          key: caller.key,
+        });
+        expect(redelivered.status).toBe(holds ? 200 : 404);
+        if (!holds) expect((await redelivered.json()).error).toBe('webhook_delivery_not_found');
+        const row = await app.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+        expect(row.status).toBe(holds ? 'pending' : 'failed');
+
+        // The delivery: sent as the subscribing key, which must read the record; skipped otherwise, never sent.
+        if (!holds) {
+          await app.db.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'pending', due_at: app.clock.now() } });
+        }
+        const posted: string[] = [];
+        await deliverDueWebhooks({
+          db: app.db,
+          config: app.config,
+          logger: pino({ level: 'silent' }),
+          now: () => app.clock.now(),
+          render: async () => ({ id: 1 }),
+          send: async (post) => {
+            posted.push(post.body);
+            return { status: 204, body: '' };
+          },
+        });
+        const after = await app.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+        expect(after.status).toBe(holds ? 'delivered' : 'skipped');
+        expect(posted.some((body) => body.includes(`"type":"${type}"`))).toBe(holds);
+      });
+    }
+  }
 });

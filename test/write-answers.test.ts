@@ -41,6 +41,8 @@ beforeAll(async () => {
       'create:lead_event',
       'create:phone_call',
       'manage:webhook',
+      // Subscribing to car.updated, and redelivering one, needs the car's read permission.
+      'read:car',
     ],
   }));
 });

@@ -66,6 +66,21 @@ const SUBJECT_OF_EVENT: Readonly<Record<RecordEventType, RecordEventSubject>> = 
   'phone_call.created': 'phone_call',
 };
 
+/** The record an event type is about. */
+export const subjectOfEvent = (type: RecordEventType): RecordEventSubject => SUBJECT_OF_EVENT[type];
+
+/**
+ * The graph's Node type of each event's record: webhook payloads and live subscriptions read the
+ * record as it, and a key may be told of an event exactly when it may read that record
+ * (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts).
+ */
+export const NODE_TYPE_OF_SUBJECT: Readonly<Record<RecordEventSubject, string>> = {
+  lead: 'Lead',
+  lead_event: 'LeadEvent',
+  car: 'Car',
+  phone_call: 'PhoneCall',
+};
+
 export function isRecordEventType(value: string): value is RecordEventType {
   return (RECORD_EVENT_TYPES as readonly string[]).includes(value);
 }
@@ -130,9 +145,10 @@ export function publishCommitted(publisher: RecordEventPublisher, events: readon
 /**
  * Live delivery's receiving side, which subscriptions read: the events published from now on, on this
  * instance and (through Redis) on the others. Each open stream counts against its key's limit of open
- * subscriptions until its reader ends it (`return()`); opening one more than the limit, or one while
- * the instance is shutting down, fails with the reason.
+ * subscriptions, and the instance's, until its reader ends it (`return()`); opening one more than a
+ * limit, or one while the instance is shutting down, fails with the reason. `onKeyChange` runs when a
+ * change of the key is announced while the stream is open, for the reader to check the key again.
  */
 export interface RecordEventSource {
-  open(apiKeyId: number): AsyncIterableIterator<RecordEvent>;
+  open(apiKeyId: number, onKeyChange?: () => void): AsyncIterableIterator<RecordEvent>;
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import { PHONE_CALL_READ_PERMISSION } from '../auth/type-guards.ts';
+import { nodeLookupPermission } from '../auth/type-guards.ts';
 import type { Config } from '../config/index.ts';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -16,7 +16,7 @@ import { conflict, invalidInput, notFound } from '../errors.ts';
 import { INT32 } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
-import { isRecordEventType, RECORD_EVENT_TYPES, type RecordEventType } from './record-events.ts';
+import { isRecordEventType, NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfEvent, type RecordEventType } from './record-events.ts';
 import { openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from './stored-secrets.ts';
 import { allowedAddresses, checkWebhookUrl } from './webhook-address.ts';
 
@@ -26,16 +26,34 @@ const MAX_URL_LENGTH = 2_000;
 /** The delivery log lists this many deliveries at most, newest first. */
 const MAX_LOGGED_DELIVERIES = 100;
 
-/** What a key must be able to read to be told of each event type: the payload is that read. */
-export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = {
-  'lead.created': 'read:lead',
-  'lead.updated': 'read:lead',
-  'lead_event.created': 'read:lead',
-  'car.updated': 'read:car',
-  'car.reserved': 'read:car',
-  'car.released': 'read:car',
-  'phone_call.created': PHONE_CALL_READ_PERMISSION,
-};
+/**
+ * What a key must be able to read to be told of each event type: the payload is its record read by
+ * `node(id:)`, so it is the permission that read needs (src/auth/type-guards.ts), not a second list.
+ * Subscribing, the delivery, the delivery log, redelivery and live subscriptions all ask it here.
+ */
+export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.fromEntries(
+  RECORD_EVENT_TYPES.map((type) => {
+    const typeName = NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)];
+    const permission = nodeLookupPermission[typeName];
+    if (!permission) throw new Error(`${typeName}, the record of ${type}, has no read permission in nodeLookupPermission`);
+    return [type, permission];
+  }),
+) as Record<RecordEventType, Permission>;
+
+/** The event types whose records the key may read: the only ones it may subscribe to or see deliveries of. */
+function readableEventTypes(actor: Actor): RecordEventType[] {
+  return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(READ_PERMISSION_OF_EVENT[type]));
+}
+
+/** Refuses, naming the entry, an event type whose record the key cannot read. */
+function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[], field: string): void {
+  events.forEach((type, index) => {
+    const permission = READ_PERMISSION_OF_EVENT[type];
+    if (!actor.permissions.has(permission)) {
+      throw invalidInput(`${field}[${index}]`, `${type} needs ${permission}, which this API key does not hold`);
+    }
+  });
+}
 
 /** A host label: letters, digits and single hyphens inside (no `--`: an `xn--` label must be valid punycode). */
 const HOST_LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
@@ -145,8 +163,9 @@ export async function createWebhookSubscription(
   const checked = checkWebhookUrl(valid.url, { mode: config.mode, allowed: allowedAddresses(config.webhookAllowedAddresses) });
   if (checked.problem !== null) throw invalidInput('subscription.url', checked.problem);
   const url = checked.url.href;
-  // Whether the key may read what an event carries is asked at each delivery (its permissions can
-  // change): a delivery it cannot read is skipped, never sent.
+  // A key is told only of records it may read: refused here for what it cannot read now, and asked
+  // again at each delivery (its permissions can change), where a delivery it cannot read is skipped.
+  refuseUnreadableEvents(actor, valid.events, 'subscription.events');
   const events = [...new Set(valid.events)];
   const dealershipId = valid.dealership_id ?? (actor.dealershipIds?.length === 1 ? actor.dealershipIds[0] : undefined);
   if (dealershipId === undefined)
@@ -284,11 +303,15 @@ function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-/** The subscription's newest deliveries first, at most MAX_LOGGED_DELIVERIES. */
-export async function webhookDeliveries(db: ScopedDb, subscriptionId: number): Promise<WebhookDeliveryView[]> {
+/**
+ * The subscription's newest deliveries first, at most MAX_LOGGED_DELIVERIES, of the event types whose
+ * records the reading key may read: a delivery tells which record changed and when, so a key without
+ * read:lead sees none of a lead's (the subscription may have been made by a key that reads more).
+ */
+export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscriptionId: number): Promise<WebhookDeliveryView[]> {
   await findSubscription(db, subscriptionId);
   const rows = await db.webhookDelivery.findMany({
-    where: { subscription_id: subscriptionId },
+    where: { subscription_id: subscriptionId, record_event: { type: { in: readableEventTypes(actor) } } },
     orderBy: { id: 'desc' },
     take: MAX_LOGGED_DELIVERIES,
     select: { ...deliverySelect, subscription_id: true },
@@ -298,14 +321,21 @@ export async function webhookDeliveries(db: ScopedDb, subscriptionId: number): P
 
 /**
  * Sends a delivery again (whatever became of it), as soon as the worker's next round: the same
- * webhook-id, its retry window counted afresh. The subscription must be enabled.
+ * webhook-id, its retry window counted afresh. The subscription must be enabled. A delivery of a record
+ * the key may not read is not found, as the delivery log does not list it.
  */
-export async function redeliverWebhook(db: ScopedDb, subscriptionId: number, deliveryId: number, now: Date): Promise<WebhookDeliveryView> {
+export async function redeliverWebhook(
+  db: ScopedDb,
+  actor: Actor,
+  subscriptionId: number,
+  deliveryId: number,
+  now: Date,
+): Promise<WebhookDeliveryView> {
   const subscription = await findSubscription(db, subscriptionId);
   if (!subscription.enabled)
     throw conflict('webhook_subscription_disabled', 'The subscription is disabled: enable it before redelivering.');
   const { count } = await db.webhookDelivery.updateMany({
-    where: { id: deliveryId, subscription_id: subscriptionId },
+    where: { id: deliveryId, subscription_id: subscriptionId, record_event: { type: { in: readableEventTypes(actor) } } },
     data: { status: 'pending', due_at: now, locked_until: null, first_attempt_at: null },
   });
   if (count === 0) throw notFound('webhook_delivery');

@@ -48,11 +48,12 @@ const WebhookSubscription = builder.objectRef<WebhookSubscriptionView>('WebhookS
 });
 
 const WebhookSubscriptionSecret = builder.objectRef<WebhookSubscriptionWithSecret>('WebhookSubscriptionSecret').implement({
-  description: 'A subscription with its signing secret, which is shown only here, once.',
+  description: 'A subscription with its signing secret, which is shown only here (once, and to a retry with the same Idempotency-Key).',
   fields: (t) => ({
     subscription: t.field({ type: WebhookSubscription, description: 'The subscription.', resolve: (made) => made.subscription }),
     secret: t.exposeString('secret', {
-      description: 'The signing secret (`whsec_…`, Standard Webhooks): keep it, it is never shown again.',
+      description:
+        'The signing secret (`whsec_…`, Standard Webhooks): keep it. It is shown again only to a retry of the same request with its Idempotency-Key.',
     }),
   }),
 });
@@ -125,7 +126,7 @@ builder.queryField('webhook_deliveries', (t) =>
     description: "A subscription's delivery log, newest first, at most 100 (GET /api/v1/webhook_subscriptions/{id}/deliveries).",
     authScopes: manage,
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
-    resolve: (_root, args, context) => webhookDeliveries(context.db, args.id),
+    resolve: (_root, args, context) => webhookDeliveries(context.db, requireActor(context), args.id),
   }),
 );
 
@@ -191,6 +192,6 @@ builder.mutationField('redeliver_webhook', (t) =>
       id: t.arg.int({ required: true, description: 'The subscription id.' }),
       delivery_id: t.arg.int({ required: true, description: 'The delivery id.' }),
     },
-    resolve: (_root, args, context) => redeliverWebhook(context.db, args.id, args.delivery_id, context.now()),
+    resolve: (_root, args, context) => redeliverWebhook(context.db, requireActor(context), args.id, args.delivery_id, context.now()),
   }),
 );
