@@ -44,8 +44,11 @@ function withValues(description: string | null | undefined, type: GraphQLType): 
   return [description, `One of: ${values.join('; ')}.`].filter(Boolean).join(' ');
 }
 
-/** Each field, argument and input field of a `restAsText` enum type becomes String. */
-function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
+/**
+ * Each field, argument and input field of a `restAsText` enum type becomes String: the REST door's
+ * value texts, which webhook payloads are read with too (src/gateway/webhook-payloads.ts).
+ */
+export function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
   const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config =>
     isRestText(config.type) ? { ...config, type: asText(config.type), description: withValues(config.description, config.type) } : config;
   return mapSchema(schema, {
