@@ -19,6 +19,8 @@ import { makeKey } from './support/fixtures.ts';
 type Operation = { operationId: string; tags: string[]; parameters?: { name: string }[] };
 interface OpenApi {
   paths: Record<string, Record<string, Operation>>;
+  /** The deliveries the view's key may subscribe to (OAS 3.1 webhooks). */
+  webhooks?: Record<string, unknown>;
   tags: { name: string }[];
   components: { schemas: Record<string, unknown> };
   info: { description: string };
@@ -83,6 +85,7 @@ function reachableComponents(document: OpenApi): string[] {
     }
   };
   walk(document.paths);
+  walk(document.webhooks);
   return [...reached].sort();
 }
 

@@ -89,12 +89,13 @@ export function textMaxLength(name: string): number {
 }
 
 /**
- * Text as every text input must be, as a JSON Schema pattern (Unicode mode): no NUL character
- * (U+0000), which PostgreSQL text and jsonb cannot hold, and no unpaired surrogate (in Unicode mode
- * a paired one is one code point, outside the class). The OpenAPI document states it for every text
- * input, and textProblem checks it.
+ * Text as every text input must be, as a JSON Schema pattern: no NUL character (U+0000), which
+ * PostgreSQL text and jsonb cannot hold. The OpenAPI document states it for every text input, and
+ * textProblem checks it. Unpaired surrogates, which textProblem also refuses, are not in the pattern:
+ * Go's and Rust's regular expressions refuse a surrogate in a pattern, and a string they decode from
+ * JSON cannot hold one anyway.
  */
-export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+export const TEXT_PATTERN = '^[^\\x00]*$';
 const WELL_FORMED_TEXT = new RegExp(TEXT_PATTERN, 'u');
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one: text that is

@@ -87,6 +87,25 @@ window.ui = SwaggerUIBundle({
     if (key) request.headers.Authorization = 'Bearer ' + key;
     return request;
   },
+  // "Try it out" calls the origin this page came from, which its policy allows (connect-src 'self'):
+  // the document names PUBLIC_URL, which is another origin when the page is opened by another name
+  // (127.0.0.1 in development, an internal address behind a proxy).
+  responseInterceptor(response) {
+    if (!response.ok || new URL(response.url, window.location.href).pathname !== '${OPENAPI_PATH}') return response;
+    try {
+      const document = JSON.parse(response.text);
+      const named = (document.servers || []).map((server) => server.url);
+      const description = named.includes(window.location.origin) ? 'This service' : 'The origin of this page (the document names ' + named.join(', ') + ')';
+      document.servers = [{ url: window.location.origin, description }];
+      response.text = JSON.stringify(document);
+      response.body = document;
+      response.obj = document;
+      response.data = response.text;
+    } catch {
+      // Not JSON: Swagger UI shows its own error.
+    }
+    return response;
+  },
   layout: 'StandaloneLayout',
 });
 `;

@@ -20,10 +20,11 @@ const MAX_INDEX_DIGITS = 4;
 /**
  * The keys railsFormBody reads, as a JSON Schema pattern (for the OpenAPI document): a name, then
  * bracketed names, at most MAX_KEY_DEPTH in all, `[]` (append) only last, a list index of at most
- * MAX_INDEX_DIGITS digits.
+ * MAX_INDEX_DIGITS digits. A name is those digits or has a character that is not one, said without a
+ * lookahead, which Go's and Rust's regular expressions do not have.
  */
-const notLongIndex = `(?![0-9]{${MAX_INDEX_DIGITS + 1},}(?:\\]|\\[|$))`;
-export const RAILS_KEY_PATTERN = `^${notLongIndex}[^\\[\\]]+(?:\\[${notLongIndex}[^\\[\\]]+\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${notLongIndex}[^\\[\\]]*\\])?$`;
+const keyName = (least: 0 | 1): string => `(?:[0-9]{${least},${MAX_INDEX_DIGITS}}|[0-9]*[^\\[\\]0-9][^\\[\\]]*)`;
+export const RAILS_KEY_PATTERN = `^${keyName(1)}(?:\\[${keyName(1)}\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${keyName(0)}\\])?$`;
 
 /** A key's names: `lead[files][0][file]` → lead, files, 0, file; `tags[]` → tags, "" (append). */
 function keyNames(key: string): string[] | null {
@@ -140,7 +141,7 @@ function formLeaf(schema: JsonSchema): JsonSchema {
  */
 export function railsFormSchema(body: JsonSchema, components: Readonly<Record<string, JsonSchema>>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  const patternProperties: Record<string, JsonSchema> = {};
+  const patternProperties: Record<string, JsonSchema | false> = {};
   const resolve = (schema: JsonSchema): JsonSchema => {
     const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
     if (ref) return resolve({ ...(components[ref] ?? {}), ...(schema.description ? { description: schema.description } : {}) });
@@ -154,47 +155,83 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     return schema;
   };
   const omitted: string[] = [];
-  // `key` is the field's key as written, `pattern` the same as a regex once a list index is in it.
-  const visit = (raw: JsonSchema, key: string, pattern: string | null): void => {
+  // What the JSON body requires, the form requires: a required field's key, or, for a required record
+  // or list of records that names no required key a form can spell, at least one part under its key.
+  const required: string[] = [];
+  const partsUnder: string[] = [];
+  // `key` is the field's key as written, `pattern` the same as a regex once a list index is in it;
+  // `mustBeSent` whether the JSON body requires the field (and the record it is in).
+  const visit = (raw: JsonSchema, key: string, pattern: string | null, mustBeSent: boolean): void => {
     const schema = resolve(raw);
+    const keyPattern = pattern ?? escapeRegex(key);
+    const requiredBefore = required.length;
+    const needsSomePart = (): void => {
+      if (mustBeSent && required.length === requiredBefore) partsUnder.push(`^${keyPattern}\\[`);
+    };
+    // Parts the server refuses although no field has their name: a record or a list sent as one value,
+    // a value sent as a group of fields, an empty key in free-form JSON (a form's `[]` appends).
+    const refuse = (namePattern: string): void => {
+      patternProperties[namePattern] = false;
+    };
     if (schema[FREE_FORM_JSON] === true) {
       // Stored as sent: a form's text stays text there, so only a field that takes text at every key can be a form's.
-      if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) omitted.push(key);
-      else
-        patternProperties[`^${pattern ?? escapeRegex(key)}(?:\\[[^\\[\\]]+\\])+$`] = {
-          type: 'string',
-          description: 'A value of the free-form object, by its keys.',
-        };
+      if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) {
+        omitted.push(key);
+        return;
+      }
+      patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
+        type: 'string',
+        description: 'A value of the free-form object, by its keys.',
+      };
+      refuse(`^${keyPattern}$`);
+      refuse(`^${keyPattern}(?:\\[[^\\[\\]]+\\])*\\[\\]`);
+      needsSomePart();
       return;
     }
     const place = (leaf: JsonSchema): void => {
-      if (pattern === null) properties[key] = leaf;
-      else patternProperties[`^${pattern}$`] = leaf;
+      if (pattern !== null) patternProperties[`^${pattern}$`] = leaf;
+      else {
+        properties[key] = leaf;
+        if (mustBeSent) required.push(key);
+      }
+      refuse(`^${keyPattern}\\[`);
     };
-    const keyPattern = pattern ?? escapeRegex(key);
     if (schema.type === 'object') {
       const fields = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+      const requiredFields = Array.isArray(schema.required) ? (schema.required as string[]) : [];
       for (const [name, field] of Object.entries(fields))
-        visit(field, `${key}[${name}]`, pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`);
+        visit(
+          field,
+          `${key}[${name}]`,
+          pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`,
+          mustBeSent && requiredFields.includes(name),
+        );
       if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
         // Free-form JSON: any key, nested as deep as the JSON is.
         patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
           type: 'string',
           description: 'A value of the free-form object, by its keys.',
         };
+        refuse(`^${keyPattern}(?:\\[[^\\[\\]]+\\])*\\[\\]`);
       }
+      refuse(`^${keyPattern}$`);
+      needsSomePart();
       return;
     }
     if (schema.type === 'array' && isObject(schema.items)) {
       const items = resolve(schema.items);
       if (items.type === 'object') {
-        visit(items, `${key}[0]`, `${keyPattern}\\[[0-9]{1,4}\\]`);
+        // A record in a list is spelled by a pattern: none of its keys can be named as required.
+        visit(items, `${key}[0]`, `${keyPattern}\\[[0-9]{1,4}\\]`, false);
+        refuse(`^${keyPattern}$`);
+        needsSomePart();
       } else if (pattern === null) {
         properties[`${key}[]`] = {
           type: 'array',
           items: formLeaf(items),
           ...(schema.description ? { description: schema.description } : {}),
         };
+        if (mustBeSent) required.push(`${key}[]`);
       } else {
         patternProperties[`^${pattern}\\[\\]$`] = { type: 'array', items: formLeaf(items) };
       }
@@ -202,7 +239,9 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     }
     place(formLeaf(schema));
   };
-  for (const [name, field] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>)) visit(field, name, null);
+  const bodyRequired = Array.isArray(body.required) ? (body.required as string[]) : [];
+  for (const [name, field] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>))
+    visit(field, name, null, bodyRequired.includes(name));
   return {
     type: 'object',
     description:
@@ -213,7 +252,11 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
         : ''),
     properties,
     ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
-    additionalProperties: false,
+    ...(required.length > 0 ? { required } : {}),
+    // "At least one part named `lead[…]`": not every part's name is outside it.
+    ...(partsUnder.length > 0 ? { allOf: partsUnder.map((prefix) => ({ not: { propertyNames: { not: { pattern: prefix } } } })) } : {}),
+    // A part the operation does not read is ignored, as an unknown JSON field is (X-Ignored-Parameters names it).
+    additionalProperties: true,
     propertyNames: { pattern: RAILS_KEY_PATTERN, maxLength: MAX_KEY_LENGTH },
     maxProperties: MAX_FORM_PARTS,
   };

@@ -16,7 +16,7 @@ import type { LeadSourceLists } from '../domain/leads/values.ts';
 export type JsonSchema = Record<string, unknown>;
 
 /** Text with a character that is not white space, as every text must be: NON_BLANK and TEXT_PATTERN in one pattern. */
-const NON_BLANK_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*[^\\u0000\\ud800-\\udfff\\s][^\\u0000\\ud800-\\udfff]*$';
+const NON_BLANK_TEXT_PATTERN = '^[^\\x00]*[^\\x00\\s][^\\x00]*$';
 
 /**
  * Marks a free-form JSON field in the document: its value is stored as sent, so the REST door reads
@@ -200,4 +200,122 @@ export function recordArguments(
   const json = hoistDefinitions(zodJsonSchema(record, false), options.components);
   applyInputLimits(json, '', owner, options);
   return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: (json.required ?? []) as string[] };
+}
+
+// ─── patterns every engine reads alike ───
+//
+// A JSON Schema `pattern` is an ECMA-262 regular expression, but validators compile it with their
+// own engine: Go's RE2 (kin-openapi, oasdiff) and Rust's regex (jsonschema-rs, Schemathesis) have no
+// lookaround, no backreferences and no `\u` escapes, and read `\d`, `\s`, `\w`, `\b` and `.` as
+// other sets (Unicode digits in Rust, ASCII white space in Go, `.` matching `\r`). The document's
+// patterns are written here from the server's JavaScript ones into the portion of the syntax they all
+// share, matching the same text as JavaScript does; what has no such spelling is refused when the
+// document is built, so it never reaches a client.
+
+/** JavaScript's `\s`: its WhiteSpace and LineTerminator characters, spelled as every engine reads a class's members. */
+export const PORTABLE_WHITE_SPACE = '\\x09-\\x0D \\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF';
+/** What JavaScript's `.` does not match. */
+const LINE_TERMINATORS = '\\x0A\\x0D\u2028\u2029';
+
+/** The shorthand classes: their members inside a class, or the class they stand for (null: no spelling inside a class). */
+const SHORTHAND_CLASSES: Readonly<Record<string, { inside: string | null; outside: string }>> = {
+  d: { inside: '0-9', outside: '[0-9]' },
+  D: { inside: null, outside: '[^0-9]' },
+  s: { inside: PORTABLE_WHITE_SPACE, outside: `[${PORTABLE_WHITE_SPACE}]` },
+  S: { inside: null, outside: `[^${PORTABLE_WHITE_SPACE}]` },
+  w: { inside: 'A-Za-z0-9_', outside: '[A-Za-z0-9_]' },
+  W: { inside: null, outside: '[^A-Za-z0-9_]' },
+};
+
+/** Characters that are special in every engine's syntax and stay escaped. */
+const ESCAPED_EVERYWHERE = new Set([...'^$\\.*+?()[]{}|']);
+
+/** One character as every engine reads it in a pattern: `\xHH` up to U+00FF, else the character itself. */
+function portableCharacter(codePoint: number, source: string): string {
+  if (codePoint >= 0xd800 && codePoint <= 0xdfff) {
+    throw new Error(`the pattern ${source} names a surrogate, which Go's and Rust's regular expressions refuse`);
+  }
+  return codePoint <= 0xff ? `\\x${codePoint.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCodePoint(codePoint);
+}
+
+/**
+ * A JavaScript pattern (Unicode mode) in the syntax RE2, Rust's regex and ECMA-262 share, matching the
+ * same text; throws for what that syntax cannot say (lookaround, backreferences, named groups,
+ * Unicode properties, word boundaries, a surrogate).
+ */
+export function portablePattern(source: string): string {
+  let written = '';
+  let inClass = false;
+  const refuse = (what: string): never => {
+    throw new Error(`the pattern ${source} uses ${what}, which Go's and Rust's regular expressions do not read as JavaScript does`);
+  };
+  for (let index = 0; index < source.length; index += 1) {
+    const char = source[index] as string;
+    if (char === '\\') {
+      const next = source[index + 1] ?? refuse('a trailing backslash');
+      index += 1;
+      const shorthand = SHORTHAND_CLASSES[next];
+      if (shorthand) {
+        written += (inClass ? shorthand.inside : shorthand.outside) ?? refuse(`\\${next} inside a class`);
+      } else if (next === 'x' || next === 'u') {
+        const braced = next === 'u' && source[index + 1] === '{';
+        const digits = braced
+          ? /^\{([0-9A-Fa-f]{1,6})\}/.exec(source.slice(index + 1))
+          : new RegExp(`^([0-9A-Fa-f]{${next === 'x' ? 2 : 4}})`).exec(source.slice(index + 1));
+        if (!digits?.[1]) return refuse(`a malformed \\${next} escape`);
+        index += digits[0].length;
+        written += portableCharacter(Number.parseInt(digits[1], 16), source);
+      } else if (next === '0' && !/[0-9]/.test(source[index + 1] ?? '')) {
+        written += '\\x00';
+      } else if ('tnrfv'.includes(next)) {
+        written += `\\${next}`;
+      } else if (ESCAPED_EVERYWHERE.has(next) || (next === '-' && inClass)) {
+        written += `\\${next}`;
+      } else if (next === '-' || next === '/') {
+        written += next;
+      } else {
+        refuse(`\\${next}`);
+      }
+      continue;
+    }
+    if (inClass) {
+      if (char === ']') inClass = false;
+      // A bare `[` in a class begins a POSIX class (`[[:alpha:]]`) in RE2.
+      written += char === '[' ? '\\[' : char;
+      continue;
+    }
+    if (char === '[') {
+      inClass = true;
+      written += char;
+      if (source[index + 1] === '^') {
+        written += '^';
+        index += 1;
+      }
+      if (source[index + 1] === ']') refuse('a class that begins with ]');
+      continue;
+    }
+    if (char === '(' && source[index + 1] === '?' && source[index + 2] !== ':') refuse('a lookaround or a named group');
+    written += char === '.' ? `[^${LINE_TERMINATORS}]` : char;
+  }
+  if (inClass) refuse('an unclosed class');
+  return written;
+}
+
+/** The document with every `pattern` and `patternProperties` name written by portablePattern (examples are left as they are). */
+export function withPortablePatterns<T>(value: T): T {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!isObject(node)) return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, inner]) => {
+        if (key === 'example' || key === 'examples') return [key, inner];
+        if (key === 'pattern' && typeof inner === 'string') return [key, portablePattern(inner)];
+        if (key === 'patternProperties' && isObject(inner)) {
+          return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [portablePattern(pattern), rewrite(schema)]))];
+        }
+        return [key, rewrite(inner)];
+      }),
+    );
+  };
+  return rewrite(value) as T;
 }

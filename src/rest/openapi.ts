@@ -22,12 +22,15 @@ import { restMayCall } from '../auth/api-view.ts';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
-import { applyInputLimits, recordArguments, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
+import { applyInputLimits, recordArguments, withPortablePatterns, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
 import { restRoutes, restTags, routeTakesIdempotencyKey, type ParamType, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
 import { deprecationHeaderDocs } from './deprecation.ts';
+import { RECORD_EVENT_TYPES, type RecordEventType } from '../domain/record-events.ts';
+import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { webhookPayloadShape } from './webhook-payload-shape.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
 const EXAMPLE_API_KEY = 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y';
@@ -264,10 +267,16 @@ function isRequired(declared: DeclaredArguments | undefined, arg: GraphQLArgumen
   return arg !== undefined && isNonNullType(arg.type);
 }
 
-/** A parameter's example: the demo call's value, else its declaration's first example, else a value of its own list. */
-function parameterExample(route: RestRoute, name: string, schema: JsonSchema): unknown {
+/**
+ * A parameter's example: the demo call's value, else, for a required one, its declaration's first
+ * example or a value of its own list. Swagger UI sends every example it is given ("Try it out"), so an
+ * optional parameter the demo call leaves out has none: a value of its own would change what the
+ * demo call asks (`lookup_by=vin` with a car's id is a 404).
+ */
+function parameterExample(route: RestRoute, name: string, schema: JsonSchema, required: boolean): unknown {
   const fromCall = exampleOf(route)?.parameters?.[name];
   if (fromCall !== undefined) return fromCall;
+  if (!required) return undefined;
   const examples = schema.examples;
   if (Array.isArray(examples) && examples.length > 0) return examples[0];
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
@@ -294,11 +303,12 @@ function parameterOf(source: OperationSource, name: string, where: 'path' | 'que
   const { description: schemaDescription, examples: _examples, ...bare } = schema;
   const description = arg?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
   const isObject = bare.type === 'object' || typeof bare.$ref === 'string';
-  const example = parameterExample(route, name, schema);
+  const required = where === 'path' || isRequired(declared, arg, name);
+  const example = parameterExample(route, name, schema, required);
   return {
     name,
     in: where,
-    required: where === 'path' || isRequired(declared, arg, name),
+    required,
     ...(description ? { description } : {}),
     ...(isObject ? { style: 'deepObject', explode: true } : {}),
     schema: bare,
@@ -312,9 +322,9 @@ function tokenParameter() {
     name: 'token',
     in: 'query',
     required: false,
-    description: 'The API key, for providers that cannot send an Authorization header.',
+    // No example: Swagger UI would send a key that does not exist beside the authorised one.
+    description: `The API key, for providers that cannot send an Authorization header (\`${EXAMPLE_API_KEY}\` is of its form).`,
     schema: { type: 'string', pattern: KEY_PATTERN.source },
-    example: EXAMPLE_API_KEY,
   };
 }
 
@@ -326,21 +336,24 @@ function idempotencyKeyParameter() {
     required: false,
     description:
       `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
-      'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`.',
+      'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`. A UUID ' +
+      '(`7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11`) is a good one.',
+    // No example: Swagger UI would send the same key with every "Try it out", whatever the body.
     schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
-    example: '7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11',
   };
 }
 
-/** The If-None-Match header of a conditional GET. */
+/**
+ * The If-None-Match header of a conditional GET. No example: Swagger UI would send it with every
+ * "Try it out", and an ETag of no real answer only ever matches nothing.
+ */
 function ifNoneMatchParameter() {
   return {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'The ETag of an earlier answer: 304 with no body while it is unchanged.',
+    description: 'The ETag of an earlier answer (e.g. `"3q2-7Kx9bV"`): 304 with no body while it is unchanged.',
     schema: { type: 'string' },
-    example: '"3q2-7Kx9bV"',
   };
 }
 
@@ -627,6 +640,121 @@ function errorSchema() {
   };
 }
 
+// ─── Outbound webhooks (OAS 3.1 `webhooks`): what the service POSTs to a subscription's URL ───
+
+/** `lead_event.created` → `LeadEventCreated`: the event type as a name for its schemas and operation. */
+const eventTypeName = (type: RecordEventType): string =>
+  type
+    .split(/[._]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+/** The Standard Webhooks headers of every delivery (src/notifications/webhook-worker.ts signs them). */
+function webhookHeaderParameters() {
+  return [
+    {
+      name: 'webhook-id',
+      in: 'header',
+      required: true,
+      description: "The delivery's id, the same on every attempt and redelivery: deduplicate on it.",
+      schema: { type: 'string', pattern: '^msg_[0-9a-f]{32}$' },
+    },
+    {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      description: "The attempt's time, in whole seconds since 1970-01-01T00:00:00Z: refuse one too far from your clock.",
+      schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+    },
+    {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      description:
+        "`v1,` and the base64 HMAC-SHA256, keyed with the subscription's secret (`whsec_…`, its base64 after the prefix), of " +
+        '`<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation two of them, space-separated, one per secret. ' +
+        'The `standardwebhooks` packages verify it (docs/webhooks.md).',
+      schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}(?: v1,[A-Za-z0-9+/]+={0,2})*$' },
+    },
+  ];
+}
+
+/**
+ * The `data` schema of an event type's payload, written from the fields the delivery reads
+ * (src/rest/webhook-payload-shape.ts) in the REST door's typing; the REST body's own component when
+ * the document already has one of that record with the same fields.
+ */
+function webhookDataSchema(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType): JsonSchema {
+  const { recordType, fields } = webhookPayloadShape(schema, type);
+  const names = fields.map((field) => field.name);
+  const restBody = writer.components[recordType.name];
+  const restNames = restBody && typeof restBody.properties === 'object' ? Object.keys(restBody.properties as object) : null;
+  if (restNames && restNames.length === names.length && restNames.every((name) => names.includes(name))) {
+    return { $ref: `#/components/schemas/${recordType.name}` };
+  }
+  const component = `${recordType.name}WebhookData`;
+  writer.components[component] ??= {
+    type: 'object',
+    description: `The ${recordType.name} as the subscribing key reads it when the delivery is sent (personal data null without \`read:personal_data\`), each field as the REST door names and types it.`,
+    properties: Object.fromEntries(
+      fields.map(({ name, field }) => {
+        const written = writer.output(field.type);
+        return [name, field.description ? { ...written, description: field.description } : written];
+      }),
+    ),
+    required: fields.filter(({ field }) => isNonNullType(field.type)).map(({ name }) => name),
+    additionalProperties: false,
+  };
+  return { $ref: `#/components/schemas/${component}` };
+}
+
+/** One event type's webhook: the POST a subscription's URL receives, its signature headers and body. */
+function webhookOf(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType) {
+  const name = eventTypeName(type);
+  writer.components[`${name}Webhook`] ??= {
+    type: 'object',
+    description: `The body of a \`${type}\` delivery.`,
+    properties: {
+      type: { type: 'string', const: type, description: 'The event type.' },
+      timestamp: { type: 'string', format: 'date-time', description: 'When the change was committed.' },
+      data: { ...webhookDataSchema(schema, writer, type), description: 'The record the event is about, read when the delivery is sent.' },
+    },
+    required: ['type', 'timestamp', 'data'],
+    additionalProperties: false,
+  };
+  const permission = READ_PERMISSION_OF_EVENT[type];
+  return {
+    post: {
+      operationId: `webhook_${type.replace(/\./g, '_')}`,
+      summary: `The \`${type}\` event, POSTed to a subscribed URL`,
+      description:
+        `Sent to each enabled subscription to \`${type}\` of the record's dealership, signed per Standard Webhooks. ` +
+        `The subscribing key needs \`${permission}\` (and reach to the dealership) when the delivery is sent, or the delivery is skipped. ` +
+        'Delivery is at least once, in event order per record (docs/webhooks.md).',
+      tags: ['webhooks'],
+      security: [],
+      parameters: webhookHeaderParameters(),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Webhook` } } },
+      },
+      responses: {
+        '2XX': { description: 'Received: answer quickly and do the work afterwards.' },
+        '4XX': { description: 'A failed attempt: retried with backoff until WEBHOOK_RETRY_HOURS, then the subscription is disabled.' },
+        '5XX': { description: 'A failed attempt, as is no answer within 10 seconds, or a redirect (never followed).' },
+      },
+    },
+  };
+}
+
+/** The webhooks a document lists: every event type, or those a key's view may subscribe to. */
+function webhooksOf(schema: GraphQLSchema, writer: SchemaWriter, viewOf: ReadonlySet<Permission> | undefined) {
+  const listed = RECORD_EVENT_TYPES.filter(
+    (type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(READ_PERMISSION_OF_EVENT[type])),
+  );
+  return Object.fromEntries(listed.map((type) => [type, webhookOf(schema, writer, type)]));
+}
+
 /** Whether a key holding `permissions` may call the route (a route whose field is missing is left out anyway). */
 function mayCallRoute(writer: SchemaWriter, route: RestRoute, permissions: ReadonlySet<Permission>): boolean {
   const field = writer.rootField(route);
@@ -650,17 +778,22 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     const key = openApiPath(route.path);
     paths[key] = { ...(paths[key] ?? {}), [route.method.toLowerCase()]: operation };
   }
+  const webhooks = webhooksOf(schema, writer, viewOf);
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
-  return {
+  // The server's patterns are JavaScript's; every client's engine reads the document's.
+  return withPortablePatterns({
     openapi: '3.1.0',
     info: documentInfo(publicUrl, options.contactEmail, viewOf),
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
     tags: Object.entries(restTags)
-      .filter(([name]) => !viewOf || routes.some((route) => route.tag === name))
+      .filter(
+        ([name]) => !viewOf || routes.some((route) => route.tag === name) || (name === 'webhooks' && Object.keys(webhooks).length > 0),
+      )
       .map(([name, description]) => ({ name, description })),
     ...(viewOf ? { 'x-permissions': [...viewOf].sort() } : {}),
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
       headers: sharedHeaders(),
@@ -669,5 +802,5 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
         ...writer.components,
       },
     },
-  };
+  });
 }
