@@ -26,7 +26,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeChange, type ContractChange } from '../scripts/contract/changes.ts';
 import { graphChanges, graphDeprecationProblems } from '../scripts/contract/graph-changes.ts';
 import { openApiChanges } from '../scripts/contract/openapi-changes.ts';
-import { CONTRACT_FILES, cutRelease, readRelease, todaysContract, type ContractSnapshot } from '../scripts/contract/release.ts';
+import {
+  CONTRACT_FILES,
+  compareWithRelease,
+  cutRelease,
+  readRelease,
+  todaysContract,
+  type ContractSnapshot,
+} from '../scripts/contract/release.ts';
 import { openApiPath } from '../src/rest/openapi.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { runScript } from './support/processes.ts';
@@ -599,4 +606,65 @@ describe('contract:release', () => {
       "GraphQL Query.contract_test_gone: Field 'contract_test_gone' was removed from object type 'Query' [FIELD_REMOVED]",
     );
   });
+});
+
+describe('corrections of the document', () => {
+  /** The first request body parameter pattern of today's document, and a document with it spelled `old`. */
+  const withPattern = (old: string, now: string): [Node, Node] => {
+    const released = structuredClone(today.openapi);
+    const current = structuredClone(today.openapi);
+    const postcode = (document: Node) =>
+      (
+        ((document.paths as Node)['/manufacturers/{id}/search_by_postcode'] as Node).get as { parameters: { name: string; schema: Node }[] }
+      ).parameters.find((parameter) => parameter.name === 'postcode') as { schema: Node };
+    postcode(released).schema.pattern = old;
+    postcode(current).schema.pattern = now;
+    return [released, current];
+  };
+
+  it('reads a released pattern respelled for every engine as no change, and a surrogate range dropped from refused characters as none either', () => {
+    expect(openApiChanges(...withPattern('^\\d{4}$', '^[0-9]{4}$'), TODAY)).toEqual([]);
+    expect(openApiChanges(...withPattern('^[^\\u0000\\ud800-\\udfff]*$', '^[^\\x00]*$'), TODAY)).toEqual([]);
+    // Another pattern is still a narrowing.
+    expect(lines(openApiChanges(...withPattern('^\\d{4}$', '^[0-9]{3}$'), TODAY), 'breaking')).toHaveLength(1);
+  });
+
+  it('counts a narrowing listed under "### Fixed" in the Unreleased notes as a documentation fix, and one not listed as breaking', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'contract-test-'));
+    try {
+      await cutRelease(dir, { version: '1.0.0', notes: 'The first release.', today: TODAY }, today);
+      const current = structuredClone(today.openapi);
+      const form = (((current.paths as Node)['/api/v1/leads'] as Node).post as Node).requestBody as {
+        content: Record<string, { schema: Node }>;
+      };
+      const schemaOfForm = form.content['multipart/form-data']?.schema as Node;
+      schemaOfForm.required = [...((schemaOfForm.required as string[] | undefined) ?? []), 'lead[name]'];
+      const snapshot = { sdl: today.sdl, openapi: current };
+      const where = 'REST POST /api/v1/leads request body (multipart/form-data)';
+      const levels = async () =>
+        (await compareWithRelease(dir, TODAY, snapshot)).changes
+          .filter((change) => describeChange(change).startsWith(where))
+          .map((change) => change.level);
+      expect(await levels()).toEqual(['breaking']);
+      const changelog = read(dir);
+      writeFileSync(
+        path.join(dir, CONTRACT_FILES.changelog),
+        changelog.replace(
+          '## [Unreleased]\n',
+          `## [Unreleased]\n\n### Fixed\n\n- \`${where}\`: requires lead[name], as the server always did.\n`,
+        ),
+      );
+      expect(await levels()).toEqual(['patch']);
+      // Listed anywhere else, it is not a correction.
+      writeFileSync(
+        path.join(dir, CONTRACT_FILES.changelog),
+        changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n- \`${where}\`: stricter.\n`),
+      );
+      expect(await levels()).toEqual(['breaking']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const read = (dir: string): string => readFileSync(path.join(dir, CONTRACT_FILES.changelog), 'utf8');
 });

@@ -17,6 +17,7 @@
 // (a null alternative is nullability; other alternatives are matched one by one), `allOf` merged,
 // `nullable` (3.0) too. What it cannot reason about (`not`, `if`) counts as breaking when it changed.
 import type { ChangelogSection, ChangeLevel, ContractChange } from './changes.ts';
+import { portablePattern } from '../../src/rest/input-schemas.ts';
 
 type Json = Record<string, unknown>;
 type Direction = 'request' | 'response';
@@ -583,7 +584,38 @@ function contractPart(document: Json): string {
 }
 
 /** The changes between the released OpenAPI document and today's; `today` (YYYY-MM-DD) dates the removal notes. */
-export function openApiChanges(released: Json, current: Json, today: string): ContractChange[] {
+/**
+ * The released document with its patterns spelled as today's document spells them (portablePattern,
+ * src/rest/input-schemas.ts): a respelling matches the same text, so it is no change. A surrogate
+ * range in a class of refused characters, which no portable spelling can name, is dropped first: that
+ * only lets more through. A pattern that cannot be respelled stays as it was.
+ */
+function withRespelledPatterns(document: Json): Json {
+  const respell = (pattern: string): string => {
+    try {
+      return portablePattern(pattern.replace(/(\[\^(?:[^\]\\]|\\.)*?)\\u[dD]800-\\u[dD][fF]{3}/g, '$1'));
+    } catch {
+      return pattern;
+    }
+  };
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isJson(node)) return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, inner]) => {
+        if (key === 'example' || key === 'examples') return [key, inner];
+        if (key === 'pattern' && typeof inner === 'string') return [key, respell(inner)];
+        if (key === 'patternProperties' && isJson(inner))
+          return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [respell(pattern), walk(schema)]))];
+        return [key, walk(inner)];
+      }),
+    );
+  };
+  return walk(document) as Json;
+}
+
+export function openApiChanges(releasedAsWritten: Json, current: Json, today: string): ContractChange[] {
+  const released = withRespelledPatterns(releasedAsWritten);
   const readers = { released: new DocumentReader(released), current: new DocumentReader(current) };
   const documents = { released, current };
   const oldOperations = operationsOf(released);

@@ -156,11 +156,36 @@ export async function compareWithRelease(dir: string, today: string, current: Co
   const integrity = release ? releaseProblems(release) : [];
   const due = [...graphRemovalsDue(schema, today), ...restRemovalsDue(current.openapi, today)];
   if (!release) return { release, changes: [], problems, integrity, due };
-  const changes = [
+  const changes = asCorrections(release.changelog, [
     ...(await graphChanges(buildSchema(release.sdl), schema, today)),
     ...openApiChanges(release.openapi, current.openapi, today),
-  ];
+  ]);
   return { release, changes, problems, integrity, due };
+}
+
+/**
+ * The places the "Unreleased" notes list under `### Fixed` as corrections of the document: each
+ * bullet's first code span, e.g. `REST POST /api/v1/leads request body (multipart/form-data)`.
+ */
+function correctedPlaces(changelog: string): string[] {
+  const fixed = /^### Fixed\s*$([\s\S]*?)(?=^### |(?![\s\S]))/m.exec(unreleasedNotes(changelog))?.[1] ?? '';
+  return [...fixed.matchAll(/^- `([^`]+)`/gm)].map((match) => match[1] ?? '').filter(Boolean);
+}
+
+/**
+ * A narrowing the notes list under `### Fixed` is a correction: the document now says what the
+ * server always did (a form that always needed the JSON body's required fields, a pattern spelled so
+ * that every engine reads it), so no client that worked stops working. It is a documentation change
+ * (a patch), said as such, not a breaking one; anything not listed there still breaks.
+ */
+function asCorrections(changelog: string, changes: ContractChange[]): ContractChange[] {
+  const places = correctedPlaces(changelog);
+  return changes.map((change) => {
+    const place = describeChange(change);
+    if (change.level !== 'breaking' || !places.some((corrected) => place.startsWith(`${corrected}:`) || place.startsWith(`${corrected} `)))
+      return change;
+    return { ...change, level: 'patch', what: `${change.what} (a correction: the server always did so)` };
+  });
 }
 
 // ─── The changelog (Keep a Changelog 1.1.0) ───
