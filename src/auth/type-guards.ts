@@ -26,10 +26,10 @@ import type { Permission } from './permissions.ts';
 /**
  * What reads a recorded phone call: its caller is a lead's kind of data, and no read of its own
  * exists, so read:lead it is. The graph's lookups, any relation to a call, and the webhook and live
- * deliveries of phone_call.created (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts) all take it
- * from here.
+ * deliveries of phone_call.created (READ_PERMISSION_OF_EVENT, src/domain/webhooks.ts, reads
+ * nodeLookupPermission) all take it from here.
  */
-export const PHONE_CALL_READ_PERMISSION: Permission = 'read:lead';
+const PHONE_CALL_READ_PERMISSION: Permission = 'read:lead';
 
 /**
  * A record → the permission its data needs when reached through a relation, keyed by the record: its

@@ -165,7 +165,7 @@ function answerOf<T>(text: string): T {
   ) as T;
 }
 
-export interface KeyedWrite<T> {
+interface KeyedWrite<T> {
   db: ScopedDb;
   claim: IdempotencyClaim;
   now: Date;
