@@ -254,7 +254,14 @@ export async function startService(config: Config, logger: Logger, options: Star
   // The bundled postcode data set, loaded with the first search.
   const geocoder = new PostcodeGeocoder();
   // Live events for subscriptions: this instance's, and with Redis every instance's.
-  const liveEvents = createLiveEventHub({ perKeyLimit: config.subscriptionsPerKey, logger, redis });
+  const liveEvents = createLiveEventHub({
+    perKeyLimit: config.subscriptionsPerKey,
+    instanceLimit: config.subscriptionsPerInstance,
+    logger,
+    redis,
+    // A key revoked or changed elsewhere ends or re-checks its open streams as soon as it is announced.
+    keyChanges: keys,
+  });
   const deps = {
     config,
     db,

@@ -1,22 +1,31 @@
 // Live subscriptions over Server-Sent Events, through yoga.fetch (docs/subscriptions.md): an event
 // published after a subscription opened reaches it, read afresh through the subscriber's scoped
 // client (its dealerships only, personal data behind read:personal_data); each field needs its
-// record's read permission; a key holds at most SUBSCRIPTIONS_PER_KEY streams; heartbeats come every
-// SUBSCRIPTION_HEARTBEAT_MS; closing the hub (the shutdown's first step) completes every stream.
-// Every record event type has its field (a type without one fails here).
+// record's read permission; a key holds at most SUBSCRIPTIONS_PER_KEY streams and an instance at most
+// SUBSCRIPTIONS_PER_INSTANCE; heartbeats come every SUBSCRIPTION_HEARTBEAT_MS; closing the hub (the
+// shutdown's first step) completes every stream. Publishing hands an event over in later turns, a
+// bounded number of streams a turn, so a write is answered before any stream is sent its event. Each
+// event carries its id, and a stream opened with Last-Event-ID is first sent the stored events it
+// missed. Every record event type has its field (a type without one fails here).
+// test/subscriptions-instances.test.ts: key changes announced through Redis, and reconnects over HTTP.
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType } from 'graphql';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../src/domain/record-events.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
 import { revokeKey } from '../src/auth/api-keys.ts';
 import { removeDealerships, removePermissions } from '../src/auth/key-admin.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
+import { createLiveEventHub, HANDOVERS_PER_TURN, type LiveEventHub } from '../src/gateway/live-events.ts';
+import { createApp, type Yoga } from '../src/gateway/yoga.ts';
+import { RESUME_LIMIT } from '../src/schema/subscriptions.ts';
+import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
 import { makePhoneCall } from './support/fixtures-catalogue.ts';
-import { makeStoredLead } from './support/fixtures-leads.ts';
+import { makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 import { readSse, type SseReader } from './support/sse.ts';
 
 const PER_KEY = 2;
@@ -52,16 +61,21 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((reader) => reader.close()));
 });
 
-async function subscribe(query: string, key: string, init: { method?: 'GET' | 'POST' } = {}): Promise<SseReader> {
-  const headers = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
-  const response = await app.yoga.fetch(
+async function subscribe(
+  query: string,
+  key: string,
+  init: { method?: 'GET' | 'POST'; lastEventId?: string; on?: { yoga: Yoga }; closedBy?: SseReader[] } = {},
+): Promise<SseReader> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
+  if (init.lastEventId !== undefined) headers['last-event-id'] = init.lastEventId;
+  const response = await (init.on ?? app).yoga.fetch(
     init.method === 'GET' ? `http://gateway.test/graphql?query=${encodeURIComponent(query)}` : 'http://gateway.test/graphql',
     init.method === 'GET'
       ? { headers }
       : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query }) },
   );
   const reader = readSse(response);
-  open.push(reader);
+  (init.closedBy ?? open).push(reader);
   // The first comment line comes once the stream is open; the subscription is listening by then.
   expect(await reader.next()).toEqual({ kind: 'heartbeat' });
   return reader;
@@ -448,5 +462,232 @@ describe('limits and heartbeats', () => {
     while (message.kind === 'heartbeat') message = await reader.next();
     expect(message).toEqual({ kind: 'complete' });
     expect(other.events.openStreams()).toBe(0);
+  });
+});
+
+describe('publishing does not hold a write up', () => {
+  const STREAMS = 300;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it(`hands an event to the streams in later turns, at most ${HANDOVERS_PER_TURN} streams a turn: publish returns before any has it`, async () => {
+    const hub = createLiveEventHub({ perKeyLimit: 1, instanceLimit: STREAMS, logger: pino({ level: 'silent' }) });
+    try {
+      const streams = Array.from({ length: STREAMS }, (_, index) => hub.open(index + 1));
+      let received = 0;
+      for (const stream of streams) void stream.next().then(() => (received += 1));
+      const event = {
+        id: 'handed-over',
+        type: 'lead.created',
+        dealershipId: north.id,
+        subject: 'lead',
+        recordId: 1,
+        occurredAt: new Date(),
+      } as const;
+      hub.publish(event);
+      // Nothing in the publisher's turn, microtasks included.
+      for (let tick = 0; tick < 10; tick += 1) await Promise.resolve();
+      expect(received).toBe(0);
+      await turn();
+      expect(received).toBe(HANDOVERS_PER_TURN);
+      let turns = 1;
+      while (received < STREAMS && turns < STREAMS) {
+        await turn();
+        turns += 1;
+        expect(received).toBeLessThanOrEqual(HANDOVERS_PER_TURN * turns);
+      }
+      expect(received).toBe(STREAMS);
+      expect(turns).toBe(Math.ceil(STREAMS / HANDOVERS_PER_TURN));
+    } finally {
+      hub.close();
+    }
+  });
+
+  describe(`with ${STREAMS} streams open, the instance's limit`, () => {
+    let busy: { yoga: Yoga; events: LiveEventHub };
+    let reader: { key: string };
+    const streams: SseReader[] = [];
+    /** Verifications of the reader's key: each stream verifies it again as the first step of its work on an event. */
+    let readerVerifications = 0;
+
+    beforeAll(async () => {
+      // Another instance over the same database, with a verifier that counts the reader's verifications.
+      const config = { ...app.config, subscriptionsPerKey: STREAMS, subscriptionsPerInstance: STREAMS, subscriptionHeartbeatMs: 60_000 };
+      const verifier = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: config.apiKeyCacheTtlMs });
+      const keys: KeyVerifier = {
+        ...verifier,
+        verify: (key) => {
+          if (key === reader.key) readerVerifications += 1;
+          return verifier.verify(key);
+        },
+      };
+      const events = createLiveEventHub({
+        perKeyLimit: config.subscriptionsPerKey,
+        instanceLimit: config.subscriptionsPerInstance,
+        logger: pino({ level: 'silent' }),
+        keyChanges: keys,
+      });
+      busy = { yoga: createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { keys, events, liveEvents: events })), events };
+      reader = await makeKey(app.db, { permissions: ['read:lead'] });
+      // Closed when this describe ends, not after each test.
+      for (let index = 0; index < STREAMS; index += 1) await subscribe(LEAD_CREATED, reader.key, { on: busy, closedBy: streams });
+      expect(busy.events.openStreams()).toBe(STREAMS);
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(streams.map((stream) => stream.close()));
+      busy.events.close();
+    });
+
+    it('answers a lead POST before any stream has begun its work on the lead, then every stream is sent it', async () => {
+      const dealership = await makeDealership(app.db);
+      const writer = await makeKey(app.db, { permissions: ['create:lead'] });
+      const order: ('answer' | 'event')[] = [];
+      const delivered = streams.map((stream) =>
+        stream.nextEvent(30_000).then((event) => {
+          order.push('event');
+          return event;
+        }),
+      );
+      const verifiedBefore = readerVerifications;
+      const response = await busy.yoga.fetch('http://gateway.test/api/v1/leads', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ lead: samplePayload(dealership.id, { name: 'Busy' }) }),
+      });
+      order.push('answer');
+      // No stream had begun its work on the event (verifying its key again) when the answer was made.
+      expect(readerVerifications).toBe(verifiedBefore);
+      expect(response.status).toBe(201);
+      const { id } = await app.db.lead.findFirstOrThrow({ where: { dealership_id: dealership.id } });
+      const events = await Promise.all(delivered);
+      expect(order[0]).toBe('answer');
+      expect(order.length).toBe(STREAMS + 1);
+      expect(readerVerifications).toBe(verifiedBefore + STREAMS);
+      for (const event of events) expect(event).toMatchObject({ data: { leadCreated: { databaseId: id } } });
+    });
+
+    it(`refuses a subscription beyond SUBSCRIPTIONS_PER_INSTANCE (${STREAMS}) for any key, and takes one again once another closes`, async () => {
+      const other = await makeKey(app.db, { permissions: ['read:lead'] });
+      const refused = await subscribe(LEAD_CREATED, other.key, { on: busy });
+      const refusal = await refused.nextEvent();
+      expect(refusal.errors?.[0]).toMatchObject({
+        message: `This instance already holds ${STREAMS} open subscriptions, its limit: open the subscription again in a moment (another instance may answer it).`,
+        extensions: { code: 'UNAVAILABLE', error: 'subscriptions_at_capacity', limit: STREAMS },
+      });
+      expect(await refused.next()).toEqual({ kind: 'complete' });
+      expect(busy.events.openStreams()).toBe(STREAMS);
+      await streams.pop()?.close();
+      await expect.poll(() => busy.events.openStreams(), { timeout: 2_000 }).toBe(STREAMS - 1);
+      await subscribe(LEAD_CREATED, other.key, { on: busy, closedBy: streams });
+      expect(busy.events.openStreams()).toBe(STREAMS);
+    });
+  });
+});
+
+describe('resuming with Last-Event-ID', () => {
+  const CREATE_LEAD = 'mutation ($lead: LeadInput!) { create_lead(lead: $lead) { lead { id: databaseId } } }';
+  let writer: { key: string };
+
+  beforeAll(async () => {
+    writer = await makeKey(app.db, { permissions: ['create:lead', 'update:lead'] });
+  });
+
+  /** A lead created through the graph, so that its event is stored as every write stores it: answers its id. */
+  async function createLead(dealershipId: number, name: string): Promise<number> {
+    const created = await app.graphql<{ create_lead: { lead: { id: number } } }>(
+      CREATE_LEAD,
+      {
+        lead: {
+          dealership_id: dealershipId,
+          category: 'GENERAL_ENQUIRY',
+          source: 'Website',
+          name,
+          email: 'resume@example.com',
+          phone: '+61412345678',
+        },
+      },
+      writer.key,
+    );
+    expect(created.errors).toBeUndefined();
+    return created.data?.create_lead.lead.id as number;
+  }
+
+  const eventIdOf = async (leadId: number) =>
+    (await app.db.recordEvent.findFirstOrThrow({ where: { subject: 'lead', record_id: leadId, type: 'lead.created' } })).event_id;
+
+  it('sends each event with its id (SSE `id:`), the stored event id', async () => {
+    const reader = await subscribe(LEAD_CREATED, full.key);
+    const id = await createLead(north.id, 'With An Id');
+    expect(await reader.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: id } } });
+    expect(reader.lastEventId()).toBe(await eventIdOf(id));
+  });
+
+  it('sends the events of its field stored after the one named, oldest first, those of its dealerships only, then the live ones, each once', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data'], dealershipIds: [north.id] });
+    const first = await subscribe(LEAD_CREATED, key.key);
+    const seen = await createLead(north.id, 'Seen');
+    expect(await first.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: seen } } });
+    const lastEventId = first.lastEventId() as string;
+    await first.close();
+    // While the client is away: two of its dealership's leads, one of another, one update (another field's event).
+    const missedOne = await createLead(north.id, 'Missed One');
+    await createLead(south.id, 'Not Its Dealership');
+    const missedTwo = await createLead(north.id, 'Missed Two');
+    const updated = await app.graphql(
+      'mutation ($id: Int!) { update_lead(id: $id, lead: { name: "Renamed" }) { lead { id: databaseId } } }',
+      { id: seen },
+      writer.key,
+    );
+    expect(updated.errors).toBeUndefined();
+
+    const resumed = await subscribe(LEAD_CREATED, key.key, { lastEventId });
+    expect(await resumed.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: missedOne, name: 'Missed One' } } });
+    expect(resumed.lastEventId()).toBe(await eventIdOf(missedOne));
+    expect(await resumed.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: missedTwo, name: 'Missed Two' } } });
+    expect(resumed.lastEventId()).toBe(await eventIdOf(missedTwo));
+    const live = await createLead(north.id, 'Live Again');
+    expect(await resumed.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: live } } });
+    expect(await resumed.eventsWithin(300)).toEqual([]);
+  });
+
+  it('refuses an id it does not store for the key (unknown, or of a dealership the key does not reach), holding no stream', async () => {
+    const southLead = await createLead(south.id, 'Southern');
+    const before = app.events.openStreams();
+    for (const lastEventId of ['evt_unknown', await eventIdOf(southLead)]) {
+      const reader = await subscribe(LEAD_CREATED, northOnly.key, { lastEventId });
+      const refusal = await reader.nextEvent();
+      expect(refusal.errors?.[0]).toMatchObject({
+        message:
+          'Last-Event-ID: no event with this id is stored for this API key: subscribe without it, and read what changed meanwhile with a query.',
+        extensions: { code: 'BAD_USER_INPUT', error: 'unknown_last_event_id', field: 'Last-Event-ID' },
+      });
+      expect(await reader.next()).toEqual({ kind: 'complete' });
+      expect(app.events.openStreams()).toBe(before);
+    }
+  });
+
+  it(`refuses an id more than ${RESUME_LIMIT} events of its field behind, and takes one ${RESUME_LIMIT} behind`, async () => {
+    const key = await makeKey(app.db, { permissions: ['read:car'] });
+    const car = await makeCar(app.db, north.id);
+    // Stored as a write stores them, oldest first: the first has RESUME_LIMIT + 1 after it, the second RESUME_LIMIT.
+    await app.db.recordEvent.createMany({
+      data: Array.from({ length: RESUME_LIMIT + 2 }, (_, index) => ({
+        event_id: `evt_behind_${index}`,
+        type: 'car.updated',
+        dealership_id: north.id,
+        subject: 'car',
+        record_id: car.id,
+        occurred_at: new Date(),
+      })),
+    });
+    const tooFar = await subscribe('subscription { carUpdated { databaseId } }', key.key, { lastEventId: 'evt_behind_0' });
+    expect((await tooFar.nextEvent()).errors?.[0]).toMatchObject({
+      message: `Last-Event-ID: more than ${RESUME_LIMIT} events of this subscription came after it: subscribe without it, and read what changed meanwhile with a query.`,
+      extensions: { code: 'BAD_USER_INPUT', error: 'last_event_id_too_old', field: 'Last-Event-ID', limit: RESUME_LIMIT },
+    });
+    expect(await tooFar.next()).toEqual({ kind: 'complete' });
+    const within = await subscribe('subscription { carUpdated { databaseId } }', key.key, { lastEventId: 'evt_behind_1' });
+    expect(await within.nextEvent()).toEqual({ data: { carUpdated: { databaseId: car.id } } });
+    expect(within.lastEventId()).toBe('evt_behind_2');
   });
 });

@@ -2,7 +2,9 @@
 // not valid) is remembered for a short time, `API_KEY_CACHE_TTL_MS`, and never past the key's own
 // expiry or its secret's retirement, which are exact. A revocation or a change of permissions or
 // dealerships made elsewhere (the keys CLI, another instance) is seen:
-// - at once where Redis is configured: the change is published and every instance forgets the key;
+// - at once where Redis is configured: the change is published and every instance forgets the key,
+//   then tells those that asked (`onChange`: the live event hub, whose open streams of the key check
+//   it again at once);
 // - otherwise within the TTL (5 s by default), the stated bound.
 import { createHash } from 'node:crypto';
 import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
@@ -22,6 +24,11 @@ export interface KeyVerifier {
   verify(key: string): Promise<Actor | null>;
   /** Drops what is remembered about a key, after it changed. */
   forget(apiKeyId: number): void;
+  /**
+   * Calls `listener` with each key forgotten because it changed, once its verdict is gone (so a key
+   * verified from the listener is looked up afresh). Returns the function that stops it.
+   */
+  onChange(listener: (apiKeyId: number) => void): () => void;
   close(): void;
 }
 
@@ -64,22 +71,34 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
   const verdicts = new BoundedCache<Verdict>(bounds, verdictBytes);
   // Several requests with one key at the same moment share one lookup.
   const inFlight = new Map<string, Promise<Verdict>>();
+  const changeListeners = new Set<(apiKeyId: number) => void>();
+  // Counts the changes heard: a lookup that began before one may have read the key as it was, so it
+  // is neither remembered nor shared with a verification that begins after it.
+  let changesHeard = 0;
 
   function forget(apiKeyId: number): void {
+    changesHeard += 1;
+    inFlight.clear();
     verdicts.deleteWhere((verdict) => verdict.actor?.apiKeyId === apiKeyId);
   }
 
+  function changed(apiKeyId: number): void {
+    forget(apiKeyId);
+    for (const listener of changeListeners) listener(apiKeyId);
+  }
+
   async function lookUp(id: string, key: string, at: Date): Promise<Verdict> {
+    const before = changesHeard;
     const found = await lookUpKey(db, key, at);
     const until = Math.min(at.getTime() + ttlMs, found?.validUntil?.getTime() ?? Number.POSITIVE_INFINITY);
     const verdict: Verdict = { actor: found?.actor ?? null, expiresAt: until, lastUsedAt: found?.lastUsedAt ?? null };
-    if (ttlMs > 0) {
+    if (ttlMs > 0 && changesHeard === before) {
       verdicts.set(id, verdict);
     }
     return verdict;
   }
 
-  const unsubscribe = changes?.subscribe(forget) ?? (() => undefined);
+  const unsubscribe = changes?.subscribe(changed) ?? (() => undefined);
 
   return {
     async verify(key) {
@@ -93,8 +112,11 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
       if (!verdict) {
         let pending = inFlight.get(id);
         if (!pending) {
-          pending = lookUp(id, key, at).finally(() => inFlight.delete(id));
-          inFlight.set(id, pending);
+          const lookup: Promise<Verdict> = lookUp(id, key, at).finally(() => {
+            if (inFlight.get(id) === lookup) inFlight.delete(id);
+          });
+          pending = lookup;
+          inFlight.set(id, lookup);
         }
         verdict = await pending;
       }
@@ -105,6 +127,13 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
       return verdict.actor;
     },
     forget,
-    close: unsubscribe,
+    onChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+    close() {
+      unsubscribe();
+      changeListeners.clear();
+    },
   };
 }

@@ -73,6 +73,8 @@ function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] 
     HTTP_REQUEST_TIMEOUT_MS: request,
     GRAPHQL_MAX_COST: maxCost,
     RATE_LIMIT_KEY_COST: keyCost,
+    SUBSCRIPTIONS_PER_INSTANCE: streams,
+    HTTP_MAX_CONNECTIONS: connections,
   } = settings;
   if (headers !== undefined && request !== undefined && headers > request) {
     problems.push({
@@ -88,6 +90,13 @@ function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] 
     problems.push({
       setting: 'RATE_LIMIT_KEY_COST',
       message: `must be 0 (no budget) or at least GRAPHQL_MAX_COST (${maxCost}), the cost one operation may have (got "${keyCost}")`,
+    });
+  }
+  // Each open stream holds a connection: as many streams as connections would leave none for anything else.
+  if (streams !== undefined && connections !== undefined && streams >= connections) {
+    problems.push({
+      setting: 'SUBSCRIPTIONS_PER_INSTANCE',
+      message: `must be less than HTTP_MAX_CONNECTIONS (${connections}), so that open streams leave connections for other requests (got "${streams}")`,
     });
   }
   return problems;
@@ -160,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: settings.GRAPHQL_MAX_COST,
     subscriptionHeartbeatMs: settings.SUBSCRIPTION_HEARTBEAT_MS,
     subscriptionsPerKey: settings.SUBSCRIPTIONS_PER_KEY,
+    subscriptionsPerInstance: settings.SUBSCRIPTIONS_PER_INSTANCE,
     rateLimits: rateLimitsOf(settings),
     trustProxyHops: settings.TRUST_PROXY,
   };

@@ -87,6 +87,8 @@ export interface Config {
   subscriptionHeartbeatMs: number;
   /** How many subscriptions one key may hold open on one instance (src/gateway/live-events.ts). */
   subscriptionsPerKey: number;
+  /** How many subscriptions one instance holds open, every key together (src/gateway/live-events.ts). */
+  subscriptionsPerInstance: number;
   /** Origins whose web pages may call the API (CORS): exact origins, or ['*'] for any; empty for none. */
   corsOrigins: readonly string[];
   /** A client must have sent a request's headers within this long, or its connection is cut (408). */

@@ -8,6 +8,16 @@
 // time: the command connection gives up after REDIS_COMMAND_TIMEOUT_MS, fails at once while its
 // breaker is open (src/redis/client.ts), and nobody awaits it. A reader slower than the events keeps
 // at most STREAM_BUFFER of them; older ones are dropped.
+//
+// Publishing costs the writer the same whatever the number of open streams: the event is queued and
+// the hub hands it to its streams in later turns of the event loop, at most HANDOVERS_PER_TURN
+// streams a turn, so a write's answer never waits for the subscribers' work (each re-verifies its key
+// and re-reads the record) and that work is spread over turns that the other requests share.
+//
+// Open streams are counted per key (SUBSCRIPTIONS_PER_KEY) and for the whole instance
+// (SUBSCRIPTIONS_PER_INSTANCE), each released once its stream ends. A change of a key announced to
+// this instance (src/auth/key-cache.ts) is passed to that key's streams at once, so that they check
+// the key again without waiting for a heartbeat.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -21,6 +31,12 @@ const RECORD_EVENTS_CHANNEL = 'record-events';
 /** Events one stream keeps for a reader that has not taken them yet; the oldest go first. */
 const STREAM_BUFFER = 256;
 
+/** Streams handed an event in one turn of the event loop; the rest wait for the next turns. */
+export const HANDOVERS_PER_TURN = 64;
+
+/** Events published and not yet handed to every stream; past this the oldest is dropped (at most once). */
+const PENDING_EVENTS = 1_024;
+
 /** The live events of one instance: a publisher for writes, a source for subscriptions. */
 export interface LiveEventHub extends RecordEventPublisher, RecordEventSource {
   /** Resolves once events published by other instances reach this one (at once without Redis). */
@@ -29,6 +45,13 @@ export interface LiveEventHub extends RecordEventPublisher, RecordEventSource {
   close(): void;
   /** Streams open on this instance now. */
   openStreams(): number;
+  /** A key changed (revoked, or its permissions or dealerships): its open streams are told at once, to check it again. */
+  keyChanged(apiKeyId: number): void;
+}
+
+/** Where the hub hears of changed keys: the key verifier (src/auth/key-cache.ts), after it forgot their verdicts. */
+export interface KeyChangeNotices {
+  onChange(listener: (apiKeyId: number) => void): () => void;
 }
 
 /** What travels on the channel: the event, and the instance that published it (which delivered it itself). */
@@ -54,6 +77,16 @@ function tooManySubscriptions(limit: number) {
   );
 }
 
+/** The refusal of one stream more than the instance holds open, all keys together. */
+function atCapacity(limit: number) {
+  return apiError(
+    'UNAVAILABLE',
+    'subscriptions_at_capacity',
+    `This instance already holds ${limit} open subscriptions, its limit: open the subscription again in a moment (another instance may answer it).`,
+    { limit },
+  );
+}
+
 const shuttingDown = () =>
   apiError('UNAVAILABLE', 'unavailable', 'This instance is shutting down: open the subscription again (another instance answers it).');
 
@@ -63,7 +96,16 @@ class EventStream implements AsyncIterableIterator<RecordEvent> {
   private waiting: ((result: IteratorResult<RecordEvent>) => void) | null = null;
   private ended = false;
 
-  constructor(private readonly onEnd: () => void) {}
+  constructor(
+    readonly apiKeyId: number,
+    private readonly onEnd: () => void,
+    private readonly onKeyChange: (() => void) | null,
+  ) {}
+
+  /** The stream's key changed: its reader checks the key again now. */
+  keyChanged(): void {
+    if (!this.ended) this.onKeyChange?.();
+  }
 
   push(event: RecordEvent): void {
     if (this.ended) return;
@@ -105,18 +147,57 @@ class EventStream implements AsyncIterableIterator<RecordEvent> {
   }
 }
 
-/**
- * `perKeyLimit`: SUBSCRIPTIONS_PER_KEY, counted on this instance; `redis`: the deployment's
- * connections when REDIS_URL is set, for the events of the other instances.
- */
-export function createLiveEventHub(options: { perKeyLimit: number; logger: Logger; redis?: RedisConnections | null }): LiveEventHub {
-  const { perKeyLimit, logger, redis = null } = options;
+interface LiveEventHubOptions {
+  /** SUBSCRIPTIONS_PER_KEY, counted on this instance. */
+  perKeyLimit: number;
+  /** SUBSCRIPTIONS_PER_INSTANCE: every key's streams together; absent, only the per-key limit counts. */
+  instanceLimit?: number;
+  logger: Logger;
+  /** The deployment's connections when REDIS_URL is set, for the events of the other instances. */
+  redis?: RedisConnections | null;
+  /** Where changed keys are announced; absent, a stream sees a change at its next event or heartbeat. */
+  keyChanges?: KeyChangeNotices | null;
+}
+
+export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
+  const { perKeyLimit, instanceLimit = Number.POSITIVE_INFINITY, logger, redis = null, keyChanges = null } = options;
   const streams = new Set<EventStream>();
   const openByKey = new Map<number, number>();
   let closed = false;
 
+  // The events waiting to be handed over, and the one being handed over: to the streams open when
+  // its hand-over began, from `handedTo` on.
+  const pending: RecordEvent[] = [];
+  let current: { event: RecordEvent; targets: EventStream[]; handedTo: number } | null = null;
+  let scheduled: ReturnType<typeof setImmediate> | null = null;
+
+  const handOver = (): void => {
+    scheduled = null;
+    let budget = HANDOVERS_PER_TURN;
+    while (budget > 0) {
+      if (!current) {
+        const event = pending.shift();
+        if (!event) return;
+        current = { event, targets: [...streams], handedTo: 0 };
+      }
+      const end = Math.min(current.targets.length, current.handedTo + budget);
+      for (let index = current.handedTo; index < end; index += 1) current.targets[index]?.push(current.event);
+      budget -= end - current.handedTo;
+      current.handedTo = end;
+      if (current.handedTo >= current.targets.length) current = null;
+    }
+    if (current || pending.length > 0) scheduled = setImmediate(handOver);
+  };
+
+  /** Queues the event for this instance's streams: nothing is handed over in the caller's turn. */
   const deliver = (event: RecordEvent): void => {
-    for (const stream of streams) stream.push(event);
+    if (closed || streams.size === 0) return;
+    pending.push(event);
+    if (pending.length > PENDING_EVENTS) {
+      pending.shift();
+      logger.debug({ event_id: event.id }, 'live events came faster than they could be handed over: the oldest waiting one was dropped');
+    }
+    scheduled ??= setImmediate(handOver);
   };
 
   const origin = randomUUID();
@@ -145,6 +226,12 @@ export function createLiveEventHub(options: { perKeyLimit: number; logger: Logge
     );
   }
 
+  function keyChanged(apiKeyId: number): void {
+    if (!openByKey.has(apiKeyId)) return;
+    for (const stream of [...streams]) if (stream.apiKeyId === apiKeyId) stream.keyChanged();
+  }
+  const stopHearingKeyChanges = keyChanges?.onChange(keyChanged) ?? (() => undefined);
+
   return {
     publish(event) {
       deliver(event);
@@ -157,25 +244,36 @@ export function createLiveEventHub(options: { perKeyLimit: number; logger: Logge
         );
       });
     },
-    open(apiKeyId) {
+    open(apiKeyId, onKeyChange) {
       if (closed) throw shuttingDown();
       const open = openByKey.get(apiKeyId) ?? 0;
       if (open >= perKeyLimit) throw tooManySubscriptions(perKeyLimit);
+      if (streams.size >= instanceLimit) throw atCapacity(instanceLimit);
       openByKey.set(apiKeyId, open + 1);
-      const stream = new EventStream(() => {
-        streams.delete(stream);
-        const left = (openByKey.get(apiKeyId) ?? 1) - 1;
-        if (left > 0) openByKey.set(apiKeyId, left);
-        else openByKey.delete(apiKeyId);
-      });
+      const stream = new EventStream(
+        apiKeyId,
+        () => {
+          streams.delete(stream);
+          const left = (openByKey.get(apiKeyId) ?? 1) - 1;
+          if (left > 0) openByKey.set(apiKeyId, left);
+          else openByKey.delete(apiKeyId);
+        },
+        onKeyChange ?? null,
+      );
       streams.add(stream);
       return stream;
     },
     ready: () => subscribed,
     close() {
       closed = true;
+      stopHearingKeyChanges();
+      if (scheduled) clearImmediate(scheduled);
+      scheduled = null;
+      pending.length = 0;
+      current = null;
       for (const stream of [...streams]) stream.end();
     },
     openStreams: () => streams.size,
+    keyChanged,
   };
 }

@@ -3,7 +3,8 @@
 // with the heartbeat the deployment sets (SUBSCRIPTION_HEARTBEAT_MS) instead of Yoga's fixed one.
 //
 // The stream: a comment line at once (some clients see no headers until a byte arrives), then
-// `event: next` with each result, a comment line every heartbeat, and `event: complete` when the
+// `event: next` with each result (with `id:`, the record event's id, which a client that reconnects
+// sends back as Last-Event-ID: src/schema/subscriptions.ts), a comment line every heartbeat, and `event: complete` when the
 // subscription ends (the client closed it, or the instance is shutting down: src/service.ts closes
 // the live event hub first, which ends every stream). The HTTP server writes it as it comes
 // (src/http/server.ts); nothing in front of it reads it whole (src/gateway/etags.ts, compression.ts).
@@ -27,8 +28,26 @@ type ResultProcessor = Parameters<NonNullable<Plugin['onResultProcess']>>[0]['se
   ? P
   : never;
 
-/** The SSE answer of one subscription: its results as they come, a heartbeat every `heartbeatMs`. */
-function eventStreamOf(heartbeatMs: number): ResultProcessor {
+/** The id of the event each open subscription answered last, set by its source (src/schema/subscriptions.ts). */
+const answeredEventIds = new WeakMap<Request, string>();
+
+/**
+ * The subscription of `request` is answering the event `eventId` (undefined: an answer that is no
+ * event's, such as the error that ends the stream): its SSE message carries it as `id:`.
+ */
+export function answeringEvent(request: Request, eventId: string | undefined): void {
+  if (eventId === undefined) answeredEventIds.delete(request);
+  else answeredEventIds.set(request, eventId);
+}
+
+/** An SSE field's value on one line: an event id is the service's own, but nothing in it may end the line. */
+const oneLine = (value: string): string => value.replace(/[\r\n]/g, '');
+
+/**
+ * The SSE answer of one subscription: its results as they come, each with the id of the event it
+ * answers (`eventIdOf`, read once the result is made), a heartbeat every `heartbeatMs`.
+ */
+function eventStreamOf(heartbeatMs: number, eventIdOf: () => string | undefined): ResultProcessor {
   return (result, fetchAPI) => {
     const results = (result as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
     const encoder = new fetchAPI.TextEncoder();
@@ -51,8 +70,9 @@ function eventStreamOf(heartbeatMs: number): ResultProcessor {
           return;
         }
         // Yoga's own serialisation of one result (internal error details left out), as a query's answer.
+        const eventId = eventIdOf();
         const data = await processRegularResult(next.value, fetchAPI, 'application/json').text();
-        controller.enqueue(encoder.encode(`event: next\ndata: ${data}\n\n`));
+        controller.enqueue(encoder.encode(`${eventId ? `id: ${oneLine(eventId)}\n` : ''}event: next\ndata: ${data}\n\n`));
       },
       async cancel() {
         clearInterval(heartbeat);
@@ -74,7 +94,6 @@ function eventStreamOf(heartbeatMs: number): ResultProcessor {
 /** Sends subscriptions' streams with the deployment's heartbeat (Yoga has chosen SSE for them by then). */
 export function useLiveStreams(heartbeatMs: number): Plugin {
   const subscriptions = new WeakSet<Request>();
-  const processor = eventStreamOf(heartbeatMs);
   return {
     onSubscribe({ args }) {
       const request = (args.contextValue as { request?: Request }).request;
@@ -84,7 +103,10 @@ export function useLiveStreams(heartbeatMs: number): Plugin {
       // A subscription's stream is only ever given Yoga's SSE processor; without one, the client
       // accepts no event stream and Yoga answers 406.
       if (!resultProcessor || !subscriptions.has(request) || !(Symbol.asyncIterator in Object(result))) return;
-      setResultProcessor(processor, EVENT_STREAM_TYPE);
+      setResultProcessor(
+        eventStreamOf(heartbeatMs, () => answeredEventIds.get(request)),
+        EVENT_STREAM_TYPE,
+      );
     },
   };
 }

@@ -257,12 +257,20 @@ function writable(res: ServerResponse): Promise<void> {
  */
 async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
   const reader = body.getReader();
-  res.once('close', () => void reader.cancel().catch(() => undefined));
+  res.once('close', () => {
+    // whatwg-node's reader holds a cancel back until the read it waits on ends (the next event or
+    // heartbeat); the stream's own cancel ends the subscription at once, so that its key's place is
+    // free for the client's reconnect. A standard stream refuses that while locked, and its reader's
+    // cancel is immediate.
+    void body.cancel().catch(() => undefined);
+    void reader.cancel().catch(() => undefined);
+  });
   res.flushHeaders();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done || res.destroyed) break;
-    if (!res.write(value)) await writable(res);
+    // The read a cancel cut short fails: the client has gone, there is nothing more to write.
+    const read = await reader.read().catch(() => null);
+    if (!read || read.done || res.destroyed) break;
+    if (!res.write(read.value)) await writable(res);
   }
   res.end();
 }

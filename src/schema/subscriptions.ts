@@ -7,8 +7,14 @@
 // subscriber receives it when its key reaches the dealership and its scoped client still finds the
 // record; the record is then read afresh through that client with the subscriber's selection, so
 // the fields guarded by a permission (personal data, relations) answer as they do in a query. The
-// key is verified again before each event and at each heartbeat: a stream follows the key as it is
-// now, and ends when the key is revoked, expires or loses the field's permission.
+// key is verified again before each event, at each heartbeat and as soon as a change of it is
+// announced (src/auth/key-cache.ts): a stream follows the key as it is now, and ends when the key is
+// revoked, expires or loses the field's permission.
+//
+// Each event is sent with its id (the SSE `id:` line, src/gateway/live-streams.ts). A client that
+// reconnects with `Last-Event-ID` first receives the events of its field stored after that one
+// (record events are kept with their change: src/domain/record-events.ts), each checked and read
+// like a live one, then the live ones: what it missed while disconnected, or while Redis was down.
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { GraphQLError } from 'graphql';
 import { builder } from './builder.ts';
@@ -18,8 +24,9 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
 import { apiError } from '../errors.ts';
-import type { RecordEvent, RecordEventType } from '../domain/record-events.ts';
+import { isRecordEventType, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { answeringEvent } from '../gateway/live-streams.ts';
 
 /** The last item of a stream whose key may no longer receive it: its resolver answers the error, then the stream completes. */
 interface KeyWithdrawn {
@@ -38,6 +45,59 @@ const permissionWithdrawn = (permission: Permission) =>
     `This API key no longer has the ${permission} permission this subscription needs: the subscription has ended.`,
     { permission },
   );
+
+/** The most events a reconnecting stream is sent from before it reconnected; further behind, it is refused. */
+export const RESUME_LIMIT = 1_000;
+
+/** The request header that names the last event a reconnecting client received (EventSource sends it itself). */
+const LAST_EVENT_ID = 'last-event-id';
+
+const unknownLastEventId = () =>
+  apiError(
+    'BAD_USER_INPUT',
+    'unknown_last_event_id',
+    'Last-Event-ID: no event with this id is stored for this API key: subscribe without it, and read what changed meanwhile with a query.',
+    { field: 'Last-Event-ID' },
+  );
+
+const tooFarBehind = () =>
+  apiError(
+    'BAD_USER_INPUT',
+    'last_event_id_too_old',
+    `Last-Event-ID: more than ${RESUME_LIMIT} events of this subscription came after it: subscribe without it, and read what changed meanwhile with a query.`,
+    { field: 'Last-Event-ID', limit: RESUME_LIMIT },
+  );
+
+/**
+ * The events of `type` stored after the one the reconnecting client names, oldest first, as its
+ * scoped client finds them (so of the dealerships it reaches); the refusal when that event is not
+ * found or too many came after it.
+ */
+async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: string): Promise<RecordEvent[]> {
+  const last = await db.recordEvent.findFirst({ where: { event_id: lastEventId }, select: { id: true } });
+  if (!last) throw unknownLastEventId();
+  const rows = await db.recordEvent.findMany({
+    where: { id: { gt: last.id }, type },
+    orderBy: { id: 'asc' },
+    take: RESUME_LIMIT + 1,
+    select: { event_id: true, type: true, dealership_id: true, subject: true, record_id: true, occurred_at: true },
+  });
+  if (rows.length > RESUME_LIMIT) throw tooFarBehind();
+  return rows.flatMap((row) =>
+    isRecordEventType(row.type)
+      ? [
+          {
+            id: row.event_id,
+            type: row.type,
+            dealershipId: row.dealership_id,
+            subject: row.subject as RecordEventSubject,
+            recordId: row.record_id,
+            occurredAt: row.occurred_at,
+          },
+        ]
+      : [],
+  );
+}
 
 /**
  * The key as it stands now, or why it may no longer receive this subscription (a subscription keeps
@@ -64,31 +124,28 @@ function adopt(context: Context, actor: Actor): void {
 }
 
 /**
- * The events of one type this key may receive, from the moment it subscribes: of the key's
- * dealerships, about a record its scoped client finds, each checked against the key as it stands
- * when the event is sent. At each heartbeat too, so an idle stream of a key that lost `permission`
- * or its validity ends (and releases its key's count) without waiting for an event. Not an async
- * generator: one of those waiting for the next event cannot be ended before that event comes, and a
- * closed stream must release its key's count at once.
+ * The events of one type this key may receive, from the moment it subscribes (after the one its
+ * client names in Last-Event-ID, when it names one): of the key's dealerships, about a record its
+ * scoped client finds, each checked against the key as it stands when the event is sent. At each
+ * heartbeat too, and when a change of the key is announced, so an idle stream of a key that lost
+ * `permission` or its validity ends (and releases its key's count) without waiting for an event. Not
+ * an async generator: one of those waiting for the next event cannot be ended before that event
+ * comes, and a closed stream must release its key's count at once.
  */
-function eventsFor(
+async function eventsFor(
   context: Context,
   type: RecordEventType,
   found: (db: ScopedDb, id: number) => Promise<boolean>,
-): AsyncIterableIterator<LiveItem> {
+): Promise<AsyncIterableIterator<LiveItem>> {
   const permission = READ_PERMISSION_OF_EVENT[type];
   const opened = requireActor(context);
-  const stream = context.liveEvents.open(opened.apiKeyId);
+  const request = context.request;
   const done: IteratorResult<LiveItem> = { value: undefined, done: true };
   /** Why the key may no longer receive the stream, once found; handed to the reader as the last item. */
   let withdrawn: GraphQLError | null = null;
   let finished = false;
 
-  const withdraw = (error: GraphQLError): void => {
-    withdrawn ??= error;
-    void stream.return?.();
-  };
-  const check = setInterval(() => {
+  const checkKey = (): void => {
     keyNow(context, opened, permission).then(
       (verdict) => {
         if (verdict instanceof Error) withdraw(verdict);
@@ -96,23 +153,52 @@ function eventsFor(
       // A key that cannot be verified now (the database did not answer) is asked again at the next event or heartbeat.
       () => undefined,
     );
-  }, context.config.subscriptionHeartbeatMs);
+  };
+  // Opened before the stored events are read, so that none published meanwhile is missed; those
+  // both read and heard are sent once.
+  const stream = context.liveEvents.open(opened.apiKeyId, checkKey);
+  const withdraw = (error: GraphQLError): void => {
+    withdrawn ??= error;
+    void stream.return?.();
+  };
+  const lastEventId = request.headers.get(LAST_EVENT_ID)?.trim() ?? '';
+  let missed: RecordEvent[] = [];
+  if (lastEventId !== '') {
+    try {
+      missed = await eventsSince(context.db, type, lastEventId);
+    } catch (error) {
+      await stream.return?.();
+      throw error;
+    }
+  }
+  const resent = new Set(missed.map((event) => event.id));
+  const check = setInterval(checkKey, context.config.subscriptionHeartbeatMs);
   check.unref();
   /** The stream has ended: the reason it was withdrawn, once, then done. */
   const finish = (): IteratorResult<LiveItem> => {
     clearInterval(check);
+    answeringEvent(request, undefined);
     const last = finished ? null : withdrawn;
     finished = true;
     return last ? { value: { withdrawn: last }, done: false } : done;
+  };
+  /** The next event to check: a stored one the client missed, else the next live one not sent already. */
+  const nextEvent = async (): Promise<RecordEvent | null> => {
+    const stored = missed.shift();
+    if (stored) return stored;
+    for (;;) {
+      const received = await stream.next();
+      if (received.done) return null;
+      if (!resent.has(received.value.id)) return received.value;
+    }
   };
 
   const events: AsyncIterableIterator<LiveItem> = {
     async next() {
       for (;;) {
         if (finished || withdrawn) return finish();
-        const received = await stream.next();
-        if (received.done) return finish();
-        const event = received.value;
+        const event = await nextEvent();
+        if (!event) return finish();
         if (event.type !== type) continue;
         const verdict = await keyNow(context, opened, permission);
         if (verdict instanceof Error) {
@@ -120,7 +206,11 @@ function eventsFor(
           continue;
         }
         adopt(context, verdict);
-        if (reachesDealership(verdict, event.dealershipId) && (await found(context.db, event.recordId))) return received;
+        if (finished || withdrawn) return finish();
+        if (reachesDealership(verdict, event.dealershipId) && (await found(context.db, event.recordId))) {
+          answeringEvent(request, event.id);
+          return { value: event, done: false };
+        }
       }
     },
     return: () => {

@@ -137,8 +137,14 @@ export async function createTestApp(overrides: Partial<Config> = {}, deps: Parti
   const queries: string[] = [];
   const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
   const clock = createClock();
-  const events = createLiveEventHub({ perKeyLimit: config.subscriptionsPerKey, logger: pino({ level: 'silent' }) });
-  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, { events, liveEvents: events, ...deps }));
+  const keys = deps.keys ?? createKeyVerifier({ db, now: clock.now, ttlMs: config.apiKeyCacheTtlMs });
+  const events = createLiveEventHub({
+    perKeyLimit: config.subscriptionsPerKey,
+    instanceLimit: config.subscriptionsPerInstance,
+    logger: pino({ level: 'silent' }),
+    keyChanges: keys,
+  });
+  const yoga = createApp(instanceDeps({ config, db, now: clock.now }, { events, liveEvents: events, ...deps, keys }));
   onFileEnd(async () => {
     events.close();
     await db.$disconnect();

@@ -1,9 +1,9 @@
 // A plain reader of a GraphQL-over-SSE answer for tests: each message as it arrives (a comment
-// line, which is a heartbeat, or an event with its data), with a time limit on each wait.
+// line, which is a heartbeat, or an event with its data and SSE id), with a time limit on each wait.
 
 export type SseMessage =
   | { kind: 'heartbeat' }
-  | { kind: 'next'; data: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } }
+  | { kind: 'next'; data: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] }; id?: string }
   | { kind: 'complete' };
 
 export interface SseReader {
@@ -12,6 +12,8 @@ export interface SseReader {
   next(timeoutMs?: number): Promise<SseMessage>;
   /** The next `next` event, skipping heartbeats. */
   nextEvent(timeoutMs?: number): Promise<Extract<SseMessage, { kind: 'next' }>['data']>;
+  /** The SSE id of the last `next` event taken (what a client sends back as Last-Event-ID), if it had one. */
+  lastEventId(): string | undefined;
   /** Waits `ms` and returns every event (heartbeats left out) that came meanwhile. */
   eventsWithin(ms: number): Promise<Extract<SseMessage, { kind: 'next' }>['data'][]>;
   close(): Promise<void>;
@@ -28,7 +30,11 @@ function parseBlock(block: string): SseMessage | null {
     .filter((line) => line.startsWith('data:'))
     .map((line) => line.slice(5).trimStart())
     .join('\n');
-  if (event === 'next') return { kind: 'next', data: JSON.parse(data) };
+  const id = lines
+    .find((line) => line.startsWith('id:'))
+    ?.slice(3)
+    .trim();
+  if (event === 'next') return id === undefined ? { kind: 'next', data: JSON.parse(data) } : { kind: 'next', data: JSON.parse(data), id };
   if (event === 'complete') return { kind: 'complete' };
   return null;
 }
@@ -40,6 +46,7 @@ export function readSse(response: Response): SseReader {
   let buffered = '';
   const ready: SseMessage[] = [];
   let pending: Promise<void> | null = null;
+  let lastEventId: string | undefined;
 
   const fill = (): Promise<void> => {
     pending ??= reader.read().then(({ done, value }) => {
@@ -71,12 +78,15 @@ export function readSse(response: Response): SseReader {
       clearTimeout(timer);
       if (outcome === 'timeout' && ready.length === 0) throw new Error(`no SSE message within ${timeoutMs} ms`);
     }
-    return ready.shift() as SseMessage;
+    const message = ready.shift() as SseMessage;
+    if (message.kind === 'next') lastEventId = message.id;
+    return message;
   };
 
   return {
     response,
     next,
+    lastEventId: () => lastEventId,
     async nextEvent(timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
