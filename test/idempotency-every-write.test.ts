@@ -471,3 +471,27 @@ describe('a key whose first request has not answered', () => {
     expect(await app.db.idempotencyRecord.count({ where: { api_key_id: apiKeyId, key: 'failed-once' } })).toBe(0);
   });
 });
+
+describe('one key, one write', () => {
+  it('refuses a GraphQL document of more than one mutation under one key, naming the header, and writes nothing', async () => {
+    const first = await makeHook();
+    const second = await makeHook();
+    const before = await everyRow();
+    const response = await app.request('/graphql', {
+      method: 'POST',
+      key,
+      headers: { 'idempotency-key': 'two-writes' },
+      json: {
+        query:
+          'mutation ($a: Int!, $b: Int!) { a: disable_webhook_subscription(id: $a) { enabled } b: disable_webhook_subscription(id: $b) { enabled } }',
+        variables: { a: first.id, b: second.id },
+      },
+    });
+    const body = (await response.json()) as { errors?: { message: string; extensions: { error: string; field?: string } }[] };
+    // Mutations run in turn: the first one's refusal ends the document (its field is non-null).
+    expect(body.errors?.length).toBeGreaterThan(0);
+    for (const error of body.errors ?? []) expect(error.extensions).toMatchObject({ error: 'invalid_input', field: 'Idempotency-Key' });
+    expect(body.errors?.[0]?.message).toContain('covers one write');
+    expect(await everyRow()).toEqual(before);
+  });
+});
