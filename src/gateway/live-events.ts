@@ -193,10 +193,9 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
   const deliver = (event: RecordEvent): void => {
     if (closed || streams.size === 0) return;
     pending.push(event);
-    if (pending.length > PENDING_EVENTS) {
-      pending.shift();
-      logger.debug({ event_id: event.id }, 'live events came faster than they could be handed over: the oldest waiting one was dropped');
-    }
+    const dropped = pending.length > PENDING_EVENTS ? pending.shift() : undefined;
+    if (dropped)
+      logger.debug({ event_id: dropped.id }, 'live events came faster than they could be handed over: the oldest waiting one was dropped');
     scheduled ??= setImmediate(handOver);
   };
 
