@@ -7,7 +7,8 @@
 // the keys CLI announces them on Redis: a revoked key's stream, or one that lost its permission,
 // ends at once; a client that closes its stream may open another at once under a per-key limit of
 // 1; and a client that missed an event (written on an instance whose events reach no other, as while
-// Redis is stopped) is sent it when it reconnects with Last-Event-ID.
+// Redis is stopped) is sent it when it reconnects with Last-Event-ID; when C's subscription to Redis
+// is lost and made again, C ends its streams, and their clients resume what was published meanwhile.
 // test/instances-processes.test.ts has a client of one real service process receive a lead created
 // through another's REST door.
 import { randomBytes } from 'node:crypto';
@@ -172,6 +173,8 @@ describe('instance C: key changes announced on Redis, reconnects, and resuming',
   /** Writes here reach C through Redis. */
   let writer: Yoga;
   let announcer: RedisConnections;
+  /** C's own connections to Redis. */
+  let cRedis: RedisConnections;
   const streams: SseReader[] = [];
 
   beforeAll(async () => {
@@ -180,6 +183,7 @@ describe('instance C: key changes announced on Redis, reconnects, and resuming',
     const redis = connectRedis(REDIS_URL, silent, prefix, { commandTimeoutMs: 1_000 });
     announcer = connectRedis(REDIS_URL, silent, prefix, { commandTimeoutMs: 1_000 });
     connections.push(redis, announcer);
+    cRedis = redis;
     const config = { ...app.config, subscriptionHeartbeatMs: HEARTBEAT_MS, subscriptionsPerKey: 1 };
     // As src/service.ts wires them: the verifier hears key changes on Redis and tells the hub.
     const keys = createKeyVerifier({ db: app.db, now: app.clock.now, ttlMs: 60 * 60_000, changes: redisKeyChangeFeed(redis, silent) });
@@ -300,5 +304,29 @@ describe('instance C: key changes announced on Redis, reconnects, and resuming',
     const live = await createLeadOnA('Live After Resuming', writer);
     expect(await resumed.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: live } } });
     expect(await resumed.eventsWithin(300)).toEqual([]);
+  });
+
+  it('ends its streams when its subscription to Redis is made again, and their clients resume what was published while it was lost', async () => {
+    const key = await makeKey(app.db, { permissions: ['read:lead', 'read:personal_data'] });
+    const first = await subscribeToC(key.key);
+    const seen = await createLeadOnA('Before The Drop', writer);
+    expect(await first.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: seen } } });
+    const lastEventId = first.lastEventId();
+    // C's subscriber connection goes; a lead written meanwhile is published on Redis, and C does not hear it.
+    cRedis.subscriber.disconnect();
+    const missed = await createLeadOnA('Published While C Was Away', writer);
+    expect(await first.eventsWithin(300)).toEqual([]);
+    await cRedis.subscriber.connect();
+    let message = await first.next();
+    while (message.kind === 'heartbeat') message = await first.next();
+    expect(message).toEqual({ kind: 'complete' });
+    await expect.poll(() => c.hub.openStreams(), { timeout: 1_000 }).toBe(0);
+
+    const resumed = await subscribeToC(key.key, { lastEventId });
+    expect(await resumed.nextEvent()).toEqual({
+      data: { leadCreated: { databaseId: missed, dealership_id: dealershipId, name: 'Published While C Was Away' } },
+    });
+    const live = await createLeadOnA('Heard Again', writer);
+    expect(await resumed.nextEvent()).toMatchObject({ data: { leadCreated: { databaseId: live } } });
   });
 });

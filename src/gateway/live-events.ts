@@ -18,6 +18,10 @@
 // (SUBSCRIPTIONS_PER_INSTANCE), each released once its stream ends. A change of a key announced to
 // this instance (src/auth/key-cache.ts) is passed to that key's streams at once, so that they check
 // the key again without waiting for a heartbeat.
+//
+// A subscription to the channel lost and made again (Redis restarted, or the connection dropped) ends
+// every open stream, whose clients resume with Last-Event-ID: the events published while it was
+// lost reach them from the database, where every event is stored with its change.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -218,7 +222,20 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
       }
       if (parsed.origin !== origin) deliver(parsed.event);
     });
-    // ioredis subscribes again after a reconnection; events published meanwhile are not heard (at most once).
+    // ioredis subscribes again after a reconnection, but what was published meanwhile never reaches
+    // this instance: every open stream then ends (`complete`), so that its client reconnects with
+    // Last-Event-ID and is sent the stored events it missed (src/schema/subscriptions.ts).
+    let subscriptionLost = false;
+    redis.subscriber.on('close', () => {
+      subscriptionLost = true;
+    });
+    redis.subscriber.on('ready', () => {
+      if (!subscriptionLost || closed) return;
+      subscriptionLost = false;
+      if (streams.size > 0)
+        logger.info({ streams: streams.size }, 'Redis is back: open streams ended, for their clients to resume what they missed');
+      for (const stream of [...streams]) stream.end();
+    });
     subscribed = redis.subscriber.subscribe(channel).then(
       () => undefined,
       (error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'could not subscribe to record events'),
