@@ -1,6 +1,7 @@
 // The Node server around the app, on a loopback port: bodies are capped even without a length, slow
-// clients are cut by the configured timeouts, connections are capped, and a drain answers every
-// request it received before it closes the connections.
+// clients are cut by the configured timeouts, connections are capped, a client that half-closes its
+// side after its request is answered, and a drain answers every request it received before it closes
+// the connections (a request whose body is still arriving when the grace period ends, with a 503).
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import pino from 'pino';
@@ -151,6 +152,87 @@ describe('the HTTP server', () => {
     // Answered by the server itself, outside the app, with the same protective headers as every answer.
     for (const [name, value] of Object.entries(PROTECTIVE_HEADERS)) expect(result.headers[name], name).toBe(value);
     expect(result.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('a client that half-closes its side (TCP FIN) right after its request', () => {
+  let writer: string;
+  let dealershipId: number;
+  beforeAll(async () => {
+    writer = (await makeKey(app.db, { permissions: ['create:lead', 'read:lead'] })).key;
+    dealershipId = (await makeDealership(app.db)).id;
+  });
+
+  const leadBody = (email: string): string => JSON.stringify({ lead: samplePayload(dealershipId, { email }) });
+  const post = (path: string, body: string): string =>
+    `POST ${path} HTTP/1.1\r\nHost: gateway.test\r\nAuthorization: Bearer ${writer}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+
+  // Every way a client ends its side after what it sends: one write, a body in pieces, the other
+  // door, and pipelined requests. Each is answered, with Connection: close, and then closed.
+  it.each([
+    {
+      way: 'a REST lead POST sent whole',
+      send: (email: string) => [post('/api/v1/leads', leadBody(email)) + leadBody(email)],
+      statuses: [201],
+    },
+    {
+      way: 'a REST lead POST whose body comes in pieces, the FIN right after the last',
+      send: (email: string) => {
+        const body = leadBody(email);
+        return [post('/api/v1/leads', body), body.slice(0, 40), body.slice(40, 120), body.slice(120)];
+      },
+      statuses: [201],
+    },
+    {
+      way: 'a GraphQL create_lead',
+      send: (email: string) => {
+        const body = JSON.stringify({ query: CREATE_LEAD, variables: { lead: graphLead(samplePayload(dealershipId, { email })) } });
+        return [post('/graphql', body) + body];
+      },
+      statuses: [200],
+    },
+    {
+      way: 'a GET /health and a lead POST pipelined',
+      send: (email: string) => [
+        `GET /health HTTP/1.1\r\nHost: gateway.test\r\n\r\n${post('/api/v1/leads', leadBody(email))}${leadBody(email)}`,
+      ],
+      statuses: [200, 201],
+    },
+  ])('answers $way, and stores the lead', async ({ way, send, statuses }) => {
+    const email = `half.close.${statuses.length}.${Date.now()}.${way.length}@example.com`;
+    const client = await openRaw(port);
+    const pieces = send(email);
+    for (const [index, piece] of pieces.entries()) {
+      if (index > 0) await sleep(5);
+      client.socket.write(piece);
+    }
+    // The FIN, at once: what a client that has nothing more to send does (socket.end(), shutdown(SHUT_WR)).
+    client.socket.end();
+    await client.closed;
+    const answers = client.received().split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(
+      answers.map((text) => Number(text.slice(9, 12))),
+      client.received().slice(0, 300),
+    ).toEqual(statuses);
+    expect(answers.at(-1)?.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    expect(await app.db.lead.count({ where: { email } })).toBe(1);
+  });
+
+  it("ends a subscription stream at its client's FIN, at once, freeing its place", async () => {
+    const { port: streamPort } = await serve({}, createLifecycle(), app.yoga);
+    const body = JSON.stringify({ query: 'subscription { leadCreated { databaseId } }' });
+    const client = await openRaw(streamPort);
+    client.socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nAuthorization: Bearer ${writer}\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    while (!client.received().includes(':\n\n') && !client.isClosed()) await sleep(5);
+    expect(app.events.openStreams()).toBe(1);
+    client.socket.end();
+    // At once, not at the stream's next write (its heartbeat, 15 s away), which would find the client gone.
+    await Promise.race([client.closed, sleep(2_000)]);
+    expect(client.isClosed()).toBe(true);
+    for (let waited = 0; app.events.openStreams() > 0 && waited < 2_000; waited += 5) await sleep(5);
+    expect(app.events.openStreams()).toBe(0);
   });
 });
 
@@ -310,6 +392,39 @@ describe('draining', () => {
     // And the listening socket is closed: a new connection is refused.
     expect(await keepAliveClient(drainPort).send('GET', '/health')).toMatchObject({ error: 'ECONNREFUSED' });
     await drained;
+  });
+
+  it('answers a request whose body is still arriving when the grace period ends 503 with Retry-After before closing its connection (opened before the drain, or accepted during it); nothing is stored', async () => {
+    const lifecycle = createLifecycle();
+    const { gateway, port: drainPort } = await serve({ httpKeepAliveTimeoutMs: 30_000 }, lifecycle);
+    const writer = (await makeKey(app.db, { permissions: ['create:lead'] })).key;
+    const dealershipId = (await makeDealership(app.db)).id;
+    const startUpload = async (email: string): Promise<Awaited<ReturnType<typeof openRaw>>> => {
+      const body = JSON.stringify({ lead: samplePayload(dealershipId, { email }) });
+      const upload = await openRaw(drainPort);
+      upload.socket.write(
+        `POST /api/v1/leads HTTP/1.1\r\nHost: gateway.test\r\nAuthorization: Bearer ${writer}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 30)}`,
+      );
+      return upload;
+    };
+    const before = await startUpload('cut.before@example.com');
+    while (gateway.openConnections() < 1) await sleep(1);
+    const drained = gateway.drain(3_000);
+    // Accepted while the listening socket is still open (it stays open until none has arrived for 100 ms).
+    const during = await startUpload('cut.during@example.com');
+    while (gateway.openConnections() < 2) await sleep(1);
+    await sleep(50);
+    // What src/service.ts does when the grace period runs out.
+    expect(gateway.cutConnections()).toBe(2);
+    await Promise.all([before.closed, during.closed]);
+    for (const upload of [before, during]) {
+      expect(upload.received()).toMatch(/^HTTP\/1\.1 503 /);
+      expect(upload.received().toLowerCase()).toContain('\r\nretry-after: 1\r\n');
+      expect(upload.received().toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(upload.received()).toContain('"error":"unavailable"');
+    }
+    await drained;
+    expect(await app.db.lead.count({ where: { email: { startsWith: 'cut.' } } })).toBe(0);
   });
 
   it('keeps the listening socket open until no connection has arrived for 100 ms, and then closes it', async () => {

@@ -1,7 +1,7 @@
 // SIGTERM to the real service process under load loses nothing: 32 keep-alive clients (reads and lead
-// POSTs) are running when the signal arrives; every request the server received is answered, every
-// 201 lead is stored and no other lead is, /ready turns 503, and the process exits 0 having cut no
-// connection. The process runs src/index.ts through tsx (the same code `npm start` runs compiled).
+// POSTs) are running when the signal arrives; every request the server received is answered (an
+// upload whose body is still arriving at the signal too, once it has arrived), every 201 lead is
+// stored and no other lead is, /ready turns 503, and the process exits 0 having cut no connection. The process runs src/index.ts through tsx (the same code `npm start` runs compiled).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -160,14 +160,25 @@ describe('SIGTERM under load', () => {
     // the service has logged that it is shutting down.
     const readiness = await openRaw(port);
     readiness.socket.write('GET /ready HTTP/1.1\r\nHost: gateway.test\r\n');
+    // A lead POST whose body is still arriving when the signal comes; the rest is sent once the
+    // service is draining.
+    const uploadEmail = 'drain.upload@example.com';
+    const uploadBody = JSON.stringify({ lead: samplePayload(dealershipId, { email: uploadEmail }) });
+    const upload = await openRaw(port);
+    upload.socket.write(
+      `POST /api/v1/leads HTTP/1.1\r\nHost: gateway.test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(uploadBody)}\r\n\r\n${uploadBody.slice(0, 40)}`,
+    );
 
     const load = Promise.all(clients.map((client, index) => runClient(client, index)));
     await sigtermSentNow;
     child.kill('SIGTERM');
     while (!logs.some(({ msg }) => msg.startsWith('shutting down'))) await sleep(5);
     readiness.socket.write('\r\n');
+    await sleep(100);
+    upload.socket.write(uploadBody.slice(40));
     await load;
     await readiness.closed;
+    await upload.closed;
     const exit = await exited;
     for (const client of clients) client.close();
 
@@ -199,10 +210,17 @@ describe('SIGTERM under load', () => {
     // Answers given during the drain told their clients to go (Connection: close).
     expect(answered.some(({ result }) => result.headers.connection === 'close')).toBe(true);
 
+    // The upload in flight at the signal got its completed answer, and told its client to go.
+    expect(upload.received()).toMatch(/^HTTP\/1\.1 201 /);
+    expect(upload.received().toLowerCase()).toContain('\r\nconnection: close\r\n');
+
     // Stored leads are exactly the ones answered 201.
     const stored = await db.lead.findMany({ where: { email: { startsWith: 'drain.' } }, select: { email: true } });
     // A POST answered 503 while draining (on a new connection after the signal) was refused, not stored.
-    const created = answered.filter(({ method, result }) => method === 'POST' && !isDrainAnswer(result)).map(({ email }) => email);
+    const created = [
+      ...answered.filter(({ method, result }) => method === 'POST' && !isDrainAnswer(result)).map(({ email }) => email),
+      uploadEmail,
+    ];
     expect(stored.map(({ email }) => email).sort()).toEqual([...created].sort());
 
     // /ready is 503 once draining, and the connection is closed after the answer.

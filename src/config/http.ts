@@ -74,7 +74,20 @@ export const HTTP_SETTINGS = {
   HTTP_MAX_CONNECTIONS: setting({
     schema: positiveWholeNumber,
     default: '1000',
-    meaning: 'connections beyond this many open at once are closed as soon as they arrive (logged)',
+    meaning:
+      'connections beyond this many open at once are closed as soon as they arrive (logged); see "Connections and their bounds" in docs/operations.md',
+  }),
+  HTTP_MAX_UPLOADS: setting({
+    schema: positiveWholeNumber,
+    defaultInWords: 'a tenth of `HTTP_MAX_CONNECTIONS`',
+    meaning:
+      'requests whose body is still arriving after the moment their headers did (uploads in flight) at once; one more is answered 503 `unavailable` with `Retry-After`, its body unread, and its connection closed',
+  }),
+  HTTP_RESERVED_CONNECTIONS: setting({
+    schema: wholeNumber(),
+    defaultInWords: 'a tenth of `HTTP_MAX_CONNECTIONS`',
+    meaning:
+      'connections neither subscription streams nor uploads can take, kept for every other request (`/health` included): `SUBSCRIPTIONS_PER_INSTANCE` + `HTTP_MAX_UPLOADS` + this must be at most `HTTP_MAX_CONNECTIONS`; while fewer than this many are free, idle keep-alive connections are closed, longest idle first, so that a new connection is served rather than dropped',
   }),
   CORS_ORIGINS: setting({
     schema: optional(
@@ -96,3 +109,21 @@ export const HTTP_SETTINGS = {
       "how many reverse proxies stand in front: the client address is read that many entries from the right of `X-Forwarded-For`; `0` uses the connection's address and ignores the header",
   }),
 } as const satisfies Record<string, SettingDeclaration>;
+
+/** The share of HTTP_MAX_CONNECTIONS that HTTP_MAX_UPLOADS and HTTP_RESERVED_CONNECTIONS each default to. */
+const DEFAULT_SHARE_OF_CONNECTIONS = 0.1;
+
+/** How many connections the HTTP server lets uploads hold, and keeps free for everything else (src/http/server.ts). */
+interface ConnectionBounds {
+  maxUploads: number;
+  reservedConnections: number;
+}
+
+/** HTTP_MAX_UPLOADS and HTTP_RESERVED_CONNECTIONS as set, or their defaults: a tenth of the connections each (at least one upload). */
+export function connectionBoundsOf(
+  maxConnections: number,
+  set: { maxUploads?: number; reservedConnections?: number } = {},
+): ConnectionBounds {
+  const share = Math.floor(maxConnections * DEFAULT_SHARE_OF_CONNECTIONS);
+  return { maxUploads: set.maxUploads ?? Math.max(1, share), reservedConnections: set.reservedConnections ?? share };
+}

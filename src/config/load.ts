@@ -2,6 +2,7 @@
 // This is the one module that reads process.env (besides the .env loader, src/config/env-file.ts).
 import { leadSourceLists } from './api.ts';
 import { engineOf } from './database.ts';
+import { connectionBoundsOf } from './http.ts';
 import { DAY_MS, HOUR_MS } from './jobs.ts';
 import { rateLimitsOf } from './rate-limits.ts';
 import { ConfigError, parseSettings, readSettings, type SettingProblem } from './read.ts';
@@ -102,10 +103,37 @@ function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] 
   return problems;
 }
 
+/** HTTP_MAX_UPLOADS and HTTP_RESERVED_CONNECTIONS in effect (set, or their share of HTTP_MAX_CONNECTIONS). */
+function httpConnectionBounds(settings: Partial<Settings>): Pick<Config, 'httpMaxUploads' | 'httpReservedConnections'> {
+  const { maxUploads, reservedConnections } = connectionBoundsOf(settings.HTTP_MAX_CONNECTIONS ?? 0, {
+    maxUploads: settings.HTTP_MAX_UPLOADS,
+    reservedConnections: settings.HTTP_RESERVED_CONNECTIONS,
+  });
+  return { httpMaxUploads: maxUploads, httpReservedConnections: reservedConnections };
+}
+
+/**
+ * Open subscription streams, uploads in flight and the reserve each hold connections of their own:
+ * together they must fit in HTTP_MAX_CONNECTIONS, or the reserve would not be there when the other two
+ * are full. (As many streams as connections is its own problem, reported beside the subscriptions.)
+ */
+function connectionBoundProblems(settings: Partial<Settings>): SettingProblem[] {
+  const { HTTP_MAX_CONNECTIONS: connections, SUBSCRIPTIONS_PER_INSTANCE: streams } = settings;
+  if (connections === undefined || streams === undefined || streams >= connections) return [];
+  const { httpMaxUploads: uploads, httpReservedConnections: reserved } = httpConnectionBounds(settings);
+  if (streams + uploads + reserved <= connections) return [];
+  return [
+    {
+      setting: 'HTTP_RESERVED_CONNECTIONS',
+      message: `(${reserved}) + SUBSCRIPTIONS_PER_INSTANCE (${streams}) + HTTP_MAX_UPLOADS (${uploads}) must be at most HTTP_MAX_CONNECTIONS (${connections}): lower one of them, or raise HTTP_MAX_CONNECTIONS`,
+    },
+  ];
+}
+
 /** Every setting, checked; throws a ConfigError naming each bad or missing one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const read = readSettings(env, SETTING_NAMES);
-  const problems = [...read.problems, ...problemsBetweenSettings(read.settings)];
+  const problems = [...read.problems, ...problemsBetweenSettings(read.settings), ...connectionBoundProblems(read.settings)];
   if (problems.length > 0) throw new ConfigError(problems);
   // No problem: every setting was checked and holds its value (or its default).
   const settings = read.settings as Settings;
@@ -148,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: settings.HTTP_REQUEST_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     httpMaxConnections: settings.HTTP_MAX_CONNECTIONS,
+    ...httpConnectionBounds(settings),
     outboxLeaseMs: settings.OUTBOX_LEASE_MS,
     outboxPollIntervalMs: settings.OUTBOX_POLL_INTERVAL_MS,
     webhookAllowedAddresses: settings.WEBHOOK_ALLOWED_ADDRESSES,

@@ -99,6 +99,10 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Open connections beyond this many are closed as soon as they are accepted. */
   httpMaxConnections: number;
+  /** Requests whose body is still arriving, at once; one more is answered 503 (src/http/server.ts). */
+  httpMaxUploads: number;
+  /** Connections kept free of subscription streams and uploads; idle keep-alive ones are closed to keep them free. */
+  httpReservedConnections: number;
   /**
    * How long an outbox claim lasts without renewal: the sender renews it while it sends, so this is
    * how soon another instance retries a message whose sender died (src/notifications/worker.ts).

@@ -1,12 +1,15 @@
 // The Node HTTP server around the app: the request body is read here with a hard cap, so a client
 // that sends no Content-Length (chunked) cannot make the server buffer more than the limit; slow
-// clients are cut by the header and request timeouts; open connections are capped; and a shutdown
-// drains the connections without dropping a request that was received, nor a connection the kernel
-// accepted for it.
+// clients are cut by the header and request timeouts; open connections are capped, and each kind
+// that can hold one for long is bounded on its own, so that the others are always served
+// (src/http/connection-bounds.ts); a client that half-closes its side after its request is
+// answered; and a shutdown drains the connections without dropping a request that was received, nor
+// a connection the kernel accepted for it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { connectionBoundsOf } from '../config/http.ts';
 import type { Lifecycle } from '../gateway/lifecycle.ts';
 import type { Yoga } from '../gateway/yoga.ts';
 import { PROTECTIVE_HEADERS } from '../gateway/security-headers.ts';
@@ -19,13 +22,16 @@ import { acceptQueueLength } from './accept-queue.ts';
 import { TurnBudget } from './turn-budget.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
 import { isEventStream } from '../gateway/live-streams.ts';
+import { ArrivingBodies, IdleConnections } from './connection-bounds.ts';
 
 export type HttpServerSettings = Pick<
   Config,
   'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
 > &
   // Without it, a request without a key has the same limit as one with a key.
-  Partial<Pick<Config, 'anonymousBodyLimitBytes'>>;
+  Partial<Pick<Config, 'anonymousBodyLimitBytes'>> &
+  // Without them, their defaults: a share of httpMaxConnections (src/config/http.ts).
+  Partial<Pick<Config, 'httpMaxUploads' | 'httpReservedConnections'>>;
 
 export interface GatewayServer {
   readonly server: Server;
@@ -38,33 +44,61 @@ export interface GatewayServer {
    * ends, or after `maxIdleLingerMs` if that comes first. Resolves once no connection is left open.
    */
   drain(maxIdleLingerMs?: number): Promise<void>;
-  /** Destroys every connection still open (the grace period is over); returns how many there were. */
+  /**
+   * The grace period is over: answers every request whose body is still arriving 503 (nothing of it
+   * was done: it is to be sent again, to another instance), and closes every connection still open;
+   * returns how many there were.
+   */
   cutConnections(): number;
   /** Connections open now. */
   openConnections(): number;
 }
 
+/** A request body being read, up to its limit. */
+interface BodyRead {
+  /** The body once arrived; 'too_large' past the limit; null when the app is not to answer it (the client left, or this server answered it). */
+  readonly result: Promise<Buffer | 'too_large' | null>;
+  /** Whether reading has ended, one way or another. */
+  settled(): boolean;
+  /** Stops reading: what else arrives is dropped. */
+  stop(): void;
+}
+
 // Events rather than `for await`: an async iterator per request costs more than the small bodies
 // most requests carry.
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        // The rest is left unread: the answer says the body is too large and closes the connection.
-        req.pause();
-        resolve('too_large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
+function readBody(req: IncomingMessage, limit: number): BodyRead {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  let settle: (value: Buffer | 'too_large' | null) => void = () => undefined;
+  const result = new Promise<Buffer | 'too_large' | null>((resolve) => (settle = resolve));
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) {
+      // The rest is left unread: the answer says the body is too large and closes the connection.
+      req.pause();
+      finish('too_large');
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+  // The connection closed before the body ended: the client left, and nobody waits for an answer.
+  const onGone = (): void => finish(null);
+  function finish(value: Buffer | 'too_large' | null): void {
+    if (settled) return;
+    settled = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onGone);
+    req.off('close', onGone);
+    settle(value);
+  }
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('error', onGone);
+  req.once('close', onGone);
+  return { result, settled: () => settled, stop: () => finish(null) };
 }
 
 function tooLarge(limit: number, requestId: string): Response {
@@ -113,22 +147,36 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
   return { headers, requestId };
 }
 
-async function answer(
-  app: Yoga,
-  settings: HttpServerSettings,
-  req: IncomingMessage,
-  headers: Headers,
-  requestId: string,
-): Promise<Response> {
+/** What the server reads of a request before the app: its URL (null: none can be made), and its body as it arrives. */
+interface Received {
+  url: URL | null;
+  bodyLimitBytes: number;
+  /** Undefined when there is none, or its declared length is over the limit (the app refuses it, unread: useBodyLimit). */
+  body: BodyRead | undefined;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  return req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
+}
+
+/** Starts reading the body at once, whenever the app starts, so that how fast it arrives is the client's alone. */
+function receive(req: IncomingMessage, headers: Headers, settings: HttpServerSettings): Received {
   const url = requestUrl(req);
-  if (!url)
-    return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
+  if (!url) return { url, bodyLimitBytes: settings.bodyLimitBytes, body: undefined };
   // A request without a key gets the smaller anonymous limit (src/gateway/http-plugins.ts, useBodyLimit).
   const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
-  // A declared length over the limit is refused by the app itself (useBodyLimit) without reading.
-  const body = hasBody && declared <= bodyLimitBytes ? await readBody(req, bodyLimitBytes) : undefined;
+  return { url, bodyLimitBytes, body: hasBody(req) && declared <= bodyLimitBytes ? readBody(req, bodyLimitBytes) : undefined };
+}
+
+/** The app's answer, or this server's (400, 413); null when there is nobody to answer, or this server has answered already. */
+async function answer(app: Yoga, req: IncomingMessage, headers: Headers, requestId: string, received: Received): Promise<Response | null> {
+  const { url, bodyLimitBytes } = received;
+  if (!url)
+    return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
+  const body = received.body ? await received.body.result : undefined;
+  if (body === null) return null;
   if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
@@ -142,20 +190,59 @@ async function answer(
 /** Seconds a client told to go away by a draining instance waits before retrying (another instance answers it). */
 const DRAINING_RETRY_AFTER_SECONDS = 1;
 
-/** The answer to a request on a connection accepted after the drain began: go to another instance. */
-function shuttingDown(requestId: string): { status: number; headers: Record<string, string>; body: string } {
+/** Seconds a client refused for a full bound (uploads in flight) waits before sending the request again. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** An answer this server writes straight to the response: a refusal, before anything of the request was done. */
+interface PlainAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function refusal(error: { error: string; message: string; limit?: number }, requestId: string, retryAfterSeconds: number): PlainAnswer {
+  const body = JSON.stringify({ ...error, request_id: requestId });
   return {
     status: 503,
     headers: {
       ...PROTECTIVE_HEADERS,
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
-      'retry-after': String(DRAINING_RETRY_AFTER_SECONDS),
+      'retry-after': String(retryAfterSeconds),
+      'content-length': String(Buffer.byteLength(body)),
       connection: 'close',
       [REQUEST_ID_HEADER]: requestId,
     },
-    body: JSON.stringify({ error: 'unavailable', message: 'This instance is shutting down: retry the request.', request_id: requestId }),
+    body,
   };
+}
+
+/** The answer during a drain to a request this instance will not do: go to another instance. */
+function shuttingDown(requestId: string): PlainAnswer {
+  return refusal(
+    { error: 'unavailable', message: 'This instance is shutting down: send the request again (another instance answers it).' },
+    requestId,
+    DRAINING_RETRY_AFTER_SECONDS,
+  );
+}
+
+/** The answer to one upload more than HTTP_MAX_UPLOADS. */
+function uploadsFull(requestId: string, limit: number): PlainAnswer {
+  return refusal(
+    {
+      error: 'unavailable',
+      message: `This instance is receiving as many request bodies as it takes at once (${limit}): send the request again after Retry-After seconds.`,
+      limit,
+    },
+    requestId,
+    BUSY_RETRY_AFTER_SECONDS,
+  );
+}
+
+/** Writes an answer of this server's, unless the request has been answered already (or its connection is gone). */
+function writePlain(res: ServerResponse, answer: PlainAnswer): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 
 /** Resolves once the request's body (if any) has been read and dropped, or the request has failed. */
@@ -175,6 +262,10 @@ interface ConnectionState {
   unanswered: Map<Socket, number>;
   /** Connections accepted after the drain began, while the listening socket was still open. */
   acceptedWhileDraining: WeakSet<Socket>;
+  /** Keep-alive connections with nothing asked on them, longest idle first. */
+  idle: IdleConnections;
+  /** Requests whose body is still arriving, and the uploads among them. */
+  bodies: ArrivingBodies;
   /** Connections the listening socket has accepted (or dropped at the cap) so far. */
   acceptedCount: number;
   /** Resolves once the listening socket is closed (markListenerClosed). */
@@ -184,12 +275,14 @@ interface ConnectionState {
   markListenerClosed: () => void;
 }
 
-function connectionState(): ConnectionState {
+function connectionState(maxUploads: number): ConnectionState {
   let resolveListenerClosed: () => void = () => undefined;
   const listenerClosed = new Promise<void>((resolve) => (resolveListenerClosed = resolve));
   const state: ConnectionState = {
     unanswered: new Map(),
     acceptedWhileDraining: new WeakSet(),
+    idle: new IdleConnections(),
+    bodies: new ArrivingBodies(maxUploads),
     acceptedCount: 0,
     listenerClosed,
     isListenerClosed: false,
@@ -253,7 +346,10 @@ function writable(res: ServerResponse): Promise<void> {
 /**
  * A subscription's event stream (src/gateway/live-streams.ts), written as its events come. The client
  * leaving cancels it, which ends the subscription and releases its key's count; the stream ending
- * (the subscription completed, or the hub closed it for a shutdown) ends the response.
+ * (the subscription completed, or the hub closed it for a shutdown) ends the response. The client's
+ * FIN counts as leaving: a stream has nothing more to read from it, and a close looks the same as a
+ * half-close (which the server otherwise allows: createHttpServer), so the stream ends then rather
+ * than at its next write.
  */
 async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
   const reader = body.getReader();
@@ -266,6 +362,13 @@ async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8A
     void reader.cancel().catch(() => undefined);
   });
   res.flushHeaders();
+  const socket = res.socket;
+  const onClientEnd = (): void => void res.destroy();
+  if (socket?.readableEnded) onClientEnd();
+  else if (socket) {
+    socket.once('end', onClientEnd);
+    res.once('close', () => socket.off('end', onClientEnd));
+  }
   for (;;) {
     // The read a cancel cut short fails: the client has gone, there is nothing more to write.
     const read = await reader.read().catch(() => null);
@@ -283,6 +386,8 @@ function writeResponse(
   res: ServerResponse,
   response: Response,
 ): Promise<void> | undefined {
+  // Answered already by this server (the drain's cut), or the connection is gone.
+  if (res.headersSent || res.destroyed) return undefined;
   // The content type first: `body` on whatwg-node's Response makes a stream over the bytes.
   if (isEventStream(response) && response.body) {
     res.statusCode = response.status;
@@ -311,14 +416,17 @@ function writeWhole(
     res.appendHeader(name, value);
   });
   // Decided when the answer is written, not when the request came in: a request received before
-  // the shutdown and answered after it still tells its client to open no further request here.
+  // the shutdown and answered after it still tells its client to open no further request here. So
+  // does an answer to a client that has half-closed its side: the connection closes after it.
   // With pipelined requests queued behind this one, the last of them carries the close instead.
-  if (lifecycle.draining && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
+  const closing = lifecycle.draining || req.socket.readableEnded;
+  if (closing && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
   res.end(body);
 }
 
 /** The 500 of a request that failed outside the app (the headers too, unless they were sent already). */
 function writeInternalError(res: ServerResponse, requestId: string, draining: boolean): void {
+  if (res.writableEnded || res.destroyed) return;
   if (!res.headersSent) {
     res.writeHead(500, {
       ...PROTECTIVE_HEADERS,
@@ -331,6 +439,48 @@ function writeInternalError(res: ServerResponse, requestId: string, draining: bo
   res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.', request_id: requestId }));
 }
 
+/**
+ * Counts the request on its connection until its answer is done; the connection is idle again once
+ * every request on it is answered.
+ */
+function countRequest(state: ConnectionState, socket: Socket, res: ServerResponse): void {
+  const { unanswered, idle } = state;
+  unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+  idle.forget(socket);
+  res.once('close', () => {
+    if (!unanswered.has(socket)) return;
+    const left = Math.max(0, (unanswered.get(socket) ?? 1) - 1);
+    unanswered.set(socket, left);
+    if (left === 0) idle.markIdle(socket);
+  });
+}
+
+/**
+ * A request on a connection accepted after the drain began: 503, go elsewhere. Answered once the
+ * listening socket is closed, not before: a client told to retry at once would otherwise be back in
+ * the accept queue, and the queue would never be empty.
+ */
+function answerWhileDraining(state: ConnectionState, req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  // Known while its body arrives, so that the drain's cut answers it if the body is still arriving then.
+  if (hasBody(req)) state.bodies.track({ req, res, requestId, stop: () => undefined });
+  void Promise.all([state.listenerClosed, readToEnd(req)]).then(() => writePlain(res, shuttingDown(requestId)));
+}
+
+/**
+ * Known while its body arrives (the drain's cut answers it if it is still arriving then). A body still
+ * arriving once the turn that read its headers is done is an upload in flight, held to HTTP_MAX_UPLOADS:
+ * one more is refused 503, unread. The check phase comes right after the turn's reads, so a body sent
+ * with its headers has arrived by then and never counts.
+ */
+function boundUpload(state: ConnectionState, req: IncomingMessage, res: ServerResponse, requestId: string, body: BodyRead): void {
+  state.bodies.track({ req, res, requestId, stop: body.stop });
+  setImmediate(() => {
+    if (body.settled() || res.headersSent || state.bodies.admitUpload(res)) return;
+    body.stop();
+    writePlain(res, uploadsFull(requestId, state.bodies.maxUploads));
+  });
+}
+
 /** The request handler: counts the request on its connection, then answers it through the app (or 503 while draining). */
 function requestHandler(
   app: Yoga,
@@ -340,28 +490,22 @@ function requestHandler(
   state: ConnectionState,
   turns: TurnBudget,
 ) {
-  const { unanswered } = state;
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const socket = req.socket;
-    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      if (unanswered.has(socket)) unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
-    });
+    countRequest(state, req.socket, res);
     const { headers, requestId } = requestHeaders(req);
-    if (state.acceptedWhileDraining.has(socket)) {
-      // Answered once the listening socket is closed, not before: a client told to retry at once
-      // would otherwise be back in the accept queue, and the queue would never be empty.
-      void Promise.all([state.listenerClosed, readToEnd(req)]).then(() => {
-        const { status, headers: answerHeaders, body } = shuttingDown(requestId);
-        res.writeHead(status, answerHeaders).end(body);
-      });
+    if (state.acceptedWhileDraining.has(req.socket)) {
+      answerWhileDraining(state, req, res, requestId);
       return;
     }
+    const received = receive(req, headers, settings);
+    if (received.body) boundUpload(state, req, res, requestId, received.body);
     // Started once the loop's turn has budget for it (src/http/turn-budget.ts), so that a busy turn
     // does not keep new connections from being accepted.
     turns.admit(() => {
-      answer(app, settings, req, headers, requestId)
-        .then((response) => whenListenerClosed(state, lifecycle, () => writeResponse(state, lifecycle, req, res, response)))
+      answer(app, req, headers, requestId, received)
+        .then((response) =>
+          response === null ? undefined : whenListenerClosed(state, lifecycle, () => writeResponse(state, lifecycle, req, res, response)),
+        )
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
           return whenListenerClosed(state, lifecycle, () => {
@@ -385,6 +529,18 @@ function serverOptions(settings: HttpServerSettings) {
   };
 }
 
+/**
+ * On each new connection: while fewer than `reserved` connections are free, the longest idle
+ * keep-alive ones are closed, so that the next connection is served rather than dropped at the cap.
+ */
+function keepReserve(state: ConnectionState, maxConnections: number, reserved: number, logger: Logger): void {
+  const free = maxConnections - state.unanswered.size;
+  if (free >= reserved) return;
+  const closed = state.idle.closeLongestIdle(reserved - free);
+  if (closed > 0)
+    logger.debug({ closed, open: state.unanswered.size, reserved }, 'closed idle keep-alive connections to keep the reserve free');
+}
+
 /** The socket handlers: each accepted connection is counted and tracked until it closes; one dropped at the cap is logged. */
 function trackConnections(
   server: Server,
@@ -394,14 +550,19 @@ function trackConnections(
   state: ConnectionState,
   onClose: () => void,
 ): void {
+  const { reservedConnections } = connectionBoundsOf(settings.httpMaxConnections, {
+    reservedConnections: settings.httpReservedConnections,
+  });
   server.on('connection', (socket: Socket) => {
     state.acceptedCount += 1;
     if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
     state.unanswered.set(socket, 0);
     socket.once('close', () => {
       state.unanswered.delete(socket);
+      state.idle.forget(socket);
       onClose();
     });
+    keepReserve(state, settings.httpMaxConnections, reservedConnections, logger);
   });
   server.on('drop', () => {
     state.acceptedCount += 1;
@@ -475,13 +636,42 @@ function closeListener(server: Server, state: ConnectionState, logger: Logger, m
   setImmediate(look);
 }
 
+/** How long a connection answered 503 at the drain's cut has to take its answer before it is destroyed too. */
+const CUT_ANSWER_LINGER_MS = 250;
+
+/** The end of the grace period: see GatewayServer's cutConnections. */
+function cutConnections(state: ConnectionState): number {
+  const answered = new Set<Socket>();
+  for (const { req, res, requestId, stop } of state.bodies.arriving()) {
+    if (res.headersSent || res.destroyed) continue;
+    stop();
+    writePlain(res, shuttingDown(requestId));
+    answered.add(req.socket);
+  }
+  const open = state.unanswered.size;
+  for (const socket of state.unanswered.keys()) if (!answered.has(socket)) socket.destroy();
+  // Node closes each once its answer is written (Connection: close); a client that does not read is not waited for.
+  if (answered.size > 0)
+    setTimeout(() => {
+      for (const socket of answered) socket.destroy();
+    }, CUT_ANSWER_LINGER_MS);
+  return open;
+}
+
 export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
-  const state = connectionState();
+  const { maxUploads } = connectionBoundsOf(settings.httpMaxConnections, { maxUploads: settings.httpMaxUploads });
+  const state = connectionState(maxUploads);
   const { unanswered } = state;
   const turns = new TurnBudget();
   const server = createServer(serverOptions(settings), requestHandler(app, settings, logger, lifecycle, state, turns));
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
+  // A client may half-close its side (TCP FIN) right after its request and still wait for the answer:
+  // HTTP/1.1 frames a request by its length, never by the connection's end. Node's http.Server ends
+  // the socket at the client's FIN unless told otherwise, and the answer of a request it had received
+  // (whose work, a stored lead, was done) was lost; with this, the answer is written, then the
+  // connection closes. The property is Node's own, untyped.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   let listenerDone = false;
   let onDrained: (() => void) | undefined;
   const settleDrain = (): void => {
@@ -521,11 +711,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       });
       return drained;
     },
-    cutConnections() {
-      const open = unanswered.size;
-      for (const socket of unanswered.keys()) socket.destroy();
-      return open;
-    },
+    cutConnections: () => cutConnections(state),
     openConnections: () => unanswered.size,
   };
 }
