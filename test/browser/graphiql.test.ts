@@ -2,16 +2,15 @@
 // network closed: every request to anything but this server is refused and recorded. The page must
 // load, run a query with a key and show its data, and its docs explorer must list the types.
 import pino from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http/server.ts';
 import { createLifecycle } from '../../src/gateway/lifecycle.ts';
 import { freePort } from '../../scripts/free-port.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { launchChromium, openPage as openBrowserPage, type Refusals } from '../support/browser.ts';
 import { makeDealership, makeKey } from '../support/fixtures.ts';
 import { samplePayload } from '../support/fixtures-leads.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let app: TestApp;
 let server: ReturnType<typeof createHttpServer>;
@@ -32,20 +31,7 @@ beforeAll(async () => {
   ({ key, id: keyId } = await makeKey(app.db, { permissions: ['read:car'] }));
   server = createHttpServer(app.yoga, app.config, pino({ level: 'silent' }), createLifecycle());
   origin = `http://127.0.0.1:${(await server.listen(port, '127.0.0.1')).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // Name resolution for every host but this server fails: the network is closed.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -53,20 +39,8 @@ afterAll(async () => {
   await server?.drain();
 });
 
-async function openPage(path: string): Promise<Page> {
-  const page = await browser.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) blockedByPolicy.push(`${path}: ${message.text()}`);
-  });
-  await page.route('**/*', async (route) => {
-    const url = new URL(route.request().url());
-    if (url.origin === origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
-    leftTheMachine.push(url.href);
-    return route.abort();
-  });
-  await page.goto(`${origin}${path}`, { waitUntil: 'load' });
-  return page;
-}
+const refusals: Refusals = { leftTheMachine, blockedByPolicy };
+const openPage = (path: string): Promise<Page> => openBrowserPage(browser, origin, path, refusals);
 
 describe('GraphiQL with the network closed', () => {
   it('loads, runs a query with a key and shows the data', async () => {

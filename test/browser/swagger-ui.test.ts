@@ -4,16 +4,15 @@
 // performance figures, with the values it pre-fills from the document and the demo data, must call
 // the origin the page came from (its policy allows 'self' only), and answer 200.
 import pino from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/free-port.ts';
 import { createLifecycle } from '../../src/gateway/lifecycle.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { seedDemoData } from '../../prisma/seed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { launchChromium, openPage as openBrowserPage, type Refusals } from '../support/browser.ts';
 import { makeKey } from '../support/fixtures.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let app: TestApp;
 let key: string;
@@ -31,20 +30,7 @@ beforeAll(async () => {
   ({ key } = await makeKey(app.db, { permissions: ['read:car'] }));
   server = createHttpServer(app.yoga, app.config, pino({ level: 'silent' }), createLifecycle());
   origin = `http://127.0.0.1:${(await server.listen(port, '127.0.0.1')).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // Name resolution for every host but this server fails: the network is closed.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -52,20 +38,8 @@ afterAll(async () => {
   await server?.drain();
 });
 
-async function openPage(path: string): Promise<Page> {
-  const page = await browser.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) blockedByPolicy.push(`${path}: ${message.text()}`);
-  });
-  await page.route('**/*', async (route) => {
-    const url = new URL(route.request().url());
-    if (url.origin === origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
-    leftTheMachine.push(url.href);
-    return route.abort();
-  });
-  await page.goto(`${origin}${path}`, { waitUntil: 'load' });
-  return page;
-}
+const refusals: Refusals = { leftTheMachine, blockedByPolicy };
+const openPage = (path: string): Promise<Page> => openBrowserPage(browser, origin, path, refusals);
 
 describe('Swagger UI opened from another origin than PUBLIC_URL', () => {
   it("tries a car's performance figures with what it pre-fills, calling the page's own origin, and gets 200", async () => {
