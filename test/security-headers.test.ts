@@ -60,6 +60,8 @@ describe('CORS preflight', () => {
       // The methods of the path asked about, not a fixed list.
       expect(response.headers.get('access-control-allow-methods')).toBe(allowed);
       expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      // A subscription's client of another origin resumes with Last-Event-ID (docs/subscriptions.md).
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('last-event-id');
       expect(response.headers.get('vary')).toContain('Origin');
     }
     expect((await preflight(app.yoga, LOCAL)).headers.get('access-control-allow-origin')).toBe(LOCAL);

@@ -25,8 +25,16 @@ export const EXPOSED_HEADERS = [
   'X-Ignored-Parameters',
 ] as const;
 
-/** Request headers a page on an allowed origin may send. */
-const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Request-Id', 'X-Request-Id'] as const;
+/** Request headers a page on an allowed origin may send (Last-Event-ID: a subscription's client resumes with it, docs/subscriptions.md). */
+const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Idempotency-Key',
+  'Request-Id',
+  'X-Request-Id',
+  'Last-Event-ID',
+] as const;
 const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** For answers that are not pages: load nothing, be framed by nothing. */
