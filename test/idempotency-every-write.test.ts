@@ -12,10 +12,9 @@ import { mutationsKeyedInTheirTransaction, mutationsNotKeyed } from '../src/sche
 import { getSchema } from '../src/schema/index.ts';
 import { open } from '../src/config/secrets.ts';
 import { requestHash } from '../src/domain/leads/idempotency.ts';
-import { sealWebhookSecret } from '../src/domain/stored-secrets.ts';
 import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
-import { makeLead, makePartnerToken } from './support/fixtures-events.ts';
+import { makeFailedDelivery, makeLead, makePartnerToken, makeWebhookSubscription } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
 
@@ -48,23 +47,7 @@ beforeAll(async () => {
   }));
 });
 
-/** A subscription of a dealership of its own (a dealership has at most 20), stored as the service stores one. */
-async function makeHook(): Promise<{ id: number; dealership_id: number }> {
-  const own = await makeDealership(app.db);
-  const at = app.clock.now();
-  return app.db.webhookSubscription.create({
-    data: {
-      dealership_id: own.id,
-      api_key_id: apiKeyId,
-      url: 'https://hooks.example/in',
-      events: ['car.updated'],
-      secret: sealWebhookSecret(testKeyring, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
-      created_at: at,
-      updated_at: at,
-    },
-    select: { id: true, dealership_id: true },
-  });
-}
+const makeHook = () => makeWebhookSubscription(app.db, { apiKeyId, events: ['car.updated'], at: app.clock.now() });
 
 /** One write, ready to send on either door. */
 interface WriteCall {
@@ -229,28 +212,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
   },
   'Mutation.redeliver_webhook': async () => {
     const hook = await makeHook();
-    const at = app.clock.now();
-    const event = await app.db.recordEvent.create({
-      data: {
-        event_id: `evt_${uniqueNumber()}`,
-        type: 'car.updated',
-        dealership_id: hook.dealership_id,
-        subject: 'car',
-        record_id: 1,
-        occurred_at: at,
-      },
-    });
-    const delivery = await app.db.webhookDelivery.create({
-      data: {
-        subscription_id: hook.id,
-        record_event_id: event.id,
-        record_key: 'car:1',
-        message_id: `msg_${uniqueNumber()}`,
-        status: 'failed',
-        due_at: at,
-        created_at: at,
-      },
-    });
+    const delivery = await makeFailedDelivery(app.db, hook, 'car.updated', app.clock.now());
     return {
       method: 'POST',
       path: `/api/v1/webhook_subscriptions/${hook.id}/deliveries/${delivery.id}/redeliver`,

@@ -8,11 +8,11 @@ import { allPermissions, type Permission } from '../src/auth/permissions.ts';
 import { nodeLookupPermission } from '../src/auth/type-guards.ts';
 import { open } from '../src/config/secrets.ts';
 import { NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfEvent, type RecordEventType } from '../src/domain/record-events.ts';
-import { sealWebhookSecret } from '../src/domain/stored-secrets.ts';
 import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
 import { deliverDueWebhooks } from '../src/notifications/webhook-worker.ts';
 import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
-import { makeDealership, makeKey, uniqueNumber } from './support/fixtures.ts';
+import { makeFailedDelivery, makeWebhookSubscription } from './support/fixtures-events.ts';
+import { makeDealership, makeKey } from './support/fixtures.ts';
 
 let app: TestApp;
 let north: { id: number };
@@ -221,41 +221,10 @@ describe('each event type’s read permission', () => {
 
   /** A dealership of its own, a subscription to `type` made by `apiKeyId`, and one failed delivery of that type. */
   async function hookWithDelivery(type: RecordEventType, apiKeyId: number) {
-    const own = await makeDealership(app.db);
     const at = app.clock.now();
-    const hook = await app.db.webhookSubscription.create({
-      data: {
-        dealership_id: own.id,
-        api_key_id: apiKeyId,
-        url: 'https://hooks.example/matrix',
-        events: [type],
-        secret: sealWebhookSecret(testKeyring, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
-        created_at: at,
-        updated_at: at,
-      },
-    });
-    const event = await app.db.recordEvent.create({
-      data: {
-        event_id: `evt_${uniqueNumber()}`,
-        type,
-        dealership_id: own.id,
-        subject: subjectOfEvent(type),
-        record_id: 1,
-        occurred_at: at,
-      },
-    });
-    const delivery = await app.db.webhookDelivery.create({
-      data: {
-        subscription_id: hook.id,
-        record_event_id: event.id,
-        record_key: `${subjectOfEvent(type)}:1`,
-        message_id: `msg_${uniqueNumber()}`,
-        status: 'failed',
-        due_at: at,
-        created_at: at,
-      },
-    });
-    return { dealershipId: own.id, hookId: hook.id, deliveryId: delivery.id };
+    const hook = await makeWebhookSubscription(app.db, { apiKeyId, events: [type], at });
+    const delivery = await makeFailedDelivery(app.db, hook, type, at);
+    return { dealershipId: hook.dealership_id, hookId: hook.id, deliveryId: delivery.id };
   }
 
   for (const type of RECORD_EVENT_TYPES) {

@@ -11,11 +11,10 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
 import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
-import { sealWebhookSecret } from '../src/domain/stored-secrets.ts';
-import { makeLead, makePartnerToken } from './support/fixtures-events.ts';
+import { makeFailedDelivery, makeLead, makePartnerToken, makeWebhookSubscription } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 
 let app: TestApp;
@@ -47,24 +46,10 @@ beforeAll(async () => {
   }));
 });
 
-/** A subscription of a dealership of its own (a dealership has at most 20), stored as the service stores one. */
-async function makeHook(data: { enabled?: boolean } = {}): Promise<{ id: number }> {
-  const own = await makeDealership(app.db);
+/** A subscription made by the newest key (the one these tests write with). */
+async function makeHook(data: { enabled?: boolean } = {}): Promise<{ id: number; dealership_id: number }> {
   const apiKey = await app.db.apiKey.findFirstOrThrow({ orderBy: { id: 'desc' }, select: { id: true } });
-  const at = new Date();
-  return app.db.webhookSubscription.create({
-    data: {
-      dealership_id: own.id,
-      api_key_id: apiKey.id,
-      url: 'https://hooks.example/in',
-      events: ['car.updated'],
-      secret: sealWebhookSecret(testKeyring, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
-      created_at: at,
-      updated_at: at,
-      ...data,
-    },
-    select: { id: true },
-  });
+  return makeWebhookSubscription(app.db, { apiKeyId: apiKey.id, events: ['car.updated'], at: new Date(), ...data });
 }
 
 /** One write, ready to send on either door, with the question whether it was stored. */
@@ -177,25 +162,7 @@ const writes: Record<string, () => Promise<WriteCall>> = {
   },
   'Mutation.redeliver_webhook': async () => {
     const hook = await makeHook();
-    const { dealership_id } = await app.db.webhookSubscription.findUniqueOrThrow({
-      where: { id: hook.id },
-      select: { dealership_id: true },
-    });
-    const at = new Date();
-    const event = await app.db.recordEvent.create({
-      data: { event_id: `evt_${uniqueNumber()}`, type: 'car.updated', dealership_id, subject: 'car', record_id: 1, occurred_at: at },
-    });
-    const delivery = await app.db.webhookDelivery.create({
-      data: {
-        subscription_id: hook.id,
-        record_event_id: event.id,
-        record_key: 'car:1',
-        message_id: `msg_${uniqueNumber()}`,
-        status: 'failed',
-        due_at: at,
-        created_at: at,
-      },
-    });
+    const delivery = await makeFailedDelivery(app.db, hook, 'car.updated', new Date());
     return {
       path: `/api/v1/webhook_subscriptions/${hook.id}/deliveries/${delivery.id}/redeliver`,
       graphql: {
