@@ -59,7 +59,7 @@ beforeAll(async () => {
     Array.from({ length: keysNeeded }, async () => (await makeKey(app.db, { permissions: ['read:lead', 'read:car'] })).key),
   );
   writer = (await makeKey(app.db, { permissions: ['create:lead'] })).key;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   gateway.cutConnections();

@@ -301,7 +301,7 @@ describe('deploy/kubernetes, production overlay', () => {
         .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
         .join('\n'),
     ).toMatch(/'prots' does not exist/);
-  }, 60_000);
+  }, 180_000);
 
   it('sets only declared settings, every required one, and keeps the secrets in the Secret with no value', () => {
     const [configMap] = ofKind<{ data: Record<string, string> }>('ConfigMap');

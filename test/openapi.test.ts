@@ -51,7 +51,7 @@ describe('the OpenAPI document', () => {
       paths: {},
     });
     expect(bare.problems.map((problem) => problem.ruleId)).toEqual(expect.arrayContaining(['info-license', 'no-server-example.com']));
-  }, 60_000);
+  }, 180_000);
 
   it('is the document the suite validates responses against', () => {
     expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument())));

@@ -72,7 +72,7 @@ beforeAll(async () => {
       },
     ),
   );
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   server.kill('SIGCONT');
@@ -154,7 +154,7 @@ describe('a frozen Redis', () => {
     expect((await leadCount()).count).toBe(before + 1);
     expect(returnLines()).toHaveLength(1);
     expect(outageLines()).toHaveLength(1);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('an instance cut off from a Redis the others still reach', () => {
@@ -220,7 +220,7 @@ describe('an instance cut off from a Redis the others still reach', () => {
       }
       await proxy.stop();
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 /** The figures: a command may take 100 ms; Redis is down after commands fail for a second. */
@@ -316,7 +316,7 @@ describe('a Redis that answers late, again and again (slow, not down)', () => {
       slow.connections.client.disconnect();
       slow.connections.subscriber.disconnect();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('is down once its commands have failed for longer than the outage window, and up again when it answers', async () => {
     const prefix = 'dgw:paused-test:';
@@ -341,7 +341,7 @@ describe('a Redis that answers late, again and again (slow, not down)', () => {
       paused.connections.client.disconnect();
       paused.connections.subscriber.disconnect();
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a Redis that cannot be reached', () => {
@@ -370,5 +370,5 @@ describe('a Redis that cannot be reached', () => {
       cut.connections.subscriber.disconnect();
       await proxy.stop().catch(() => undefined);
     }
-  }, 60_000);
+  }, 180_000);
 });

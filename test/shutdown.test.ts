@@ -111,7 +111,7 @@ beforeAll(async () => {
   key = (await makeKey(db, { permissions: ['create:lead'] })).key;
   port = await freePort();
   await startProcess(port);
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
