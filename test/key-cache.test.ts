@@ -151,3 +151,59 @@ async function waitFor(condition: () => Promise<boolean>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe('a change announced while a lookup of the key is in flight', () => {
+  it('is not undone by that lookup: a later verification looks the key up again, and the listeners hear the change', async () => {
+    const { id, key } = await makeKey(app.db, { permissions: ['read:car'] });
+    // The first lookup reads the key before the revocation, and answers only once let go.
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let lookups = 0;
+    let firstRead = false;
+    const db = new Proxy(app.db, {
+      get(target, property, receiver) {
+        if (property !== 'apiKeySecret') return Reflect.get(target, property, receiver);
+        return {
+          findUnique: async (args: Parameters<typeof target.apiKeySecret.findUnique>[0]) => {
+            lookups += 1;
+            const found = await target.apiKeySecret.findUnique(args);
+            if (lookups === 1) {
+              firstRead = true;
+              await held;
+            }
+            return found;
+          },
+        };
+      },
+    });
+    const announced = new Set<(apiKeyId: number) => void>();
+    const verifier = createKeyVerifier({
+      db,
+      now: app.clock.now,
+      ttlMs: 60 * MINUTE,
+      changes: {
+        publish: async () => undefined,
+        subscribe: (listener) => {
+          announced.add(listener);
+          return () => announced.delete(listener);
+        },
+      },
+    });
+    const heard: number[] = [];
+    verifier.onChange((apiKeyId) => heard.push(apiKeyId));
+
+    const before = verifier.verify(key);
+    await waitFor(async () => firstRead);
+    await revokeKey(app.db, id, app.clock.now());
+    for (const listener of announced) listener(id);
+    expect(heard).toEqual([id]);
+    // A verification begun after the change looks the key up itself, rather than waiting for the one in flight.
+    expect(await verifier.verify(key)).toBeNull();
+    letGo();
+    // The verification begun before the change answers what it read, which is not remembered over the change.
+    expect((await before)?.apiKeyId).toBe(id);
+    expect(await verifier.verify(key)).toBeNull();
+    expect(lookups).toBe(2);
+    verifier.close();
+  });
+});
