@@ -24,7 +24,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
 import { apiError } from '../errors.ts';
-import { isRecordEventType, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../domain/record-events.ts';
+import { isRecordEventType, subjectOfEvent, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 import { answeringEvent } from '../gateway/live-streams.ts';
 
@@ -80,7 +80,7 @@ async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: str
     where: { id: { gt: last.id }, type },
     orderBy: { id: 'asc' },
     take: RESUME_LIMIT + 1,
-    select: { event_id: true, type: true, dealership_id: true, subject: true, record_id: true, occurred_at: true },
+    select: { event_id: true, type: true, dealership_id: true, record_id: true, occurred_at: true },
   });
   if (rows.length > RESUME_LIMIT) throw tooFarBehind();
   return rows.flatMap((row) =>
@@ -90,7 +90,7 @@ async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: str
             id: row.event_id,
             type: row.type,
             dealershipId: row.dealership_id,
-            subject: row.subject as RecordEventSubject,
+            subject: subjectOfEvent(row.type),
             recordId: row.record_id,
             occurredAt: row.occurred_at,
           },
