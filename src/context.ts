@@ -57,6 +57,12 @@ export interface Context {
   events: RecordEventPublisher;
   /** Where subscriptions read the events published from now on, on every instance (src/gateway/live-events.ts). */
   liveEvents: RecordEventSource;
+  /**
+   * The record event the request's subscription answers now (undefined: none, such as the error that
+   * ends its stream): its source sets it before each result, and the stream sends it as the result's
+   * SSE `id:`, which a client that reconnects sends back as Last-Event-ID.
+   */
+  answering: { eventId: string | undefined };
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

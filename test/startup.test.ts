@@ -428,9 +428,11 @@ describe('the CLIs', () => {
         expect(rotated.stdout).toBe(
           [
             'PaymentProcessor.authorization_key: 2 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
-            // Webhook secrets rotate with them (test/secrets.test.ts rotates stored ones); none are stored here.
+            // Webhook secrets and the stored answers that hold them rotate with them (test/secrets.test.ts
+            // rotates stored ones); none are stored here.
             'WebhookSubscription.secret: 0 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
             'WebhookSubscription.previous_secret: 0 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
+            'IdempotencyRecord.response_body: 0 re-encrypted, 0 encrypted from plaintext, 0 already under "k2027"',
             '',
           ].join('\n'),
         );
@@ -445,6 +447,7 @@ describe('the CLIs', () => {
             'PaymentProcessor.authorization_key': { k2027: 2 },
             'WebhookSubscription.secret': {},
             'WebhookSubscription.previous_secret': {},
+            'IdempotencyRecord.response_body': {},
           },
         });
         const newKeyring = keyringOf([{ id: 'k2027', key: Buffer.from(newKeyText.slice('k2027:'.length), 'base64') }]);

@@ -102,6 +102,7 @@ export function contextFor(
     },
     events: deps.events ?? unheardEvents,
     liveEvents: deps.liveEvents ?? noLiveEvents,
+    answering: { eventId: undefined },
   };
   // Not enumerable: Yoga copies the context it is given with Object.assign, which would call the getter
   // and make the logger for every request. Yoga's copy gets the getter itself (lendLogger).

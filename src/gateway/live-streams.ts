@@ -10,6 +10,7 @@
 // (src/http/server.ts); nothing in front of it reads it whole (src/gateway/etags.ts, compression.ts).
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql';
+import type { Context } from '../context.ts';
 
 /** The media type of a live stream; the plugins that read answers whole leave it alone. */
 const EVENT_STREAM_TYPE = 'text/event-stream';
@@ -27,18 +28,6 @@ type ResultProcessor = Parameters<NonNullable<Plugin['onResultProcess']>>[0]['se
 ) => void
   ? P
   : never;
-
-/** The id of the event each open subscription answered last, set by its source (src/schema/subscriptions.ts). */
-const answeredEventIds = new WeakMap<Request, string>();
-
-/**
- * The subscription of `request` is answering the event `eventId` (undefined: an answer that is no
- * event's, such as the error that ends the stream): its SSE message carries it as `id:`.
- */
-export function answeringEvent(request: Request, eventId: string | undefined): void {
-  if (eventId === undefined) answeredEventIds.delete(request);
-  else answeredEventIds.set(request, eventId);
-}
 
 /** An SSE field's value on one line: an event id is the service's own, but nothing in it may end the line. */
 const oneLine = (value: string): string => value.replace(/[\r\n]/g, '');
@@ -93,18 +82,21 @@ function eventStreamOf(heartbeatMs: number, eventIdOf: () => string | undefined)
 
 /** Sends subscriptions' streams with the deployment's heartbeat (Yoga has chosen SSE for them by then). */
 export function useLiveStreams(heartbeatMs: number): Plugin {
-  const subscriptions = new WeakSet<Request>();
+  // What each subscription's source says it answers (its context's `answering`), by its request:
+  // the result processor is handed the request, not the context.
+  const subscriptions = new WeakMap<Request, Context['answering']>();
   return {
     onSubscribe({ args }) {
-      const request = (args.contextValue as { request?: Request }).request;
-      if (request) subscriptions.add(request);
+      const { request, answering } = args.contextValue as Partial<Pick<Context, 'request' | 'answering'>>;
+      if (request && answering) subscriptions.set(request, answering);
     },
     onResultProcess({ request, result, resultProcessor, setResultProcessor }) {
       // A subscription's stream is only ever given Yoga's SSE processor; without one, the client
       // accepts no event stream and Yoga answers 406.
-      if (!resultProcessor || !subscriptions.has(request) || !(Symbol.asyncIterator in Object(result))) return;
+      const answering = subscriptions.get(request);
+      if (!resultProcessor || !answering || !(Symbol.asyncIterator in Object(result))) return;
       setResultProcessor(
-        eventStreamOf(heartbeatMs, () => answeredEventIds.get(request)),
+        eventStreamOf(heartbeatMs, () => answering.eventId),
         EVENT_STREAM_TYPE,
       );
     },

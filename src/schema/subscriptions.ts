@@ -26,7 +26,6 @@ import { reachesDealership, requireActor } from '../auth/scope.ts';
 import { apiError } from '../errors.ts';
 import { isRecordEventType, subjectOfEvent, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
-import { answeringEvent } from '../gateway/live-streams.ts';
 
 /** The last item of a stream whose key may no longer receive it: its resolver answers the error, then the stream completes. */
 interface KeyWithdrawn {
@@ -177,7 +176,7 @@ async function eventsFor(
   /** The stream has ended: the reason it was withdrawn, once, then done. */
   const finish = (): IteratorResult<LiveItem> => {
     clearInterval(check);
-    answeringEvent(request, undefined);
+    context.answering.eventId = undefined;
     const last = finished ? null : withdrawn;
     finished = true;
     return last ? { value: { withdrawn: last }, done: false } : done;
@@ -208,7 +207,7 @@ async function eventsFor(
         adopt(context, verdict);
         if (finished || withdrawn) return finish();
         if (reachesDealership(verdict, event.dealershipId) && (await found(context.db, event.recordId))) {
-          answeringEvent(request, event.id);
+          context.answering.eventId = event.id;
           return { value: event, done: false };
         }
       }
