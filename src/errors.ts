@@ -29,7 +29,7 @@ type ErrorCode = keyof typeof statusByCode;
  * (masked as `Unexpected error.`). GraphQL's own codes for a document it could not parse or
  * validate are the client's too.
  */
-export const logLevelByCode = {
+const logLevelByCode = {
   BAD_REQUEST: 'info',
   UNAUTHENTICATED: 'info',
   FORBIDDEN: 'info',
@@ -298,12 +298,6 @@ function answeredCodeOf(error: unknown): LoggedCode | undefined {
   if (error.extensions?.code === undefined && (variableInputError(error) || connectionArgumentError(error))) return 'BAD_USER_INPUT';
   const code = error.extensions?.code;
   return typeof code === 'string' && Object.hasOwn(logLevelByCode, code) ? (code as LoggedCode) : undefined;
-}
-
-/** The level `error` is logged at: its code's (logLevelByCode), `error` for one no code names. */
-export function logLevelOf(error: unknown): 'info' | 'warn' | 'error' {
-  const code = answeredCodeOf(error);
-  return code === undefined ? 'error' : logLevelByCode[code];
 }
 
 /**

@@ -228,12 +228,12 @@ function isLocalhostName(hostname: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-export interface WebhookUrlRules {
+interface WebhookUrlRules {
   mode: Config['mode'];
   allowed: BlockList;
 }
 
-export type CheckedWebhookUrl = { url: URL; problem: null } | { url: null; problem: string };
+type CheckedWebhookUrl = { url: URL; problem: null } | { url: null; problem: string };
 
 /**
  * The one check of a webhook URL, at creation and before every delivery: its text (no control

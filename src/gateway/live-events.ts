@@ -54,7 +54,7 @@ export interface LiveEventHub extends RecordEventPublisher, RecordEventSource {
 }
 
 /** Where the hub hears of changed keys: the key verifier (src/auth/key-cache.ts), after it forgot their verdicts. */
-export interface KeyChangeNotices {
+interface KeyChangeNotices {
   onChange(listener: (apiKeyId: number) => void): () => void;
 }
 
