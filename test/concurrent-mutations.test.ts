@@ -13,7 +13,7 @@ import { parse } from 'graphql';
 import pino from 'pino';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
-import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeWritersWorld, uniqueNumber } from './support/fixtures.ts';
 import { makeLead, makePartnerToken } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 
@@ -30,25 +30,8 @@ let redis: Redis;
 
 beforeAll(async () => {
   app = await createTestApp();
-  dealership = await makeDealership(app.db);
-  user = await makeUser(app.db, [dealership.id], { email: `concurrent.${uniqueNumber()}@example.com` });
-  trackingNumber = `+612${String(10_000_000 + uniqueNumber()).slice(-8)}`;
-  await makeLocation(app.db, dealership.id, { tracking_phone: trackingNumber });
-  ({ key } = await makeKey(app.db, {
-    permissions: [
-      'create:lead',
-      'update:lead',
-      'update:car',
-      'reserve:car',
-      'create:partner_token',
-      'create:lead_event',
-      'create:phone_call',
-      'manage:webhook',
-      // Subscribing to an event type, and redelivering one, needs its record's read permission.
-      'read:car',
-      'read:lead',
-    ],
-  }));
+  // Subscribing to an event type, and redelivering one, needs its record's read permission.
+  ({ dealership, user, trackingNumber, key } = await makeWritersWorld(app.db, ['read:car', 'read:lead']));
   redis = new Redis(redisUrl, { keyPrefix: `test:concurrent:${uniqueNumber()}:`, lazyConnect: true });
   await redis.connect();
 });

@@ -16,7 +16,7 @@ import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
 import { makeFailedDelivery, makeLead, makePartnerToken, makeWebhookSubscription } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
-import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeUser, makeWritersWorld, uniqueNumber } from './support/fixtures.ts';
 
 let app: TestApp;
 let dealership: { id: number };
@@ -27,24 +27,8 @@ let trackingNumber: string;
 
 beforeAll(async () => {
   app = await createTestApp();
-  dealership = await makeDealership(app.db);
-  user = await makeUser(app.db, [dealership.id], { email: `retry.writer.${uniqueNumber()}@example.com` });
-  trackingNumber = `+612${String(10_000_000 + uniqueNumber()).slice(-8)}`;
-  await makeLocation(app.db, dealership.id, { tracking_phone: trackingNumber });
-  ({ key, id: apiKeyId } = await makeKey(app.db, {
-    permissions: [
-      'create:lead',
-      'update:lead',
-      'update:car',
-      'reserve:car',
-      'create:partner_token',
-      'create:lead_event',
-      'create:phone_call',
-      'manage:webhook',
-      'read:lead',
-      'read:car',
-    ],
-  }));
+  // Subscribing to an event type, and redelivering one, needs its record's read permission.
+  ({ dealership, user, trackingNumber, key, apiKeyId } = await makeWritersWorld(app.db, ['read:lead', 'read:car']));
 });
 
 const makeHook = () => makeWebhookSubscription(app.db, { apiKeyId, events: ['car.updated'], at: app.clock.now() });

@@ -13,7 +13,7 @@ import { restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { carInput } from './support/fixtures-cars.ts';
-import { makeCar, makeDealership, makeKey, makeLocation, makeUser, uniqueNumber } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeWritersWorld, uniqueNumber } from './support/fixtures.ts';
 import { makeFailedDelivery, makeLead, makePartnerToken, makeWebhookSubscription } from './support/fixtures-events.ts';
 import { graphLead, makeStoredLead, samplePayload } from './support/fixtures-leads.ts';
 
@@ -25,25 +25,8 @@ let trackingNumber: string;
 
 beforeAll(async () => {
   app = await createTestApp();
-  dealership = await makeDealership(app.db);
-  user = await makeUser(app.db, [dealership.id], { email: `writer.${uniqueNumber()}@example.com` });
-  const digits = String(10_000_000 + uniqueNumber()).slice(-8);
-  trackingNumber = `+612${digits}`;
-  await makeLocation(app.db, dealership.id, { tracking_phone: trackingNumber });
-  ({ key } = await makeKey(app.db, {
-    permissions: [
-      'create:lead',
-      'update:lead',
-      'update:car',
-      'reserve:car',
-      'create:partner_token',
-      'create:lead_event',
-      'create:phone_call',
-      'manage:webhook',
-      // Subscribing to car.updated, and redelivering one, needs the car's read permission.
-      'read:car',
-    ],
-  }));
+  // Subscribing to car.updated, and redelivering one, needs the car's read permission.
+  ({ dealership, user, trackingNumber, key } = await makeWritersWorld(app.db, ['read:car']));
 });
 
 /** A subscription made by the newest key (the one these tests write with). */

@@ -78,3 +78,37 @@ export async function makeKey(
     expiresAt: options.expiresAt ?? null,
   });
 }
+
+/** What the tests that walk every write act in: a dealership with a user and a call-tracking number, and a key holding every write permission. */
+export interface WritersWorld {
+  dealership: { id: number };
+  user: { id: number; email: string };
+  trackingNumber: string;
+  key: string;
+  apiKeyId: number;
+}
+
+/**
+ * Makes a writers' world; `alsoReads` are the read permissions a test's writes need besides (a webhook
+ * subscription to an event type needs its record's read permission).
+ */
+export async function makeWritersWorld(db: Db, alsoReads: readonly Permission[] = []): Promise<WritersWorld> {
+  const dealership = await makeDealership(db);
+  const user = await makeUser(db, [dealership.id], { email: `writer.${uniqueNumber()}@example.com` });
+  const trackingNumber = `+612${String(10_000_000 + uniqueNumber()).slice(-8)}`;
+  await makeLocation(db, dealership.id, { tracking_phone: trackingNumber });
+  const { key, id: apiKeyId } = await makeKey(db, {
+    permissions: [
+      'create:lead',
+      'update:lead',
+      'update:car',
+      'reserve:car',
+      'create:partner_token',
+      'create:lead_event',
+      'create:phone_call',
+      'manage:webhook',
+      ...alsoReads,
+    ],
+  });
+  return { dealership, user, trackingNumber, key, apiKeyId };
+}
