@@ -10,6 +10,7 @@ import { HTTP_URL_PATTERN } from './http-url.ts';
 import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
+import { parseUrl } from '../lib/parse-url.ts';
 
 /**
  * Allowed `service` names are not listed by the spec: any lower-case slug is accepted (compared
@@ -108,8 +109,8 @@ export const leadEventRequest = z.object({
 });
 
 function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const url = new URL(text);
+  const url = parseUrl(text);
+  if (!url) return false;
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
 

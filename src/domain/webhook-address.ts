@@ -12,6 +12,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config/index.ts';
 import { urlTextProblem } from './http-url.ts';
+import { parseUrl } from '../lib/parse-url.ts';
 
 /** One row of the table below: a range and where it is defined. */
 export interface SpecialUseRange {
@@ -248,8 +249,8 @@ export function checkWebhookUrl(text: string, rules: WebhookUrlRules): CheckedWe
   const textProblem = urlTextProblem(text);
   if (textProblem) return refuse(textProblem);
   const trimmed = text.trim();
-  if (!URL.canParse(trimmed)) return refuse('must be an absolute URL');
-  const url = new URL(trimmed);
+  const url = parseUrl(trimmed);
+  if (!url) return refuse('must be an absolute URL');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.mode === 'development')) {
     return refuse(rules.mode === 'development' ? 'must be an http or https URL' : 'must be an https URL');
   }

@@ -16,6 +16,7 @@ import { context, propagation, SpanKind, SpanStatusCode, type Span } from '@open
 import type { Config } from '../config/index.ts';
 import { checkWebhookUrl, refusedAddress } from '../domain/webhook-address.ts';
 import { tracer } from '../telemetry/tracing.ts';
+import { parseUrl } from '../lib/parse-url.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Of the receiver's answer only this much is read (it is kept for the delivery log, shortened). */
@@ -89,7 +90,7 @@ function failSpan(span: Span, error: unknown): void {
 
 export async function postWebhook(post: WebhookPost, rules: SendRules): Promise<WebhookAnswer> {
   const checked = checkWebhookUrl(post.url, rules);
-  const url = checked.url ?? (URL.canParse(post.url) ? new URL(post.url) : null);
+  const url = checked.url ?? parseUrl(post.url);
   const port = url?.port ? Number(url.port) : url?.protocol === 'http:' ? 80 : 443;
   return tracer().startActiveSpan(
     'POST',
