@@ -17,7 +17,7 @@
 // (a null alternative is nullability; other alternatives are matched one by one), `allOf` merged,
 // `nullable` (3.0) too. What it cannot reason about (`not`, `if`) counts as breaking when it changed.
 import type { ChangelogSection, ChangeLevel, ContractChange } from './changes.ts';
-import { portablePattern } from '../../src/rest/input-schemas.ts';
+import { portablePattern, withPortablePatterns } from '../../src/rest/input-schemas.ts';
 
 type Json = Record<string, unknown>;
 type Direction = 'request' | 'response';
@@ -598,20 +598,7 @@ function withRespelledPatterns(document: Json): Json {
       return pattern;
     }
   };
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
-    if (!isJson(node)) return node;
-    return Object.fromEntries(
-      Object.entries(node).map(([key, inner]) => {
-        if (key === 'example' || key === 'examples') return [key, inner];
-        if (key === 'pattern' && typeof inner === 'string') return [key, respell(inner)];
-        if (key === 'patternProperties' && isJson(inner))
-          return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [respell(pattern), walk(schema)]))];
-        return [key, walk(inner)];
-      }),
-    );
-  };
-  return walk(document) as Json;
+  return withPortablePatterns(document, respell);
 }
 
 export function openApiChanges(releasedAsWritten: Json, current: Json, today: string): ContractChange[] {

@@ -301,17 +301,21 @@ export function portablePattern(source: string): string {
   return written;
 }
 
-/** The document with every `pattern` and `patternProperties` name written by portablePattern (examples are left as they are). */
-export function withPortablePatterns<T>(value: T): T {
+/**
+ * The document with every `pattern` and `patternProperties` name written by `respell` (by default
+ * portablePattern; the contract check respells a released document's the same way); examples are
+ * left as they are.
+ */
+export function withPortablePatterns<T>(value: T, respell: (pattern: string) => string = portablePattern): T {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
     if (!isObject(node)) return node;
     return Object.fromEntries(
       Object.entries(node).map(([key, inner]) => {
         if (key === 'example' || key === 'examples') return [key, inner];
-        if (key === 'pattern' && typeof inner === 'string') return [key, portablePattern(inner)];
+        if (key === 'pattern' && typeof inner === 'string') return [key, respell(inner)];
         if (key === 'patternProperties' && isObject(inner)) {
-          return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [portablePattern(pattern), rewrite(schema)]))];
+          return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [respell(pattern), rewrite(schema)]))];
         }
         return [key, rewrite(inner)];
       }),
