@@ -48,6 +48,8 @@ try {
         name: `Bench Dealer ${d}`,
         slug: `bench-dealer-${process.pid}-${d}`,
         manufacturers: { create: { manufacturer_id: manufacturer.id } },
+        // A dealership without a website has nowhere to send the searcher: the search leaves it out.
+        websites: { create: { name: `Bench Dealer ${d}`, slug: `bench-site-${process.pid}-${d}`, url: `https://bench-${d}.example.com` } },
       },
     });
     for (let l = 0; l < 3 && n < locationCount; l += 1, n += 1) {

@@ -2,11 +2,20 @@
 // as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
 // search over a manufacturer's sales locations (4.15).
 import { z } from 'zod';
-import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
-import type { Website } from '../generated/prisma/sqlite/client.ts';
+import { Prisma, type Website } from '../generated/prisma/sqlite/client.ts';
 import { apiError, notFound } from '../errors.ts';
-import { distanceKm, POSTCODE_PATTERN, postcodeText, type GeoPoint, type Geocoder } from './geocoding.ts';
+import {
+  boundingBox,
+  distanceKm,
+  distanceKmSql,
+  inBoxSql,
+  sqlDouble as double,
+  POSTCODE_PATTERN,
+  postcodeText,
+  type GeoPoint,
+  type Geocoder,
+} from './geocoding.ts';
 import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
 
@@ -105,10 +114,34 @@ export interface RankedLocation {
 const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
-/** Whether `name` contains `brand` as a whole word, in any case ("North Shore Mazda" names Mazda). */
-function namesBrand(name: string, brand: string): boolean {
+/** One manufacturer's name, compiled once: whether a location name names it as a whole word, in any case. */
+interface BrandMatcher {
+  /** The name in lower case, to tell the searched manufacturer from the others. */
+  lowerName: string;
+  /** Null for a blank name, which names nothing. */
+  pattern: RegExp | null;
+}
+
+function brandMatcher(brand: string): BrandMatcher {
   const escaped = brand.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return escaped !== '' && new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'iu').test(name);
+  return {
+    lowerName: brand.toLowerCase(),
+    pattern: escaped === '' ? null : new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'iu'),
+  };
+}
+
+const namesBrand = (name: string, brand: BrandMatcher): boolean => brand.pattern?.test(name) ?? false;
+
+/**
+ * The catalogue's manufacturers compiled once per set of names: a search reads the names (a few
+ * dozen catalogue rows) and compiles them only when they changed since the last search.
+ */
+let compiledBrands: { names: string; matchers: readonly BrandMatcher[] } | undefined;
+
+function brandMatchers(names: readonly string[]): readonly BrandMatcher[] {
+  const key = names.join('\u0000');
+  if (compiledBrands?.names !== key) compiledBrands = { names: key, matchers: names.map(brandMatcher) };
+  return compiledBrands.matchers;
 }
 
 /**
@@ -119,9 +152,9 @@ function namesBrand(name: string, brand: string): boolean {
  * ("North Shore Mazda" of a Toyota and Mazda dealership) sells that brand, so a Toyota search
  * leaves it out; one that names no manufacturer sells all its dealership's franchises.
  */
-function sellsManufacturer(locationName: string, manufacturer: string, allManufacturers: readonly string[]): boolean {
+function sellsManufacturer(locationName: string, manufacturer: BrandMatcher, allManufacturers: readonly BrandMatcher[]): boolean {
   if (namesBrand(locationName, manufacturer)) return true;
-  return !allManufacturers.some((brand) => brand.toLowerCase() !== manufacturer.toLowerCase() && namesBrand(locationName, brand));
+  return !allManufacturers.some((brand) => brand.lowerName !== manufacturer.lowerName && namesBrand(locationName, brand));
 }
 
 const LIMIT_RANGE = (issue: { input?: unknown }) =>
@@ -175,51 +208,42 @@ export async function rankLocationsByPostcode(
   // The whole catalogue's manufacturers (a few dozen rows) in the statement that finds this one:
   // their names tell which showroom sells which brand.
   const manufacturers = await db.manufacturer.findMany({ select: { id: true, name: true } });
-  const manufacturer = manufacturers.find((candidate) => candidate.id === input.manufacturerId);
-  if (!manufacturer) throw notFound('manufacturer');
+  const index = manufacturers.findIndex((candidate) => candidate.id === input.manufacturerId);
+  if (index < 0) throw notFound('manufacturer');
+  const brands = brandMatchers(manufacturers.map((candidate) => candidate.name));
+  const brand = brands[index] as BrandMatcher;
   const origin = await geocoder.locate(postcode);
   if (!origin) throw geolocationError(`no place is known for ${postcode}`);
 
-  const candidates = await db.location.findMany({
-    where: {
-      location_type: 'sales',
-      dealership: { manufacturers: { some: { manufacturer_id: manufacturer.id } }, websites: { some: {} } },
-      address: { isNot: null },
-      contact_detail: { isNot: null },
-    },
+  // The tenant boundary, through the scoped client: the dealerships the caller reaches that sell
+  // the manufacturer and have a website to send the searcher to, with their showrooms that have
+  // no coordinates (placed at their postcode's centre, which only the geocoder knows).
+  const dealerships = await db.dealership.findMany({
+    where: { manufacturers: { some: { manufacturer_id: input.manufacturerId } }, websites: { some: {} } },
     select: {
       id: true,
-      name: true,
-      dealership_id: true,
-      website_id: true,
-      address: { select: { lat: true, long: true, postcode: true } },
+      locations: {
+        where: { ...RANKABLE_LOCATION, address: { is: { OR: [{ lat: null }, { long: null }] } } },
+        select: { id: true, name: true, dealership_id: true, website_id: true, address: { select: { postcode: true } } },
+      },
     },
   });
-  const brands = manufacturers.map((candidate) => candidate.name);
-  const selling = candidates.filter((location) => sellsManufacturer(location.name, manufacturer.name, brands));
+  if (dealerships.length === 0) return [];
+  const sells = (location: { name: string }): boolean => sellsManufacturer(location.name, brand, brands);
 
-  // One lookup per distinct postcode, however many locations share it.
-  const byPostcode = new Map<string, Promise<GeoPoint | null>>();
-  const pointOf = (address: { lat: number | null; long: number | null; postcode: number }): Promise<GeoPoint | null> => {
-    if (address.lat !== null && address.long !== null) return Promise.resolve({ lat: address.lat, long: address.long });
-    const text = postcodeText(address.postcode);
-    let point = byPostcode.get(text);
-    if (!point) {
-      point = geocoder.locate(text);
-      byPostcode.set(text, point);
-    }
-    return point;
-  };
+  // One lookup per distinct postcode, however many showrooms share it.
+  const centres = new Map<number, GeoPoint | null>();
+  const placedByPostcode: RankedRow[] = [];
+  for (const { address, ...location } of dealerships.flatMap((dealership) => dealership.locations)) {
+    if (!address || !sells(location)) continue;
+    if (!centres.has(address.postcode)) centres.set(address.postcode, await geocoder.locate(postcodeText(address.postcode)));
+    const centre = centres.get(address.postcode);
+    if (centre) placedByPostcode.push({ ...location, ...centre, distance: distanceKm(origin, centre) });
+  }
+  placedByPostcode.sort(byDistance);
 
-  const placed = await Promise.all(
-    selling.map(async ({ address, ...location }) => {
-      const point = address ? await pointOf(address) : null;
-      return point ? [{ ...location, distance: distanceKm(origin, point) }] : [];
-    }),
-  );
-  const ranked = placed.flat();
-  ranked.sort((a, b) => a.distance - b.distance || a.id - b.id);
-  const answered = ranked.slice(0, limit);
+  const search: RankingSearch = { origin, dealershipIds: dealerships.map((dealership) => dealership.id) };
+  const answered = await nearestSelling(db, search, limit, sells, placedByPostcode);
   if (answered.length === 0) return [];
 
   // One statement for every answered location's website: its own, and its dealership's in id order
@@ -236,6 +260,91 @@ export async function rankLocationsByPostcode(
     if (!website) throw new Error(`location ${id} has no website to answer`);
     return { id, distance_km: Math.round(distance * 10) / 10, own_website: own, website };
   });
+}
+
+/** The locations a search can answer, of the dealerships it ranks: showrooms with contact details and an address. */
+const RANKABLE_LOCATION = { location_type: 'sales', contact_detail: { isNot: null } } as const satisfies Prisma.LocationWhereInput;
+
+/** What one search ranks: the located showrooms of these dealerships, around `origin`. */
+interface RankingSearch {
+  origin: GeoPoint;
+  /** The dealerships the caller reaches that sell the manufacturer and have a website. */
+  dealershipIds: readonly number[];
+}
+
+/** A ranked showroom: the columns the answer needs, the point it was ranked by and its distanceKm. */
+interface RankedRow extends GeoPoint {
+  id: number;
+  name: string;
+  dealership_id: number;
+  website_id: number | null;
+  distance: number;
+}
+
+const byDistance = (a: { distance: number; id: number }, b: { distance: number; id: number }): number =>
+  a.distance - b.distance || a.id - b.id;
+
+/**
+ * The radii (km) a search looks within, in turn, until it has its answer; the last is the whole
+ * country. Each turn is one statement over the showrooms in a box around the postcode.
+ */
+const SEARCH_RADII_KM = [100, 400, 1_600, Number.POSITIVE_INFINITY] as const;
+
+/**
+ * The `limit` nearest showrooms `sells` keeps, nearest first (ties by id): the located ones ranked
+ * by the database (ORDER BY distance LIMIT n within a radius: a bounding box on the coordinates'
+ * index, then the exact distance), merged with `placedByPostcode` (the few without coordinates,
+ * already ranked). The radius and n are widened until the answer's last showroom is no farther than
+ * the farthest the database has ranked so far: every located showroom not read yet is farther.
+ */
+async function nearestSelling(
+  db: ScopedDb,
+  search: RankingSearch,
+  limit: number,
+  sells: (location: RankedRow) => boolean,
+  placedByPostcode: readonly RankedRow[],
+): Promise<RankedRow[]> {
+  // Room for a few showrooms of another brand among the nearest before a second statement is needed.
+  let take = limit * 2;
+  let radius = 0;
+  for (;;) {
+    const radiusKm = SEARCH_RADII_KM[radius] ?? Number.POSITIVE_INFINITY;
+    const rows = await db.$queryRaw<Omit<RankedRow, 'distance'>[]>(rankingStatement(search, radiusKm, take));
+    const located = rows.map((row) => ({ ...row, distance: distanceKm(search.origin, row) }));
+    const answer = [...located.filter(sells), ...placedByPostcode].sort(byDistance).slice(0, limit);
+    const full = rows.length === take;
+    // Every located showroom not read is farther than this (by distance, then id).
+    const reached = full ? located.at(-1) : { distance: radiusKm, id: Number.POSITIVE_INFINITY };
+    const last = answer.at(-1);
+    if (!reached || (!full && radiusKm === Number.POSITIVE_INFINITY)) return answer;
+    if (answer.length === limit && last && byDistance(last, reached) <= 0) return answer;
+    if (full) take *= 4;
+    else radius += 1;
+  }
+}
+
+/**
+ * One statement: the search's showrooms with coordinates within `radiusKm` of the origin, nearest
+ * first (ties by id), at most `take`; the box is a range on the index location_addresses(lat, long).
+ * Raw SQL because Prisma cannot order by an expression. The tenant boundary is not written here: it
+ * ranks only the dealerships the scoped client answered (search.dealershipIds).
+ */
+function rankingStatement(search: RankingSearch, radiusKm: number, take: number): Prisma.Sql {
+  const bounded = Number.isFinite(radiusKm);
+  const distance = distanceKmSql(search.origin, Prisma.sql`a.lat`, Prisma.sql`a.long`);
+  return Prisma.sql`
+    SELECT id, name, dealership_id, website_id, lat, long FROM (
+      SELECT l.id, l.name, l.dealership_id, l.website_id, a.lat, a.long, ${distance} AS distance_km
+      FROM locations l JOIN location_addresses a ON a.location_id = l.id
+      WHERE l.dealership_id IN (${Prisma.join(search.dealershipIds)})
+        -- RANKABLE_LOCATION
+        AND l.location_type = 'sales' AND EXISTS (SELECT 1 FROM location_contact_details c WHERE c.location_id = l.id)
+        AND a.lat IS NOT NULL AND a.long IS NOT NULL
+        ${bounded ? Prisma.sql`AND ${inBoxSql(boundingBox(search.origin, radiusKm), Prisma.sql`a.lat`, Prisma.sql`a.long`)}` : Prisma.empty}
+    ) ranked
+    ${bounded ? Prisma.sql`WHERE distance_km <= ${double(radiusKm)}` : Prisma.empty}
+    ORDER BY distance_km, id
+    LIMIT ${take}`;
 }
 
 /** Rows fetched by id, put back in the order of `ids`. */

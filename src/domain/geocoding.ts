@@ -3,6 +3,7 @@
 // without touching the search.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { Prisma } from '../generated/prisma/sqlite/client.ts';
 
 export interface GeoPoint {
   lat: number;
@@ -25,12 +26,58 @@ export function postcodeText(postcode: number): string {
 const EARTH_RADIUS_KM = 6371.0088;
 const radians = (degrees: number): number => (degrees * Math.PI) / 180;
 
-/** Great-circle distance in kilometres (haversine). */
+/** Great-circle distance in kilometres (haversine). distanceKmSql is the same formula in SQL. */
 export function distanceKm(a: GeoPoint, b: GeoPoint): number {
   const dLat = radians(b.lat - a.lat);
   const dLong = radians(b.long - a.long);
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(radians(a.lat)) * Math.cos(radians(b.lat)) * Math.sin(dLong / 2) ** 2;
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** A bound value as a double on both engines (PostgreSQL cannot always infer a parameter's type). */
+export const sqlDouble = (value: number): Prisma.Sql => Prisma.sql`CAST(${value} AS DOUBLE PRECISION)`;
+
+/**
+ * distanceKm from `origin` to the point in the columns `lat`/`long`, as a SQL expression: the same
+ * operations in the same order, so the database ranks exactly as distanceKm measures (both engines
+ * have the math functions: PostgreSQL's own, SQLite's built into the bundled better-sqlite3).
+ */
+export function distanceKmSql(origin: GeoPoint, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
+  const pi = sqlDouble(Math.PI);
+  const dLat = Prisma.sql`(((${lat} - ${sqlDouble(origin.lat)}) * ${pi}) / 180)`;
+  const dLong = Prisma.sql`(((${long} - ${sqlDouble(origin.long)}) * ${pi}) / 180)`;
+  const h = Prisma.sql`(power(sin(${dLat} / 2), 2) + cos(${sqlDouble(radians(origin.lat))}) * cos((${lat} * ${pi}) / 180) * power(sin(${dLong} / 2), 2))`;
+  return Prisma.sql`(${sqlDouble(2 * EARTH_RADIUS_KM)} * asin(CASE WHEN sqrt(${h}) > 1 THEN 1 ELSE sqrt(${h}) END))`;
+}
+
+/** Latitudes and longitudes (degrees) that hold every point within some distance of a centre; null: no bound. */
+export interface BoundingBox {
+  lat: { min: number; max: number };
+  long: { min: number; max: number } | null;
+}
+
+/**
+ * The box around `origin` holding every point within `radiusKm` of it by distanceKm: a point that
+ * far north or south is at most radiusKm/R radians of latitude away, and east or west at most
+ * asin(sin(radiusKm/R) / cos(latitude)) of longitude. The box is 1% larger than that, so rounding
+ * never leaves a point out: it only prefilters, the distance itself decides. No longitude bound
+ * when the box would reach a pole or cross the antimeridian.
+ */
+export function boundingBox(origin: GeoPoint, radiusKm: number): BoundingBox {
+  const angle = (radiusKm / EARTH_RADIUS_KM) * 1.01;
+  const dLat = (angle * 180) / Math.PI;
+  const lat = { min: origin.lat - dLat, max: origin.lat + dLat };
+  const spread = Math.sin(angle) / Math.cos(radians(origin.lat));
+  if (lat.min <= -90 || lat.max >= 90 || angle >= Math.PI / 2 || spread >= 1) return { lat, long: null };
+  const dLong = (Math.asin(spread) * 180) / Math.PI;
+  const long = { min: origin.long - dLong, max: origin.long + dLong };
+  return { lat, long: long.min < -180 || long.max > 180 ? null : long };
+}
+
+/** SQL: the point in `lat`/`long` lies in the box. */
+export function inBoxSql(box: BoundingBox, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
+  const latitude = Prisma.sql`${lat} BETWEEN ${sqlDouble(box.lat.min)} AND ${sqlDouble(box.lat.max)}`;
+  return box.long ? Prisma.sql`${latitude} AND ${long} BETWEEN ${sqlDouble(box.long.min)} AND ${sqlDouble(box.long.max)}` : latitude;
 }
 
 interface LocalityRow {
