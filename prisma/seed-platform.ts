@@ -12,7 +12,7 @@
 // - popular cars: a quarter of the leads name a car of their contact's dealership, picked by the
 //   square of a uniform pick over its cars, so the most popular car of a large dealership has
 //   hundreds of leads;
-// - every lead has a contact (of its dealership) and at least one event;
+// - every lead has a contact (of its dealership, one of the month's contacts before it) and at least one event;
 // - keys restricted to 1–20 dealerships, a few listing every dealership, a few with no dealership
 //   (the schema's "reaches every dealership");
 // - the demo's Toyota franchises more than half the platform's dealerships, and its new offers are
@@ -270,7 +270,9 @@ export async function seedPlatformData(
   const inBatches = async (total: number, batch: number, statement: (from: number, to: number) => string): Promise<void> => {
     for (let from = 1; from <= total; from += batch) await run(statement(from, Math.min(total, from + batch - 1)));
   };
-  const batch = sql.engine === 'postgresql' ? 1_000_000 : 250_000;
+  // Each statement's rows are written in dealership order (their ids stay interleaved): the indexes that
+  // lead with dealership_id then grow in one pass per statement rather than at random.
+  const batch = sql.engine === 'postgresql' ? 500_000 : 250_000;
   if (sql.engine === 'sqlite') await db.$queryRawUnsafe('PRAGMA cache_size = -262144');
 
   // A platform dealership's position (0…D-1) from its id, and a row's skewed dealership position.
@@ -388,19 +390,23 @@ export async function seedPlatformData(
           ${sql.json(`CASE WHEN g % 2 = 0 THEN '["Reversing Camera","Apple CarPlay","Bluetooth"]' ELSE '[]' END`)},
           CASE WHEN g % 7 = 0 THEN 'sold' ELSE 'available' END, ${choose('(g % 5)', ['new', 'demo', 'used', 'used', 'used'])}, 'car',
           ${sql.json("'[]'")}, ${sql.json("'[]'")}, ${sql.ago(carCreatedAgo('g'))}, ${sql.ago(`${carCreatedAgo('g')} - (g % 20) * 3600`)}
-        FROM (SELECT g, ${dealership} AS d FROM ${s.from}) AS rows_ JOIN seed_platform_kinds k ON k.k = g % ${kinds}`;
+        FROM (SELECT g, ${dealership} AS d FROM ${s.from}) AS rows_ JOIN seed_platform_kinds k ON k.k = g % ${kinds} ORDER BY d, g`;
     }),
   );
   {
     const P = counts.car_photos;
+    const photosPerCar = Math.max(1, Math.floor(P / C));
     await step('car_photos', () =>
       inBatches(P, batch, (from, to) => {
         const s = sql.series([['g', from, to]]);
-        // Photo g is photo number (g-1)/C + 1 of car (g-1) % C + 1.
+        // A car's photos are consecutive (as an upload makes them): photo g is of car ((g-1) / per car) mod C;
+        // the index on (car_id, position) then grows at one end instead of everywhere.
+        const car = `(1 + ((g - 1) / ${photosPerCar}) % ${C})`;
+        const photo = `(1 + (g - 1) % ${photosPerCar} + ${photosPerCar} * ((g - 1) / ${photosPerCar * C}))`;
         return `${s.with} INSERT INTO car_photos (id, car_id, url, position, created_at)
-          SELECT ${base.car_photos} + g, ${base.cars + 1} + (g - 1) % ${C},
-            'https://cdn.dealerdemo.com.au/stock/platform/' || (${base.cars + 1} + (g - 1) % ${C}) || '/' || ((g - 1) / ${C} + 1) || '.jpg',
-            (g - 1) / ${C} + 1, ${sql.ago(`${carCreatedAgo(`(1 + (g - 1) % ${C})`)} - 60 * ((g - 1) / ${C})`)}
+          SELECT ${base.car_photos} + g, ${base.cars} + ${car},
+            'https://cdn.dealerdemo.com.au/stock/platform/' || (${base.cars} + ${car}) || '/' || ${photo} || '.jpg',
+            ${photo}, ${sql.ago(`${carCreatedAgo(car)} - 60 * ${photo}`)}
           FROM ${s.from}`;
       }),
     );
@@ -413,11 +419,11 @@ export async function seedPlatformData(
     inBatches(K, batch, (from, to) => {
       const s = sql.series([['g', from, to]]);
       return `${s.with} INSERT INTO contacts (id, dealership_id, first_name, last_name, email, email_normalized, phone, postcode, sms_verified, created_at, updated_at)
-        SELECT ${base.contacts} + g, ${skewedDealership('g', 2246822519)}, ${choose('(g % 16)', FIRST_NAMES)}, ${choose('((g / 16) % 16)', LAST_NAMES)},
+        SELECT ${base.contacts} + g, d, ${choose('(g % 16)', FIRST_NAMES)}, ${choose('((g / 16) % 16)', LAST_NAMES)},
           'Contact' || (${base.contacts} + g) || '@example.com.au', 'contact' || (${base.contacts} + g) || '@example.com.au',
           '+614' || ${sql.pad('(CAST(g AS BIGINT) * 7919) % 100000000', 8)}, CAST(2000 + g % 4000 AS TEXT), g % 3 = 0,
           ${sql.ago(contactCreatedAgo('g'))}, ${sql.ago(`${contactCreatedAgo('g')} - (g % 90) * 600`)}
-        FROM ${s.from}`;
+        FROM (SELECT g, ${skewedDealership('g', 2246822519)} AS d FROM ${s.from}) AS rows_ ORDER BY d, g`;
     }),
   );
 
@@ -434,6 +440,9 @@ export async function seedPlatformData(
      SELECT dealership_id, ROW_NUMBER() OVER (PARTITION BY dealership_id ORDER BY id), id FROM cars WHERE id > ${base.cars}`,
   );
   const N = counts.leads;
+  // A lead's contact is one of the month's contacts before it (as a platform's leads come mostly from recent
+  // contacts), so the contact_id index grows near one end; its dealership is the contact's.
+  const recentContacts = Math.max(1, Math.min(K, Math.round(K / 30)));
   const leadCreatedAgo = (g: string): string => `(${N} - ${g}) * ${Math.max(1, Math.round((730 * DAY) / N))} + ${g} % 3600 + ${DAY}`;
   await step('leads', () =>
     inBatches(N, batch, (from, to) => {
@@ -451,9 +460,10 @@ export async function seedPlatformData(
           ${sql.json(`CASE WHEN g % 10 = 0 THEN '["callback"]' ELSE '[]' END`)}, ${sql.json("'{}'")},
           ${sql.ago(leadCreatedAgo('g'))}, ${sql.ago(`${leadCreatedAgo('g')} - (g % 48) * 1800`)}
         FROM ${s.from}
-          JOIN contacts c ON c.id = ${base.contacts + 1} + ${sql.floorInt(`${K} * ${pick('g', 668265263, 4242)}`)}
+          JOIN contacts c ON c.id = ${base.contacts + 1} + (CAST(g - 1 AS BIGINT) * ${K} / ${N} + ${K} - ${sql.floorInt(`${recentContacts} * ${pick('g', 668265263, 4242)}`)}) % ${K}
           LEFT JOIN seed_platform_dealer_cars dc ON ${carLead} AND dc.dealership_id = c.dealership_id
-          LEFT JOIN seed_platform_car_ranks r ON r.dealership_id = dc.dealership_id AND r.car_rank = 1 + ${sql.floorInt(`dc.cars * ${v} * ${v}`)}`;
+          LEFT JOIN seed_platform_car_ranks r ON r.dealership_id = dc.dealership_id AND r.car_rank = 1 + ${sql.floorInt(`dc.cars * ${v} * ${v}`)}
+        ORDER BY c.dealership_id, g`;
     }),
   );
   {
