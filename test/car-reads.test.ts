@@ -20,7 +20,7 @@ const PERFORMANCE_QUERY = `query ($id: String!, $lookup_by: CarLookupBy) {
     id: databaseId days_old leads_count photos_count phone_calls price_changes_count days_to_twenty_photos views
     car_type status make model vin stocknum slug last_price_change sold_date price_type
     created_at updated_at start_price
-    leads { id: databaseId created_at source lead_status lead_state }
+    leads { id: databaseId created_at source lead_status lead_state } leads_truncated
     price_changes { updated_at dapprice egcprice }
   }
 }`;
@@ -178,6 +178,7 @@ describe('GET /api/v1/cars/{id}/performance.json', () => {
           lead_state: 'sold',
         },
       ],
+      leads_truncated: false,
       price_changes: [
         // No price of that kind at the change: 0 (docs/decisions.md, "Fields that are never null").
         { updated_at: changeDates[0]?.toISOString(), dapprice: 31990, egcprice: 0 },

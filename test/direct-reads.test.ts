@@ -5,7 +5,6 @@
 // and Prisma's own answer for any other selection or client. Run on both engines.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forDealerships, reachOf, type ScopedDb } from '../src/db/scoped.ts';
-import { carFigureFacts } from '../src/domain/car-performance.ts';
 import { keyDealerships } from '../src/domain/key-dealerships.ts';
 import { createDemoApp } from './support/demo.ts';
 import type { TestApp } from './support/app.ts';
@@ -137,45 +136,5 @@ describe('the key details dealerships read directly', () => {
     ).toBeUndefined();
     const insideTransaction = await app.db.$transaction(async (tx) => reachOf(tx as unknown as ScopedDb));
     expect(insideTransaction).toBeUndefined();
-  });
-});
-
-describe('a car’s figures read directly', () => {
-  it('answers the facts and statements Prisma does, for every reach and set of cars', async () => {
-    const car = await app.db.car.findFirstOrThrow({
-      where: { leads: { some: {} }, photos: { some: {} }, price_changes: { some: {} } },
-      select: { id: true, dealership_id: true },
-    });
-    const others = await app.db.car.findMany({ where: { dealership_id: { not: car.dealership_id } }, select: { id: true }, take: 2 });
-    const carSets: [string, number[]][] = [
-      ['one car with every kind of fact', [car.id]],
-      ['cars of two dealerships', [car.id, ...others.map((other) => other.id)]],
-      ['a car that does not exist', [999_999]],
-    ];
-    const reaches: [string, number[] | null][] = [
-      ['every dealership', null],
-      ['the car’s dealership', [car.dealership_id]],
-      ['another dealership only', [car.dealership_id === 1 ? 2 : 1]],
-      ['several', [1, 2, 3]],
-    ];
-    let compared = 0;
-    for (const [reachName, ids] of reaches) {
-      const client = forDealerships(app.db, ids);
-      for (const [setName, carIds] of carSets) {
-        const label = `${reachName}, ${setName}`;
-        const direct = await run(() => carFigureFacts(client, carIds));
-        const prisma = await run(() => carFigureFacts(client, carIds, 'prisma'));
-        expect(direct.answer, label).toEqual(prisma.answer);
-        expect(direct.statements, label).toEqual(prisma.statements);
-        compared += 1;
-      }
-    }
-    expect(compared).toBe(12);
-    // The walk met facts of every kind, and a reach that keeps them out.
-    const all = await carFigureFacts(forDealerships(app.db, null), [car.id]);
-    for (const kind of ['leads', 'photos', 'prices'] as const) expect(all[kind].length, kind).toBeGreaterThan(0);
-    const none = await carFigureFacts(forDealerships(app.db, [car.dealership_id === 1 ? 2 : 1]), [car.id]);
-    expect(none.leads).toEqual([]);
-    expect(none.photos).toEqual([]);
   });
 });

@@ -6,11 +6,14 @@ import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { numberOrZero, textOrEmpty } from './always-present.ts';
 import {
   carPerformance,
-  loadCarPerformance,
+  loadCarFigures,
+  loadCarLeads,
+  type CarFigures,
   type CarPerformance,
   type CarPerformanceLead,
   type CarPerformancePriceChange,
 } from '../domain/car-performance.ts';
+import { truncatedFieldDescription, WHOLE_LIST_BOUND } from '../domain/whole-lists.ts';
 import { CAR_LOOKUP_BYS, CAR_LOOKUP_BY_MEANINGS } from '../domain/cars.ts';
 import { idOrSlug, recordNamed, recordNameWhere } from '../domain/record-names.ts';
 import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
@@ -47,7 +50,13 @@ const CarPerformancePriceChangeRef = builder.objectRef<CarPerformancePriceChange
   }),
 });
 
-const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').implement({
+/**
+ * The record as car_performance answers it (with its leads), or as a page of cars does (figures
+ * only: their leads are read when asked, by loadCarLeads).
+ */
+type PerformanceRecord = CarFigures & Partial<Pick<CarPerformance, 'leads' | 'leads_truncated'>>;
+
+const CarPerformanceRef = builder.objectRef<PerformanceRecord>('CarPerformance').implement({
   description: "A car's performance figures, each computed from the stored facts (leads, photos, calls, prices, views) when asked.",
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -83,7 +92,16 @@ const CarPerformanceRef = builder.objectRef<CarPerformance>('CarPerformance').im
     price_type: t.exposeString('price_type', {
       description: 'advertised_price when set, else the price that is set: dapprice (the default) or egcprice.',
     }),
-    leads: t.field({ type: [CarPerformanceLeadRef], resolve: (performance) => performance.leads }),
+    leads: t.field({
+      type: [CarPerformanceLeadRef],
+      description: `The car’s leads, oldest first: at most ${WHOLE_LIST_BOUND} (leads_truncated says when there are more; leads_count counts them all).`,
+      resolve: async (performance, _args, context) => performance.leads ?? (await loadCarLeads(context, performance.id))?.entries ?? [],
+    }),
+    leads_truncated: t.boolean({
+      description: truncatedFieldDescription('leads'),
+      resolve: async (performance, _args, context) =>
+        performance.leads_truncated ?? (await loadCarLeads(context, performance.id))?.truncated ?? false,
+    }),
     price_changes: t.field({
       type: [CarPerformancePriceChangeRef],
       description: 'The changes after the listing price, oldest first.',
@@ -282,7 +300,7 @@ const CarNode = builder.prismaNode('Car', {
         type: CarPerformanceRef,
         description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
         resolve: async (car, _args, context) => {
-          const performance = await loadCarPerformance(context, car.id);
+          const performance = await loadCarFigures(context, car.id);
           if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
           return performance;
         },
