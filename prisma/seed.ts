@@ -2,6 +2,7 @@
 // Every row gets an explicit id 1..N so README examples can rely on them, and every timestamp is
 // computed from `now` with a seeded PRNG: the same `now` always gives the same data.
 import type { Db, Prisma } from '../src/db/client.ts';
+import { offerDescriptionColumns } from '../src/domain/offers.ts';
 import { sealProcessorKey } from '../src/domain/stored-secrets.ts';
 import type { Keyring } from '../src/config/secrets.ts';
 
@@ -3239,6 +3240,9 @@ export async function seedDemoData(db: Db, options: { now?: Date; keyring: Keyri
     }
   }
   for (const contact of contacts) if (contact.id !== undefined && highPriorityContacts.has(contact.id)) contact.high_priority = true;
+
+  // Every offer is written with its sanitised description, as reads answer it.
+  for (const offer of offers) Object.assign(offer, await offerDescriptionColumns(offer.description));
 
   // ── write everything in one transaction, so a failure leaves the database empty ──
   await db.$transaction(

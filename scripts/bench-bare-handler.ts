@@ -1,13 +1,12 @@
 // The benchmark's floor (`npm run bench`): a plain node:http handler that answers the two point reads
 //   GET /api/v1/apikeys/apikey_details.json   and   GET /api/v1/cars/{id}/performance.json
 // with the same Prisma client, sending the same SQL statements as the service, and nothing else: no
-// GraphQL, no Sofa, no caches. It asks Prisma for everything, as a hand-written handler on the ORM
-// would; the service sends apikey_details' statements through the adapter itself
-// (src/domain/key-dealerships.ts), which is what the ratio measures there. The key is verified by its hash on every request (lookUpKey, one
+// GraphQL, no Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one
 // statement, as the service does on a key-cache miss), the car and its figures come from
-// carPerformance (the service's own function, so the queries cannot drift),
-// both through the caller's scoped client as the service reads them, and apikey_details builds the
-// key's id and permissions from the verified key and reads its dealerships as Pothos asks (whole rows).
+// carPerformance and the key's dealerships from keyDealerships (the service's own functions, so the
+// queries cannot drift), both through the caller's scoped client as the service reads them, and
+// apikey_details builds the key's id and permissions from the verified key and asks for its
+// dealerships what Pothos asks for the REST selection (whole rows).
 // test/bench-bare-handler.test.ts holds its bodies and its SQL statements (the key lookup aside)
 // equal to the service's, so the ratio is honest.
 //
@@ -18,6 +17,7 @@ import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from '../src/auth
 import { createDb, type Db } from '../src/db/client.ts';
 import { forActor } from '../src/db/scoped.ts';
 import { carPerformance, type CarPerformance } from '../src/domain/car-performance.ts';
+import { keyDealerships } from '../src/domain/key-dealerships.ts';
 import { numberOrZero, textOrEmpty } from '../src/schema/always-present.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
@@ -43,10 +43,8 @@ async function authenticate(db: Db, req: IncomingMessage, now: Date): Promise<Ac
 
 /** Spec 4.7 with the REST selection: the key's permissions and dealerships with their locations and users. */
 async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
-  // Whole rows, as Pothos loads a record type (its include mode): test/bench-bare-handler.test.ts
-  // holds these statements equal to the service's.
-  const dealerships = await forActor(db, actor).dealership.findMany({
-    orderBy: { id: 'asc' },
+  // The service's own domain function, with the query Pothos asks for the REST selection.
+  const { entries: dealerships, truncated } = await keyDealerships(forActor(db, actor), {
     include: {
       locations: { orderBy: { id: 'asc' } },
       users: { select: { user: true }, orderBy: { user_id: 'asc' } },
@@ -62,6 +60,7 @@ async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
       locations: dealership.locations.map((location) => ({ id: location.id, name: location.name, location_type: location.location_type })),
       users: dealership.users.map(({ user }) => ({ id: user.id, name: user.name, email: user.email })),
     })),
+    dealerships_truncated: truncated,
   };
 }
 

@@ -5,7 +5,7 @@ import { makeDealership, makeKey, makeLocation, makeUser } from './support/fixtu
 
 const PATH = '/api/v1/apikeys/apikey_details.json';
 // The graph names the stored integer databaseId; aliased as the REST door's id, the two answers compare as they are.
-const QUERY = `{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }`;
+const QUERY = `{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } dealerships_truncated } }`;
 
 let app: TestApp;
 let north: { id: number; name: string; slug: string };
@@ -48,6 +48,7 @@ describe('GET /api/v1/apikeys/apikey_details.json', () => {
           users: [{ id: expect.any(Number), name: 'Priya Shah', email: userEmail }],
         },
       ],
+      dealerships_truncated: false,
     });
   });
 

@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 describe('GET /api/v1/partner/dealerships', () => {
   const PATH = '/api/v1/partner/dealerships';
-  const QUERY = `{ partner_dealerships { dealerships { id: databaseId name dealership_id dealership_name partner_dealership_id partner_account_id } } }`;
+  const QUERY = `{ partner_dealerships { dealerships { id: databaseId name dealership_id dealership_name partner_dealership_id partner_account_id } dealerships_truncated } }`;
   let southYard: { id: number };
   let northSales: { id: number };
   let northService: { id: number };
@@ -90,6 +90,7 @@ describe('GET /api/v1/partner/dealerships', () => {
           partner_account_id: 'ACC-2',
         },
       ],
+      dealerships_truncated: false,
     });
   });
 
@@ -98,7 +99,7 @@ describe('GET /api/v1/partner/dealerships', () => {
     expect(body.dealerships.map((mapping) => mapping.id)).toEqual([northSales.id, northService.id]);
     const none = await app.request(PATH, { key: quietOnly.key });
     expect(none.status).toBe(200);
-    expect(await none.json()).toEqual({ dealerships: [] });
+    expect(await none.json()).toEqual({ dealerships: [], dealerships_truncated: false });
   });
 
   it('answers the same through GraphQL', async () => {

@@ -22,7 +22,7 @@ const CLEAN_DESCRIPTION =
 const LIST_QUERY = `query ($id: Int!) {
   manufacturer_offers(id: $id) {
     id: databaseId manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
-    manufacturer expiry_in_words model { name slug new_slug path } dealership_ids
+    manufacturer expiry_in_words model { name slug new_slug path } dealership_ids dealership_ids_truncated
     images { url thumb { url } } image_or_model_image { url thumb { url } }
   }
 }`;
@@ -30,7 +30,7 @@ const LIST_QUERY = `query ($id: Int!) {
 const SHOW_QUERY = `query ($website_id: Int!, $id: Int!) {
   website_offer(website_id: $website_id, id: $id) {
     id: databaseId manufacturer_id name disclaimer expires_at created_at updated_at sanitized_description description
-    manufacturer expiry_in_words model { name slug new_slug path override_url } dealership_ids
+    manufacturer expiry_in_words model { name slug new_slug path override_url } dealership_ids dealership_ids_truncated
     category preferred_locations { id: databaseId name }
   }
 }`;
@@ -207,6 +207,7 @@ describe('GET /manufacturers/{id}/offers.json', () => {
         expiry_in_words: 'in 12 days',
         model: cx5Model,
         dealership_ids: [north.id, south.id],
+        dealership_ids_truncated: false,
         images: [
           { url: 'https://img.example.com/a.jpg', thumb: { url: 'https://img.example.com/a-t.jpg' } },
           { url: 'https://img.example.com/b.jpg', thumb: { url: 'https://img.example.com/b-t.jpg' } },
@@ -340,6 +341,7 @@ describe('GET /websites/{website_id}/offers/{id}.json', () => {
         override_url: 'https://north.example.com/cx-5',
       },
       dealership_ids: [north.id],
+      dealership_ids_truncated: false,
       category: 'Finance',
       preferred_locations: [
         { id: locations[0]?.id, name: 'North Sales' },

@@ -18,6 +18,7 @@ import {
 } from './geocoding.ts';
 import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
+import { type BoundedList, boundedList, WHOLE_LIST_TAKE } from './whole-lists.ts';
 
 /**
  * The id of the dealership with this id or slug, read through the caller's scoped client: one the
@@ -43,37 +44,48 @@ export type PartnerDealershipMapping = Pick<Prisma.LocationModel, 'id' | 'name' 
  * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
  * makes both required in every entry. Ordered by dealership id, then location id.
  */
-export async function partnerDealershipMappings(db: ScopedDb): Promise<PartnerDealershipMapping[]> {
-  const locations = await db.location.findMany({
-    where: {
-      partner_dealership_id: { not: null },
-      partner_account_id: { not: null },
-    },
-    select: {
-      id: true,
-      name: true,
-      dealership_id: true,
-      partner_dealership_id: true,
-      partner_account_id: true,
-      dealership: { select: { name: true } },
-    },
-    orderBy: [{ dealership_id: 'asc' }, { id: 'asc' }],
-  });
+export async function partnerDealershipMappings(db: ScopedDb): Promise<BoundedList<PartnerDealershipMapping>> {
   const mappings: PartnerDealershipMapping[] = [];
-  for (const location of locations) {
-    const partnerDealershipId = location.partner_dealership_id?.trim();
-    const partnerAccountId = location.partner_account_id?.trim();
-    if (!partnerDealershipId || !partnerAccountId) continue;
-    mappings.push({
-      id: location.id,
-      name: location.name,
-      dealership_id: location.dealership_id,
-      dealership_name: location.dealership.name,
-      partner_dealership_id: partnerDealershipId,
-      partner_account_id: partnerAccountId,
+  let after: number | undefined;
+  // A row whose partner ids are only spaces is no mapping: another part is read after it (by keyset)
+  // until the list has one entry more than its bound, or no rows are left.
+  for (;;) {
+    const take = WHOLE_LIST_TAKE - mappings.length;
+    const locations = await db.location.findMany({
+      where: {
+        partner_dealership_id: { not: null },
+        partner_account_id: { not: null },
+      },
+      select: {
+        id: true,
+        name: true,
+        dealership_id: true,
+        partner_dealership_id: true,
+        partner_account_id: true,
+        dealership: { select: { name: true } },
+      },
+      orderBy: [{ dealership_id: 'asc' }, { id: 'asc' }],
+      take,
+      ...(after === undefined ? {} : { cursor: { id: after }, skip: 1 }),
     });
+    for (const location of locations) {
+      const partnerDealershipId = location.partner_dealership_id?.trim();
+      const partnerAccountId = location.partner_account_id?.trim();
+      if (!partnerDealershipId || !partnerAccountId) continue;
+      mappings.push({
+        id: location.id,
+        name: location.name,
+        dealership_id: location.dealership_id,
+        dealership_name: location.dealership.name,
+        partner_dealership_id: partnerDealershipId,
+        partner_account_id: partnerAccountId,
+      });
+    }
+    const last = locations.at(-1);
+    if (!last || locations.length < take || mappings.length >= WHOLE_LIST_TAKE) break;
+    after = last.id;
   }
-  return mappings;
+  return boundedList(mappings);
 }
 
 /** A plugin installed on a dealership: the plugin's columns (its categories read from JSON) and the install's. */

@@ -9,6 +9,7 @@ import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 import type { DbClients } from '../db/scoped.ts';
+import { WHOLE_LIST_TAKE } from './whole-lists.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -41,12 +42,46 @@ const descriptionPolicy: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
 };
 
-// sanitize-html (with the HTML parser and PostCSS it brings) is loaded by the first offer read, not
-// at start-up: an instance that never serves an offer never loads it. The module loader keeps it
-// once loaded.
+// sanitize-html (with the HTML parser and PostCSS it brings) is loaded by the first sanitising, not
+// at start-up: an instance that never sanitises never loads it. The module loader keeps it once loaded.
 export async function sanitizeDescription(html: string): Promise<string> {
   const { default: sanitize } = await import('sanitize-html');
   return sanitize(html, descriptionPolicy);
+}
+
+/**
+ * An offer's description as every write of one stores it (the seed, the fixtures): the author's HTML
+ * and its sanitised form, made once here so that reads answer the stored text.
+ */
+export async function offerDescriptionColumns(description: string): Promise<{ description: string; sanitized_description: string }> {
+  return { description, sanitized_description: await sanitizeDescription(description) };
+}
+
+/** What sanitizedDescriptionOf reads of an offer. */
+export const sanitizedDescriptionSelect = {
+  id: true,
+  description: true,
+  sanitized_description: true,
+  updated_at: true,
+} satisfies Prisma.OfferSelect;
+
+/**
+ * The offer's sanitised description: the stored one, or, for a row written before the column was
+ * (null), the description sanitised now and stored, so that the next read finds it.
+ */
+export async function sanitizedDescriptionOf(
+  clients: DbClients,
+  offer: Prisma.OfferGetPayload<{ select: typeof sanitizedDescriptionSelect }>,
+): Promise<string> {
+  if (offer.sanitized_description !== null) return offer.sanitized_description;
+  const sanitized = await sanitizeDescription(offer.description);
+  // Offers are catalogue rows the scoped client refuses to write; this fills a derived column of the
+  // row the caller has just read through it. Storing it is no change of the offer: updated_at stays.
+  await clients.unscopedDb.offer.updateMany({
+    where: { id: offer.id, description: offer.description, sanitized_description: null },
+    data: { sanitized_description: sanitized, updated_at: offer.updated_at },
+  });
+  return sanitized;
 }
 
 /** Midnight UTC of the day `date` falls on: offer expiry dates are calendar days, kept at midnight UTC. */
@@ -104,12 +139,15 @@ export function imageOrModelImage(offer: {
 
 /**
  * The dealership links of an offer, as a Prisma relation query: read through the caller's scoped
- * client, they are only the links to the key's dealerships (none without a key).
+ * client, they are only the links to the key's dealerships (none without a key). Its rows are a list
+ * of src/domain/whole-lists.ts: boundedList answers them.
  */
 export function visibleDealershipLinks() {
   return {
     orderBy: { dealership_id: 'asc' },
     select: { dealership_id: true },
+    // A list the spec answers whole: at most WHOLE_LIST_BOUND ids, read with one more to tell if cut.
+    take: WHOLE_LIST_TAKE,
   } satisfies Prisma.Offer$dealershipsArgs;
 }
 

@@ -30,8 +30,5 @@ export function truncatedFieldName<List extends string>(list: List): `${List}_tr
 
 /** The description of that field, the same words for every such list. */
 export function truncatedFieldDescription(list: string): string {
-  return (
-    `True when \`${list}\` stops at its bound of ${WHOLE_LIST_BOUND} entries and more were left out ` +
-    `(only a key that reaches more than ${WHOLE_LIST_BOUND} of them); false when \`${list}\` is whole.`
-  );
+  return `True when \`${list}\` stops at its bound of ${WHOLE_LIST_BOUND} entries and more were left out; false when \`${list}\` is whole.`;
 }

@@ -4,11 +4,13 @@
 // index:dealership wherever a relation reaches it (src/auth/type-guards.ts), which would empty this
 // list, and the spec lists a dealership's locations and users where the graph pages them. The
 // locations are the graph's Location, whose dealership data needs index:dealership itself.
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, restShape } from './builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
 import { keyDealerships } from '../domain/key-dealerships.ts';
+import { truncatedFieldDescription } from '../domain/whole-lists.ts';
 import { dealershipFields, dealershipStaffList, Location, locationOrder } from './dealership.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
@@ -26,18 +28,29 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   }),
 });
 
+/** The verified caller, and its dealerships as its selection asks them, read once when first asked. */
+interface KeyDetails {
+  actor: Actor;
+  dealerships: () => ReturnType<typeof keyDealerships>;
+}
+
 // Built from the verified caller, not read again: the key's id and permissions are already known,
-// so the answer costs only the statements of its dealerships.
-const ApiKeyDetails = builder.objectRef<Actor>('ApiKeyDetails').implement({
+// so the answer costs only the statements of its dealerships. The list and its signal come from one
+// read, asked with the selection of `dealerships` (queryFromInfo's path).
+const ApiKeyDetails = builder.objectRef<KeyDetails>('ApiKeyDetails').implement({
   description: 'The calling API key: its permissions and the dealerships it can use.',
   fields: (t) => ({
-    databaseId: t.int({ resolve: (actor) => actor.apiKeyId }),
-    permissions: t.stringList({ resolve: (actor) => [...actor.permissions].sort() }),
-    dealerships: t.prismaField({
+    databaseId: t.int({ resolve: ({ actor }) => actor.apiKeyId }),
+    permissions: t.stringList({ resolve: ({ actor }) => [...actor.permissions].sort() }),
+    dealerships: t.field({
       type: [ApiKeyDetailsDealership],
-      description: 'The dealerships the key can access: its restriction list, or every dealership when it has none.',
-      // The caller's scoped client answers exactly the dealerships the key reaches.
-      resolve: (query, _apiKey, _args, context) => keyDealerships(context.db, query),
+      description:
+        'The dealerships the key can access, by id: its restriction list, or every dealership when it has none (at most the bound `dealerships_truncated` states).',
+      resolve: async (details) => (await details.dealerships()).entries,
+    }),
+    dealerships_truncated: t.boolean({
+      description: truncatedFieldDescription('dealerships'),
+      resolve: async (details) => (await details.dealerships()).truncated,
     }),
   }),
 });
@@ -48,6 +61,17 @@ builder.queryField('apikey_details', (t) =>
     description:
       'The key used for this call: id, permissions and the dealerships it reaches, with their locations and users: where to find the dealership and location ids the other operations take.',
     authScopes: { authenticated: true },
-    resolve: (_root, _args, context) => requireActor(context),
+    resolve: (_root, _args, context, info) => {
+      const actor = requireActor(context);
+      let read: ReturnType<typeof keyDealerships> | undefined;
+      return {
+        actor,
+        dealerships: () => {
+          // The caller's scoped client answers exactly the dealerships the key reaches.
+          read ??= keyDealerships(context.db, queryFromInfo({ context, info, path: ['dealerships'] }));
+          return read;
+        },
+      };
+    },
   }),
 );

@@ -19,6 +19,7 @@ import {
   type PartnerDealershipMapping,
 } from '../domain/dealerships.ts';
 import type { ListSize } from './graphql-limits.ts';
+import { type BoundedList, truncatedFieldDescription } from '../domain/whole-lists.ts';
 
 // ───────────────────────────── the graph ─────────────────────────────
 
@@ -230,9 +231,16 @@ const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('Partne
   }),
 });
 
-const PartnerDealerships = builder.objectRef<{ dealerships: PartnerDealershipMapping[] }>('PartnerDealerships').implement({
+const PartnerDealerships = builder.objectRef<BoundedList<PartnerDealershipMapping>>('PartnerDealerships').implement({
   description: 'The dealership locations the vehicle-data partner knows, with its ids for them.',
-  fields: (t) => ({ dealerships: t.expose('dealerships', { type: [PartnerDealershipRef] }) }),
+  fields: (t) => ({
+    dealerships: t.field({
+      type: [PartnerDealershipRef],
+      description: 'The mappings, by dealership then location id (at most the bound `dealerships_truncated` states).',
+      resolve: (list) => list.entries,
+    }),
+    dealerships_truncated: t.boolean({ description: truncatedFieldDescription('dealerships'), resolve: (list) => list.truncated }),
+  }),
 });
 
 builder.queryField('partner_dealerships', (t) =>
@@ -240,7 +248,7 @@ builder.queryField('partner_dealerships', (t) =>
     type: PartnerDealerships,
     description: "The partner mappings of the key's dealerships, by dealership then location id.",
     authScopes: { permission: 'index:dealership' },
-    resolve: async (_root, _args, context) => ({ dealerships: await partnerDealershipMappings(context.db) }),
+    resolve: (_root, _args, context) => partnerDealershipMappings(context.db),
   }),
 );
 

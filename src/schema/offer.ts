@@ -14,10 +14,12 @@ import {
   manufacturerOffersWhere,
   requireManufacturer,
   runningManufacturerOffersWhere,
-  sanitizeDescription,
+  sanitizedDescriptionOf,
+  sanitizedDescriptionSelect,
   visibleDealershipLinks,
   websiteOfferWhere,
 } from '../domain/offers.ts';
+import { boundedList, truncatedFieldDescription } from '../domain/whole-lists.ts';
 import type { PrismaFieldBuilder } from './field-builders.ts';
 import { Location } from './dealership.ts';
 import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
@@ -50,8 +52,8 @@ function commonOfferFields(t: OfferFieldBuilder) {
     description: t.exposeString('description', { description: 'HTML as written by its author.' }),
     sanitized_description: t.string({
       description: 'The description with basic formatting only: no scripts, styles or attributes except links.',
-      select: { description: true },
-      resolve: (offer) => sanitizeDescription(offer.description),
+      select: sanitizedDescriptionSelect,
+      resolve: (offer, _args, context) => sanitizedDescriptionOf(context, offer),
     }),
     manufacturer: t.string({
       description: "The manufacturer's name.",
@@ -65,9 +67,16 @@ function commonOfferFields(t: OfferFieldBuilder) {
     }),
     dealership_ids: t.field({
       type: ['Int'],
-      description: 'The dealerships the offer runs at, among those the key reaches.',
+      description:
+        'The dealerships the offer runs at, among those the key reaches, by id (at most the bound `dealership_ids_truncated` states).',
       select: { dealerships: visibleDealershipLinks() },
-      resolve: (offer) => offer.dealerships.map((link) => link.dealership_id),
+      resolve: (offer) => boundedList(offer.dealerships).entries.map((link) => link.dealership_id),
+    }),
+    // The same relation query as dealership_ids', so the two share one read.
+    dealership_ids_truncated: t.boolean({
+      description: truncatedFieldDescription('dealership_ids'),
+      select: { dealerships: visibleDealershipLinks() },
+      resolve: (offer) => boundedList(offer.dealerships).truncated,
     }),
   };
 }

@@ -1,6 +1,7 @@
 // Factories for cars' facts, payment processors, new-vehicle catalogue and offers: each makes valid
 // rows with unique slugs and takes overrides.
 import type { Db, Prisma } from '../../src/db/client.ts';
+import { offerDescriptionColumns } from '../../src/domain/offers.ts';
 import { sealProcessorKey } from '../../src/domain/stored-secrets.ts';
 import { testKeyring } from './app.ts';
 import { uniqueNumber } from './fixtures.ts';
@@ -126,8 +127,9 @@ export async function makeOffer(
     data: {
       kind: 'manufacturer',
       name: `Offer ${n}`,
-      description: `<p>Offer ${n}</p>`,
       expires_at: new Date('2027-01-31T00:00:00.000Z'),
+      // Written as every offer write writes it: with its sanitised description (unless data says otherwise).
+      ...(await offerDescriptionColumns(data.description ?? `<p>Offer ${n}</p>`)),
       ...data,
       dealerships: { create: dealershipIds.map((dealership_id) => ({ dealership_id })) },
     },
