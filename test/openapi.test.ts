@@ -184,12 +184,18 @@ describe('the contract checker', () => {
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
   it('accepts a documented answer', async () => {
-    await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], dealerships_truncated: false }))).resolves.toBeUndefined();
+    await expect(
+      assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], dealerships_truncated: false })),
+    ).resolves.toBeUndefined();
   });
 
   it('rejects an extra field, a missing field, a wrong type and an undocumented status', async () => {
     await expect(
-      assertMatchesContract('GET', details, json(200, { id: 1, permissions: [], dealerships: [], dealerships_truncated: false, secret: 'x' })),
+      assertMatchesContract(
+        'GET',
+        details,
+        json(200, { id: 1, permissions: [], dealerships: [], dealerships_truncated: false, secret: 'x' }),
+      ),
     ).rejects.toThrow(/does not match/);
     await expect(assertMatchesContract('GET', details, json(200, { id: 1, permissions: [] }))).rejects.toThrow(/does not match/);
     await expect(assertMatchesContract('GET', details, json(200, { id: '1', permissions: [], dealerships: [] }))).rejects.toThrow(
