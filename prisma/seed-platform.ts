@@ -40,8 +40,8 @@ export const PLATFORM_SIZES = {
   website_offers: { full: 4_000, minimum: 40 },
 } as const;
 
-export type PlatformTable = keyof typeof PLATFORM_SIZES;
-export type PlatformCounts = Record<PlatformTable, number>;
+type PlatformTable = keyof typeof PLATFORM_SIZES;
+type PlatformCounts = Record<PlatformTable, number>;
 
 /** The fraction each engine gets when none is given: the platform on PostgreSQL, a tenth of it on SQLite. */
 export const DEFAULT_FRACTION: Record<Engine, number> = { postgresql: 1, sqlite: 0.1 };

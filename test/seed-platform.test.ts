@@ -3,10 +3,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { seedDemoData } from '../prisma/seed.ts';
-import { PLATFORM_SLUG_PREFIX, platformCounts, seedPlatformData, type PlatformSeedResult } from '../prisma/seed-platform.ts';
+import {
+  PLATFORM_SIZES,
+  PLATFORM_SLUG_PREFIX,
+  platformCounts,
+  seedPlatformData,
+  type PlatformSeedResult,
+} from '../prisma/seed-platform.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { makeKey } from './support/fixtures.ts';
+import { runScript } from './support/processes.ts';
 
 const FRACTION = 0.001;
 const expected = platformCounts(FRACTION);
@@ -57,6 +64,10 @@ describe('seedPlatformData', () => {
     // The minimums hold the shape at a tiny fraction; a larger one scales every count.
     expect(platformCounts(0.1)).toMatchObject({ dealerships: 200, cars: 50_000, leads: 500_000, contacts: 220_000, api_keys: 200 });
     expect(platformCounts(1)).toMatchObject({ dealerships: 2_000, locations: 8_000, car_photos: 5_000_000, lead_events: 5_000_000 });
+    for (const [table, size] of Object.entries(PLATFORM_SIZES)) {
+      expect(platformCounts(1), table).toHaveProperty(table, size.full);
+      expect(platformCounts(FRACTION), table).toHaveProperty(table, Math.max(size.minimum, Math.round(size.full * FRACTION)));
+    }
   });
 
   it('spreads rows unevenly: a few dealerships much larger than the median', async () => {
@@ -171,4 +182,18 @@ describe('the service over the platform data', () => {
     expect(body.dealerships.map((dealership) => dealership.id)).toEqual([largest.key, other].sort((a, b) => a - b));
     for (const dealership of body.dealerships) expect(dealership.locations).toHaveLength(expected.locations / expected.dealerships);
   });
+});
+
+describe('npm run seed', () => {
+  it('exits 2 naming the option for a bad --scale or --fraction, before touching a database', async () => {
+    const settings = { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' };
+    for (const [args, option] of [
+      [['--scale', 'huge'], '--scale'],
+      [['--scale', 'platform', '--fraction', '0'], '--fraction'],
+    ] as const) {
+      const run = await runScript('scripts/seed.ts', args, settings);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toContain(option);
+    }
+  }, 60_000);
 });
