@@ -4,14 +4,20 @@
 import { z } from 'zod';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
-import { notFound } from '../errors.ts';
+import { invalidInput, notFound } from '../errors.ts';
 import { requireDealershipId } from './dealerships.ts';
 import { parseRecord } from './input-records.ts';
 
-/** Paging of the contact list; the spec leaves it open ("not shown"), so these are ours. */
-export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200 } as const;
+/**
+ * Paging of the contact list; the spec leaves it open ("not shown"), so these are ours. A page is at
+ * most maxPerPage contacts. `page` reaches at most maxOffsetDepth contacts deep (page × per_page):
+ * a page further is found by keyset, `after_id`, which costs the same at any depth.
+ */
+export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200, maxOffsetDepth: 10_000 } as const;
 
 interface ContactPage {
+  /** Contacts after this id (keyset), when the caller gave one. */
+  afterId: number | undefined;
   skip: number;
   take: number;
 }
@@ -21,20 +27,51 @@ const PER_PAGE_RANGE = `must be from 1 to ${CONTACT_PAGING.maxPerPage}`;
 /** The arguments of the contact list (spec 4.13), declared once: contactPage checks them, the OpenAPI document states them. */
 export const contactListRequest = z.object({
   dealership_id: z.int().describe('The dealership id.'),
-  page: z.int().min(1, 'must be 1 or more').nullish().describe(`The page, from 1 (default ${CONTACT_PAGING.defaultPage}).`),
+  page: z
+    .int()
+    .min(1, 'must be 1 or more')
+    .nullish()
+    .describe(
+      `The page, from 1 (default ${CONTACT_PAGING.defaultPage}); page × per_page at most ${CONTACT_PAGING.maxOffsetDepth.toLocaleString('en')} ` +
+        '(deeper pages: after_id).',
+    ),
   per_page: z
     .int()
     .min(1, PER_PAGE_RANGE)
     .max(CONTACT_PAGING.maxPerPage, PER_PAGE_RANGE)
     .nullish()
     .describe(`Contacts per page, 1 to ${CONTACT_PAGING.maxPerPage} (default ${CONTACT_PAGING.defaultPerPage}).`),
+  after_id: z
+    .int()
+    .min(0, 'must be 0 or more')
+    .nullish()
+    .describe(
+      'The page after this contact id: the contacts whose id is greater, by id (the next page is after the last id of this one). ' +
+        'Instead of page, at any depth.',
+    ),
 });
 
-/** page ≥ 1 (default 1), 1 ≤ per_page ≤ 200 (default 50); anything else is 422 naming the parameter. */
-function contactPage(input: { page?: number | null; per_page?: number | null }): ContactPage {
-  const { page, per_page } = parseRecord(contactListRequest.pick({ page: true, per_page: true }), input, '');
+/**
+ * page ≥ 1 (default 1), 1 ≤ per_page ≤ 200 (default 50), page × per_page ≤ maxOffsetDepth unless
+ * after_id says where the page starts (then page, if given, is 1); anything else is 422 naming the parameter.
+ */
+function contactPage(input: { page?: number | null; per_page?: number | null; after_id?: number | null }): ContactPage {
+  const { page, per_page, after_id } = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
   const perPage = per_page ?? CONTACT_PAGING.defaultPerPage;
-  return { skip: ((page ?? CONTACT_PAGING.defaultPage) - 1) * perPage, take: perPage };
+  const pageNumber = page ?? CONTACT_PAGING.defaultPage;
+  if (after_id !== null && after_id !== undefined) {
+    if (pageNumber !== 1) throw invalidInput('page', 'cannot be combined with after_id, which already says where the page starts');
+    return { afterId: after_id, skip: 0, take: perPage };
+  }
+  if (pageNumber * perPage > CONTACT_PAGING.maxOffsetDepth) {
+    const deepest = Math.floor(CONTACT_PAGING.maxOffsetDepth / perPage);
+    throw invalidInput(
+      'page',
+      `must be at most ${deepest} at per_page=${perPage}: pages reach ${CONTACT_PAGING.maxOffsetDepth.toLocaleString('en')} contacts deep ` +
+        '(page × per_page); page further with after_id, the id of the last contact of the page before',
+    );
+  }
+  return { afterId: undefined, skip: (pageNumber - 1) * perPage, take: perPage };
 }
 
 /** The `where` of one contact of a dealership the actor reaches; dealership_not_found otherwise. */
@@ -43,15 +80,18 @@ export async function contactWhere(db: ScopedDb, dealershipId: number, contactId
   return { id: contactId, dealership_id };
 }
 
-/** A page of a reachable dealership's contacts, ordered by id. */
+/**
+ * A page of a reachable dealership's contacts, ordered by id: by keyset after `after_id`, or by
+ * `page`. Either way one range of the index contacts(dealership_id, id).
+ */
 export async function contactListArgs(
   db: ScopedDb,
-  input: { dealership_id: number; page?: number | null; per_page?: number | null },
+  input: { dealership_id: number; page?: number | null; per_page?: number | null; after_id?: number | null },
 ): Promise<{ where: Prisma.ContactWhereInput; orderBy: Prisma.ContactOrderByWithRelationInput; skip: number; take: number }> {
   // Paging is checked before the dealership so a bad parameter is reported without a query.
-  const { skip, take } = contactPage(input);
+  const { afterId, skip, take } = contactPage(input);
   const dealership_id = await requireDealershipId(db, { id: input.dealership_id });
-  return { where: { dealership_id }, orderBy: { id: 'asc' }, skip, take };
+  return { where: afterId === undefined ? { dealership_id } : { dealership_id, id: { gt: afterId } }, orderBy: { id: 'asc' }, skip, take };
 }
 
 export const contactNotFound = (): Error => notFound('contact');

@@ -259,8 +259,8 @@ export const restRoutes: readonly RestRoute[] = [
     summary: "List a dealership's contacts",
     tag: 'contacts',
     outcomes: { 404: '`dealership_not_found`.' },
-    params: { dealership_id: 'integer', page: 'integer', per_page: 'integer' },
-    query: ['page', 'per_page'],
+    params: { dealership_id: 'integer', page: 'integer', per_page: 'integer', after_id: 'integer' },
+    query: ['page', 'per_page', 'after_id'],
     input: () => contactListRequest,
   },
   {

@@ -79,7 +79,8 @@ builder.queryField('contacts', (t) =>
   t.prismaField({
     type: [ContactListEntry],
     description:
-      "The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50). " +
+      "The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50), " +
+      `page × per_page at most ${CONTACT_PAGING.maxOffsetDepth}; deeper, after_id (the contacts after that id, at any depth). ` +
       'Graph clients page them with the connection `dealership(id:) { contacts }`, which counts them too.',
     authScopes: { permission: 'read:contact' },
     extensions: {
@@ -93,6 +94,7 @@ builder.queryField('contacts', (t) =>
       dealership_id: t.arg.int({ required: true, description: 'The dealership whose contacts to list.' }),
       page: t.arg.int({ description: 'The page to answer, from 1.' }),
       per_page: t.arg.int({ description: 'Contacts per page.' }),
+      after_id: t.arg.int({ description: 'The contacts after this id (keyset paging, instead of page): the last id of the page before.' }),
     },
     resolve: async (query, _root, args, context) => context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),
   }),

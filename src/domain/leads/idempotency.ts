@@ -243,23 +243,22 @@ export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
 /** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
 const PURGE_LOCK_KEY = 0x1de0_7e11;
 
-/** Deletes the records older than `ttlMs` by the database's clock, in batches (src/db/background-task.ts); answers how many. */
+/**
+ * Deletes the records older than `ttlMs` by the database's clock, in batches (src/db/background-task.ts);
+ * answers how many. Each batch is one range of the index idempotency_records(created_at), oldest
+ * first, at most PURGE_BATCH rows: a round reads only what it deletes, never the live records.
+ */
 export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
   return purgeInBatches(db, engine, PURGE_LOCK_KEY, async (client) => {
     if (engine === 'postgresql') {
       return client.$executeRaw`
         DELETE FROM idempotency_records WHERE id IN (
-          SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond' LIMIT ${PURGE_BATCH})`;
+          SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond'
+          ORDER BY created_at LIMIT ${PURGE_BATCH})`;
     }
+    // One statement: Prisma deletes the first PURGE_BATCH matching rows (a subselect on the index).
     const cutoff = new Date(now().getTime() - ttlMs);
-    const expired = await client.idempotencyRecord.findMany({
-      where: { created_at: { lt: cutoff } },
-      select: { id: true },
-      take: PURGE_BATCH,
-    });
-    return expired.length === 0
-      ? 0
-      : (await client.idempotencyRecord.deleteMany({ where: { id: { in: expired.map((row) => row.id) } } })).count;
+    return (await client.idempotencyRecord.deleteMany({ where: { created_at: { lt: cutoff } }, limit: PURGE_BATCH })).count;
   });
 }
 
