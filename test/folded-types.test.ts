@@ -63,6 +63,7 @@ describe('the folded types in the schemas', () => {
     expect(fieldsOf(rest, 'Offer')).toEqual([
       'created_at',
       'dealership_ids',
+      'dealership_ids_truncated',
       'description',
       'disclaimer',
       'expires_at',

@@ -122,7 +122,7 @@ describe('one instance, in memory', () => {
     expect(app.queries).toEqual([]);
     const viaGraphql = await graphql(
       yoga,
-      '{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } } }',
+      '{ apikey_details { id: databaseId permissions dealerships { id: databaseId name slug locations { id: databaseId name location_type } users { id: databaseId name email } } dealerships_truncated } }',
       keys.north,
     );
     expect(viaGraphql.data?.apikey_details).toEqual(body);
