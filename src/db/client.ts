@@ -8,6 +8,7 @@ import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config/index.ts';
 import { rememberAdapter } from './direct-reads.ts';
+import { boundedRelationCounts } from './relation-counts.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
 
@@ -79,12 +80,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   // The adapter Prisma connects is also the one direct reads run on (src/db/direct-reads.ts).
   let remembered: ReturnType<typeof rememberAdapter>;
-  let db: Db;
+  let client: Db;
+  let pool: pg.Pool | undefined;
   if (engineOf(databaseUrl) === 'postgresql') {
     // The pool is made here, not by the adapter, so that its counts (in use, waiting) can be read;
     // the adapter still ends it when the client disconnects.
     const { Pool } = requirePackage('pg') as typeof pg;
-    const pool = new Pool({
+    pool = new Pool({
       connectionString: databaseUrl,
       ...(options.poolMax !== undefined ? { max: options.poolMax } : {}),
       ...(options.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
@@ -102,13 +104,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       options.onQuery,
     );
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
-    db = new PostgresPrismaClient({
+    client = new PostgresPrismaClient({
       adapter: remembered.factory,
       log,
       errorFormat: ERROR_FORMAT,
       queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
     }) as unknown as Db;
-    poolByDb.set(db, pool);
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -117,13 +118,22 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options),
       options.onQuery,
     );
-    db = new PrismaClient({ adapter: remembered.factory, log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES });
+    client = new PrismaClient({
+      adapter: remembered.factory,
+      log,
+      errorFormat: ERROR_FORMAT,
+      queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
+    });
   }
-  remembered.attach(db);
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (db as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));
+    (client as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));
   }
+  // Every relation count of every query is counted for the query's own rows (src/db/relation-counts.ts).
+  // A query-only extension leaves the client's API as it was, so it keeps the base type.
+  const db = client.$extends(boundedRelationCounts) as unknown as Db;
+  if (pool) poolByDb.set(db, pool);
+  remembered.attach(db);
   return db;
 }
 

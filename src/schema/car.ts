@@ -20,7 +20,7 @@ import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { Dealership, Location } from './dealership.ts';
-import type { PrismaFieldBuilder } from './field-builders.ts';
+import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
 
 // ─── spec 2.2: the performance record ───
 
@@ -335,22 +335,27 @@ function carListWhere(args: { dealership_id?: number | null; make?: string | nul
 }
 
 builder.queryField('cars', (t) =>
-  t.prismaConnection({
-    type: 'Car',
-    cursor: 'id',
-    description: "The cars of the key's dealerships, by id; filters are exact matches.",
-    authScopes: { permission: 'read:car' },
-    args: {
-      dealership_id: t.arg.int({ description: 'Only this dealership’s cars.' }),
-      make: t.arg.string({ description: 'Only cars of this make, as written on the car (e.g. Toyota).' }),
-      status: t.arg.string({ description: 'Only cars with this stock status, as the dealership writes it (e.g. available, sold).' }),
+  t.prismaConnection(
+    {
+      type: 'Car',
+      cursor: 'id',
+      description: "The cars of the key's dealerships, by id; filters are exact matches.",
+      authScopes: { permission: 'read:car' },
+      args: {
+        dealership_id: t.arg.int({ description: 'Only this dealership’s cars.' }),
+        make: t.arg.string({ description: 'Only cars of this make, as written on the car (e.g. Toyota).' }),
+        status: t.arg.string({ description: 'Only cars with this stock status, as the dealership writes it (e.g. available, sold).' }),
+      },
+      // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every car.
+      totalCount: (_connection, args, context, info) =>
+        cappedTotalCount(context, info, (take) => context.db.car.count({ where: carListWhere(args), take })),
+      resolve: (query, _root, args, context) =>
+        context.db.car.findMany({
+          ...query,
+          where: carListWhere(args),
+          orderBy: { id: 'asc' },
+        }),
     },
-    totalCount: (_connection, args, context) => context.db.car.count({ where: carListWhere(args) }),
-    resolve: (query, _root, args, context) =>
-      context.db.car.findMany({
-        ...query,
-        where: carListWhere(args),
-        orderBy: { id: 'asc' },
-      }),
-  }),
+    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+  ),
 );

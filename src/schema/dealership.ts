@@ -6,7 +6,7 @@
 import { answeredByItsRoot } from '../auth/type-guards.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
-import type { PrismaFieldBuilder } from './field-builders.ts';
+import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -207,14 +207,18 @@ builder.queryField('dealership', (t) =>
 );
 
 builder.queryField('dealerships', (t) =>
-  t.prismaConnection({
-    type: Dealership,
-    cursor: 'id',
-    description: 'The dealerships the key reaches, by id.',
-    authScopes: { permission: 'index:dealership' },
-    totalCount: (_connection, _args, context) => context.db.dealership.count(),
-    resolve: (query, _root, _args, context) => context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
-  }),
+  t.prismaConnection(
+    {
+      type: Dealership,
+      cursor: 'id',
+      description: 'The dealerships the key reaches, by id.',
+      authScopes: { permission: 'index:dealership' },
+      // Capped like every root list's count (TOTAL_COUNT_CAP).
+      totalCount: (_connection, _args, context, info) => cappedTotalCount(context, info, (take) => context.db.dealership.count({ take })),
+      resolve: (query, _root, _args, context) => context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
+    },
+    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+  ),
 );
 
 // ───────────────────────────── 4.14 partner mappings ─────────────────────────────

@@ -17,6 +17,7 @@ import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
 import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
+import { cappedTotalCount, totalCountCappedField } from './field-builders.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -314,21 +315,26 @@ builder.queryField('lead', (t) =>
 );
 
 builder.queryField('leads', (t) =>
-  t.prismaConnection({
-    type: 'Lead',
-    cursor: 'id',
-    description:
-      'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
-    authScopes: { permission: 'read:lead' },
-    args: {
-      dealership_id: t.arg.int({ description: 'Only leads of this dealership.' }),
-      contact_id: t.arg.int({ description: 'Only leads of this contact.' }),
-      car_id: t.arg.int({ description: 'Only leads about this car.' }),
-      category: t.arg({ type: LeadCategoryEnum, description: 'Only leads of this category.' }),
-      lead_state: t.arg.string({ description: 'Only leads in this state.' }),
+  t.prismaConnection(
+    {
+      type: 'Lead',
+      cursor: 'id',
+      description:
+        'The leads of the key’s dealerships, newest first; filters are exact matches. 404 dealership_not_found for a dealership the key cannot use.',
+      authScopes: { permission: 'read:lead' },
+      args: {
+        dealership_id: t.arg.int({ description: 'Only leads of this dealership.' }),
+        contact_id: t.arg.int({ description: 'Only leads of this contact.' }),
+        car_id: t.arg.int({ description: 'Only leads about this car.' }),
+        category: t.arg({ type: LeadCategoryEnum, description: 'Only leads of this category.' }),
+        lead_state: t.arg.string({ description: 'Only leads in this state.' }),
+      },
+      // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every lead.
+      totalCount: (_connection, args, context, info) =>
+        cappedTotalCount(context, info, async (take) => context.db.lead.count({ where: await leadListWhere(context.db, args), take })),
+      resolve: async (query, _root, args, context) =>
+        context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, args), orderBy: { id: 'desc' } }),
     },
-    totalCount: async (_connection, args, context) => context.db.lead.count({ where: await leadListWhere(context.db, args) }),
-    resolve: async (query, _root, args, context) =>
-      context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, args), orderBy: { id: 'desc' } }),
-  }),
+    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+  ),
 );
