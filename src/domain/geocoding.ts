@@ -51,7 +51,7 @@ export function distanceKmSql(origin: GeoPoint, lat: Prisma.Sql, long: Prisma.Sq
 }
 
 /** Latitudes and longitudes (degrees) that hold every point within some distance of a centre; null: no bound. */
-export interface BoundingBox {
+interface BoundingBox {
   lat: { min: number; max: number };
   long: { min: number; max: number } | null;
 }
