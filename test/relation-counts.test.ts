@@ -214,6 +214,38 @@ describe('relation counts of a page', () => {
         .leads.totalCount;
     expect(await read(oneDealershipKey)).toBe(before);
     expect(await read(everyDealershipKey)).toBe(before + 1);
+    // Read in the same turn, the two clients' counts are never merged into one read.
+    const counted = (client: typeof app.db) =>
+      client.car
+        .findUniqueOrThrow({ where: { id: car.id }, select: { _count: { select: { leads: true } } } })
+        .then((row) => row._count.leads);
+    expect(await Promise.all([counted(forDealerships(app.db, [1])), counted(app.db), counted(forDealerships(app.db, [1]))])).toEqual([
+      before,
+      before + 1,
+      before,
+    ]);
+  });
+
+  it('node lookups of several records count in one statement for all of them', async () => {
+    const ids = (await app.db.lead.findMany({ where: { dealership_id: 1 }, select: { id: true }, take: 5, orderBy: { id: 'asc' } })).map(
+      (lead) => lead.id,
+    );
+    const document = `query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Lead { databaseId events { totalCount } } } }`;
+    for (const key of [oneDealershipKey, everyDealershipKey]) {
+      app.queries.length = 0;
+      const answer = await app.graphql<{ nodes: { databaseId: number; events: { totalCount: number } }[] }>(
+        document,
+        { ids: ids.map((id) => encodeGlobalID('Lead', id)) },
+        key,
+      );
+      expect(answer.errors).toBeUndefined();
+      expect(app.queries.filter((sql) => relationCountSubqueries(sql).length > 0)).toHaveLength(1);
+      expectBoundedCounts(app.queries, 'nodes');
+      expect(answer.data?.nodes).toHaveLength(ids.length);
+      for (const node of answer.data?.nodes ?? []) {
+        expect(node.events.totalCount).toBe(await app.db.leadEvent.count({ where: { lead_id: node.databaseId } }));
+      }
+    }
   });
 
   it('counts inside a transaction see the transaction’s own rows', async () => {

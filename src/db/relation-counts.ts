@@ -160,25 +160,108 @@ const IDS_PER_STATEMENT = 1_000;
 /** Reads a model's rows through the rest of the client, in the query's transaction. */
 type ReadRows = (model: string, args: Args) => Promise<Args[]>;
 
-async function fillCounts(plan: CountPlan, rows: Args[], read: ReadRows): Promise<void> {
+/** The count read of one counting level, for a set of ids (chunked by IDS_PER_STATEMENT). */
+function countArgs(plan: CountPlan, ids: unknown[]): Args {
+  const select: Args = {};
+  for (const [relation, spec] of plan.counts) {
+    const list = shapes.get(plan.model)?.lists.get(relation);
+    // Not a list relation of the model: Prisma refuses the count as it would have.
+    if (!list) {
+      select[relation] = spec;
+      continue;
+    }
+    const bound = { [list.foreignKey]: { in: ids } };
+    const where = isObject(spec) && spec.where !== undefined ? { AND: [spec.where, bound] } : bound;
+    select[relation] = { ...(isObject(spec) ? spec : {}), where };
+  }
+  return { where: { [plan.key]: { in: ids } }, select: { [plan.key]: true, _count: { select } } };
+}
+
+/**
+ * Count reads asked within one turn of the event loop, merged when they are the same read through
+ * the same extensions in the same transaction: Pothos loads a page's parents one findUnique each
+ * (Prisma batches those into one statement), and their counts are then one statement too.
+ */
+interface PendingCounts {
+  chain: readonly unknown[];
+  transaction: unknown;
+  model: string;
+  shape: string;
+  plan: CountPlan;
+  read: ReadRows;
+  ids: Set<unknown>;
+  waiting: { resolve: (rows: Args[]) => void; reject: (error: unknown) => void }[];
+}
+
+let pendingCounts: PendingCounts[] = [];
+
+function sameRead(batch: PendingCounts, request: Omit<PendingCounts, 'ids' | 'waiting' | 'plan' | 'read'>): boolean {
+  return (
+    batch.model === request.model &&
+    batch.shape === request.shape &&
+    batch.transaction === request.transaction &&
+    batch.chain.length === request.chain.length &&
+    batch.chain.every((callback, index) => callback === request.chain[index])
+  );
+}
+
+async function runCounts(batch: PendingCounts): Promise<Args[]> {
+  const ids = [...batch.ids];
+  const rows: Args[] = [];
+  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
+    rows.push(...(await batch.read(batch.model, countArgs(batch.plan, ids.slice(start, start + IDS_PER_STATEMENT)))));
+  }
+  return rows;
+}
+
+function flushCounts(): void {
+  const batches = pendingCounts;
+  pendingCounts = [];
+  for (const batch of batches) {
+    runCounts(batch).then(
+      (rows) => {
+        for (const { resolve } of batch.waiting) resolve(rows);
+      },
+      (error: unknown) => {
+        for (const { reject } of batch.waiting) reject(error);
+      },
+    );
+  }
+}
+
+/** The counts of `ids` at one level, read with the other calls of this turn that read the same. */
+function readCounts(plan: CountPlan, ids: unknown[], read: ReadRows, chain: readonly unknown[], transaction: unknown): Promise<Args[]> {
+  let shape: string;
+  try {
+    shape = JSON.stringify([...plan.counts]);
+  } catch {
+    shape = '';
+  }
+  const request = { chain, transaction, model: plan.model, shape };
+  // A count whose arguments cannot be compared (or no chain to compare) is read on its own.
+  let batch = shape && chain.length > 0 ? pendingCounts.find((pending) => sameRead(pending, request)) : undefined;
+  if (!batch) {
+    batch = { ...request, plan, read, ids: new Set(), waiting: [] };
+    if (shape && chain.length > 0) {
+      if (pendingCounts.length === 0) setImmediate(flushCounts);
+      pendingCounts.push(batch);
+    } else {
+      for (const id of ids) batch.ids.add(id);
+      return runCounts(batch);
+    }
+  }
+  for (const id of ids) batch.ids.add(id);
+  const joined = batch;
+  return new Promise((resolve, reject) => joined.waiting.push({ resolve, reject }));
+}
+
+async function fillCounts(plan: CountPlan, rows: Args[], read: ReadRows, chain: readonly unknown[], transaction: unknown): Promise<void> {
   const ids = [...new Set(rows.map((row) => row[plan.key]).filter((id) => id !== null && id !== undefined))];
   const countsById = new Map<unknown, Args>();
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-    const chunk = ids.slice(start, start + IDS_PER_STATEMENT);
-    const select: Args = {};
-    for (const [relation, spec] of plan.counts) {
-      const list = shapes.get(plan.model)?.lists.get(relation);
-      // Not a list relation of the model: Prisma refuses the count as it would have.
-      if (!list) {
-        select[relation] = spec;
-        continue;
-      }
-      const bound = { [list.foreignKey]: { in: chunk } };
-      const where = isObject(spec) && spec.where !== undefined ? { AND: [spec.where, bound] } : bound;
-      select[relation] = { ...(isObject(spec) ? spec : {}), where };
+  if (ids.length > 0) {
+    for (const row of await readCounts(plan, ids, read, chain, transaction)) {
+      if (isObject(row._count)) countsById.set(row[plan.key], row._count);
     }
-    const counted = await read(plan.model, { where: { [plan.key]: { in: chunk } }, select: { [plan.key]: true, _count: { select } } });
-    for (const row of counted) if (isObject(row._count)) countsById.set(row[plan.key], row._count);
   }
   const none = Object.fromEntries([...plan.counts.keys()].map((relation) => [relation, 0]));
   for (const row of rows) {
@@ -203,7 +286,7 @@ const RETURNS_ROWS = new Set([
 
 /** The request parameters Prisma passes a query extension (not in its public types). */
 interface RequestParameters {
-  transaction?: { kind?: string };
+  transaction?: { kind?: string; id?: unknown };
   [parameter: string]: unknown;
 }
 
@@ -211,14 +294,21 @@ type Continue = (args: unknown, parameters?: RequestParameters) => Promise<unkno
 
 const lowerFirst = (name: string) => `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
 
-/** Answers one query with its relation counts bounded by its rows (see the top of the file). */
-async function answerWithBoundedCounts(call: {
-  model?: string;
-  operation: string;
-  args: unknown;
-  query: Continue;
-  __internalParams?: RequestParameters;
-}): Promise<unknown> {
+/**
+ * Answers one query with its relation counts bounded by its rows (see the top of the file). Prisma
+ * calls it with `this` bound to the client's list of query extensions: the same list means the same
+ * client (the same dealership scope), the one condition under which two calls' counts are read together.
+ */
+async function answerWithBoundedCounts(
+  this: unknown,
+  call: {
+    model?: string;
+    operation: string;
+    args: unknown;
+    query: Continue;
+    __internalParams?: RequestParameters;
+  },
+): Promise<unknown> {
   const planned = call.model && RETURNS_ROWS.has(call.operation) && isObject(call.args) ? planCounts(call.model, call.args) : null;
   if (!planned) return call.query(call.args);
   const result = await call.query(planned.args);
@@ -245,7 +335,8 @@ async function answerWithBoundedCounts(call: {
     });
     return Array.isArray(rows) ? rows.filter(isObject) : [];
   };
-  await Promise.all([...levels].map(([plan, rows]) => fillCounts(plan, rows, read)));
+  const chain: readonly unknown[] = Array.isArray(this) ? this : [];
+  await Promise.all([...levels].map(([plan, rows]) => fillCounts(plan, rows, read, chain, transaction?.id)));
   return result;
 }
 
