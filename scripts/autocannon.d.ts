@@ -1,8 +1,8 @@
-// The part of autocannon's programmatic API that scripts/bench.ts uses (autocannon ships no types).
+// The part of autocannon's programmatic API that the benchmarks use (autocannon ships no types).
 declare module 'autocannon' {
   interface AutocannonOptions {
     url: string;
-    method?: 'GET' | 'POST' | 'PUT';
+    method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
     headers?: Record<string, string>;
     body?: string;
     connections?: number;
@@ -10,6 +10,16 @@ declare module 'autocannon' {
     duration?: number;
     pipelining?: number;
     timeout?: number;
+    /** A fixed number of requests; overrides duration. */
+    amount?: number;
+    /** Each request in turn; setupRequest may change the raw request (its path, method, body). */
+    requests?: { setupRequest?: (request: RawRequest) => RawRequest }[];
+  }
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    body?: string;
+    headers?: Record<string, string>;
   }
   interface Histogram {
     average: number;
@@ -25,6 +35,8 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
     non2xx: number;
+    /** Answers by status code. */
+    statusCodeStats?: Record<string, { count: number }>;
   }
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
   export default autocannon;

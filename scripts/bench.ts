@@ -1,7 +1,7 @@
 // `npm run bench`: the service against honest peers, in one run, on SQLite and on PostgreSQL.
 //
 //   npm run bench [-- --quick] [--engine sqlite|postgresql] [--duration 2] [--rounds 3]
-//                 [--connections 32] [--baseline-dir /path/to/another/checkout]
+//                 [--connections 32] [--baseline-dir /path/to/another/checkout] [--only <target name part>]
 //
 // For each engine it prepares a fresh database (a SQLite file in a temporary directory, or a
 // PostgreSQL database dgw_bench_<random> dropped at the end), issues a key with the keys CLI, and
@@ -22,21 +22,33 @@
 // lines too), then each server's start-up time to /health with the CPU it took, RSS, and the load
 // average at the start and at the end of each engine's run. Loopback only; it stops by itself and kills
 // its children on exit and on Ctrl-C.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify, isDeepStrictEqual } from 'node:util';
-import autocannon from 'autocannon';
-import { Kind, OperationTypeNode, print, visit, type DocumentNode } from 'graphql';
-import { buildOperationNodeForField } from '@graphql-tools/utils';
-import { createSofa } from 'sofa-api';
+import { parseArgs, isDeepStrictEqual } from 'node:util';
+import { OperationTypeNode } from 'graphql';
 import { projectRoot, type Engine } from '../src/config/index.ts';
-import { restFieldNames, restSchema } from '../src/rest/rest-schema.ts';
-import { getSchema } from '../src/schema/index.ts';
-import { runAdminSql } from './cli-database.ts';
-import { freePort } from './free-port.ts';
+import {
+  childEnv,
+  createDatabase as createSupportDatabase,
+  drive as driveLoad,
+  issueKey as issueSupportKey,
+  requestInit,
+  restSelectionDocuments,
+  rssMb,
+  run,
+  startServer as startSupportServer,
+  stopAllChildren,
+  stopChild,
+  type Database,
+  type RequestSpec,
+  type Sample,
+  type Server as SupportServer,
+  type StartCommand,
+  enginesOption,
+  positive,
+} from './bench-support.ts';
+import { fixed, loadText, median, perRound, spread, table } from './bench-figures.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -46,24 +58,13 @@ const { values: options } = parseArgs({
     rounds: { type: 'string' },
     connections: { type: 'string', default: '32' },
     'baseline-dir': { type: 'string' },
+    /** Only the targets whose name holds this text (`--only 'lead POST'`): a side-by-side check of one path. */
+    only: { type: 'string' },
     'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
   },
 });
 
-function positive(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
-  return value;
-}
-
-const engines: Engine[] =
-  options.engine === undefined
-    ? ['sqlite', 'postgresql']
-    : options.engine === 'sqlite' || options.engine === 'postgresql'
-      ? [options.engine]
-      : [];
-if (engines.length === 0) throw new Error('--engine must be sqlite or postgresql');
+const engines = enginesOption(options.engine);
 const durationSeconds = positive('duration', options.duration, options.quick ? 1 : 2);
 const rounds = Math.round(positive('rounds', options.rounds, options.quick ? 1 : 3));
 const connections = Math.round(positive('connections', options.connections, 32));
@@ -71,9 +72,6 @@ const warmUpSeconds = 1;
 const baselineDir = options['baseline-dir'] ? path.resolve(options['baseline-dir']) : null;
 if (baselineDir && !existsSync(path.join(baselineDir, 'src', 'index.ts')))
   throw new Error(`--baseline-dir ${baselineDir} is not a checkout of this project`);
-/** Give up on a server that has not answered /health by then (a first start seeds the demo data). */
-const START_TIMEOUT_MS = 180_000;
-const CLOCK_TICKS_PER_SECOND = 100;
 
 // ─── what is measured ───
 
@@ -200,40 +198,8 @@ interface Target {
   roles: Role[];
 }
 
-const graphNameOf = Object.fromEntries(Object.entries(restFieldNames).map(([graphName, restName]) => [restName, graphName]));
-
-/** The document as the graph reads it: a field the REST door renames (`id`) selected by its graph name under the REST name. */
-function inGraphNames(document: DocumentNode): DocumentNode {
-  return visit(document, {
-    Field(field) {
-      const graphName = graphNameOf[field.name.value];
-      if (!graphName || field.alias) return undefined;
-      return { ...field, alias: field.name, name: { ...field.name, value: graphName } };
-    },
-  });
-}
-
-/** The GraphQL document of a root field with exactly the selection its REST path answers (built as Sofa builds it). */
-function restSelectionDocuments(): Map<string, string> {
-  const schema = restSchema(getSchema());
-  const { models } = createSofa({ basePath: '', schema });
-  const documents = new Map<string, string>();
-  for (const read of reads) {
-    const operation = buildOperationNodeForField({
-      schema,
-      kind: read.kind,
-      field: read.field,
-      models,
-      ignore: [],
-      circularReferenceDepth: 1,
-    });
-    documents.set(read.field, print(inGraphNames({ kind: Kind.DOCUMENT, definitions: [operation] })));
-  }
-  return documents;
-}
-
 function targetsFor(withBaseline: boolean): Target[] {
-  const documents = restSelectionDocuments();
+  const documents = restSelectionDocuments(reads);
   const main: Role[] = withBaseline ? ['main'] : [];
   return reads.flatMap((read): Target[] => {
     const serviceRoles: Role[] = read.point ? ['service', 'service-nocache'] : ['service'];
@@ -258,45 +224,7 @@ function targetsFor(withBaseline: boolean): Target[] {
   });
 }
 
-// ─── child processes ───
-
-const children = new Set<ChildProcess>();
-
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    // Each child leads its own process group, so npm/tsx wrappers and the server go together.
-    process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    children.delete(child);
-    return;
-  }
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  killTree(child, 'SIGTERM');
-  const timer = setTimeout(() => killTree(child, 'SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-  children.delete(child);
-}
-
-process.on('exit', () => {
-  for (const child of children) killTree(child, 'SIGKILL');
-});
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface StartCommand {
-  command: string;
-  args: string[];
-  /** How the report names it. */
-  shown: string;
-}
+// ─── servers ───
 
 /** What `npm start` runs in a checkout: the compiled service when it has dist/, else TypeScript through tsx. */
 function startCommand(dir: string): StartCommand {
@@ -305,214 +233,29 @@ function startCommand(dir: string): StartCommand {
   return { command: path.join(dir, 'node_modules', '.bin', 'tsx'), args: ['src/index.ts', '--dev'], shown: 'tsx src/index.ts --dev' };
 }
 
-/** The environment of every child: loopback, quiet, in-memory caches, nothing inherited that changes behaviour. */
-// The rate limits stay on, so their per-request counting is measured, with budgets no run can spend:
-// one key drives thousands of requests a second here, and 429s would be measured instead of reads.
-const UNSPENDABLE_BUDGETS = {
-  RATE_LIMIT_KEY_REQUESTS: '1000000000',
-  RATE_LIMIT_DEALERSHIP_REQUESTS: '1000000000',
-  RATE_LIMIT_KEY_COST: '1000000000000',
-};
+type Server = SupportServer<Role>;
 
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // ENV_FILE=off: a developer's .env must not bring back the settings removed below.
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ENV_FILE: 'off',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SEED_DEMO_DATA: 'true',
-    ...UNSPENDABLE_BUDGETS,
-    ...extra,
-  };
-  for (const name of ['NODE_ENV', 'REDIS_URL', 'RESPONSE_CACHE', 'API_KEY_CACHE_TTL_MS', 'SMTP_URL', 'PORT'])
-    if (!(name in extra)) delete env[name];
-  return env;
-}
+const startServer = (role: Role, dir: string, command: StartCommand, env: NodeJS.ProcessEnv): Promise<Server> =>
+  startSupportServer(role, roleLabels[role], dir, command, env);
 
-interface Server {
-  role: Role;
-  port: number;
-  child: ChildProcess;
-  /** The process that listens on the port (npm and tsx may sit between it and `child`). */
-  pid: number;
-  command: string;
-  startupMs: number;
-  /** CPU time (user + system) the listening process had used when /health first answered 200. */
-  startupCpuMs: number;
-}
-
-async function startServer(role: Role, dir: string, command: StartCommand, env: NodeJS.ProcessEnv): Promise<Server> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(command.command, command.args, {
-    cwd: dir,
-    env: { ...env, PORT: String(port) },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4_000);
-  });
-  while (performance.now() - started < START_TIMEOUT_MS) {
-    if (child.exitCode !== null) throw new Error(`${roleLabels[role]} exited with ${child.exitCode} before answering /health:\n${stderr}`);
-    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) {
-      const startupMs = performance.now() - started;
-      const pid = listeningPid(port, child.pid ?? 0);
-      return { role, port, child, pid, command: command.shown, startupMs, startupCpuMs: cpuMs(pid) };
-    }
-    await sleep(25);
-  }
-  throw new Error(`${roleLabels[role]} did not answer /health within ${START_TIMEOUT_MS / 1000} s:\n${stderr}`);
-}
-
-// ─── /proc: which process listens, its CPU time and memory ───
-
-function socketInode(port: number): string | null {
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!existsSync(table)) continue;
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      const local = fields[1];
-      // State 0A is LISTEN.
-      if (local && fields[3] === '0A' && Number.parseInt(local.split(':')[1] ?? '', 16) === port) return fields[9] ?? null;
-    }
-  }
-  return null;
-}
-
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-function descendants(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      parentOf.set(Number(entry), Number(statFields(Number(entry))[1]));
-    } catch {
-      // The process ended while the table was read.
-    }
-  }
-  const found = [root];
-  for (let i = 0; i < found.length; i += 1) for (const [pid, parent] of parentOf) if (parent === found[i]) found.push(pid);
-  return found;
-}
-
-function listeningPid(port: number, root: number): number {
-  const inode = socketInode(port);
-  if (!inode) return root;
-  for (const pid of descendants(root)) {
-    try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
-      }
-    } catch {
-      // Not ours to read, or gone.
-    }
-  }
-  return root;
-}
-
-/** User + system CPU time of the process, in milliseconds. */
-function cpuMs(pid: number): number {
-  const fields = statFields(pid);
-  // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-}
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-// ─── databases and keys ───
-
-const run = promisify(execFile);
-
-interface Database {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function createDatabase(engine: Engine, label: string): Promise<Database> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), `dgw-bench-${label}-`));
-    return { url: `file:${path.join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `dgw_bench_${randomBytes(4).toString('hex')}${label === 'service' ? '' : `_${label}`}`;
-  const admin = (sql: string): Promise<void> => runAdminSql(options['postgres-url'], sql);
-
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(options['postgres-url']);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-}
+const createDatabase = (engine: Engine, label: string): Promise<Database> => createSupportDatabase(engine, label, options['postgres-url']);
 
 const databases = new Set<Database>();
 
-async function issueKey(dir: string, databaseUrl: string): Promise<string> {
-  const { stdout } = await run('npm', ['run', '--silent', 'keys', '--', 'create', '--name', 'bench', '--all-permissions'], {
-    cwd: dir,
-    env: childEnv({ DATABASE_URL: databaseUrl }),
-  });
-  const key = stdout
-    .split('\n')
-    .map((line) => line.trim())
-    .find((line) => line.startsWith('dlr_'));
-  if (!key) throw new Error(`the keys CLI in ${dir} printed no key:\n${stdout}`);
-  return key;
-}
+const issueKey = (dir: string, databaseUrl: string): Promise<string> => issueSupportKey(dir, childEnv({ DATABASE_URL: databaseUrl }));
 
 // ─── load ───
 
-interface Sample {
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuMsPerRequest: number;
-  failures: number;
+function requestOf(target: Target): RequestSpec {
+  return { method: target.method, path: target.path, ...(target.body === undefined ? {} : { body: target.body }) };
 }
 
-function requestInit(target: Target, key: string): { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string } {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (target.body !== undefined) headers['content-type'] = 'application/json';
-  return { method: target.method, headers, ...(target.body === undefined ? {} : { body: target.body }) };
-}
-
-async function drive(server: Server, target: Target, key: string, seconds: number): Promise<Sample> {
-  const before = cpuMs(server.pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}${target.path}`,
-    connections,
-    duration: seconds,
-    timeout: 30,
-    ...requestInit(target, key),
-  });
-  const spent = cpuMs(server.pid) - before;
-  const total = result.requests.total;
-  return {
-    rps: total / (result.duration || seconds),
-    // No answer within the run: no latency to speak of (autocannon would say 0).
-    p50: total > 0 ? result.latency.p50 : Number.NaN,
-    p99: total > 0 ? result.latency.p99 : Number.NaN,
-    cpuMsPerRequest: total > 0 ? spent / total : Number.NaN,
-    failures: result.errors + result.timeouts + result.non2xx,
-  };
-}
+const drive = (server: Server, target: Target, key: string, seconds: number): Promise<Sample> =>
+  driveLoad(server, requestOf(target), key, { connections, seconds });
 
 /** One request: the status must be the expected one; answers the body (GraphQL: the root field's data). */
 async function probe(server: Server, target: Target, key: string): Promise<unknown> {
-  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, requestInit(target, key));
+  const response = await fetch(`http://127.0.0.1:${server.port}${target.path}`, requestInit(requestOf(target), key));
   const text = await response.text();
   const expected = target.door === 'GraphQL' ? 200 : target.read.status;
   const parsed = JSON.parse(text) as { data?: Record<string, unknown>; errors?: unknown };
@@ -524,42 +267,8 @@ async function probe(server: Server, target: Target, key: string): Promise<unkno
 
 // ─── report ───
 
-const median = (values: number[]): number => {
-  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '),
-    )
-    .join('\n');
-}
-
-const loadText = (load: number[]): string => load.map((value) => value.toFixed(1)).join(' ');
-const fixed = (value: number, digits: number): string => (Number.isNaN(value) ? '-' : value.toFixed(digits));
-const ratio = (value: number): string => (Number.isNaN(value) ? '' : `${value.toFixed(2)}×`);
-
-/** Round by round, one figure of `a` over the same round's of `b` (the rounds are interleaved, so a noisy moment hurts both). */
-function perRound(a: Sample[], b: Sample[], figure: (sample: Sample) => number): number[] {
-  return a.map((sample, round) => (b[round] ? figure(sample) / figure(b[round]) : Number.NaN)).filter((value) => Number.isFinite(value));
-}
-
 /** How far a run's tail is from its middle: p99 over p50. */
 const tailRatio = (sample: Sample): number => sample.p99 / sample.p50;
-
-/** A ratio as a reader can trust it: the median of the rounds, with their min–max. */
-function spread(measured: number[]): string {
-  const values = measured.filter((value) => Number.isFinite(value));
-  if (values.length === 0) return '';
-  return values.length === 1
-    ? ratio(values[0]!)
-    : `${ratio(median(values))} (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
-}
 
 interface EngineResult {
   engine: Engine;
@@ -820,7 +529,7 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
 }
 
 async function cleanUpAndExit(code: number): Promise<never> {
-  await Promise.all([...children].map((child) => stopChild(child)));
+  await stopAllChildren();
   for (const db of databases) await db.drop().catch(() => undefined);
   process.exit(code);
 }
@@ -831,7 +540,9 @@ process.on('SIGTERM', () => void cleanUpAndExit(143));
 async function main(): Promise<void> {
   // The service is measured as `npm start` runs it: compiled.
   await run('npm', ['run', '--silent', 'build', '--', '--if-stale'], { cwd: projectRoot });
-  const targets = targetsFor(baselineDir !== null);
+  const only = options.only;
+  const targets = targetsFor(baselineDir !== null).filter((target) => only === undefined || target.read.name.includes(only));
+  if (targets.length === 0) throw new Error(`--only ${only}: no target's name holds it`);
   const header = [
     `# npm run bench: ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg()
       .map((load) => load.toFixed(1))
