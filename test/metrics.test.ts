@@ -12,6 +12,7 @@ import { instanceDeps, testSettings, type TestApp } from './support/app.ts';
 import { testEngine } from './support/database.ts';
 import { createDemoApp } from './support/demo.ts';
 import { makeKey } from './support/fixtures.ts';
+import { samplePayload } from './support/fixtures-leads.ts';
 import { PROMTOOL_MISSING, promtool, runPromtool } from './support/promtool.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
@@ -238,6 +239,25 @@ describe('/metrics', () => {
     );
     // The first read misses both tiers; the second is answered by the answer tier, before any GraphQL work.
     expect(counts).toEqual([1, 1, 1, 0]);
+  });
+
+  it('counts the SQL statements the instance sends', async () => {
+    let ran = 0;
+    const [counted] = await moved([['gateway_db_statements_total']], async () => {
+      app.queries.length = 0;
+      // A lead POST is never served from the cache: its statements are sent every time.
+      const response = await yoga.fetch('http://gateway.test/api/v1/leads', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ lead: samplePayload(1, { email: 'counted@example.com' }) }),
+      });
+      expect(response.status).toBe(201);
+      ran = app.queries.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql.trim())).length;
+    });
+    expect(ran).toBeGreaterThan(2);
+    // The scrapes' own outbox query, and a background flush of the key-call log, may fall inside the span.
+    expect(counted! - ran).toBeGreaterThanOrEqual(0);
+    expect(counted! - ran).toBeLessThanOrEqual(4);
   });
 
   it('counts a GraphQL answer the answer tier served under its operation, like the one it repeats', async () => {

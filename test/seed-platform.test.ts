@@ -145,7 +145,8 @@ describe('the service over the platform data', () => {
     const [largest] = await groupSizes('leads', 'dealership_id', `id > ${demo.leads}`);
     const [popular] = await groupSizes('leads', 'car_id', `car_id IS NOT NULL AND id > ${demo.leads}`);
     if (!largest || !popular) throw new Error('the platform data has no leads');
-    const other = largest.key === demo.dealerships + 1 ? largest.key + 1 : demo.dealerships + 1;
+    const firstPlatformDealership = (demo.dealerships ?? 0) + 1;
+    const other = largest.key === firstPlatformDealership ? largest.key + 1 : firstPlatformDealership;
     const { id: keyId, key } = await makeKey(app.db, { permissions: allPermissions, dealershipIds: [largest.key, other] });
 
     const page = await app.graphql<{

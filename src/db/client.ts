@@ -7,7 +7,6 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config/index.ts';
-import { rememberAdapter } from './direct-reads.ts';
 import { boundedRelationCounts } from './relation-counts.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
@@ -58,8 +57,25 @@ export function poolOf(db: Db): pg.Pool | undefined {
   return poolByDb.get(db);
 }
 
-function wrapped<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(factory: F, options: DbOptions): F {
-  return options.aroundStatement ? statementWrappedFactory(factory, options.aroundStatement) : factory;
+/** Statements each client has sent, for the metrics (src/telemetry/metrics.ts) to read. */
+const statementsByDb = new WeakMap<Db, { sent: number }>();
+
+/** The SQL statements a client createDb made has sent since it was made (queries and writes, in a transaction or not). */
+export function statementsSentBy(db: Db): number | undefined {
+  return statementsByDb.get(db)?.sent;
+}
+
+function wrapped<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(
+  factory: F,
+  options: DbOptions,
+  tally: { sent: number },
+): F {
+  const around = options.aroundStatement;
+  // Every statement is counted (one sum, no labels), then run as the options ask.
+  return statementWrappedFactory(factory, <T>(sql: string, run: () => Promise<T>): Promise<T> => {
+    tally.sent += 1;
+    return around ? around(sql, run) : run();
+  });
 }
 
 // Prisma's own error formatting is never shown (src/errors.ts masks every unexpected error), and any
@@ -78,8 +94,7 @@ const QUERY_PLAN_CACHE_ENTRIES = 1_000;
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
-  // The adapter Prisma connects is also the one direct reads run on (src/db/direct-reads.ts).
-  let remembered: ReturnType<typeof rememberAdapter>;
+  const tally = { sent: 0 };
   let client: Db;
   let pool: pg.Pool | undefined;
   if (engineOf(databaseUrl) === 'postgresql') {
@@ -99,13 +114,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    remembered = rememberAdapter(
-      wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options),
-      options.onQuery,
-    );
+    const factory = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options, tally);
     // Same models, same API: only the SQL dialect differs, so the SQLite client type is used throughout.
     client = new PostgresPrismaClient({
-      adapter: remembered.factory,
+      adapter: factory,
       log,
       errorFormat: ERROR_FORMAT,
       queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
@@ -114,12 +126,9 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
-    remembered = rememberAdapter(
-      wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options),
-      options.onQuery,
-    );
+    const factory = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options, tally);
     client = new PrismaClient({
-      adapter: remembered.factory,
+      adapter: factory,
       log,
       errorFormat: ERROR_FORMAT,
       queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
@@ -133,7 +142,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   // A query-only extension leaves the client's API as it was, so it keeps the base type.
   const db = client.$extends(boundedRelationCounts) as unknown as Db;
   if (pool) poolByDb.set(db, pool);
-  remembered.attach(db);
+  statementsByDb.set(db, tally);
   return db;
 }
 

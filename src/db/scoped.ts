@@ -17,7 +17,6 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db } from './client.ts';
-import { isBaseClient, MOST_LISTED_VALUES } from './direct-reads.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -554,43 +553,8 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
     if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
     client = scopedClient(db, new Scope(ids)) as ScopedDb;
     clients.set(cacheKey, client);
-    reachOfClient.set(client, { db, dealershipIds: ids });
   }
   return client;
-}
-
-/**
- * The condition that keeps `model`'s rows to a set of dealerships, for a read that writes its own SQL
- * (src/db/direct-reads.ts): a column of the row, or a column of the row its owner relation points at,
- * through the foreign key. Undefined for any other rule (links, several, global), which such a read
- * leaves to this client.
- */
-export function dealershipConditionOf(
-  model: ModelName,
-): { column: string } | { owner: ModelName; foreignKey: string; column: string } | undefined {
-  const rule = ruleOf(model);
-  if (rule.kind === 'dealership') return { column: rule.column };
-  if (rule.kind !== 'owner') return undefined;
-  const relation = relationsOf(model).get(rule.relation);
-  const foreignKey = datamodel[model]?.fields.find((field) => field.name === rule.relation)?.relationFromFields?.[0];
-  const ownerRule = relation ? ruleOf(relation.target) : undefined;
-  if (!relation || !foreignKey || ownerRule?.kind !== 'dealership') return undefined;
-  return { owner: relation.target, foreignKey, column: ownerRule.column };
-}
-
-/** The base client and the dealerships of each scoped client made here. */
-const reachOfClient = new WeakMap<object, { db: Db; dealershipIds: readonly number[] }>();
-
-/**
- * What a client reaches, as a direct read (src/db/direct-reads.ts) takes it: its base client and its
- * dealerships (null: every one). Undefined when a direct read must leave it to the client itself: a
- * client not made by forDealerships or createDb (a transaction's), whose reach this cannot vouch for,
- * one that reaches no dealership, or more than one list of values holds.
- */
-export function reachOf(client: ScopedDb): { db: Db; dealershipIds: readonly number[] | null } | undefined {
-  const scoped = reachOfClient.get(client);
-  if (scoped) return scoped.dealershipIds.length > 0 && scoped.dealershipIds.length <= MOST_LISTED_VALUES ? scoped : undefined;
-  return isBaseClient(client) ? { db: client, dealershipIds: null } : undefined;
 }
 
 /** The client for a request's caller: the key's dealerships, or nothing at all without a key. */

@@ -23,11 +23,6 @@ export function boundedList<T>(rows: readonly T[]): BoundedList<T> {
   return { entries: rows.slice(0, WHOLE_LIST_BOUND), truncated: rows.length > WHOLE_LIST_BOUND };
 }
 
-/** The name of the field that signals a cut list: `dealerships` → `dealerships_truncated`. */
-export function truncatedFieldName<List extends string>(list: List): `${List}_truncated` {
-  return `${list}_truncated`;
-}
-
 /** The description of that field, the same words for every such list. */
 export function truncatedFieldDescription(list: string): string {
   return `True when \`${list}\` stops at its bound of ${WHOLE_LIST_BOUND} entries and more were left out; false when \`${list}\` is whole.`;

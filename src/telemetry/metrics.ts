@@ -5,10 +5,11 @@
 // Counted as things happen: requests (by door and status, with their latency), GraphQL errors by code,
 // rate-limit refusals, response-cache lookups and notification delivery failures. Read at scrape time,
 // so they cost nothing between scrapes: the outbox's pending messages and the age of the oldest, the
-// PostgreSQL pool's connections, and Node's own (memory, event-loop lag, garbage collection).
+// PostgreSQL pool's connections, the SQL statements sent (counted by the database client), and Node's
+// own (memory, event-loop lag, garbage collection).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { poolOf, type Db } from '../db/client.ts';
+import { poolOf, statementsSentBy, type Db } from '../db/client.ts';
 
 /** Seconds; from a cached read (well under a millisecond) to a slow write. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -178,6 +179,15 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
   // SQLite has no pool (one connection, its queries run one after another): these exist only on PostgreSQL.
   const pool = poolOf(db);
   if (pool) registerPoolGauges(registry, pool);
+  new Counter({
+    name: 'gateway_db_statements_total',
+    help: 'SQL statements this instance sent to the database (queries and writes, in a transaction or not; BEGIN and COMMIT not counted), read at scrape time.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(statementsSentBy(db) ?? 0);
+    },
+  });
 
   return {
     registry,
