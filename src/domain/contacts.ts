@@ -4,16 +4,17 @@
 import { z } from 'zod';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { requireDealershipId } from './dealerships.ts';
 import { parseRecord } from './input-records.ts';
 
 /**
  * Paging of the contact list; the spec leaves it open ("not shown"), so these are ours. A page is at
- * most maxPerPage contacts. `page` reaches at most maxOffsetDepth contacts deep (page × per_page):
- * a page further is found by keyset, `after_id`, which costs the same at any depth.
+ * most maxPerPage contacts. `page` has no upper bound (the released contract allows any), so a deep
+ * OFFSET still reads the dealership's contacts up to that depth; `after_id` finds a page by keyset,
+ * at the same cost at any depth (docs/decisions.md, "Deep pages of the contact list").
  */
-export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200, maxOffsetDepth: 10_000 } as const;
+export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200 } as const;
 
 interface ContactPage {
   /** Contacts after this id (keyset), when the caller gave one. */
@@ -32,8 +33,8 @@ export const contactListRequest = z.object({
     .min(1, 'must be 1 or more')
     .nullish()
     .describe(
-      `The page, from 1 (default ${CONTACT_PAGING.defaultPage}); page × per_page at most ${CONTACT_PAGING.maxOffsetDepth.toLocaleString('en')} ` +
-        '(deeper pages: after_id).',
+      `The page, from 1 (default ${CONTACT_PAGING.defaultPage}); with after_id, the page counted from that id ` +
+        '(deep pages cost less with after_id).',
     ),
   per_page: z
     .int()
@@ -46,32 +47,20 @@ export const contactListRequest = z.object({
     .min(0, 'must be 0 or more')
     .nullish()
     .describe(
-      'The page after this contact id: the contacts whose id is greater, by id (the next page is after the last id of this one). ' +
-        'Instead of page, at any depth.',
+      'The contacts whose id is greater than this, by id (the next page is after the last id of this one), at any depth; ' +
+        'page then counts pages from there.',
     ),
 });
 
 /**
- * page ≥ 1 (default 1), 1 ≤ per_page ≤ 200 (default 50), page × per_page ≤ maxOffsetDepth unless
- * after_id says where the page starts (then page, if given, is 1); anything else is 422 naming the parameter.
+ * page ≥ 1 (default 1), per_page 1–maxPerPage (default 50), counted from after_id when given;
+ * anything else is 422 naming the parameter.
  */
 function contactPage(input: { page?: number | null; per_page?: number | null; after_id?: number | null }): ContactPage {
   const { page, per_page, after_id } = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
   const perPage = per_page ?? CONTACT_PAGING.defaultPerPage;
   const pageNumber = page ?? CONTACT_PAGING.defaultPage;
-  if (after_id !== null && after_id !== undefined) {
-    if (pageNumber !== 1) throw invalidInput('page', 'cannot be combined with after_id, which already says where the page starts');
-    return { afterId: after_id, skip: 0, take: perPage };
-  }
-  if (pageNumber * perPage > CONTACT_PAGING.maxOffsetDepth) {
-    const deepest = Math.floor(CONTACT_PAGING.maxOffsetDepth / perPage);
-    throw invalidInput(
-      'page',
-      `must be at most ${deepest} at per_page=${perPage}: pages reach ${CONTACT_PAGING.maxOffsetDepth.toLocaleString('en')} contacts deep ` +
-        '(page × per_page); page further with after_id, the id of the last contact of the page before',
-    );
-  }
-  return { afterId: undefined, skip: (pageNumber - 1) * perPage, take: perPage };
+  return { afterId: after_id ?? undefined, skip: (pageNumber - 1) * perPage, take: perPage };
 }
 
 /** The `where` of one contact of a dealership the actor reaches; dealership_not_found otherwise. */

@@ -126,34 +126,32 @@ export interface RankedLocation {
 const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
-/** One manufacturer's name, compiled once: whether a location name names it as a whole word, in any case. */
+/** One manufacturer's name, as the showroom names are searched for it. */
 interface BrandMatcher {
   /** The name in lower case, to tell the searched manufacturer from the others. */
   lowerName: string;
-  /** Null for a blank name, which names nothing. */
-  pattern: RegExp | null;
+  /** The word a showroom name must hold to name it: trimmed, lower case; empty (names nothing) for a blank name. */
+  word: string;
 }
 
 function brandMatcher(brand: string): BrandMatcher {
-  const escaped = brand.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return {
-    lowerName: brand.toLowerCase(),
-    pattern: escaped === '' ? null : new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'iu'),
-  };
+  return { lowerName: brand.toLowerCase(), word: brand.trim().toLowerCase() };
 }
 
-const namesBrand = (name: string, brand: BrandMatcher): boolean => brand.pattern?.test(name) ?? false;
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const bordersWord = (character: string | undefined): boolean => character === undefined || !WORD_CHARACTER.test(character);
 
 /**
- * The catalogue's manufacturers compiled once per set of names: a search reads the names (a few
- * dozen catalogue rows) and compiles them only when they changed since the last search.
+ * Whether a location name holds the brand as a whole word, in any case: a plain search of the name,
+ * with no expression compiled for each brand and call.
  */
-let compiledBrands: { names: string; matchers: readonly BrandMatcher[] } | undefined;
-
-function brandMatchers(names: readonly string[]): readonly BrandMatcher[] {
-  const key = names.join('\u0000');
-  if (compiledBrands?.names !== key) compiledBrands = { names: key, matchers: names.map(brandMatcher) };
-  return compiledBrands.matchers;
+function namesBrand(name: string, brand: BrandMatcher): boolean {
+  if (brand.word === '') return false;
+  const text = name.toLowerCase();
+  for (let at = text.indexOf(brand.word); at !== -1; at = text.indexOf(brand.word, at + 1)) {
+    if (bordersWord(text[at - 1]) && bordersWord(text[at + brand.word.length])) return true;
+  }
+  return false;
 }
 
 /**
@@ -222,7 +220,7 @@ export async function rankLocationsByPostcode(
   const manufacturers = await db.manufacturer.findMany({ select: { id: true, name: true } });
   const index = manufacturers.findIndex((candidate) => candidate.id === input.manufacturerId);
   if (index < 0) throw notFound('manufacturer');
-  const brands = brandMatchers(manufacturers.map((candidate) => candidate.name));
+  const brands = manufacturers.map((candidate) => brandMatcher(candidate.name));
   const brand = brands[index] as BrandMatcher;
   const origin = await geocoder.locate(postcode);
   if (!origin) throw geolocationError(`no place is known for ${postcode}`);

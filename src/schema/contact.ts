@@ -79,8 +79,8 @@ builder.queryField('contacts', (t) =>
   t.prismaField({
     type: [ContactListEntry],
     description:
-      "The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50), " +
-      `page × per_page at most ${CONTACT_PAGING.maxOffsetDepth}; deeper, after_id (the contacts after that id, at any depth). ` +
+      `The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50); ` +
+      'deep pages cost less with after_id (the contacts after that id, at any depth, page counted from there). ' +
       'Graph clients page them with the connection `dealership(id:) { contacts }`, which counts them too.',
     authScopes: { permission: 'read:contact' },
     extensions: {
