@@ -270,7 +270,8 @@ async function fillCounts(plan: CountPlan, rows: Args[], read: ReadRows, chain: 
   }
 }
 
-const RETURNS_ROWS = new Set([
+/** Operations whose answer is rows: their nested relations are counted here and scoped by src/db/scoped.ts. */
+export const RETURNS_ROWS: ReadonlySet<string> = new Set([
   'findUnique',
   'findUniqueOrThrow',
   'findFirst',

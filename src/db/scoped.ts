@@ -17,6 +17,7 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db } from './client.ts';
+import { RETURNS_ROWS } from './relation-counts.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -464,20 +465,6 @@ function applyPlan(plan: ResultPlan, result: unknown): void {
 const READS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
 const FILTERED_WRITES = new Set(['update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert']);
 const CREATES = new Set(['create', 'createMany', 'createManyAndReturn']);
-/** Operations whose answer is rows, so nested relations are scoped and the result checked. */
-const RETURNS_ROWS = new Set([
-  'findUnique',
-  'findUniqueOrThrow',
-  'findFirst',
-  'findFirstOrThrow',
-  'findMany',
-  'create',
-  'createManyAndReturn',
-  'update',
-  'updateManyAndReturn',
-  'upsert',
-  'delete',
-]);
 
 function scopedClient(db: Db, scope: Scope): Db {
   const extended = db.$extends({
