@@ -56,7 +56,19 @@ const LEADS_PER_CAR_LEAD = 4;
 /** Every generated dealership's slug starts so: how a later run knows the data is there. */
 export const PLATFORM_SLUG_PREFIX = 'platform-motors-';
 /** Tables of the generator's own, dropped when it ends; one left behind marks an interrupted run. */
-const WORK_TABLES = ['seed_platform_postcodes', 'seed_platform_kinds', 'seed_platform_dealer_cars', 'seed_platform_car_ranks'] as const;
+const WORK_TABLES = [
+  'seed_platform_postcodes',
+  'seed_platform_kinds',
+  'seed_platform_dealer_cars',
+  'seed_platform_car_ranks',
+  'seed_platform_indexes',
+] as const;
+/**
+ * The tables of millions of rows. Their secondary indexes are dropped while they fill and built again
+ * after (their definitions kept in seed_platform_indexes meanwhile): rows inserted under an index that
+ * outgrows the database's cache land at random pages, and that, not the generation, was the run's time.
+ */
+const BULK_TABLES = ['cars', 'car_photos', 'contacts', 'leads', 'lead_events'] as const;
 
 export function platformCounts(fraction: number): PlatformCounts {
   const counts = {} as PlatformCounts;
@@ -234,7 +246,7 @@ export async function seedPlatformData(
     return {
       made: false,
       why: 'blocked',
-      reason: `holds the leftovers of an interrupted platform seed (table ${leftover}): use a fresh database`,
+      reason: `holds the leftovers of an interrupted platform seed (table ${leftover}; seed_platform_indexes, if there, lists the indexes it dropped): use a fresh database`,
     };
   const platformDealerships = await scalar(`SELECT COUNT(*) AS n FROM dealerships WHERE slug LIKE '${PLATFORM_SLUG_PREFIX}%'`);
   if (platformDealerships > 0)
@@ -259,12 +271,17 @@ export async function seedPlatformData(
   const D = counts.dealerships;
   const base = await currentMaxIds(db);
   const made: Record<string, number> = {};
-  const step = async (table: string, work: () => Promise<unknown>): Promise<void> => {
+  const step = async (table: string, work: () => Promise<unknown>, countsRows = true): Promise<void> => {
     const stepStarted = performance.now();
     await work();
-    const rows = await scalar(`SELECT COUNT(*) AS n FROM ${table}`);
-    made[table] = rows;
-    log(`${table.padEnd(26)} ${String(rows).padStart(10)} rows  ${((performance.now() - stepStarted) / 1000).toFixed(1).padStart(6)} s`);
+    let rows = '';
+    if (countsRows) {
+      made[table] = await scalar(`SELECT COUNT(*) AS n FROM ${table}`);
+      rows = String(made[table]);
+    }
+    log(
+      `${table.padEnd(26)} ${rows.padStart(10)} ${countsRows ? 'rows' : '    '}  ${((performance.now() - stepStarted) / 1000).toFixed(1).padStart(6)} s`,
+    );
   };
   /** Inserts `total` rows numbered g = 1…total, in statements of at most `batch` rows. */
   const inBatches = async (total: number, batch: number, statement: (from: number, to: number) => string): Promise<void> => {
@@ -286,6 +303,7 @@ export async function seedPlatformData(
   const DAY = 86_400;
 
   await dropWorkTables(db);
+  await dropSecondaryIndexes(db, sql.engine);
 
   // ── the generator's own lookup tables ──
   await run(
@@ -568,6 +586,7 @@ export async function seedPlatformData(
     });
   }
 
+  await step('(secondary indexes)', () => rebuildSecondaryIndexes(db, sql.engine), false);
   await dropWorkTables(db);
   if (sql.engine === 'postgresql') {
     // Explicit ids do not move SERIAL sequences; without this the next insert would collide.
@@ -613,6 +632,50 @@ async function leftoverWorkTable(db: Db, engine: Engine): Promise<string | null>
           `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'seed\\_platform\\_%' ESCAPE '\\'`,
         );
   return rows[0]?.name ?? null;
+}
+
+/**
+ * Keeps the definitions of BULK_TABLES' secondary indexes (unique ones too: building them again checks
+ * the generated rows) in seed_platform_indexes, then drops the indexes. Primary keys and the indexes of
+ * constraints stay.
+ */
+async function dropSecondaryIndexes(db: Db, engine: Engine): Promise<void> {
+  const tables = BULK_TABLES.map((table) => `'${table}'`).join(', ');
+  const indexes =
+    engine === 'postgresql'
+      ? await db.$queryRawUnsafe<{ name: string; definition: string }[]>(
+          `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS definition
+           FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+           WHERE t.relname IN (${tables}) AND t.relnamespace = current_schema()::regnamespace AND NOT x.indisprimary
+             AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
+        )
+      : await db.$queryRawUnsafe<{ name: string; definition: string }[]>(
+          `SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name IN (${tables}) AND sql IS NOT NULL`,
+        );
+  await db.$executeRawUnsafe('CREATE TABLE seed_platform_indexes (name TEXT PRIMARY KEY, definition TEXT NOT NULL)');
+  for (const { name, definition } of indexes) {
+    await db.$executeRaw`INSERT INTO seed_platform_indexes (name, definition) VALUES (${name}, ${definition})`;
+    await db.$executeRawUnsafe(`DROP INDEX "${name}"`);
+  }
+}
+
+/** One index of millions of rows takes seconds to a minute; a busy machine, more. */
+const INDEX_BUILD_TIMEOUT_MS = 30 * 60_000;
+
+async function rebuildSecondaryIndexes(db: Db, engine: Engine): Promise<void> {
+  const indexes = await db.$queryRawUnsafe<{ definition: string }[]>('SELECT definition FROM seed_platform_indexes ORDER BY name');
+  for (const { definition } of indexes) {
+    if (engine === 'postgresql')
+      // One sort in memory per index rather than runs spilled to disk (the default is 64 MB).
+      await db.$transaction(
+        async (transaction) => {
+          await transaction.$executeRawUnsafe("SET LOCAL maintenance_work_mem = '512MB'");
+          await transaction.$executeRawUnsafe(definition);
+        },
+        { timeout: INDEX_BUILD_TIMEOUT_MS },
+      );
+    else await db.$executeRawUnsafe(definition);
+  }
 }
 
 async function dropWorkTables(db: Db): Promise<void> {

@@ -36,12 +36,27 @@ async function groupSizes(table: string, column: string, where = 'TRUE'): Promis
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+/** Every index of the tables and its definition, as the engine reports it. */
+async function indexDefinitions(): Promise<Record<string, string>> {
+  const rows =
+    testEngine === 'postgresql'
+      ? await app.db.$queryRawUnsafe<{ name: string; definition: string }[]>(
+          'SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = current_schema()',
+        )
+      : await app.db.$queryRawUnsafe<{ name: string; definition: string | null }[]>(
+          "SELECT name, COALESCE(sql, tbl_name) AS definition FROM sqlite_master WHERE type = 'index'",
+        );
+  return Object.fromEntries(rows.map((row) => [row.name, row.definition ?? '']));
+}
+let indexesBefore: Record<string, string>;
+
 const TABLES = ['dealerships', 'locations', 'cars', 'car_photos', 'contacts', 'leads', 'lead_events', 'api_keys', 'offers'] as const;
 
 beforeAll(async () => {
   app = await createTestApp();
   await seedDemoData(app.db, { now: app.clock.now(), keyring: app.config.secretsKeyring });
   for (const table of TABLES) demo[table] = await countRows(table);
+  indexesBefore = await indexDefinitions();
   result = await seedPlatformData(app.db, { engine: testEngine, fraction: FRACTION, now: app.clock.now() });
 }, 60_000);
 
@@ -68,6 +83,11 @@ describe('seedPlatformData', () => {
       expect(platformCounts(1), table).toHaveProperty(table, size.full);
       expect(platformCounts(FRACTION), table).toHaveProperty(table, Math.max(size.minimum, Math.round(size.full * FRACTION)));
     }
+  });
+
+  it('leaves every index as the migrations made it (those it drops while the big tables fill are built again)', async () => {
+    expect(Object.keys(indexesBefore).length).toBeGreaterThan(20);
+    expect(await indexDefinitions()).toEqual(indexesBefore);
   });
 
   it('spreads rows unevenly: a few dealerships much larger than the median', async () => {
