@@ -30,6 +30,7 @@ import { sanitizeDescription } from '../src/domain/offers.ts';
 export const PLATFORM_SIZES = {
   dealerships: { full: 2_000, minimum: 20 },
   locations: { full: 8_000, minimum: 80 },
+  users: { full: 10_000, minimum: 100 },
   cars: { full: 500_000, minimum: 500 },
   car_photos: { full: 5_000_000, minimum: 5_000 },
   contacts: { full: 2_200_000, minimum: 2_200 },
@@ -213,6 +214,7 @@ interface Bases {
   locations: number;
   location_addresses: number;
   location_contact_details: number;
+  users: number;
   cars: number;
   car_photos: number;
   contacts: number;
@@ -369,6 +371,20 @@ export async function seedPlatformData(
           ${sql.enumValue(type, 'location_type')}, 'PD' || ${sql.pad('g', 6)}, 'PA' || ${sql.pad(`${pos} + 1`, 5)}, '+6188' || ${sql.pad('g', 7)},
           ${sql.ago(`(${L} - g) * ${Math.round((900 * DAY) / L)} + ${DAY}`)}, ${sql.ago('(g % 40) * 60')}
         FROM ${s.from}`),
+    );
+    const U = counts.users;
+    const u = sql.series([['g', 1, U]]);
+    // User g works at dealership position (g-1) % D (five a dealership), its first user the admin.
+    await step('users', () =>
+      run(`${u.with} INSERT INTO users (id, name, email, email_normalized, created_at, updated_at)
+        SELECT ${base.users} + g, 'Platform Staff ' || ${sql.pad('g', 5)}, 'staff' || ${sql.pad('g', 5)} || '@platform-motors.example',
+          'staff' || ${sql.pad('g', 5)} || '@platform-motors.example', ${sql.ago(`(${U} - g) * ${Math.round((900 * DAY) / U)} + ${DAY}`)}, ${sql.ago('(g % 40) * 60')}
+        FROM ${u.from}`),
+    );
+    await step('dealership_users', () =>
+      run(`${u.with} INSERT INTO dealership_users (dealership_id, user_id, role)
+        SELECT ${base.dealerships + 1} + (g - 1) % ${D}, ${base.users} + g, CASE WHEN g <= ${D} THEN 'admin' ELSE 'staff' END
+        FROM ${u.from}`),
     );
     const P = postcodes.length;
     const postcodeStep = coprimeStep(P, 7919);
@@ -607,6 +623,7 @@ async function currentMaxIds(db: Db): Promise<Bases> {
     'locations',
     'location_addresses',
     'location_contact_details',
+    'users',
     'cars',
     'car_photos',
     'contacts',

@@ -50,7 +50,18 @@ async function indexDefinitions(): Promise<Record<string, string>> {
 }
 let indexesBefore: Record<string, string>;
 
-const TABLES = ['dealerships', 'locations', 'cars', 'car_photos', 'contacts', 'leads', 'lead_events', 'api_keys', 'offers'] as const;
+const TABLES = [
+  'dealerships',
+  'locations',
+  'users',
+  'cars',
+  'car_photos',
+  'contacts',
+  'leads',
+  'lead_events',
+  'api_keys',
+  'offers',
+] as const;
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -68,6 +79,7 @@ describe('seedPlatformData', () => {
     expect(added).toEqual({
       dealerships: expected.dealerships,
       locations: expected.locations,
+      users: expected.users,
       cars: expected.cars,
       car_photos: expected.car_photos,
       contacts: expected.contacts,

@@ -2,6 +2,7 @@
 // arguments), written once here rather than at every connection field: every part of the graph is
 // described for the front-end developers who read it in GraphiQL (test/schema-descriptions.test.ts).
 import { getNamedType, isObjectType, type GraphQLField, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { TOTAL_COUNT_CAP } from './field-builders.ts';
 
 const PAGING_ARGUMENTS: Readonly<Record<string, string>> = {
   first: 'How many records from the start (after `after`): 1 to 100, 20 when neither first nor last is given.',
@@ -44,7 +45,13 @@ export function describeRelayStructure(schema: GraphQLSchema): GraphQLSchema {
       describeIfMissing(type, `A page of ${nodeType} records, with the cursors to ask for the next or previous page.`);
       describeIfMissing(fields.edges!, `The ${nodeType} records of this page, each with its cursor.`);
       describeIfMissing(fields.pageInfo!, 'Whether there are more pages, and the cursors to ask for them.');
-      if (fields.totalCount) describeIfMissing(fields.totalCount, 'How many records the whole list holds, over all its pages.');
+      if (fields.totalCount)
+        describeIfMissing(
+          fields.totalCount,
+          fields.totalCountCapped
+            ? `How many records the list holds over all its pages, counted up to ${TOTAL_COUNT_CAP.toLocaleString('en')} (totalCountCapped says when there are more).`
+            : 'How many records the whole list holds, over all its pages.',
+        );
       const edge = getNamedType(fields.edges!.type);
       if (isObjectType(edge)) {
         describeIfMissing(edge, `One ${nodeType} of a page, with its cursor.`);
