@@ -1,29 +1,57 @@
-// The benchmark's floor (`npm run bench`): a plain node:http handler that answers the two point reads
-//   GET /api/v1/apikeys/apikey_details.json   and   GET /api/v1/cars/{id}/performance.json
-// with the same Prisma client, sending the same SQL statements as the service, and nothing else: no
-// GraphQL, no Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one
-// statement, as the service does on a key-cache miss), the car and its figures come from
-// carPerformance and the key's dealerships from keyDealerships (the service's own functions, so the
-// queries cannot drift), both through the caller's scoped client as the service reads them, and
-// apikey_details builds the key's id and permissions from the verified key and asks for its
-// dealerships what Pothos asks for the REST selection (whole rows).
-// test/bench-bare-handler.test.ts holds its bodies and its SQL statements (the key lookup aside)
-// equal to the service's, so the ratio is honest.
+// The benchmark's floor (`npm run bench`): a plain node:http handler that answers every REST read of
+// the service that has a JSON body (the GET paths of src/rest/routes.ts but the car redirect, whose
+// answer is a 302 with no body, and the partner sign-on, which consumes its token) with the same
+// Prisma client and the service's own domain functions, so the queries cannot drift: no GraphQL, no
+// Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one statement, as the
+// service does on a key-cache miss); every read goes through the caller's scoped client (forActor) as
+// the service reads it. Where a resolver does its work inline in src/schema, the route issues the
+// query that resolver issues, with the selection Pothos makes for the REST body (whole rows where the
+// type exposes most of its columns, the relations it answers, in the order the resolver asks).
+// test/bench-bare-handler.test.ts walks the route table below and holds every route's bodies and
+// statuses equal to the service's (and apikey_details' and car performance's SQL statements, the key
+// lookup aside), so the ratio is honest.
 //
 // Run alone: DATABASE_URL=… PORT=… tsx scripts/bench-bare-handler.ts (listens on 127.0.0.1).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from '../src/auth/api-keys.ts';
-import { createDb, type Db } from '../src/db/client.ts';
-import { forActor } from '../src/db/scoped.ts';
+import type { Permission } from '../src/auth/permissions.ts';
+import { loadSecretsConfig } from '../src/config/index.ts';
+import type { Keyring } from '../src/config/secrets.ts';
+import { createDb, type Db, type Prisma } from '../src/db/client.ts';
+import { forActor, type DbClients } from '../src/db/scoped.ts';
 import { carPerformance, type CarPerformance } from '../src/domain/car-performance.ts';
+import { contactListArgs, contactNotFound, contactWhere } from '../src/domain/contacts.ts';
+import { dealershipPlugins, inIdOrder, partnerDealershipMappings, rankLocationsByPostcode } from '../src/domain/dealerships.ts';
+import { PostcodeGeocoder, type Geocoder } from '../src/domain/geocoding.ts';
+import { jsonStrings } from '../src/domain/json-columns.ts';
 import { keyDealerships } from '../src/domain/key-dealerships.ts';
+import {
+  type availabilitiesSelect,
+  availabilityGroups,
+  shownVariantWhere,
+  specificationGroups,
+  type specificationValuesSelect,
+  websiteModels,
+} from '../src/domain/model-variants.ts';
+import {
+  expiryInWords,
+  imageOrModelImage,
+  imageOrModelImageSelect,
+  imageVersions,
+  manufacturerOffersWhere,
+  requireManufacturer,
+  sanitizedDescriptionOf,
+  visibleDealershipLinks,
+  websiteOfferWhere,
+} from '../src/domain/offers.ts';
+import { carPaymentProcessors, processorAuthorizationKey } from '../src/domain/payment-processors.ts';
+import { listWebhookSubscriptions, webhookDeliveries } from '../src/domain/webhooks.ts';
+import { boundedList } from '../src/domain/whole-lists.ts';
+import { isApiError, permissionDenied, statusByCode } from '../src/errors.ts';
 import { numberOrZero, textOrEmpty } from '../src/schema/always-present.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
-const CAR_NOT_FOUND = { error: 'car_not_found', message: 'No car with that identifier.' };
-const INVALID_DEALERSHIP = { error: 'invalid_dealership', message: 'The car belongs to a dealership this API key cannot use.' };
-const PERFORMANCE_PATH = /^\/api\/v1\/cars\/([^/]+)\/performance\.json$/;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -40,6 +68,47 @@ async function authenticate(db: Db, req: IncomingMessage, now: Date): Promise<Ac
   if (lastUseIsStale(verified.lastUsedAt, now)) await recordKeyUse(db, verified.actor.apiKeyId, now);
   return verified.actor;
 }
+
+/** What the handler is given besides the database: what the service's context gives its resolvers. */
+export interface BareServices {
+  secretsKeyring: Keyring;
+  geocoder: Geocoder;
+}
+
+/** One request, as a route reads it. */
+interface BareRequest {
+  db: Db;
+  actor: Actor;
+  at: Date;
+  services: BareServices;
+  /** The path parameters, decoded. */
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+}
+
+/** A route of the bare handler: one GET path of the REST door (src/rest/routes.ts). */
+export interface BareRoute {
+  /** The REST door's path, in its syntax (`:name` is a path parameter). */
+  path: string;
+  /** The root field that answers it on the service (the route table's `field`). */
+  field: `Query.${string}`;
+  /**
+   * Who may call it, as the root field declares (src/auth/field-access.ts): null for any valid key;
+   * else its permission, the status a key without it gets, and the further permissions its record needs (403).
+   */
+  access: { permission: Permission; deniedStatus?: 401; alsoNeeds?: readonly Permission[] } | null;
+  answer(request: BareRequest): Promise<unknown>;
+}
+
+const clientsOf = (request: BareRequest): DbClients => ({ db: forActor(request.db, request.actor), unscopedDb: request.db });
+
+/** A query-string value as the REST door reads it: an empty one is left out. */
+const text = (query: URLSearchParams, name: string): string | null => query.get(name) || null;
+const integer = (value: string | null | undefined): number | null => (value ? Number(value) : null);
+const pathInteger = (request: BareRequest, name: string): number => Number(request.params[name]);
+
+/** The Date scalar (yyyy-mm-dd). */
+const day = (date: Date): string => date.toISOString().slice(0, 10);
 
 /** Spec 4.7 with the REST selection: the key's permissions and dealerships with their locations and users. */
 async function apiKeyDetails(db: Db, actor: Actor): Promise<unknown> {
@@ -78,35 +147,398 @@ function performanceBody(performance: CarPerformance): unknown {
       dapprice: numberOrZero(change.dapprice),
       egcprice: numberOrZero(change.egcprice),
     })),
-    sold_date: performance.sold_date?.toISOString().slice(0, 10) ?? null,
+    sold_date: performance.sold_date ? day(performance.sold_date) : null,
   };
 }
 
+/** The relations the offer record's shared fields read (src/schema/offer.ts commonOfferFields), beside its whole row. */
+const commonOfferInclude = {
+  manufacturer: { select: { name: true } },
+  dealerships: visibleDealershipLinks(),
+} as const;
+
+type CommonOffer = Prisma.OfferModel & { manufacturer: { name: string }; dealerships: { dealership_id: number }[] };
+
+async function commonOfferBody(clients: DbClients, offer: CommonOffer, at: Date): Promise<Record<string, unknown>> {
+  const dealerships = boundedList(offer.dealerships);
+  return {
+    id: offer.id,
+    manufacturer_id: offer.manufacturer_id,
+    name: offer.name,
+    disclaimer: offer.disclaimer,
+    expires_at: day(offer.expires_at),
+    created_at: offer.created_at,
+    updated_at: offer.updated_at,
+    description: offer.description,
+    sanitized_description: await sanitizedDescriptionOf(clients, offer),
+    manufacturer: offer.manufacturer.name,
+    expiry_in_words: expiryInWords(offer.expires_at, at),
+    dealership_ids: dealerships.entries.map((link) => link.dealership_id),
+    dealership_ids_truncated: dealerships.truncated,
+  };
+}
+
+/** A location's address and contact details: every column the REST types expose, under their REST names. */
+function addressBody(address: { id: number; location_id: number } & Record<string, unknown>): unknown {
+  const { id, location_id, ...columns } = address;
+  return { ...columns, id, addressable_id: location_id, addressable_type: 'Location' };
+}
+
+function contactDetailBody(detail: { id: number; location_id: number } & Record<string, unknown>): unknown {
+  const { id, location_id, ...columns } = detail;
+  return { ...columns, id, contactable_id: location_id, contactable_type: 'Location' };
+}
+
+const category = { select: { id: true, name: true, slug: true, position: true } } as const;
+
+/**
+ * The variant's relations as Pothos asks for them: specificationValuesSelect and availabilitiesSelect
+ * (src/domain/model-variants.ts) with each relation before the columns beside it, the order Pothos
+ * merges a selection in, so the statements are the service's column for column.
+ */
+const variantRelations = {
+  specification_values: { select: { value: true, field: { select: { id: true, category, name: true, slug: true, position: true } } } },
+  availabilities: {
+    select: {
+      id: true,
+      option: { select: { id: true, category, code: true, description: true, recommended_retail_price_cents: true, position: true } },
+      availability: true,
+    },
+  },
+} as const satisfies typeof specificationValuesSelect & typeof availabilitiesSelect;
+
+const contactVehicles = { vehicles: { orderBy: { id: 'asc' } } } as const;
+
+/** The handler's paths, each answered as the service answers its REST read. */
+export const bareRoutes: readonly BareRoute[] = [
+  {
+    path: '/api/v1/apikeys/apikey_details.json',
+    field: 'Query.apikey_details',
+    access: null,
+    answer: ({ db, actor }) => apiKeyDetails(db, actor),
+  },
+  {
+    path: '/api/v1/cars/:id/performance.json',
+    field: 'Query.car_performance',
+    access: { permission: 'read:car' },
+    answer: async (request) => {
+      const lookupBy = request.query.get('lookup_by') === 'vin' ? 'vin' : null;
+      return performanceBody(await carPerformance(clientsOf(request), request.params.id ?? '', lookupBy, request.at));
+    },
+  },
+  {
+    path: '/api/v1/cars/:id/payment_processors.json',
+    field: 'Query.car_payment_processors',
+    access: { permission: 'show:payment_processor', alsoNeeds: ['show:payment_processor_secret'] },
+    answer: async (request) => {
+      const processors = await carPaymentProcessors(clientsOf(request).db, request.params.id ?? '', text(request.query, 'website'));
+      return {
+        payment_processors: processors.map((processor) => ({
+          id: processor.id,
+          authorization_type: processor.authorization_type,
+          authorization_key: processorAuthorizationKey(request.services, processor),
+          merchant_id: processor.merchant_id,
+          google_merchant_id: textOrEmpty(processor.google_merchant_id),
+          supports_all_types: processor.supports_all_types,
+          apple_pay_enabled: processor.apple_pay_enabled,
+          google_pay_enabled: processor.google_pay_enabled,
+          types: jsonStrings(processor.types),
+          deposit_amount: processor.deposit_amount,
+        })),
+      };
+    },
+  },
+  {
+    path: '/api/v1/model_variants/:slug',
+    field: 'Query.model_variant',
+    access: { permission: 'show:model_variant', deniedStatus: 401 },
+    answer: async (request) => {
+      const clients = clientsOf(request);
+      const where = await shownVariantWhere(clients, request.actor, request.params.slug ?? '', text(request.query, 'website_id') ?? '');
+      // The resolver's own query (src/schema/model-variant.ts), inline there.
+      const variant = await clients.db.modelVariant.findUniqueOrThrow({
+        where,
+        include: variantRelations,
+      });
+      const { specification_values, availabilities, image_url, image_thumb_url, banner_key, banner_url, banner_height, banner_width } =
+        variant;
+      return {
+        id: variant.id,
+        model_id: variant.model_id,
+        slug: variant.slug,
+        name: variant.name,
+        full_name: variant.full_name,
+        bodyStyle: variant.bodyStyle,
+        transmission: variant.transmission,
+        modelCode: variant.modelCode,
+        engine_capacity: variant.engine_capacity,
+        fuel: variant.fuel,
+        redbookCode: variant.redbookCode,
+        series: variant.series,
+        variant_category: variant.variant_category,
+        vehicle_category: variant.vehicle_category,
+        description: variant.description,
+        short_description: variant.short_description,
+        youtube_id: variant.youtube_id,
+        brochure_url: variant.brochure_url,
+        interior_image_url: variant.interior_image_url,
+        second_interior_image_url: variant.second_interior_image_url,
+        isHybrid: variant.isHybrid,
+        isElectric: variant.isElectric,
+        cylinders: variant.cylinders,
+        year: variant.year,
+        tare_weight: variant.tare_weight,
+        gvm: variant.gvm,
+        seats: variant.seats,
+        price: variant.price,
+        image: imageVersions(image_url, image_thumb_url),
+        banner_data: { key: banner_key, url: banner_url, height: banner_height, width: banner_width },
+        specifications: specificationGroups(specification_values),
+        availability_matrix: availabilityGroups(availabilities),
+      };
+    },
+  },
+  {
+    path: '/manufacturers/:id/offers.json',
+    field: 'Query.manufacturer_offers',
+    access: { permission: 'index:offer' },
+    answer: async (request) => {
+      const clients = clientsOf(request);
+      const manufacturerId = pathInteger(request, 'id');
+      await requireManufacturer(clients.db, manufacturerId);
+      // The resolver's own query (src/schema/offer.ts), inline there, with the list form's selection.
+      const offers = await clients.db.offer.findMany({
+        where: manufacturerOffersWhere(manufacturerId, request.at),
+        orderBy: { id: 'asc' },
+        include: {
+          ...commonOfferInclude,
+          images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], select: { url: true, thumb_url: true } },
+          // Pothos reads the model's whole row (its `model` relation) with the image fallback's variants.
+          model: { include: { variants: imageOrModelImageSelect.model.select.variants } },
+        },
+      });
+      return Promise.all(
+        offers.map(async (offer) => ({
+          ...(await commonOfferBody(clients, offer, request.at)),
+          images: offer.images.map((image) => imageVersions(image.url, image.thumb_url)),
+          image_or_model_image: imageOrModelImage(offer),
+          model: { name: offer.model.name, slug: offer.model.slug, new_slug: offer.model.new_slug, path: offer.model.path },
+        })),
+      );
+    },
+  },
+  {
+    path: '/websites/:website_id/offers/:id.json',
+    field: 'Query.website_offer',
+    access: { permission: 'index:offer' },
+    answer: async (request) => {
+      const clients = clientsOf(request);
+      const where = await websiteOfferWhere(clients, request.actor, pathInteger(request, 'website_id'), pathInteger(request, 'id'));
+      // The resolver's own query (src/schema/offer.ts), inline there, with the website form's selection.
+      const offer = await clients.db.offer.findUniqueOrThrow({
+        where,
+        include: {
+          ...commonOfferInclude,
+          preferred_locations: { orderBy: { location_id: 'asc' }, select: { location: true } },
+          model: { select: { name: true, slug: true, new_slug: true, path: true } },
+          website: { select: { models: { select: { model_id: true, override_url: true } } } },
+        },
+      });
+      return {
+        ...(await commonOfferBody(clients, offer, request.at)),
+        category: textOrEmpty(offer.category),
+        preferred_locations: offer.preferred_locations.map(({ location }) => ({ id: location.id, name: location.name })),
+        model: {
+          ...offer.model,
+          override_url: offer.website?.models.find((entry) => entry.model_id === offer.model_id)?.override_url ?? null,
+        },
+      };
+    },
+  },
+  {
+    path: '/dealerships/:dealership_id/contacts/:id',
+    field: 'Query.contact',
+    access: { permission: 'read:contact' },
+    answer: async (request) => {
+      const { db } = clientsOf(request);
+      const where = await contactWhere(db, pathInteger(request, 'dealership_id'), pathInteger(request, 'id'));
+      // The resolver's own query (src/schema/contact.ts), inline there.
+      const contact = await db.contact.findFirst({ include: contactVehicles, where });
+      if (!contact) throw contactNotFound();
+      return {
+        id: contact.id,
+        dealership_id: contact.dealership_id,
+        first_name: contact.first_name,
+        postcode: request.actor.permissions.has('read:personal_data') ? contact.postcode : null,
+        vehicles: contact.vehicles.map(({ id, make, model, year, rego }) => ({ id, make, model, year, rego })),
+      };
+    },
+  },
+  {
+    path: '/dealerships/:dealership_id/contacts',
+    field: 'Query.contacts',
+    access: { permission: 'read:contact' },
+    answer: async (request) => {
+      const { db } = clientsOf(request);
+      const { query } = request;
+      const args = await contactListArgs(db, {
+        dealership_id: pathInteger(request, 'dealership_id'),
+        page: integer(query.get('page')),
+        per_page: integer(query.get('per_page')),
+        after_id: integer(query.get('after_id')),
+      });
+      // The resolver's own query (src/schema/contact.ts), inline there.
+      const contacts = await db.contact.findMany({ include: contactVehicles, ...args });
+      const personal = request.actor.permissions.has('read:personal_data');
+      return contacts.map((contact) => ({
+        id: contact.id,
+        dealership_id: contact.dealership_id,
+        first_name: contact.first_name,
+        postcode: personal ? contact.postcode : null,
+        vehicles: contact.vehicles.map(({ id, make, model, year, rego }) => ({ id, make, raw_model: model, year, rego })),
+      }));
+    },
+  },
+  {
+    path: '/api/v1/partner/dealerships',
+    field: 'Query.partner_dealerships',
+    access: { permission: 'index:dealership' },
+    answer: async (request) => {
+      const { entries, truncated } = await partnerDealershipMappings(clientsOf(request).db);
+      return { dealerships: entries, dealerships_truncated: truncated };
+    },
+  },
+  {
+    path: '/manufacturers/:id/search_by_postcode',
+    field: 'Query.search_dealerships_by_postcode',
+    access: { permission: 'search:location' },
+    answer: async (request) => {
+      const { db } = clientsOf(request);
+      const ranked = await rankLocationsByPostcode(
+        db,
+        {
+          manufacturerId: pathInteger(request, 'id'),
+          postcode: text(request.query, 'postcode'),
+          limit: integer(request.query.get('limit')),
+        },
+        request.services.geocoder,
+      );
+      const ids = ranked.map((location) => location.id);
+      if (ids.length === 0) return [];
+      // The resolver's own query (src/schema/dealership.ts), inline there.
+      const rows = inIdOrder(
+        await db.location.findMany({ where: { id: { in: ids } }, include: { address: true, contact_detail: true } }),
+        ids,
+      );
+      const answerById = new Map(ranked.map((location) => [location.id, location]));
+      return rows.map((row) => {
+        const answer = answerById.get(row.id);
+        if (!answer || !row.address || !row.contact_detail) throw new Error(`location ${row.id} is not a search result`);
+        const website = { id: answer.website.id, name: answer.website.name, url: answer.website.url };
+        return {
+          id: row.id,
+          dealership_id: row.dealership_id,
+          name: row.name,
+          website_url: answer.own_website?.url ?? null,
+          address: addressBody(row.address),
+          contact_detail: contactDetailBody(row.contact_detail),
+          website,
+          distance_km: answer.distance_km,
+        };
+      });
+    },
+  },
+  {
+    path: '/api/v1/dealerships/:dealership_slug/plugins',
+    field: 'Query.dealership_plugins',
+    access: { permission: 'index:plugin' },
+    answer: async (request) => ({ plugins: await dealershipPlugins(clientsOf(request).db, request.params.dealership_slug ?? '') }),
+  },
+  {
+    path: '/api/v1/websites/:website_id/models',
+    field: 'Query.website_models',
+    access: { permission: 'index:model' },
+    answer: (request) =>
+      websiteModels(clientsOf(request), request.actor, request.params.website_id ?? '', integer(request.query.get('version'))),
+  },
+  {
+    path: '/api/v1/webhook_subscriptions',
+    field: 'Query.webhook_subscriptions',
+    access: { permission: 'manage:webhook' },
+    answer: (request) => listWebhookSubscriptions(clientsOf(request).db, request.at),
+  },
+  {
+    path: '/api/v1/webhook_subscriptions/:id/deliveries',
+    field: 'Query.webhook_deliveries',
+    access: { permission: 'manage:webhook' },
+    answer: (request) => webhookDeliveries(clientsOf(request).db, request.actor, pathInteger(request, 'id')),
+  },
+];
+
+/** Each route's path as a pattern, its parameters in order (the REST door's syntax, src/rest/routes.ts). */
+const compiledRoutes = bareRoutes.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(
+    /:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g,
+    (_whole, name: string | undefined, literal: string | undefined) => {
+      if (name) {
+        names.push(name);
+        return '([^/]+?)';
+      }
+      return (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    },
+  );
+  return { route, names, pattern: new RegExp(`^${source}$`) };
+});
+
+function matchRoute(pathname: string): { route: BareRoute; params: Record<string, string> } | null {
+  for (const { route, names, pattern } of compiledRoutes) {
+    const found = pattern.exec(pathname);
+    if (!found) continue;
+    const params: Record<string, string> = {};
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(found[index + 1] ?? '');
+    });
+    return { route, params };
+  }
+  return null;
+}
+
+/** The refusal the REST door answers a key without a permission the route needs (src/rest/plugin.ts refuseCaller), if any. */
+function refusal(route: BareRoute, actor: Actor): Error | null {
+  if (!route.access) return null;
+  const { permission, deniedStatus = 403, alsoNeeds = [] } = route.access;
+  const [first] = [permission, ...[...alsoNeeds].sort()].filter((needed) => !actor.permissions.has(needed));
+  if (first === undefined) return null;
+  return first === permission ? permissionDenied(deniedStatus) : permissionDenied(403, first);
+}
+
+/** The REST door's error body and status for a domain error (src/rest/errors.ts); anything else is the handler's 500. */
+function sendError(res: ServerResponse, error: unknown): void {
+  if (!isApiError(error)) throw error;
+  const { code, error: name, field } = error.extensions;
+  send(res, statusByCode[code], { error: name, message: error.message, ...(field ? { field } : {}) });
+}
+
 /** The request handler: exported so the test can hold its answers equal to the service's. */
-export function createBareHandler(db: Db, now: () => Date = () => new Date()): (req: IncomingMessage, res: ServerResponse) => void {
+export function createBareHandler(db: Db, now: () => Date, services: BareServices): (req: IncomingMessage, res: ServerResponse) => void {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://bare.local');
     if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { status: 'ok' });
-    const performanceMatch = PERFORMANCE_PATH.exec(url.pathname);
-    if (req.method !== 'GET' || (url.pathname !== '/api/v1/apikeys/apikey_details.json' && !performanceMatch)) {
-      return send(res, 404, { error: 'not_found', message: 'Only the two point reads are served here.' });
-    }
+    const matched = req.method === 'GET' ? matchRoute(url.pathname) : null;
+    if (!matched) return send(res, 404, { error: 'not_found', message: "Only the service's REST reads are served here." });
     const at = now();
     const actor = await authenticate(db, req, at);
     if (!actor) return send(res, 401, UNAUTHORIZED);
-    if (!performanceMatch) return send(res, 200, await apiKeyDetails(db, actor));
-    if (!actor.permissions.has('read:car'))
-      return send(res, 403, { error: 'forbidden', message: 'This API key does not have the permission this operation needs.' });
-    const identifier = decodeURIComponent(performanceMatch[1] ?? '');
-    const lookupBy = url.searchParams.get('lookup_by') === 'vin' ? 'vin' : null;
-    const outcome = await carPerformance({ db: forActor(db, actor), unscopedDb: db }, identifier, lookupBy, at).then(
-      (performance) => ({ performance }),
-      (error: unknown) => ({ error: (error as { extensions?: { error?: string } }).extensions?.error }),
+    const refused = refusal(matched.route, actor);
+    if (refused) return sendError(res, refused);
+    const request: BareRequest = { db, actor, at, services, params: matched.params, query: url.searchParams };
+    const outcome = await matched.route.answer(request).then(
+      (body) => ({ body }),
+      (error: unknown) => ({ error }),
     );
-    if ('performance' in outcome) return send(res, 200, performanceBody(outcome.performance));
-    if (outcome.error === 'invalid_dealership') return send(res, 403, INVALID_DEALERSHIP);
-    if (outcome.error === 'car_not_found') return send(res, 404, CAR_NOT_FOUND);
-    throw new Error('car performance failed');
+    if ('body' in outcome) return send(res, 200, outcome.body);
+    sendError(res, outcome.error);
   }
   return (req, res) => {
     handle(req, res).catch(() => {
@@ -120,7 +552,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('DATABASE_URL is required');
   const db = createDb(databaseUrl);
-  const server = createServer(createBareHandler(db));
+  // The keys the service decrypts payment processors' secrets with: `npm run bench` starts it with
+  // --dev (npm start), whose development keyring applies unless the environment names the mode or the keys.
+  const { secretsKeyring } = loadSecretsConfig({ APP_MODE: 'development', ...process.env });
+  const server = createServer(createBareHandler(db, () => new Date(), { secretsKeyring, geocoder: new PostcodeGeocoder() }));
   server.listen(Number(process.env.PORT ?? 4100), '127.0.0.1');
   const stop = (): void => {
     server.close();

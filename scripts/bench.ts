@@ -10,8 +10,8 @@
 //                      its first start migrates and seeds the demo data;
 // - service, no cache  the same with RESPONSE_CACHE=false, for the uncached rows (on SQLite over its
 //                      own copy of the seeded file: one SQLite file serves one instance);
-// - bare               scripts/bench-bare-handler.ts: node:http + Prisma sending the same statements,
-//                      for the two point reads only (the floor the ORM sets);
+// - bare               scripts/bench-bare-handler.ts: node:http + Prisma through the service's domain
+//                      functions, for every REST read with a JSON body (the `point` reads: the floor the ORM sets);
 // - main               with --baseline-dir: another checkout of this project (today's main) over its
 //                      own copy of the demo data, started with tsx as it was.
 // It checks every answer once (status; REST body = GraphQL data; bare body = service body), warms
@@ -133,7 +133,7 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'model_variant',
     variables: { slug: 'toyota-corolla-sx-hybrid', website_id: 'richmond-toyota' },
-    point: false,
+    point: true,
   },
   {
     name: 'offers (list)',
@@ -143,7 +143,7 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'manufacturer_offers',
     variables: { id: 1 },
-    point: false,
+    point: true,
   },
   {
     name: 'models v2',
@@ -153,7 +153,7 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'website_models',
     variables: { website_id: 'richmond-toyota', version: 2 },
-    point: false,
+    point: true,
   },
   {
     name: 'postcode search',
@@ -163,7 +163,7 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'search_dealerships_by_postcode',
     variables: { id: 1, postcode: '3000' },
-    point: false,
+    point: true,
   },
   {
     name: 'contacts (50)',
@@ -173,7 +173,78 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'contacts',
     variables: { dealership_id: 1, per_page: 50 },
-    point: false,
+    point: true,
+  },
+  {
+    name: 'car payment processors',
+    method: 'GET',
+    restPath: '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'car_payment_processors',
+    variables: { id: '1', website: 'richmond-toyota' },
+    point: true,
+  },
+  {
+    name: 'website offer',
+    method: 'GET',
+    restPath: '/websites/1/offers/13.json',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'website_offer',
+    variables: { website_id: 1, id: 13 },
+    point: true,
+  },
+  {
+    name: 'contact',
+    method: 'GET',
+    restPath: '/dealerships/1/contacts/1',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'contact',
+    variables: { dealership_id: 1, id: 1 },
+    point: true,
+  },
+  {
+    name: 'partner dealerships',
+    method: 'GET',
+    restPath: '/api/v1/partner/dealerships',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'partner_dealerships',
+    variables: {},
+    point: true,
+  },
+  {
+    name: 'dealership plugins',
+    method: 'GET',
+    restPath: '/api/v1/dealerships/richmond-toyota/plugins',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'dealership_plugins',
+    variables: { dealership_slug: 'richmond-toyota' },
+    point: true,
+  },
+  {
+    name: 'webhook subscriptions',
+    method: 'GET',
+    restPath: '/api/v1/webhook_subscriptions',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'webhook_subscriptions',
+    variables: {},
+    point: true,
+  },
+  {
+    // Subscription 1: made before the answers are checked (subscribeBenchWebhook).
+    name: 'webhook deliveries',
+    method: 'GET',
+    restPath: '/api/v1/webhook_subscriptions/1/deliveries',
+    status: 200,
+    kind: OperationTypeNode.QUERY,
+    field: 'webhook_deliveries',
+    variables: { id: 1 },
+    point: true,
   },
   {
     name: 'lead POST',
@@ -265,6 +336,18 @@ async function probe(server: Server, target: Target, key: string): Promise<unkno
   return target.door === 'GraphQL' ? parsed.data?.[target.read.field] : parsed;
 }
 
+/**
+ * Subscribes a URL of dealership 1 to an event the bench never causes (no car is reserved), so that
+ * the webhook reads have a subscription and no delivery is attempted while the bench measures.
+ */
+async function subscribeBenchWebhook(server: Server, key: string): Promise<void> {
+  const body = JSON.stringify({ subscription: { url: 'https://crm.example/bench-hooks', events: ['car.reserved'], dealership_id: 1 } });
+  const request: RequestSpec = { method: 'POST', path: '/api/v1/webhook_subscriptions', body };
+  const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, requestInit(request, key));
+  if (response.status !== 201)
+    throw new Error(`${roleLabels[server.role]}: the bench's webhook subscription was refused: ${response.status}`);
+}
+
 // ─── report ───
 
 /** How far a run's tail is from its middle: p99 over p50. */
@@ -339,6 +422,12 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
       return found;
     };
     const keyOf = (role: Role): string => keys.get(role) ?? key;
+
+    // The webhook reads need subscription 1, which the demo data has not (a subscription belongs to a key).
+    // On SQLite the uncached instance reads its own copy of the file, so it is subscribed there too.
+    for (const role of engine === 'sqlite' ? (['service', 'service-nocache'] as const) : (['service'] as const))
+      await subscribeBenchWebhook(serverOf(role), key);
+    if (baselineDir) await subscribeBenchWebhook(serverOf('main'), keyOf('main')).catch(() => undefined);
 
     // Every answer once: the right status, and the comparisons the ratios rely on.
     log('checking every answer');
