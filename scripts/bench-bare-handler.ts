@@ -7,6 +7,8 @@
 // the service reads it. Where a resolver does its work inline in src/schema, the route issues the
 // query that resolver issues, with the selection Pothos makes for the REST body (whole rows where the
 // type exposes most of its columns, the relations it answers, in the order the resolver asks).
+// Its routes are named by root field: their paths, and who may call them, are the REST door's own
+// (src/rest/routes.ts's table and the root field's access declaration), checked as the door checks them.
 // test/bench-bare-handler.test.ts walks the route table below and holds every route's bodies and
 // statuses equal to the service's (and apikey_details' and car performance's SQL statements, the key
 // lookup aside), so the ratio is honest.
@@ -15,7 +17,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from '../src/auth/api-keys.ts';
-import type { Permission } from '../src/auth/permissions.ts';
 import { loadSecretsConfig } from '../src/config/index.ts';
 import type { Keyring } from '../src/config/secrets.ts';
 import { createDb, type Db, type Prisma } from '../src/db/client.ts';
@@ -48,7 +49,11 @@ import {
 import { carPaymentProcessors, processorAuthorizationKey } from '../src/domain/payment-processors.ts';
 import { listWebhookSubscriptions, webhookDeliveries } from '../src/domain/webhooks.ts';
 import { boundedList } from '../src/domain/whole-lists.ts';
-import { isApiError, permissionDenied, statusByCode } from '../src/errors.ts';
+import { refusalOf } from '../src/auth/field-access.ts';
+import { permissionDenied } from '../src/errors.ts';
+import { restErrorResponse } from '../src/rest/errors.ts';
+import { accessOfRoute, matchPath, type RestRoute } from '../src/rest/routes.ts';
+import { getSchema } from '../src/schema/index.ts';
 import { numberOrZero, textOrEmpty } from '../src/schema/always-present.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'A valid API key is required: send "Authorization: Bearer <key>".' };
@@ -86,17 +91,13 @@ interface BareRequest {
   query: URLSearchParams;
 }
 
-/** A route of the bare handler: one GET path of the REST door (src/rest/routes.ts). */
+/**
+ * A route of the bare handler: one GET read of the REST door. Its path and who may call it are the
+ * REST door's (src/rest/routes.ts, and the root field's access declaration), looked up by its field.
+ */
 export interface BareRoute {
-  /** The REST door's path, in its syntax (`:name` is a path parameter). */
-  path: string;
   /** The root field that answers it on the service (the route table's `field`). */
   field: `Query.${string}`;
-  /**
-   * Who may call it, as the root field declares (src/auth/field-access.ts): null for any valid key;
-   * else its permission, the status a key without it gets, and the further permissions its record needs (403).
-   */
-  access: { permission: Permission; deniedStatus?: 401; alsoNeeds?: readonly Permission[] } | null;
   answer(request: BareRequest): Promise<unknown>;
 }
 
@@ -212,24 +213,18 @@ const contactVehicles = { vehicles: { orderBy: { id: 'asc' } } } as const;
 /** The handler's paths, each answered as the service answers its REST read. */
 export const bareRoutes: readonly BareRoute[] = [
   {
-    path: '/api/v1/apikeys/apikey_details.json',
     field: 'Query.apikey_details',
-    access: null,
     answer: ({ db, actor }) => apiKeyDetails(db, actor),
   },
   {
-    path: '/api/v1/cars/:id/performance.json',
     field: 'Query.car_performance',
-    access: { permission: 'read:car' },
     answer: async (request) => {
       const lookupBy = request.query.get('lookup_by') === 'vin' ? 'vin' : null;
       return performanceBody(await carPerformance(clientsOf(request), request.params.id ?? '', lookupBy, request.at));
     },
   },
   {
-    path: '/api/v1/cars/:id/payment_processors.json',
     field: 'Query.car_payment_processors',
-    access: { permission: 'show:payment_processor', alsoNeeds: ['show:payment_processor_secret'] },
     answer: async (request) => {
       const processors = await carPaymentProcessors(clientsOf(request).db, request.params.id ?? '', text(request.query, 'website'));
       return {
@@ -249,9 +244,7 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/api/v1/model_variants/:slug',
     field: 'Query.model_variant',
-    access: { permission: 'show:model_variant', deniedStatus: 401 },
     answer: async (request) => {
       const clients = clientsOf(request);
       const where = await shownVariantWhere(clients, request.actor, request.params.slug ?? '', text(request.query, 'website_id') ?? '');
@@ -299,9 +292,7 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/manufacturers/:id/offers.json',
     field: 'Query.manufacturer_offers',
-    access: { permission: 'index:offer' },
     answer: async (request) => {
       const clients = clientsOf(request);
       const manufacturerId = pathInteger(request, 'id');
@@ -328,9 +319,7 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/websites/:website_id/offers/:id.json',
     field: 'Query.website_offer',
-    access: { permission: 'index:offer' },
     answer: async (request) => {
       const clients = clientsOf(request);
       const where = await websiteOfferWhere(clients, request.actor, pathInteger(request, 'website_id'), pathInteger(request, 'id'));
@@ -356,9 +345,7 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/dealerships/:dealership_id/contacts/:id',
     field: 'Query.contact',
-    access: { permission: 'read:contact' },
     answer: async (request) => {
       const { db } = clientsOf(request);
       const where = await contactWhere(db, pathInteger(request, 'dealership_id'), pathInteger(request, 'id'));
@@ -375,9 +362,7 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/dealerships/:dealership_id/contacts',
     field: 'Query.contacts',
-    access: { permission: 'read:contact' },
     answer: async (request) => {
       const { db } = clientsOf(request);
       const { query } = request;
@@ -400,18 +385,14 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/api/v1/partner/dealerships',
     field: 'Query.partner_dealerships',
-    access: { permission: 'index:dealership' },
     answer: async (request) => {
       const { entries, truncated } = await partnerDealershipMappings(clientsOf(request).db);
       return { dealerships: entries, dealerships_truncated: truncated };
     },
   },
   {
-    path: '/manufacturers/:id/search_by_postcode',
     field: 'Query.search_dealerships_by_postcode',
-    access: { permission: 'search:location' },
     answer: async (request) => {
       const { db } = clientsOf(request);
       const ranked = await rankLocationsByPostcode(
@@ -449,75 +430,39 @@ export const bareRoutes: readonly BareRoute[] = [
     },
   },
   {
-    path: '/api/v1/dealerships/:dealership_slug/plugins',
     field: 'Query.dealership_plugins',
-    access: { permission: 'index:plugin' },
     answer: async (request) => ({ plugins: await dealershipPlugins(clientsOf(request).db, request.params.dealership_slug ?? '') }),
   },
   {
-    path: '/api/v1/websites/:website_id/models',
     field: 'Query.website_models',
-    access: { permission: 'index:model' },
     answer: (request) =>
       websiteModels(clientsOf(request), request.actor, request.params.website_id ?? '', integer(request.query.get('version'))),
   },
   {
-    path: '/api/v1/webhook_subscriptions',
     field: 'Query.webhook_subscriptions',
-    access: { permission: 'manage:webhook' },
     answer: (request) => listWebhookSubscriptions(clientsOf(request).db, request.at),
   },
   {
-    path: '/api/v1/webhook_subscriptions/:id/deliveries',
     field: 'Query.webhook_deliveries',
-    access: { permission: 'manage:webhook' },
     answer: (request) => webhookDeliveries(clientsOf(request).db, request.actor, pathInteger(request, 'id')),
   },
 ];
 
-/** Each route's path as a pattern, its parameters in order (the REST door's syntax, src/rest/routes.ts). */
-const compiledRoutes = bareRoutes.map((route) => {
-  const names: string[] = [];
-  const source = route.path.replace(
-    /:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g,
-    (_whole, name: string | undefined, literal: string | undefined) => {
-      if (name) {
-        names.push(name);
-        return '([^/]+?)';
-      }
-      return (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    },
-  );
-  return { route, names, pattern: new RegExp(`^${source}$`) };
-});
+const bareRouteByField = new Map<string, BareRoute>(bareRoutes.map((route) => [route.field, route]));
 
-function matchRoute(pathname: string): { route: BareRoute; params: Record<string, string> } | null {
-  for (const { route, names, pattern } of compiledRoutes) {
-    const found = pattern.exec(pathname);
-    if (!found) continue;
-    const params: Record<string, string> = {};
-    names.forEach((name, index) => {
-      params[name] = decodeURIComponent(found[index + 1] ?? '');
-    });
-    return { route, params };
+/** The REST door's GET route at `pathname` that the handler serves, with its decoded parameters. */
+function matchRoute(pathname: string): { route: BareRoute; restRoute: RestRoute; params: Record<string, string> } | null {
+  for (const { route: restRoute, params } of matchPath(pathname)) {
+    const route = restRoute.method === 'GET' ? bareRouteByField.get(restRoute.field) : undefined;
+    if (route) return { route, restRoute, params };
   }
   return null;
 }
 
-/** The refusal the REST door answers a key without a permission the route needs (src/rest/plugin.ts refuseCaller), if any. */
-function refusal(route: BareRoute, actor: Actor): Error | null {
-  if (!route.access) return null;
-  const { permission, deniedStatus = 403, alsoNeeds = [] } = route.access;
-  const [first] = [permission, ...[...alsoNeeds].sort()].filter((needed) => !actor.permissions.has(needed));
-  if (first === undefined) return null;
-  return first === permission ? permissionDenied(deniedStatus) : permissionDenied(403, first);
-}
-
-/** The REST door's error body and status for a domain error (src/rest/errors.ts); anything else is the handler's 500. */
-function sendError(res: ServerResponse, error: unknown): void {
-  if (!isApiError(error)) throw error;
-  const { code, error: name, field } = error.extensions;
-  send(res, statusByCode[code], { error: name, message: error.message, ...(field ? { field } : {}) });
+/** The REST door's status and error body for an error (src/rest/errors.ts). */
+async function sendError(res: ServerResponse, error: unknown): Promise<void> {
+  const response = restErrorResponse([error]);
+  send(res, response.status, await response.json());
 }
 
 /** The request handler: exported so the test can hold its answers equal to the service's. */
@@ -530,15 +475,16 @@ export function createBareHandler(db: Db, now: () => Date, services: BareService
     const at = now();
     const actor = await authenticate(db, req, at);
     if (!actor) return send(res, 401, UNAUTHORIZED);
-    const refused = refusal(matched.route, actor);
-    if (refused) return sendError(res, refused);
+    // Who may call it, as its root field declares and the REST door checks it (refuseCaller).
+    const refused = refusalOf(accessOfRoute(matched.restRoute, getSchema()), actor.permissions);
+    if (refused) return sendError(res, permissionDenied(refused.status, refused.further));
     const request: BareRequest = { db, actor, at, services, params: matched.params, query: url.searchParams };
     const outcome = await matched.route.answer(request).then(
       (body) => ({ body }),
       (error: unknown) => ({ error }),
     );
     if ('body' in outcome) return send(res, 200, outcome.body);
-    sendError(res, outcome.error);
+    await sendError(res, outcome.error);
   }
   return (req, res) => {
     handle(req, res).catch(() => {

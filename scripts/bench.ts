@@ -11,7 +11,7 @@
 // - service, no cache  the same with RESPONSE_CACHE=false, for the uncached rows (on SQLite over its
 //                      own copy of the seeded file: one SQLite file serves one instance);
 // - bare               scripts/bench-bare-handler.ts: node:http + Prisma through the service's domain
-//                      functions, for every REST read with a JSON body (the `point` reads: the floor the ORM sets);
+//                      functions, for every REST read with a JSON body (every read here: the floor the ORM sets);
 // - main               with --baseline-dir: another checkout of this project (today's main) over its
 //                      own copy of the demo data, started with tsx as it was.
 // It checks every answer once (status; REST body = GraphQL data; bare body = service body), warms
@@ -87,8 +87,6 @@ interface Read {
   kind: OperationTypeNode;
   field: string;
   variables: Record<string, unknown>;
-  /** A point read: also measured uncached and against the bare handler. */
-  point: boolean;
 }
 
 // Lead fields without a stock number (the graph door names the category by its enum value), so the repeated POSTs do not pile leads onto car 1, whose
@@ -113,7 +111,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'apikey_details',
     variables: {},
-    point: true,
   },
   {
     name: 'car performance',
@@ -123,7 +120,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'car_performance',
     variables: { id: '1' },
-    point: true,
   },
   {
     name: 'model variant',
@@ -133,7 +129,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'model_variant',
     variables: { slug: 'toyota-corolla-sx-hybrid', website_id: 'richmond-toyota' },
-    point: true,
   },
   {
     name: 'offers (list)',
@@ -143,7 +138,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'manufacturer_offers',
     variables: { id: 1 },
-    point: true,
   },
   {
     name: 'models v2',
@@ -153,7 +147,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'website_models',
     variables: { website_id: 'richmond-toyota', version: 2 },
-    point: true,
   },
   {
     name: 'postcode search',
@@ -163,7 +156,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'search_dealerships_by_postcode',
     variables: { id: 1, postcode: '3000' },
-    point: true,
   },
   {
     name: 'contacts (50)',
@@ -173,7 +165,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'contacts',
     variables: { dealership_id: 1, per_page: 50 },
-    point: true,
   },
   {
     name: 'car payment processors',
@@ -183,7 +174,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'car_payment_processors',
     variables: { id: '1', website: 'richmond-toyota' },
-    point: true,
   },
   {
     name: 'website offer',
@@ -193,7 +183,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'website_offer',
     variables: { website_id: 1, id: 13 },
-    point: true,
   },
   {
     name: 'contact',
@@ -203,7 +192,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'contact',
     variables: { dealership_id: 1, id: 1 },
-    point: true,
   },
   {
     name: 'partner dealerships',
@@ -213,7 +201,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'partner_dealerships',
     variables: {},
-    point: true,
   },
   {
     name: 'dealership plugins',
@@ -223,7 +210,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'dealership_plugins',
     variables: { dealership_slug: 'richmond-toyota' },
-    point: true,
   },
   {
     name: 'webhook subscriptions',
@@ -233,7 +219,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'webhook_subscriptions',
     variables: {},
-    point: true,
   },
   {
     // Subscription 1: made before the answers are checked (subscribeBenchWebhook).
@@ -244,7 +229,6 @@ const reads: Read[] = [
     kind: OperationTypeNode.QUERY,
     field: 'webhook_deliveries',
     variables: { id: 1 },
-    point: true,
   },
   {
     name: 'lead POST',
@@ -255,9 +239,11 @@ const reads: Read[] = [
     kind: OperationTypeNode.MUTATION,
     field: 'create_lead',
     variables: { lead: { ...lead, category: 'USED_VEHICLE_ENQUIRY' } },
-    point: false,
   },
 ];
+
+/** Every read is measured uncached and against the bare handler too (it serves every REST read); the write is not. */
+const isRead = (read: Read): boolean => read.kind === OperationTypeNode.QUERY;
 
 type Door = 'REST' | 'GraphQL';
 interface Target {
@@ -273,14 +259,14 @@ function targetsFor(withBaseline: boolean): Target[] {
   const documents = restSelectionDocuments(reads);
   const main: Role[] = withBaseline ? ['main'] : [];
   return reads.flatMap((read): Target[] => {
-    const serviceRoles: Role[] = read.point ? ['service', 'service-nocache'] : ['service'];
+    const serviceRoles: Role[] = isRead(read) ? ['service', 'service-nocache'] : ['service'];
     return [
       {
         read,
         door: 'REST',
         method: read.method,
         path: read.restPath,
-        roles: [...serviceRoles, ...(read.point ? (['bare'] as Role[]) : []), ...main],
+        roles: [...serviceRoles, ...(isRead(read) ? (['bare'] as Role[]) : []), ...main],
         ...(read.restBody === undefined ? {} : { body: JSON.stringify(read.restBody) }),
       },
       {
@@ -453,7 +439,7 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
         checks.push(
           `${read.name}: GraphQL data = REST body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('service GraphQL')) ? 'yes' : 'NO'}`,
         );
-        if (read.point)
+        if (isRead(read))
           checks.push(
             `${read.name}: bare handler body = service body: ${isDeepStrictEqual(bodies.get('service REST'), bodies.get('bare REST')) ? 'yes' : 'NO'}`,
           );
@@ -503,7 +489,7 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
     for (const target of targets) {
       for (const role of target.roles) {
         const runs = samplesOf(target.read, target.door, role);
-        const againstBare = target.read.point && role !== 'bare' && role !== 'main';
+        const againstBare = isRead(target.read) && role !== 'bare' && role !== 'main';
         const againstMain = baselineDir !== null && role !== 'main' && role !== 'bare';
         const bareRuns = samplesOf(target.read, 'REST', 'bare');
         const mainRuns = samplesOf(target.read, target.door, 'main');
@@ -555,7 +541,7 @@ async function benchEngine(engine: Engine, targets: Target[]): Promise<EngineRes
     const cached = reads.filter((read) => read.method === 'GET');
     const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
     const goals: string[] = [];
-    for (const read of cached.filter((candidate) => candidate.point)) {
+    for (const read of cached) {
       const bareRuns = samplesOf(read, 'REST', 'bare');
       const cachedRatios = perRound(samplesOf(read, 'REST', 'service'), bareRuns, rps);
       goals.push(`cached ${read.name} ≥ 5× bare: ${spread(cachedRatios)} ${verdict(median(cachedRatios) >= 5)}`);

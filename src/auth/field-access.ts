@@ -97,6 +97,20 @@ export function accessOfField(field: GraphQLField<unknown, unknown>): FieldAcces
 
 const accessByField = new WeakMap<GraphQLField<unknown, unknown>, FieldAccess>();
 
+/**
+ * What a key holding `granted` is refused by a field of this access: null when it may call it; else
+ * the status, and a further permission its record needs (always 403, and named in the refusal), if that
+ * is what it lacks. The operation's own permission decides first.
+ */
+export function refusalOf(
+  fieldAccess: FieldAccess,
+  granted: ReadonlySet<Permission>,
+): { status: PermissionDeniedStatus; further?: Permission } | null {
+  const [first] = fieldAccess.permissions.filter((permission) => !granted.has(permission));
+  if (first === undefined) return null;
+  return first === fieldAccess.access ? { status: fieldAccess.deniedStatus } : { status: 403, further: first };
+}
+
 function workOutAccess(field: GraphQLField<unknown, unknown>): FieldAccess {
   const access = accessIn(field);
   const deniedStatus = extensionsOf(field).deniedStatus ?? 403;

@@ -17,7 +17,7 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
 import { logError, permissionDenied, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
-import { accessOfField } from '../auth/field-access.ts';
+import { accessOfField, refusalOf } from '../auth/field-access.ts';
 import { readRestArguments } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
@@ -233,16 +233,13 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
  * learns nothing about the shape of the input. The same declaration guards the field on /graphql.
  */
 async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
-  const { access, deniedStatus, permissions } = accessOfField(field);
-  if (access === 'public') return null;
+  const fieldAccess = accessOfField(field);
+  if (fieldAccess.access === 'public') return null;
   const actor = await actorFromRequest(deps.keys, request);
   if (!actor) return restErrorResponse([unauthenticated()]);
-  const [first] = permissions.filter((permission) => !actor.permissions.has(permission));
-  if (first === undefined) return null;
-  // The operation's own permission decides the route's outcome; a further one its record needs is 403.
-  const status = first === access ? deniedStatus : 403;
+  const refused = refusalOf(fieldAccess, actor.permissions);
   // Only a further permission is named: the operation's own is in its documentation.
-  return restErrorResponse([permissionDenied(status, first === access ? undefined : first)]);
+  return refused ? restErrorResponse([permissionDenied(refused.status, refused.further)]) : null;
 }
 
 /** Yoga's envelope, once Yoga is initialised. */
