@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config/index.ts';
-import { boundedRelationCounts } from './relation-counts.ts';
+import { boundedRelations } from './bounded-relations.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
 
@@ -20,7 +20,7 @@ export type { Prisma } from '../generated/prisma/sqlite/client.ts';
 
 interface DbOptions {
   /** Called for every SQL statement; tests count queries with it. */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, params: readonly unknown[]) => void;
   /**
    * PostgreSQL: the most connections this client opens (DATABASE_POOL_MAX; pg's default of 10 when
    * unset). No session state is kept on a connection (no named prepared statements, no SET, no
@@ -92,6 +92,16 @@ const ERROR_FORMAT = 'minimal' as const;
  */
 const QUERY_PLAN_CACHE_ENTRIES = 1_000;
 
+/** The parameters of a logged statement: Prisma logs them as a JSON array. */
+function parameterList(params: string): readonly unknown[] {
+  try {
+    const list: unknown = JSON.parse(params);
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   const tally = { sent: 0 };
@@ -136,11 +146,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (client as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (event) => onQuery(event.query));
+    (client as unknown as { $on(event: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (event) =>
+      onQuery(event.query, parameterList(event.params)),
+    );
   }
-  // Every relation count of every query is counted for the query's own rows (src/db/relation-counts.ts).
+  // Every relation count and nested page of every query is read for the query's own rows (src/db/bounded-relations.ts).
   // A query-only extension leaves the client's API as it was, so it keeps the base type.
-  const db = client.$extends(boundedRelationCounts) as unknown as Db;
+  const db = client.$extends(boundedRelations) as unknown as Db;
   if (pool) poolByDb.set(db, pool);
   statementsByDb.set(db, tally);
   return db;

@@ -17,7 +17,7 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db } from './client.ts';
-import { RETURNS_ROWS } from './relation-counts.ts';
+import { RETURNS_ROWS } from './bounded-relations.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 

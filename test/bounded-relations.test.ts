@@ -1,11 +1,15 @@
 // Every connection of the graph that offers totalCount, found in the built schema (a new one is walked
 // too), read through yoga.fetch on the demo data with a key restricted to one dealership and with a key
 // of every dealership: the count equals the records the key pages through, and no statement counts a
-// child table beyond the page's parents (src/db/relation-counts.ts) or a root list beyond the cap
-// (TOTAL_COUNT_CAP, src/schema/field-builders.ts).
+// child table beyond the page's parents (src/db/bounded-relations.ts) or a root list beyond the cap
+// (TOTAL_COUNT_CAP, src/schema/field-builders.ts). Every list relation of the datamodel, paged under
+// several parents: each parent's own page, and no statement that reads the children of all of them.
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import { getDatamodel } from '../src/generated/pothos-types.ts';
 import { getNamedType, isInterfaceType, isObjectType, isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../src/db/client.ts';
+import { PAGE_ROWS_AT_LEAST } from '../src/db/bounded-relations.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { forDealerships } from '../src/db/scoped.ts';
 import { getSchema } from '../src/schema/index.ts';
@@ -275,6 +279,146 @@ describe('relation counts of a page', () => {
     ]);
     const everything = await app.db.lead.findFirstOrThrow({ where: { id: 1 }, include: { _count: true } });
     expect(everything._count.events).toBe(await app.db.leadEvent.count({ where: { lead_id: 1 } }));
+  });
+});
+
+interface PagedRelation {
+  model: string;
+  relation: string;
+  target: string;
+  foreignKey: string;
+  primaryKey: string[];
+}
+
+/** Every list relation of the datamodel, with the child's foreign key and primary key. */
+function listRelations(): PagedRelation[] {
+  const models = getDatamodel().datamodel.models as unknown as Record<
+    string,
+    {
+      primaryKey: { fields: string[] } | null;
+      fields: {
+        name: string;
+        kind: string;
+        type: string;
+        isList: boolean;
+        isId?: boolean;
+        relationName?: string;
+        relationFromFields?: string[];
+      }[];
+    }
+  >;
+  const found: PagedRelation[] = [];
+  for (const [model, { fields }] of Object.entries(models)) {
+    for (const field of fields) {
+      if (field.kind !== 'object' || !field.isList) continue;
+      const child = models[field.type];
+      const back = child?.fields.find((other) => other.relationName === field.relationName && other !== field);
+      const foreignKey = back?.relationFromFields?.[0];
+      if (!child || !foreignKey) throw new Error(`${model}.${field.name}: no foreign key found`);
+      const primaryKey = child.primaryKey?.fields ?? child.fields.filter((other) => other.isId).map((other) => other.name);
+      found.push({ model, relation: field.name, target: field.type, foreignKey, primaryKey });
+    }
+  }
+  return found;
+}
+
+type Delegate = { findMany(args: unknown): Promise<Record<string, unknown>[]> };
+const delegateOf = (model: string, db: Db = app.db): Delegate =>
+  (db as unknown as Record<string, Delegate>)[`${model.charAt(0).toLowerCase()}${model.slice(1)}`] as Delegate;
+
+/** The LIMIT a logged statement was sent with (its parameter on either engine), or null without one. */
+function limitOf(sql: string, params: readonly unknown[]): number | null {
+  const match = /LIMIT (\?|\$(\d+))/.exec(sql);
+  if (!match) return null;
+  const index = match[2] ? Number(match[2]) - 1 : (sql.slice(0, match.index).match(/\?/g)?.length ?? 0);
+  return Number(params[index]);
+}
+
+describe('a page of a list relation under several parents', () => {
+  const relations = listRelations();
+  let withChildren = 0;
+  /** A client of the app's database that logs each statement with its parameters. */
+  const statements: { sql: string; params: readonly unknown[] }[] = [];
+  let logged: Db;
+  beforeAll(() => {
+    logged = createDb(app.config.databaseUrl, { onQuery: (sql, params) => statements.push({ sql, params }) });
+  });
+  afterAll(() => logged.$disconnect());
+
+  it('the datamodel has them', () => {
+    expect(relations.map(({ model, relation }) => `${model}.${relation}`)).toEqual(
+      expect.arrayContaining(['Dealership.leads', 'Dealership.contacts', 'Lead.events', 'Car.leads', 'Offer.dealerships']),
+    );
+  });
+
+  for (const paged of relations) {
+    it(`${paged.model}.${paged.relation}: each parent's own page, read per parent`, async () => {
+      const parent = delegateOf(paged.model);
+      const child = delegateOf(paged.target);
+      const withSome = await parent.findMany({
+        where: { [paged.relation]: { some: {} } },
+        select: { id: true },
+        orderBy: { id: 'asc' },
+        take: 3,
+      });
+      const any = await parent.findMany({ select: { id: true }, orderBy: { id: 'desc' }, take: 2 });
+      const ids = [...new Set([...withSome, ...any].map((row) => row.id))];
+      if (withSome.length > 0) withChildren += 1;
+      const byKey = paged.primaryKey.map((column) => ({ [column]: 'asc' }));
+      const byKeyDescending = paged.primaryKey.map((column) => ({ [column]: 'desc' }));
+      for (const page of [{ take: 2 }, { take: 2, skip: 1, orderBy: byKeyDescending }]) {
+        statements.length = 0;
+        const rows = await delegateOf(paged.model, logged).findMany({
+          where: { id: { in: ids } },
+          orderBy: { id: 'asc' },
+          select: { id: true, [paged.relation]: page },
+        });
+        expect(rows.map((row) => row.id)).toEqual([...ids].sort((a, b) => Number(a) - Number(b)));
+        const readsOfChildren = statements.filter(({ sql }) => new RegExp(`[\`"]${paged.foreignKey}[\`"] (IN \\(|= )`).test(sql));
+        expect(readsOfChildren.length, 'the children are read').toBeGreaterThan(0);
+        for (const { sql, params } of readsOfChildren) {
+          const limit = limitOf(sql, params);
+          expect(limit, `a LIMIT of at most the pages' rows\n${sql}\n${JSON.stringify(params)}`).toBeGreaterThan(0);
+          expect(limit).toBeLessThanOrEqual(Math.max(PAGE_ROWS_AT_LEAST, ids.length * ((page.skip ?? 0) + page.take)));
+        }
+        for (const row of rows) {
+          const own = await child.findMany({
+            where: { [paged.foreignKey]: row.id },
+            orderBy: page.orderBy ?? byKey,
+            take: page.take,
+            skip: page.skip,
+          });
+          expect(row[paged.relation], `${paged.model} ${String(row.id)}'s own page`).toEqual(own);
+        }
+      }
+    });
+  }
+
+  it('reads a parent after one with more children than the shared LIMIT on its own, with its own LIMIT', async () => {
+    const large = await makeDealership(app.db);
+    const small = await makeDealership(app.db);
+    const contacts = (dealershipId: number, count: number) =>
+      Array.from({ length: count }, (_, n) => ({ dealership_id: dealershipId, first_name: `Many ${n}` }));
+    await app.db.contact.createMany({ data: [...contacts(large.id, PAGE_ROWS_AT_LEAST + 50), ...contacts(small.id, 3)] });
+    for (const key of [null, [large.id, small.id]]) {
+      statements.length = 0;
+      const client = key ? forDealerships(logged, key) : logged;
+      const rows = await client.dealership.findMany({
+        where: { id: { in: [large.id, small.id] } },
+        orderBy: { id: 'asc' },
+        select: { id: true, contacts: { take: 2, orderBy: { id: 'desc' }, select: { first_name: true } } },
+      });
+      expect(rows).toEqual([
+        { id: large.id, contacts: [{ first_name: `Many ${PAGE_ROWS_AT_LEAST + 49}` }, { first_name: `Many ${PAGE_ROWS_AT_LEAST + 48}` }] },
+        { id: small.id, contacts: [{ first_name: 'Many 2' }, { first_name: 'Many 1' }] },
+      ]);
+      const reads = statements.filter(({ sql }) => /[`"]dealership_id[`"] (IN \(|= )/.test(sql) && /contacts/.test(sql));
+      expect(reads.map(({ sql, params }) => limitOf(sql, params))).toEqual([PAGE_ROWS_AT_LEAST, 2]);
+    }
+  });
+
+  it('the demo gives most of them children to page', () => {
+    expect(withChildren).toBeGreaterThan(relations.length / 2);
   });
 });
 
