@@ -568,6 +568,13 @@ function graphReads(picks: Picks, fixtures: Fixtures): Target[] {
       true,
     ),
     read(
+      "a page of dealerships with each one's first cars (all dealerships)",
+      'all',
+      'query { dealerships(first: 20) { edges { node { databaseId cars(first: 2) { edges { node { databaseId stocknum } } } } } } }',
+      {},
+      true,
+    ),
+    read(
       'dealerships { totalCount } (all dealerships)',
       'all',
       'query { dealerships(first: 50) { totalCount edges { node { databaseId name } } } }',
