@@ -5,11 +5,10 @@
 // (TOTAL_COUNT_CAP, src/schema/field-builders.ts). Every list relation of the datamodel, paged under
 // several parents: each parent's own page, and no statement that reads the children of all of them.
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { getDatamodel } from '../src/generated/pothos-types.ts';
 import { getNamedType, isInterfaceType, isObjectType, isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../src/db/client.ts';
-import { PAGE_ROWS_AT_LEAST } from '../src/db/bounded-relations.ts';
+import { listRelations, PAGE_ROWS_AT_LEAST } from '../src/db/bounded-relations.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { forDealerships } from '../src/db/scoped.ts';
 import { getSchema } from '../src/schema/index.ts';
@@ -281,46 +280,6 @@ describe('relation counts of a page', () => {
     expect(everything._count.events).toBe(await app.db.leadEvent.count({ where: { lead_id: 1 } }));
   });
 });
-
-interface PagedRelation {
-  model: string;
-  relation: string;
-  target: string;
-  foreignKey: string;
-  primaryKey: string[];
-}
-
-/** Every list relation of the datamodel, with the child's foreign key and primary key. */
-function listRelations(): PagedRelation[] {
-  const models = getDatamodel().datamodel.models as unknown as Record<
-    string,
-    {
-      primaryKey: { fields: string[] } | null;
-      fields: {
-        name: string;
-        kind: string;
-        type: string;
-        isList: boolean;
-        isId?: boolean;
-        relationName?: string;
-        relationFromFields?: string[];
-      }[];
-    }
-  >;
-  const found: PagedRelation[] = [];
-  for (const [model, { fields }] of Object.entries(models)) {
-    for (const field of fields) {
-      if (field.kind !== 'object' || !field.isList) continue;
-      const child = models[field.type];
-      const back = child?.fields.find((other) => other.relationName === field.relationName && other !== field);
-      const foreignKey = back?.relationFromFields?.[0];
-      if (!child || !foreignKey) throw new Error(`${model}.${field.name}: no foreign key found`);
-      const primaryKey = child.primaryKey?.fields ?? child.fields.filter((other) => other.isId).map((other) => other.name);
-      found.push({ model, relation: field.name, target: field.type, foreignKey, primaryKey });
-    }
-  }
-  return found;
-}
 
 type Delegate = { findMany(args: unknown): Promise<Record<string, unknown>[]> };
 const delegateOf = (model: string, db: Db = app.db): Delegate =>

@@ -92,6 +92,28 @@ for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
   shapes.set(model, { key: key[0] ?? 'id', primaryKey: primaryKey?.fields ?? key, relations, lists });
 }
 
+/** A list relation of the datamodel: the model, its relation, and the child's foreign key and primary key. */
+interface ListRelationShape {
+  model: string;
+  relation: string;
+  target: string;
+  foreignKey: string;
+  primaryKey: readonly string[];
+}
+
+/** Every list relation of the datamodel, as this extension reads it (its tests walk them). */
+export function listRelations(): ListRelationShape[] {
+  return [...shapes].flatMap(([model, shape]) =>
+    [...shape.lists].map(([relation, list]) => ({
+      model,
+      relation,
+      target: list.target,
+      foreignKey: list.foreignKey,
+      primaryKey: shapes.get(list.target)?.primaryKey ?? [],
+    })),
+  );
+}
+
 /** A page of a list relation, read per parent row (step 3). */
 interface PagePlan {
   target: string;
