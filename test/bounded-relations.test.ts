@@ -6,8 +6,7 @@
 // several parents: each parent's own page, and no statement that reads the children of all of them.
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { getNamedType, isInterfaceType, isObjectType, isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../src/db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listRelations, PAGE_ROWS_AT_LEAST } from '../src/db/bounded-relations.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { forDealerships } from '../src/db/scoped.ts';
@@ -282,8 +281,8 @@ describe('relation counts of a page', () => {
 });
 
 type Delegate = { findMany(args: unknown): Promise<Record<string, unknown>[]> };
-const delegateOf = (model: string, db: Db = app.db): Delegate =>
-  (db as unknown as Record<string, Delegate>)[`${model.charAt(0).toLowerCase()}${model.slice(1)}`] as Delegate;
+const delegateOf = (model: string): Delegate =>
+  (app.db as unknown as Record<string, Delegate>)[`${model.charAt(0).toLowerCase()}${model.slice(1)}`] as Delegate;
 
 /** The LIMIT a logged statement was sent with (its parameter on either engine), or null without one. */
 function limitOf(sql: string, params: readonly unknown[]): number | null {
@@ -296,13 +295,6 @@ function limitOf(sql: string, params: readonly unknown[]): number | null {
 describe('a page of a list relation under several parents', () => {
   const relations = listRelations();
   let withChildren = 0;
-  /** A client of the app's database that logs each statement with its parameters. */
-  const statements: { sql: string; params: readonly unknown[] }[] = [];
-  let logged: Db;
-  beforeAll(() => {
-    logged = createDb(app.config.databaseUrl, { onQuery: (sql, params) => statements.push({ sql, params }) });
-  });
-  afterAll(() => logged.$disconnect());
 
   it('the datamodel has them', () => {
     expect(relations.map(({ model, relation }) => `${model}.${relation}`)).toEqual(
@@ -326,14 +318,14 @@ describe('a page of a list relation under several parents', () => {
       const byKey = paged.primaryKey.map((column) => ({ [column]: 'asc' }));
       const byKeyDescending = paged.primaryKey.map((column) => ({ [column]: 'desc' }));
       for (const page of [{ take: 2 }, { take: 2, skip: 1, orderBy: byKeyDescending }]) {
-        statements.length = 0;
-        const rows = await delegateOf(paged.model, logged).findMany({
+        app.statements.length = 0;
+        const rows = await delegateOf(paged.model).findMany({
           where: { id: { in: ids } },
           orderBy: { id: 'asc' },
           select: { id: true, [paged.relation]: page },
         });
         expect(rows.map((row) => row.id)).toEqual([...ids].sort((a, b) => Number(a) - Number(b)));
-        const readsOfChildren = statements.filter(({ sql }) => new RegExp(`[\`"]${paged.foreignKey}[\`"] (IN \\(|= )`).test(sql));
+        const readsOfChildren = app.statements.filter(({ sql }) => new RegExp(`[\`"]${paged.foreignKey}[\`"] (IN \\(|= )`).test(sql));
         expect(readsOfChildren.length, 'the children are read').toBeGreaterThan(0);
         for (const { sql, params } of readsOfChildren) {
           const limit = limitOf(sql, params);
@@ -360,8 +352,8 @@ describe('a page of a list relation under several parents', () => {
       Array.from({ length: count }, (_, n) => ({ dealership_id: dealershipId, first_name: `Many ${n}` }));
     await app.db.contact.createMany({ data: [...contacts(large.id, PAGE_ROWS_AT_LEAST + 50), ...contacts(small.id, 3)] });
     for (const key of [null, [large.id, small.id]]) {
-      statements.length = 0;
-      const client = key ? forDealerships(logged, key) : logged;
+      app.statements.length = 0;
+      const client = key ? forDealerships(app.db, key) : app.db;
       const rows = await client.dealership.findMany({
         where: { id: { in: [large.id, small.id] } },
         orderBy: { id: 'asc' },
@@ -371,8 +363,42 @@ describe('a page of a list relation under several parents', () => {
         { id: large.id, contacts: [{ first_name: `Many ${PAGE_ROWS_AT_LEAST + 49}` }, { first_name: `Many ${PAGE_ROWS_AT_LEAST + 48}` }] },
         { id: small.id, contacts: [{ first_name: 'Many 2' }, { first_name: 'Many 1' }] },
       ]);
-      const reads = statements.filter(({ sql }) => /[`"]dealership_id[`"] (IN \(|= )/.test(sql) && /contacts/.test(sql));
+      const reads = app.statements.filter(({ sql }) => /[`"]dealership_id[`"] (IN \(|= )/.test(sql) && /contacts/.test(sql));
       expect(reads.map(({ sql, params }) => limitOf(sql, params))).toEqual([PAGE_ROWS_AT_LEAST, 2]);
+    }
+  });
+
+  it('every nested connection of the graph, under several parents (nodes), reads its children with a LIMIT of the pages', async () => {
+    const nested: { parent: string; field: string }[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || !nodeTypes.has(type.name)) continue;
+      for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
+        const target = getNamedType(field.type);
+        if (isObjectType(target) && target.getFields().edges) nested.push({ parent: type.name, field: field.name });
+      }
+    }
+    expect(nested.length).toBeGreaterThan(5);
+    for (const { parent, field } of nested) {
+      const paged = relations.find((relation) => relation.model === parent && relation.relation === field);
+      if (!paged) throw new Error(`${parent}.${field} is no list relation of the datamodel: reach it another way in this test`);
+      const ids = await parentIds(parent);
+      app.statements.length = 0;
+      const answer = await app.graphql<{ nodes: ({ page?: { edges: unknown[] } } | null)[] }>(
+        `query ($ids: [ID!]!) { nodes(ids: $ids) { ... on ${parent} { page: ${field}(first: 2) { edges { cursor } } } } }`,
+        { ids: ids.map((id) => encodeGlobalID(parent, id)) },
+        everyDealershipKey,
+      );
+      expect(answer.errors, `${parent}.${field}: ${JSON.stringify(answer.errors)}`).toBeUndefined();
+      // The relation counts' reads are bounded by the parents' ids (the count tests above hold them).
+      const readsOfChildren = app.statements.filter(
+        ({ sql }) => new RegExp(`[\`"]${paged.foreignKey}[\`"] (IN \\(|= )`).test(sql) && !/COUNT\(\*\)/.test(sql),
+      );
+      expect(readsOfChildren.length, `${parent}.${field}: its children are read`).toBeGreaterThan(0);
+      for (const { sql, params } of readsOfChildren) {
+        const limit = limitOf(sql, params);
+        expect(limit, `${parent}.${field}: a LIMIT of at most the pages' rows\n${sql}`).toBeGreaterThan(0);
+        expect(limit).toBeLessThanOrEqual(Math.max(PAGE_ROWS_AT_LEAST, ids.length * 3));
+      }
     }
   });
 

@@ -17,7 +17,7 @@
 //      `<fk> IN (<the same ids>)` added to each count's `where`: Prisma's own count, bounded by the page;
 //   3. per paged relation of a level, one read of the child model for the level's rows,
 //      `WHERE <fk> IN (<their ids>) ORDER BY <fk>, <the page's order> LIMIT <rows × the page's size>`,
-//      cut into each parent's page; a parent the LIMIT cut short is read again in a next round
+//      cut into each parent's page; a parent the LIMIT cut short is read alone, with its own LIMIT
 //      (fillPages). The work is the pages', whatever the table holds; the rows it answers are a level
 //      of their own, with their counts and pages read the same way.
 // The counts are put back on each row as `_count` and the pages under their relation, so callers
@@ -114,7 +114,7 @@ export function listRelations(): ListRelationShape[] {
   );
 }
 
-/** A page of a list relation, read per parent row (step 3). */
+/** A page of a list relation, read after the query for the rows it answered (step 3). */
 interface PagePlan {
   target: string;
   foreignKey: string;
@@ -340,12 +340,11 @@ const orderTerms = (orderBy: unknown): unknown[] => (Array.isArray(orderBy) ? or
 /**
  * The page of `relation` for each of `rows`: one statement for all the parents, their children ordered
  * by parent and then by the page's order, at most (parents × the rows a page needs, or
- * PAGE_ROWS_AT_LEAST) of them, cut into
- * each parent's page. A parent the LIMIT cut short (one after a parent with more children than that)
- * is read alone, with the page's own LIMIT. Either way a statement reads at most the rows of the pages
- * it answers, whatever the table holds; with an index on the foreign key (and the order) it stops at
- * its LIMIT. A page with a cursor, a backwards `take` or `distinct` is read per parent: those pages do
- * not share one ordered read.
+ * PAGE_ROWS_AT_LEAST) of them, cut into each parent's page. A parent the LIMIT cut short (one after a
+ * parent with more children than that) is read alone, with the page's own LIMIT. Either way a
+ * statement reads at most the rows of the pages it answers, whatever the table holds; with an index on
+ * the foreign key (and the order) it stops at its LIMIT. A page with a cursor, a backwards `take` or
+ * `distinct` is read per parent: those pages do not share one ordered read.
  */
 async function fillPages(
   parent: LevelPlan,
@@ -362,7 +361,9 @@ async function fillPages(
       row[relation] = [];
       continue;
     }
-    rowsByParent.set(id, [...(rowsByParent.get(id) ?? []), row]);
+    const siblings = rowsByParent.get(id);
+    if (siblings) siblings.push(row);
+    else rowsByParent.set(id, [row]);
   }
   const { take, skip, cursor, distinct, where, orderBy, ...rest } = page.args;
   // The order Prisma pages a relation by when none is given: the child's primary key.
@@ -398,7 +399,11 @@ async function fillPages(
         take: budget,
       });
       const byParent = new Map<unknown, Args[]>();
-      for (const child of found) byParent.set(child[page.foreignKey], [...(byParent.get(child[page.foreignKey]) ?? []), child]);
+      for (const child of found) {
+        const own = byParent.get(child[page.foreignKey]);
+        if (own) own.push(child);
+        else byParent.set(child[page.foreignKey], [child]);
+      }
       // Fewer rows than the LIMIT: every parent's children were read. Otherwise the parents before the
       // last one read are whole, and the last is when it got a whole page.
       const whole = found.length < budget;

@@ -64,6 +64,8 @@ export interface TestApp {
   events: LiveEventHub;
   /** SQL statements run since the last reset (for N+1 checks). */
   queries: string[];
+  /** The same statements with the parameters they were sent with (a LIMIT's value, say). */
+  statements: { sql: string; params: readonly unknown[] }[];
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
   graphql<T = Record<string, unknown>>(
     query: string,
@@ -135,7 +137,13 @@ export async function createTestApp(overrides: Partial<Config> = {}, deps: Parti
   const database = await createMigratedDatabase();
   const config: Config = { ...loadConfig({ ...testSettings, DATABASE_URL: database.url }), ...overrides };
   const queries: string[] = [];
-  const db = createDb(database.url, { onQuery: (sql) => queries.push(sql) });
+  const statements: TestApp['statements'] = [];
+  const db = createDb(database.url, {
+    onQuery: (sql, params) => {
+      queries.push(sql);
+      statements.push({ sql, params });
+    },
+  });
   const clock = createClock();
   const keys = deps.keys ?? createKeyVerifier({ db, now: clock.now, ttlMs: config.apiKeyCacheTtlMs });
   const events = createLiveEventHub({
@@ -176,6 +184,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, deps: Parti
     clock,
     events,
     queries,
+    statements,
     request,
     async graphql(query, variables, key) {
       const response = await request('/graphql', { method: 'POST', key, json: { query, variables } });
