@@ -29,7 +29,6 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { OperationTypeNode } from 'graphql';
 import pg from 'pg';
 import { projectRoot, type Engine } from '../src/config/index.ts';
-import { DEVELOPMENT_KEY } from '../src/config/secrets.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import {
   childEnv,
@@ -37,10 +36,12 @@ import {
   createDatabase,
   drive,
   issueKey,
+  PRODUCTION_SETTINGS,
   requestInit,
   restSelectionDocuments,
   rssMb,
   run,
+  START_PRODUCTION,
   startServer,
   stopAllChildren,
   stopChild,
@@ -85,20 +86,13 @@ const writeConnections = Math.min(connections, 4);
 /** A write that cannot repeat for ever (a subscription per request) is driven this many times a run. */
 const FIXED_WRITES = quick ? 4 : 12;
 
-// The service reads the secrets the seed encrypted: one keyring for both. The development key (a
-// public phrase) unless SECRETS_ENCRYPTION_KEYS is set, so a platform database made with
-// `npm run seed -- --dev --scale platform` can be reused.
-const encryptionKeys = process.env.SECRETS_ENCRYPTION_KEYS ?? `${DEVELOPMENT_KEY.id}:${DEVELOPMENT_KEY.key.toString('base64')}`;
 const METRICS_TOKEN = 'bench-scale-metrics-token-0123456789abcdef';
 
 /** The settings of every child: production rules, as `npm run start:production` runs, with the bench's secrets. */
 function productionEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return childEnv({
-    NODE_ENV: 'production',
+    ...PRODUCTION_SETTINGS,
     DATABASE_URL: databaseUrl,
-    PUBLIC_URL: 'http://127.0.0.1',
-    SESSION_SIGNING_SECRET: 'bench-scale-session-signing-secret-0123456789',
-    SECRETS_ENCRYPTION_KEYS: encryptionKeys,
     METRICS_TOKEN,
     SEED_DEMO_DATA: 'false',
     RATE_LIMIT_AUTH_FAILURES: '1000000000',
@@ -110,8 +104,6 @@ function productionEnv(databaseUrl: string, extra: Record<string, string> = {}):
     ...extra,
   });
 }
-
-const START_PRODUCTION = { command: 'npm', args: ['run', '--silent', 'start:production'], shown: 'npm run start:production' };
 
 // ─── the data sets ───
 

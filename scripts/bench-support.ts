@@ -13,6 +13,7 @@ import { Kind, print, visit, type DocumentNode, type OperationTypeNode } from 'g
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { createSofa } from 'sofa-api';
 import type { Engine } from '../src/config/index.ts';
+import { DEVELOPMENT_KEY } from '../src/config/secrets.ts';
 import { restFieldNames, restSchema } from '../src/rest/rest-schema.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { runAdminSql } from './cli-database.ts';
@@ -109,6 +110,26 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     if (!(name in extra)) delete env[name];
   return env;
 }
+
+// The service reads the secrets a seed encrypted: one keyring for both. The development key (a
+// public phrase) unless SECRETS_ENCRYPTION_KEYS is set, so a database made with
+// `npm run seed -- --dev` (demo or platform) can be read by a production-mode child.
+const encryptionKeys = process.env.SECRETS_ENCRYPTION_KEYS ?? `${DEVELOPMENT_KEY.id}:${DEVELOPMENT_KEY.key.toString('base64')}`;
+
+/** The settings production mode requires, with the benches' values: a child runs as `npm run start:production` runs it. */
+export const PRODUCTION_SETTINGS = {
+  NODE_ENV: 'production',
+  PUBLIC_URL: 'http://127.0.0.1',
+  SESSION_SIGNING_SECRET: 'bench-session-signing-secret-0123456789abcdef',
+  SECRETS_ENCRYPTION_KEYS: encryptionKeys,
+} as const;
+
+/** How the benches start the service: compiled, in production mode, with its node flags (its prestart builds when stale). */
+export const START_PRODUCTION: StartCommand = {
+  command: 'npm',
+  args: ['run', '--silent', 'start:production'],
+  shown: 'npm run start:production',
+};
 
 export interface Server<Role extends string = string> {
   role: Role;
