@@ -2,6 +2,8 @@
 // with brotli or gzip as the client accepts (brotli first). The explorer pages are the big ones
 // (GraphiQL's page inlines its code), so compressed bodies of answers that carry an ETag are kept
 // in a small cache by ETag and encoding: a page is compressed once, not once per visit.
+// Not Yoga's useContentEncoding (@whatwg-node/server): it compresses every body, event streams (buffered) and
+// small answers too, picks the first listed encoding ignoring q-values, sends no Vary and keeps a strong ETag.
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';

@@ -3,6 +3,7 @@
 // so the HTTP server (src/http/server.ts) closes its own only when this is 0. Linux tells it in
 // /proc/net/tcp and /proc/net/tcp6 (the rx_queue of a socket in the LISTEN state); elsewhere it is
 // unknown (null).
+// Kept: neither Node's net.Server nor libuv exposes a listening socket's accept queue, and no npm library reads it.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 const LISTEN_STATE = '0A';

@@ -5,8 +5,11 @@
 // (src/http/connection-bounds.ts); a client that half-closes its side after its request is
 // answered; and a shutdown drains the connections without dropping a request that was received, nor
 // a connection the kernel accepted for it.
+// Not http-terminator or stoppable: both close the listening socket at once (the kernel resets the connections
+// in its accept queue) and destroy idle keep-alive connections at once, the resets the documented drain avoids.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { connectionBoundsOf } from '../config/http.ts';
@@ -247,13 +250,9 @@ function writePlain(res: ServerResponse, answer: PlainAnswer): void {
 
 /** Resolves once the request's body (if any) has been read and dropped, or the request has failed. */
 function readToEnd(req: IncomingMessage): Promise<void> {
-  return new Promise((resolve) => {
-    if (req.complete) return resolve();
-    req.once('end', resolve);
-    req.once('error', () => resolve());
-    req.once('close', resolve);
-    req.resume();
-  });
+  req.resume();
+  // A request that failed or whose connection closed early is read as far as it goes too.
+  return finished(req).catch(() => undefined);
 }
 
 /** What the server keeps of its connections: read by the request handler, the drain and the listener's close. */
