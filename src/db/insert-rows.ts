@@ -1,6 +1,6 @@
 // Rows written with raw INSERTs rather than Prisma's create and createMany. Prisma 7 keeps no query
 // plan for createMany (nor createManyAndReturn): each call compiles one with its WebAssembly query
-// compiler, about 2.5 ms of CPU, more than the rest of the statement; a raw statement needs no plan.
+// compiler, which costs more than the rest of the statement (docs/benchmarks.md); a raw statement needs no plan.
 // Every createMany of the request paths goes through here (test/insert-rows.test.ts walks src/ for one
 // left). The one-row inserts are for the rows a lead POST writes every time (its lead and its event):
 // even with its plan cached, Prisma's create costs about three times the CPU of the raw statement.

@@ -11,7 +11,7 @@
 // write's whole transaction (the tail latency of reads under writes).
 //
 // Both connections keep their prepared statements: Prisma's adapter prepares every statement again on
-// every call (about 8% of an uncached read's CPU), and the service sends a few hundred distinct SQL
+// every call (a measurable share of an uncached read's CPU: docs/benchmarks.md), and the service sends a few hundred distinct SQL
 // texts, so each connection remembers the most recent PREPARED_STATEMENTS_KEPT of them. Prisma ends
 // every read in `LIMIT ? OFFSET ?`, which SQLite plans anew for each binding: those two numbers are
 // written into the SQL (withLiteralLimit), or a kept statement would still be parsed on every run.
@@ -70,8 +70,7 @@ function connectionOf(adapter: Adapter): Connection | undefined {
 }
 
 /**
- * A kept statement's columns, asked once: Prisma's adapter asks on every read (2% of an uncached read's
- * CPU), and they are fixed by the SQL text the statement is kept under (Prisma names every column; it
+ * A kept statement's columns, asked once: Prisma's adapter asks on every read, and they are fixed by the SQL text the statement is kept under (Prisma names every column; it
  * never selects `*`). Read-only to the adapter, which only maps over them.
  */
 const columnsByStatement = new WeakMap<Statement, ReturnType<Statement['columns']>>();

@@ -117,8 +117,8 @@ export function bundledPostcodeFile(): string {
 
 /**
  * The bundled Australian postcode data. The file is read and parsed once, on the first search (not
- * at start-up, so instances that never search do not pay ~100 MB of parsing), and only the small
- * postcode → point map is kept. The package's own lookup re-reads the 25 MB file on every call, so
+ * at start-up, so instances that never search do not pay for parsing it), and only the small
+ * postcode → point map is kept. The package's own lookup re-reads the whole file on every call, so
  * it is not used.
  */
 export class PostcodeGeocoder implements Geocoder {

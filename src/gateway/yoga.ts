@@ -188,8 +188,8 @@ export function createApp(deps: AppDeps): Yoga {
     landingPage: false,
     // Bodies are capped before Yoga: the HTTP server reads each one with BODY_LIMIT_BYTES as its hard
     // cap (src/http/server.ts) and useBodyLimit refuses a declared length over it. Yoga's own limit
-    // (25 MB) re-streamed every GraphQL POST body through a counting pipe: about 3% of an uncached
-    // GraphQL read's CPU, for a limit that can never be the one reached.
+    // re-streamed every GraphQL POST body through a counting pipe, a measurable share of an uncached
+    // GraphQL read's CPU (docs/benchmarks.md), for a limit that can never be the one reached.
     maxRequestBodySize: false,
     // CORS is answered by useSecurityHeaders, for the configured origins only.
     cors: false,

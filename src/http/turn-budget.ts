@@ -4,10 +4,8 @@
 // libuv accepts one connection per turn of the loop (it stopped accepting in a loop in 1.45, the
 // version under Node 20; libuv pull request 3696). A request read in a turn used to run in that turn,
 // and on SQLite (whose driver is synchronous) it runs there from start to finish: with 32 busy
-// connections a turn ran 32 requests, about 100 ms, and the 32nd of 32 connections opened at once
-// waited 31 turns, well over a second, before its first request was even read. Measured with a
-// ten-line node:http server whose handler spends 3 ms: the connections were accepted over 1.4 s and
-// p99 was 14× p50; with this budget they were accepted within 190 ms and p99 was 2.5× p50.
+// connections a turn ran 32 requests, and the last of 32 connections opened at once waited 31 turns
+// before its first request was even read (measured in docs/benchmarks.md).
 //
 // So requests are started from setImmediate callbacks (the check phase, after the turn's reads), one
 // callback each, in the order they were read: Node runs the microtasks of one callback before the
@@ -19,9 +17,8 @@
 // Only while connections are arriving: a connection accepted less than BURST_WINDOW_MS ago may
 // have others queued behind it (clients open their pools at once). Otherwise a request starts where
 // it is read, as Node starts it: a steady keep-alive load, where nobody waits to be accepted, keeps the
-// code path it had. With the budget always on, four side-by-side runs measured 4-25% more CPU per
-// uncached read than without it; with the window, two runs measured +8% and -5%, within the noise
-// (two copies of one build differ by up to 16% from round to round on this machine).
+// code path it had: the budget always on cost CPU on every uncached read; with the window the cost
+// was within the noise.
 
 /** How long one turn may spend starting requests before the rest wait for the next turn. */
 const TURN_BUDGET_MS = 5;

@@ -64,7 +64,7 @@ let rendered: GraphiqlPage | undefined;
  * The GraphiQL page, rendered once (its options are fixed), and its policy: scripts only its own,
  * Monaco's workers from the blob: URLs the page makes, styles inline (the editor sets them at run
  * time), requests only to this origin, never framed. The renderer carries the whole page inline
- * (about 9 MB of JavaScript), so it is loaded when a browser first asks for the page, not at start-up.
+ * (megabytes of JavaScript), so it is loaded when a browser first asks for the page, not at start-up.
  */
 export function graphiqlPage(): Promise<GraphiqlPage> {
   rendering ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {

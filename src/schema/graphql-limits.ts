@@ -65,7 +65,7 @@ const COUNTED_TEXTS_BOUNDS: CacheBounds = { maxEntries: 1_000, maxBytes: 8 * 102
 export const ASSUMED_LIST_SIZE = 10;
 
 /**
- * Introspection may answer the whole schema (about 200 KB): one `__schema` or `__type` field costs
+ * Introspection may answer the whole schema, the largest answer there is: one `__schema` or `__type` field costs
  * this much, so a document holds at most two. How deep it may nest is GraphQL's own rule
  * (MaxIntrospectionDepthRule, part of validation).
  */

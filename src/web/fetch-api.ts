@@ -2,8 +2,8 @@
 // Yoga, Sofa and the response cache use in Node, so an answer is one kind of object from the handler
 // to the socket and `instanceof Response` means what it says. Node's own (undici) Request and
 // Response validate and copy their whole init on construction, and every Request gets an
-// AbortSignal and a web stream for its body: together about 5% of the CPU of an uncached read, for
-// objects that never leave the process.
+// AbortSignal and a web stream for its body: a measurable share of an uncached read's CPU
+// (docs/benchmarks.md), for objects that never leave the process.
 //
 // Headers stay Node's own: whatwg-node's treat a header sent with an empty value as absent (a blank
 // Idempotency-Key must be refused with 422, not ignored). So requests are built only through
