@@ -22,7 +22,7 @@ const againstTheDirection = [
   // it is the database client's knowledge.
   { from: '^src/errors\\.ts$', to: '^src/db/unavailable\\.ts$' },
   // settings → domain: the lead sources a deployment adds are checked against the spec's own list.
-  { from: '^src/config/api\\.ts$', to: '^src/domain/leads/values\\.ts$' },
+  { from: '^src/config/settings\\.ts$', to: '^src/domain/leads/values\\.ts$' },
   // db → domain: preparing the database at start encrypts any secret still stored in plain text.
   { from: '^src/db/prepare\\.ts$', to: '^src/domain/stored-secrets\\.ts$' },
   // telemetry → db: the pool gauges read the database client's pool.

@@ -1,12 +1,18 @@
-// How a setting is declared (SettingDeclaration) and the checks of its environment text, as zod
-// schemas, that the concern modules beside this one declare their settings with.
+// How a setting is declared (SettingDeclaration), the types the Config is derived from, and the
+// checks of a variable's text, as zod schemas, that src/config/settings.ts declares settings with.
+// A schema sees only a set value (or a default): an unset variable is never checked.
 import { z } from 'zod';
 
 export interface SettingDeclaration {
-  /** Checks the variable's text and converts it; accepts undefined (unset). */
-  readonly schema: z.ZodType;
+  /** Checks the variable's text and converts it to the value the Config holds. */
+  readonly schema: z.ZodType<unknown, string>;
   /** One line for the operator: what the setting does (Markdown; docs/configuration.md and .env.example). */
   readonly meaning: string;
+  /**
+   * Where its value lands in the Config (`rateLimits.windowMs`: a field of a record); unset, it lands
+   * as null. Without one, only a derived value of src/config/load.ts reads it.
+   */
+  readonly field?: string;
   /** The text used when the variable is unset or empty, checked by `schema` as if it had been set. */
   readonly default?: string;
   /** Development mode's default, where it differs from `default`. */
@@ -23,93 +29,80 @@ export interface SettingDeclaration {
   readonly emptyIsAValue?: true;
 }
 
-/** Keeps each entry's own type (its schema's output, whether it has a default) for `Settings`. */
+/** Keeps each entry's own type (its schema's output, its field, whether it has a default) for the Config. */
 export const setting = <const D extends SettingDeclaration>(declaration: D): D => declaration;
+
+type Declarations = Record<string, SettingDeclaration>;
+type AlwaysSet = { readonly default: string } | { readonly required: string; readonly developmentDefault: string };
+
+/** A setting's value once checked: undefined when unset, unless it has a value in every mode. */
+export type ValueOf<D extends SettingDeclaration> = D extends AlwaysSet ? z.output<D['schema']> : z.output<D['schema']> | undefined;
+export type ValuesOf<S extends Declarations> = { [K in keyof S]: ValueOf<S[K]> };
+
+type FieldOf<D> = D extends { readonly field: infer F extends string } ? F : never;
+type LandedValue<D extends SettingDeclaration> = D extends AlwaysSet ? z.output<D['schema']> : z.output<D['schema']> | null;
+type TopLevel<F> = F extends `${string}.${string}` ? never : F;
+type RecordOf<F> = F extends `${infer R}.${string}` ? R : never;
+type InRecord<F, R extends string> = F extends `${R}.${infer G}` ? G : never;
+/** The fields a set of declarations lands in the Config: top-level ones, and those of records (`rateLimits.…`). */
+export type Landed<S extends Declarations> = { [K in keyof S as TopLevel<FieldOf<S[K]>>]: LandedValue<S[K]> } & {
+  [R in RecordOf<FieldOf<S[keyof S]>>]: { [K in keyof S as InRecord<FieldOf<S[K]>, R>]: LandedValue<S[K]> };
+};
 
 // ─── the settings' environment text, as zod schemas ───
 
 /** An empty variable counts as unset, as in most shells' `VAR= command`. */
-export const unsetIfEmpty = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema.optional());
+export const unsetIfEmpty = (value: string | undefined): string | undefined => (value?.trim() === '' ? undefined : value);
 
-export const wholeNumber = (max = Number.MAX_SAFE_INTEGER) =>
-  optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, `must be a whole number from 0 to ${max}`)
-      .transform(Number)
-      .refine((value) => value <= max, `must be a whole number from 0 to ${max}`),
-  );
+export const text = z.string().trim();
 
-/** A whole number of `unit` from 1 to `max` (retention periods). */
-export const wholeNumberFrom1 = (max: number, unit: string) =>
-  optional(
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, `must be a whole number of ${unit} from 1 to ${max}`)
-      .transform(Number)
-      .refine((value) => value >= 1 && value <= max, `must be a whole number of ${unit} from 1 to ${max}`),
-  );
-
-export const positiveWholeNumber = optional(
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number greater than 0')
+export const wholeNumberIn = (min: number, max: number, message: string) =>
+  text
+    .regex(/^\d+$/, message)
     .transform(Number)
-    .refine((value) => value > 0 && value <= Number.MAX_SAFE_INTEGER, 'must be a whole number greater than 0'),
-);
+    .refine((value) => value >= min && value <= max, message);
+
+export const wholeNumber = (max = Number.MAX_SAFE_INTEGER, min = 0) =>
+  wholeNumberIn(min, max, `must be a whole number from ${min} to ${max}`);
+/** A whole number of `unit` from `min` to `max` (retention periods, leases). */
+export const wholeNumberOf = (unit: string, min: number, max: number) =>
+  wholeNumberIn(min, max, `must be a whole number of ${unit} from ${min} to ${max}`);
+export const positiveWholeNumber = wholeNumberIn(1, Number.MAX_SAFE_INTEGER, 'must be a whole number greater than 0');
+/** A whole number of a unit, held in milliseconds (hours → ms). */
+export const inMs = (schema: z.ZodType<number, string>, unitMs: number) => schema.transform((value) => value * unitMs);
+export const HOUR_MS = 3_600_000;
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
-export const trueOrFalse = optional(
-  z
-    .string()
-    .trim()
-    .toLowerCase()
-    .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), 'must be true or false')
-    .transform((value) => TRUE_WORDS.includes(value)),
+export const trueOrFalse = text
+  .toLowerCase()
+  .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), 'must be true or false')
+  .transform((value) => TRUE_WORDS.includes(value));
+
+export const httpOrigin = text
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** A comma-separated list in which "" is a value (the empty list). */
+export const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== ''),
 );
 
-export const httpOrigin = optional(
-  z
-    .string()
-    .trim()
-    .refine((value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-      } catch {
-        return false;
-      }
-    }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
-    .transform((value) => value.replace(/\/+$/, '')),
-);
-
-/** A comma-separated list in which "" is a value (the empty list), not "unset". */
-export const commaList = z
-  .string()
-  .optional()
-  .transform((value) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry !== ''),
-  );
-
-/** A setting's value once checked: never undefined when it has a default in every mode. */
-type ValueOf<D extends SettingDeclaration> = D extends
-  | { readonly default: string }
-  | { readonly required: string; readonly developmentDefault: string }
-  ? Exclude<z.output<D['schema']>, undefined>
-  : z.output<D['schema']>;
-
-/**
- * The checked values of a set of declarations: each concern's reader takes its own (so the concern
- * modules need not import the whole table, src/config/settings.ts, which imports them).
- */
-export type ValuesOf<Declarations extends Record<string, SettingDeclaration>> = { [K in keyof Declarations]: ValueOf<Declarations[K]> };
+/** Text that `parse` turns into a value or the reasons it is wrong, each reason one problem. */
+export const parsedWith = <T>(parse: (value: string) => { value: T } | { problems: readonly string[] }) =>
+  z.string().transform((value, context) => {
+    const parsed = parse(value);
+    if ('value' in parsed) return parsed.value;
+    for (const message of parsed.problems) context.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });

@@ -16,13 +16,13 @@
 import { Redis, type Command } from 'ioredis';
 import type { Logger } from 'pino';
 import type { KeyChangeFeed } from '../auth/key-cache.ts';
-import { REDIS_SETTINGS } from '../config/redis.ts';
+import { SETTINGS } from '../config/index.ts';
 
 /** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
 const KEY_CHANGES_CHANNEL = 'api-key-changed';
 
 /** REDIS_OUTAGE_AFTER_MS's default, for a connection made without the settings (tests). */
-const DEFAULT_OUTAGE_AFTER_MS = Number(REDIS_SETTINGS.REDIS_OUTAGE_AFTER_MS.default);
+const DEFAULT_OUTAGE_AFTER_MS = Number(SETTINGS.REDIS_OUTAGE_AFTER_MS.default);
 
 /** While the breaker is open, how often one command is let through to see whether Redis answers again. */
 const BREAKER_PROBE_MS = 1_000;

@@ -197,7 +197,7 @@ export class S3Storage implements FileStorage {
 
 // ─── the one choice ───
 
-/** The store FILE_STORAGE names (its default follows the engine: see src/config/storage.ts). */
+/** The store FILE_STORAGE names (its default follows the engine: see src/config/load.ts). */
 export function createFileStorage(config: Pick<Config, 'fileStorage' | 'fileStorageDir' | 's3'>, db: Db): FileStorage {
   switch (config.fileStorage) {
     case 'database':

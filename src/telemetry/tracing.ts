@@ -1,4 +1,4 @@
-// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config/telemetry.ts, docs/operations.md, "Traces").
+// OpenTelemetry traces: off unless an `OTEL_*` setting turns them on (src/config/settings.ts, docs/operations.md, "Traces").
 // Off, nothing but @opentelemetry/api is loaded, and its tracer is a no-op: spans cost a function call.
 // On, the SDK, the exporter and the W3C propagator are imported here, once, and registered globally,
 // so that the request plugin (src/gateway/tracing-plugin.ts), the database adapters

@@ -3,7 +3,7 @@
 // third-party company and channel names, which change with the platform's partnerships. A default
 // list of the Australian listing and advertising channels ships with the service (so a lead tagged
 // "carsales" is accepted on the first day), and a deployment replaces it with LEAD_EXTRA_SOURCES /
-// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none; src/config/api.ts declares them): data,
+// LEAD_EXTRA_MARKETING_SOURCES (comma-separated; set to "" for none; src/config/settings.ts declares them): data,
 // not code.
 
 export const LEAD_CATEGORIES = [
@@ -120,7 +120,7 @@ export interface LeadSourceLists {
 
 /**
  * The documented values with the given third-party ones (LEAD_EXTRA_SOURCES and
- * LEAD_EXTRA_MARKETING_SOURCES, read in src/config/api.ts), each value once.
+ * LEAD_EXTRA_MARKETING_SOURCES, declared in src/config/settings.ts), each value once.
  */
 export function leadSourceLists(
   thirdPartySources: readonly string[] = DEFAULT_THIRD_PARTY_SOURCES,
