@@ -12,6 +12,7 @@ import type { ScopedDb } from './db/scoped.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import type { Geocoder } from './domain/geocoding.ts';
 import type { RecordEventPublisher, RecordEventSource } from './domain/record-events.ts';
+import { requestState } from './web/request-state.ts';
 
 /**
  * What a resolver is given: the caller, its scoped client and the few services operations use, not
@@ -67,14 +68,14 @@ export interface Context {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** The key is verified once per request even when the REST layer looks at it before the context is built. */
-const actorByRequest = new WeakMap<Request, Promise<Actor | null>>();
-
-/** The request as the client sent it, for each request the REST layer rebuilt from it. */
-const sentAs = new WeakMap<Request, Request>();
-
-/** For each request as the client sent it: the verdict on the key it presented, when it presented one. */
-const presentedKeyVerdicts = new WeakMap<Request, Promise<Actor | null>>();
+declare module './web/request-state.ts' {
+  interface RequestState {
+    /** The key is verified once per request even when the REST layer looks at it before the context is built. */
+    actor?: Promise<Actor | null>;
+    /** On the request as the client sent it: the verdict on the key it presented, when it presented one. */
+    presentedKeyVerdict?: Promise<Actor | null>;
+  }
+}
 
 /**
  * The verdict on the request's key now: what the verifier remembers or looks up
@@ -88,24 +89,23 @@ export function verifyPresentedKey(keys: KeyVerifier, request: Request): Promise
 }
 
 export function actorFromRequest(keys: KeyVerifier, request: Request): Promise<Actor | null> {
-  let actor = actorByRequest.get(request);
-  if (!actor) {
-    actor = verifyPresentedKey(keys, request);
-    actorByRequest.set(request, actor);
+  const state = requestState(request);
+  if (!state.actor) {
+    state.actor = verifyPresentedKey(keys, request);
     // Anything in Authorization is a credential; one that is not even a bearer key is refused too.
-    if (request.headers.has('authorization')) presentedKeyVerdicts.set(sentRequest(request), actor);
+    if (request.headers.has('authorization')) requestState(sentRequest(request)).presentedKeyVerdict = state.actor;
   }
-  return actor;
+  return state.actor;
 }
 
 /** Records that `rebuilt` stands for `original` (the REST layer rewrites URLs, headers and bodies). */
 export function rebuiltFrom(original: Request, rebuilt: Request): void {
-  sentAs.set(rebuilt, sentRequest(original));
+  requestState(rebuilt).sentAs = sentRequest(original);
 }
 
 /** The request as the client sent it: what per-request records (rate limits) are kept under. */
 export function sentRequest(request: Request): Request {
-  return sentAs.get(request) ?? request;
+  return requestState(request).sentAs ?? request;
 }
 
 /**
@@ -113,12 +113,12 @@ export function sentRequest(request: Request): Request {
  * layer it was verified), or undefined when none was presented or none has been looked at yet.
  */
 export function presentedKeyVerdict(request: Request): Promise<Actor | null> | undefined {
-  return presentedKeyVerdicts.get(sentRequest(request));
+  return requestState(sentRequest(request)).presentedKeyVerdict;
 }
 
 /** A request rebuilt from another (the REST layer rewrites URLs and bodies) keeps its verified actor. */
 export function carryActor(from: Request, to: Request): void {
   rebuiltFrom(from, to);
-  const actor = actorByRequest.get(from);
-  if (actor) actorByRequest.set(to, actor);
+  const actor = requestState(from).actor;
+  if (actor) requestState(to).actor = actor;
 }

@@ -3,6 +3,14 @@
 // to the app; X-Forwarded-For is believed only as far as TRUST_PROXY says proxies of ours wrote it,
 // since any client can send the header with whatever it likes in it.
 import { isIP } from 'node:net';
+import { requestState } from '../web/request-state.ts';
+
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** The peer address of the request's connection, as the HTTP server saw it (normalised). */
+    socketAddress?: string;
+  }
+}
 
 /** Stands for a request whose socket is not known (the app called without the HTTP server, as in tests). */
 const UNKNOWN_ADDRESS = 'unknown';
@@ -10,11 +18,9 @@ const UNKNOWN_ADDRESS = 'unknown';
 /** Longest address text kept: an IPv6 address with a zone fits; anything longer is cut, never stored whole. */
 const MAX_ADDRESS_LENGTH = 64;
 
-const socketAddressByRequest = new WeakMap<Request, string>();
-
 /** Called by the HTTP server for each request it builds: the peer address of its connection. */
 export function recordSocketAddress(request: Request, address: string | undefined): void {
-  if (address) socketAddressByRequest.set(request, normalise(address));
+  if (address) requestState(request).socketAddress = normalise(address);
 }
 
 /** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is `10.0.0.1`, so one client is one name. */
@@ -31,7 +37,7 @@ function normalise(address: string): string {
  * than that (the request bypassed a proxy) gives its leftmost entry.
  */
 export function clientAddress(request: Request, trustedHops: number): string {
-  const socket = socketAddressByRequest.get(request) ?? UNKNOWN_ADDRESS;
+  const socket = requestState(request).socketAddress ?? UNKNOWN_ADDRESS;
   if (trustedHops === 0) return socket;
   const forwarded = (request.headers.get('x-forwarded-for') ?? '')
     .split(',')

@@ -17,6 +17,14 @@ import { recordOf } from '../telemetry/request-record.ts';
 import { SERVICE_PATHS } from './request-telemetry.ts';
 import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from '../telemetry/tracing.ts';
 import { Response } from '../web/fetch-api.ts';
+import { requestState } from '../web/request-state.ts';
+
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** The request's server span, from onRequest until onResponse ends it. */
+    span?: Span;
+  }
+}
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
@@ -76,13 +84,11 @@ function endRequestSpan(span: Span, status: number): string | null {
 }
 
 export function useTracing(graphqlEndpoint: string): TracingPlugins {
-  const requestSpans = new WeakMap<Request, Span>();
-
   const first: Plugin = {
     onRequest({ request, url }) {
       if (!isTracing()) return;
       const { span, parent } = startRequestSpan(request, url, graphqlEndpoint);
-      requestSpans.set(request, span);
+      requestState(request).span = span;
       const record = recordOf(request);
       // Only a sampled span is in the tracing system for a log line to point at.
       if (record && span.spanContext().traceFlags & TraceFlags.SAMPLED) {
@@ -112,9 +118,10 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
 
   const last: Plugin = {
     onResponse({ request, response, setResponse }) {
-      const span = requestSpans.get(request);
+      const state = requestState(request);
+      const span = state.span;
       if (!span) return;
-      requestSpans.delete(request);
+      state.span = undefined;
       const traceparent = endRequestSpan(span, response.status);
       if (!traceparent) return;
       try {

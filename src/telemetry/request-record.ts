@@ -6,6 +6,7 @@ import type { DocumentNode, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { requestIdFor } from './request-id.ts';
+import { requestState } from '../web/request-state.ts';
 
 export interface RequestRecord {
   readonly id: string;
@@ -35,7 +36,12 @@ export function requestBindings(record: RequestRecord): { request_id: string } &
   return record.trace ? { request_id: record.id, ...record.trace } : { request_id: record.id };
 }
 
-const records = new WeakMap<Request, RequestRecord>();
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** On the request as the client sent it: its id, start, trace and logger. */
+    record?: RequestRecord;
+  }
+}
 
 /**
  * The logger of the request each error was met in. Yoga logs the unexpected error behind a masked
@@ -87,13 +93,13 @@ export function useErrorLoggers(): Plugin<{ logger?: Logger }> {
 /** Starts the record of a request as the client sent it. */
 export function startRecord(request: Request): RequestRecord {
   const record: RequestRecord = { id: requestIdFor(request.headers), startedAt: performance.now() };
-  records.set(request, record);
+  requestState(request).record = record;
   return record;
 }
 
 /** The record of a request as the client sent it (src/context.ts sentRequest), if it was started. */
 export function recordOf(sentRequest: Request): RequestRecord | undefined {
-  return records.get(sentRequest);
+  return requestState(sentRequest).record;
 }
 
 /**
@@ -101,7 +107,7 @@ export function recordOf(sentRequest: Request): RequestRecord | undefined {
  * `context.logger`): every line it writes carries the request id, and the trace's ids when traced.
  */
 export function requestLogger(base: Logger, sentRequest: Request): Logger {
-  const record = records.get(sentRequest);
+  const record = requestState(sentRequest).record;
   if (!record) return base.child({ request_id: requestIdFor(sentRequest.headers) });
   record.logger ??= base.child(requestBindings(record));
   return record.logger;

@@ -3,6 +3,7 @@
 // it, and re-wrapping the bytes in a new Response at each hook costs a stream and a copy each time:
 // the bytes are read once and remembered here, and hooks change headers in place where they can.
 import { Response } from './fetch-api.ts';
+import { requestState } from './request-state.ts';
 const knownBytes = new WeakMap<Response, Uint8Array<ArrayBuffer>>();
 
 /**
@@ -106,14 +107,12 @@ export function withHeaders(response: Response, change: (headers: Headers) => vo
   }
 }
 
-/** Request bodies the HTTP server already holds as bytes (it reads them to enforce the body limit). */
-const requestBodies = new WeakMap<Request, Uint8Array>();
-
+/** Keeps the body the HTTP server already read as bytes (it reads bodies to enforce the body limit). */
 export function recordRequestBody(request: Request, bytes: Uint8Array): void {
-  requestBodies.set(request, bytes);
+  requestState(request).body = bytes;
 }
 
 /** A request's body as bytes without consuming it: the server's copy, else a clone's. */
 export async function peekRequestBody(request: Request): Promise<Uint8Array> {
-  return requestBodies.get(request) ?? new Uint8Array(await request.clone().arrayBuffer());
+  return requestState(request).body ?? new Uint8Array(await request.clone().arrayBuffer());
 }
