@@ -6,7 +6,6 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, projectRoot, SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../src/config/index.ts';
-import { envExample, withSettingsTable } from '../src/config/docs.ts';
 import { testSettings } from './support/app.ts';
 import { typescriptSources } from './support/source-files.ts';
 
@@ -45,12 +44,6 @@ describe('the settings declaration', () => {
       expect(declaration.meaning.trim(), name).not.toBe('');
       expect(declaration.meaning, name).not.toContain('\n');
     }
-  });
-
-  it('renders the docs/configuration.md table and .env.example as committed (npm run config:docs writes them)', () => {
-    const readme = readFileSync(path.join(projectRoot, 'docs', 'configuration.md'), 'utf8');
-    expect(withSettingsTable(readme) === readme, 'docs/configuration.md settings table is stale: npm run config:docs').toBe(true);
-    expect(readFileSync(path.join(projectRoot, '.env.example'), 'utf8')).toBe(envExample());
   });
 
   it('.env.example lists every setting once, and its values are the defaults the service applies', () => {

@@ -1,15 +1,10 @@
-// README.md and docs/ are a user's guide, so they are tested like code: the REST table is the route
-// table, the permission table is the catalogue, the cost table is the cost model, and the GraphQL and
+// README.md and docs/ are a user's guide, so they are tested like code: the permission table is the
+// catalogue (the REST and cost tables are generated: test/docs-generated.test.ts), and the GraphQL and
 // curl examples run against the demo data. The README stays a newcomer's five minutes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { errorStatusesOf, openApiPath } from '../src/rest/openapi.ts';
-import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
-import { routeCosts } from '../src/rest/route-costs.ts';
-import { DEFAULT_RATE_LIMITS } from '../src/config/index.ts';
-import { getSchema } from '../src/schema/index.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 import { runScript } from './support/processes.ts';
@@ -48,49 +43,6 @@ describe('README.md and docs/', () => {
     const links = [...readme.matchAll(/\]\(((?:docs\/|contract\/|ARCHITECTURE)[^)#]*)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThanOrEqual(10);
     for (const link of links) expect(() => read(link.endsWith('/') ? `${link}README.md` : link), link).not.toThrow();
-  });
-
-  it('lists exactly the REST routes, with their permissions, the outcome without them, success and error statuses', () => {
-    const rows = tableRows(restDoc, '## REST paths');
-    const documented = rows.map(([method, pathCell, , permission, without, success, errors, field]) => ({
-      key: `${method} ${(pathCell ?? '').replace(/`/g, '').replace(/\?.*$/, '')}`,
-      permission: (permission ?? '').replace(/`/g, ''),
-      without: (without ?? '').replace(/\*/g, ''),
-      success: Number(success),
-      errors: (errors ?? '').split(' ').map(Number),
-      field: (field ?? '').replace(/`/g, ''),
-    }));
-    const expected = restRoutes.map((route) => {
-      const access = accessOfRoute(route, getSchema());
-      return {
-        key: `${route.method} ${openApiPath(route.path)}`,
-        permission:
-          access.access === 'public'
-            ? 'none (public)'
-            : access.access === 'authenticated'
-              ? 'any valid key'
-              : access.permissions.join(' and '),
-        without: access.permissions.length > 0 ? String(access.deniedStatus) : '',
-        success: route.successStatus ?? 200,
-        errors: errorStatusesOf(route, access),
-        field: route.field.split('.')[1],
-      };
-    });
-    const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
-    expect(documented.sort(byKey)).toEqual(expected.sort(byKey));
-  });
-
-  it('gives each REST path its cost at its largest page and the calls a minute the default limits allow', () => {
-    const rows = tableRows(read('docs/rate-limits.md'), '**What a REST call costs.**');
-    const expected = routeCosts(getSchema(), DEFAULT_RATE_LIMITS).map(({ route, largestPage, cost, callsPerMinute }) => [
-      `\`${route.method} ${openApiPath(route.path)}\``,
-      Object.entries(largestPage)
-        .map(([name, value]) => `\`${name}=${value}\``)
-        .join(' ') || '—',
-      String(cost),
-      callsPerMinute === null ? 'public: no key' : String(callsPerMinute),
-    ]);
-    expect(rows).toEqual(expected);
   });
 
   it('documents every permission', () => {

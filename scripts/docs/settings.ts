@@ -1,10 +1,5 @@
-// The settings' documentation, generated from their declaration (SETTINGS in src/config/settings.ts): the
-// docs/configuration.md's Configuration table and .env.example. `npm run config:docs` writes both;
-// test/config.test.ts fails when either differs from what this renders.
-import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './index.ts';
-
-const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config/ by `npm run config:docs`; edit it there -->';
-const README_TABLE_END = '<!-- end of the settings table -->';
+// docs/configuration.md's settings table and .env.example, rendered from the settings' declaration.
+import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from '../../src/config/index.ts';
 
 const code = (text: string): string => (text === '' ? '`""`' : `\`${text}\``);
 
@@ -16,22 +11,12 @@ function defaultInWords(declaration: SettingDeclaration): string {
   return declaration.developmentDefault === undefined ? value : `${value}; development: ${code(declaration.developmentDefault)}`;
 }
 
-/** The Markdown table, between its two marker comments. */
-function settingsTable(): string {
+export function settingsTable(): string {
   const rows = SETTING_NAMES.map((name) => {
     const declaration: SettingDeclaration = SETTINGS[name];
     return `| \`${name}\` | ${defaultInWords(declaration)} | ${declaration.meaning} |`;
   });
-  return [README_TABLE_START, '| Variable | Default | Meaning |', '|---|---|---|', ...rows, README_TABLE_END].join('\n');
-}
-
-/** `readme` with its settings table replaced by the current one; throws when the markers are missing. */
-export function withSettingsTable(readme: string): string {
-  const start = readme.indexOf(README_TABLE_START);
-  const end = readme.indexOf(README_TABLE_END);
-  if (start === -1 || end < start)
-    throw new Error(`docs/configuration.md has no settings table markers (${README_TABLE_START} … ${README_TABLE_END})`);
-  return readme.slice(0, start) + settingsTable() + readme.slice(end + README_TABLE_END.length);
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** Markdown to plain text for the comments of .env.example. */
@@ -44,7 +29,7 @@ function envValue(value: string): string {
 
 export function envExample(): string {
   const header = [
-    '# Settings of the dealership gateway, generated from SETTINGS in src/config/ by `npm run config:docs`.',
+    '# Settings of the dealership gateway, generated from SETTINGS in src/config/ by `npm run docs`.',
     '# Copy this file to .env and uncomment what you change: the service reads .env at start when it',
     '# exists (ENV_FILE names another file), and a variable set in the environment wins over the file.',
     '# Each commented line shows the default (or an example where there is none); docs/configuration.md.',
