@@ -47,7 +47,7 @@ export async function purgeInBatches(
   db: Db,
   engine: Engine,
   lockKey: number,
-  batch: (client: Prisma.TransactionClient | Db) => Promise<number>,
+  batch: (client: Prisma.TransactionClient) => Promise<number>,
 ): Promise<number> {
   let purged = 0;
   for (;;) {

@@ -11,7 +11,7 @@
 // type: lead_files.file_type). The one-row inserts also take booleans and JSON values (ColumnValue).
 // Raw statements pass the scoped client's dealership condition by: ARCHITECTURE.md ("Raw statements")
 // lists the modules that may run them.
-import type { Db, Prisma } from './client.ts';
+import type { Prisma } from './client.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 
 type InsertedValue = string | number | Date | null;
@@ -22,7 +22,7 @@ type InsertedValue = string | number | Date | null;
  * rows were written.
  */
 export async function insertRows(
-  client: Prisma.TransactionClient | Db,
+  client: Prisma.TransactionClient,
   table: string,
   rows: readonly Readonly<Record<string, InsertedValue>>[],
 ): Promise<number> {
@@ -60,7 +60,7 @@ function boundValue(value: Exclude<ColumnValue, undefined>): InsertedValue | boo
  * database as it was before the insert, SQLite's sees the new row.
  */
 export async function insertRowReturning<Row>(
-  client: Prisma.TransactionClient | Db,
+  client: Prisma.TransactionClient,
   table: string,
   row: Readonly<Record<string, ColumnValue>>,
   returning: PrismaValues.Sql = PrismaValues.sql`*`,

@@ -16,7 +16,7 @@
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
-import type { Db } from './client.ts';
+import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
 
 export type ModelName = keyof PrismaTypes & string;
@@ -498,6 +498,10 @@ function scopedClient(db: Db, scope: Scope): Db {
 }
 
 declare const scopedBrand: unique symbol;
+type Scoped<Client> = Client & { readonly [scopedBrand]: 'scoped' };
+
+/** A transaction opened from a caller's client: Prisma runs it through the same extension, so the same scope. */
+export type ScopedTx = Scoped<Prisma.TransactionClient>;
 
 /**
  * The client of a caller: every read and write kept to its dealerships (or, for an unrestricted key,
@@ -505,7 +509,9 @@ declare const scopedBrand: unique symbol;
  * this type, so the service's own client (`Db`) cannot reach them by mistake: it is a compile error.
  * Only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the unscoped client.
  */
-export type ScopedDb = Db & { readonly [scopedBrand]: 'scoped' };
+export type ScopedDb = {
+  $transaction<R>(fn: (tx: ScopedTx) => Promise<R>, options?: Parameters<Db['$transaction']>[1]): Promise<R>;
+} & Scoped<Db>;
 
 /**
  * What a domain function gets when it must tell "not yours" from "missing" (the website-scoped
