@@ -23,11 +23,13 @@ import { restStatusOf } from '../rest/errors.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
+import { requestState } from '../web/request-state.ts';
 
-/** How the request's GraphQL execution ended, kept under the request as the client sent it. */
-interface Executed {
-  /** Set when the GraphQL result carried errors: the status the REST door gives the first. */
-  errorStatus?: number;
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** On the request as the client sent it: the status the REST door gives the first GraphQL error. */
+    executionErrorStatus?: number;
+  }
 }
 
 function collectRootFields(
@@ -71,7 +73,6 @@ function routeOperation(method: string, pathname: string): string | undefined {
 }
 
 export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin {
-  const executed = new WeakMap<Request, Executed>();
   // Yoga's parse cache hands out the same document for the same text, so a repeated query's root
   // fields are worked out once.
   const fieldsByDocument = new WeakMap<DocumentNode, Map<string, string[]>>();
@@ -95,13 +96,11 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
       const context = args.contextValue as Partial<Context>;
       if (!context.actor || !context.request) return undefined;
       // Under the request as the client sent it, which onResponse is given (the REST door rebuilds it).
-      const sent = sentRequest(context.request);
-      const record = executed.get(sent) ?? {};
-      executed.set(sent, record);
+      const sent = requestState(sentRequest(context.request));
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result ? result.errors : undefined;
-          if (errors && errors.length > 0) record.errorStatus ??= restStatusOf(errors[0]);
+          if (errors && errors.length > 0) sent.executionErrorStatus ??= restStatusOf(errors[0]);
         },
       };
     },
@@ -111,10 +110,9 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
       return verdict.then(
         (actor) => {
           if (!actor) return;
-          const record = executed.get(request);
           const { pathname } = parsedUrl(request);
           const door = pathname === graphqlEndpoint ? 'graphql' : 'rest';
-          const status = door === 'rest' || response.status !== 200 ? response.status : (record?.errorStatus ?? 200);
+          const status = door === 'rest' || response.status !== 200 ? response.status : (requestState(request).executionErrorStatus ?? 200);
           // The operation the request record holds: the one executed, or the one whose answer the
           // answer cache served (src/gateway/answer-cache.ts).
           const ran = recordOf(request)?.operation;

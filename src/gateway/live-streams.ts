@@ -11,6 +11,14 @@
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql';
 import type { Context } from '../context.ts';
+import { requestState } from '../web/request-state.ts';
+
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** What the request's subscription answers: Yoga hands the result processor the request, not the context. */
+    subscriptionAnswering?: Context['answering'];
+  }
+}
 
 /** The media type of a live stream; the plugins that read answers whole leave it alone. */
 const EVENT_STREAM_TYPE = 'text/event-stream';
@@ -82,18 +90,15 @@ function eventStreamOf(heartbeatMs: number, eventIdOf: () => string | undefined)
 
 /** Sends subscriptions' streams with the deployment's heartbeat (Yoga has chosen SSE for them by then). */
 export function useLiveStreams(heartbeatMs: number): Plugin {
-  // What each subscription's source says it answers (its context's `answering`), by its request:
-  // the result processor is handed the request, not the context.
-  const subscriptions = new WeakMap<Request, Context['answering']>();
   return {
     onSubscribe({ args }) {
       const { request, answering } = args.contextValue as Partial<Pick<Context, 'request' | 'answering'>>;
-      if (request && answering) subscriptions.set(request, answering);
+      if (request && answering) requestState(request).subscriptionAnswering = answering;
     },
     onResultProcess({ request, result, resultProcessor, setResultProcessor }) {
       // A subscription's stream is only ever given Yoga's SSE processor; without one, the client
       // accepts no event stream and Yoga answers 406.
-      const answering = subscriptions.get(request);
+      const answering = requestState(request).subscriptionAnswering;
       if (!resultProcessor || !answering || !(Symbol.asyncIterator in Object(result))) return;
       setResultProcessor(
         eventStreamOf(heartbeatMs, () => answering.eventId),

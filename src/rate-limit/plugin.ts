@@ -20,9 +20,16 @@ import { carriesApiKey } from '../rest/routes.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { withHeaders } from '../web/bodies.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
+import { requestState } from '../web/request-state.ts';
 import { createRateLimiter, mergedVerdict, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
-/** What the plugin knows of one request, kept under the request as the client sent it. */
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** On the request as the client sent it: what the rate limits know of it. */
+    rateMeter?: Meter;
+  }
+}
+
 interface Meter {
   clientAddress: string;
   /** The last verdict on this request's operation (a REST path runs one). */
@@ -64,8 +71,7 @@ interface OperationStart {
  */
 export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimitPlugins {
   const limiter = createRateLimiter(deps.config.rateLimits, deps.rateCounters, deps.now);
-  const meters = new WeakMap<Request, Meter>();
-  const meterOf = (request: Request): Meter | undefined => meters.get(sentRequest(request));
+  const meterOf = (request: Request): Meter | undefined => requestState(sentRequest(request)).rateMeter;
   /** The refusal in each door's own shape: GraphQL's `errors` on /graphql, the REST body elsewhere. */
   const refusal = (request: Request, verdict: Verdict): Response => {
     const error = rateLimitedError(verdict, deps.now().getTime());
@@ -79,7 +85,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
   const requests: Plugin = {
     async onRequest({ request, url, endResponse }) {
       const meter: Meter = { clientAddress: clientAddress(request, deps.config.trustProxyHops) };
-      meters.set(request, meter);
+      requestState(request).rateMeter = meter;
       // A key or a token was presented: an address that failed too often is refused before it is looked at.
       if (carriesCredential(request, url)) {
         const verdict = await limiter.checkAddress(meter.clientAddress);
@@ -99,7 +105,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       }
     },
     async onResponse({ request, response, setResponse }) {
-      const meter = meters.get(request);
+      const meter = requestState(request).rateMeter;
       if (!meter) return;
       const presented = presentedKeyVerdict(request);
       // A verification that failed (the database down) was answered as such; it is not a refused key.
