@@ -317,7 +317,6 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
         MAX_ERROR_LENGTH,
       );
       // The notice to the dealership's users exists exactly when the subscription is disabled.
-      // The worker serves every dealership, said on purpose: the notice's domain rules take a scoped client.
       await forDealerships(db, null).$transaction(async (tx) => {
         const disabled = await tx.webhookSubscription.updateManyAndReturn({
           where: { id: subscriptionId, enabled: true },
