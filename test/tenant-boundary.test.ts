@@ -3,9 +3,9 @@
 // unscoped client, as `Db` or `context.unscopedDb`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/client.ts';
-import { forDealerships, type ScopedDb } from '../src/db/scoped.ts';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { Db, Prisma } from '../src/db/client.ts';
+import { forDealerships, type ScopedDb, type ScopedTx } from '../src/db/scoped.ts';
 import { typescriptSources } from './support/source-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -56,5 +56,13 @@ describe('the tenant boundary', () => {
     expect(scoped).toBe(unscoped);
     // Every dealership, said on purpose, is the one way to give it the whole database.
     expect(forDealerships(unscoped, null)).toBe(unscoped);
+  });
+
+  it('hands a transaction opened from the caller’s client a scoped transaction client (npm run typecheck)', () => {
+    const open = (db: ScopedDb) => db.$transaction(async (tx) => tx);
+    expectTypeOf<Awaited<ReturnType<typeof open>>>().toEqualTypeOf<ScopedTx>();
+    // @ts-expect-error: a transaction of the service's own client is not a caller's.
+    const tx: ScopedTx = {} as Prisma.TransactionClient;
+    expect(tx).toBeDefined();
   });
 });

@@ -1,16 +1,12 @@
-// Periodic work an instance does besides answering requests (purging expired records): one round
-// now, then one every interval until stopped. A round's failure is its own to log; it never stops
-// the task, and stop() waits for a round in progress so the database is not closed under it.
+// stop() waits for a round in progress, so the database is not closed under it.
 import type { Logger } from 'pino';
 import type { Engine } from '../config/index.ts';
 import type { Db, Prisma } from './client.ts';
 
 export interface BackgroundTask {
-  /** Resolves once a round in progress has finished. */
   stop(): Promise<void>;
 }
 
-/** Runs `round` now and then every `intervalMs` after the previous round ended, until stopped. */
 export function startPeriodicTask(round: () => Promise<void>, intervalMs: number): BackgroundTask {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -38,16 +34,12 @@ export function startPeriodicTask(round: () => Promise<void>, intervalMs: number
 /** Rows one purge statement deletes at most: short statements, so a purge never holds locks long. */
 export const PURGE_BATCH = 1_000;
 
-/**
- * Deletes in batches until one comes back short; answers how many rows went. On PostgreSQL each
- * batch runs in a transaction holding the advisory lock `lockKey`, so one instance purges at a time
- * (the others' batches delete nothing and end their round); SQLite has one writer and needs none.
- */
+/** Deletes in batches until one comes back short; on PostgreSQL under an advisory lock, so one instance purges at a time. */
 export async function purgeInBatches(
   db: Db,
   engine: Engine,
   lockKey: number,
-  batch: (client: Prisma.TransactionClient | Db) => Promise<number>,
+  batch: (client: Prisma.TransactionClient) => Promise<number>,
 ): Promise<number> {
   let purged = 0;
   for (;;) {
@@ -63,7 +55,6 @@ export async function purgeInBatches(
   }
 }
 
-/** A periodic purge: what it removed is logged at info, a failed round at warn (the next one retries). */
 export function startPurgeTask(
   purge: () => Promise<number>,
   intervalMs: number,

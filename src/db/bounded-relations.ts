@@ -1,35 +1,13 @@
-// Relations read for the rows a query answers, never for a whole child table. Prisma has two reads of
-// a list relation whose work grows with the child table rather than the page:
-//   - a relation count (`_count`, at any depth), which it writes as
-//     `LEFT JOIN (SELECT fk, COUNT(*) FROM child GROUP BY fk)` joined to the page afterwards;
-//   - a page of a list relation (`take`, `skip` or `cursor` inside a `select` / `include`) under more
-//     than one parent row, which it reads as `WHERE fk IN (<parents>)` with no LIMIT and cuts in the
-//     client (only a single parent gets a LIMIT): a page of dealerships with one lead each read every
-//     lead of those dealerships.
-// Prisma's relation joins (`relationLoadStrategy: 'join'`) write both per parent, but on PostgreSQL
-// only, behind a preview feature, and they change how every relation is loaded.
-//
-// So every client createDb makes runs a query that counts relations or pages a list relation in steps:
-//   1. the query itself with every `_count` and every such page taken out (and the parent's key
-//      selected where it was not);
-//   2. per level of the answer that counted relations, one read of that level's model for the rows the
-//      first step answered, `WHERE id IN (<their ids>)`, whose `_count` is the asked one with
-//      `<fk> IN (<the same ids>)` added to each count's `where`: Prisma's own count, bounded by the page;
-//   3. per paged relation of a level, one read of the child model for the level's rows,
-//      `WHERE <fk> IN (<their ids>) ORDER BY <fk>, <the page's order> LIMIT <rows × the page's size>`,
-//      cut into each parent's page; a parent the LIMIT cut short is read alone, with its own LIMIT
-//      (fillPages). The work is the pages', whatever the table holds; the rows it answers are a level
-//      of their own, with their counts and pages read the same way.
-// The counts are put back on each row as `_count` and the pages under their relation, so callers
-// (and Pothos) see Prisma's answer.
-//
-// Steps 2 and 3 run through the rest of the client's extensions, in the query's own transaction: a
-// dealership-scoped client (src/db/scoped.ts) adds its conditions to those reads, exactly as it does
-// to any `_count` or nested read (its rule for a model is the same at the root and nested), so the
-// tenant boundary stays where it is written. Prisma offers no public way for a query extension to run
-// another operation in the query's transaction, so the reads are sent through the `query`
-// continuation with the operation's request parameters changed (the parameter Prisma's own runtime
-// passes along); test/bounded-relations.test.ts holds it to the answers, inside a transaction included.
+// Relations read for the rows a query answers, never for a whole child table. Prisma reads a `_count`
+// as a GROUP BY over the whole child table, and a page of a list relation under several parents as
+// `WHERE fk IN (<parents>)` with no LIMIT, cut in the client; its relation joins fix both only on
+// PostgreSQL, behind a preview feature. So a query runs in steps: itself with those taken out; per
+// level, one count read `WHERE id IN (<its rows>)` with the same ids added to each count's `where`;
+// per paged relation, one read `ORDER BY fk, <order> LIMIT <rows × page size>` cut into pages (a
+// parent cut short is read alone). The answer is put back together as Prisma's.
+// The extra reads go through the `query` continuation with changed request parameters (Prisma has no
+// public way for an extension to run another operation in the query's transaction), so the scoped
+// client's conditions and the transaction apply to them as to any nested read.
 import { getDatamodel } from '../generated/pothos-types.ts';
 
 type Args = Record<string, unknown>;
@@ -38,13 +16,11 @@ const isObject = (value: unknown): value is Args => typeof value === 'object' &&
 
 interface ListRelation {
   target: string;
-  /** The target's column that holds this model's key (a lead event's `lead_id`). */
   foreignKey: string;
 }
 
 interface ModelShape {
   key: string;
-  /** The primary key's columns, the order a page of the model is read in when it names none. */
   primaryKey: readonly string[];
   relations: Map<string, { target: string; isList: boolean }>;
   lists: Map<string, ListRelation>;
@@ -67,11 +43,7 @@ const datamodel = getDatamodel().datamodel.models as unknown as Record<
   }
 >;
 
-/**
- * Each model's key and its list relations' foreign keys, from the datamodel. A list relation this
- * mechanism cannot bound (no single foreign key to the model's single key) fails here, at start-up,
- * rather than being counted over its whole table.
- */
+// A list relation that cannot be bounded (no single foreign key to a single key) fails at start-up.
 const shapes = new Map<string, ModelShape>();
 for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
   const key = fields.filter((field) => field.isId).map((field) => field.name);
@@ -92,7 +64,6 @@ for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
   shapes.set(model, { key: key[0] ?? 'id', primaryKey: primaryKey?.fields ?? key, relations, lists });
 }
 
-/** A list relation of the datamodel: the model, its relation, and the child's foreign key and primary key. */
 interface ListRelationShape {
   model: string;
   relation: string;
@@ -101,7 +72,6 @@ interface ListRelationShape {
   primaryKey: readonly string[];
 }
 
-/** Every list relation of the datamodel, as this extension reads it (its tests walk them). */
 export function listRelations(): ListRelationShape[] {
   return [...shapes].flatMap(([model, shape]) =>
     [...shape.lists].map(([relation, list]) => ({
@@ -114,30 +84,23 @@ export function listRelations(): ListRelationShape[] {
   );
 }
 
-/** A page of a list relation, read after the query for the rows it answered (step 3). */
 interface PagePlan {
   target: string;
   foreignKey: string;
-  /** The page's arguments with its own counts and pages taken out. */
   args: Args;
-  /** The counts and pages of the page's rows, or null when they have none. */
   plan: LevelPlan | null;
 }
 
-/** What is read after the query for one level of its answer, and the levels beneath it that need reads too. */
 interface LevelPlan {
   model: string;
   key: string;
-  /** True when the key was selected only to read the rows' counts or pages (it is removed again). */
+  /** The key was selected only for these reads, and is removed again. */
   addedKey: boolean;
-  /** Counted relation → the count's own arguments (its `where`), or true. */
   counts: Map<string, Args | true>;
-  /** Paged list relation → how its page is read. */
   pages: Map<string, PagePlan>;
   children: Map<string, LevelPlan>;
 }
 
-/** The relations a `_count` value asks for, with their count arguments. */
 function countedRelations(shape: ModelShape, value: unknown): Map<string, Args | true> {
   const counted = new Map<string, Args | true>();
   if (value === true) {
@@ -150,14 +113,9 @@ function countedRelations(shape: ModelShape, value: unknown): Map<string, Args |
   return counted;
 }
 
-/** A list relation's arguments that page it: Prisma reads these whole under several parents. */
 const isPage = (value: unknown): value is Args =>
   isObject(value) && (value.take !== undefined || value.skip !== undefined || value.cursor !== undefined);
 
-/**
- * Takes every `_count` and every page of a list relation out of `args` (copying only what it
- * changes) and answers what is read after the query, or null when nothing is.
- */
 function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } | null {
   const shape = shapes.get(model);
   if (!shape) return null;
@@ -202,7 +160,6 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
   return copy && (plan.counts.size > 0 || plan.pages.size > 0 || plan.children.size > 0) ? { args: copy, plan } : null;
 }
 
-/** The rows of each level of an answer that has counts or pages to read, walked along the plan. */
 function collectRows(plan: LevelPlan, result: unknown, into: Map<LevelPlan, Args[]>): void {
   const rows = Array.isArray(result) ? result.filter(isObject) : isObject(result) ? [result] : [];
   if (rows.length === 0) return;
@@ -214,13 +171,11 @@ function collectRows(plan: LevelPlan, result: unknown, into: Map<LevelPlan, Args
   for (const [field, child] of plan.children) for (const row of rows) collectRows(child, row[field], into);
 }
 
-/** Ids per statement: a page is far smaller; a list read whole stays within every engine's bound on parameters. */
+/** Within every engine's bound on parameters. */
 const IDS_PER_STATEMENT = 1_000;
 
-/** Reads a model's rows through the rest of the client, in the query's transaction. */
 type ReadRows = (model: string, args: Args) => Promise<Args[]>;
 
-/** The count read of one counting level, for a set of ids (chunked by IDS_PER_STATEMENT). */
 function countArgs(plan: LevelPlan, ids: unknown[]): Args {
   const select: Args = {};
   for (const [relation, spec] of plan.counts) {
@@ -237,11 +192,8 @@ function countArgs(plan: LevelPlan, ids: unknown[]): Args {
   return { where: { [plan.key]: { in: ids } }, select: { [plan.key]: true, _count: { select } } };
 }
 
-/**
- * Count reads asked within one turn of the event loop, merged when they are the same read through
- * the same extensions in the same transaction: Pothos loads a page's parents one findUnique each
- * (Prisma batches those into one statement), and their counts are then one statement too.
- */
+// Pothos loads a page's parents one findUnique each (Prisma batches them), so the same count reads of
+// one turn, client and transaction are merged into one statement too.
 interface PendingCounts {
   chain: readonly unknown[];
   transaction: unknown;
@@ -289,7 +241,6 @@ function flushCounts(): void {
   }
 }
 
-/** The counts of `ids` at one level, read with the other calls of this turn that read the same. */
 function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, chain: readonly unknown[], transaction: unknown): Promise<Args[]> {
   let shape: string;
   try {
@@ -327,25 +278,12 @@ async function fillCounts(plan: LevelPlan, rows: Args[], read: ReadRows, chain: 
   for (const row of rows) row._count = countsById.get(row[plan.key]) ?? { ...none };
 }
 
-/**
- * The fewest rows the shared read of a level's pages asks for: a LIMIT this small costs what a LIMIT of
- * a few rows costs, and it lets parents with a few children each (a model's variants, an offer's
- * dealerships) share one statement instead of one each.
- */
+/** Lets parents with a few children each share one statement, at the cost of a few rows. */
 export const PAGE_ROWS_AT_LEAST = 100;
 
-/** An `orderBy` as a list of its terms. */
 const orderTerms = (orderBy: unknown): unknown[] => (Array.isArray(orderBy) ? orderBy : orderBy === undefined ? [] : [orderBy]);
 
-/**
- * The page of `relation` for each of `rows`: one statement for all the parents, their children ordered
- * by parent and then by the page's order, at most (parents × the rows a page needs, or
- * PAGE_ROWS_AT_LEAST) of them, cut into each parent's page. A parent the LIMIT cut short (one after a
- * parent with more children than that) is read alone, with the page's own LIMIT. Either way a
- * statement reads at most the rows of the pages it answers, whatever the table holds; with an index on
- * the foreign key (and the order) it stops at its LIMIT. A page with a cursor, a backwards `take` or
- * `distinct` is read per parent: those pages do not share one ordered read.
- */
+/** A page with a cursor, a backwards `take` or `distinct` is read per parent: those share no ordered read. */
 async function fillPages(
   parent: LevelPlan,
   relation: string,
@@ -424,13 +362,11 @@ async function fillPages(
   if (page.plan) await completeLevels(page.plan, children, read, batching);
 }
 
-/** What lets count reads of the same client and transaction be merged (see PendingCounts). */
 interface CountBatching {
   chain: readonly unknown[];
   transaction: unknown;
 }
 
-/** Reads the counts and pages of every level of `result` that has them, then drops the keys only they needed. */
 async function completeLevels(plan: LevelPlan, result: unknown, read: ReadRows, batching: CountBatching): Promise<void> {
   const levels = new Map<LevelPlan, Args[]>();
   collectRows(plan, result, levels);
@@ -445,7 +381,6 @@ async function completeLevels(plan: LevelPlan, result: unknown, read: ReadRows, 
   );
 }
 
-/** Operations whose answer is rows: their nested relations are counted here and scoped by src/db/scoped.ts. */
 export const RETURNS_ROWS: ReadonlySet<string> = new Set([
   'findUnique',
   'findUniqueOrThrow',
@@ -470,11 +405,7 @@ type Continue = (args: unknown, parameters?: RequestParameters) => Promise<unkno
 
 const lowerFirst = (name: string) => `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
 
-/**
- * Answers one query with its relation counts and pages bounded by its rows (see the top of the file). Prisma
- * calls it with `this` bound to the client's list of query extensions: the same list means the same
- * client (the same dealership scope), the one condition under which two calls' counts are read together.
- */
+// Prisma binds `this` to the client's query extensions: the same list is the same dealership scope.
 async function answerWithBoundedRelations(
   this: unknown,
   call: {
@@ -513,7 +444,6 @@ async function answerWithBoundedRelations(
   return result;
 }
 
-/** The extension createDb applies to every client (src/db/client.ts). */
 export const boundedRelations = {
   name: 'bounded-relations',
   query: {

@@ -1,8 +1,5 @@
-// Applies prisma/migrations/*/<engine>.sql in order and records each in _gateway_migrations.
-// Prisma's own `migrate deploy` needs a native schema engine that these machines cannot download,
-// so one runner serves both engines. Concurrent starts are safe: SQLite takes its write lock, and
-// PostgreSQL a transaction-level advisory lock, before reading what was applied; nothing is held on a
-// connection beyond a transaction, so migrations also run through PgBouncer in transaction mode.
+// Not Prisma's `migrate deploy`: it needs a native schema engine these machines cannot download.
+// Concurrent starts take SQLite's write lock or a transaction-level advisory lock before reading what was applied.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,10 +15,8 @@ interface Migration {
 }
 
 export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
-/** Any fixed number: every gateway instance takes the same lock. */
 const POSTGRES_LOCK_KEY = 7_201_984;
 
-/** The migrations of `dir` (the project's own unless a test writes a throwaway set elsewhere). */
 export function readMigrations(engine: Engine, dir = migrationsDir): Migration[] {
   return readdirSync(dir)
     .filter((entry) => /^\d{14}_[a-z0-9_]+$/.test(entry))
@@ -40,19 +35,13 @@ function assertUnchanged(migration: Migration, appliedChecksum: string | undefin
   return true;
 }
 
-/**
- * Brings the database to the current schema and returns the names of the migrations it applied.
- * On PostgreSQL, where many instances share one database, `whileLocked` runs while the advisory
- * lock is still held, so that one instance alone seeds a fresh database. SQLite is embedded (one
- * process owns the file), so there it simply runs after the migrations.
- */
+/** `whileLocked` runs under the PostgreSQL lock, so one instance alone seeds a fresh database. */
 export async function migrate(databaseUrl: string, whileLocked?: () => Promise<void>, dir = migrationsDir): Promise<string[]> {
   return engineOf(databaseUrl) === 'postgresql'
     ? migratePostgres(databaseUrl, dir, whileLocked)
     : migrateSqlite(databaseUrl, dir, whileLocked);
 }
 
-/** Whether the file's record lists every migration of `dir`, unchanged; read without taking the write lock. */
 function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
   const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
   if (!recorded) return false;
@@ -71,9 +60,7 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
   const sqlite = new Database(file);
   try {
     sqlite.pragma('busy_timeout = 10000');
-    // With every migration applied already (a CLI run beside a running service), nothing here needs
-    // the write lock, which the service may hold for a while (seeding the demo data): reading the
-    // record does not wait for it (WAL).
+    // All applied already (a CLI beside a running service): no need to wait for the write lock.
     if (allAppliedSqlite(sqlite, dir)) {
       if (whileLocked) await whileLocked();
       return [];
@@ -108,19 +95,8 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
   }
 }
 
-/**
- * Runs `work` inside a transaction that holds the migration lock. The lock is transaction-level
- * (pg_advisory_xact_lock): PostgreSQL releases it at COMMIT or ROLLBACK, and it lives on the one
- * server connection the transaction runs on. A session-level lock would not survive a pooler in
- * transaction mode (PgBouncer hands each transaction any server connection, so the unlock could
- * reach another one and leave the lock held for good).
- *
- * A waiting instance does not block inside a transaction: it tries, and when the lock is taken it
- * ends its transaction and tries again a little later. Behind a pooler, a blocked transaction would
- * hold a server connection for as long as it waits, and with as many instances starting as the
- * pooler has server connections, the holder's seed (which writes through other connections) would
- * find none free.
- */
+// A transaction-level lock survives PgBouncer in transaction mode, where a session lock's unlock could
+// reach another connection; a waiter retries rather than blocking, so it holds no server connection.
 async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
   for (let waitMs = 50; ; waitMs = Math.min(waitMs * 2, 1_000)) {
     await client.query('BEGIN');
@@ -141,14 +117,11 @@ async function inLockedTransaction<T>(client: pg.Client, work: () => Promise<T>)
 }
 
 async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
-  // Loaded here, not at the top: an instance on SQLite never loads the PostgreSQL driver.
   const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    // All pending migrations in one locked transaction: one instance brings the schema up to date
-    // and the others, waiting on the lock, find nothing left to do. PostgreSQL DDL is transactional,
-    // so a failing migration leaves the database exactly as it was.
+    // One transaction: DDL is transactional, so a failing migration leaves the database as it was.
     const applied = await inLockedTransaction(client, async () => {
       await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
         name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
@@ -163,8 +136,6 @@ async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: (
       }
       return names;
     });
-    // The seed writes through other connections (they see the committed schema); this transaction
-    // only holds the lock meanwhile, so a second instance waits, then finds the data there.
     if (whileLocked) await inLockedTransaction(client, whileLocked);
     return applied;
   } finally {

@@ -1,10 +1,4 @@
-// Brings the configured database to the current schema and, when given a demo-data seeder and the
-// database holds no dealership yet, fills it with the demo data; then checks the stored secrets can be
-// read and that none is in plaintext. Used at start-up and by `npm run db:seed`.
-//
-// The demo data (prisma/seed.ts) is not imported here or anywhere under src/ but the process entry:
-// the entry passes a seeder only when SEED_DEMO_DATA is on, so the service's code never depends on
-// demo data, and a production start never loads it.
+// The seeder is passed in by the process entry only when SEED_DEMO_DATA is on, so a production start never loads it.
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Keyring } from '../config/secrets.ts';
@@ -12,7 +6,6 @@ import type { Db } from './client.ts';
 import { migrate } from './migrate.ts';
 import { secureStoredSecrets } from '../domain/stored-secrets.ts';
 
-/** Fills an empty, migrated database with demo data and says what it wrote (prisma/seed.ts `seedDemoData`). */
 export type DemoDataSeeder = (db: Db, options: { keyring: Keyring }) => Promise<object>;
 
 export async function prepareDatabase(config: Config, db: Db, logger: Logger, seeder: DemoDataSeeder | null): Promise<void> {

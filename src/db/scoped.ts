@@ -1,54 +1,32 @@
-// The one place dealership scoping is decided. A key restricted to dealerships gets a Prisma client
-// (`forActor`) that adds the dealership condition to every read and write of a dealership-owned
-// model, at the top level and inside nested `include` / `select` (any depth, `_count` included), so
-// resolvers, domain functions and Pothos relations can only ever see the key's rows: a row of
-// another dealership answers exactly like a row that does not exist.
-//
-// How each model belongs to a dealership is data, in `dealershipScope` below; the relations are read
-// from the Prisma datamodel. test/tenant-isolation.test.ts fails when a model that holds a
-// dealership's data (derived from the datamodel) is missing from the table.
-//
-// The escape hatch: the unscoped client is `deps.db` / `context.unscopedDb`, used only for reads that
-// are deliberately global (grep for `unscopedDb`): the API key lookup, the public redirect and
-// partner sign-on landing, the website lookup that tells "not yours" (403) from "missing" (404),
-// phone calls' per-key dedupe records, the CLIs, the outbox worker, the file storage's stored_files
-// (keys only the service makes), migrations and the seed.
+// The one place dealership scoping is decided: a restricted key's client adds the dealership condition
+// to every read and write of a dealership-owned model, at the top level and in nested `include` /
+// `select` (any depth, `_count` included), so another dealership's row answers like a missing one.
+// How each model belongs to a dealership is data (`dealershipScope`); relations come from the datamodel.
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
-import type { Db } from './client.ts';
+import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
-/** One way a row can belong to dealerships. */
 type BelongingRule =
-  /** The row names its dealership in `column`, the foreign key of `relation`. */
   | { kind: 'dealership'; column: string; relation: string }
-  /** The row belongs to the dealership of the row `relation` points at (a car's photo, a lead's event). */
   | { kind: 'owner'; relation: string }
-  /** The row is visible when one of its links in the list `relation` is (a user, through their dealership links). */
   | { kind: 'links'; relation: string };
 
-/** How the rows of one model belong to dealerships. */
 type ScopeRule =
   | BelongingRule
-  /** The Dealership itself, by id. */
   | { kind: 'dealership-itself' }
-  /**
-   * The row is visible when any one of these holds (an offer: a website offer belongs to its website's
-   * dealership, a manufacturer offer runs at the dealerships it is linked to). Such rows are catalogue
-   * rows no caller writes, so a write through the scoped client is refused.
-   */
+  /** Visible when any one holds; catalogue rows no caller writes, so a scoped write is refused. */
   | { kind: 'any'; of: readonly BelongingRule[]; reason: string }
-  /** No dealership's data: catalogue, access control, or rows only the server itself reads. */
   | { kind: 'global'; reason: string };
 
 const byDealershipId = { kind: 'dealership', column: 'dealership_id', relation: 'dealership' } as const;
 const ownedBy = (relation: string) => ({ kind: 'owner', relation }) as const;
 const global = (reason: string) => ({ kind: 'global', reason }) as const;
 
-/** Every model of the datamodel, and how it is scoped (the type makes a new model impossible to leave out). */
+/** The type makes a new model impossible to leave out. */
 export const dealershipScope: Record<ModelName, ScopeRule> = {
   Dealership: { kind: 'dealership-itself' },
   Car: byDealershipId,
@@ -117,14 +95,10 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   ),
 };
 
-// ───────────────────────────── the datamodel ─────────────────────────────
-
 interface RelationInfo {
   target: ModelName;
   isList: boolean;
-  /** The field on the target that is the other side of this relation. */
   back: string | undefined;
-  /** True when this side holds the foreign key. */
   holdsForeignKey: boolean;
 }
 
@@ -160,7 +134,6 @@ for (const [model, { fields }] of Object.entries(datamodel)) {
   relationsByModel.set(model, relations);
 }
 
-/** The relation fields of a model, from the Prisma datamodel. */
 export function relationsOf(model: string): ReadonlyMap<string, RelationInfo> {
   return relationsByModel.get(model) ?? new Map();
 }
@@ -175,13 +148,8 @@ export function isScoped(model: string): boolean {
   return ruleOf(model).kind !== 'global';
 }
 
-/**
- * Whether the row a relation leads to is in the caller's scope whenever the row it starts from is:
- * the relation is the row's own owner (a car's dealership, a photo's car), or the related row is
- * owned by, or linked through, this one (a dealership's cars, a location's address, a dealership
- * link's user). Everything returned by the scoped client is in scope, so by induction these need no
- * condition; every other relation to a scoped model gets one.
- */
+// A relation to the row's own owner, or to rows owned by or linked through it, stays in scope by
+// induction (everything the scoped client returns is in scope); every other relation gets a condition.
 function inScopeByConstruction(model: string, field: string): boolean {
   const relation = relationsOf(model).get(field);
   if (!relation) return true;
@@ -198,25 +166,20 @@ function inScopeByConstruction(model: string, field: string): boolean {
   return false;
 }
 
-// ───────────────────────────── conditions for one set of dealerships ─────────────────────────────
-
 type Args = Record<string, unknown>;
 type Where = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** What a to-one related row must select to be checked, and the check. */
 interface Probe {
   select: Args;
   check: (row: Args) => boolean;
 }
 
-/** What a result row of a to-one relation must show to be in scope, and which probe keys were added. */
 interface RowCheck {
   check: (row: Args) => boolean;
 }
 
-/** How to post-process a result: relations to check or walk, and keys added only to check them. */
 interface ResultPlan {
   relations: Map<string, { check?: RowCheck['check']; strip: string[]; plan?: ResultPlan }>;
 }
@@ -233,7 +196,6 @@ class Scope {
     return typeof dealershipId === 'number' && this.allowed.has(dealershipId);
   }
 
-  /** The `where` that keeps a model's rows to the caller's dealerships; null for a global model. */
   where(model: string): Where | null {
     if (this.wheres.has(model)) return this.wheres.get(model) ?? null;
     const rule = ruleOf(model);
@@ -272,7 +234,6 @@ class Scope {
     return where;
   }
 
-  /** The selection a to-one related row needs to be checked, and the check. */
   private probe(model: string): Probe {
     return this.probeOfRule(model, ruleOf(model));
   }
@@ -310,7 +271,7 @@ class Scope {
     }
   }
 
-  /** `where` AND the scope, keeping the unique fields of a unique `where` at the top level. */
+  /** Keeps the unique fields of a unique `where` at the top level. */
   restrict(model: string, where: unknown): Where | undefined {
     const scope = this.where(model);
     if (!scope) return where as Where | undefined;
@@ -319,10 +280,6 @@ class Scope {
     return { ...where, AND: [...and, scope] };
   }
 
-  /**
-   * Scopes the relations inside `args.select` / `args.include` (a copy is made) and answers how the
-   * result must be post-processed, or null when it need not be.
-   */
   nested(model: string, args: Args): ResultPlan | null {
     const plan: ResultPlan = { relations: new Map() };
     for (const key of ['select', 'include'] as const) {
@@ -358,7 +315,6 @@ class Scope {
     return plan.relations.size > 0 ? plan : null;
   }
 
-  /** `_count` of relations: each relation to a scoped model counts only rows in scope. */
   private count(model: string, value: unknown): unknown {
     const relations = relationsOf(model);
     let counted: Args;
@@ -383,12 +339,7 @@ class Scope {
     return { select };
   }
 
-  /**
-   * A write names its dealership in the data: creating or moving a row into a dealership outside
-   * the caller's scope answers like a dealership that does not exist. A row owned through another
-   * row (a lead's file, a car's photo) is written under an owner that was itself found through this
-   * client, so it cannot land outside the scope.
-   */
+  // A row owned through another row is written under an owner found through this client, so in scope.
   checkData(model: string, data: unknown): void {
     const rule = ruleOf(model);
     if (Array.isArray(data)) {
@@ -410,7 +361,6 @@ class Scope {
   }
 }
 
-/** Adds the probe's fields to a relation's args; answers the keys added only for the check (to strip). */
 function addProbe(relationArgs: Args, probe: Args, where: string): string[] {
   const added: string[] = [];
   const select = relationArgs.select;
@@ -443,7 +393,6 @@ function addProbe(relationArgs: Args, probe: Args, where: string): string[] {
   return added;
 }
 
-/** Applies a plan to a result: foreign to-one rows become null, probe-only keys are removed. */
 function applyPlan(plan: ResultPlan, result: unknown): void {
   if (Array.isArray(result)) {
     for (const row of result) applyPlan(plan, row);
@@ -492,40 +441,32 @@ function scopedClient(db: Db, scope: Scope): Db {
       },
     },
   });
-  // A query-only extension leaves every model's API exactly as it was, so the client keeps the base
-  // type that resolvers, domain functions and Pothos are written against.
+  // A query-only extension leaves every model's API as it was, so the client keeps the base type.
   return extended as unknown as Db;
 }
 
 declare const scopedBrand: unique symbol;
+type Scoped<Client> = Client & { readonly [scopedBrand]: 'scoped' };
 
-/**
- * The client of a caller: every read and write kept to its dealerships (or, for an unrestricted key,
- * every dealership, said on purpose by forDealerships(db, null)). Domain functions and resolvers take
- * this type, so the service's own client (`Db`) cannot reach them by mistake: it is a compile error.
- * Only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the unscoped client.
- */
-export type ScopedDb = Db & { readonly [scopedBrand]: 'scoped' };
+/** A transaction opened from a caller's client: Prisma runs it through the same extension, so the same scope. */
+export type ScopedTx = Scoped<Prisma.TransactionClient>;
 
-/**
- * What a domain function gets when it must tell "not yours" from "missing" (the website-scoped
- * operations' 403): the caller's scoped client, and the escape hatch for that one lookup.
- */
+/** A caller's client: handing domain functions the service's own (`Db`) is a compile error. */
+export type ScopedDb = {
+  $transaction<R>(fn: (tx: ScopedTx) => Promise<R>, options?: Parameters<Db['$transaction']>[1]): Promise<R>;
+} & Scoped<Db>;
+
+/** For the one lookup that tells "not yours" (403) from "missing". */
 export interface DbClients {
   db: ScopedDb;
   unscopedDb: Db;
 }
 
-/** Scoped clients are cached per base client and per distinct set of dealerships. */
 const clientsByDb = new WeakMap<Db, Map<string, ScopedDb>>();
 const MAX_CACHED_SCOPES = 1000;
 
-/**
- * The client for a caller that reaches `dealershipIds` (null: every dealership, the client itself).
- * An empty list reaches nothing: the client of a request without a key.
- */
+/** null: every dealership, said on purpose; an empty list reaches nothing. */
 export function forDealerships(db: Db, dealershipIds: readonly number[] | null): ScopedDb {
-  // Every dealership: the client itself, which then has nothing to keep out.
   if (dealershipIds === null) return db as ScopedDb;
   const ids = [...new Set(dealershipIds)].sort((a, b) => a - b);
   const cacheKey = ids.join(',');
@@ -536,7 +477,6 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
   }
   let client = clients.get(cacheKey);
   if (!client) {
-    // A bounded cache: sets beyond the bound (never in practice: one per key) are rebuilt when asked.
     if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
     client = scopedClient(db, new Scope(ids)) as ScopedDb;
     clients.set(cacheKey, client);
@@ -544,7 +484,6 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
   return client;
 }
 
-/** The client for a request's caller: the key's dealerships, or nothing at all without a key. */
 export function forActor(db: Db, actor: { dealershipIds: readonly number[] | null } | null): ScopedDb {
   return forDealerships(db, actor ? actor.dealershipIds : []);
 }

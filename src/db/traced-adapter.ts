@@ -1,15 +1,6 @@
-// A span per SQL statement when traces are on (src/telemetry/tracing.ts): the driver adapter under
-// Prisma is wrapped, so every statement of either engine, in a transaction or not, is seen once with
-// the SQL Prisma sent. Prisma sends parameterised SQL: the text has placeholders, never the values
-// (which may be personal data). A statement with no span active (a background task between its own
-// spans) makes none, so only work done for a request or a traced delivery is recorded.
-//
-// The attributes are OpenTelemetry's database conventions: `db.system.name`, `db.query.text`,
-// `db.operation.name`, `db.collection.name`, and for PostgreSQL `db.namespace`, `server.address` and
-// `server.port`. Why this wrapper rather than @prisma/instrumentation: with driver adapters Prisma 7's
-// own `db_query` span carries only `db.query.text` and `db.system.name` (no operation or table), and
-// the instrumentation package brings a second, older copy of OpenTelemetry's instrumentation base
-// (@opentelemetry/instrumentation 0.207, where the exporter here is 0.223) for no span this one lacks.
+// A span per SQL statement (OpenTelemetry's database conventions), only under an active span; the SQL
+// is parameterised, so no values (personal data) reach it. Not @prisma/instrumentation: with driver
+// adapters its span has no operation or table, and it brings a second copy of the instrumentation base.
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { tracer } from '../telemetry/tracing.ts';
@@ -21,17 +12,14 @@ type Query = Parameters<Adapter['queryRaw']>[0];
 
 type DatabaseSystem = 'sqlite' | 'postgresql';
 
-/** What every statement span of one database says about where it ran. */
 interface DatabaseTarget {
   system: DatabaseSystem;
-  /** PostgreSQL: the database's name (`db.namespace`). */
   namespace?: string;
-  /** PostgreSQL: the server's host and port, as DATABASE_URL names them. */
   address?: string;
   port?: number;
 }
 
-/** The target a PostgreSQL URL names (never its user or password). */
+/** Never the URL's user or password. */
 export function postgresTarget(databaseUrl: string): DatabaseTarget {
   const url = new URL(databaseUrl);
   return {
@@ -82,7 +70,6 @@ function traced<T>(target: Record<string, string | number>, sql: string, run: ()
   );
 }
 
-/** Runs one SQL statement: `run` sends it to the database. */
 export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 
 function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(
@@ -123,7 +110,6 @@ function wrappedAdapter(adapter: Adapter, around: AroundStatement): Adapter {
 
 type AdapterFactory = { provider: string; adapterName: string; connect(): Promise<unknown> };
 
-/** The adapter factory whose connections run every statement, in a transaction or not, through `around`. */
 export function statementWrappedFactory<F extends AdapterFactory>(factory: F, around: AroundStatement): F {
   return {
     ...factory,
@@ -133,7 +119,6 @@ export function statementWrappedFactory<F extends AdapterFactory>(factory: F, ar
   } as F;
 }
 
-/** The adapter factory whose connections make a span per statement. */
 export function tracedAdapterFactory<F extends AdapterFactory>(factory: F, target: DatabaseTarget): F {
   const attributes = targetAttributes(target);
   return statementWrappedFactory(factory, (sql, run) => traced(attributes, sql, run));

@@ -6,8 +6,7 @@
 // dealership the key cannot reach is refused with the spec's own "invalid dealership" (403
 // invalid_dealership), distinct from a car that does not exist (404); the write itself goes through
 // the caller's scoped client (src/db/scoped.ts), so it can only touch the key's own cars.
-import type { Prisma } from '../db/client.ts';
-import type { DbClients } from '../db/scoped.ts';
+import type { DbClients, ScopedTx } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
 import { findCarIdForKey } from './cars.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
@@ -44,12 +43,7 @@ export async function setCarReserved(
   return carId;
 }
 
-async function recordCarEvent(
-  tx: Prisma.TransactionClient,
-  type: 'car.reserved' | 'car.released',
-  carId: number,
-  now: Date,
-): Promise<RecordEvent> {
+async function recordCarEvent(tx: ScopedTx, type: 'car.reserved' | 'car.released', carId: number, now: Date): Promise<RecordEvent> {
   const car = await tx.car.findUniqueOrThrow({ where: { id: carId }, select: { dealership_id: true } });
   return recordEvent(tx, { type, dealershipId: car.dealership_id, recordId: carId }, now);
 }

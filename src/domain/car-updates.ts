@@ -10,7 +10,7 @@
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../db/client.ts';
-import type { ScopedDb } from '../db/scoped.ts';
+import type { ScopedDb, ScopedTx } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
@@ -42,7 +42,7 @@ const stocknumTaken = (stocknum: string) =>
 
 /** Replaces the car's photos by `urls`, in order; a photo whose URL stays keeps its row and its created_at. */
 async function replacePhotos(
-  tx: Prisma.TransactionClient,
+  tx: ScopedTx,
   carId: number,
   current: { id: number; url: string; position: number }[],
   urls: string[],

@@ -13,7 +13,7 @@
 // Every write that makes an event calls `recordEvents` inside its transaction and `publishCommitted`
 // after it commits: the one pair of calls per write (test/record-events.test.ts walks each type).
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../db/client.ts';
+import type { ScopedTx } from '../db/scoped.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 import { jsonColumnValue, jsonStrings } from './json-columns.ts';
 import { insertRowReturning, insertRows } from '../db/insert-rows.ts';
@@ -102,7 +102,7 @@ const recordKeyOf = (subject: RecordEventSubject, recordId: number): string => `
  * names the dealership the caller has just written to, whose subscriptions are read whatever the
  * caller's key (they are the dealership's, not the caller's to see).
  */
-export async function recordEvent(tx: Prisma.TransactionClient, change: RecordChange, now: Date): Promise<RecordEvent> {
+export async function recordEvent(tx: ScopedTx, change: RecordChange, now: Date): Promise<RecordEvent> {
   const subject = SUBJECT_OF_EVENT[change.type];
   const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
   // Raw statements (src/db/insert-rows.ts), as every write of the service runs them. The insert also

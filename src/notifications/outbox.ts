@@ -10,10 +10,11 @@
 //   every user of the dealership. The data model has no dealership mailbox, so users it is.
 import { requestTraceparent } from '../telemetry/tracing.ts';
 import type { Prisma } from '../db/client.ts';
+import type { ScopedTx } from '../db/scoped.ts';
 import { insertRows } from '../db/insert-rows.ts';
 import { isEmailAddress } from '../domain/leads/validation.ts';
 
-type Tx = Prisma.TransactionClient;
+type Tx = ScopedTx;
 
 export const CUSTOMER_EMAIL = 'lead_customer_email';
 export const DEALERSHIP_NOTIFICATION = 'lead_dealership_notification';

@@ -25,6 +25,7 @@ import { isPermission } from '../auth/permissions.ts';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
+import { forDealerships } from '../db/scoped.ts';
 import type { RecordEvent, RecordEventSubject, RecordEventType } from '../domain/record-events.ts';
 import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-secrets.ts';
 import { allowedAddresses } from '../domain/webhook-address.ts';
@@ -316,7 +317,7 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
         MAX_ERROR_LENGTH,
       );
       // The notice to the dealership's users exists exactly when the subscription is disabled.
-      await db.$transaction(async (tx) => {
+      await forDealerships(db, null).$transaction(async (tx) => {
         const disabled = await tx.webhookSubscription.updateManyAndReturn({
           where: { id: subscriptionId, enabled: true },
           data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason: disabledReason },

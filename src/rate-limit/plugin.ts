@@ -1,13 +1,5 @@
-// The rate limits (src/rate-limit/policy.ts) as one Yoga plugin, so both doors go through them:
-// Sofa runs the REST paths' operations through the same envelop execute as /graphql.
-//
-// - onRequest: the client's address is worked out, and a request presenting a key from an address
-//   that has failed authentication too often is refused before anything looks at the key.
-// - onExecute (after the query limits, which compute the cost): the operation spends from the
-//   limits that apply to it, or is refused with RATE_LIMITED (429 on both doors).
-// - onResponse: a key that was not accepted counts against the address; the answer carries the
-//   RateLimit headers of the policies it was counted against.
-// /health, /ready and the explorers answer before this plugin and are never limited.
+// One Yoga plugin for both doors (Sofa's operations run through the same execute). Not
+// @envelop/rate-limiter: it limits fields by directive, not an operation's cost across several budgets.
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { clientAddress } from '../gateway/client-address.ts';
@@ -20,28 +12,29 @@ import { carriesApiKey } from '../rest/routes.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { withHeaders } from '../web/bodies.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
+import { requestState } from '../web/request-state.ts';
 import { createRateLimiter, mergedVerdict, rateLimitedError, rateLimitHeaders, redeemsSignOnToken, type Verdict } from './policy.ts';
 
-/** What the plugin knows of one request, kept under the request as the client sent it. */
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** On the request as the client sent it: what the rate limits know of it. */
+    rateMeter?: Meter;
+  }
+}
+
 interface Meter {
   clientAddress: string;
-  /** The last verdict on this request's operation (a REST path runs one). */
   verdict?: Verdict;
-  /** What the operation cost (the query limits' figure), once it was counted. */
   cost?: number;
 }
 
 interface RateLimitPlugins {
-  /** Before the REST door rebuilds requests: the address check, and the RateLimit headers on the way out. */
+  /** Before the REST door rebuilds requests: it must see the request as sent. */
   requests: Plugin;
-  /** After the query limits: each operation spends from the limits that apply to it. */
+  /** After the query limits, which compute the cost. */
   operations: Plugin;
-  /** The cost this request's operation spent, when it ran one. */
   costOf(request: Request): number | undefined;
-  /**
-   * Spends an operation answered without running it (src/gateway/answer-cache.ts) exactly as if it ran:
-   * the refusal to send instead, or null.
-   */
+  /** Spends an answer served without running exactly as if it ran: the refusal to send, or null. */
   spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;
 }
 
@@ -52,24 +45,16 @@ function setHeaders(response: Response, headers: Record<string, string>, setResp
   if (answer !== response) setResponse(answer);
 }
 
-/** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
 interface OperationStart {
   args: ExecutionArgs;
   setResultAndStopExecution(result: ExecutionResult): void;
 }
 
-/**
- * Two plugins of one limiter: `requests` goes before the REST door (it must see the request as sent),
- * `operations` after the query limits (it needs the operation's cost, which they compute).
- */
 export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimitPlugins {
   const limiter = createRateLimiter(deps.config.rateLimits, deps.rateCounters, deps.now);
-  const meters = new WeakMap<Request, Meter>();
-  const meterOf = (request: Request): Meter | undefined => meters.get(sentRequest(request));
-  /** The refusal in each door's own shape: GraphQL's `errors` on /graphql, the REST body elsewhere. */
+  const meterOf = (request: Request): Meter | undefined => requestState(sentRequest(request)).rateMeter;
   const refusal = (request: Request, verdict: Verdict): Response => {
     const error = rateLimitedError(verdict, deps.now().getTime());
-    // Extensions as when an operation is refused, without the internal `http`.
     const { http: _status, ...extensions } = error.extensions;
     return parsedUrl(request).pathname === graphqlEndpoint
       ? jsonResponse(429, { errors: [{ message: error.message, extensions }] })
@@ -79,8 +64,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
   const requests: Plugin = {
     async onRequest({ request, url, endResponse }) {
       const meter: Meter = { clientAddress: clientAddress(request, deps.config.trustProxyHops) };
-      meters.set(request, meter);
-      // A key or a token was presented: an address that failed too often is refused before it is looked at.
+      requestState(request).rateMeter = meter;
       if (carriesCredential(request, url)) {
         const verdict = await limiter.checkAddress(meter.clientAddress);
         if (verdict) {
@@ -89,8 +73,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
           return;
         }
       }
-      // No API key (a sign-on token is not one): the address's `anonymous` budget pays for the
-      // request, before any work is done for it.
+      // A sign-on token is not an API key: the `anonymous` budget pays before any work is done.
       if (!carriesApiKey(request.headers, url)) {
         const verdict = await limiter.spendAnonymous(meter.clientAddress);
         if (!verdict) return;
@@ -99,10 +82,10 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       }
     },
     async onResponse({ request, response, setResponse }) {
-      const meter = meters.get(request);
+      const meter = requestState(request).rateMeter;
       if (!meter) return;
       const presented = presentedKeyVerdict(request);
-      // A verification that failed (the database down) was answered as such; it is not a refused key.
+      // A verification that failed (the database down) is not a refused key.
       if (presented && (await presented.catch(() => undefined)) === null) await limiter.recordAuthFailure(meter.clientAddress);
       if (meter.verdict) setHeaders(response, rateLimitHeaders(meter.verdict, deps.now().getTime()), setResponse);
     },

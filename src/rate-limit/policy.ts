@@ -1,23 +1,7 @@
-// The rate-limit policy, in one place, for both doors (docs/rate-limits.md, "Rate limits"). What is counted:
-//
-// - `key`: operations run by one API key per window (RATE_LIMIT_KEY_REQUESTS per RATE_LIMIT_WINDOW_SECONDS);
-// - `dealership`: operations run by all the keys of a dealership together, counted against every
-//   dealership a restricted key is limited to (RATE_LIMIT_DEALERSHIP_REQUESTS); a key for all
-//   dealerships has no dealership to count against;
-// - `cost`: the estimated cost of the operations one key runs (RATE_LIMIT_KEY_COST), the same
-//   estimate the GraphQL query limit uses (src/schema/graphql-limits.ts), so an expensive query spends more;
-// - `auth-failures`: requests from one client address whose key was not accepted
-//   (RATE_LIMIT_AUTH_FAILURES per RATE_LIMIT_ADDRESS_WINDOW_SECONDS); once reached, every request from
-//   that address that presents a key is refused before the key is looked at, so a guess can no
-//   longer tell a valid key from an invalid one;
-// - `sign-on`: partner sign-on token redemptions per client address (RATE_LIMIT_SIGN_ON per address window);
-// - `anonymous`: requests that carry no key, per client address (RATE_LIMIT_ANONYMOUS per minute):
-//   the public redirect, the sign-on handoff and GraphQL without a key each cost the database work,
-//   and nothing else limits a caller who has no key. Counted when the request arrives, before any of
-//   that work, so a refused one costs nothing.
-//
-// A request is counted when its operation is about to run, so it is counted once whichever door
-// it came through, after the key and the input were checked. A refused request spends nothing.
+// The rate-limit policy for both doors (docs/rate-limits.md): per key, per dealership, per key's cost,
+// and per address for failed keys, sign-on redemptions and keyless requests. An operation is counted
+// just before it runs, so once whichever door it came through; a refused request spends nothing.
+// Failed keys refuse the address before any key is looked at, so guessing cannot tell keys apart.
 import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
 import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config/index.ts';
@@ -26,7 +10,6 @@ import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
 
 type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on' | 'anonymous';
 
-/** Where one policy stands for this request. */
 export interface PolicyState {
   policy: PolicyName;
   limit: number;
@@ -36,19 +19,14 @@ export interface PolicyState {
 }
 
 export interface Verdict {
-  /** Every policy that applied, one entry per policy (the tightest dealership when there are several). */
   states: PolicyState[];
-  /** The policy that refused the request; undefined when it was allowed. */
   refusedBy?: PolicyState;
 }
 
-/** The root field that spends a partner sign-on token (src/schema/partner.ts), on either door. */
 const SIGN_ON_REDEEM_FIELD = 'redeem_partner_token';
 
-/** What an operation about to run asks of the limits. */
 interface OperationUse {
   actor: Actor | null;
-  /** Its estimated cost; undefined when it could not be computed (the operation does not exist). */
   cost: number | undefined;
   redeemsSignOnToken: boolean;
   clientAddress: string;
@@ -68,7 +46,6 @@ function verdictOf(entries: readonly Counted[], outcome: SpendOutcome): Verdict 
     const counter = outcome.counters[index];
     return { ...state, used: counter?.used ?? 0, resetAt: counter?.resetAt ?? 0 };
   });
-  // The store refused when a counter had no room for its amount (at least one unit, see CounterStore).
   const refusedBy = outcome.allowed
     ? undefined
     : all.find((state, index) => state.used + Math.max(entries[index]?.spend.amount ?? 1, 1) > state.limit);
@@ -88,13 +65,9 @@ function remaining(state: PolicyState): number {
 }
 
 interface RateLimiter {
-  /** Before a request that presents a key: refused when its address has failed authentication too often. */
   checkAddress(clientAddress: string): Promise<Verdict | null>;
-  /** After a request whose key was not accepted. */
   recordAuthFailure(clientAddress: string): Promise<void>;
-  /** When a request without a key arrives: spends one from its address's `anonymous` budget, or refuses it. */
   spendAnonymous(clientAddress: string): Promise<Verdict | null>;
-  /** Just before an operation runs: spends its share of every limit that applies, or refuses it. */
   spendOperation(use: OperationUse): Promise<Verdict | null>;
 }
 
@@ -154,7 +127,6 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
   };
 }
 
-/** Whether the operation's root fields include the sign-on redemption (fragments at the root included). */
 export function redeemsSignOnToken(document: DocumentNode, operationName: string | null | undefined): boolean {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'mutation') return false;
@@ -176,22 +148,14 @@ export function redeemsSignOnToken(document: DocumentNode, operationName: string
   return selects(operation.selectionSet);
 }
 
-// ─── what the client is told ───
-
 const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1_000));
 
-/** The policy to report in the single-policy headers: the one that refused, else the one with the least room left. */
 function tightest(verdict: Verdict): PolicyState | undefined {
   if (verdict.refusedBy) return verdict.refusedBy;
   return [...verdict.states].sort((a, b) => remaining(a) / a.limit - remaining(b) / b.limit)[0];
 }
 
-/**
- * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` lists each
- * policy's quota `q` and window `w` in seconds, `RateLimit` its remaining `r` and seconds to reset
- * `t`), plus RateLimit-Limit/-Remaining/-Reset for the tightest policy, which most client libraries
- * and gateways still read, and Retry-After on a refusal.
- */
+/** draft-ietf-httpapi-ratelimit-headers, plus RateLimit-Limit/-Remaining/-Reset, which most clients still read. */
 export function rateLimitHeaders(verdict: Verdict, nowMs: number): Record<string, string> {
   if (verdict.states.length === 0) return {};
   const headers: Record<string, string> = {
@@ -219,7 +183,6 @@ const refusalReasons: Record<PolicyName, (state: PolicyState) => string> = {
   anonymous: (state) => `This address has made the ${state.limit} requests without an API key allowed per ${seconds(state.windowMs)} s.`,
 };
 
-/** Both verdicts of one request (its `anonymous` spend on arrival, its operation's later) as one. */
 export function mergedVerdict(earlier: Verdict | undefined, later: Verdict): Verdict {
   if (!earlier) return later;
   const policies = new Set(later.states.map((state) => state.policy));
@@ -228,7 +191,6 @@ export function mergedVerdict(earlier: Verdict | undefined, later: Verdict): Ver
   return refusedBy ? { states, refusedBy } : { states };
 }
 
-/** The refusal, on both doors: 429 (REST status by code; GraphQL by `extensions.http`, which Yoga strips from the body). */
 export function rateLimitedError(verdict: Verdict, nowMs: number) {
   const refusedBy = verdict.refusedBy ?? verdict.states[0];
   const retryAfter = refusedBy ? Math.max(1, seconds(refusedBy.resetAt - nowMs)) : 1;

@@ -3,10 +3,11 @@
 // contact keeps what it knows (staff curate contacts): the lead only fills its blanks and raises its
 // flags (sms_verified, and high_priority for a `golden` lead, which marks the whole cluster).
 import type { Prisma } from '../../db/client.ts';
+import type { ScopedTx } from '../../db/scoped.ts';
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { normalizePhone } from '../phone.ts';
 
-type Tx = Prisma.TransactionClient;
+type Tx = ScopedTx;
 
 interface LeadPerson {
   name?: string | null;

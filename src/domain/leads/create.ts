@@ -8,7 +8,7 @@ import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../../db/client.ts';
 import { insertRowReturning, insertRows } from '../../db/insert-rows.ts';
-import type { ScopedDb } from '../../db/scoped.ts';
+import type { ScopedDb, ScopedTx } from '../../db/scoped.ts';
 import { notFound } from '../../errors.ts';
 import { dealershipWithStaff, enqueueLeadNotifications } from '../../notifications/outbox.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
@@ -90,7 +90,7 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
 }
 
 async function writeLead(
-  tx: Prisma.TransactionClient,
+  tx: ScopedTx,
   dealershipId: number,
   valid: ValidLead,
   files: readonly StoredLeadFile[],

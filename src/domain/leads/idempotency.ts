@@ -21,8 +21,8 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Engine } from '../../config/index.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
-import { isUniqueViolation, type Db, type Prisma } from '../../db/client.ts';
-import type { ScopedDb } from '../../db/scoped.ts';
+import { isUniqueViolation, type Db } from '../../db/client.ts';
+import type { ScopedDb, ScopedTx } from '../../db/scoped.ts';
 import { apiError, conflict, invalidInput } from '../../errors.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../db/background-task.ts';
 
@@ -89,7 +89,7 @@ export interface StoredKey<T> {
 }
 
 /** The key's record as it stands; a different body under a live key is refused. */
-export async function lookUpKey<T>(db: ScopedDb | Prisma.TransactionClient, claim: IdempotencyClaim): Promise<StoredKey<T>> {
+export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<StoredKey<T>> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
   if (!record) return { answer: null, expired: false };
   if (record.created_at < claim.expiredBefore) return { answer: null, expired: true };
@@ -103,7 +103,7 @@ export async function lookUpKey<T>(db: ScopedDb | Prisma.TransactionClient, clai
  * INSERT on the unique constraint, which rolls the whole transaction back.
  */
 export async function recordAnswer(
-  tx: Prisma.TransactionClient,
+  tx: ScopedTx,
   claim: IdempotencyClaim,
   answer: { status: number; body: unknown; now: Date },
   stored: Pick<StoredKey<unknown>, 'expired'>,

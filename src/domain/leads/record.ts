@@ -3,7 +3,7 @@
 // plain JSON-ready data (dates as ISO text), so the idempotency record can keep the first answer and
 // hand it back unchanged to a retry.
 import type { Prisma } from '../../db/client.ts';
-import type { ScopedDb } from '../../db/scoped.ts';
+import type { ScopedTx } from '../../db/scoped.ts';
 import { jsonObject, jsonStrings } from '../json-columns.ts';
 
 /** A row as JSON carries it: its instants as ISO text (what the idempotency record keeps). */
@@ -91,7 +91,7 @@ export function newLeadRecordWithoutParts(lead: Prisma.LeadModel): LeadRecord {
  * One query at a time: inside an interactive transaction Prisma runs an include's queries
  * concurrently on the transaction's one connection, which node-postgres deprecates.
  */
-export async function loadLeadRecord(db: ScopedDb | Prisma.TransactionClient, id: number): Promise<LeadRecord> {
+export async function loadLeadRecord(db: ScopedTx, id: number): Promise<LeadRecord> {
   const lead = await db.lead.findUniqueOrThrow({ where: { id } });
   const payment = await db.leadPayment.findUnique({ where: { lead_id: id } });
   const address = await db.leadAddress.findUnique({ where: { lead_id: id } });

@@ -5,11 +5,12 @@
 // "if one exists"), and `user_email` links the platform user of that dealership if there is one —
 // a customer's enquiry is never refused because a form carried a stale staff address.
 import type { Prisma } from '../../db/client.ts';
+import type { ScopedTx } from '../../db/scoped.ts';
 import { invalidInput } from '../../errors.ts';
 import { nameMatch, recordNamed, recordNameWhere, slugOnly } from '../record-names.ts';
 import type { LeadColumns, ValidLead } from './validation.ts';
 
-type Tx = Prisma.TransactionClient;
+type Tx = ScopedTx;
 
 interface LeadDealership {
   id: number;

@@ -5,6 +5,7 @@
 // only `golden` and `sms_verified` reach the contact, as on create. Attachments sent on update are
 // added to the lead's files (at most 5 in all). No notification is sent for an update.
 import type { Prisma } from '../../db/client.ts';
+import type { ScopedTx } from '../../db/scoped.ts';
 import { apiError, invalidInput, notFound } from '../../errors.ts';
 // The runtime values (DbNull) are the same objects for both engines' clients: one Prisma runtime.
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
@@ -29,7 +30,7 @@ function isUpdatable(createdAt: Date, now: Date): boolean {
 type StoredLead = Prisma.LeadModel & { has_payment: boolean; file_count: number };
 
 /** The lead and what its rules need, one query at a time (see loadLeadRecord on why, in a transaction). */
-async function readStoredLead(db: Prisma.TransactionClient, where: Prisma.LeadWhereInput): Promise<StoredLead | null> {
+async function readStoredLead(db: ScopedTx, where: Prisma.LeadWhereInput): Promise<StoredLead | null> {
   const lead = await db.lead.findFirst({ where });
   if (!lead) return null;
   const payments = await db.leadPayment.count({ where: { lead_id: lead.id } });
@@ -77,7 +78,7 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
 }
 
 async function writeUpdate(
-  tx: Prisma.TransactionClient,
+  tx: ScopedTx,
   id: number,
   input: LeadInputData,
   files: readonly StoredLeadFile[],
