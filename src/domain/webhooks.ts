@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import { nodeLookupPermission } from '../auth/type-guards.ts';
+import { readPermissionOf } from '../auth/record-access.ts';
 import type { Config } from '../config/index.ts';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -27,18 +27,16 @@ const MAX_URL_LENGTH = 2_000;
 const MAX_LOGGED_DELIVERIES = 100;
 
 /**
- * What a key must be able to read to be told of each event type: the payload is its record read by
- * `node(id:)`, so it is the permission that read needs (src/auth/type-guards.ts), not a second list.
- * Subscribing, the delivery, the delivery log, redelivery and live subscriptions all ask it here.
+ * What a key must be able to read to be told of each event type: the read permission its record's
+ * type declares, read when asked, as the schema is built after this module. Subscribing, the
+ * delivery, the delivery log, redelivery and live subscriptions all ask it here.
  */
-export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.fromEntries(
-  RECORD_EVENT_TYPES.map((type) => {
-    const typeName = NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)];
-    const permission = nodeLookupPermission[typeName];
-    if (!permission) throw new Error(`${typeName}, the record of ${type}, has no read permission in nodeLookupPermission`);
-    return [type, permission];
-  }),
-) as Record<RecordEventType, Permission>;
+export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.defineProperties(
+  {} as Record<RecordEventType, Permission>,
+  Object.fromEntries(
+    RECORD_EVENT_TYPES.map((type) => [type, { enumerable: true, get: () => readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]) }]),
+  ),
+);
 
 /** The event types whose records the key may read: the only ones it may subscribe to or see deliveries of. */
 function readableEventTypes(actor: Actor): RecordEventType[] {

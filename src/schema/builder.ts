@@ -11,6 +11,7 @@ import type { Context } from '../context.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { permissionDenied, unauthenticated } from '../errors.ts';
 import { deniedStatusOfField } from '../auth/field-access.ts';
+import './record-plugin.ts';
 
 /** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
 export const connectionPageSize = { default: 20, max: 100 } as const;
@@ -35,7 +36,8 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  // First, so that its guards wrap the others' resolvers (and Pothos' parsing of global ids).
+  plugins: ['records', ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
   scopeAuth: {
     // A subscription is refused when it opens, not when its first event comes (it would hold a
     // stream, and its key's count, with nothing it may receive).

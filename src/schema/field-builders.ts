@@ -5,6 +5,7 @@ import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pot
 import type PrismaTypes from '../generated/pothos-types.ts';
 import type { builder } from './builder.ts';
 import { type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
+import { TOTAL_COUNT_CAP } from './relay-docs.ts';
 
 /** The builder's type parameters. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -19,13 +20,6 @@ export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTy
 >;
 
 // ───────────────────────────── capped totalCount ─────────────────────────────
-
-/**
- * The most records a root list's `totalCount` counts (docs/decisions.md, "Counts: relation counts for the page's rows, root counts stop at 10,000"):
- * above it the count answers this number and `totalCountCapped` is true. The count reads at most
- * this many rows plus one, whatever the size of the table or the caller's reach.
- */
-export const TOTAL_COUNT_CAP = 10_000;
 
 interface CappedCount {
   totalCount: number;

@@ -4,7 +4,7 @@
 // nothing; the same key with other arguments is 422 idempotency_key_reused. A new mutation is keyed
 // by default; the only exceptions are listed below with their reasons, and the schema does not build
 // when one of them names no mutation.
-import { defaultFieldResolver, Kind, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import { Kind, type GraphQLFieldResolver, type GraphQLResolveInfo } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
 import { accessOfField } from '../auth/field-access.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -42,40 +42,40 @@ function mayCall(actor: Actor | null, permissions: readonly Permission[]): actor
   return actor !== null && permissions.every((permission) => actor.permissions.has(permission));
 }
 
-/** Wraps every keyed Mutation field's resolver (the built schema; the REST door's is made from it). */
-export function keyEveryWrite(schema: GraphQLSchema): GraphQLSchema {
-  const mutation = schema.getMutationType();
-  const fields = mutation ? mutation.getFields() : {};
+/** The schema does not build when an exception names no mutation. */
+export function checkKeyExceptions(mutations: ReadonlySet<string>): void {
   for (const name of [...Object.keys(mutationsKeyedInTheirTransaction), ...Object.keys(mutationsNotKeyed)]) {
-    if (!fields[name]) throw new Error(`${name} is listed as an Idempotency-Key exception but is no mutation`);
+    if (!mutations.has(name)) throw new Error(`${name} is listed as an Idempotency-Key exception but is no mutation`);
   }
-  for (const field of Object.values(fields)) {
-    if (field.name in mutationsNotKeyed || field.name in mutationsKeyedInTheirTransaction) continue;
-    const resolve = field.resolve ?? defaultFieldResolver;
-    const { permissions } = accessOfField(field);
-    field.resolve = (source, args: Record<string, unknown>, context: Context, info) => {
-      const key = idempotencyKeyOf(context.request);
-      if (key === null || !mayCall(context.actor, permissions)) return resolve(source, args, context, info);
-      if (rootFieldCount(info) > 1) {
-        throw invalidInput(IDEMPOTENCY_HEADER, 'covers one write: send each mutation in a request of its own');
-      }
-      const now = context.now();
-      const keyring = context.config.secretsKeyring;
-      return underIdempotencyKey({
-        db: context.db,
-        claim: {
-          apiKeyId: context.actor.apiKeyId,
-          key,
-          hash: requestHash(field.name, args),
-          expiredBefore: new Date(now.getTime() - context.config.idempotencyTtlMs),
-        },
-        now,
-        run: async () => resolve(source, args, context, info) as unknown,
-        seal: (text) => sealIdempotentAnswer(keyring, text),
-        open: (stored) => openIdempotentAnswer(keyring, stored),
-        logger: context.logger,
-      });
-    };
-  }
-  return schema;
+}
+
+type Resolver = GraphQLFieldResolver<unknown, Context, Record<string, unknown>>;
+
+/** A keyed mutation's resolver (outside Pothos' argument parsing, so the hash is of what was sent). */
+export function keyedWrite(resolve: Resolver, mutation: string): Resolver {
+  if (mutation in mutationsNotKeyed || mutation in mutationsKeyedInTheirTransaction) return resolve;
+  return (source, args, context, info) => {
+    const key = idempotencyKeyOf(context.request);
+    const { permissions } = accessOfField(info.parentType.getFields()[info.fieldName]!);
+    if (key === null || !mayCall(context.actor, permissions)) return resolve(source, args, context, info);
+    if (rootFieldCount(info) > 1) {
+      throw invalidInput(IDEMPOTENCY_HEADER, 'covers one write: send each mutation in a request of its own');
+    }
+    const now = context.now();
+    const keyring = context.config.secretsKeyring;
+    return underIdempotencyKey({
+      db: context.db,
+      claim: {
+        apiKeyId: context.actor.apiKeyId,
+        key,
+        hash: requestHash(mutation, args),
+        expiredBefore: new Date(now.getTime() - context.config.idempotencyTtlMs),
+      },
+      now,
+      run: async () => resolve(source, args, context, info) as unknown,
+      seal: (text) => sealIdempotentAnswer(keyring, text),
+      open: (stored) => openIdempotentAnswer(keyring, stored),
+      logger: context.logger,
+    });
+  };
 }

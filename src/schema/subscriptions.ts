@@ -242,7 +242,6 @@ function leadSubscription(name: string, type: RecordEventType, what: string): vo
       type: 'Lead',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
       resolve: (query, item, _args, context) =>
         afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
@@ -256,7 +255,6 @@ function carSubscription(name: string, type: RecordEventType, what: string): voi
       type: 'Car',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
       resolve: (query, item, _args, context) =>
         afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
@@ -275,7 +273,6 @@ builder.subscriptionField('leadEventCreated', (t) =>
     type: 'LeadEvent',
     nullable: true,
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
-    authScopes: { permission: READ_PERMISSION_OF_EVENT['lead_event.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
@@ -287,7 +284,6 @@ builder.subscriptionField('phoneCallCreated', (t) =>
     type: 'PhoneCall',
     nullable: true,
     description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
-    authScopes: { permission: READ_PERMISSION_OF_EVENT['phone_call.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
