@@ -1,8 +1,5 @@
-// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User), and the
-// documented operations over dealerships and their locations: partner mappings (4.14), postcode
-// search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
-// `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
-// and a variant built from the record's field definitions where it is not.
+// Dealerships, their locations and websites, and the operations over them: partner mappings (4.14),
+// postcode search (4.15) and plugins (4.17).
 import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
@@ -76,7 +73,6 @@ function contactDetailFields(t: PrismaFieldBuilder<'LocationContactDetail'>) {
   };
 }
 
-/** Guarded by search:location where a relation reaches it. */
 const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
   readPermission: 'search:location',
   description: "A location's business contact details (not personal data).",

@@ -17,11 +17,9 @@ import './redirect.ts';
 import './subscriptions.ts';
 import './webhooks.ts';
 
-// Built as this module loads, after every type above: record permissions are read from it
-// (src/auth/record-access.ts) by modules that never ask for the schema.
+// Built as this module loads: modules that never ask for the schema read record permissions from it.
 const schema = builder.toSchema({ sortSchema: true });
 
-/** The schema, built once: Pothos types are registered at import time and cannot be built twice. */
 export function getSchema(): GraphQLSchema {
   return schema;
 }

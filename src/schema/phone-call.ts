@@ -1,9 +1,6 @@
 // Spec 4.16: the generic phone calls webhook (POST /api/v1/webhooks/phone_calls_webhooks/generic,
 // JSON or form-encoded, 202). The provider authenticates with an API key holding create:phone_call,
 // as `Authorization: Bearer <key>` or as `?token=<key>` (the REST layer moves it into the header).
-// Rules: src/domain/phone-calls.ts. A recorded call is a Node of the graph, read with the permission
-// that reads phone calls: the live phoneCallCreated and the webhook payload
-// of phone_call.created read it.
 import { builder, nodeById } from './builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';

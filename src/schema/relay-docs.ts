@@ -1,11 +1,5 @@
-// Descriptions for what the Relay plugin generates (connections, edges, page info and their paging
-// arguments), written once here rather than at every connection field: every part of the graph is
-// described for the front-end developers who read it in GraphiQL (test/schema-descriptions.test.ts).
-/**
- * The most records a root list's `totalCount` counts (docs/decisions.md, "Counts: relation counts for the page's rows, root counts stop at 10,000"):
- * above it the count answers this number and `totalCountCapped` is true. The count reads at most
- * this many rows plus one, whatever the size of the table or the caller's reach.
- */
+// Descriptions for what the Relay plugin generates, written once rather than at every connection.
+/** The most records a root list's `totalCount` counts, so the count reads a bounded number of rows. */
 export const TOTAL_COUNT_CAP = 10_000;
 
 export const PAGING_ARGUMENTS: Readonly<Record<string, string>> = {
