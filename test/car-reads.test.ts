@@ -120,7 +120,7 @@ beforeAll(async () => {
 
   keys = {
     all: await makeKey(app.db, { permissions: ['read:car'] }),
-    // index:dealership: Car.dealership is dealership data, null without it (src/auth/type-guards.ts).
+    // index:dealership: Car.dealership is dealership data, null without it (src/auth/record-access.ts).
     north: await makeKey(app.db, { permissions: ['read:car', 'show:payment_processor', 'index:dealership'], dealershipIds: [north.id] }),
     south: await makeKey(app.db, { permissions: ['read:car', 'show:payment_processor'], dealershipIds: [south.id] }),
     noPermission: await makeKey(app.db, { permissions: ['update:car', 'index:offer'] }),

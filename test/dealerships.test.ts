@@ -262,7 +262,7 @@ describe('the Dealership graph (GraphQL only)', () => {
     await makeContactDetail(app.db, yard.id, { phone: '03 5222 0000', email: 'sales@graph.example.com.au' });
     bare = await makeLocation(app.db, graphDealer.id, { name: 'Graph Service', location_type: 'service' });
     staff = await makeUser(app.db, [graphDealer.id], { name: 'Ada Graph', email: 'Ada@graph.example.com.au' });
-    // search:location: a location's contact details are null without it (src/auth/type-guards.ts).
+    // search:location: a location's contact details are null without it (src/auth/record-access.ts).
     full = await makeKey(app.db, { permissions: ['index:dealership', 'read:personal_data', 'search:location'] });
     withoutPersonal = await makeKey(app.db, { permissions: ['index:dealership'] });
     southOnly = await makeKey(app.db, { permissions: ['index:dealership', 'read:personal_data'], dealershipIds: [south.id] });

@@ -7,7 +7,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { nodeLookupPermission } from '../src/auth/type-guards.ts';
+import { readPermissionOf } from '../src/auth/record-access.ts';
 import { forDealerships } from '../src/db/scoped.ts';
 import type { Db } from '../src/db/client.ts';
 import { getSchema } from '../src/schema/index.ts';
@@ -44,7 +44,7 @@ beforeAll(async () => {
 describe('node lookups', () => {
   it('the graph has Node types, each with a lookup permission', () => {
     expect(nodeTypes.length).toBeGreaterThan(0);
-    for (const typename of nodeTypes) expect(nodeLookupPermission[typename], typename).toBeDefined();
+    for (const typename of nodeTypes) expect(readPermissionOf(typename), typename).toBeDefined();
   });
 
   it.each(nodeTypes)('%s: the global id round-trips, and a dealership key reaches exactly its scoped rows', async (typename) => {
@@ -84,7 +84,7 @@ describe('node lookups', () => {
   it.each(nodeTypes)('%s: null without its permission; no key at all is refused', async (typename) => {
     const [first] = await idsOf(app.db, typename);
     const id = encodeGlobalID(typename, first!.id);
-    const needed = nodeLookupPermission[typename]!;
+    const needed = readPermissionOf(typename);
     const others = allPermissions.filter((permission: Permission) => permission !== needed);
     const { key } = await makeKey(app.db, { permissions: others });
     const denied = await app.graphql<{ node: unknown }>(NODE_QUERY, { id }, key);

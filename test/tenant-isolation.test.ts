@@ -1,5 +1,5 @@
 // Dealership scoping holds through every relation, by construction (src/db/scoped.ts), and nested
-// access follows the permission of the type reached (src/auth/type-guards.ts). Relations are made to
+// access follows the permission of the type reached (src/auth/record-access.ts). Relations are made to
 // cross dealerships on purpose; then a key restricted to one dealership walks every path of the
 // schema from every root field and must see no row of another dealership, while the same walk with
 // an unrestricted key does see them (so the walk and its oracle can fail).
@@ -16,7 +16,7 @@ import {
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { guardedFields } from '../src/auth/type-guards.ts';
+import { guardedFields } from '../src/auth/record-access.ts';
 import { dealershipScope, forDealerships, isScoped, modelNames, relationsOf, type ModelName } from '../src/db/scoped.ts';
 import type { Db } from '../src/db/client.ts';
 import { getDatamodel } from '../src/generated/pothos-types.ts';

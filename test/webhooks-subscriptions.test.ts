@@ -5,7 +5,7 @@
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { nodeLookupPermission } from '../src/auth/type-guards.ts';
+import { readPermissionOf } from '../src/auth/record-access.ts';
 import { open } from '../src/config/secrets.ts';
 import { NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfEvent, type RecordEventType } from '../src/domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
@@ -215,7 +215,7 @@ describe('managing a subscription', () => {
 describe('each event type’s read permission', () => {
   it('is the permission that reads its record by node(id:), declared once', () => {
     for (const type of RECORD_EVENT_TYPES) {
-      expect(READ_PERMISSION_OF_EVENT[type], type).toBe(nodeLookupPermission[NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]]);
+      expect(READ_PERMISSION_OF_EVENT[type], type).toBe(readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]));
     }
   });
 

@@ -1,14 +1,11 @@
-// Outbound webhook subscriptions (docs/webhooks.md): a URL of one dealership told of some event
-// types, managed with manage:webhook on both doors. A subscription belongs to a dealership (the
-// caller's scoped client keeps every read and write to the key's dealerships) and remembers the key
-// that made it: deliveries carry the record as that key reads it at delivery time. The signing secret
-// is shown once, when made or rotated, and stored encrypted (src/domain/stored-secrets.ts).
+// Outbound webhook subscriptions: a URL of one dealership told of some event types. It remembers the
+// key that made it: deliveries carry the record as that key reads it at delivery time.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import { nodeLookupPermission } from '../auth/type-guards.ts';
+import { readPermissionOf } from '../auth/record-access.ts';
 import type { Config } from '../config/index.ts';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -23,29 +20,21 @@ import { allowedAddresses, checkWebhookUrl } from './webhook-address.ts';
 /** A dealership's subscriptions at most: each one is a delivery per event. */
 const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
 const MAX_URL_LENGTH = 2_000;
-/** The delivery log lists this many deliveries at most, newest first. */
 const MAX_LOGGED_DELIVERIES = 100;
 
-/**
- * What a key must be able to read to be told of each event type: the payload is its record read by
- * `node(id:)`, so it is the permission that read needs (src/auth/type-guards.ts), not a second list.
- * Subscribing, the delivery, the delivery log, redelivery and live subscriptions all ask it here.
- */
-export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.fromEntries(
-  RECORD_EVENT_TYPES.map((type) => {
-    const typeName = NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)];
-    const permission = nodeLookupPermission[typeName];
-    if (!permission) throw new Error(`${typeName}, the record of ${type}, has no read permission in nodeLookupPermission`);
-    return [type, permission];
-  }),
-) as Record<RecordEventType, Permission>;
+/** The read permission each event's record type declares, read when asked: the schema is built after this module. */
+export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.defineProperties(
+  {} as Record<RecordEventType, Permission>,
+  Object.fromEntries(
+    RECORD_EVENT_TYPES.map((type) => [type, { enumerable: true, get: () => readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]) }]),
+  ),
+);
 
 /** The event types whose records the key may read: the only ones it may subscribe to or see deliveries of. */
 function readableEventTypes(actor: Actor): RecordEventType[] {
   return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(READ_PERMISSION_OF_EVENT[type]));
 }
 
-/** Refuses, naming the entry, an event type whose record the key cannot read. */
 function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[], field: string): void {
   events.forEach((type, index) => {
     const permission = READ_PERMISSION_OF_EVENT[type];
@@ -68,10 +57,7 @@ export const webhookSubscriptionInput = z.object({
   url: z
     .string()
     .max(MAX_URL_LENGTH)
-    // The pattern is the OpenAPI contract: every URL of its form is accepted by every deployment
-    // (docs/webhooks.md, "Where webhooks may go"). checkWebhookUrl accepts more (http in development
-    // mode, public IP addresses); where the host points is no form, and is checked by it at
-    // creation (localhost, address literals) and at every delivery (src/domain/webhook-address.ts).
+    // The OpenAPI contract: every deployment accepts this form; checkWebhookUrl checks where it points.
     .meta({
       pattern: WEBHOOK_URL_PATTERN,
       examples: ['https://crm.example.com/webhooks'],
@@ -197,10 +183,7 @@ export async function listWebhookSubscriptions(db: ScopedDb, now: Date): Promise
   return rows.map((row) => subscriptionView(row, now));
 }
 
-/**
- * A new signing secret; the current one becomes the previous one and keeps signing beside it for
- * WEBHOOK_SECRET_GRACE_HOURS, so receivers can switch without missing a delivery.
- */
+/** The current secret keeps signing beside the new one for the grace hours, so receivers can switch. */
 export async function rotateWebhookSecret(
   db: ScopedDb,
   config: Pick<Config, 'secretsKeyring' | 'webhookSecretGraceMs'>,
@@ -237,10 +220,7 @@ export async function setWebhookEnabled(db: ScopedDb, id: number, enabled: boole
   return subscriptionView(row, now);
 }
 
-/**
- * Removes the subscription with its deliveries and their log. One statement decides: of two deletes
- * at once, the one that removed the row answers it and the other is told it was not found.
- */
+/** One statement decides: of two deletes at once, the second is told it was not found. */
 export async function deleteWebhookSubscription(db: ScopedDb, id: number): Promise<{ id: number; deleted: true }> {
   const { count } = await db.webhookSubscription.deleteMany({ where: { id } });
   if (count === 0) throw notFound('webhook_subscription');
@@ -303,11 +283,7 @@ function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-/**
- * The subscription's newest deliveries first, at most MAX_LOGGED_DELIVERIES, of the event types whose
- * records the reading key may read: a delivery tells which record changed and when, so a key without
- * read:lead sees none of a lead's (the subscription may have been made by a key that reads more).
- */
+/** Only deliveries of records the reading key may read: a delivery tells which record changed and when. */
 export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscriptionId: number): Promise<WebhookDeliveryView[]> {
   await findSubscription(db, subscriptionId);
   const rows = await db.webhookDelivery.findMany({

@@ -1,11 +1,7 @@
-// Spec 4.7: the details of the key used for the call (GET /api/v1/apikeys/apikey_details.json).
-// Every valid key reads its own details, whatever its permissions, so its dealerships are a variant
-// of Dealership built from the same field definitions: the Dealership type is guarded by
-// index:dealership wherever a relation reaches it (src/auth/type-guards.ts), which would empty this
-// list, and the spec lists a dealership's locations and users where the graph pages them. The
-// locations are the graph's Location, whose dealership data needs index:dealership itself.
+// Spec 4.7 (GET /api/v1/apikeys/apikey_details.json): every valid key reads its own details, so its
+// dealerships are an unguarded variant of Dealership, with the spec's lists where the graph pages.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { answeredByItsRoot } from '../auth/type-guards.ts';
+import { answeredByItsRoot } from '../auth/record-access.ts';
 import { builder, restShape } from './builder.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';

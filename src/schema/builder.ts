@@ -1,4 +1,3 @@
-// The schema builder: plugins, scalars and auth scopes. No domain types here (see src/schema/).
 import SchemaBuilder, { type ObjectRef } from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin, { encodeGlobalID } from '@pothos/plugin-relay';
@@ -11,19 +10,16 @@ import type { Context } from '../context.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { permissionDenied, unauthenticated } from '../errors.ts';
 import { deniedStatusOfField } from '../auth/field-access.ts';
+import './record-plugin.ts';
 
-/** Relay connections' page size: `first`/`last` default and ceiling (the cost analysis counts the same). */
 export const connectionPageSize = { default: 20, max: 100 } as const;
 
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
   AuthScopes: {
-    /** Anyone, with or without a key: a deliberate, visible choice. */
     public: boolean;
-    /** Any valid key. */
     authenticated: boolean;
-    /** A valid key holding this permission. */
     permission: Permission;
   };
   Scalars: {
@@ -35,19 +31,17 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  // First, so that its guards wrap the others' resolvers (and Pothos' parsing of global ids).
+  plugins: ['records', ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
   scopeAuth: {
-    // A subscription is refused when it opens, not when its first event comes (it would hold a
-    // stream, and its key's count, with nothing it may receive).
+    // Refused when it opens: it would hold a stream, and its key's count, with nothing to receive.
     authorizeOnSubscribe: true,
     authScopes: (context) => ({
       public: true,
       authenticated: context.actor !== null,
       permission: (permission) => context.actor?.permissions.has(permission) ?? false,
     }),
-    // A missing or invalid key is 401 whatever the field. A valid key without the permission gets
-    // what the field declares beside it (src/auth/field-access.ts: 403, or 401 where the spec says
-    // "unauthorised"), which the REST door reads too, so the two doors agree.
+    // No valid key is 401; a key without the permission gets the field's declared status, as on REST.
     unauthorizedError: (_parent, context, info) => {
       if (!context.actor) return unauthenticated();
       return permissionDenied(deniedStatusOfField(info.parentType.getFields()[info.fieldName]));
@@ -65,9 +59,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    // Relay's and Apollo's defaults: a Node's `id` is its global id (opaque, unique across types), so
-    // normalising caches need no configuration. The stored integer is `databaseId` in the graph; the
-    // REST door answers it under the spec's name `id` (the one projection: src/rest/rest-schema.ts).
+    // Relay's and Apollo's default, so normalising caches need no configuration.
     idFieldOptions: {
       description:
         'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; the stored integer is `databaseId`.',
@@ -89,23 +81,14 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-/**
- * A Node type's options (`builder.prismaNode(model, { ...nodeById, fields })`): fetched again by
- * node(id:) through its integer primary key, and null, never an error, for a global id that names no
- * record the key reaches.
- */
+/** A Node fetched again through its integer key; null, never an error, for a record the key cannot reach. */
 export const nodeById = { id: { field: 'id' }, nullable: true } as const;
 
-/** The builder's types (context, Prisma types, scopes, scalars), for helpers that take its refs. */
 type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
-/** When the fields kept under an old name are removed: every `@deprecated` reason ends with its day. */
 const NODE_ID_REMOVAL = '2027-06-30';
 
-/**
- * Keeps `node_id`, the global id's name before it became `id`, on a Node type that had it: the same
- * value as `id`, deprecated, so clients built on it go on working until the removal day.
- */
+/** `node_id`, the global id's former name, kept deprecated until the removal day. */
 export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>, typename: string): void {
   builder.objectField(ref, 'node_id', (t) =>
     t.id({
@@ -117,29 +100,15 @@ export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<Sch
   );
 }
 
-/**
- * Field options for a field of the graph that the REST door leaves out (src/rest/plugin.ts): the REST
- * bodies are the spec's shapes, so a field added for graph clients (a mutation payload's record, a
- * connection) must not appear in them.
- */
+/** A field for graph clients that the REST bodies, the spec's shapes, leave out. */
 export const graphOnly = { extensions: { graphOnly: true } } as const;
 
-/**
- * Field options for a field whose REST body is a selection of the graph type it returns: the graph
- * answers the record's one type (a car's `dealership` is the `Dealership`), while the REST door
- * answers the spec's fields of it under the spec's component name (`CarDealership`), built from the
- * same field definitions in one place (src/rest/rest-schema.ts). The names are the graph's
- * (`databaseId`, which the REST door calls `id`).
- */
+/** A field whose REST body is the spec's selection of the graph type it returns, under the spec's name. */
 export function restShape(name: string, description: string, fields: readonly string[]) {
   return { extensions: { restShape: { name, description, fields } } } as const;
 }
 
-/**
- * Marks an enum whose values stand for the spec's text ("New Vehicle Enquiry" as NEW_VEHICLE_ENQUIRY,
- * src/schema/lead-values.ts): the REST door (src/rest/rest-schema.ts) reads and answers that text, as the spec documents it,
- * so it serves such an enum as String and lists the values in the field's description.
- */
+/** An enum standing for the spec's text, which the REST door reads and answers as String. */
 export const restAsText = { extensions: { restAsText: true } } as const;
 
 // DateTime answers ISO 8601 strings (2026-11-21T09:30:00.000Z), as the spec's date-time fields are.

@@ -2,7 +2,7 @@
 // The REST body is every field of these return types, so they are the documented write answers
 // exactly: thin variants of the car whose fields come from the graph Car's own (carColumnFields in
 // src/schema/car.ts), with what the REST answer adds (images) or leaves out (relations).
-import { answeredByItsRoot } from '../auth/type-guards.ts';
+import { answeredByItsRoot } from '../auth/record-access.ts';
 import { builder, graphOnly } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { setCarReserved } from '../domain/car-reservations.ts';

@@ -136,6 +136,7 @@ builder.queryField('car_performance', (t) =>
 type ProcessorRow = Awaited<ReturnType<ScopedDb['paymentProcessor']['findMany']>>[number];
 
 const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor').implement({
+  readPermission: 'show:payment_processor',
   description: 'A payment processor the dealership (or one of its websites) takes payments through.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -279,6 +280,7 @@ export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
 }
 
 const CarNode = builder.prismaNode('Car', {
+  readPermission: 'read:car',
   ...nodeById,
   fields: (t) => {
     return {
@@ -286,7 +288,7 @@ const CarNode = builder.prismaNode('Car', {
       model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
       custom_slug: t.exposeString('custom_slug', { nullable: true }),
       sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
-      // Null without index:dealership (src/auth/type-guards.ts).
+      // Null without index:dealership.
       dealership: t.relation('dealership', { type: Dealership, nullable: true }),
       // Any reader of the car sees where it is; the location's other fields need index:dealership.
       location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),

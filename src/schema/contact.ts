@@ -33,6 +33,7 @@ const ContactListVehicle = builder.prismaObject('ContactVehicle', {
 });
 
 const Contact = builder.prismaNode('Contact', {
+  readPermission: 'read:contact',
   ...nodeById,
   description: 'A person known to a dealership.',
   fields: (t) => ({
@@ -102,7 +103,7 @@ builder.queryField('contacts', (t) =>
 
 // The graph's list of a dealership's contacts: a connection like the graph's other lists, where the
 // root field `contacts` keeps the REST operation's page/per_page array. Contact is read:contact data
-// wherever it is reached (src/auth/type-guards.ts), so without it the connection is null; rows and
+// wherever it is reached, so without it the connection is null; rows and
 // count are the scoped client's, so only the key's dealerships' contacts are ever paged or counted.
 builder.prismaObjectField('Dealership', 'contacts', (t) =>
   t.relatedConnection('contacts', {

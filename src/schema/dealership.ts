@@ -1,9 +1,6 @@
-// Dealerships: the graph front-end teams follow (Dealership, Location, Website, User), and the
-// documented operations over dealerships and their locations: partner mappings (4.14), postcode
-// search (4.15) and plugins (4.17). The REST body is every field of the return type that is not
-// `graphOnly`, so a REST operation answers the record's own type where its shape is the record's,
-// and a variant built from the record's field definitions where it is not.
-import { answeredByItsRoot } from '../auth/type-guards.ts';
+// Dealerships, their locations and websites, and the operations over them: partner mappings (4.14),
+// postcode search (4.15) and plugins (4.17).
+import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
 import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
@@ -76,14 +73,15 @@ function contactDetailFields(t: PrismaFieldBuilder<'LocationContactDetail'>) {
   };
 }
 
-/** Guarded by search:location where a relation reaches it (src/auth/type-guards.ts). */
 const LocationContactDetail = builder.prismaObject('LocationContactDetail', {
+  readPermission: 'search:location',
   description: "A location's business contact details (not personal data).",
   fields: (t) => contactDetailFields(t),
 });
 
 /** A website. The postcode search's body shows its id, name and url; the rest is the graph's. */
 const Website = builder.prismaNode('Website', {
+  ...readAlongItsHolder('index:dealership', 'a location’s website is part of the location'),
   description: 'A website of a dealership, where its cars and offers are shown.',
   ...nodeById,
   fields: (t) => ({
@@ -112,9 +110,10 @@ const dealershipData = guardedBy('index:dealership');
 /**
  * One type wherever a location is reached. Its id, name and type are what a car's, an offer's or a
  * key's reader sees of it; partner ids, address and website are the dealership's data
- * (index:dealership), its contact details the search's (search:location, src/auth/type-guards.ts).
+ * (index:dealership), its contact details the search's (search:location).
  */
 export const Location = builder.prismaNode('Location', {
+  ...readAlongItsHolder('index:dealership', 'a car’s, an offer’s or a key’s location is part of that record'),
   ...nodeById,
   fields: (t) => ({
     ...locationColumnFields(t),
@@ -164,6 +163,7 @@ export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
 export const locationOrder = { orderBy: { id: 'asc' } } as const;
 
 export const Dealership = builder.prismaNode('Dealership', {
+  readPermission: 'index:dealership',
   ...nodeById,
   fields: (t) => ({
     ...dealershipFields(t),
@@ -183,7 +183,7 @@ export const Dealership = builder.prismaNode('Dealership', {
     }),
     // `users`, a connection through the DealershipUser link: src/schema/dealership-users.ts.
     // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
-    // reached from (src/auth/type-guards.ts), so without that permission the connection is null.
+    // reached from, so without that permission the connection is null.
     cars: t.relatedConnection('cars', {
       cursor: 'id',
       query: { orderBy: { id: 'asc' } },

@@ -1,12 +1,10 @@
-// The types a shared field definition is written against: a function that returns part of a
-// record's field map takes the `t` of the type(s) it serves, so one declaration of a field can serve
-// the graph's type and the thin REST variants of the same record.
+// The types a shared field definition is written against, so it serves every variant of a record.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import type { builder } from './builder.ts';
 import { type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
+import { TOTAL_COUNT_CAP } from './relay-docs.ts';
 
-/** The builder's type parameters. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** The `t` of every prismaObject and prismaNode of a model, whatever its variant. */
@@ -18,30 +16,16 @@ export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTy
   }
 >;
 
-// ───────────────────────────── capped totalCount ─────────────────────────────
-
-/**
- * The most records a root list's `totalCount` counts (docs/decisions.md, "Counts: relation counts for the page's rows, root counts stop at 10,000"):
- * above it the count answers this number and `totalCountCapped` is true. The count reads at most
- * this many rows plus one, whatever the size of the table or the caller's reach.
- */
-export const TOTAL_COUNT_CAP = 10_000;
-
 interface CappedCount {
   totalCount: number;
   capped: boolean;
 }
 
-/** Each request's capped counts, by the response path of their connection (totalCount and the signal share one). */
 const cappedCountsByContext = new WeakMap<object, Map<string, Promise<CappedCount>>>();
 
 const connectionKey = (path: GraphQLResolveInfo['path'] | undefined) => (path ? responsePathAsArray(path).join('.') : '');
 
-/**
- * A root connection's totalCount: `count(take)` counts at most `take` rows (Prisma's
- * `count({ where, take })`, a statement bounded by the take); asked for one more than the cap, so that a
- * list of exactly the cap is told apart from a longer one.
- */
+/** One more than the cap, so that a list of exactly the cap is told apart from a longer one. */
 export function cappedTotalCount(context: object, info: GraphQLResolveInfo, count: (take: number) => Promise<number>): Promise<number> {
   let counts = cappedCountsByContext.get(context);
   if (!counts) {
@@ -57,7 +41,6 @@ export function cappedTotalCount(context: object, info: GraphQLResolveInfo, coun
   return counted.then(({ totalCount }) => totalCount);
 }
 
-/** The signal beside a capped totalCount, for a root connection's `fields`. */
 export function totalCountCappedField<Shape extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>) {
   return t.boolean({
     description: `True when the list holds more records than totalCount says: the count stops at ${TOTAL_COUNT_CAP.toLocaleString('en')}, and totalCount is then ${TOTAL_COUNT_CAP.toLocaleString('en')}. The cursors page through every record all the same.`,

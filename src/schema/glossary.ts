@@ -5,7 +5,6 @@
 // that means something particular on one type (a lead's `name` is the customer's) carry their own
 // `description`, which always wins over this list. The check that nothing is left undescribed is
 // test/schema-descriptions.test.ts.
-import { isInputObjectType, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 
 /** What a field means wherever it appears, by its name. */
 const FIELDS: Readonly<Record<string, string>> = {
@@ -230,18 +229,7 @@ const FIELDS: Readonly<Record<string, string>> = {
   raw_model: 'The model name as it was recorded.',
 };
 
-function absent(description: string | null | undefined): boolean {
-  return !description || description.trim() === '';
-}
-
-/** Fills in, from the glossary, the field descriptions the declarations left out. */
-export function describeFromGlossary(schema: GraphQLSchema): GraphQLSchema {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (type.name.startsWith('__')) continue;
-    if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) continue;
-    for (const field of Object.values(type.getFields())) {
-      if (absent(field.description)) field.description = FIELDS[field.name];
-    }
-  }
-  return schema;
+/** The glossary's words for a field or input field declared without a description. */
+export function describedOrFromGlossary(name: string, description: string | null | undefined): string | undefined {
+  return !description || description.trim() === '' ? FIELDS[name] : description;
 }

@@ -1,10 +1,6 @@
-// Idempotency-Key on every write, both doors: each Mutation field of the graph (which the REST door's
-// write routes execute) runs under the request's key (src/domain/leads/idempotency.ts,
-// `underIdempotencyKey`): a retry with the same key and arguments answers the first answer and writes
-// nothing; the same key with other arguments is 422 idempotency_key_reused. A new mutation is keyed
-// by default; the only exceptions are listed below with their reasons, and the schema does not build
-// when one of them names no mutation.
-import { defaultFieldResolver, Kind, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+// Idempotency-Key on every write, both doors: a retry with the same key and arguments answers the
+// first answer and writes nothing. A new mutation is keyed by default; the exceptions say why.
+import { Kind, type GraphQLFieldResolver, type GraphQLResolveInfo } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
 import { accessOfField } from '../auth/field-access.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -13,10 +9,6 @@ import { IDEMPOTENCY_HEADER, idempotencyKeyOf, requestHash, underIdempotencyKey 
 import { openIdempotentAnswer, sealIdempotentAnswer } from '../domain/stored-secrets.ts';
 import { invalidInput } from '../errors.ts';
 
-/**
- * The mutations not run under `underIdempotencyKey`, each with the reason, which docs/decisions.md and
- * the OpenAPI document repeat: `keyedInItsTransaction` takes the key itself, `notKeyed` takes none.
- */
 export const mutationsKeyedInTheirTransaction: Readonly<Record<string, string>> = {
   create_lead: 'stores its answer under the key in the transaction that creates the lead (src/domain/leads/create.ts)',
 };
@@ -25,57 +17,54 @@ export const mutationsNotKeyed: Readonly<Record<string, string>> = {
     'a browser calls it without an API key, to which Idempotency-Key records belong; its token is single-use by design, so a second call changes nothing and answers 410 token_used',
 };
 
-/** Whether a mutation honours Idempotency-Key (the OpenAPI document lists the header on its route). */
 export function takesIdempotencyKey(mutation: string): boolean {
   return !(mutation in mutationsNotKeyed);
 }
 
-/** How many fields the operation asks at its root: one key answers one write. */
 function rootFieldCount(info: GraphQLResolveInfo): number {
   return info.operation.selectionSet.selections.filter(
     (selection) => selection.kind !== Kind.FIELD || selection.name.value !== '__typename',
   ).length;
 }
 
-/** Whether the key may call the field at all: otherwise the field's own check refuses it, before any key is read. */
+/** Otherwise the field's own check refuses it, before any key is read. */
 function mayCall(actor: Actor | null, permissions: readonly Permission[]): actor is Actor {
   return actor !== null && permissions.every((permission) => actor.permissions.has(permission));
 }
 
-/** Wraps every keyed Mutation field's resolver (the built schema; the REST door's is made from it). */
-export function keyEveryWrite(schema: GraphQLSchema): GraphQLSchema {
-  const mutation = schema.getMutationType();
-  const fields = mutation ? mutation.getFields() : {};
+export function checkKeyExceptions(mutations: ReadonlySet<string>): void {
   for (const name of [...Object.keys(mutationsKeyedInTheirTransaction), ...Object.keys(mutationsNotKeyed)]) {
-    if (!fields[name]) throw new Error(`${name} is listed as an Idempotency-Key exception but is no mutation`);
+    if (!mutations.has(name)) throw new Error(`${name} is listed as an Idempotency-Key exception but is no mutation`);
   }
-  for (const field of Object.values(fields)) {
-    if (field.name in mutationsNotKeyed || field.name in mutationsKeyedInTheirTransaction) continue;
-    const resolve = field.resolve ?? defaultFieldResolver;
-    const { permissions } = accessOfField(field);
-    field.resolve = (source, args: Record<string, unknown>, context: Context, info) => {
-      const key = idempotencyKeyOf(context.request);
-      if (key === null || !mayCall(context.actor, permissions)) return resolve(source, args, context, info);
-      if (rootFieldCount(info) > 1) {
-        throw invalidInput(IDEMPOTENCY_HEADER, 'covers one write: send each mutation in a request of its own');
-      }
-      const now = context.now();
-      const keyring = context.config.secretsKeyring;
-      return underIdempotencyKey({
-        db: context.db,
-        claim: {
-          apiKeyId: context.actor.apiKeyId,
-          key,
-          hash: requestHash(field.name, args),
-          expiredBefore: new Date(now.getTime() - context.config.idempotencyTtlMs),
-        },
-        now,
-        run: async () => resolve(source, args, context, info) as unknown,
-        seal: (text) => sealIdempotentAnswer(keyring, text),
-        open: (stored) => openIdempotentAnswer(keyring, stored),
-        logger: context.logger,
-      });
-    };
-  }
-  return schema;
+}
+
+type Resolver = GraphQLFieldResolver<unknown, Context, Record<string, unknown>>;
+
+/** A keyed mutation's resolver (outside Pothos' argument parsing, so the hash is of what was sent). */
+export function keyedWrite(resolve: Resolver, mutation: string): Resolver {
+  if (mutation in mutationsNotKeyed || mutation in mutationsKeyedInTheirTransaction) return resolve;
+  return (source, args, context, info) => {
+    const key = idempotencyKeyOf(context.request);
+    const { permissions } = accessOfField(info.parentType.getFields()[info.fieldName]!);
+    if (key === null || !mayCall(context.actor, permissions)) return resolve(source, args, context, info);
+    if (rootFieldCount(info) > 1) {
+      throw invalidInput(IDEMPOTENCY_HEADER, 'covers one write: send each mutation in a request of its own');
+    }
+    const now = context.now();
+    const keyring = context.config.secretsKeyring;
+    return underIdempotencyKey({
+      db: context.db,
+      claim: {
+        apiKeyId: context.actor.apiKeyId,
+        key,
+        hash: requestHash(mutation, args),
+        expiredBefore: new Date(now.getTime() - context.config.idempotencyTtlMs),
+      },
+      now,
+      run: async () => resolve(source, args, context, info) as unknown,
+      seal: (text) => sealIdempotentAnswer(keyring, text),
+      open: (stored) => openIdempotentAnswer(keyring, stored),
+      logger: context.logger,
+    });
+  };
 }

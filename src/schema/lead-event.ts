@@ -2,12 +2,14 @@
 // (POST /api/v1/lead_events/:service/create?data…), and the lead's events in the graph.
 // What `data` accepts and the rules: src/domain/lead-events.ts.
 import { builder, nodeById, keepNodeIdField } from './builder.ts';
+import { readAlongItsHolder } from '../auth/record-access.ts';
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { createLeadEvent } from '../domain/lead-events.ts';
 
 // No root field reads events by id, so Sofa never cuts this type to { id }: the REST answer and the
 // graph share it.
 const LeadEvent = builder.prismaNode('LeadEvent', {
+  ...readAlongItsHolder('read:lead', 'a lead’s events are part of the lead'),
   ...nodeById,
   description: 'A messaging event an external service recorded against a lead.',
   fields: (t) => ({

@@ -254,12 +254,13 @@ builder.mutationField('update_lead', (t) =>
 // ───────────────────────────── the graph ─────────────────────────────
 
 const LeadRef = builder.prismaNode('Lead', {
+  readPermission: 'read:lead',
   ...nodeById,
   description:
     'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
     '(null without), so read:lead does not open them.',
   fields: (t) => ({
-    // Guarded by their types' permissions (src/auth/type-guards.ts): null without read:contact / read:car.
+    // Guarded by their types' permissions: null without read:contact / read:car.
     contact: t.relation('contact', { nullable: true }),
     car: t.relation('car', { nullable: true }),
     // The parts are LeadRecord's types too; the Prisma rows have their fields (see LeadPaymentPart).
@@ -292,7 +293,7 @@ builder.objectFields(LeadRef, leadColumnFields);
 
 builder.prismaObjectField('Car', 'leads', (t) =>
   t.relatedConnection('leads', {
-    // Lead is guarded by read:lead wherever it is reached (src/auth/type-guards.ts), so without it the
+    // Lead is guarded by read:lead wherever it is reached, so without it the
     // connection is null; rows and count are the scoped client's, so only the key's dealerships' leads.
     cursor: 'id',
     nullable: true,

@@ -5,6 +5,7 @@
 // `category` objects have distinct type names so each list keeps its full nested shape.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
+import { readAlongItsHolder } from '../auth/record-access.ts';
 import type { Types } from './field-builders.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -85,6 +86,7 @@ const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry
 });
 
 const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVariantSpecification').implement({
+  readPermission: 'show:model_variant',
   description: 'One category of a variant’s specifications.',
   fields: (t) => ({
     category: t.field({
@@ -123,6 +125,7 @@ const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry
 });
 
 const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVariantAvailability').implement({
+  readPermission: 'show:model_variant',
   description: 'One category of options and whether the variant offers each.',
   fields: (t) => ({
     category: t.field({ type: ModelVariantAvailabilityCategory, description: 'The option category.', resolve: (group) => group.category }),
@@ -133,6 +136,7 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
 // ─── the variant record (2.4): the REST body of GET /api/v1/model_variants/{slug}, and the graph's type ───
 
 const ModelVariantNode = builder.prismaNode('ModelVariant', {
+  ...readAlongItsHolder('show:model_variant', 'a car’s or a model’s variants are part of that record'),
   description: 'A variant of a catalogue model, as a website shows it: its specifications, options, images and price.',
   ...nodeById,
   fields: (t) => {
@@ -226,6 +230,7 @@ export function modelPageFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, M
  * shows as its names and path only: the ids and relations are the graph's.
  */
 const Model = builder.prismaNode('Model', {
+  ...readAlongItsHolder('index:offer', 'an offer’s or a variant’s model is part of that record'),
   description: 'A model of a manufacturer’s range (a Corolla, a HiLux): catalogue data, shared by every dealership.',
   ...nodeById,
   fields: (t) => ({

@@ -4,6 +4,7 @@
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
 import { builder, graphOnly, nodeById, keepNodeIdField, restShape } from './builder.ts';
+import { readAlongItsHolder } from '../auth/record-access.ts';
 import { textOrEmpty } from './always-present.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -148,6 +149,7 @@ const WebsiteOffer = builder.prismaObject('Offer', {
  * Model, whose REST shape is the list form's model (names and path).
  */
 const Offer = builder.prismaObject('Offer', {
+  readPermission: 'index:offer',
   description: 'A manufacturer’s offer on a model.',
   fields: (t) => ({
     ...commonOfferFields(t),
@@ -199,6 +201,7 @@ builder.queryField('website_offer', (t) =>
 // ─── the graph: manufacturers, their models and offers ───
 
 const ManufacturerNode = builder.prismaNode('Manufacturer', {
+  ...readAlongItsHolder('index:offer', 'a model’s manufacturer is part of the catalogue record holding it'),
   description: 'A car manufacturer (a make): catalogue data, shared by every dealership.',
   ...nodeById,
   fields: (t) => ({
@@ -211,7 +214,7 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
       totalCount: true,
       description: 'Its models, by id.',
     }),
-    // Offer is index:offer data wherever it is reached (src/auth/type-guards.ts), so without it the
+    // Offer is index:offer data wherever it is reached, so without it the
     // connection is null. The count is taken under the rows' own `where` (the builder's
     // filterConnectionTotalCount), so it counts only the running offers the key's dealerships see.
     offers: t.relatedConnection('offers', {

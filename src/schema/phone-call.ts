@@ -1,9 +1,6 @@
 // Spec 4.16: the generic phone calls webhook (POST /api/v1/webhooks/phone_calls_webhooks/generic,
 // JSON or form-encoded, 202). The provider authenticates with an API key holding create:phone_call,
 // as `Authorization: Bearer <key>` or as `?token=<key>` (the REST layer moves it into the header).
-// Rules: src/domain/phone-calls.ts. A recorded call is a Node of the graph, read with the permission
-// that reads phone calls (src/auth/type-guards.ts): the live phoneCallCreated and the webhook payload
-// of phone_call.created read it.
 import { builder, nodeById } from './builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -20,6 +17,8 @@ const PhoneCallStatus = builder.enumType('PhoneCallStatus', {
 
 // Graph only: node(id:) and phoneCallCreated answer it, and webhook payloads are read through it.
 builder.prismaNode('PhoneCall', {
+  // The caller is a lead's kind of data, and calls have no read of their own.
+  readPermission: 'read:lead',
   ...nodeById,
   description:
     'A phone call a call-tracking provider reported: the tracking number called, attributed to its location and, when the caller recently enquired about one, to a car. The caller’s number is null without read:personal_data.',

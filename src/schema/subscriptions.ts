@@ -1,20 +1,7 @@
-// Live subscriptions (docs/subscriptions.md): one root field per record event type, so that each has
-// the type of its record and the permission that reads it, the one a webhook of that type needs
-// (READ_PERMISSION_OF_EVENT). GraphQL only (the REST door's schema has no Subscription type,
-// src/rest/rest-schema.ts), sent over Server-Sent Events.
-//
-// An event says only which record of which dealership changed (src/domain/record-events.ts). A
-// subscriber receives it when its key reaches the dealership and its scoped client still finds the
-// record; the record is then read afresh through that client with the subscriber's selection, so
-// the fields guarded by a permission (personal data, relations) answer as they do in a query. The
-// key is verified again before each event, at each heartbeat and as soon as a change of it is
-// announced (src/auth/key-cache.ts): a stream follows the key as it is now, and ends when the key is
-// revoked, expires or loses the field's permission.
-//
-// Each event is sent with its id (the SSE `id:` line, src/gateway/live-streams.ts). A client that
-// reconnects with `Last-Event-ID` first receives the events of its field stored after that one
-// (record events are kept with their change: src/domain/record-events.ts), each checked and read
-// like a live one, then the live ones: what it missed while disconnected, or while Redis was down.
+// Live subscriptions: one root field per record event type, answering its record's type and so
+// needing that type's read permission. Each record is read afresh through the subscriber's scoped
+// client; the key is verified again before each event, so a stream follows the key as it is now.
+// A client reconnecting with `Last-Event-ID` is first sent the stored events it missed.
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { GraphQLError } from 'graphql';
 import { builder } from './builder.ts';
@@ -27,7 +14,6 @@ import { apiError } from '../errors.ts';
 import { isRecordEventType, subjectOfEvent, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 
-/** The last item of a stream whose key may no longer receive it: its resolver answers the error, then the stream completes. */
 interface KeyWithdrawn {
   withdrawn: GraphQLError;
 }
@@ -48,7 +34,6 @@ const permissionWithdrawn = (permission: Permission) =>
 /** The most events a reconnecting stream is sent from before it reconnected; further behind, it is refused. */
 export const RESUME_LIMIT = 1_000;
 
-/** The request header that names the last event a reconnecting client received (EventSource sends it itself). */
 const LAST_EVENT_ID = 'last-event-id';
 
 const unknownLastEventId = () =>
@@ -67,11 +52,7 @@ const tooFarBehind = () =>
     { field: 'Last-Event-ID', limit: RESUME_LIMIT },
   );
 
-/**
- * The events of `type` stored after the one the reconnecting client names, oldest first, as its
- * scoped client finds them (so of the dealerships it reaches); the refusal when that event is not
- * found or too many came after it.
- */
+/** Refused when the named event is not found or too many came after it. */
 async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: string): Promise<RecordEvent[]> {
   const last = await db.recordEvent.findFirst({ where: { event_id: lastEventId }, select: { id: true } });
   if (!last) throw unknownLastEventId();
@@ -98,12 +79,7 @@ async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: str
   );
 }
 
-/**
- * The key as it stands now, or why it may no longer receive this subscription (a subscription keeps
- * its context, and so its first verdict, for as long as it is open). Through the verdict cache: no
- * database query while the verdict is fresh, and a revocation is seen as the cache sees it
- * (src/auth/key-cache.ts: at once with Redis, within API_KEY_CACHE_TTL_MS without).
- */
+/** Through the verdict cache: a subscription keeps its context, and so its first verdict, while open. */
 async function keyNow(context: Context, opened: Actor, permission: Permission): Promise<Actor | GraphQLError> {
   const actor = await context.actorNow();
   if (!actor || actor.apiKeyId !== opened.apiKeyId) return keyNoLongerValid();
@@ -111,11 +87,7 @@ async function keyNow(context: Context, opened: Actor, permission: Permission): 
   return actor;
 }
 
-/**
- * Makes the subscription's context the key's as it stands now: graphql-js resolves every event with
- * the context the subscription opened with, so its actor, its scoped client and the scopes Pothos
- * granted from them (personal data, relations) are replaced when the key's verdict was.
- */
+/** graphql-js resolves every event with the context the subscription opened with: it follows the key. */
 function adopt(context: Context, actor: Actor): void {
   if (context.actor === actor) return;
   context.actAs(actor);
@@ -123,13 +95,8 @@ function adopt(context: Context, actor: Actor): void {
 }
 
 /**
- * The events of one type this key may receive, from the moment it subscribes (after the one its
- * client names in Last-Event-ID, when it names one): of the key's dealerships, about a record its
- * scoped client finds, each checked against the key as it stands when the event is sent. At each
- * heartbeat too, and when a change of the key is announced, so an idle stream of a key that lost
- * `permission` or its validity ends (and releases its key's count) without waiting for an event. Not
- * an async generator: one of those waiting for the next event cannot be ended before that event
- * comes, and a closed stream must release its key's count at once.
+ * Checked at each event, heartbeat and key change, so an idle stream of a key that lost its permission
+ * ends at once. Not an async generator: one waiting for its next event cannot be ended before it.
  */
 async function eventsFor(
   context: Context,
@@ -140,7 +107,6 @@ async function eventsFor(
   const opened = requireActor(context);
   const request = context.request;
   const done: IteratorResult<LiveItem> = { value: undefined, done: true };
-  /** Why the key may no longer receive the stream, once found; handed to the reader as the last item. */
   let withdrawn: GraphQLError | null = null;
   let finished = false;
 
@@ -173,7 +139,6 @@ async function eventsFor(
   const resent = new Set(missed.map((event) => event.id));
   const check = setInterval(checkKey, context.config.subscriptionHeartbeatMs);
   check.unref();
-  /** The stream has ended: the reason it was withdrawn, once, then done. */
   const finish = (): IteratorResult<LiveItem> => {
     clearInterval(check);
     context.answering.eventId = undefined;
@@ -242,7 +207,6 @@ function leadSubscription(name: string, type: RecordEventType, what: string): vo
       type: 'Lead',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
       resolve: (query, item, _args, context) =>
         afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
@@ -256,7 +220,6 @@ function carSubscription(name: string, type: RecordEventType, what: string): voi
       type: 'Car',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      authScopes: { permission: READ_PERMISSION_OF_EVENT[type] },
       subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
       resolve: (query, item, _args, context) =>
         afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
@@ -275,7 +238,6 @@ builder.subscriptionField('leadEventCreated', (t) =>
     type: 'LeadEvent',
     nullable: true,
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
-    authScopes: { permission: READ_PERMISSION_OF_EVENT['lead_event.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
@@ -287,7 +249,6 @@ builder.subscriptionField('phoneCallCreated', (t) =>
     type: 'PhoneCall',
     nullable: true,
     description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
-    authScopes: { permission: READ_PERMISSION_OF_EVENT['phone_call.created'] },
     subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
