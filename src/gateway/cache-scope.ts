@@ -1,7 +1,3 @@
-// What both cache tiers name their entries by, apart from the request itself: the generation (which a
-// write advances, src/gateway/response-cache.ts) and what the caller may see. Here, below both tiers,
-// so that the result cache and the answer cache in front of it (src/gateway/answer-cache.ts) share
-// it without importing each other.
 import { createHash } from 'node:crypto';
 import type { Actor } from '../auth/api-keys.ts';
 
@@ -11,10 +7,9 @@ export interface CacheGeneration {
   advance(): Promise<void>;
 }
 
-/** Scopes already worked out: the key cache hands out the same Actor for as long as it remembers the key. */
 const scopeByActor = new WeakMap<Actor, string>();
 
-/** What the caller may see, as one opaque name: key id, permissions, dealership set. */
+/** What the caller may see, as one opaque name (memoised: the key cache hands out one Actor per key). */
 export function cacheScope(actor: Actor): string {
   let scope = scopeByActor.get(actor);
   if (scope === undefined) {

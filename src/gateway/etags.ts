@@ -1,13 +1,11 @@
-// Conditional GETs on both doors: every successful GET answer carries a strong ETag (a digest of the
-// exact body), and a request whose If-None-Match names it is answered 304 with no body. Combined with
-// the response cache, a client polling an unchanged record costs neither a query nor the transfer.
+// Every successful GET on both doors gets a strong ETag of its body and honours If-None-Match. Yoga's
+// response cache tags only cached GraphQL results (its key as ETag) and @envelop's none.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from '../web/bodies.ts';
 import { Response } from '../web/fetch-api.ts';
 import { isEventStream } from './live-streams.ts';
 
-/** Whether an If-None-Match header value names this ETag (`*`, a list, weak or strong). */
 function matchesETag(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
@@ -20,7 +18,7 @@ export function useETags(): Plugin {
   return {
     async onResponse({ request, response: received, setResponse }) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || received.status !== 200 || received.headers.has('etag')) return;
-      // A subscription's stream (GraphQL over SSE by GET) never ends while it is live: it has no digest.
+      // A live subscription's stream never ends: it has no digest.
       if (isEventStream(received)) return;
       const { bytes: body, answer: response } = await readBody(received, setResponse);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

@@ -41,25 +41,14 @@ const GRAPHQL_ENDPOINT = '/graphql';
 
 type YogaOptions = YogaServerOptions<Record<string, never>, Context>;
 
-/** The two tiers of the response cache (src/gateway/response-cache.ts, answer-cache.ts), when a read cache is configured. */
 function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimits>, metrics: GatewayMetrics) {
-  const readCache = deps.readCache ? useReadCache(deps.readCache, deps.now, metrics) : null;
-  const answerCache =
-    deps.readCache && readCache
-      ? useAnswerCache(
-          deps,
-          {
-            generation: deps.readCache.generation,
-            answers: deps.readCache.answers,
-            expiryOf: readCache.expiryOf,
-            costOf: rateLimits.costOf,
-            spendServedAnswer: rateLimits.spendServedAnswer,
-            metrics,
-          },
-          GRAPHQL_ENDPOINT,
-        )
-      : null;
-  return { readCache, answerCache };
+  if (!deps.readCache) return { readCache: [], answerCache: null };
+  const { generation, answers } = deps.readCache;
+  const { costOf, spendServedAnswer } = rateLimits;
+  return {
+    readCache: useReadCache(deps.readCache, deps.now, metrics),
+    answerCache: useAnswerCache(deps, { generation, answers, costOf, spendServedAnswer, metrics }, GRAPHQL_ENDPOINT),
+  };
 }
 
 // Yoga's own error lines (the error behind a masked answer) carry the request id of the request the
@@ -150,7 +139,7 @@ function appPlugins(
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
-    ...(readCache?.plugins ?? []),
+    ...readCache,
     // Subscriptions' event streams, with the deployment's heartbeat (after Yoga has chosen SSE for them).
     useLiveStreams(deps.config.subscriptionHeartbeatMs),
     telemetry.errorBodies,
