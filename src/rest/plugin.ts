@@ -1,15 +1,8 @@
-// The REST door inside Yoga, for the documented paths only: each route runs the document Sofa builds
-// for its root field over a schema filtered to the routed root fields (src/rest/route-execution.ts),
-// and requests reach it only when their path is in the route table; every other path goes on to
-// Yoga, which answers 404.
-//
-// Before the operation runs: a ?token= moves into the Authorization header where the route allows
-// it, the caller's key and permission are checked, form bodies are turned into JSON, every argument's
-// JSON type is checked against the root field's (src/rest/arguments.ts) and typed parameters are
-// parsed (422 names the bad one). A path parameter that does not decode is a 400 before all that.
-// After, a 302 route's {"location"} becomes a real redirect and deprecated routes get their headers.
-import type { ExecutionArgs, ExecutionResult, GraphQLField, GraphQLSchema } from 'graphql';
+// The REST door: Sofa routes and runs the documented paths; the code here runs only around it, for
+// what Sofa cannot do (each piece says which). Only paths in the route table reach Sofa.
+import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { useSofa } from 'sofa-api';
 import { actorFromRequest, carryActor, rebuiltFrom } from '../context.ts';
 import type { Logger } from 'pino';
 import type { KeyVerifier } from '../auth/key-cache.ts';
@@ -29,9 +22,7 @@ import { requestOver, Response } from '../web/fetch-api.ts';
 import { cutText, headerValue } from '../web/header-value.ts';
 import { REFUSED_KEY_REASON, refusedKeyIn, refusedName } from '../web/refused-keys.ts';
 import { LOGGED_STRING_MAX } from '../logger.ts';
-import { routeOperations, runRoute, type RouteInput, type RouteOperation, type RouteRunner } from './route-execution.ts';
 
-/** What the REST door needs of the service: the key verifier and the log. */
 interface RestDeps {
   keys: KeyVerifier;
   logger: Logger;
@@ -40,44 +31,38 @@ interface RestDeps {
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
 type Enveloped = ReturnType<GetEnveloped>;
 
-/** The request the operation runs with and what it reads, or the response that ends it here; `ignored` collects what it skipped. */
-interface Prepared {
-  request: Request;
-  input: RouteInput;
-}
-
 async function prepareRequest(
   deps: RestDeps,
   request: Request,
   { route, params }: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
   ignored: string[],
-): Promise<Prepared | Response> {
+): Promise<Request | Response> {
   const url = new URL(request.url);
-  // Copied only when the request the operation runs with must differ from the one sent.
   let headers = request.headers;
   const ownHeaders = (): Headers => {
     if (headers === request.headers) headers = new Headers(request.headers);
     return headers;
   };
   let caller = request;
+  // Sofa reads only arguments, not credentials: a webhook provider's ?token= becomes the Authorization header.
   if (route.tokenInQuery) {
     const token = url.searchParams.get('token');
     url.searchParams.delete('token');
     // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
     if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) {
       ownHeaders().set('authorization', `Bearer ${token}`);
-      // The key is checked as if sent in the header (a Request is built only then: each one costs).
       caller = requestOver(url, request.method, headers);
       rebuiltFrom(request, caller);
     }
   }
-  // Who may call comes first: a caller without a valid key or permission learns nothing about the input.
+  // Sofa reads the input before any resolver runs: the caller is checked here first, so a refused one learns nothing of it.
   const refused = await refuseCaller(deps, caller, field);
   if (refused) return refused;
 
   const refusedQuery = refusedQueryParameter(url.searchParams);
   if (refusedQuery) return refusedQuery;
+  // Sofa takes JSON bodies only and passes every argument strictly (src/rest/arguments.ts is Rails' leniency).
   const read = await readBody(request, route, headers);
   if (read instanceof Response) return read;
   const args = readRestArguments(field, {
@@ -97,6 +82,7 @@ async function prepareRequest(
   const body = args.body === undefined ? undefined : JSON.stringify(args.body);
   if (body !== undefined) ownHeaders().set('content-type', 'application/json');
 
+  // Sofa coerces query text loosely (any Boolean but "true" is false): typed parameters are parsed here, 422 naming them.
   for (const [name, type] of Object.entries(route.params ?? {})) {
     const fromPath = params[name];
     const raw = fromPath ?? url.searchParams.get(name);
@@ -107,22 +93,15 @@ async function prepareRequest(
     }
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
-  const input: RouteInput = { pathParams: params, search: url.href.split('?')[1], body };
-  // A GET whose URL and headers stay as sent (most reads) runs with the request itself: no copy to build.
   const asSent = caller === request && headers === request.headers && url.href === request.url;
-  if (asSent && request.method === 'GET' && body === undefined && !headers.has('content-length')) return { request, input };
+  if (asSent && request.method === 'GET' && body === undefined && !headers.has('content-length')) return request;
   if (headers.has('content-length')) ownHeaders().delete('content-length');
   const prepared = requestOver(url, request.method, headers, body);
   carryActor(caller, prepared);
-  return { request: prepared, input };
+  return prepared;
 }
 
-/**
- * The 422 of a query parameter that cannot be read safely, or null: one whose JSON text (lead events'
- * ?data={…}) nests too deep, measured before anything parses it; one whose name, read by its brackets
- * as the arguments' reading and qs read it, or whose JSON text has a key no input may have
- * (src/web/refused-keys.ts). Every parameter is checked, read or not, before anything reads one.
- */
+/** The 422 of a query parameter nested too deep or naming a prototype key, checked before qs (in Sofa) reads any. */
 function refusedQueryParameter(query: URLSearchParams): Response | null {
   for (const [name, value] of query) {
     const refused = refusedName(name);
@@ -138,7 +117,6 @@ function refusedQueryParameter(query: URLSearchParams): Response | null {
   return null;
 }
 
-/** The 422 naming the place of a key no input may have (`lead.__proto__`), cut like any name from the request. */
 function refusedKeyError(place: string): Response {
   const field = cutText(place, IGNORED_HEADER_NAME_LENGTH);
   return restError(422, { error: 'invalid_input', message: `${field}: ${REFUSED_KEY_REASON}`, field });
@@ -152,10 +130,7 @@ function jsonOrUndefined(text: string): unknown {
   }
 }
 
-/**
- * The body as JSON, or the 400/422 that ends the request: JSON; a form (application/x-www-form-urlencoded)
- * where the route accepts one; multipart/form-data with Rails-style keys where the route takes a body.
- */
+/** The body as JSON, or the 400/422 that ends the request: Sofa reads JSON only, legacy clients send forms too. */
 async function readBody(request: Request, route: MatchedRoute['route'], headers: Headers): Promise<unknown> {
   if (request.method === 'GET' || request.body === null) return undefined;
   const contentType = (headers.get('content-type') ?? '').toLowerCase();
@@ -198,10 +173,8 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
 /** How ignored parameters are named in X-Ignored-Parameters: at most this many, each this long, ASCII. */
 const IGNORED_HEADER_NAMES = 20;
 const IGNORED_HEADER_NAME_LENGTH = 100;
-/** How many ignored names the log line names (each cut to LOGGED_STRING_MAX); ignored_count says how many there were. */
 const IGNORED_LOGGED_NAMES = 20;
 
-/** Each name percent-encoded (so `%` and the `,` between names too), cut on a code point: never throws. */
 function ignoredParametersHeader(ignored: readonly string[]): string {
   return ignored
     .slice(0, IGNORED_HEADER_NAMES)
@@ -213,7 +186,7 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
   let result = response;
   if (route.successStatus === 302 && response.status === 302) {
     const { location } = (await response.json()) as { location: string };
-    // The location is built from stored text (a slug): made header-safe, so the answer cannot fail.
+    // Sofa answers every result as a JSON body: a 302 route's {"location"} becomes the redirect here.
     result = new Response(null, { status: 302, headers: { location: headerValue(location), 'cache-control': 'no-store' } });
   }
   if (route.deprecated) {
@@ -227,11 +200,6 @@ async function finishResponse(response: Response, route: MatchedRoute['route']):
   return result;
 }
 
-/**
- * Who may call the route, checked before its input is read: a caller without a valid key (401) or
- * without a permission the root field declares (its deniedStatus, else 403; src/auth/field-access.ts)
- * learns nothing about the shape of the input. The same declaration guards the field on /graphql.
- */
 async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
   const fieldAccess = accessOfField(field);
   if (fieldAccess.access === 'public') return null;
@@ -242,43 +210,32 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   return refused ? restErrorResponse([permissionDenied(refused.status, refused.further)]) : null;
 }
 
-/** Yoga's envelope, once Yoga is initialised. */
-interface YogaEnvelope {
-  getEnveloped: GetEnveloped | undefined;
-}
+type SofaRouter = ReturnType<typeof useSofa>;
 
-/** Runs route operations in Yoga's envelope: its context factory, then its execute, as for /graphql. */
-function envelopeRunner(served: GraphQLSchema, envelope: YogaEnvelope, serverContext: unknown): RouteRunner {
-  return {
-    schema: served,
-    async contextFor(request) {
-      if (!envelope.getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-      // As under Sofa (whose server adapter isolated the server context): a context over Yoga's, with
-      // its own copy of the fields and the request the operation runs with, leaving Yoga's unchanged.
-      const withRequest = Object.assign(Object.create(serverContext as object) as object, serverContext, { request });
-      const enveloped: Enveloped = envelope.getEnveloped(withRequest);
-      const contextValue = (await enveloped.contextFactory(withRequest)) as object;
-      return { contextValue, execute: (args: ExecutionArgs) => enveloped.execute(args) as Promise<ExecutionResult> };
-    },
-    errorResponse: restErrorResponse,
-  };
-}
-
-/** The REST door over the current schema: the filtered schema, each route's operation and root field (whose arguments the door reads). */
-interface Door {
-  served: GraphQLSchema;
-  operations: Map<string, RouteOperation>;
-  rootFields: Map<string, GraphQLField<unknown, unknown>>;
-}
-
-/**
- * The routes' operations and root fields, both of the REST schema: its types are what REST bodies are
- * read as (an enum of spec values is their text there, src/rest/rest-schema.ts). Built for the first
- * REST request, not at start-up: it costs more CPU than the rest of the start, and a /graphql-only
- * instance never needs it.
- */
-function openDoor(current: GraphQLSchema): Door {
+/** Sofa over the routed root fields, run in Yoga's envelope; built at the first REST request, as /graphql never needs it. */
+function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Door {
   const served = restSchema(current);
+  const byContext = new WeakMap<object, Enveloped>();
+  const sofa = useSofa({
+    basePath: '',
+    schema: served,
+    routes: Object.fromEntries(
+      restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
+    ),
+    async context(serverContext) {
+      const enveloped = getEnveloped()(serverContext);
+      const contextValue = (await enveloped.contextFactory(serverContext)) as object;
+      byContext.set(contextValue, enveloped);
+      return contextValue;
+    },
+    execute: ((args: ExecutionArgs) => {
+      const enveloped = byContext.get(args.contextValue as object);
+      if (!enveloped) throw new TypeError('REST execution without a Yoga context');
+      return enveloped.execute(args);
+    }) as never,
+    // fets types its own Response class; ours is the platform's, which fets accepts at run time.
+    errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
+  });
   const rootFields = new Map(
     restRoutes.flatMap((route) => {
       const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
@@ -286,12 +243,16 @@ function openDoor(current: GraphQLSchema): Door {
       return field ? [[route.field, field] as const] : [];
     }),
   );
-  return { served, operations: routeOperations(served, restRoutes), rootFields };
+  return { sofa, rootFields };
 }
 
-/** The route the request's path and method name, or the 400 (undecodable path parameter) or 405 (other method) that ends it. */
+interface Door {
+  sofa: SofaRouter;
+  rootFields: Map<string, GraphQLField<unknown, unknown>>;
+}
+
+/** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
 function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
-  // A path parameter that is not percent-encoded UTF-8 cannot name anything: refused before any other work.
   const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
   if (malformed) {
     return restError(400, { error: 'malformed_request', message: `The path parameter ${malformed} is not valid percent-encoded UTF-8.` });
@@ -307,7 +268,6 @@ function routeOrRefusal(matches: readonly MatchedRoute[], method: string): Match
   return match;
 }
 
-/** The answer with X-Ignored-Parameters, and the log line that names them. */
 function withIgnoredParameters(
   deps: RestDeps,
   request: Request,
@@ -315,8 +275,7 @@ function withIgnoredParameters(
   response: Response,
   ignored: readonly string[],
 ): Response {
-  // Like Rails' strong parameters: unknown keys are skipped, and said so, never applied.
-  // The names are the caller's text: a few, each cut, so one request cannot write a huge line.
+  // Sofa drops unknown parameters silently; Rails-era clients are told which were ignored.
   const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
   requestLogger(deps.logger, request).info(
     { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
@@ -327,34 +286,38 @@ function withIgnoredParameters(
   return new Response(response.body, { status: response.status, headers });
 }
 
-/** The answer of a routed request: checked and prepared here, run in Yoga's envelope, finished here. */
 async function answerRoute(
   deps: RestDeps,
   request: Request,
   pathname: string,
   match: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
-  operation: RouteOperation,
-  runner: RouteRunner,
+  sofa: SofaRouter,
+  serverContext: unknown,
 ): Promise<Response> {
   const ignored: string[] = [];
   const prepared = await prepareRequest(deps, request, match, field, ignored);
-  // Refused before the operation or answered by it: a deprecated path says so to every caller.
-  const response = await finishResponse(
-    prepared instanceof Response ? prepared : await runRoute(runner, operation, prepared.request, prepared.input),
-    match.route,
-  );
+  const answered =
+    prepared instanceof Response ? prepared : ((await sofa.handleRequest(prepared, serverContext as never)) as Response | undefined);
+  // Sofa's routes have no deprecation: every answer of a deprecated path carries its headers.
+  const response = answered
+    ? await finishResponse(answered, match.route)
+    : restError(404, { error: 'not_found', message: 'No such path.' });
   return ignored.length > 0 ? withIgnoredParameters(deps, request, pathname, response, ignored) : response;
 }
 
 export function useRestRoutes(deps: RestDeps): Plugin {
   let schema: GraphQLSchema | undefined;
   let door: Door | undefined;
-  const envelope: YogaEnvelope = { getEnveloped: undefined };
+  let getEnveloped: GetEnveloped | undefined;
+  const enveloped = (): GetEnveloped => {
+    if (!getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
+    return getEnveloped;
+  };
 
   return {
     onYogaInit({ yoga }) {
-      envelope.getEnveloped = yoga.getEnveloped;
+      getEnveloped = yoga.getEnveloped;
     },
     onSchemaChange({ schema: changed }) {
       schema = changed;
@@ -369,20 +332,18 @@ export function useRestRoutes(deps: RestDeps): Plugin {
         return undefined;
       }
       if (!schema) throw new Error('the REST layer has no schema yet');
-      door ??= openDoor(schema);
+      door ??= openDoor(schema, enveloped);
       const field = door.rootFields.get(match.route.field);
-      const operation = door.operations.get(match.route.field);
       // A documented route whose root field does not exist yet answers like any unknown path.
-      if (!field || !operation) {
+      if (!field) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
-      const runner = envelopeRunner(door.served, envelope, serverContext);
+      const { sofa } = door;
       return (async () => {
-        endResponse(await answerRoute(deps, request, url.pathname, match, field, operation, runner));
+        endResponse(await answerRoute(deps, request, url.pathname, match, field, sofa, serverContext));
       })().catch((error: unknown) => {
-        // The database did not answer while the caller or the arguments were being checked: the
-        // REST door's 503 body, as for one met while the operation ran.
+        // The database failed before Sofa ran (the key check): the same 503 as Sofa's errorHandler gives.
         if (!isDatabaseUnavailable(error)) throw error;
         logError(requestLogger(deps.logger, request), error, 'the database did not answer');
         endResponse(restErrorResponse([error]));
