@@ -1,4 +1,3 @@
-
 /** `rows` in lists by `keyOf`, each list in the rows' order; a row whose key is null belongs to none. */
 export function groupBy<Row, Key>(rows: readonly Row[], keyOf: (row: Row) => Key | null): Map<Key, Row[]> {
   const groups = new Map<Key, Row[]>();

@@ -28,7 +28,6 @@ export class StorageKeyTakenError extends Error {
   }
 }
 
-
 export class LocalDirectoryStorage implements FileStorage {
   readonly kind = 'local';
   constructor(private readonly root: string) {}
@@ -64,7 +63,6 @@ export class LocalDirectoryStorage implements FileStorage {
   }
 }
 
-
 /** Written outside the lead's transaction like the other stores, so lead code treats every store alike. */
 export class DatabaseStorage implements FileStorage {
   readonly kind = 'database';
@@ -89,7 +87,6 @@ export class DatabaseStorage implements FileStorage {
     await this.db.storedFile.deleteMany({ where: { key: checkedKey(key) } });
   }
 }
-
 
 type S3Sdk = typeof import('@aws-sdk/client-s3');
 // Loaded on first use: the SDK is large, and instances without S3 should not load it at start.
@@ -167,7 +164,6 @@ export class S3Storage implements FileStorage {
     await client.send(new sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
   }
 }
-
 
 export function createFileStorage(config: Pick<Config, 'fileStorage' | 'fileStorageDir' | 's3'>, db: Db): FileStorage {
   switch (config.fileStorage) {

@@ -1,4 +1,3 @@
-
 /** @public rooms add their fields by `declare module`, which knip does not count as a use */
 export interface RequestState {
   sentAs?: Request;
