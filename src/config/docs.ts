@@ -1,6 +1,4 @@
-// The settings' documentation, generated from their declaration (SETTINGS in src/config/settings.ts): the
-// docs/configuration.md's Configuration table and .env.example. `npm run config:docs` writes both;
-// test/config.test.ts fails when either differs from what this renders.
+// Rendered from the declarations, so the documentation cannot drift from the settings.
 import { SETTING_NAMES, SETTINGS, type SettingDeclaration } from './index.ts';
 
 const README_TABLE_START = '<!-- settings table: generated from SETTINGS in src/config/ by `npm run config:docs`; edit it there -->';
@@ -8,7 +6,6 @@ const README_TABLE_END = '<!-- end of the settings table -->';
 
 const code = (text: string): string => (text === '' ? '`""`' : `\`${text}\``);
 
-/** The settings table's Default column: the default, development mode's where it differs, or words. */
 function defaultInWords(declaration: SettingDeclaration): string {
   if (declaration.defaultInWords !== undefined) return declaration.defaultInWords;
   if (declaration.default === undefined) return 'none';
@@ -16,7 +13,6 @@ function defaultInWords(declaration: SettingDeclaration): string {
   return declaration.developmentDefault === undefined ? value : `${value}; development: ${code(declaration.developmentDefault)}`;
 }
 
-/** The Markdown table, between its two marker comments. */
 function settingsTable(): string {
   const rows = SETTING_NAMES.map((name) => {
     const declaration: SettingDeclaration = SETTINGS[name];
@@ -25,7 +21,6 @@ function settingsTable(): string {
   return [README_TABLE_START, '| Variable | Default | Meaning |', '|---|---|---|', ...rows, README_TABLE_END].join('\n');
 }
 
-/** `readme` with its settings table replaced by the current one; throws when the markers are missing. */
 export function withSettingsTable(readme: string): string {
   const start = readme.indexOf(README_TABLE_START);
   const end = readme.indexOf(README_TABLE_END);
@@ -34,10 +29,9 @@ export function withSettingsTable(readme: string): string {
   return readme.slice(0, start) + settingsTable() + readme.slice(end + README_TABLE_END.length);
 }
 
-/** Markdown to plain text for the comments of .env.example. */
 const plain = (markdown: string): string => markdown.replace(/`/g, '').replace(/\*\*/g, '');
 
-/** A value as a .env line writes it: quoted when it holds spaces or characters a parser could take apart. */
+/** Quoted when it holds spaces or characters a parser could take apart. */
 function envValue(value: string): string {
   return /[\s#"'<>\\]/.test(value) ? `"${value}"` : value;
 }
