@@ -1,8 +1,4 @@
-// Outbound webhook subscriptions (docs/webhooks.md): a URL of one dealership told of some event
-// types, managed with manage:webhook on both doors. A subscription belongs to a dealership (the
-// caller's scoped client keeps every read and write to the key's dealerships) and remembers the key
-// that made it: deliveries carry the record as that key reads it at delivery time. The signing secret
-// is shown once, when made or rotated, and stored encrypted (src/domain/stored-secrets.ts).
+// Deliveries carry the record as the subscribing key reads it at delivery time; the signing secret is shown once and stored encrypted.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
@@ -20,17 +16,11 @@ import { isRecordEventType, NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfE
 import { openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from './stored-secrets.ts';
 import { allowedAddresses, checkWebhookUrl } from './webhook-address.ts';
 
-/** A dealership's subscriptions at most: each one is a delivery per event. */
 const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
 const MAX_URL_LENGTH = 2_000;
-/** The delivery log lists this many deliveries at most, newest first. */
 const MAX_LOGGED_DELIVERIES = 100;
 
-/**
- * What a key must be able to read to be told of each event type: the payload is its record read by
- * `node(id:)`, so it is the permission that read needs (src/auth/type-guards.ts), not a second list.
- * Subscribing, the delivery, the delivery log, redelivery and live subscriptions all ask it here.
- */
+/** The payload is its record read by `node(id:)`, so the permission is that read's, not a second list. */
 export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.fromEntries(
   RECORD_EVENT_TYPES.map((type) => {
     const typeName = NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)];
@@ -40,12 +30,10 @@ export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permissi
   }),
 ) as Record<RecordEventType, Permission>;
 
-/** The event types whose records the key may read: the only ones it may subscribe to or see deliveries of. */
 function readableEventTypes(actor: Actor): RecordEventType[] {
   return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(READ_PERMISSION_OF_EVENT[type]));
 }
 
-/** Refuses, naming the entry, an event type whose record the key cannot read. */
 function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[], field: string): void {
   events.forEach((type, index) => {
     const permission = READ_PERMISSION_OF_EVENT[type];
@@ -55,23 +43,18 @@ function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[]
   });
 }
 
-/** A host label: letters, digits and single hyphens inside (no `--`: an `xn--` label must be valid punycode). */
+/** No `--`: an `xn--` label must be valid punycode. */
 const HOST_LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
-/** The last label starts with a letter: a host ending in a number is read as an IPv4 address. */
+/** A host ending in a number is read as an IPv4 address. */
 const TOP_LABEL = '[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*';
 const PORT = '(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
-/** The form of a webhook URL every deployment accepts (the OpenAPI pattern of `url`). */
 const WEBHOOK_URL_PATTERN = `^https://(?:${HOST_LABEL}\\.)*${TOP_LABEL}(?::${PORT})?(?:[/?#]\\S*)?$`;
 
-/** The record of create_webhook_subscription, declared once (GraphQL input, OpenAPI body, validation). */
 export const webhookSubscriptionInput = z.object({
   url: z
     .string()
     .max(MAX_URL_LENGTH)
-    // The pattern is the OpenAPI contract: every URL of its form is accepted by every deployment
-    // (docs/webhooks.md, "Where webhooks may go"). checkWebhookUrl accepts more (http in development
-    // mode, public IP addresses); where the host points is no form, and is checked by it at
-    // creation (localhost, address literals) and at every delivery (src/domain/webhook-address.ts).
+    // The pattern is the contract every deployment accepts; checkWebhookUrl accepts more, and checks where the host points.
     .meta({
       pattern: WEBHOOK_URL_PATTERN,
       examples: ['https://crm.example.com/webhooks'],
@@ -104,7 +87,6 @@ type WebhookSubscriptionInput = z.input<typeof webhookSubscriptionInput>;
 
 type SubscriptionRow = Awaited<ReturnType<ScopedDb['webhookSubscription']['findFirstOrThrow']>>;
 
-/** A subscription as its owners see it: never its secrets. */
 export interface WebhookSubscriptionView {
   id: number;
   dealership_id: number;
@@ -134,13 +116,11 @@ function subscriptionView(row: SubscriptionRow, now: Date): WebhookSubscriptionV
   };
 }
 
-/** A subscription with its signing secret: answered only when the secret is made (create, rotate). */
 export interface WebhookSubscriptionWithSecret {
   subscription: WebhookSubscriptionView;
   secret: string;
 }
 
-/** Standard Webhooks' secret form: `whsec_` and base64 of 24 random bytes (192 bits). */
 function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
@@ -163,8 +143,7 @@ export async function createWebhookSubscription(
   const checked = checkWebhookUrl(valid.url, { mode: config.mode, allowed: allowedAddresses(config.webhookAllowedAddresses) });
   if (checked.problem !== null) throw invalidInput('subscription.url', checked.problem);
   const url = checked.url.href;
-  // A key is told only of records it may read: refused here for what it cannot read now, and asked
-  // again at each delivery (its permissions can change), where a delivery it cannot read is skipped.
+  // Asked again at each delivery too, since the key's permissions can change.
   refuseUnreadableEvents(actor, valid.events, 'subscription.events');
   const events = [...new Set(valid.events)];
   const dealershipId = valid.dealership_id ?? (actor.dealershipIds?.length === 1 ? actor.dealershipIds[0] : undefined);
@@ -197,10 +176,7 @@ export async function listWebhookSubscriptions(db: ScopedDb, now: Date): Promise
   return rows.map((row) => subscriptionView(row, now));
 }
 
-/**
- * A new signing secret; the current one becomes the previous one and keeps signing beside it for
- * WEBHOOK_SECRET_GRACE_HOURS, so receivers can switch without missing a delivery.
- */
+/** The previous secret keeps signing beside it for the grace period, so receivers can switch without missing a delivery. */
 export async function rotateWebhookSecret(
   db: ScopedDb,
   config: Pick<Config, 'secretsKeyring' | 'webhookSecretGraceMs'>,
@@ -225,7 +201,6 @@ export async function rotateWebhookSecret(
   return { subscription: subscriptionView(await findSubscription(db, id), now), secret };
 }
 
-/** Stops deliveries (pending ones are skipped when their turn comes); `enabled: true` starts them again. */
 export async function setWebhookEnabled(db: ScopedDb, id: number, enabled: boolean, now: Date): Promise<WebhookSubscriptionView> {
   await findSubscription(db, id);
   const row = await db.webhookSubscription.update({
@@ -237,10 +212,7 @@ export async function setWebhookEnabled(db: ScopedDb, id: number, enabled: boole
   return subscriptionView(row, now);
 }
 
-/**
- * Removes the subscription with its deliveries and their log. One statement decides: of two deletes
- * at once, the one that removed the row answers it and the other is told it was not found.
- */
+/** One statement decides: of two deletes at once, the other is told it was not found. */
 export async function deleteWebhookSubscription(db: ScopedDb, id: number): Promise<{ id: number; deleted: true }> {
   const { count } = await db.webhookSubscription.deleteMany({ where: { id } });
   if (count === 0) throw notFound('webhook_subscription');
@@ -264,7 +236,6 @@ const deliverySelect = {
 
 type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect & { subscription_id: true } }>;
 
-/** One delivery in the log: its event, its attempts, and when it is tried next while it is pending. */
 export interface WebhookDeliveryView {
   id: number;
   subscription_id: number;
@@ -303,11 +274,7 @@ function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-/**
- * The subscription's newest deliveries first, at most MAX_LOGGED_DELIVERIES, of the event types whose
- * records the reading key may read: a delivery tells which record changed and when, so a key without
- * read:lead sees none of a lead's (the subscription may have been made by a key that reads more).
- */
+/** A delivery tells which record changed and when, so only event types the reading key may read are listed. */
 export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscriptionId: number): Promise<WebhookDeliveryView[]> {
   await findSubscription(db, subscriptionId);
   const rows = await db.webhookDelivery.findMany({
@@ -319,11 +286,7 @@ export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscription
   return rows.map(deliveryView);
 }
 
-/**
- * Sends a delivery again (whatever became of it), as soon as the worker's next round: the same
- * webhook-id, its retry window counted afresh. The subscription must be enabled. A delivery of a record
- * the key may not read is not found, as the delivery log does not list it.
- */
+/** A delivery of a record the key may not read is not found, as the log does not list it. */
 export async function redeliverWebhook(
   db: ScopedDb,
   actor: Actor,
