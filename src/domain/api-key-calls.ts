@@ -169,7 +169,6 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
   };
 }
 
-
 /** One instance purges at a time; the others skip the round. */
 const PURGE_LOCK_KEY = 0x4b_ca11;
 const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -197,7 +196,6 @@ export function startKeyCallPurge(
     detail: { retention_days: retentionMs / 86_400_000 },
   });
 }
-
 
 export interface KeyCallSummaryRow {
   operation: string;

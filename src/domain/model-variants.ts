@@ -134,7 +134,6 @@ export async function shownVariantWhere(
   return { id: variant.id };
 }
 
-
 /** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
 const websiteModelsVersions = [1, 2] as const;
 export type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];

@@ -21,7 +21,6 @@ import {
   type LeadCategory,
 } from './values.ts';
 
-
 const WHOLE_NUMBER = 'must be a whole number';
 
 const optionalText = () => z.string({ error: 'must be text' }).transform((value) => value.trim() || null);
@@ -47,7 +46,6 @@ function count(max?: number) {
   return max === undefined ? atLeastZero : atLeastZero.max(max, { error: (issue) => `must be at most ${max}, got ${String(issue.input)}` });
 }
 
-
 export const leadCategorySchema = z.enum(LEAD_CATEGORIES, {
   error: (issue) => `must be one of: ${LEAD_CATEGORIES.join('; ')}. Got "${String(issue.input)}"`,
 });
@@ -65,7 +63,6 @@ export const documentTypeSchema = z.enum(DOCUMENT_TYPES, {
       ? `is required for a ${DOCUMENT_REQUEST} lead: one of ${DOCUMENT_TYPES.join(', ')}`
       : `must be one of ${DOCUMENT_TYPES.join(', ')}, got ${JSON.stringify(issue.input)}`,
 });
-
 
 const amountSchema = z.number({
   error: (issue) => (issue.input === undefined ? 'is required' : `must be a number, got ${JSON.stringify(issue.input)}`),
@@ -127,7 +124,6 @@ function checkedJson<Rule extends z.ZodType>(rule: Rule) {
   return jsonTakes(checked, rule);
 }
 
-
 /** Its bytes are checked and decoded after every cheaper rule. */
 export const leadFileInputSchema = z
   .object({
@@ -178,7 +174,6 @@ export const leadAddressInputSchema = z
     postcode: count().nullish().describe('Also becomes the postcode of a new contact (four digits: 800 is 0800).'),
   })
   .meta({ id: 'LeadAddressInput', description: 'The customer’s postal address to store with a lead.' });
-
 
 export const leadInputSchema = z.object({
   name: optionalText().nullish().describe('Customer full name. Personal data.'),
@@ -281,7 +276,6 @@ export type LeadInputValues = z.output<typeof leadInputSchema>;
 export type LeadPaymentInputValues = z.output<typeof leadPaymentInputSchema>;
 export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
 
-
 /** The dealership first: without it nothing else about the lead can be decided. */
 export const REQUIRED_ON_CREATE = ['dealership_id', 'email', 'phone', 'category', 'source'] as const;
 
@@ -301,7 +295,6 @@ export const NEVER_CLEARED = {
 } as const satisfies Partial<Record<keyof LeadInputData, string>>;
 
 export type NeverClearedField = keyof typeof NEVER_CLEARED;
-
 
 const FIRST_BIRTH_YEAR = 1900;
 
