@@ -1,6 +1,5 @@
-// The error model (docs/errors.md, "Errors"): expected failures are GraphQLErrors with a stable
-// extensions.code; GraphQL answers them with 200 + errors, the REST door maps the code to a status
-// and a body {"error": "<snake_case>", "message": "..."}. Anything else is masked by Yoga.
+// Expected failures are GraphQLErrors with a stable extensions.code; the REST door maps the code to a
+// status and {"error", "message"}. Anything else is masked by Yoga.
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, Kind, visit, type ASTNode } from 'graphql';
 import { maskError } from 'graphql-yoga';
@@ -22,13 +21,7 @@ export const statusByCode = {
 
 type ErrorCode = keyof typeof statusByCode;
 
-/**
- * The level an answered error is logged at, by its code: the one table (docs/operations.md,
- * "Logs"). Every code the service answers is an expected outcome, the client's or the database's,
- * so none is `error`, which is kept for what should page an operator: an error no code names
- * (masked as `Unexpected error.`). GraphQL's own codes for a document it could not parse or
- * validate are the client's too.
- */
+// Every answered code is an expected outcome, so none logs at `error`: that is kept for what should page an operator.
 const logLevelByCode = {
   BAD_REQUEST: 'info',
   UNAUTHENTICATED: 'info',
@@ -39,7 +32,6 @@ const logLevelByCode = {
   PAYLOAD_TOO_LARGE: 'info',
   BAD_USER_INPUT: 'info',
   RATE_LIMITED: 'info',
-  // The database did not answer: the request may be retried, and a lasting outage shows as many of these.
   UNAVAILABLE: 'warn',
   GRAPHQL_PARSE_FAILED: 'info',
   GRAPHQL_VALIDATION_FAILED: 'info',
@@ -50,9 +42,7 @@ type LoggedCode = keyof typeof logLevelByCode;
 
 interface ApiErrorExtensions {
   code: ErrorCode;
-  /** The REST body's `error`: a snake_case name integrators can switch on. */
   error: string;
-  /** For invalid input: the field (dotted path) at fault. */
   field?: string;
   [key: string]: unknown;
 }
@@ -62,19 +52,14 @@ export function apiError(code: ErrorCode, error: string, message: string, extra:
   return new GraphQLError(message, { extensions });
 }
 
-// One body for every reason a key is not accepted (missing, malformed, unknown, expired, revoked),
-// so a caller cannot probe which keys exist.
+// One body for every reason a key is not accepted, so a caller cannot probe which keys exist.
 export const unauthenticated = (): GraphQLError =>
   apiError('UNAUTHENTICATED', 'unauthorized', 'A valid API key is required: send "Authorization: Bearer <key>".');
 
 export const forbidden = (message = 'This API key does not have the permission this operation needs.'): GraphQLError =>
   apiError('FORBIDDEN', 'forbidden', message);
 
-/**
- * A valid key without a permission the operation needs. Most operations answer 403 `forbidden`; the
- * few the spec answers "unauthorised" for (see RestRoute.deniedStatus) answer 401 `unauthorized`,
- * with this message rather than the missing-key one, so the caller can tell the two apart.
- */
+/** Routes the spec answers "unauthorised" for get 401 with this message, so the caller can tell it from a missing key. */
 export function permissionDenied(status: 401 | 403, permission?: string): GraphQLError {
   const message = permission
     ? `This API key does not have the ${permission} permission this operation needs.`
@@ -82,14 +67,10 @@ export function permissionDenied(status: 401 | 403, permission?: string): GraphQ
   return status === 401 ? apiError('UNAUTHENTICATED', 'unauthorized', message) : forbidden(message);
 }
 
-/**
- * A car that exists but belongs to a dealership the key cannot use (4.2, 4.19): the spec's own
- * "invalid dealership" outcome, distinct from a car that does not exist. It says nothing of the car.
- */
+/** The spec's "invalid dealership" outcome: distinct from a missing car, and says nothing of the car. */
 export const invalidDealership = (): GraphQLError =>
   apiError('FORBIDDEN', 'invalid_dealership', 'The car belongs to a dealership this API key cannot use.');
 
-/** `thing` names what was looked for, e.g. "car", so the body says "car_not_found". */
 export const notFound = (thing: string, message?: string): GraphQLError =>
   apiError('NOT_FOUND', `${thing}_not_found`, message ?? `No ${thing.replace(/_/g, ' ')} with that identifier.`);
 
@@ -98,14 +79,9 @@ export const invalidInput = (field: string, reason: string, error = 'invalid_inp
 
 export const conflict = (error: string, message: string): GraphQLError => apiError('CONFLICT', error, message);
 
-/** Seconds a client is told to wait before retrying when the database did not answer. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * The database did not answer (src/db/unavailable.ts): 503 `unavailable` with Retry-After on both
- * doors (on /graphql through `extensions.http`, which Yoga turns into the status and header). The
- * request may be retried: a write that met it was rolled back.
- */
+/** 503 with Retry-After on both doors; retrying is safe because a write that met it was rolled back. */
 export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
   new GraphQLError('The database is not answering: retry the request in a few seconds.', {
     nodes: at?.nodes,
@@ -120,15 +96,9 @@ export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
     } satisfies ApiErrorExtensions,
   });
 
-/**
- * Yoga's error masking with the database's outages told apart: an error the error model does not
- * know becomes `Unexpected error.` (500), except one that says the database did not answer, which
- * becomes `databaseUnavailable` (503).
- */
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
-  // A connection argument refused where useInputErrorCodes does not see it (a subscription's event)
-  // is still the client's, not masked (see connectionArgumentError).
+  // A connection argument refused where useInputErrorCodes does not see it (a subscription's event) is still the client's.
   const argument = error instanceof GraphQLError ? connectionArgumentError(error) : null;
   if (argument) return argument;
   return maskError(error, message, isDev);
@@ -143,12 +113,7 @@ export function isApiError(error: unknown): error is GraphQLError & { extensions
   );
 }
 
-/**
- * GraphQL's own input errors, raised while it coerces the variables (a missing required argument,
- * a value of the wrong type, an unknown or missing input field), read as the variable, the field at
- * fault (a path that starts with the variable's name) and the reason: `Variable "$car" got invalid
- * value {…} at "car.year"; Int cannot represent…` is car.year. Null for any other error.
- */
+/** GraphQL's coercion errors read as variable, field path and reason (`$car` at "car.year" is car.year). */
 export function variableInputError(error: unknown): { variable: string; field: string; reason: string } | null {
   if (typeof error !== 'object' || error === null) return null;
   const { message, nodes, originalError } = error as Partial<GraphQLError>;
@@ -159,8 +124,7 @@ export function variableInputError(error: unknown): { variable: string; field: s
     return { variable, field: variable, reason: 'is required' };
   if (/^Variable "[^"]+" of non-null type "[^"]+" must not be null\.$/.test(message))
     return { variable, field: variable, reason: 'must not be null' };
-  // `<prefix>; <reason>`: the prefix quotes the value as sent, so it is split off by the reason's own
-  // text rather than searched (a value may contain anything, `; ` and ` at "…"` included).
+  // The prefix quotes the value as sent, which may contain anything, so it is split off by the reason's text.
   const reason = originalError?.message;
   if (!reason || !message.endsWith(`; ${reason}`)) return null;
   const prefix = message.slice(0, message.length - reason.length - 2);
@@ -172,7 +136,6 @@ export function variableInputError(error: unknown): { variable: string; field: s
   return { variable, field: path, reason };
 }
 
-/** The same GraphQL error with other extensions (a GraphQLError's own cannot change). */
 export function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
   return new GraphQLError(error.message, {
     nodes: error.nodes,
@@ -184,18 +147,15 @@ export function withExtensions(error: GraphQLError, extensions: Record<string, u
   });
 }
 
-// Control characters (C0, DEL, C1) in a message, which may echo what a client sent.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** The text with each control character written as its `\uXXXX` escape, so a message never carries one raw. */
 function escapeControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const CURSOR_REASON = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
 
-/** The cursor arguments (`after`, `before`) given anywhere under the nodes an error points at. */
 function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
   const names = new Set<string>();
   for (const node of nodes ?? []) {
@@ -208,14 +168,7 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
   return [...names].sort();
 }
 
-/**
- * A connection argument the Pothos relay and Prisma plugins refused (`first: -1`, an unreadable
- * cursor, `before` with `first`): they throw PothosValidationErrors, GraphQLErrors with no code whose
- * message may echo the cursor as sent. As the error model's BAD_USER_INPUT naming the argument
- * (`field`), in the model's `<field>: <reason>` words; the cursor itself is not echoed. Null for any
- * other error, and for one already coded. An operation's errors are coded so as soon as it ends
- * (src/gateway/http-plugins.ts, useInputErrorCodes), before the masking, which then lets them by.
- */
+/** Pothos relay/Prisma PothosValidationErrors carry no code and may echo the cursor: coded BAD_USER_INPUT, cursor not echoed. */
 export function connectionArgumentError(error: GraphQLError): GraphQLError | null {
   if (isApiError(error)) return null;
   const refused =
@@ -247,11 +200,7 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
   });
 }
 
-/**
- * A cursor the plugins could decode but the database query could not use (`GPC:S:x` where the
- * connection pages by an integer id): Prisma refuses the query with a validation error that names
- * `cursor`. That is the client's cursor, not a fault of the service: BAD_USER_INPUT naming it.
- */
+/** A decodable cursor that the query cannot use is the client's fault, not the service's. */
 function prismaCursorError(error: GraphQLError): GraphQLError | null {
   const cause = error.originalError;
   if (cause?.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
@@ -267,11 +216,6 @@ function prismaCursorError(error: GraphQLError): GraphQLError | null {
   });
 }
 
-/**
- * Every error as it leaves the service (src/gateway/http-plugins.ts, useErrorCodes): a connection argument's
- * refusal gets the error model's code (connectionArgumentError), an error still without a code gets
- * `fallbackCode`, and control characters in the message are escaped.
- */
 export function finishedError(error: GraphQLError, fallbackCode: string): GraphQLError {
   const coded = connectionArgumentError(error) ?? error;
   const message = escapeControlCharacters(coded.message);
@@ -287,11 +231,6 @@ export function finishedError(error: GraphQLError, fallbackCode: string): GraphQ
   });
 }
 
-/**
- * The code an error is answered with, read from the error as met (before the masking): its own, the
- * one the error model gives GraphQL's input errors and the connection arguments' refusals, or
- * UNAVAILABLE for a database that did not answer. Undefined for an unexpected error.
- */
 function answeredCodeOf(error: unknown): LoggedCode | undefined {
   if (!isApiError(error) && isDatabaseUnavailable(error)) return 'UNAVAILABLE';
   if (!(error instanceof GraphQLError)) return undefined;
@@ -300,11 +239,7 @@ function answeredCodeOf(error: unknown): LoggedCode | undefined {
   return typeof code === 'string' && Object.hasOwn(logLevelByCode, code) ? (code as LoggedCode) : undefined;
 }
 
-/**
- * Logs an error at the level its code says: an expected one as its code and message, with no stack
- * (a client's mistake is not the service's fault, and a fuzzer sends thousands); an unexpected one
- * whole, stack included, at `error`. Every place that logs an answered error goes through here.
- */
+/** Expected errors are logged without a stack (a fuzzer sends thousands); unexpected ones whole, at `error`. */
 export function logError(logger: Logger, error: unknown, message: string): void {
   const code = answeredCodeOf(error);
   if (code === undefined) {

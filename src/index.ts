@@ -1,6 +1,4 @@
-// The process: reads the settings (the environment, then the .env file for what it does not set), starts the service (src/service.ts) and stops it on SIGTERM or
-// SIGINT, exiting 0 within SHUTDOWN_GRACE_MS. A start that cannot succeed ends with one line naming
-// the setting at fault (src/startup.ts).
+// A start that cannot succeed ends with one line naming the setting at fault.
 import { loadConfig, processEnvironment, type Config } from './config/index.ts';
 import { loadEnvFile, type EnvFileLoad } from './config/env-file.ts';
 import { createConfiguredLogger, routeProcessOutput } from './logger.ts';
@@ -16,7 +14,6 @@ try {
   failStartup(error);
 }
 const logger = await createConfiguredLogger(config);
-// JSON logs: libraries' console output and Node's warnings become JSON lines too.
 if (config.logFormat === 'json') routeProcessOutput(logger);
 if (envFile) {
   logger.info({ file: envFile.file, settings: envFile.settings }, 'settings read from the env file');
@@ -31,8 +28,7 @@ if (envFile) {
 warnIfDevelopmentMode(config, logger);
 
 async function main(): Promise<void> {
-  // The demo data's code is loaded only when it is wanted, and only here: the service itself never
-  // imports it (src/db/prepare.ts takes the seeder it is given).
+  // Loaded only when wanted and only here: the service itself never imports the demo data.
   const demoData = config.seedDemoData ? (await import('../prisma/seed.ts')).seedDemoData : undefined;
   const service = await startService(config, logger, { demoData });
   const listening = listeningLine(config, service.address.port);

@@ -1,21 +1,7 @@
-// The running service: database, app, HTTP server and outbox worker started together, and stopped
-// together so that nothing received is lost. src/index.ts wires it to the process (port, signals,
-// exit); tests drive it directly.
-//
-// Stopping, in order, all within the grace period (SHUTDOWN_GRACE_MS):
-//  1. every open subscription stream is ended (its client is told `complete` and reconnects, to
-//     another instance) and no new one is opened; `/ready` answers 503 and the listening socket
-//     closes as soon as no connection waits in the kernel's accept queue (new connections are then
-//     refused; one accepted before that is answered 503 with `Retry-After` and `Connection: close`, src/http/server.ts);
-//  2. every request already received, including ones arriving on open keep-alive connections, is
-//     answered, with `Connection: close`; idle keep-alive connections are closed when their
-//     keep-alive timeout ends (at most half the grace period);
-//  3. at the same time the outbox worker finishes the message it is sending and claims no more, and
-//     the background tasks (database clock, idempotency and key-call purges, the file sweep) stop; once every
-//     request is answered, the API key call counts still in memory are written;
-//  4. the database is closed.
-// Connections still open shortly before the grace period ends are cut (and logged), so the process
-// always exits in time.
+// Stopping, within SHUTDOWN_GRACE_MS so nothing received is lost: subscription streams end and the
+// listening socket closes once the accept queue is empty; every received request is answered with
+// `Connection: close`; the outbox worker and background tasks finish; key call counts are written;
+// then the database closes. Connections still open just before the end are cut, so the exit is in time.
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -52,9 +38,7 @@ const CLOSE_RESERVE_MS = 1_000;
 
 interface ShutdownReport {
   signal: string;
-  /** Connections that were still open when the grace period ran out, and were cut. */
   cutConnections: number;
-  /** Whether the outbox worker and the database closed within the grace period. */
   closedInTime: boolean;
   ms: number;
 }
@@ -62,29 +46,25 @@ interface ShutdownReport {
 interface RunningService {
   address: AddressInfo;
   http: GatewayServer;
-  /** Idempotent: a second call returns the first call's result. */
   stop(signal: string): Promise<ShutdownReport>;
 }
 
 interface StopParts {
   http: GatewayServer;
   outbox: OutboxWorker;
-  /** Periodic work stopped with the outbox worker (their rounds are short). */
   background?: readonly BackgroundTask[];
   /** Flushed once every received request is answered, so the drained requests' calls are counted too. */
   keyCalls?: Pick<KeyCallLog, 'stop'>;
   db: Pick<Db, '$disconnect'>;
   /** Closed first: its subscriptions' streams end, so their connections are answered rather than held to the cut. */
   liveEvents?: Pick<LiveEventHub, 'close'>;
-  /** Closed with the database, when REDIS_URL is set. */
   redis?: Pick<RedisConnections, 'close'> | null;
-  /** When traces are on: the spans still buffered are sent last, once nothing more can make one. */
+  /** Flushed last, once nothing more can make a span. */
   tracing?: Pick<Tracing, 'shutdown'> | null;
   logger: Logger;
   graceMs: number;
 }
 
-/** Resolves with the promise's outcome, or with false once `deadline` (epoch ms) has passed. */
 function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
@@ -96,7 +76,6 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
   });
 }
 
-/** Drains and closes everything; resolves within `graceMs` whatever a connection or the mail server does. */
 async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
   const { http, outbox, background = [], keyCalls, db, redis, liveEvents, tracing, logger, graceMs } = parts;
   const started = Date.now();
@@ -118,8 +97,7 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
     outbox.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the outbox worker failed')),
     ...background.map((task) => task.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping a background task failed'))),
   ]);
-  // Idle keep-alive connections get at most half the grace period, so that a client that stays
-  // idle never holds the exit up to the cut.
+  // Idle keep-alive connections get at most half the grace period, so an idle client never holds the exit up to the cut.
   await http.drain(graceMs / 2);
   clearTimeout(cut);
   const keyCallsFlushed = keyCalls?.stop().catch((error: unknown) => logger.error({ err: error }, 'flushing the API key call log failed'));
@@ -142,14 +120,9 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
 
 interface StartOptions {
   tracing?: TracingOptions;
-  /** Fills an empty database with demo data; given by the process entry only when SEED_DEMO_DATA is on. */
   demoData?: DemoDataSeeder;
 }
 
-/**
- * The database, created, prepared (migrations, demo data when asked) and checked for this instance's
- * session secret; a failure is reported against DATABASE_URL unless a setting is at fault.
- */
 async function openDatabase(config: Config, logger: Logger, tracing: Tracing | null, demoData: DemoDataSeeder | null): Promise<Db> {
   let db: Db;
   try {
@@ -163,8 +136,7 @@ async function openDatabase(config: Config, logger: Logger, tracing: Tracing | n
     await tracing?.shutdown();
     throw new DatabaseStartupError(config.databaseUrl, error);
   }
-  // Whatever fails while the database is prepared is reported against DATABASE_URL, except the
-  // stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
+  // Reported against DATABASE_URL, except the stored secrets' check, which names SECRETS_ENCRYPTION_KEYS itself.
   await prepareDatabase(config, db, logger, demoData).catch((error: unknown) => {
     throw error instanceof ConfigError ? error : new DatabaseStartupError(config.databaseUrl, error);
   });
@@ -178,7 +150,7 @@ async function openDatabase(config: Config, logger: Logger, tracing: Tracing | n
   return db;
 }
 
-/** Every rule comparing times across requests and instances reads the database's clock (src/db/clock.ts): read once, then kept in step. */
+/** Rules comparing times across requests and instances read the database's clock: read once, then kept in step. */
 async function startDatabaseClock(config: Config, db: Db, logger: Logger): Promise<ReturnType<typeof createDatabaseClock>> {
   const clock = createDatabaseClock(db, config.engine);
   try {
@@ -192,7 +164,6 @@ async function startDatabaseClock(config: Config, db: Db, logger: Logger): Promi
   return clock;
 }
 
-/** The periodic work stopped with the outbox worker: the clock, the cache epoch's watch, the purges and the file sweep. */
 function backgroundTasks(
   config: Config,
   { db, now, logger, files }: { db: Db; now: () => Date; logger: Logger; files: ReturnType<typeof createFileStorage> },
@@ -204,14 +175,11 @@ function backgroundTasks(
     { stop: async () => cacheEpoch?.stop() } satisfies BackgroundTask,
     startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
     startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
-    // Removes the attachment bytes no lead references (one instance at a time, by a lease).
     startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
   ];
 }
 
-/** Prepares the database, then serves on config.port/host and runs the outbox worker. */
 export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
-  // Off by default: then this loads nothing (src/telemetry/tracing.ts).
   const tracing = await startTracing(config.tracing, options.tracing);
   if (tracing)
     logger.info(
@@ -222,7 +190,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   const lifecycle = createLifecycle();
   const clock = await startDatabaseClock(config, db, logger);
   const now = clock.now;
-  // The Redis client is loaded only when Redis is configured: a single instance never pays for it.
+  // Loaded only when Redis is configured: a single instance never pays for it.
   const redisModule = config.redisUrl ? await import('./redis/client.ts') : null;
   const redis =
     redisModule && config.redisUrl
@@ -245,21 +213,16 @@ export async function startService(config: Config, logger: Logger, options: Star
       ? redisReadCache(redis.client, logger, cacheEpoch ?? undefined)
       : inMemoryReadCache();
   const files = createFileStorage(config, db);
-  // With Redis every instance spends from one budget; without it, each counts its own requests.
   const rateCounters = redis ? redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) : memoryCounters();
-  // Counts of each key's calls for `keys audit`: kept in memory, added to the database every few seconds.
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
   // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
   const metrics = createMetrics({ db, now, logger, ...(redis ? { redisAvailable: redis.available } : {}) });
-  // The bundled postcode data set, loaded with the first search.
   const geocoder = new PostcodeGeocoder();
-  // Live events for subscriptions: this instance's, and with Redis every instance's.
   const liveEvents = createLiveEventHub({
     perKeyLimit: config.subscriptionsPerKey,
     instanceLimit: config.subscriptionsPerInstance,
     logger,
     redis,
-    // A key revoked or changed elsewhere ends or re-checks its open streams as soon as it is announced.
     keyChanges: keys,
   });
   const deps = {
@@ -279,8 +242,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     liveEvents,
   };
   const http = createHttpServer(createApp(deps), config, logger, lifecycle);
-  // A subscription opened here as soon as it listens must hear the other instances' events: listen
-  // once the hub has subscribed to their channel, but never wait on a frozen Redis longer than a command.
+  // Listen once the hub has subscribed to other instances' channel, but never wait on a frozen Redis longer than a command.
   await Promise.race([liveEvents.ready(), delay(config.redisCommandTimeoutMs, undefined, { ref: false })]);
   let address: AddressInfo;
   try {
@@ -292,9 +254,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     await Promise.all([db.$disconnect(), redis?.close()]);
     throw error;
   }
-  // Delivers lead notifications; every instance runs one, and claims keep a message to one sender.
+  // Every instance runs one; claims keep a message to one sender.
   const outbox = startOutboxWorker(deps);
-  // Delivers outbound webhooks; every instance runs one, and claims keep each attempt to one sender.
   const webhooks = startWebhookWorker({
     db,
     config,

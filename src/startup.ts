@@ -1,12 +1,9 @@
-// What the service says when it cannot start: one log line naming the setting at fault and what to
-// do, never a stack trace, and a non-zero exit. Also the loud warning of development mode.
+// One log line naming the setting at fault and what to do, never a stack trace.
 import type { Logger } from 'pino';
 import { ConfigError, describeDatabase, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 
-/** A start-up failure explained for the operator. */
 interface StartupFailure {
-  /** The environment variable(s) to look at. */
   settings: string[];
   message: string;
 }
@@ -94,7 +91,6 @@ export function explainStartupFailure(error: unknown, config?: Pick<Config, 'por
   return { settings: [], message: `cannot start: ${firstLine(error)}` };
 }
 
-/** Logs the failure as one fatal line (no stack) and ends the process with exit code 1. */
 export function failStartup(error: unknown, logger: Logger = createLogger('info'), config?: Pick<Config, 'port' | 'host'>): never {
   const failure = explainStartupFailure(error, config);
   logger.fatal({ settings: failure.settings }, failure.message);
@@ -102,7 +98,6 @@ export function failStartup(error: unknown, logger: Logger = createLogger('info'
   process.exit(1);
 }
 
-/** Development mode says so loudly, once, at start. */
 export function warnIfDevelopmentMode(config: Pick<Config, 'mode' | 'developmentDefaults'>, logger: Logger): void {
   if (config.mode !== 'development') return;
   logger.warn(
@@ -115,11 +110,7 @@ export function warnIfDevelopmentMode(config: Pick<Config, 'mode' | 'development
   );
 }
 
-/**
- * The start-up line: what this instance serves, truthfully. The explorers (GraphiQL on /graphql in a
- * browser, Swagger UI on /docs) are named only when they are on (production turns them off unless
- * EXPLORERS=on), and the keys CLI only in development mode (the production image has no tsx to run it).
- */
+/** Names the explorers only when on, and the keys CLI only in development mode (the production image has no tsx). */
 export function listeningLine(
   config: Pick<Config, 'explorers' | 'mode' | 'engine' | 'publicUrl'>,
   port: number,

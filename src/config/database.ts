@@ -1,4 +1,3 @@
-// The database's URL: the engine it chooses, the file of a SQLite one, and where it points, for logs.
 import path from 'node:path';
 import { projectRoot } from './root.ts';
 
@@ -10,14 +9,13 @@ export function engineOf(databaseUrl: string): Engine {
   throw new Error('DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)');
 }
 
-/** Turns a file: URL into a path; relative paths are relative to the project, not the cwd. */
+/** Relative paths are relative to the project, not the cwd. */
 export function sqlitePath(databaseUrl: string): string {
   const file = databaseUrl.slice('file:'.length);
   if (file === ':memory:') return file;
   return path.isAbsolute(file) ? file : path.join(projectRoot, file);
 }
 
-/** Where a database URL points, without its password: safe for logs. */
 export function describeDatabase(databaseUrl: string): string {
   if (engineOf(databaseUrl) === 'sqlite') return sqlitePath(databaseUrl);
   const url = new URL(databaseUrl);

@@ -1,41 +1,26 @@
-// How a setting is declared (SettingDeclaration), the types the Config is derived from, and the
-// checks of a variable's text, as zod schemas, that src/config/settings.ts declares settings with.
 // A schema sees only a set value (or a default): an unset variable is never checked.
 import { z } from 'zod';
 
 export interface SettingDeclaration {
-  /** Checks the variable's text and converts it to the value the Config holds. */
   readonly schema: z.ZodType<unknown, string>;
-  /** One line for the operator: what the setting does (Markdown; docs/configuration.md and .env.example). */
   readonly meaning: string;
-  /**
-   * Where its value lands in the Config (`rateLimits.windowMs`: a field of a record); unset, it lands
-   * as null. Without one, only a derived value of src/config/load.ts reads it.
-   */
+  /** Unset, it lands as null; without one, only a derived value of the loader reads it. */
   readonly field?: string;
-  /** The text used when the variable is unset or empty, checked by `schema` as if it had been set. */
   readonly default?: string;
-  /** Development mode's default, where it differs from `default`. */
   readonly developmentDefault?: string;
-  /** Outside development mode the service refuses to start without it; this says how to get a value. */
   readonly required?: string;
-  /** The settings table's Default column where the default is not one value (it follows another setting). */
   readonly defaultInWords?: string;
-  /** A value worth showing in .env.example where there is no default. */
   readonly example?: string;
   /** A secret, or a URL that can hold a password: never repeated in a message. */
   readonly confidential?: true;
-  /** An empty value is a value (an empty list), not "unset". */
   readonly emptyIsAValue?: true;
 }
 
-/** Keeps each entry's own type (its schema's output, its field, whether it has a default) for the Config. */
 export const setting = <const D extends SettingDeclaration>(declaration: D): D => declaration;
 
 type Declarations = Record<string, SettingDeclaration>;
 type AlwaysSet = { readonly default: string } | { readonly required: string; readonly developmentDefault: string };
 
-/** A setting's value once checked: undefined when unset, unless it has a value in every mode. */
 export type ValueOf<D extends SettingDeclaration> = D extends AlwaysSet ? z.output<D['schema']> : z.output<D['schema']> | undefined;
 export type ValuesOf<S extends Declarations> = { [K in keyof S]: ValueOf<S[K]> };
 
@@ -44,12 +29,9 @@ type LandedValue<D extends SettingDeclaration> = D extends AlwaysSet ? z.output<
 type TopLevel<F> = F extends `${string}.${string}` ? never : F;
 type RecordOf<F> = F extends `${infer R}.${string}` ? R : never;
 type InRecord<F, R extends string> = F extends `${R}.${infer G}` ? G : never;
-/** The fields a set of declarations lands in the Config: top-level ones, and those of records (`rateLimits.…`). */
 export type Landed<S extends Declarations> = { [K in keyof S as TopLevel<FieldOf<S[K]>>]: LandedValue<S[K]> } & {
   [R in RecordOf<FieldOf<S[keyof S]>>]: { [K in keyof S as InRecord<FieldOf<S[K]>, R>]: LandedValue<S[K]> };
 };
-
-// ─── the settings' environment text, as zod schemas ───
 
 /** An empty variable counts as unset, as in most shells' `VAR= command`. */
 export const unsetIfEmpty = (value: string | undefined): string | undefined => (value?.trim() === '' ? undefined : value);
@@ -64,11 +46,9 @@ export const wholeNumberIn = (min: number, max: number, message: string) =>
 
 export const wholeNumber = (max = Number.MAX_SAFE_INTEGER, min = 0) =>
   wholeNumberIn(min, max, `must be a whole number from ${min} to ${max}`);
-/** A whole number of `unit` from `min` to `max` (retention periods, leases). */
 export const wholeNumberOf = (unit: string, min: number, max: number) =>
   wholeNumberIn(min, max, `must be a whole number of ${unit} from ${min} to ${max}`);
 export const positiveWholeNumber = wholeNumberIn(1, Number.MAX_SAFE_INTEGER, 'must be a whole number greater than 0');
-/** A whole number of a unit, held in milliseconds (hours → ms). */
 export const inMs = (schema: z.ZodType<number, string>, unitMs: number) => schema.transform((value) => value * unitMs);
 export const HOUR_MS = 3_600_000;
 
@@ -90,7 +70,6 @@ export const httpOrigin = text
   }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
   .transform((value) => value.replace(/\/+$/, ''));
 
-/** A comma-separated list in which "" is a value (the empty list). */
 export const commaList = z.string().transform((value) =>
   value
     .split(',')
@@ -98,7 +77,6 @@ export const commaList = z.string().transform((value) =>
     .filter((entry) => entry !== ''),
 );
 
-/** Text that `parse` turns into a value or the reasons it is wrong, each reason one problem. */
 export const parsedWith = <T>(parse: (value: string) => { value: T } | { problems: readonly string[] }) =>
   z.string().transform((value, context) => {
     const parsed = parse(value);

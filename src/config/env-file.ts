@@ -1,28 +1,18 @@
-// The .env file: settings kept in a file beside the project instead of the environment, for
-// machines without a process manager that sets them. Read before the settings are checked
-// (src/config/); a variable already in the environment always wins over the file, so an
-// operator's `PORT=4001 npm run start:production` overrides what the file says. ENV_FILE names
-// another file, or `off` for none; the default `.env` is read only when it exists.
+// A variable already in the environment always wins over the file, so an operator's command line overrides it.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { ConfigError, projectRoot, SETTING_NAMES, SETTINGS } from './index.ts';
 
 export interface EnvFileLoad {
-  /** The file read. */
   file: string;
-  /** The variables it set (names only: values can be secrets). */
+  /** Names only: values can be secrets. */
   settings: string[];
-  /** Names in the file that are not settings of this service: typos, or variables a library reads (AWS_…). */
   undeclared: string[];
 }
 
 const OFF = 'off';
 
-/**
- * Adds the variables of the settings file to `env` (process.env by default) where they are not set
- * already; returns what was read, or null when there is no file to read.
- */
 export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): EnvFileLoad | null {
   const chosen = env.ENV_FILE?.trim() || undefined;
   if (chosen?.toLowerCase() === OFF) return null;

@@ -1,9 +1,8 @@
-// Where the project is: relative paths in settings (DATABASE_URL's file:, FILE_STORAGE_DIR, ENV_FILE) are relative to it.
+// Relative paths in settings (DATABASE_URL's file:, FILE_STORAGE_DIR, ENV_FILE) are relative to the project.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest folder above `from` holding package.json: the same from src/ (tsx) and from dist/src/ (compiled). */
 function findProjectRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;

@@ -1,23 +1,13 @@
-// Secrets stored in the database (payment processors' authorization_key) are encrypted at rest with
-// AES-256-GCM under a key from the environment (SECRETS_ENCRYPTION_KEYS). Each stored value is an
-// envelope in the same text column, so no schema change is needed and every value names its key:
-//
-//     v1.<key id>.<iv, 12 bytes>.<auth tag, 16 bytes>.<ciphertext>      (base64url parts)
-//
-// The first configured key encrypts; every configured key decrypts, so a key can be rotated by
-// adding a new one first, re-encrypting (npm run secrets -- reencrypt) and then removing the old one.
-// The column's name is authenticated with the value (GCM additional data), so an envelope copied
-// into another secret column does not decrypt there.
+// AES-256-GCM envelopes `v1.<key id>.<iv>.<tag>.<ciphertext>` in the same column, so no schema change and each value names its key.
+// The first key encrypts, all decrypt, so keys rotate by adding one, re-encrypting, then removing the old.
+// The column's name is authenticated with the value, so an envelope copied into another column does not decrypt.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 export interface EncryptionKey {
-  /** Stored beside every value it encrypts: letters, digits, `_` and `-`, at most 32. */
   id: string;
-  /** 32 bytes. */
   key: Buffer;
 }
 
-/** The configured keys: `current` encrypts, every one of `all` decrypts. */
 export interface Keyring {
   current: EncryptionKey;
   all: ReadonlyMap<string, EncryptionKey>;
@@ -30,10 +20,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const ENVELOPE_PATTERN = /^v1\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
 
-/**
- * The key of development mode only: derived from a public phrase, so anything it encrypts is as good
- * as plaintext. The service refuses to start without SECRETS_ENCRYPTION_KEYS outside development mode.
- */
+/** Derived from a public phrase: what it encrypts is as good as plaintext, so it is for development mode only. */
 export const DEVELOPMENT_KEY: EncryptionKey = {
   id: 'dev',
   key: createHash('sha256').update('dealership-gateway development key: not a secret').digest(),
@@ -45,10 +32,7 @@ export function keyringOf(keys: readonly EncryptionKey[]): Keyring {
   return { current, all: new Map(keys.map((key) => [key.id, key])) };
 }
 
-/**
- * Parses `kid:base64key,kid:base64key` (standard or url-safe base64 of 32 bytes). Answers the keys,
- * or the reasons the text is not valid (never echoing key material).
- */
+/** The reasons never echo key material. */
 export function parseEncryptionKeys(text: string): { keys: EncryptionKey[] } | { problems: string[] } {
   const keys: EncryptionKey[] = [];
   const problems: string[] = [];
@@ -80,7 +64,6 @@ export function parseEncryptionKeys(text: string): { keys: EncryptionKey[] } | {
   return problems.length > 0 ? { problems } : { keys };
 }
 
-/** A fresh key in the format of SECRETS_ENCRYPTION_KEYS. */
 export function newEncryptionKeyText(id: string): string {
   return `${id}:${randomBytes(KEY_BYTES).toString('base64')}`;
 }
@@ -96,12 +79,11 @@ export function seal(keyring: Keyring, column: string, plaintext: string): strin
   );
 }
 
-/** The key id of an envelope; null for a value that is not one (a plaintext left from before encryption). */
 export function envelopeKeyId(value: string): string | null {
   return ENVELOPE_PATTERN.exec(value)?.[1] ?? null;
 }
 
-/** Why a stored secret cannot be read. The message names the key id, never the value. */
+/** The message names the key id, never the value. */
 export class SecretUnreadableError extends Error {
   override name = 'SecretUnreadableError';
 }

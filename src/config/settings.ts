@@ -1,11 +1,4 @@
-// ─── the declaration: every setting, once ───
-//
-// Each setting is declared here once: its check, its default, what it means and the Config field it
-// lands in (`field`); nothing else reads the environment (test/config.test.ts greps src/ for it). The
-// order is the documentation's (and a bad start's report): the mode first, then roughly what an
-// operator sets up in turn. The Config type and loader (src/config/load.ts), docs/configuration.md's
-// table and .env.example (`npm run config:docs`; the test fails when they are stale) all follow from
-// it. To add a setting: one entry here, then `npm run config:docs`.
+// Every setting declared once; the Config type, the loader, the settings table and .env.example follow from it.
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -32,11 +25,8 @@ import { DEVELOPMENT_KEY, keyringOf, parseEncryptionKeys } from './secrets.ts';
 // The one module of the settings that reads the spec's lead values (the rooms' rule names it).
 export { leadSourceLists } from '../domain/leads/values.ts';
 
-/** The default of GRAPHQL_MAX_COST (src/schema/graphql-limits.ts explains the cost). */
 export const DEFAULT_GRAPHQL_MAX_COST = 5_000;
-/** The window of RATE_LIMIT_ANONYMOUS: per minute, as it is stated. */
 export const ANONYMOUS_WINDOW_MS = 60_000;
-/** The OTLP protocols the service ships an exporter for: OTLP over HTTP, both encodings. */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 const otlpProtocol = z.enum(
@@ -287,7 +277,7 @@ export const SETTINGS = {
     default: 'data/files',
     meaning: 'the directory of `FILE_STORAGE=local` (relative to the project)',
   }),
-  // At least a few minutes: a lead's files are stored a moment before its transaction (at most 45 s) commits them.
+  // At least a few minutes: a lead's files are stored a moment before its transaction commits them.
   FILE_SWEEP_GRACE_MINUTES: setting({
     field: 'fileSweepGraceMs',
     schema: inMs(wholeNumberOf('minutes', MIN_FILE_SWEEP_GRACE_MINUTES, MAX_FILE_SWEEP_GRACE_MINUTES), 60_000),
@@ -325,11 +315,11 @@ export const SETTINGS = {
   DATABASE_POOL_MAX: setting({
     field: 'databasePoolMax',
     schema: wholeNumber(1_000, 1),
-    // pg's own default; see docs/operations.md ("PostgreSQL, Connections") for sizing it against max_connections.
+    // pg's own default.
     default: '10',
     meaning: 'PostgreSQL: the most connections one instance opens (1 to 1000); see "Several instances"',
   }),
-  // A database that does not answer is answered 503 within these, never left to hang a request (docs/errors.md, "Errors").
+  // A database that does not answer is answered 503 within these, never left to hang a request.
   DATABASE_STATEMENT_TIMEOUT_MS: setting({
     field: 'databaseStatementTimeoutMs',
     schema: positiveWholeNumber,
@@ -429,7 +419,7 @@ export const SETTINGS = {
     default: '10000',
     meaning: 'after SIGTERM (or SIGINT) the process exits 0 within this long; see "Stopping" below',
   }),
-  // Node's own defaults (60 s for headers, 300 s per request) let a slow client hold a connection for minutes.
+  // Node's own defaults let a slow client hold a connection for minutes.
   HTTP_HEADERS_TIMEOUT_MS: setting({
     field: 'httpHeadersTimeoutMs',
     schema: positiveWholeNumber,
@@ -601,7 +591,7 @@ export const SETTINGS = {
     defaultInWords: 'none',
     meaning: 'comma-separated origins (`https://shop.example.com`) whose web pages may call the API, or `*` for any',
   }),
-  // The rate limits (docs/rate-limits.md): per key, per dealership, per client address; windows in milliseconds.
+  // Per key, per dealership, per client address.
   RATE_LIMIT_WINDOW_SECONDS: setting({
     field: 'rateLimits.windowMs',
     schema: inMs(positiveWholeNumber, 1_000),
@@ -620,7 +610,7 @@ export const SETTINGS = {
     default: '1200',
     meaning: 'operations all the keys of one dealership may run together per window; `0`: no limit',
   }),
-  // Ten operations at the highest cost one may have (GRAPHQL_MAX_COST), or about 190 pages of 20 cars a minute.
+  // Ten operations at the highest cost one may have (GRAPHQL_MAX_COST).
   RATE_LIMIT_KEY_COST: setting({
     field: 'rateLimits.keyCost',
     schema: wholeNumber(),

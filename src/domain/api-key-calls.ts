@@ -1,15 +1,6 @@
-// Which operations each API key called, with what outcome: the record `npm run keys -- audit` reads.
-//
-// A request must cost no database write of its own (a cached read is answered in well under a
-// millisecond), so each instance counts calls in memory, one counter per minute × key × operation ×
-// door × status, and adds its counters to the api_key_calls table every few seconds and when it
-// stops. Rows are upsert-increments, so any number of instances add to the same minute's row. On
-// PostgreSQL one statement writes a whole flush (INSERT … ON CONFLICT DO UPDATE); SQLite has one
-// writer, so there the rows are upserted one by one in one interactive transaction (see upsertSqlite
-// for why never as one batch).
-//
-// A flush that fails keeps its counts for the next one: calls are lost only when an instance dies
-// (at most the last few seconds of its calls) or its database stays unreachable past the cap below.
+// A request must cost no database write of its own, so calls are counted in memory and added to the
+// table periodically as upsert-increments (any number of instances add to one row); a failed flush
+// keeps its counts for the next.
 import type { Logger } from 'pino';
 import type { Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
@@ -19,12 +10,10 @@ import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from
 
 type Door = 'rest' | 'graphql';
 
-/** The operation of a request that ran none (a GraphQL document refused before it ran, an unknown REST path). */
 export const NO_OPERATION = '-';
 
 export interface KeyCall {
   apiKeyId: number;
-  /** The GraphQL root field (`apikey_details`), the same on both doors; NO_OPERATION when none ran. */
   operation: string;
   door: Door;
   status: number;
@@ -33,27 +22,20 @@ export interface KeyCall {
 interface Counter extends KeyCall {
   minute: Date;
   calls: number;
-  /** Epoch ms of the last call counted. */
   lastAtMs: number;
 }
 
 const MINUTE_MS = 60_000;
-/** How often the service adds its counts to the table: what `keys audit` may lag behind by. */
 export const KEY_CALL_FLUSH_INTERVAL_MS = 5_000;
-/**
- * Distinct counters kept while the database does not answer: about a megabyte of memory. Past it,
- * new combinations are dropped (and logged once per flush) rather than let memory grow without end.
- */
+/** Past it, new combinations are dropped (and logged) rather than let memory grow without end while the database is down. */
 const MAX_BUFFERED_COUNTERS = 10_000;
-/** Rows per statement on PostgreSQL (7 parameters each, well under its 65,535). */
+/** Well under PostgreSQL's parameter limit. */
 const ROWS_PER_STATEMENT = 500;
 
 export interface KeyCallLog {
-  /** Counts one answered call. A Map increment: no I/O. */
   record(call: KeyCall): void;
-  /** Adds the counts so far to the table; answers how many counters it wrote. Flushes never overlap. */
+  /** Flushes never overlap. */
   flush(): Promise<number>;
-  /** Stops the periodic flush, then flushes what is left. */
   stop(): Promise<void>;
 }
 
@@ -62,7 +44,6 @@ interface KeyCallLogOptions {
   engine: Engine;
   now: Clock;
   logger: Logger;
-  /** Flush every this many ms; null: only when flush() or stop() is called (tests). */
   flushIntervalMs: number | null;
 }
 
@@ -86,21 +67,10 @@ async function upsertPostgres(db: Db, counters: readonly Counter[]): Promise<voi
   }
 }
 
-/**
- * How long a SQLite flush may hold its transaction: a full buffer (MAX_BUFFERED_COUNTERS rows) takes
- * a second or two on a loaded machine, well past Prisma's default of 5 s only when something is wrong.
- */
+/** A full buffer on a loaded machine exceeds Prisma's default transaction timeout. */
 const SQLITE_FLUSH_TIMEOUT_MS = 60_000;
 
-/**
- * SQLite: one process writes the file, so upserts in one transaction cannot race another writer.
- * One upsert statement at a time inside an interactive transaction, never one batch of them
- * (`$transaction([...])`): Prisma compiles and keeps a query plan for each distinct batch (its cache
- * key and plan grow with the number of statements), so a batch per flush, whose size is the number of
- * distinct callers of the last few seconds, left up to a thousand plans of up to thousands of
- * statements each in memory (hundreds of MB under many keys; docs/benchmarks.md). A single upsert is
- * one plan, compiled once.
- */
+/** One upsert at a time, never one batch: Prisma compiles and keeps a plan per distinct batch, which grew memory per flush size. */
 async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void> {
   await db.$transaction(
     async (tx) => {
@@ -131,7 +101,6 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
   let dropped = 0;
   let flushing: Promise<number> = Promise.resolve(0);
 
-  /** Puts counters back after a failed flush, merged with whatever was counted meanwhile. */
   function keep(counters: Iterable<[string, Counter]>): void {
     for (const [name, counter] of counters) {
       const current = pending.get(name);
@@ -200,14 +169,10 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
   };
 }
 
-// ─── retention ───
-
-/** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
+/** One instance purges at a time; the others skip the round. */
 const PURGE_LOCK_KEY = 0x4b_ca11;
-/** How often the background purge runs: the rows are per minute, so an hour's lateness is nothing. */
 const KEY_CALL_PURGE_INTERVAL_MS = 60 * 60_000;
 
-/** Deletes the minutes older than `retentionMs`, in batches (src/db/background-task.ts); answers how many rows. */
 export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs: number): Promise<number> {
   const cutoff = new Date(now().getTime() - retentionMs);
   return purgeInBatches(db, engine, PURGE_LOCK_KEY, (client) =>
@@ -220,7 +185,6 @@ export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs
   );
 }
 
-/** Purges the old minutes now and then every `intervalMs` until stopped; failures are logged, never thrown. */
 export function startKeyCallPurge(
   options: { db: Db; engine: Engine; now: Clock; retentionMs: number; logger: Logger },
   intervalMs = KEY_CALL_PURGE_INTERVAL_MS,
@@ -233,23 +197,16 @@ export function startKeyCallPurge(
   });
 }
 
-// ─── the audit ───
-
 export interface KeyCallSummaryRow {
   operation: string;
   status: number;
   calls: number;
-  /** Of which through each door. */
   rest: number;
   graphql: number;
   last_seen_at: string;
 }
 
-/**
- * The key's calls since `since`, by operation and status (both doors together, with each door's
- * share), ordered by operation then status. Counts still in an instance's memory (the last few
- * seconds) are not in it yet.
- */
+/** Counts still in an instance's memory are not in it yet. */
 export async function summariseKeyCalls(db: Db, apiKeyId: number, since: Date): Promise<KeyCallSummaryRow[]> {
   // The minute a call falls in starts before the call: the minute holding `since` is counted whole.
   const fromMinute = new Date(since.getTime() - (since.getTime() % MINUTE_MS));

@@ -1,8 +1,4 @@
-// Spec 4.2 / 2.2: a car's performance figures. Every figure is computed from stored facts (leads,
-// photos, phone calls, price rows, daily view counts) when asked, so none can drift from the facts.
-// Any number of cars costs the same statements, so a page of cars with their figures stays cheap.
-// A car's leads are a list the spec answers whole: at most WHOLE_LIST_BOUND of them, oldest first, and
-// leads_truncated when there are more (src/domain/whole-lists.ts); leads_count counts them all.
+// Every figure is computed from stored facts when asked, so none can drift from them; any number of cars costs the same statements.
 import type { Prisma } from '../db/client.ts';
 import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { groupBy } from '../lib/group-by.ts';
@@ -10,19 +6,14 @@ import { findCarForKey, type CarLookupBy } from './cars.ts';
 import { type BoundedList, boundedList, WHOLE_LIST_TAKE } from './whole-lists.ts';
 
 const DAY_MS = 86_400_000;
-/** The photo count that days_to_twenty_photos measures the time to. */
 const PHOTO_MILESTONE = 20;
 
-/** A lead as the car's performance lists it: its columns, as stored. */
 export type CarPerformanceLead = Pick<Prisma.LeadModel, 'id' | 'created_at' | 'source' | 'lead_status' | 'lead_state'>;
 
-/** A price change as the car's performance lists it: the price row, its `created_at` named `updated_at`. */
 export type CarPerformancePriceChange = Pick<Prisma.CarPriceChangeModel, 'dapprice' | 'egcprice'> & {
-  /** When the price changed: the price row's created_at (price rows are never edited). */
   updated_at: Prisma.CarPriceChangeModel['created_at'];
 };
 
-/** The car's own columns the performance answers, then the figures computed from its facts. */
 export type CarFigures = Pick<
   Prisma.CarModel,
   'id' | 'car_type' | 'status' | 'make' | 'model' | 'vin' | 'stocknum' | 'slug' | 'created_at' | 'updated_at' | 'sold_date'
@@ -40,30 +31,22 @@ export type CarFigures = Pick<
   price_changes: CarPerformancePriceChange[];
 };
 
-/** The figures with the car's leads: what GET performance.json answers. */
 export type CarPerformance = CarFigures & {
-  /** The car's first leads, oldest first: at most WHOLE_LIST_BOUND. */
   leads: CarPerformanceLead[];
-  /** Whether the car has more leads than `leads` holds (leads_count says how many). */
   leads_truncated: boolean;
 };
 
-/** Whole days from `from` to `to`, never negative (a clock skew must not produce "-1 days"). */
+/** Never negative: a clock skew must not produce "-1 days". */
 function wholeDaysBetween(from: Date, to: Date): number {
   return Math.max(0, Math.floor((to.getTime() - from.getTime()) / DAY_MS));
 }
 
-/**
- * Which price the car advertises: advertised_price when the dealer chose one, else the price that
- * is set, driveaway (dapprice) first; a car with neither is on the default, dapprice.
- */
 function priceType(car: { advertised_price: string | null; dapprice: number | null; egcprice: number | null }): string {
   if (car.advertised_price) return car.advertised_price;
   if (car.dapprice === null && car.egcprice !== null) return 'egcprice';
   return 'dapprice';
 }
 
-/** The car's own columns its figures need. */
 const performanceCarSelect = {
   id: true,
   car_type: true,
@@ -83,7 +66,6 @@ const performanceCarSelect = {
 
 type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect }>;
 
-/** The facts a car's figures are computed from, in the shapes Prisma returns them. */
 interface FigureFacts {
   photos: { car_id: number; created_at: Date }[];
   calls: { car_id: number | null; _count: { _all: number } }[];
@@ -91,7 +73,7 @@ interface FigureFacts {
   views: { car_id: number; _sum: { views: number | null } }[];
 }
 
-/** Rows ordered by time then id, so that "first" and "latest" are stable when rows share a timestamp. */
+/** Ordered by id too, so that "first" and "latest" are stable when rows share a timestamp. */
 const byTimeThenId = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 
 const leadSelect = {
@@ -103,12 +85,9 @@ const leadSelect = {
   lead_state: true,
 } satisfies Prisma.LeadSelect;
 
-// Every read here is one statement on the caller's scoped client, which keeps it to the key's
-// dealerships like every other read. Prisma's relation `_count` and nested `take` are not used: on
-// its query strategy the first groups the whole related table before joining it to the cars, and the
-// second reads every related row and cuts the list afterwards.
+// Prisma's relation `_count` and nested `take` are not used: the first groups the whole related
+// table before the join, the second reads every related row and cuts the list afterwards.
 
-/** The facts of `ids`' figures other than their leads, one statement each, all at once. */
 function carFigureFacts(db: ScopedDb, ids: readonly number[]): Promise<FigureFacts> {
   const inIds = { in: [...ids] };
   return Promise.all([
@@ -123,7 +102,6 @@ function carFigureFacts(db: ScopedDb, ids: readonly number[]): Promise<FigureFac
   ]).then(([photos, calls, prices, views]) => ({ photos, calls, prices, views }));
 }
 
-/** How many leads each of `ids` has: counted by the database, never read. */
 async function leadCounts(db: ScopedDb, ids: readonly number[]): Promise<Map<number, number>> {
   const counts = await db.lead.groupBy({ by: ['car_id'], where: { car_id: { in: [...ids] } }, _count: { _all: true } });
   const byCar = new Map<number, number>();
@@ -135,17 +113,12 @@ function leadOf(row: Prisma.LeadGetPayload<{ select: typeof leadSelect }>): CarP
   return { id: row.id, created_at: row.created_at, source: row.source, lead_status: row.lead_status, lead_state: row.lead_state };
 }
 
-/** One car's leads, oldest first: one statement, at most WHOLE_LIST_TAKE rows. */
 async function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
   const rows = await db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE });
   return boundedList(rows.map(leadOf));
 }
 
-/**
- * Each of `ids`' leads, oldest first, at most WHOLE_LIST_BOUND each. One car is read with its bound;
- * several in one statement, which reads all their leads (by leads(car_id)) before each list is cut:
- * Prisma bounds a list per parent only with relation joins, which this schema does not enable.
- */
+/** Prisma bounds a list per parent only with relation joins, which this schema does not enable. */
 async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<number, BoundedList<CarPerformanceLead>>> {
   const [only] = ids;
   if (ids.length === 1 && only !== undefined) return new Map([[only, await leadsOfCar(db, only)]]);
@@ -156,10 +129,6 @@ async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<nu
   return lists;
 }
 
-/**
- * The figures of `cars` from their facts; `ids` are theirs, known before the cars are read, so every
- * statement runs at once. `leadsCounted` answers each car's number of leads.
- */
 async function figuresOf(
   db: ScopedDb,
   carsRead: Promise<PerformanceCar[]>,
@@ -210,10 +179,6 @@ async function figuresOf(
   return result;
 }
 
-/**
- * Spec 4.2: the figures of the car named by ID, slug or custom slug (or VIN), among the cars the key
- * reaches, with its leads; a car of another dealership is 403 invalid_dealership.
- */
 export async function carPerformance(
   clients: DbClients,
   identifier: string,
@@ -221,10 +186,9 @@ export async function carPerformance(
   now: Date,
 ): Promise<CarPerformance> {
   const { db } = clients;
-  // The statement that finds the car also reads its columns: one statement fewer than finding its id first.
   const car = await findCarForKey(clients, identifier, lookupBy, performanceCarSelect);
   const leadsRead = leadsOfCar(db, car.id);
-  // The list is the count, unless it was cut: only a car with more leads than the bound is counted.
+  // Only a car with more leads than the bound is counted.
   const leadsCounted = leadsRead.then(async (list) => {
     const count = list.truncated ? await db.lead.count({ where: { car_id: car.id } }) : list.entries.length;
     return () => count;
@@ -235,11 +199,6 @@ export async function carPerformance(
   return { ...performance, leads: leads.entries, leads_truncated: leads.truncated };
 }
 
-/**
- * The figures of each of `carIds` that exists, without their leads (loadCarLeads reads those, only
- * when asked). `db` is the caller's scoped client: a foreign car has no figures, and a car's leads,
- * calls and the rest count only rows of the key's dealerships.
- */
 async function carFiguresOf(db: ScopedDb, carIds: readonly number[], now: Date): Promise<Map<number, CarFigures>> {
   const ids = [...new Set(carIds)];
   if (ids.length === 0) return new Map();
@@ -258,10 +217,7 @@ interface LoadContext {
   now: () => Date;
 }
 
-/**
- * A load of one car's value, batched with every other car asked for in the same tick of the same
- * request (the context): `read` answers the whole batch at once, so a page costs its statements once.
- */
+/** Batched per request and tick, so a page costs its statements once. */
 function batchedByCar<Value>(
   read: (context: LoadContext, carIds: readonly number[]) => Promise<Map<number, Value>>,
 ): (context: LoadContext, carId: number) => Promise<Value | undefined> {
@@ -292,15 +248,6 @@ function batchedByCar<Value>(
   };
 }
 
-/**
- * The figures of one car, without its leads, batched with every other car asked for in the same
- * request: a page of cars selecting `performance` costs six statements, not six per car. Undefined
- * for a car the caller's client does not find.
- */
 export const loadCarFigures = batchedByCar((context, carIds) => carFiguresOf(context.db, carIds, context.now()));
 
-/**
- * One car's leads (at most WHOLE_LIST_BOUND, and whether there are more), read only when a page's
- * `performance { leads }` asks for them: one statement for the page.
- */
 export const loadCarLeads = batchedByCar((context, carIds) => leadsOfCars(context.db, carIds));

@@ -1,40 +1,28 @@
-// The car input record of update_car (spec 2.1 and the sample-only fields, wire names), declared
-// once: each field's kind, nullability, description and rules. Its TypeScript type (CarInput), the
-// lockable fields, the validation (parseCarRecord) and the GraphQL `CarInput` (src/schema/car-writes.ts,
-// and through Sofa the OpenAPI request body) are all read from this declaration.
-//
-// A PUT of the record: stocknum, dealership_id, make, model and year are required; any other field
-// absent is left unchanged (absent from the parsed record), null clears it (an empty list for
-// lists), and blank optional text counts as null, as feeds send "" for an unknown value. The
-// flags, status, car_type and item_type cannot be null.
+// A PUT of the record: absent leaves a field unchanged, null clears it, and blank optional text counts
+// as null, as feeds send "" for an unknown value. Everything the car input derives is read from here.
 import { z } from 'zod';
 import { calendarDatePattern, parseDayMonthYear } from './dates.ts';
 import { HTTP_URL_PATTERN, httpUrl } from './http-url.ts';
 import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 
-/** The first model year of a motor car; the latest accepted is two years on (models come out early). */
+/** The latest accepted is two years on: models come out early. */
 const FIRST_MODEL_YEAR = 1886;
 
 const DATE_TEXT = 'Day/month/year, e.g. "31/12/2026" ("2026-12-31" is accepted too). Null clears it.';
 
 const blankAsNull = (text: string): string | null => (text.trim() === '' ? null : text.trim());
 
-/** Text that must have a value: trimmed, and never blank. */
 const requiredText = () => z.string().regex(NON_BLANK, 'must not be blank').trim();
 
-/** Text that may be cleared: trimmed; blank or null stores null. */
 const optionalText = () => z.string().transform(blankAsNull).nullish();
 
-/** A whole number of something (kilometres, dollars, doors): never negative; null clears it. */
 const count = () => z.int().min(0, 'must not be negative').nullish();
 
-/** A flag: true or false, never null (the column has a default and no "unknown"). */
+/** Never null: the column has a default and no "unknown". */
 const flag = () => z.boolean().optional();
 
 const calendarDate = fieldRule(parseDayMonthYear);
-/** The years the document's date pattern covers; the parser takes any four-digit year. */
 const DOCUMENTED_DATE_YEARS = [1900, 2099] as const;
-/** A date written day/month/year or year-month-day (src/domain/dates.ts); blank or null clears it. */
 const date = () =>
   z
     .string()
@@ -44,10 +32,8 @@ const date = () =>
     .describe(DATE_TEXT);
 
 const absoluteUrl = fieldRule(httpUrl);
-/** Text that httpUrl reads as an absolute URL; the pattern shows the document's reader the form it keeps as sent. */
 const urlText = () => z.string().meta({ pattern: HTTP_URL_PATTERN });
 
-/** A list that null empties: the stored list is replaced by what is sent. */
 const list = <Item extends z.ZodType>(item: Item) =>
   z
     .array(item)
@@ -61,11 +47,7 @@ const customAttribute = z
   })
   .meta({ id: 'CarCustomAttributeInput', description: 'A name/value pair to record for a car.' });
 
-/**
- * The car's own fields, in the order of spec 2.1: each is lockable (a later API update leaves a
- * locked one unchanged). The two request instructions of carRecord below are not, being what locks
- * and how the car is found.
- */
+/** Each is lockable; the two request instructions are not, being what locks and how the car is found. */
 const carFields = z.object({
   rego: optionalText().describe('Registration plate.'),
   rego_expiry: date(),
@@ -74,7 +56,7 @@ const carFields = z.object({
   vin: z
     .string()
     .meta({ pattern: '^\\s*\\S*\\s*$' })
-    // Stored upper-case: lookup_by=vin (src/domain/cars.ts) matches upper-case.
+    // Stored upper-case: lookup by VIN matches upper-case.
     .transform((text) => text.trim().toUpperCase())
     .refine((vin) => !/\s/.test(vin), 'must not contain spaces')
     .transform((vin) => (vin === '' ? null : vin))
@@ -98,7 +80,6 @@ const carFields = z.object({
   model: requiredText(),
   badge: optionalText(),
   series: optionalText(),
-  // Its range depends on the day of the update: see carRecordAt.
   year: z.int(),
   body: optionalText(),
   colour: optionalText(),
@@ -154,7 +135,6 @@ const carFields = z.object({
     .describe('Absolute http(s) image URLs, in display order, replacing the car’s photos; never fetched by the service.'),
 });
 
-/** The car fields a dealership can lock, in the order of spec 2.1. */
 export const LOCKABLE_CAR_FIELDS = carFields.keyof().options;
 export type LockableCarField = (typeof LOCKABLE_CAR_FIELDS)[number];
 
@@ -186,19 +166,15 @@ export const carRecord = carFields
       'any other field left out stays as it is, and null clears it (an empty list for lists). Fields the car has locked are left unchanged.',
   );
 
-/** The `car` of update_car as a client sends it. */
 export type CarInput = z.input<typeof carRecord>;
-/** The same record checked: trimmed, dates as Dates, URLs canonical, lists deduplicated; absent fields absent. */
 type CarRecord = z.output<typeof carRecord>;
 
-/** The record with the year range of the day `now`: from the first motor car to two years on. */
 export function carRecordAt(now: Date) {
   const latestYear = now.getUTCFullYear() + 2;
   const range = `must be between ${FIRST_MODEL_YEAR} and ${latestYear}`;
   return carRecord.extend({ year: carRecord.shape.year.min(FIRST_MODEL_YEAR, range).max(latestYear, range) });
 }
 
-/** The car checked without touching the database, or a 422 naming `car.<field>`. */
 export function parseCarRecord(car: unknown, now: Date): CarRecord {
   return parseRecord(carRecordAt(now), car, 'car');
 }

@@ -1,11 +1,4 @@
-// Spec 4.19 and the state table of section 3: a car's reserved flag (PUT /api/v1/cars/{id}/reserve,
-// Mutation.reserve_car).
-//
-// reserved=true reserves a free car and refuses a reserved one (409 car_already_reserved);
-// reserved=false releases the reservation and is idempotent (a free car stays free, 200). A car of a
-// dealership the key cannot reach is refused with the spec's own "invalid dealership" (403
-// invalid_dealership), distinct from a car that does not exist (404); the write itself goes through
-// the caller's scoped client (src/db/scoped.ts), so it can only touch the key's own cars.
+// Reserving a reserved car is 409; releasing is idempotent.
 import type { DbClients, ScopedTx } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
 import { findCarIdForKey } from './cars.ts';
@@ -13,7 +6,6 @@ import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublis
 
 const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
 
-/** Sets or clears the reservation of the car named by id, slug or custom slug; returns its id. */
 export async function setCarReserved(
   clients: DbClients & { events: RecordEventPublisher },
   input: { id: string; reserved: boolean },
@@ -30,8 +22,7 @@ export async function setCarReserved(
       });
       return count === 0 ? null : recordCarEvent(tx, 'car.released', carId, now);
     }
-    // The condition is checked by the database in the same statement that writes, so of any number
-    // of concurrent reservations exactly one finds the car free.
+    // Checked in the same statement that writes, so of concurrent reservations exactly one finds the car free.
     const { count } = await tx.car.updateMany({
       where: { id: carId, reserved: false },
       data: { reserved: true, reserved_at: now, updated_at: now },

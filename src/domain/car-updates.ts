@@ -1,12 +1,5 @@
-// Spec 4.1: updating a car record (PUT /api/cars/{id}, Mutation.update_car).
-//
-// The body is the whole record (a PUT): stocknum, dealership_id, make, model and year are required;
-// every other field is optional, absent = unchanged, explicit null = cleared (an empty list for
-// list fields). Fields that cannot be empty (the flags, status, car_type, item_type) refuse null.
-// Fields named in the car's stored `locked_fields` are left as they are, silently, and the answer
-// lists them in `skipped_fields`: locks are set by the dealership so that a feed re-sending the
-// whole record does not overwrite its own edits, so refusing the request would break every feed.
-// Everything is written in one transaction: a refused request leaves the car exactly as it was.
+// Locked fields are skipped silently and listed in `skipped_fields`: locks keep a feed re-sending the
+// whole record from overwriting the dealership's edits, so refusing would break every feed.
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../db/client.ts';
@@ -17,21 +10,16 @@ import { jsonStrings } from './json-columns.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 import { insertRows } from '../db/insert-rows.ts';
 
-// The record itself (fields, rules, messages) is declared in car-record.ts.
 export type { CarInput, LockableCarField } from './car-record.ts';
 
-/** A validated update: the columns to write (only those supplied) and the photo URLs, if supplied. */
 interface CarChanges {
   data: Prisma.CarUncheckedUpdateInput;
   images?: string[];
-  /** The supplied fields, by input name: the ones a lock can skip. */
   supplied: LockableCarField[];
   matchByStocknum: boolean;
 }
 
-/** Checks every supplied field without touching the database; errors name `car.<field>`. */
 function validateCarInput(car: CarInput, now: Date): CarChanges {
-  // Every other field of the record is a column of the same name.
   const { images, match_existing_car_by_stocknum, ...data } = parseCarRecord(car, now);
   const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);
   return { data, ...(images ? { images } : {}), supplied, matchByStocknum: match_existing_car_by_stocknum === true };
@@ -40,7 +28,6 @@ function validateCarInput(car: CarInput, now: Date): CarChanges {
 const stocknumTaken = (stocknum: string) =>
   conflict('stocknum_taken', `Another car of the dealership already has stock number "${stocknum}".`);
 
-/** Replaces the car's photos by `urls`, in order; a photo whose URL stays keeps its row and its created_at. */
 async function replacePhotos(
   tx: ScopedTx,
   carId: number,
@@ -64,14 +51,10 @@ async function replacePhotos(
 
 export interface UpdateCarResult {
   carId: number;
-  /** Supplied fields left unchanged because the car has them locked, in the order of spec 2.1. */
   skippedFields: LockableCarField[];
 }
 
-/**
- * Updates the car `id` (or, with match_existing_car_by_stocknum, the car with the body's stocknum
- * in the body's dealership, whatever `id` says) among the cars the actor reaches.
- */
+/** With match_existing_car_by_stocknum, the car with the body's stocknum in its dealership, whatever `id` says. */
 export async function updateCar(
   db: ScopedDb,
   actor: Actor,
@@ -81,8 +64,7 @@ export async function updateCar(
 ): Promise<UpdateCarResult> {
   const changes = validateCarInput(input.car, now);
   const targetDealershipId = input.car.dealership_id;
-  // A car never moves to, and is never matched in, a dealership the key cannot reach; a dealership
-  // that does not exist answers the same.
+  // A dealership that does not exist answers the same as one the key cannot reach.
   const noSuchDealership = () => invalidInput('car.dealership_id', 'is not a dealership this API key can access');
   if (!reachesDealership(actor, targetDealershipId)) throw noSuchDealership();
 
@@ -94,8 +76,7 @@ export async function updateCar(
       const where: Prisma.CarWhereInput = changes.matchByStocknum
         ? { dealership_id: targetDealershipId, stocknum: input.car.stocknum.trim() }
         : { id: input.id };
-      // Writing first takes the row lock (PostgreSQL) before the car is read, so two concurrent
-      // updates cannot both compare against the same old prices and lose a price change.
+      // Writing first takes the row lock before the car is read, so concurrent updates cannot lose a price change.
       const touched = await tx.car.updateMany({ where, data: { updated_at: now } });
       if (touched.count === 0) throw notFound('car');
       const current = await tx.car.findFirstOrThrow({

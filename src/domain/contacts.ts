@@ -1,6 +1,4 @@
-// A dealership's contacts (spec 4.12, 4.13). The dealership is checked first, so a dealership the
-// key does not reach answers dealership_not_found whatever the contact id; a contact is then looked
-// for only inside that dealership, so one dealership's contacts never appear under another.
+// The dealership is checked first, so an unreachable one answers dealership_not_found whatever the contact id.
 import { z } from 'zod';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -8,16 +6,10 @@ import { notFound } from '../errors.ts';
 import { requireDealershipId } from './dealerships.ts';
 import { parseRecord } from './input-records.ts';
 
-/**
- * Paging of the contact list; the spec leaves it open ("not shown"), so these are ours. A page is at
- * most maxPerPage contacts. `page` has no upper bound (the released contract allows any), so a deep
- * OFFSET still reads the dealership's contacts up to that depth; `after_id` finds a page by keyset,
- * at the same cost at any depth (docs/decisions.md, "Deep pages of the contact list").
- */
+// The spec leaves paging open, so these bounds are ours; `after_id` pages by keyset at the same cost at any depth.
 export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200 } as const;
 
 interface ContactPage {
-  /** Contacts after this id (keyset), when the caller gave one. */
   afterId: number | undefined;
   skip: number;
   take: number;
@@ -25,7 +17,6 @@ interface ContactPage {
 
 const PER_PAGE_RANGE = `must be from 1 to ${CONTACT_PAGING.maxPerPage}`;
 
-/** The arguments of the contact list (spec 4.13), declared once: contactPage checks them, the OpenAPI document states them. */
 export const contactListRequest = z.object({
   dealership_id: z.int().describe('The dealership id.'),
   page: z
@@ -52,10 +43,6 @@ export const contactListRequest = z.object({
     ),
 });
 
-/**
- * page ≥ 1 (default 1), per_page 1–maxPerPage (default 50), counted from after_id when given;
- * anything else is 422 naming the parameter.
- */
 function contactPage(input: { page?: number | null; per_page?: number | null; after_id?: number | null }): ContactPage {
   const { page, per_page, after_id } = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
   const perPage = per_page ?? CONTACT_PAGING.defaultPerPage;
@@ -63,16 +50,11 @@ function contactPage(input: { page?: number | null; per_page?: number | null; af
   return { afterId: after_id ?? undefined, skip: (pageNumber - 1) * perPage, take: perPage };
 }
 
-/** The `where` of one contact of a dealership the actor reaches; dealership_not_found otherwise. */
 export async function contactWhere(db: ScopedDb, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
   const dealership_id = await requireDealershipId(db, { id: dealershipId });
   return { id: contactId, dealership_id };
 }
 
-/**
- * A page of a reachable dealership's contacts, ordered by id: by keyset after `after_id`, or by
- * `page`. Either way one range of the index contacts(dealership_id, id).
- */
 export async function contactListArgs(
   db: ScopedDb,
   input: { dealership_id: number; page?: number | null; per_page?: number | null; after_id?: number | null },

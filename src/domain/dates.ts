@@ -1,13 +1,10 @@
-// Calendar dates as the spec's samples write them (day/month/year: rego_expiry, compliance_date,
-// build_date, a lead's dob). Parsing is strict: a date that does not exist is an error naming the
-// field, never rolled over into the next month as `new Date(2026, 1, 31)` would.
+// Strict: a date that does not exist is an error, never rolled over as `new Date(2026, 1, 31)` would.
 import { invalidInput } from '../errors.ts';
 
 const DAY_MONTH_YEAR = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
-/** ISO 8601 year-month-day, accepted too: it is what responses carry, so a record can be sent back. */
+/** Accepted too: responses carry it, so a record can be sent back. */
 const YEAR_MONTH_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** The date at 00:00 UTC, or null when the numbers do not name a real day of the Gregorian calendar. */
 function calendarDate(year: number, month: number, day: number): Date | null {
   if (year < 1 || month < 1 || month > 12 || day < 1) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
@@ -16,17 +13,11 @@ function calendarDate(year: number, month: number, day: number): Date | null {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
 }
 
-/** "2027-06-30" (ISO 8601 year-month-day, nothing else) as a Date at 00:00 UTC, or null. */
 export function isoCalendarDay(text: string): Date | null {
   const match = YEAR_MONTH_DAY.exec(text);
   return match ? calendarDate(Number(match[1]), Number(match[2]), Number(match[3])) : null;
 }
 
-/**
- * "31/12/2026" (day/month/four-digit year, one or two digits for day and month) or "2026-12-31",
- * as a Date at 00:00 UTC. Anything else, including 31/02/2026 and two-digit years, is a 422 naming
- * `field`.
- */
 export function parseDayMonthYear(text: string, field: string): Date {
   const trimmed = text.trim();
   const dmy = DAY_MONTH_YEAR.exec(trimmed);
@@ -42,10 +33,6 @@ export function parseDayMonthYear(text: string, field: string): Date {
 
 const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 
-/**
- * A set of four-digit years as a regex alternation, whole centuries and decades written as such
- * (`19[0-9]{2}`, `202[0-9]`), leap years of a whole century by their rule.
- */
 function yearsPattern(years: readonly number[], { leapOnly }: { leapOnly: boolean }): string {
   const wanted = new Set(years);
   const parts: string[] = [];
@@ -66,11 +53,7 @@ function yearsPattern(years: readonly number[], { leapOnly }: { leapOnly: boolea
   return parts.join('|');
 }
 
-/**
- * The dates parseDayMonthYear accepts, for years `firstYear`…`lastYear`, as a JSON Schema pattern:
- * exactly the real days (30 February never, 29 February in leap years only), written either way.
- * The OpenAPI document states it; blank is allowed where `blank` says the field is cleared by it.
- */
+/** Exactly the real days (29 February in leap years only), for the OpenAPI document. */
 export function calendarDatePattern(firstYear: number, lastYear: number, { blank = false }: { blank?: boolean } = {}): string {
   const all = Array.from({ length: lastYear - firstYear + 1 }, (_, index) => firstYear + index);
   const years = yearsPattern(all, { leapOnly: false });

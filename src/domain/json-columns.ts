@@ -1,15 +1,10 @@
-// Readers for the free JSON columns (Prisma `Json`): features, locked_fields, custom_attributes,
-// payment processor types, plugin categories, lead tags and fields. The database does not hold
-// them to their documented shape, so a read keeps what fits and leaves the rest out.
+// The database does not hold the free JSON columns to their documented shape, so a read keeps what fits.
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * A JSON column as a raw statement reads it: PostgreSQL's driver answers the parsed value, SQLite the
- * text Prisma stored; text that is not JSON reads as null.
- */
+/** PostgreSQL's driver answers the parsed value, SQLite the text Prisma stored. */
 export function jsonColumnValue(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   try {
@@ -19,12 +14,10 @@ export function jsonColumnValue(value: unknown): unknown {
   }
 }
 
-/** A column documented as Array<string>; anything else in it is not a string and is left out. */
 export function jsonStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-/** A column documented as Array<{name, value}> of strings (a car's custom_attributes); other entries are left out. */
 export function jsonAttributes(value: unknown): { name: string; value: string }[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) =>
@@ -32,7 +25,6 @@ export function jsonAttributes(value: unknown): { name: string; value: string }[
   );
 }
 
-/** A column documented as an object of free key/value pairs; anything else reads as {}. */
 export function jsonObject(value: unknown): Record<string, unknown> {
   return isPlainObject(value) ? value : {};
 }

@@ -1,7 +1,4 @@
-// Spec 4.11 (deprecated): a messaging service records an event against a lead. The payload comes in
-// the query string, so it arrives either as qs-nested text (?data[leadId]=12&data[messageDetail][sentBy]=…)
-// or as JSON text (?data={"leadId":12,…}), and GraphQL clients send an object. This file decides
-// what is accepted and names the field at fault (`data.leadId`, `data.messageDetail.sentDate` …).
+// The payload comes in the query string as qs-nested or JSON text, and from GraphQL as an object.
 import { z } from 'zod';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
@@ -12,16 +9,12 @@ import { parseRecord } from './input-records.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 import { parseUrl } from '../lib/parse-url.ts';
 
-/**
- * Allowed `service` names are not listed by the spec: any lower-case slug is accepted (compared
- * case-insensitively and stored lower-cased), so a new messaging service needs no release.
- */
+/** The spec lists no services, so any slug is accepted and a new messaging service needs no release. */
 const SERVICE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
-/** `sentDate` carries no zone; the platform's dealerships keep Sydney time (AEST/AEDT). */
+/** `sentDate` carries no zone; the platform's dealerships keep Sydney time. */
 const SENT_DATE_TIME_ZONE = 'Australia/Sydney';
 
-// The input limits of every text input (src/domain/input-limits.ts), which the input checks apply first.
 const SHORT_TEXT = DEFAULT_TEXT_MAX_LENGTH;
 const LONG_TEXT = textMaxLength('description');
 const URL_TEXT = textMaxLength('linkStopCommunication');
@@ -29,7 +22,7 @@ const DAY_MS = 86_400_000;
 
 const LEAD_ID_RULE = 'must be a lead id (a positive whole number)';
 
-/** Text trimmed; blank counts as absent (a query string cannot send null). */
+/** Blank counts as absent: a query string cannot send null. */
 const optionalText = (max: number) =>
   z
     .string({ error: 'must be text' })
@@ -53,7 +46,6 @@ const leadIdSchema = z
     }
     return id;
   })
-  // A number, or its digits as text (a query string sends text).
   .meta({
     anyOf: [
       { type: 'integer', minimum: 1, maximum: INT32.max },
@@ -62,10 +54,7 @@ const leadIdSchema = z
     'x-references': 'a lead of the key’s dealerships (404 no_lead_found otherwise)',
   });
 
-/**
- * Date-times parseSentDate accepts (days 1 to 28 of any month, so every one is real), as a JSON
- * Schema pattern for the OpenAPI document; the parser takes any real date, seconds, milliseconds and a zone too.
- */
+/** Days 1 to 28 only, so every generated example is real; the parser takes any real date. */
 const SENT_DATE_PATTERN =
   '^(?:19|20)[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?$';
 
@@ -97,7 +86,6 @@ const leadEventSchema = z.object({
   ),
 });
 
-/** The arguments of spec 4.11 as the OpenAPI document states them; validateLeadEvent checks them. */
 export const leadEventRequest = z.object({
   service: z
     .string()
@@ -116,7 +104,6 @@ function isHttpUrl(text: string): boolean {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** The zone's offset from UTC (ms) at an instant. */
 function zoneOffsetMs(instantMs: number, timeZone: string): number {
   const whole = Math.floor(instantMs / 1000) * 1000;
   const parts = new Intl.DateTimeFormat('en-US', {
@@ -133,11 +120,7 @@ function zoneOffsetMs(instantMs: number, timeZone: string): number {
   return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - whole;
 }
 
-/**
- * `2026-11-20 14:30`, `2026-11-20T14:30:05.123` (Sydney wall-clock time) or the same with `Z` or
- * `+10:00`, else null. A wall-clock time that happens twice when daylight saving ends is the
- * first of the two.
- */
+/** A wall-clock time that happens twice when daylight saving ends is the first of the two. */
 export function parseSentDate(text: string): Date | null {
   const match = DATE_TIME.exec(text.trim());
   if (!match) return null;
@@ -161,8 +144,7 @@ export function parseSentDate(text: string): Date | null {
     const offset = (Number(hh) * 60 + Number(mm)) * 60_000 * (sign === '-' ? -1 : 1);
     return new Date(wall - offset);
   }
-  // Offsets change at most once around a given day, so the one before and the one after are the
-  // only candidates; an hour skipped when daylight saving starts moves forward by the gap.
+  // Offsets change at most once around a day, so the one before and after are the only candidates.
   const before = zoneOffsetMs(wall - DAY_MS, SENT_DATE_TIME_ZONE);
   const after = zoneOffsetMs(wall + DAY_MS, SENT_DATE_TIME_ZONE);
   const candidates = [wall - before, wall - after].filter((instant) => zoneOffsetMs(instant, SENT_DATE_TIME_ZONE) === wall - instant);
@@ -171,7 +153,6 @@ export function parseSentDate(text: string): Date | null {
 
 interface LeadEventInput {
   service: string;
-  /** The LeadEventData input object (the REST door reads it from the query string: src/rest/arguments.ts). */
   data: unknown;
 }
 
@@ -186,7 +167,6 @@ interface ValidLeadEvent {
   link_reply_as_assistant: string | null;
 }
 
-/** The event to record, or a 422 naming the field (`service`, `data.leadId`, `data.messageDetail.sentDate` …). */
 function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
   const service = input.service.trim().toLowerCase();
   if (!SERVICE_PATTERN.test(service)) {
@@ -205,15 +185,10 @@ function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
   };
 }
 
-/** The spec's own wording for 4.11: "no lead found". */
 const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
 
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
 
-/**
- * Records the event against the lead. Read through the caller's scoped client, a lead outside the
- * key's dealerships is `no_lead_found`, exactly like a lead that does not exist.
- */
 export async function createLeadEvent(
   db: ScopedDb,
   events: RecordEventPublisher,

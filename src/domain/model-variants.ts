@@ -1,6 +1,4 @@
-// New vehicles: a model variant as a website shows it (spec 4.4) and a website's model range (4.20).
-// A website shows only the models listed for it (WebsiteModel), so a variant of any other model is
-// "not found" there, whoever asks.
+// A website shows only the models listed for it, so a variant of any other model is "not found" there, whoever asks.
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Prisma } from '../db/client.ts';
@@ -135,8 +133,6 @@ export async function shownVariantWhere(
   if (!variant) throw notFound('model_variant');
   return { id: variant.id };
 }
-
-// ─── spec 4.20: a website's models ───
 
 /** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
 const websiteModelsVersions = [1, 2] as const;

@@ -1,9 +1,4 @@
-// The partner sign-on handoff (spec 4.10 and its redeem half). The partner's server asks for a token
-// for a platform user; the user's browser brings the token to GET /api/v1/partner/sign_on, which
-// spends it once and hands the browser to the platform with a short-lived signed session value.
-//
-// Only a SHA-256 of a token is stored: a database leak gives nothing that can be redeemed. A token
-// carries 256 random bits, so a plain hash (no salt, no slow hash) is enough, as for API keys.
+// Only a SHA-256 of a token is stored, so a database leak gives nothing redeemable; 256 random bits need no salt or slow hash.
 import { createHash, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
@@ -14,27 +9,21 @@ import type { ScopedDb } from '../db/scoped.ts';
 import { apiError } from '../errors.ts';
 import { NON_BLANK, parseRecord, withRequired } from './input-records.ts';
 
-/** Spec 8: the sign-on token lives 10 minutes. */
 export const PARTNER_TOKEN_TTL_MS = 10 * 60_000;
-/** The session value only has to survive one redirect, so it lives 2 minutes. */
+/** Only has to survive one redirect. */
 const SESSION_TTL_SECONDS = 120;
 const SIGN_ON_PATH = '/api/v1/partner/sign_on';
-/** Where the platform receives the handoff; it verifies `session` with verifySessionValue. */
 const PLATFORM_SSO_PATH = '/sso/partner';
 
 const TOKEN_BYTES = 32;
-/** 32 bytes in base64url without padding. Anything else cannot be a token and is not looked up. */
+/** Anything else cannot be a token and is not looked up. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 function hashPartnerToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/**
- * What the partner's server sends for a token (the arguments of create_partner_token), declared
- * once. The e-mail is optional in the graph on purpose: missing or blank is spec 4.10's own
- * `email_required`, which a required argument's `invalid_input` would replace.
- */
+/** The e-mail is optional in the graph on purpose: missing is the spec's own `email_required`, not `invalid_input`. */
 export const partnerTokenRequest = z.object({
   email: z
     .string()
@@ -51,7 +40,6 @@ export const partnerTokenRequest = z.object({
 
 type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
 
-/** The request as the REST door's OpenAPI document states it: the rule above requires the e-mail, not blank. */
 export const documentedPartnerTokenRequest = withRequired(partnerTokenRequest, ['email']);
 
 export interface PartnerTokenGrant {
@@ -59,10 +47,7 @@ export interface PartnerTokenGrant {
   expires_at: Date;
 }
 
-/**
- * A sign-on token for the platform user with this e-mail (case-insensitive). A key restricted to
- * dealerships only reaches users of those dealerships; anyone else answers like an unknown e-mail.
- */
+/** A restricted key only reaches its dealerships' users; anyone else answers like an unknown e-mail. */
 export async function createPartnerToken(
   db: ScopedDb,
   actor: Actor,
@@ -72,7 +57,6 @@ export async function createPartnerToken(
 ): Promise<PartnerTokenGrant> {
   const { email: text } = parseRecord(partnerTokenRequest, request, '');
 
-  // Through the caller's scoped client: only users linked to one of the key's dealerships.
   const user = await db.user.findFirst({
     where: { email_normalized: text.toLowerCase() },
     select: { id: true },
@@ -93,11 +77,7 @@ export async function createPartnerToken(
 
 const tokenNotFound = () => apiError('NOT_FOUND', 'token_not_found', 'This sign-on link is not valid.');
 
-/**
- * Spends a token, once: the conditional update is the only check that counts, so of two concurrent
- * redemptions exactly one changes the row and wins. The losers are then told why.
- * Answers the platform URL carrying the signed session value.
- */
+/** The conditional update is the only check that counts, so of concurrent redemptions exactly one wins. */
 export async function redeemPartnerToken(
   // Unscoped on purpose: the browser holds no key; the single-use token names the one row it reads.
   db: Db,
@@ -130,8 +110,7 @@ export async function redeemPartnerToken(
   return { location: location.toString() };
 }
 
-// ── The session value: a compact JWS (JWT, HS256), so the platform can verify it with any JWT library
-//    or with verifySessionValue below. It says who signed on and is valid for SESSION_TTL_SECONDS.
+// A compact JWS (HS256), so the platform can verify it with any JWT library.
 
 export const SESSION_ISSUER = 'dealership-gateway';
 export const SESSION_AUDIENCE = 'platform-partner-sso';
@@ -139,20 +118,16 @@ export const SESSION_AUDIENCE = 'platform-partner-sso';
 export interface SessionClaims {
   iss: typeof SESSION_ISSUER;
   aud: typeof SESSION_AUDIENCE;
-  /** The platform user id, as a string (JWT convention). */
   sub: string;
   email: string;
-  /** Seconds since the epoch. */
   iat: number;
   exp: number;
-  /** Unique per session value: the platform refuses a jti it has already accepted. */
+  /** The platform refuses a jti it has already accepted. */
   jti: string;
 }
 
-/** HS256 needs the secret as bytes; the secret is the configured text, as UTF-8. */
 const signingKey = (secret: string): Uint8Array => new TextEncoder().encode(secret);
 
-/** Signs with jose (a maintained JOSE implementation) rather than a hand-rolled HMAC over JSON. */
 export async function signSessionValue(subject: { sub: string; email: string }, secret: string, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   return new SignJWT({ email: subject.email })
@@ -180,19 +155,13 @@ function isClaims(value: unknown): value is SessionClaims {
   );
 }
 
-/** Clocks of the gateway and the platform may differ this much. */
 const CLOCK_SKEW_SECONDS = 30;
 
-/**
- * The claims of a session value signed with `secret` and valid at `now`, else null (malformed,
- * forged, another algorithm, expired, or issued in the future). Single use of `jti` is the
- * platform's to enforce.
- */
+/** Single use of `jti` is the platform's to enforce. */
 export async function verifySessionValue(value: string, secret: string, now: Date): Promise<SessionClaims | null> {
   let payload: unknown;
   try {
-    // Only HS256 is accepted (no "none", no key confusion); signature, typ, iss, aud and exp are
-    // checked by jose. The expiry has no tolerance: the value lives 2 minutes, exactly.
+    // Only HS256 is accepted (no "none", no key confusion); the expiry has no tolerance.
     ({ payload } = await jwtVerify(value, signingKey(secret), {
       algorithms: ['HS256'],
       typ: 'JWT',

@@ -1,6 +1,3 @@
-// Spec 4.3: a car's payment processors. A processor belongs to a dealership and is either a
-// website's own (website_id set) or the dealership's default (website_id null), which every website
-// without its own uses.
 import type { Config } from '../config/index.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
@@ -10,17 +7,12 @@ import { findWebsite } from './websites.ts';
 
 type ProcessorRow = Awaited<ReturnType<ScopedDb['paymentProcessor']['findMany']>>[number];
 
-/**
- * Without `website`: every processor of the car's dealership, by id. With `website` (ID, slug or
- * custom slug): that website's own processors, else the dealership's defaults. A website of another
- * dealership than the car's is website_not_found, like one that does not exist.
- */
+/** A website of another dealership than the car's is website_not_found, like one that does not exist. */
 export async function carPaymentProcessors(
   db: ScopedDb,
   carIdentifier: string,
   websiteIdentifier: string | null | undefined,
 ): Promise<ProcessorRow[]> {
-  // Named like every car (src/domain/record-names.ts): car_not_found when nothing matches.
   const car = await findCar(db, carIdentifier, null, { id: true, dealership_id: true });
   const wanted = websiteIdentifier?.trim();
   if (!wanted) {
@@ -36,10 +28,7 @@ export async function carPaymentProcessors(
   return own.length > 0 ? own : candidates;
 }
 
-/**
- * The processor's authorization_key in clear. It is stored encrypted and decrypted only here, when a
- * key allowed to see it (show:payment_processor_secret) asks for the field.
- */
+/** Stored encrypted and decrypted only here, for a key allowed to see it. */
 export function processorAuthorizationKey(
   config: Pick<Config, 'secretsKeyring'>,
   processor: Pick<ProcessorRow, 'authorization_key'>,

@@ -1,6 +1,3 @@
-// Spec 4.16: a call-tracking provider reports a phone call (the number called and the caller's).
-// The call is attributed to the location whose tracking number was called, and to a car when the
-// caller recently enquired about one there, so it counts in that car's performance figures.
 // Providers retry deliveries, so one call must be recorded once however often it arrives.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -12,25 +9,17 @@ import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
 import { normalizePhone } from './phone.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
 
-/** A caller's lead about a car makes their calls count for that car for this long. */
 const CAR_ATTRIBUTION_WINDOW_MS = 30 * 86_400_000;
-/** Without a provider call id, deliveries of the same numbers within this window are one call. */
 const DEDUPE_WINDOW_MS = 60_000;
 
-/**
- * The report of a call, as the provider sends it (the arguments of phone_call_webhook), declared
- * once: src/schema/phone-call.ts reads its arguments from it and recordPhoneCall its rules.
- */
 export const phoneCallReport = z.object({
-  // storedNumber refuses blank text ("is required"); the pattern says so to the OpenAPI document.
+  // storedNumber refuses blank text; the pattern says so to the OpenAPI document.
   called_number: z
     .string()
     .meta({ pattern: NON_BLANK.source })
     .transform(fieldRule(storedNumber))
     .describe("The number dialled: a location's tracking number."),
   caller_number: z.string().meta({ pattern: NON_BLANK.source }).transform(fieldRule(storedNumber)).describe('The number that called.'),
-  // The provider's id of the call: the best key for spotting repeats. Lengths are limited for every
-  // input in one place (src/domain/input-limits.ts).
   call_id: z.string().nullish().describe("The provider's id of the call: repeated deliveries with it are recognised exactly."),
   CallSid: z.string().nullish().describe("Twilio's name for call_id (form posts); call_id wins when both are sent."),
 });
@@ -38,18 +27,12 @@ export const phoneCallReport = z.object({
 type PhoneCallInput = z.input<typeof phoneCallReport>;
 
 export interface PhoneCallReceipt {
-  /** `duplicate`: this call was already recorded; `id` is the first record's. */
   status: 'accepted' | 'duplicate';
   id: number;
 }
 
-/**
- * A number as stored: E.164 when it is a valid number; otherwise kept, so the call is still
- * recorded: its digits (and a leading +) when it has any, else the text in lower case (withheld
- * callers arrive as "anonymous", "private" …). Only E.164 numbers match locations and leads.
- */
+/** A number that is not valid is still kept (withheld callers arrive as "anonymous"); only E.164 numbers match. */
 function storedNumber(raw: string, field: string): { value: string; e164: boolean } {
-  // Blank (a form field sent empty, or only spaces) counts as missing.
   const text = raw.trim();
   if (text === '') throw invalidInput(field, 'is required');
   const e164 = normalizePhone(text);
@@ -63,11 +46,7 @@ function sha256(parts: readonly (string | number)[]): string {
   return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
-/**
- * Repeats are recognised per API key (the provider's identity), so one key can never pre-empt the
- * calls another key reports: by the provider's call id when sent, else by the two numbers within a
- * minute-long window of arrival.
- */
+/** Per API key, so one key can never pre-empt the calls another reports. */
 function dedupeKeys(actor: Actor, called: string, caller: string, callId: string | null, now: Date): { key: string; earlier: string[] } {
   if (callId !== null) return { key: sha256(['call', actor.apiKeyId, callId]), earlier: [] };
   const bucket = Math.floor(now.getTime() / DEDUPE_WINDOW_MS);
@@ -76,10 +55,6 @@ function dedupeKeys(actor: Actor, called: string, caller: string, callId: string
   return { key: windowKey(bucket), earlier: [windowKey(bucket - 1)] };
 }
 
-/**
- * The car the caller most recently enquired about at this dealership within the window: their
- * lead's phone, or its contact's phone, is the calling number.
- */
 async function attributedCarId(db: ScopedDb, dealershipId: number, caller: string, now: Date): Promise<number | null> {
   const lead = await db.lead.findFirst({
     where: {
@@ -94,11 +69,7 @@ async function attributedCarId(db: ScopedDb, dealershipId: number, caller: strin
   return lead?.car_id ?? null;
 }
 
-/**
- * Records a call once. The location is the one whose tracking number was called, among the
- * dealerships the key reaches; a call to any other number is recorded without a dealership, and
- * the answer does not say which, so a key cannot probe other dealerships' numbers.
- */
+/** The answer does not say whether a dealership matched, so a key cannot probe other dealerships' numbers. */
 export async function recordPhoneCall(
   clients: DbClients & { events: RecordEventPublisher },
   actor: Actor,
@@ -110,12 +81,10 @@ export async function recordPhoneCall(
   const callId = (call_id ?? CallSid)?.trim() || null;
 
   const { key, earlier } = dedupeKeys(actor, called.value, caller.value, callId, now);
-  // Dedupe keys are made from the reporting key's id, so these lookups only ever find that key's own
-  // deliveries; they are unscoped because a call that matched no dealership is no dealership's row.
+  // Unscoped, as a call that matched no dealership is no dealership's row; keys carry the reporter's id, so only its own are found.
   const seen = await unscopedDb.phoneCall.findFirst({ where: { dedupe_key: { in: [key, ...earlier] } }, select: { id: true } });
   if (seen) return { status: 'duplicate', id: seen.id };
 
-  // Through the scoped client: another dealership's tracking number matches nothing.
   const location = called.e164
     ? await db.location.findUnique({ where: { tracking_phone: called.value }, select: { id: true, dealership_id: true } })
     : null;
@@ -135,7 +104,6 @@ export async function recordPhoneCall(
         },
         select: { id: true },
       });
-      // A call that matched no dealership is no dealership's record: nobody is told of it.
       const event: RecordEvent | null = location
         ? await recordEvent(tx, { type: 'phone_call.created', dealershipId: location.dealership_id, recordId: call.id }, now)
         : null;

@@ -1,8 +1,5 @@
-// Spec 4.18: the ad-click redirect to a car's page on a dealership website, by stock number. It is
-// public (ads are followed by browsers without keys), so it only ever sends the browser to the
-// origin of a website that belongs to the named dealership: the URL is built with the URL class
-// from Website.url, nothing the caller sends becomes part of the host or the path structure, and
-// the finished URL is checked against that origin once more.
+// Public (ads are followed without keys), so it only ever sends the browser to the origin of a website
+// of the named dealership: nothing the caller sends becomes part of the host or the path structure.
 import { wellFormed } from '../web/header-value.ts';
 import { z } from 'zod';
 import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
@@ -12,13 +9,11 @@ import { NON_BLANK, parseRecord } from './input-records.ts';
 
 interface CarRedirectInput {
   dealership_slug: string;
-  /** Website id, slug or custom slug. */
   website_id: string;
   stocknum: string;
   fbclid?: string | null;
 }
 
-/** The redirect's arguments (spec 4.18), declared once: website_id and stocknum must say something (blank is missing). */
 export const carRedirectRequest = z.object({
   dealership_slug: z.string(),
   website_id: z.string().regex(NON_BLANK, 'is required').trim().describe('Website id, slug or custom slug.'),
@@ -26,11 +21,9 @@ export const carRedirectRequest = z.object({
   fbclid: z.string().trim().nullish().describe('Carried through to the target URL.'),
 });
 
-/** Where a car's page lives on a website, and where its stock listing is. */
 const CAR_PAGE_PATH = '/cars/';
 const STOCK_LISTING_PATH = '/cars';
 
-/** The website's origin when it is an http(s) URL; anything else cannot be redirected to. */
 function websiteOrigin(url: string): string | null {
   let parsed: URL;
   try {
@@ -43,7 +36,6 @@ function websiteOrigin(url: string): string | null {
   return parsed.origin;
 }
 
-/** The dealership's website named by id, slug or custom slug (never another dealership's), in that precedence. */
 async function findWebsite(db: Db, dealershipId: number, text: string) {
   const name = idOrSlug(text);
   const candidates = await db.website.findMany({
@@ -53,16 +45,11 @@ async function findWebsite(db: Db, dealershipId: number, text: string) {
   return recordNamed(candidates, name);
 }
 
-/** A car goes to the stock listing instead of its page when its page is not on the website. */
 function hasLivePage(car: { status: string; sold_date: Date | null; show_on_dealer_website: boolean }): boolean {
   return car.show_on_dealer_website && car.sold_date === null && car.status.trim().toLowerCase() !== 'sold';
 }
 
-/**
- * The absolute URL to redirect to: the car's page (`<origin>/cars/<custom slug or slug>`), or the
- * website's stock listing (`<origin>/cars?stocknum=<stocknum>`) when no car has that stock number,
- * or the car is sold or hidden from the website. A given fbclid is carried along as a query parameter.
- */
+/** The stock listing instead when no car has that stock number, or it is sold or hidden from the website. */
 export async function carRedirectLocation(db: Db, input: CarRedirectInput): Promise<string> {
   const { website_id: websiteId, stocknum, fbclid: sentFbclid } = parseRecord(carRedirectRequest, input, '');
   const fbclid = sentFbclid ?? '';

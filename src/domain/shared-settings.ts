@@ -1,12 +1,5 @@
-// Settings every instance sharing a database must agree on. The session signing secret is one: an
-// instance signing handoff sessions with another secret than its peers hands out sessions the
-// platform refuses, one request in N, and nothing else would notice. So the first instance to start
-// records a fingerprint of its secret in shared_settings, and every later start compares with it.
-//
-// The fingerprint is an HMAC-SHA256 of a fixed label under the secret: it identifies the secret
-// without revealing it, and, unlike a plain hash, cannot be checked against guesses without also
-// computing an HMAC per guess under each candidate secret (the label makes it useless for anything
-// else the secret signs). The secret itself is never stored.
+// Instances sharing a database must sign with one session secret, or one request in N gets a refused
+// session. The first start records an HMAC fingerprint (never the secret), and later starts compare with it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
@@ -20,15 +13,10 @@ export function sessionSecretFingerprint(secret: string): string {
 
 const sameText = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** How to change the secret for every instance: also the end of the start-up error. */
 const SESSION_SECRET_ROTATION_HINT =
   'to change it for every instance, run `npm run --silent secrets -- record-session-secret` with the new SESSION_SIGNING_SECRET, then restart every instance with it';
 
-/**
- * Records this instance's fingerprint when none is recorded yet (the first start, or concurrent
- * first starts: the primary key lets one of them win and the others compare with it), else checks
- * it. Throws a ConfigError naming SESSION_SIGNING_SECRET when it differs.
- */
+/** Concurrent first starts: the primary key lets one win and the others compare with it. */
 export async function checkSessionSecret(db: Db, secret: string): Promise<'recorded' | 'matches'> {
   const fingerprint = sessionSecretFingerprint(secret);
   const where = { name: SESSION_SECRET_FINGERPRINT_SETTING };
@@ -51,7 +39,6 @@ export async function checkSessionSecret(db: Db, secret: string): Promise<'recor
   ]);
 }
 
-/** The rotation step: makes `secret` the recorded one, whatever was recorded before. */
 export async function recordSessionSecret(db: Db, secret: string): Promise<{ replaced: boolean }> {
   const fingerprint = sessionSecretFingerprint(secret);
   const where = { name: SESSION_SECRET_FINGERPRINT_SETTING };
@@ -62,12 +49,7 @@ export async function recordSessionSecret(db: Db, secret: string): Promise<{ rep
 
 const REDIS_KEY_PREFIX_SETTING = 'redis_key_prefix';
 
-/**
- * The prefix of every Redis key and channel of this deployment: the configured one (REDIS_KEY_PREFIX),
- * else `dgw:<id>:` with an id made by the first instance to ask and kept in shared_settings. So every
- * instance (and CLI) of one database agrees on it without being told, and two deployments with their
- * own databases on one Redis server never read each other's entries, though their key ids repeat.
- */
+/** Made once per database, so deployments with their own databases on one Redis never read each other's entries. */
 export async function redisKeyPrefixOf(db: Db, configured: string | null): Promise<string> {
   if (configured !== null) return configured;
   const where = { name: REDIS_KEY_PREFIX_SETTING };
@@ -85,19 +67,11 @@ export async function redisKeyPrefixOf(db: Db, configured: string | null): Promi
 }
 
 const CACHE_EPOCH_SETTING = 'cache_epoch';
-/** How often every instance reads the cache epoch: the bound on serving a result from before a write Redis missed. */
 export const CACHE_EPOCH_POLL_MS = 1_000;
 
-/**
- * The cache epoch: a second channel for "a write happened", through the database, for the writes whose
- * new cache generation could not be published in Redis (src/gateway/response-cache.ts). Every instance reads
- * it every `pollMs` and names its cache entries with it, so an instance cut off from Redis still makes
- * every other instance stop serving results from before its write within about `pollMs`.
- */
+/** For writes whose cache generation Redis missed: an instance cut off from Redis still invalidates the others. */
 export interface CacheEpoch {
-  /** The epoch last read ('' before the first read). */
   current(): string;
-  /** Starts a new epoch, for every instance (and for this one at once). */
   advance(): Promise<void>;
   stop(): void;
 }

@@ -1,7 +1,5 @@
-// The secrets the service has to read back (so cannot hash) and therefore stores encrypted
-// (src/config/secrets.ts). Every such column is listed once, here: the seed and the fixtures seal through
-// it, readers open through it, and the start-up check and the re-encryption command walk it.
-// (API keys and partner tokens are only ever compared, so they are stored as SHA-256 hashes.)
+// Secrets the service must read back (so cannot hash), each column listed once here for sealing,
+// opening, the start-up check and re-encryption.
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
@@ -13,19 +11,17 @@ interface StoredValue {
 }
 
 interface EncryptedColumn {
-  /** Model.field: also the additional data authenticated with every value of the column. */
+  /** Also the additional data authenticated with every value of the column. */
   name: string;
   read(db: Db): Promise<StoredValue[]>;
-  /** Replaces `from` by `to` only if the row still holds `from` (another instance may be at it too). */
+  /** Only if the row still holds `from`: another instance may be at it too. */
   replace(db: Db, id: number, from: string, to: string): Promise<boolean>;
 }
 
 export const PAYMENT_PROCESSOR_KEY = 'PaymentProcessor.authorization_key';
 const WEBHOOK_SECRET = 'WebhookSubscription.secret';
 const WEBHOOK_PREVIOUS_SECRET = 'WebhookSubscription.previous_secret';
-/** The stored answer of a write under an Idempotency-Key (src/domain/leads/idempotency.ts): it may hold a signing secret. */
 const IDEMPOTENT_ANSWER = 'IdempotencyRecord.response_body';
-/** How every envelope begins (src/config/secrets.ts); a lead's stored answer, plain JSON, never does. */
 const ENVELOPE_PREFIX = 'v1.';
 
 const encryptedColumns: readonly EncryptedColumn[] = [
@@ -78,21 +74,17 @@ const encryptedColumns: readonly EncryptedColumn[] = [
   },
 ];
 
-/** A payment processor's authorization_key as it is stored. */
 export const sealProcessorKey = (keyring: Keyring, plaintext: string): string => seal(keyring, PAYMENT_PROCESSOR_KEY, plaintext);
 export const openProcessorKey = (keyring: Keyring, stored: string): string => open(keyring, PAYMENT_PROCESSOR_KEY, stored);
 
-/** A webhook subscription's signing secret (`whsec_…`) as it is stored, and read back; the previous one has a column of its own. */
 export const sealWebhookSecret = (keyring: Keyring, plaintext: string): string => seal(keyring, WEBHOOK_SECRET, plaintext);
 export const openWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_SECRET, stored);
 export const sealPreviousWebhookSecret = (keyring: Keyring, plaintext: string): string => seal(keyring, WEBHOOK_PREVIOUS_SECRET, plaintext);
 export const openPreviousWebhookSecret = (keyring: Keyring, stored: string): string => open(keyring, WEBHOOK_PREVIOUS_SECRET, stored);
 
-/** A write's answer kept under its Idempotency-Key, as it is stored, and read back. */
 export const sealIdempotentAnswer = (keyring: Keyring, plaintext: string): string => seal(keyring, IDEMPOTENT_ANSWER, plaintext);
 export const openIdempotentAnswer = (keyring: Keyring, stored: string): string => open(keyring, IDEMPOTENT_ANSWER, stored);
 
-/** How many stored values each key id holds, per column; `plaintext` counts values not yet encrypted. */
 export async function storedSecretsCensus(db: Db): Promise<Record<string, Record<string, number>>> {
   const census: Record<string, Record<string, number>> = {};
   for (const column of encryptedColumns) {
@@ -108,18 +100,12 @@ export async function storedSecretsCensus(db: Db): Promise<Record<string, Record
 
 interface ReencryptionResult {
   column: string;
-  /** Values now under the current key that were under another key, or stored in plaintext. */
   reencrypted: number;
   encryptedPlaintext: number;
   unchanged: number;
 }
 
-/**
- * Puts every stored secret under the keyring's current key: values under an older (still
- * configured) key are decrypted and encrypted again; plaintext values left from before encryption
- * are encrypted. A value under a key the keyring does not hold stops the run (SecretUnreadableError)
- * before anything of that value changes. Safe to run again, and beside running instances.
- */
+/** A value under a key the keyring lacks stops the run before it changes; safe to rerun beside running instances. */
 export async function reencryptStoredSecrets(
   db: Db,
   keyring: Keyring,
@@ -145,11 +131,7 @@ export async function reencryptStoredSecrets(
   return results;
 }
 
-/**
- * At start: refuses to run when stored secrets are under a key SECRETS_ENCRYPTION_KEYS no longer
- * holds (they could not be read), and encrypts any plaintext value (a database from before
- * encryption), so the database never holds a readable secret once the service runs.
- */
+/** Refuses to run over unreadable secrets, and encrypts plaintext ones, so a running service never leaves a secret readable. */
 export async function secureStoredSecrets(db: Db, keyring: Keyring, logger: Logger): Promise<void> {
   const census = await storedSecretsCensus(db);
   const missing = new Set<string>();

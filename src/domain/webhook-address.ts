@@ -1,50 +1,23 @@
-// Where a webhook may be sent (docs/webhooks.md, "Where webhooks may go"): never to a special-use
-// address (SSRF), unless WEBHOOK_ALLOWED_ADDRESSES lists it. `checkWebhookUrl` is the one check of a
-// webhook URL, run when a subscription is made (src/domain/webhooks.ts) and again before every
-// delivery (src/notifications/webhook-sender.ts), which then resolves the host, checks every answer
-// with `refusedAddress` and connects to the address it checked, so a name that resolves differently
-// a moment later (DNS rebinding) gains nothing.
-//
-// Addresses are compared as numbers, after the WHATWG URL parser has read them: a URL's host in any
-// spelling the parser accepts (`2130706433`, `0x7f.1`, `127.1`, `127.0.0.1.`, `[0:0::FFFF:7f00:1]`)
-// reaches this module as its one serialisation, and a resolver's answer (`::FFFF:7F00:1`,
-// `fe80::1%eth0`) is read by the same parser.
+// Never to a special-use address (SSRF) unless allow-listed; checked at creation and before every
+// delivery, which connects to the address it checked, so DNS rebinding gains nothing. Addresses are
+// compared as numbers after the WHATWG URL parser has read them, so every spelling is one.
 import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config/index.ts';
 import { urlTextProblem } from './http-url.ts';
 import { parseUrl } from '../lib/parse-url.ts';
 
-/** One row of the table below: a range and where it is defined. */
 export interface SpecialUseRange {
-  /** The range in CIDR notation. */
   block: string;
-  /** Its name in the registry that lists it. */
   name: string;
-  /** The document that defines it. */
   reference: string;
-  /**
-   * Translation prefixes the registry marks globally reachable: an address in them is refused when
-   * the IPv4 address it carries is, and allowed otherwise (a NAT64 gateway reaching a public host).
-   */
+  /** Refused when the embedded IPv4 address is, allowed otherwise (a NAT64 gateway reaching a public host). */
   embedsIpv4?: (value: bigint) => bigint;
 }
 
 const low32 = (value: bigint): bigint => value & 0xffff_ffffn;
 
-/**
- * Every range a webhook may not go to. From the IANA IPv4 Special-Purpose Address Registry
- * (https://www.iana.org/assignments/iana-ipv4-special-registry) and the IANA IPv6 Special-Purpose
- * Address Registry (https://www.iana.org/assignments/iana-ipv6-special-registry), every entry whose
- * "Globally Reachable" is False or N/A; the multicast ranges (IPv4 Multicast Address Space registry,
- * RFC 4291); the IPv4-translated and IPv4-compatible forms that embed an IPv4 address; and, from the
- * IANA IPv6 Address Space registry (https://www.iana.org/assignments/ipv6-address-space), every block
- * outside 2000::/3, the only space allocated for global unicast (later special-purpose allocations,
- * like 5f00::/16, come out of those blocks). Inside a refused block the registry's few globally
- * reachable anycast and identifier entries (192.0.0.9, 192.0.0.10, 2001:1::1/128, 2001:3::/32,
- * 2001:20::/28, ...) stay refused: no webhook receiver lives there. The globally reachable AS112 and
- * AMT entries outside them (192.31.196.0/24, 192.52.193.0/24, 192.175.48.0/24, 2620:4f:8000::/48)
- * are public services, and are not refused. A longer prefix is matched before a shorter one.
- */
+// From the IANA special-purpose registries (entries not globally reachable), multicast, the forms
+// embedding IPv4, and everything outside 2000::/3; a longer prefix is matched before a shorter one.
 export const SPECIAL_USE_RANGES: readonly SpecialUseRange[] = [
   // IPv4 Special-Purpose Address Registry
   { block: '0.0.0.0/8', name: '"This network"', reference: 'RFC 791' },
@@ -110,7 +83,6 @@ export const SPECIAL_USE_RANGES: readonly SpecialUseRange[] = [
   { block: 'fec0::/10', name: 'Reserved by IETF (deprecated site-local)', reference: 'RFC 3879' },
 ];
 
-/** An IP address as a number, with its serialisation by the URL parser. */
 export interface IpAddress {
   family: 4 | 6;
   value: bigint;
@@ -119,11 +91,7 @@ export interface IpAddress {
 
 const BITS = { 4: 32n, 6: 128n } as const;
 
-/**
- * An IP address in any form a URL host or a resolver gives it (brackets, a zone id, upper case,
- * leading zeros in a group, an embedded dotted quad), or null when the text is not one. The zone
- * does not change which range the address is in.
- */
+/** The zone does not change which range the address is in. */
 export function parseIpAddress(text: string): IpAddress | null {
   const bare = text.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
   const family = isIP(bare);
@@ -132,7 +100,6 @@ export function parseIpAddress(text: string): IpAddress | null {
     return { family, value, text: bare };
   }
   if (family !== 6) return null;
-  // The parser's serialisation is lower-case hexadecimal groups with the longest run of zeros as `::`.
   const serialised = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
   const [head = '', tail] = serialised.split('::');
   const groupsOf = (part: string) => (part === '' ? [] : part.split(':'));
@@ -162,7 +129,6 @@ function rowOf(range: SpecialUseRange): TableRow {
   return { range, family: parsed.family, prefix: BigInt(length), network: parsed.value };
 }
 
-/** Longest prefix first, so that an address is named by the narrowest range holding it. */
 const TABLE: readonly TableRow[] = SPECIAL_USE_RANGES.map(rowOf).sort((a, b) => Number(b.prefix - a.prefix));
 
 function inRow(address: IpAddress, row: TableRow): boolean {
@@ -170,7 +136,6 @@ function inRow(address: IpAddress, row: TableRow): boolean {
   return row.family === address.family && address.value >> shift === row.network >> shift;
 }
 
-/** The first and last address of a range (what test/webhook-addresses.test.ts walks). */
 export function rangeBounds(range: SpecialUseRange): { first: IpAddress; last: IpAddress } {
   const row = rowOf(range);
   const hostBits = BITS[row.family] - row.prefix;
@@ -186,7 +151,6 @@ function textOf(family: 4 | 6, value: bigint): string {
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 
-/** Why an address may not be called (its range, and for a translation prefix the IPv4 address it carries), or null. */
 function specialUse(address: IpAddress): string | null {
   const row = TABLE.find((candidate) => inRow(address, candidate));
   if (!row) return null;
@@ -197,7 +161,6 @@ function specialUse(address: IpAddress): string | null {
   return refusal ? `${block} ${name}, ${reference}, carrying ${ipv4Text(embedded)}: ${refusal}` : null;
 }
 
-/** The allow-list of WEBHOOK_ALLOWED_ADDRESSES, built once per worker. */
 export function allowedAddresses(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
@@ -209,10 +172,6 @@ export function allowedAddresses(entries: readonly string[]): BlockList {
   return list;
 }
 
-/**
- * Why a webhook may not go to `address` (an IP address in any spelling a URL host or a resolver
- * gives), or null when it may: the address as the URL parser writes it and the range it is in.
- */
 export function refusedAddress(address: string, allowed: BlockList): string | null {
   const parsed = parseIpAddress(address);
   if (!parsed) return `${address} is not an IP address`;
@@ -223,7 +182,6 @@ export function refusedAddress(address: string, allowed: BlockList): string | nu
   return `${parsed.text} is a private, loopback, link-local or reserved address (${refusal})`;
 }
 
-/** `localhost` and every name under it (RFC 6761), with any number of trailing dots. */
 function isLocalhostName(hostname: string): boolean {
   const name = hostname.replace(/\.+$/, '');
   return name === 'localhost' || name.endsWith('.localhost');
@@ -236,14 +194,7 @@ interface WebhookUrlRules {
 
 type CheckedWebhookUrl = { url: URL; problem: null } | { url: null; problem: string };
 
-/**
- * The one check of a webhook URL, at creation and before every delivery: its text (no control
- * characters: the parser would drop them, and the stored text would not be the URL called), its form
- * (absolute, https, or http in development mode, no credentials), and a host that is not `localhost`
- * nor a special-use address in any spelling. Where a name points is checked at each delivery, by
- * resolving it. The URL to keep is `url.href`, the parser's serialisation, so what is stored is what
- * is called.
- */
+/** The stored URL is the parser's serialisation, so what is stored is what is called; where a name points is checked per delivery. */
 export function checkWebhookUrl(text: string, rules: WebhookUrlRules): CheckedWebhookUrl {
   const refuse = (problem: string): CheckedWebhookUrl => ({ url: null, problem });
   const textProblem = urlTextProblem(text);
@@ -261,7 +212,6 @@ export function checkWebhookUrl(text: string, rules: WebhookUrlRules): CheckedWe
       ? refuse('must not be a loopback host (localhost or a name under it)')
       : { url, problem: null };
   }
-  // The parser has read every IPv4 spelling as dotted decimal and every IPv6 one in brackets.
   if (url.hostname.startsWith('[') || isIP(url.hostname) === 4) {
     const refusal = refusedAddress(url.hostname, rules.allowed);
     if (refusal) return refuse(`must not point at ${refusal.replace(/ is /, ', which is ')}`);

@@ -1,11 +1,6 @@
-// The one in-memory cache every tier keyed by caller input uses (the response cache's results, the
-// answer tier, the compression memo, the API key verdicts): least recently used first out, bounded both in entries and in
-// bytes, where an entry's bytes count its key (two bytes a UTF-16 unit), its value as the tier
-// measures it, and ENTRY_OVERHEAD_BYTES for the Map slot and the objects around them. A bound that
-// counts only values lets a stream of small distinct answers grow the process without end (their keys
-// and bookkeeping outweigh them), so it counts all three.
+// LRU bounded in entries and in bytes, counting keys and per-entry overhead too: a bound on values
+// alone lets a stream of small distinct answers grow the process without end.
 
-/** What one entry costs besides its key and value: the Map's slot, the entry object, its fields. */
 export const ENTRY_OVERHEAD_BYTES = 160;
 
 export interface CacheBounds {
@@ -19,7 +14,6 @@ export class BoundedCache<V> {
   readonly #sizeOf: (value: V) => number;
   #bytes = 0;
 
-  /** `sizeOf`: the value's own bytes, as the tier can measure them. */
   constructor(bounds: CacheBounds, sizeOf: (value: V) => number) {
     this.#bounds = bounds;
     this.#sizeOf = sizeOf;
@@ -29,22 +23,19 @@ export class BoundedCache<V> {
     return this.#entries.size;
   }
 
-  /** Everything the entries hold, as counted against `maxBytes`. */
   get bytes(): number {
     return this.#bytes;
   }
 
-  /** The value, now the most recently used; undefined when absent. */
   get(key: string): V | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    // A Map iterates in insertion order: re-inserted, the entry is the most recently used.
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.value;
   }
 
-  /** Stores the value, dropping the least recently used entries to make room; a value too big for a sixteenth of the bound is not kept. */
+  /** A value too big for a sixteenth of the bound is not kept, so one entry cannot flush the cache. */
   set(key: string, value: V): void {
     this.delete(key);
     const bytes = key.length * 2 + this.#sizeOf(value) + ENTRY_OVERHEAD_BYTES;
@@ -56,7 +47,6 @@ export class BoundedCache<V> {
     this.#bytes += bytes;
   }
 
-  /** Drops every entry whose value matches (a key's verdicts after the key changed). */
   deleteWhere(matches: (value: V) => boolean): void {
     for (const [key, entry] of this.#entries) if (matches(entry.value)) this.delete(key);
   }

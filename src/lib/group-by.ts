@@ -1,5 +1,3 @@
-// One grouping of rows by a key, for the reads that stitch related rows to their parents themselves.
-
 /** `rows` in lists by `keyOf`, each list in the rows' order; a row whose key is null belongs to none. */
 export function groupBy<Row, Key>(rows: readonly Row[], keyOf: (row: Row) => Key | null): Map<Key, Row[]> {
   const groups = new Map<Key, Row[]>();

@@ -1,5 +1,4 @@
-// How notifications leave the service: over SMTP (nodemailer) when SMTP_URL is set, else as a log
-// line, so development and demos need no mail server and still show what would have been sent.
+// Without SMTP_URL mail is logged, so development and demos need no mail server and still show what would be sent.
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -8,14 +7,12 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
-  /** `<…@…>`: the same on every attempt of one outbox message, so a receiver can spot a repeat. */
+  /** The same on every attempt of one outbox message, so a receiver can spot a repeat. */
   messageId: string;
-  /** The W3C traceparent of the sending span, as a `traceparent` header, when the send is traced. */
   traceparent?: string | null;
 }
 
 export interface Mailer {
-  /** Resolves once the server accepted the message; rejects with the server's reason otherwise. */
   send(mail: OutgoingMail): Promise<void>;
   close(): void;
 }
@@ -34,7 +31,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
   let transport: Promise<Transporter> | undefined;
   const connect = async (): Promise<Transporter> => {
     const { default: nodemailer } = await import('nodemailer');
-    // Timeouts bound a hung server; the worker renews its lease on the message meanwhile (worker.ts).
+    // Timeouts bound a hung server; the worker renews its lease on the message meanwhile.
     return nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 });
   };
   return {

@@ -1,12 +1,6 @@
-// What an operator does with the outbox (scripts/outbox.ts): see the messages that are not going
-// out, send a failed or delayed one again now, and delete old ones. The worker (worker.ts) stays the
-// only sender; a retry only makes a message due again.
-//
-// The operator is shown which message it is (id, kind, lead id) and where it goes with the address
-// masked (`j***@example.com`): enough to tell messages apart and to match a bounce, without printing
-// customers' or staff's addresses into terminals and tickets. The same mask is applied to any
-// address inside a stored error (mail servers quote the recipient). Subjects and bodies are never
-// shown: they carry the customer's name and message.
+// The worker stays the only sender; a retry only makes a message due again. Addresses are shown masked
+// (also inside stored errors, which quote recipients) and subjects and bodies never, so no customer's
+// details land in terminals and tickets.
 import type { Db, Prisma } from '../db/client.ts';
 import { conflict, notFound } from '../errors.ts';
 
@@ -17,29 +11,24 @@ export interface OutboxEntry {
   id: number;
   kind: string;
   lead_id: number | null;
-  /** The recipient's address, masked. */
   recipient: string;
   status: OutboxStatus;
   attempts: number;
   due_at: string;
-  /** Set while an instance is sending it: until then no other instance claims it. */
   locked_until: string | null;
   sent_at: string | null;
   created_at: string;
-  /** The mail server's last refusal, with any address in it masked. */
   last_error: string | null;
 }
 
 const ADDRESS = /([^\s<>()"',;:@]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 
-/** `jane.citizen@example.com` → `j***@example.com`: the first character of the mailbox, and the domain. */
 function maskEmailAddress(address: string): string {
   const at = address.lastIndexOf('@');
   if (at <= 0) return '***';
   return `${address[0]}***${address.slice(at)}`;
 }
 
-/** Every e-mail address in `text`, masked. */
 function maskEmailAddressesIn(text: string): string {
   return text.replace(ADDRESS, (_whole, mailbox: string, domain: string) => `${mailbox[0]}***@${domain}`);
 }
@@ -62,18 +51,12 @@ function entryOf(row: OutboxRow): OutboxEntry {
   };
 }
 
-/** The messages in these statuses, oldest first, at most `limit`. */
 export async function listOutbox(db: Db, statuses: readonly OutboxStatus[], limit: number): Promise<OutboxEntry[]> {
   const rows = await db.outboxMessage.findMany({ where: { status: { in: [...statuses] } }, orderBy: { id: 'asc' }, take: limit });
   return rows.map(entryOf);
 }
 
-/**
- * Makes a failed message, or a pending one waiting for its next attempt, due now with its attempts
- * reset: the worker sends it on its next round as if it were new (same Message-ID). Refused for a
- * message already sent, and for one an instance is sending right now (changing it under its sender
- * would let the message go out twice).
- */
+/** Refused for a message an instance is sending now: changing it under its sender would send it twice. */
 export async function retryOutboxMessage(db: Db, id: number, now: Date): Promise<OutboxEntry> {
   const row = await db.outboxMessage.findUnique({ where: { id } });
   if (!row) throw notFound('outbox_message', `No outbox message #${id}.`);
@@ -100,15 +83,12 @@ export async function retryOutboxMessage(db: Db, id: number, now: Date): Promise
 }
 
 interface OutboxPurge {
-  /** Sent messages sent more than this many days ago are deleted. */
   olderThanDays: number;
-  /** Also delete failed messages created more than `olderThanDays` ago. */
   failed: boolean;
-  /** Count only, delete nothing. */
   dryRun: boolean;
 }
 
-/** Deletes (or with dryRun only counts) old sent messages and, when asked, old failed ones. Pending ones are never touched. */
+/** Pending messages are never touched. */
 export async function purgeOutbox(db: Db, purge: OutboxPurge, now: Date): Promise<{ sent: number; failed: number }> {
   const before = new Date(now.getTime() - purge.olderThanDays * 86_400_000);
   const sentWhere: Prisma.OutboxMessageWhereInput = { status: 'sent', sent_at: { lt: before } };

@@ -1,13 +1,6 @@
-// Lead notifications (spec 6), written as OutboxMessage rows in the transaction that creates the
-// lead: they exist exactly when the lead does, and the worker (worker.ts) delivers them later, so a
-// slow or failing mail server never fails or slows a lead.
-//
-// - The customer's acknowledgement, unless send_customer_email is false or the lead has no usable
-//   e-mail address; due delay_customer_email_minutes after creation.
-// - The dealership's notification, due delay_dealership_notification_minutes after creation, one
-//   message per recipient (so one bouncing address does not hold back the others): the team member
-//   a Team Member Enquiry is for, else the platform user the lead is linked to (user_email), else
-//   every user of the dealership. The data model has no dealership mailbox, so users it is.
+// Written in the lead's transaction, so notifications exist exactly when the lead does and a slow or
+// failing mail server never fails or slows a lead. One message per recipient, so one bouncing address
+// does not hold back the others; the data model has no dealership mailbox, so its users it is.
 import { requestTraceparent } from '../telemetry/tracing.ts';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedTx } from '../db/scoped.ts';
@@ -49,18 +42,15 @@ function fullName(lead: NotifiedLead): string | null {
   return name || null;
 }
 
-/** The usable addresses among `emails`, each once, in their order. */
 function usableAddresses(emails: readonly string[]): string[] {
   return [...new Set(emails.map((email) => email.trim()).filter(isEmailAddress))];
 }
 
-/** The usable addresses of one named user (a lead's team member or linked user). */
 async function namedUserAddresses(tx: Tx, userId: number): Promise<string[]> {
   const users = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${userId}`;
   return usableAddresses(users.map((user) => user.email));
 }
 
-/** A dealership with its staff's e-mail addresses (in user id order): whom its notifications go to. */
 interface DealershipWithStaff {
   id: number;
   slug: string;
@@ -68,11 +58,7 @@ interface DealershipWithStaff {
   staffEmails: string[];
 }
 
-/**
- * The dealership and its users' e-mail addresses in one raw statement (where Prisma would run two,
- * each at about three times the CPU of a raw one); null when there is no such dealership. Every lead
- * reads its dealership this way (src/domain/leads/create.ts), after the key was checked to reach it.
- */
+/** One raw statement where Prisma would run two. */
 export async function dealershipWithStaff(tx: Tx, dealershipId: number): Promise<DealershipWithStaff | null> {
   const rows = await tx.$queryRaw<{ id: unknown; slug: string; name: string; email: string | null }[]>`
     SELECT dealerships.id, dealerships.slug, dealerships.name, users.email FROM dealerships
@@ -85,17 +71,12 @@ export async function dealershipWithStaff(tx: Tx, dealershipId: number): Promise
   return { id: Number(first.id), slug: first.slug, name: first.name, staffEmails };
 }
 
-/** A lead's recipients: its named user (the team member, else the linked user), else every user of its dealership. */
 function dealershipRecipients(tx: Tx, lead: NotifiedLead, dealership: Pick<DealershipWithStaff, 'staffEmails'>): Promise<string[]> {
   const named = lead.team_member_id ?? lead.user_id;
   return named === null ? Promise.resolve(usableAddresses(dealership.staffEmails)) : namedUserAddresses(tx, named);
 }
 
-/**
- * The notice that a webhook subscription was disabled because its deliveries kept failing: one
- * message to each user of its dealership, enqueued in the transaction that disables it, so the
- * people who can fix the receiver learn of it even when nobody reads the logs.
- */
+/** Enqueued in the disabling transaction, so the people who can fix the receiver learn of it without reading logs. */
 export async function enqueueWebhookDisabledNotice(
   tx: Tx,
   subscription: { id: number; dealership_id: number; url: string; disabled_reason: string },
@@ -123,28 +104,19 @@ export async function enqueueWebhookDisabledNotice(
   await insertRows(tx, 'outbox_messages', rows);
 }
 
-/** The domain of an address in `Name <user@domain>` or `user@domain`; a fixed one when it has none. */
 function senderDomain(mailFrom: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1];
   return domain ?? 'dealership-gateway.invalid';
 }
 
-/**
- * The Message-ID of an outbox row, the same on every attempt: a retry after a crash (when the first
- * attempt may have arrived) is recognisable downstream as the same message. The row's creation time
- * tells apart rows of different databases that share an id.
- */
+/** The same on every attempt, so a retry after a crash is recognisable downstream; created_at separates databases sharing an id. */
 export function outboxMessageId(row: { id: number; created_at: Date }, mailFrom: string): string {
   return `<outbox-${row.id}-${row.created_at.getTime().toString(36)}@${senderDomain(mailFrom)}>`;
 }
 
-/** What the messages say about the lead's car. */
 type NotifiedCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
 
-/**
- * `dealership`: the lead's, as dealershipWithStaff read it. `knownCar`: the lead's car when the caller
- * has just read it (its references' check), so it is not read again.
- */
+/** `knownCar`: the lead's car when the caller has just read it, so it is not read again. */
 export async function enqueueLeadNotifications(
   tx: Tx,
   lead: NotifiedLead,
@@ -164,7 +136,6 @@ export async function enqueueLeadNotifications(
       : null;
   const name = fullName(lead);
   const rows: OutboxRow[] = [];
-  // The request's span, for the sends to link to (src/telemetry/tracing.ts); null when not traced.
   const traceparent = requestTraceparent();
 
   const customerEmail = lead.email?.trim();
@@ -224,7 +195,6 @@ export async function enqueueLeadNotifications(
   await insertRows(tx, 'outbox_messages', rows);
 }
 
-/** An outbox message as enqueued: status, attempts and the lease start at their column defaults. */
 type OutboxRow = {
   kind: string;
   lead_id: number | null;

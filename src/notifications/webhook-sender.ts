@@ -1,13 +1,5 @@
-// One webhook POST, safely (docs/webhooks.md, "Where webhooks may go"): the stored URL is checked
-// again as at creation (`checkWebhookUrl`, src/domain/webhook-address.ts), the host is resolved here,
-// every address it resolves to is checked (`refusedAddress`), and the connection goes to the address
-// checked (the request's `lookup` answers it), so DNS cannot change its answer between the check and
-// the connection. https only in production; redirects are not followed (Node's client never follows
-// them, and a 3xx counts as a failure); the whole exchange has 10 seconds; at most RESPONSE_BODY_CAP
-// bytes of the answer are read.
-//
-// Each POST is an OpenTelemetry CLIENT span (the HTTP client conventions) under the active context,
-// and carries that span's W3C `traceparent`; with traces off both are no-ops (src/telemetry/tracing.ts).
+// The connection goes to the address that was checked (the request's `lookup` answers it), so DNS
+// cannot change its answer between the check and the connection; redirects count as failures.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -19,7 +11,6 @@ import { tracer } from '../telemetry/tracing.ts';
 import { parseUrl } from '../lib/parse-url.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Of the receiver's answer only this much is read (it is kept for the delivery log, shortened). */
 const RESPONSE_BODY_CAP = 16 * 1024;
 
 export interface WebhookPost {
@@ -33,23 +24,20 @@ export interface WebhookAnswer {
   body: string;
 }
 
-/** A host's addresses, as `dns.lookup(host, { all: true })` answers them. */
 export type WebhookResolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
 
 interface SendRules {
   mode: Config['mode'];
   allowed: BlockList;
   timeoutMs?: number;
-  /** How a host name is resolved: the system's resolver unless a test gives its own. */
   resolve?: WebhookResolver;
 }
 
 const systemResolver: WebhookResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/** Why an attempt failed, low-cardinality, as the span's `error.type`. */
 type FailureKind = 'refused' | 'unresolved' | 'timeout' | 'connection' | 'answer';
 
-/** A failure the delivery log states as it is (the receiver's own words are never trusted further). */
+/** The receiver's own words are never trusted further. */
 class WebhookSendError extends Error {
   constructor(
     message: string,
@@ -74,7 +62,6 @@ async function checkedAddress(hostname: string, rules: SendRules): Promise<{ add
   return { address, family: isIP(address) === 6 ? 6 : 4 };
 }
 
-/** The URL as a span states it: no credentials (refused anyway), no fragment, every query value REDACTED. */
 function spanUrl(url: URL): string {
   const shown = new URL(url.href);
   shown.hash = '';
@@ -128,7 +115,6 @@ async function send(url: URL, post: WebhookPost, rules: SendRules, span: Span): 
     if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
-  // The receiver's trace continues from this span (`traceparent`, and `tracestate` when there is one).
   const headers: Record<string, string> = { ...post.headers };
   propagation.inject(context.active(), headers);
   const client = url.protocol === 'https:' ? https : http;
@@ -149,7 +135,6 @@ async function send(url: URL, post: WebhookPost, rules: SendRules, span: Span): 
           if (size >= RESPONSE_BODY_CAP) return;
           chunks.push(chunk.subarray(0, RESPONSE_BODY_CAP - size));
           size += Math.min(chunk.length, RESPONSE_BODY_CAP - size);
-          // Enough read: the rest is not waited for.
           if (size >= RESPONSE_BODY_CAP) {
             resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
             response.destroy();

@@ -1,23 +1,7 @@
-// Delivers outbound webhooks (docs/webhooks.md). Every instance runs one against the one database;
-// the claim is the outbox's (src/notifications/worker.ts): a delivery is claimed alone, just before
-// it is sent, by a conditional update that increments `attempts` and sets a lease, and only the
-// update that still sees the attempt count it read wins (PostgreSQL re-checks the condition on the
-// row it waited for; SQLite has one writer), so N instances never send one attempt twice. Every
-// later write of the holder requires the row to still carry its claim.
-//
-// - Order per record: a delivery is not claimed while an earlier event of the same record for the
-//   same subscription is still pending.
-// - Fair between subscriptions: a round takes one delivery from each subscription with due ones in
-//   turn, so one subscription's backlog or slow receiver does not hold another's back.
-// - The payload is the record as the subscribing key reads it now (`render`, the graph executed as
-//   that key: its dealerships and permissions, personal data masked without read:personal_data); a
-//   key that can no longer read it, or a disabled subscription, makes the delivery `skipped`.
-// - Signed per Standard Webhooks: webhook-id (the delivery's, the same on every attempt),
-//   webhook-timestamp, webhook-signature `v1,<base64 HMAC-SHA256>`, with both secrets during a rotation.
-// - A 2xx answer delivers it; anything else is retried with exponential backoff and jitter until
-//   WEBHOOK_RETRY_HOURS after the first attempt, then the delivery fails for good and its
-//   subscription is disabled, with the reason on the subscription and a warning in the log.
-// The send takes at most 10 s, far inside the lease, so the lease is not renewed while sending.
+// A delivery is claimed just before it is sent by a conditional update on `attempts`, so N instances
+// never send one attempt twice. Per record in order; one delivery per subscription in turn, so a
+// backlog or slow receiver does not hold another back. The payload is the record as the subscribing
+// key reads it now. The send ends well inside the lease, so the lease is not renewed while sending.
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/api-keys.ts';
@@ -34,7 +18,6 @@ import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost }
 import { startPeriodicTask } from '../db/background-task.ts';
 import { enqueueWebhookDisabledNotice } from './outbox.ts';
 
-/** The record of an event as `actor` reads it now; null when it cannot (gone, or not its to read). */
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
 
 interface WebhookPolicy {
@@ -53,7 +36,6 @@ export interface WebhookWorkerDeps {
   now: Clock;
   render: PayloadRenderer;
   policy?: Partial<WebhookPolicy>;
-  /** How a POST is made; tests may count them. */
   send?: (post: WebhookPost) => Promise<WebhookAnswer>;
   mayClaim?: () => boolean;
 }
@@ -67,7 +49,6 @@ interface RoundReport {
 
 const MAX_ERROR_LENGTH = 500;
 
-/** The wait after attempt n failed: base·2^(n-1), capped, then between 75 % and 125 % of it (jitter). */
 function webhookRetryDelayMs(
   attempts: number,
   policy: Pick<WebhookPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultPolicy,
@@ -77,7 +58,6 @@ function webhookRetryDelayMs(
   return Math.round(delay * (0.75 + random() * 0.5));
 }
 
-/** Standard Webhooks' signature of one secret: `v1,` and base64 of HMAC-SHA256 over `id.timestamp.body`. */
 function signWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
@@ -94,17 +74,9 @@ const claimable = (now: Date) => ({
   OR: [{ locked_until: null }, { locked_until: { lte: now } }],
 });
 
-/** Due deliveries of one subscription read at once. */
 const CANDIDATE_PAGE = 50;
-/** Pages read for one subscription per claim: records held back by an earlier delivery are left out of the next page. */
 const CANDIDATE_PAGES = 4;
 
-/**
- * The subscriptions that have due deliveries, the one waiting longest first. A round serves them in
- * turn (one delivery each, again and again), so one subscription's backlog, or a receiver that
- * takes its full timeout on every attempt, delays another's delivery by at most one attempt each
- * of the subscriptions before it, never by the backlog.
- */
 async function subscriptionsWithDueDeliveries(db: Db, now: Date): Promise<number[]> {
   const groups = await db.webhookDelivery.groupBy({
     by: ['subscription_id'],
@@ -115,13 +87,7 @@ async function subscriptionsWithDueDeliveries(db: Db, now: Date): Promise<number
   return groups.map((group) => group.subscription_id);
 }
 
-/**
- * Claims the subscription's next due delivery whose record has no earlier pending delivery to it
- * (a record's first pending delivery is claimed in its later ones' place when it is due too). A
- * record whose first pending delivery waits for its retry holds its later ones back, and only
- * those: the next page leaves that record out, so a record with many held-back events cannot hide
- * the subscription's other records.
- */
+/** A record whose first pending delivery waits holds back only its own later ones; the next page leaves it out. */
 async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionId: number): Promise<Claimed | null> {
   const { db } = deps;
   const now = deps.now();
@@ -147,7 +113,6 @@ async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionI
         data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
       });
       if (claimed.count === 1) return { id: head.id, attempts: head.attempts + 1 };
-      // Its first delivery waits for its retry, or another instance holds it: the record's later ones wait too.
       heldBack.add(candidate.record_key);
     }
     if (candidates.length < CANDIDATE_PAGE) return null;
@@ -157,7 +122,6 @@ async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionI
 
 const heldBy = (claim: Claimed) => ({ id: claim.id, attempts: claim.attempts, status: 'pending' as const });
 
-/** The subscribing key as it is now: null when it is revoked or expired. */
 function actorOf(
   key: {
     id: number;
@@ -276,7 +240,6 @@ async function attempt(
   }
 }
 
-/** Sends one claimed delivery and records its outcome: delivered, retried later, failed for good, or skipped. */
 async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Claimed, report: RoundReport): Promise<void> {
   const { db, logger } = deps;
   const { outcome, subscriptionId, firstAttemptAt } = await attempt(deps, claim);
@@ -343,10 +306,6 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
   );
 }
 
-/**
- * One round: at most `batchSize` deliveries, taken in turn from each subscription that has due ones
- * (subscriptionsWithDueDeliveries), each claimed just before it is sent.
- */
 export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<RoundReport> {
   const policy = { ...defaultPolicy, ...deps.policy };
   const report: RoundReport = { delivered: 0, retried: 0, failed: 0, skipped: 0 };
@@ -370,7 +329,6 @@ interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-/** Runs deliverDueWebhooks every intervalMs until stopped; stop() claims nothing more and waits for the delivery in hand. */
 export function startWebhookWorker(deps: WebhookWorkerDeps & { intervalMs: number }): WebhookWorker {
   let stopped = false;
   const roundDeps: WebhookWorkerDeps = { ...deps, mayClaim: () => !stopped };

@@ -1,25 +1,8 @@
-// Delivers due outbox messages. Every gateway instance runs this against the one database.
-//
-// What it promises is at-least-once delivery, with each message sent once in practice:
-// - A message is claimed alone, just before it is sent, and the claim is a lease computed at that
-//   moment (locked_until = now + OUTBOX_LEASE_MS). On PostgreSQL the claim is one statement that
-//   picks the next due, unleased message with FOR UPDATE SKIP LOCKED and computes the lease from
-//   the database's own now(), so concurrent instances never pick the same row and no instance's
-//   clock matters. On SQLite (one writer) it is a conditional update on the row as it was read.
-// - While the message is being sent the lease is renewed every third of its length, so a slow mail
-//   server never lets it end under a living sender; only a sender that died (or lost the database
-//   for a whole lease) lets another instance claim the message again.
-// - Each claim increments `attempts`, which is therefore the claim's identity: renewing, marking
-//   sent and scheduling a retry all require the row to still carry this claim's attempt count, so a
-//   sender that lost its claim changes nothing.
-// - A message can still go out twice: when a sender dies after the server accepted the message and
-//   before it was marked sent, the next claim sends it again. That retry carries the same
-//   Message-ID (outbox.ts), so the receiving side can recognise it. Exactly-once is impossible
-//   across SMTP, which has no way to ask whether a message arrived.
-// A failed send is retried with exponential backoff and, after the last attempt, marked failed with
-// its last error kept.
-//
-// Time comes from `now`: the database's clock in the service (src/db/clock.ts), a test clock in tests.
+// At-least-once delivery, once in practice: a message is claimed just before it is sent (FOR UPDATE
+// SKIP LOCKED with the database's now() on PostgreSQL; a conditional update on SQLite, one writer),
+// its lease renewed while sending, and every write requires the claim's `attempts`, so a sender that
+// lost its claim changes nothing. A sender dying after the server accepted sends it again, with the
+// same Message-ID: SMTP cannot say whether a message arrived, so exactly-once is impossible.
 import type { Logger } from 'pino';
 import type { Config, Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
@@ -32,13 +15,10 @@ import { outboxMessageId } from './outbox.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 export interface DeliveryPolicy {
-  /** Messages sent per polling round at most (one at a time), so a round ends and the loop breathes. */
   batchSize: number;
-  /** How long a claim lasts unless renewed; the sender renews it every third of this while sending. */
+  /** The sender renews it every third of this while sending, so a slow server never lets it end under a living sender. */
   leaseMs: number;
-  /** Attempts before a message is marked failed. */
   maxAttempts: number;
-  /** First retry after this long, doubling each time up to backoffMaxMs. */
   backoffBaseMs: number;
   backoffMaxMs: number;
 }
@@ -57,15 +37,10 @@ export interface OutboxDeps {
   mailer: Mailer;
   logger: Logger;
   now: Clock;
-  /** The domain of the Message-IDs (the sender's, from MAIL_FROM). */
   mailFrom: string;
   policy?: Partial<DeliveryPolicy>;
-  /**
-   * Asked before each claim: false once the worker is stopping, so a shutdown finishes the message
-   * in hand and claims no other (nothing is left leased for another instance to wait out).
-   */
+  /** False once stopping, so a shutdown claims nothing it would leave leased for another instance to wait out. */
   mayClaim?: () => boolean;
-  /** Counts failed sends (src/telemetry/metrics.ts). */
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
@@ -75,7 +50,6 @@ interface DeliveryReport {
   failed: number;
 }
 
-/** The wait before attempt n + 1 after attempt n failed: base, 2·base, 4·base … capped. */
 export function retryDelayMs(
   attempts: number,
   policy: Pick<DeliveryPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultDeliveryPolicy,
@@ -87,12 +61,10 @@ const MAX_ERROR_LENGTH = 1000;
 /** Renewals closer together than this would only load the database. */
 const MIN_RENEWAL_MS = 100;
 
-/** A message this instance holds: `attempts` is the claim's identity (each claim increments it). */
 interface ClaimedMessage {
   id: number;
   kind: string;
   attempts: number;
-  /** The queuing request's trace (src/telemetry/tracing.ts), when it was traced. */
   traceparent: string | null;
   recipient: string;
   subject: string;
@@ -100,12 +72,10 @@ interface ClaimedMessage {
   created_at: Date;
 }
 
-/** Still pending and still carrying this claim: what every write of the holder requires. */
 function heldBy(message: Pick<ClaimedMessage, 'id' | 'attempts'>) {
   return { id: message.id, attempts: message.attempts, status: 'pending' as const };
 }
 
-/** Claims the next due message with a fresh lease, or answers null when none is due. */
 async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMessage | null> {
   const { db } = deps;
   if (deps.engine === 'postgresql') {
@@ -142,7 +112,6 @@ async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMess
   }
 }
 
-/** Extends the lease from now; false when the claim is no longer this sender's. */
 async function renewLease(deps: OutboxDeps, message: ClaimedMessage, leaseMs: number): Promise<boolean> {
   if (deps.engine === 'postgresql') {
     const renewed = await deps.db.$executeRaw`
@@ -157,7 +126,6 @@ async function renewLease(deps: OutboxDeps, message: ClaimedMessage, leaseMs: nu
   return renewed.count === 1;
 }
 
-/** Runs `send` while renewing the message's lease every third of its length. */
 async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, leaseMs: number, send: () => Promise<void>): Promise<void> {
   let lost = false;
   let renewing: Promise<void> = Promise.resolve();
@@ -191,7 +159,6 @@ async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, lease
   }
 }
 
-/** One polling round: claims due messages one at a time, each just before sending it. */
 export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryReport> {
   const { db, mailer, logger } = deps;
   const policy = { ...defaultDeliveryPolicy, ...deps.policy };
@@ -204,8 +171,7 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
     const messageId = outboxMessageId(message, deps.mailFrom);
 
     try {
-      // The send is work of its own, later and perhaps retried: a trace of its own, linked to the request
-      // span that queued the message (OpenTelemetry's convention for queued work); the e-mail carries it on.
+      // A trace of its own, linked to the queuing request's span (OpenTelemetry's convention for queued work).
       await tracer().startActiveSpan(
         `outbox send ${message.kind}`,
         {
@@ -259,8 +225,7 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
       }
       continue;
     }
-    // Marked sent even if the lease ran out meanwhile, as long as no one claimed the message since:
-    // that is what keeps it from being sent again.
+    // Marked sent even if the lease ran out, as long as no one claimed it since: that keeps it from going twice.
     const done = await db.outboxMessage.updateMany({
       where: heldBy(message),
       data: { status: 'sent', sent_at: deps.now(), locked_until: null, last_error: null },
@@ -285,17 +250,12 @@ interface OutboxWorkerOptions {
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
   logger: Logger;
   now: Clock;
-  /** Pause between rounds; default OUTBOX_POLL_INTERVAL_MS, else 5 s. */
   intervalMs?: number;
   mailer?: Mailer;
   policy?: Partial<DeliveryPolicy>;
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
-/**
- * Runs deliverDueMessages every intervalMs until stopped. stop() claims nothing more and resolves
- * once the message being sent (if any) is settled.
- */
 export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { logger, config } = options;
   const intervalMs = options.intervalMs ?? config.outboxPollIntervalMs ?? 5_000;

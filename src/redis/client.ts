@@ -1,42 +1,24 @@
-// Redis, when REDIS_URL is set: what instances share (key changes now; caches and rate limits use the
-// same connection). Redis is an accelerator, never a dependency of an answer: while it is down the
-// service keeps serving from its own memory and logs the outage, it does not fail requests.
-//
-// A Redis that does not answer must not hold requests up either, and a Redis that merely answers
-// slowly must not be taken for one that is down (an instance that thinks Redis is down counts rate
-// limits alone, bypasses the cache, and its live events reach no other instance). So:
-// - every command has a timeout (REDIS_COMMAND_TIMEOUT_MS): one that takes longer fails that one
-//   call, whose caller answers from memory, and nothing more;
-// - Redis is down when the command connection is not up (ioredis' status is not `ready`: closed,
-//   reconnecting, ended), told by the connection's own events, or when commands have failed for
-//   REDIS_OUTAGE_AFTER_MS with no success in between (a server that accepts connections but answers
-//   nothing). Then a circuit breaker stops asking it: each command fails at once, and one is let
-//   through every BREAKER_PROBE_MS to probe; a success, or the connection ready again, ends it.
-// The outage is logged once when it starts and once when Redis answers again, and told to the metrics.
+// Redis is an accelerator, never a dependency of an answer: while it is down the service serves from
+// memory. A slow Redis must not pass for a down one (that instance would count rate limits alone), so
+// each command has a timeout, and only a connection not `ready` or failures for REDIS_OUTAGE_AFTER_MS
+// open the breaker, which lets one probe through per BREAKER_PROBE_MS.
 import { Redis, type Command } from 'ioredis';
 import type { Logger } from 'pino';
 import type { KeyChangeFeed } from '../auth/key-cache.ts';
 import { SETTINGS } from '../config/index.ts';
 
-/** The channel of key changes, after the deployment's prefix (channels are not keys: ioredis does not prefix them). */
+/** Channels are not keys: ioredis does not prefix them. */
 const KEY_CHANGES_CHANNEL = 'api-key-changed';
 
-/** REDIS_OUTAGE_AFTER_MS's default, for a connection made without the settings (tests). */
 const DEFAULT_OUTAGE_AFTER_MS = Number(SETTINGS.REDIS_OUTAGE_AFTER_MS.default);
 
-/** While the breaker is open, how often one command is let through to see whether Redis answers again. */
 const BREAKER_PROBE_MS = 1_000;
 
 export interface RedisConnections {
-  /** What every key (applied by the client itself) and channel of this deployment starts with. */
   prefix: string;
-  /** False while Redis is down (see the top of this file): its commands fail at once. */
   available(): boolean;
-  /** Commands (caches, counters, publishing); every key it names is prefixed with `prefix`. */
   client: Redis;
-  /** A connection in subscriber mode, which can do nothing else. */
   subscriber: Redis;
-  /** Resolves once both connections are up (the CLI waits before it announces; fails after `timeoutMs`). */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -52,11 +34,7 @@ function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-/**
- * Watches the command connection and its commands, and keeps the breaker (see the top of this file).
- * Commands sent while the connection is not ready pass untouched: ioredis refuses them at once itself.
- * Returns whether Redis is up, and a function that silences the watch before a deliberate close.
- */
+/** Commands sent while the connection is not ready pass untouched: ioredis refuses them at once itself. */
 function guardCommands(
   connection: Redis,
   logger: Logger,
@@ -64,7 +42,6 @@ function guardCommands(
   onChange: (available: boolean) => void,
 ): { available: () => boolean; closing: () => void } {
   let connected = connection.status === 'ready';
-  /** When the failures since the last success began; null after a success. */
   let failingSince: number | null = null;
   let breakerOpen = false;
   let nextProbeAt = 0;
@@ -149,11 +126,6 @@ function guardCommands(
   };
 }
 
-/**
- * `prefix`: the deployment's (src/domain/shared-settings.ts, redisKeyPrefixOf), put before every key
- * and channel; `commandTimeoutMs`: REDIS_COMMAND_TIMEOUT_MS; `outageAfterMs`: REDIS_OUTAGE_AFTER_MS;
- * `onAvailability`: told when Redis goes down (false) and answers again (true), for the metrics.
- */
 export function connectRedis(
   url: string,
   logger: Logger,

@@ -1,11 +1,5 @@
-// Where lead attachments' bytes live. The lead_files rows keep only the key, size, hash and sniffed
-// type; the bytes go to one of three stores, chosen in one place (createFileStorage) from
-// FILE_STORAGE:
-//  - `database`: the stored_files table, so every instance sharing the database reads what any of
-//    them stored (the default on PostgreSQL, where several instances are the normal deployment);
-//  - `s3`: an S3-compatible bucket (AWS S3, MinIO, R2 …), through the official AWS SDK;
-//  - `local`: a directory of this machine (the default on SQLite, where one process owns the data).
-// Keys are made by the service (src/domain/leads/files.ts), never from a client's file name.
+// Lead attachments' bytes; lead_files rows keep only key, size, hash and type. `database` lets every
+// instance sharing the database read what any stored; `local` suits one SQLite process.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -13,21 +7,15 @@ import type { Config, FileStorageKind, S3Settings } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
 export interface FileStorage {
-  /** Which store this is (for logs and the start-up line). */
   readonly kind: FileStorageKind;
-  /** Stores new bytes under a key; an existing key is an error, never overwritten. */
   put(key: string, bytes: Uint8Array): Promise<void>;
-  /** The bytes stored under the key, or null when there are none. */
   get(key: string): Promise<Uint8Array | null>;
-  /** Removes the bytes; a key that is already gone is not an error. */
   delete(key: string): Promise<void>;
 }
 
-/** Keys are made by the service: lower-case segments joined by "/". */
 const KEY_PATTERN = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/;
 const MAX_KEY_LENGTH = 255;
 
-/** Every store refuses a key the service would never make, so no store can be walked out of its root. */
 function checkedKey(key: string): string {
   if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) throw new Error(`invalid storage key "${key.slice(0, 80)}"`);
   return key;
@@ -39,8 +27,6 @@ export class StorageKeyTakenError extends Error {
     super(`storage key "${key}" is already taken`);
   }
 }
-
-// ─── a local directory ───
 
 export class LocalDirectoryStorage implements FileStorage {
   readonly kind = 'local';
@@ -77,14 +63,7 @@ export class LocalDirectoryStorage implements FileStorage {
   }
 }
 
-// ─── the database ───
-
-/**
- * The stored_files table. Written outside the lead's transaction, like the other stores, so the
- * lead code treats every store alike (store the bytes, then commit the rows, and remove the bytes
- * if the commit fails). Uses the unscoped client: the table holds no dealership's rows of its own,
- * and only the service, never a key, names a storage key.
- */
+/** Written outside the lead's transaction like the other stores, so lead code treats every store alike. */
 export class DatabaseStorage implements FileStorage {
   readonly kind = 'database';
   constructor(private readonly db: Db) {}
@@ -109,25 +88,18 @@ export class DatabaseStorage implements FileStorage {
   }
 }
 
-// ─── an S3-compatible bucket ───
-
 type S3Sdk = typeof import('@aws-sdk/client-s3');
-/**
- * The SDK is large (hundreds of modules): loaded on first use, so instances without S3 never pay for
- * it at start. The module loader keeps it once loaded; nothing here holds it.
- */
+// Loaded on first use: the SDK is large, and instances without S3 should not load it at start.
 const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
-/** Credentials are not settings of this service: the SDK's standard chain finds them (AWS_ACCESS_KEY_ID …, profiles, instance roles). */
+/** Credentials are not settings of this service: the SDK's standard chain finds them. */
 async function createS3Client(settings: S3Settings): Promise<S3Client> {
   const { S3Client } = await loadS3Sdk();
   return new S3Client({
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     forcePathStyle: settings.forcePathStyle,
-    // Checksums only where S3 requires them: the SDK's newer default (a CRC on every upload and
-    // download) is refused by several S3-compatible stores, and every file already carries its
-    // SHA-256 in lead_files.
+    // Checksums only where required: several S3-compatible stores refuse the SDK's newer default.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     // A store that does not answer must not hold a lead request for minutes.
@@ -135,7 +107,6 @@ async function createS3Client(settings: S3Settings): Promise<S3Client> {
   });
 }
 
-/** The HTTP status of an S3 service error (the SDK's S3ServiceException carries it in $metadata). */
 function s3Status(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
   return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -166,8 +137,7 @@ export class S3Storage implements FileStorage {
           Body: bytes,
           ContentLength: bytes.byteLength,
           ContentType: 'application/octet-stream',
-          // Refuses to replace an existing object (S3 and most compatible stores honour it), so a key
-          // collision can never replace someone's file.
+          // Refuses to replace an existing object, so a key collision can never replace someone's file.
           IfNoneMatch: '*',
         }),
       );
@@ -195,9 +165,6 @@ export class S3Storage implements FileStorage {
   }
 }
 
-// ─── the one choice ───
-
-/** The store FILE_STORAGE names (its default follows the engine: see src/config/load.ts). */
 export function createFileStorage(config: Pick<Config, 'fileStorage' | 'fileStorageDir' | 's3'>, db: Db): FileStorage {
   switch (config.fileStorage) {
     case 'database':

@@ -1,7 +1,4 @@
-// A new lead joins the dealership's contact for that person: the contact with the same e-mail
-// (case-insensitive), else the oldest one with the same phone, else a new contact. A matched
-// contact keeps what it knows (staff curate contacts): the lead only fills its blanks and raises its
-// flags (sms_verified, and high_priority for a `golden` lead, which marks the whole cluster).
+// A matched contact keeps what it knows (staff curate contacts): the lead only fills its blanks and raises its flags.
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
@@ -14,18 +11,14 @@ interface LeadPerson {
   last_name?: string | null;
   email?: string | null;
   phone?: string | null;
-  /** True when `phone` is already in its normal form (lead validation put it there): not parsed again. */
   phoneNormalized?: boolean;
-  /** From address_attributes.postcode. */
   postcode?: number | null;
   sms_verified?: boolean;
   golden?: boolean;
 }
 
-/** How many candidate contacts one look-up reads at most (see attachContact). */
 const CANDIDATES_READ = 20;
 
-/** What attachContact reads of a candidate contact. */
 interface Candidate {
   id: number;
   first_name: string;
@@ -39,11 +32,7 @@ interface Candidate {
 
 type CandidateRow = Omit<Candidate, 'id' | 'sms_verified' | 'high_priority'> & Record<'id' | 'sms_verified' | 'high_priority', unknown>;
 
-/**
- * The dealership's contacts with the e-mail or the phone, oldest first, at most `take`. A raw
- * statement: every lead runs it, and Prisma's findMany costs about three times its CPU. SQLite
- * answers booleans as 0 and 1 (and may answer integers as bigint), hence the conversions.
- */
+/** Raw, since every lead runs it; SQLite answers booleans as 0/1 (and integers maybe as bigint), hence the conversions. */
 async function candidateContacts(
   tx: Tx,
   dealership_id: number,
@@ -66,7 +55,6 @@ async function candidateContacts(
   }));
 }
 
-/** An Australian postcode is four digits: 800 is written 0800. */
 function postcodeText(postcode: number | null | undefined): string | null {
   if (postcode === null || postcode === undefined) return null;
   return String(postcode).padStart(4, '0');
@@ -79,9 +67,7 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
   const phone = person.phone ? (person.phoneNormalized ? person.phone : (normalizePhone(person.phone) ?? person.phone.trim())) : null;
   const postcode = postcodeText(person.postcode);
 
-  // One statement reads both kinds of candidate, oldest first: the contact with this e-mail (one at
-  // most per dealership) and those with this phone. A new person's lead, the usual case, would
-  // otherwise cost one look-up by e-mail and a second by phone.
+  // One statement reads both kinds of candidate, oldest first, instead of a look-up by e-mail and another by phone.
   const candidates = await candidateContacts(tx, dealership_id, { email_normalized, phone }, CANDIDATES_READ);
   let contact = (email_normalized && candidates.find((candidate) => candidate.email_normalized === email_normalized)) || null;
   // A full page may end before the e-mail's contact (more older contacts share the phone): look it up.
@@ -128,7 +114,7 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
   return contact.id;
 }
 
-/** An update's flags reach the lead's contact as on create: verified and high priority only ever rise. */
+/** Verified and high priority only ever rise. */
 export async function raiseContactFlags(
   tx: Tx,
   contactId: number,

@@ -1,8 +1,4 @@
-// Lead creation (spec 4.9) as one unit: the lead, its contact, payment, address, file rows, outbox
-// messages and idempotency record are written in one transaction, so a failure leaves none of them.
-// Attachment bytes cannot join a database transaction: they are written first and removed again
-// when the transaction does not commit (a crash in between leaves an unreferenced file, never a row
-// pointing at a missing file).
+// One transaction, so a failure leaves no row; attachment bytes cannot join it, so they are written first and removed if it does not commit.
 import type { Logger } from 'pino';
 import type { Actor } from '../../auth/api-keys.ts';
 import { reachesDealership } from '../../auth/scope.ts';
@@ -27,12 +23,9 @@ export interface LeadWriteDeps {
   now: Date;
   storage: FileStorage;
   maxFileBytes: number;
-  /** The source and marketing_source values this deployment accepts. */
   leadSources: LeadSourceLists;
-  /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
   logger?: Logger;
-  /** Where the committed lead.created / lead.updated event is handed for live subscribers. */
   events: RecordEventPublisher;
 }
 
@@ -75,8 +68,7 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
         return record;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
-        // A concurrent request committed first: with the same Idempotency-Key, answer as it was
-        // answered; else it made this person's contact, which the next attempt joins.
+        // A concurrent request committed first: with the same key, answer as it was answered; else join the contact it made.
         if (claim) {
           stored = await lookUpKey<LeadRecord>(db, claim);
           if (stored.answer) return stored.answer.body;
@@ -97,7 +89,6 @@ async function writeLead(
   key: { claim: IdempotencyClaim; expired: boolean } | null,
   now: Date,
 ): Promise<{ record: LeadRecord; event: RecordEvent }> {
-  // The key was checked to reach it (reachesDealership); here it must exist.
   const dealership = await dealershipWithStaff(tx, dealershipId);
   if (!dealership) throw notFound('dealership');
   const columns = { ...valid.columns };
@@ -122,8 +113,7 @@ async function writeLead(
   const { charge_breakdown, category, source, ...scalar } = columns;
   // validateLead requires these on create; the check keeps the types honest.
   if (category === undefined || source === undefined) throw new Error('validateLead lets no new lead through without category and source');
-  // The lead row raw (src/db/insert-rows.ts), then its parts, each the statement Prisma's nested
-  // create would have sent; a lead with parts is read back whole below.
+  // Raw statements, each what Prisma's nested create would have sent; a lead with parts is read back whole below.
   const lead = await insertRowReturning<Prisma.LeadModel>(tx, 'leads', {
     ...scalar,
     charge_breakdown: charge_breakdown ?? undefined,

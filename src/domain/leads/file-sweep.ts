@@ -1,26 +1,15 @@
-// Removes the attachment bytes a process killed between storing a lead's files and committing the
-// lead left behind (createLead and updateLead remove them themselves on any failure they live
-// through). storeLeadFiles records each key in pending_lead_files before storing its bytes, and the
-// record is cleared once the lead committed; a record older than the grace period
-// (FILE_SWEEP_GRACE_MINUTES, minutes against a transaction of seconds) names bytes whose writer is
-// gone. Only those are removed, and only when no lead references them: the sweep never walks a
-// store, so it never touches bytes another deployment (or a developer's own database) stored there.
-//
-// One instance sweeps at a time: the round takes a lease recorded in shared_settings, by one
-// compare-and-set write of the row, on either engine. The lease also records when the last sweep
-// ended, so instances starting one after another (a rolling deploy) do not each sweep again.
+// Removes bytes a killed process left between storing a lead's files and committing it: only pending
+// records past the grace period and referenced by no lead, so it never walks a store another
+// deployment shares. A lease in shared_settings lets one instance sweep at a time and records the last sweep.
 import type { Logger } from 'pino';
 import { startPeriodicTask, type BackgroundTask } from '../../db/background-task.ts';
 import { isUniqueViolation, type Db } from '../../db/client.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
 
-/** The shared_settings row holding the lease. */
 const LEASE_SETTING = 'file_sweep_lease';
-/** A sweep is due this long after the last one ended. */
 const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
-/** How long a lease lasts unless renewed; the holder renews it after every batch. */
+/** The holder renews it after every batch. */
 const LEASE_MS = 10 * 60_000;
-/** Pending records looked at per batch. */
 const BATCH = 500;
 
 export interface FileSweepDeps {
@@ -28,17 +17,13 @@ export interface FileSweepDeps {
   files: FileStorage;
   now: () => Date;
   logger: Logger;
-  /** Pending records younger than this belong to a lead being written: kept. */
   graceMs: number;
-  /** Names this instance in the lease (any text unique among the instances). */
   holder: string;
 }
 
 interface Lease {
   holder: string | null;
-  /** Epoch ms until which `holder` holds the lease. */
   until: number;
-  /** Epoch ms at which the last sweep ended. */
   sweptAt: number;
 }
 
@@ -58,7 +43,6 @@ function readLease(value: string | undefined): Lease {
   }
 }
 
-/** Writes `next` over the row only if it still holds `seen`: true when this write won. */
 async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise<boolean> {
   const value = JSON.stringify(next);
   if (seen === undefined) {
@@ -66,7 +50,6 @@ async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise
       await db.sharedSetting.create({ data: { name: LEASE_SETTING, value } });
       return true;
     } catch (error) {
-      // Another instance created it first.
       if (isUniqueViolation(error)) return false;
       throw error;
     }
@@ -77,7 +60,6 @@ async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise
 
 type SweepOutcome = { swept: true; removed: number } | { swept: false; reason: 'held' | 'not_due' | 'lost_lease' };
 
-/** One round: takes the lease if the sweep is due and no one holds it, then removes the bytes of pending records past the grace period that no lead references. */
 export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTERVAL_MS): Promise<SweepOutcome> {
   const { db, files, now, graceMs, holder } = deps;
   const row = await db.sharedSetting.findUnique({ where: { name: LEASE_SETTING }, select: { value: true } });
@@ -88,7 +70,7 @@ export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_
   let held: Lease = { holder, until: startedAt + LEASE_MS, sweptAt: lease.sweptAt };
   if (!(await swapLease(db, row?.value, held))) return { swept: false, reason: 'held' };
 
-  /** Renews the lease; false when another instance took it over (this one was too slow). */
+  /** False when another instance took it over (this one was too slow). */
   const renew = async (): Promise<boolean> => {
     const next = { ...held, until: now().getTime() + LEASE_MS };
     if (!(await swapLease(db, JSON.stringify(held), next))) return false;
@@ -126,10 +108,8 @@ export async function sweepOrphanedFiles(deps: FileSweepDeps, intervalMs = FILE_
   return { swept: true, removed };
 }
 
-/** The periodic sweep every instance runs; the lease lets one of them work each time. */
 export function startFileSweep(deps: FileSweepDeps, intervalMs = FILE_SWEEP_INTERVAL_MS): BackgroundTask {
-  // Asked far more often than a sweep is due: the lease decides, so a sweep missed by an instance
-  // that stopped is done by another within a few minutes of being due.
+  // Asked far more often than a sweep is due: the lease decides, so a missed sweep is done by another instance soon.
   const askEveryMs = Math.min(intervalMs, 5 * 60_000);
   return startPeriodicTask(async () => {
     try {

@@ -1,7 +1,5 @@
-// Lead attachments (lead_files_attributes): base64 text in the JSON body, decoded and checked here,
-// stored through a FileStorage under a key the service makes. The client's own description of the
-// file (a name, a data: URL's type) is never used: the content type is sniffed from the bytes and
-// only documents and images are accepted, since dealership staff open these files.
+// The client's own description of a file is never used: the type is sniffed from the bytes, and only
+// documents and images are accepted, since dealership staff open these files.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { invalidInput } from '../../errors.ts';
@@ -22,7 +20,7 @@ export interface StoredLeadFile extends Omit<DecodedLeadFile, 'bytes'> {
   storage_key: string;
 }
 
-/** An optional data: URL prefix; its declared type is ignored. */
+/** Its declared type is ignored. */
 const DATA_URL_PREFIX = /^data:[^,;]*(;[^,;]*)*;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -30,7 +28,6 @@ const startsWith = (bytes: Buffer, signature: readonly number[], offset = 0): bo
   bytes.length >= offset + signature.length && signature.every((byte, index) => bytes[offset + index] === byte);
 const ascii = (text: string): number[] => [...text].map((char) => char.charCodeAt(0));
 
-/** The kinds of file known by the bytes they start with. */
 const LEADING_BYTES: readonly { type: string; bytes: readonly number[] }[] = [
   { type: 'application/pdf', bytes: ascii('%PDF-') },
   { type: 'image/png', bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
@@ -41,7 +38,6 @@ const LEADING_BYTES: readonly { type: string; bytes: readonly number[] }[] = [
   { type: 'application/msword', bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1] },
 ];
 
-/** The content type the bytes show, or null for anything that is not an accepted document or image. */
 export function sniffContentType(bytes: Buffer): string | null {
   const known = LEADING_BYTES.find((kind) => startsWith(bytes, kind.bytes));
   if (known) return known.type;
@@ -55,7 +51,6 @@ export function sniffContentType(bytes: Buffer): string | null {
 
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** The base64 characters that can stand at each place of a group of 3 bytes of which the first `known` are given. */
 function base64Group(known: readonly number[]): string {
   const places = [new Set<string>(), new Set<string>(), new Set<string>(), new Set<string>()];
   const unknownBits = 8 * (3 - known.length);
@@ -75,11 +70,7 @@ function base64Group(known: readonly number[]): string {
     .join('');
 }
 
-/**
- * Base64 text (with or without a data: URL prefix) of a file starting with the bytes of a kind
- * sniffContentType knows by them, as a JSON Schema pattern: what the OpenAPI document shows a client
- * generating a file. The other kinds it accepts (WebP, .docx, plain text) are named in the description.
- */
+/** The kinds the bytes identify, for the OpenAPI document's generated examples; the others are named in the description. */
 export function leadFilePattern(): string {
   const prefixes = LEADING_BYTES.map(({ bytes }) =>
     Array.from({ length: Math.ceil(bytes.length / 3) }, (_, index) => base64Group(bytes.slice(index * 3, index * 3 + 3))).join(''),
@@ -97,19 +88,12 @@ function isPlainText(bytes: Buffer): boolean {
   }
 }
 
-/**
- * An attachment as its input record (input-record.ts, leadFileInputSchema) hands it over: stated here
- * rather than imported, since that record reads this module's leadFilePattern.
- */
+/** Stated here rather than imported, since the input record reads this module's leadFilePattern. */
 interface LeadFileEntry {
   file_type?: LeadFileType | null;
   file?: string | null;
 }
 
-/**
- * Checks and decodes every attachment, its file_type already checked by its declaration
- * (input-record.ts); errors name the entry (lead.lead_files_attributes[1].file).
- */
 export function decodeLeadFiles(
   files: readonly LeadFileEntry[],
   options: { maxBytes: number; existingCount?: number; path?: string },
@@ -154,13 +138,7 @@ function decodeBase64(raw: string | null | undefined, field: string, maxBytes: n
   return Buffer.from(text, 'base64');
 }
 
-/**
- * Writes the files under fresh keys (leads/<year>/<month>/<uuid>); on any failure none are left
- * behind. Each key is recorded as pending (pending_lead_files) before its bytes are stored, so bytes
- * a process killed before the lead committed leaves behind are found and removed by the sweep
- * (src/domain/leads/file-sweep.ts). The caller settles the files once the lead's transaction ended:
- * `settleLeadFiles` when it committed, `removeLeadFiles` when it did not.
- */
+/** Each key is recorded as pending before its bytes are stored, so bytes orphaned by a killed process are found by the sweep. */
 export async function storeLeadFiles(
   db: Db,
   storage: FileStorage,
@@ -192,7 +170,7 @@ export async function storeLeadFiles(
   return stored;
 }
 
-/** The lead that references the files committed: they are no longer pending (best effort: a row left behind only costs the sweep a look). */
+/** Best effort: a row left behind only costs the sweep a look. */
 export async function settleLeadFiles(db: Db, files: readonly { storage_key: string }[], logger?: Logger): Promise<void> {
   if (files.length === 0) return;
   await db.pendingLeadFile.deleteMany({ where: { storage_key: { in: files.map((file) => file.storage_key) } } }).catch((error: unknown) => {
@@ -200,7 +178,7 @@ export async function settleLeadFiles(db: Db, files: readonly { storage_key: str
   });
 }
 
-/** Best effort: a file that cannot be removed is logged (its pending record stays, for the sweep), and the original error is what the caller sees. */
+/** Best effort: the original error is what the caller sees; the pending record stays for the sweep. */
 export async function removeLeadFiles(
   db: Db,
   storage: FileStorage,

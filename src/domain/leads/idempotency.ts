@@ -1,22 +1,8 @@
-// Idempotency-Key for lead creation (draft-ietf-httpapi-idempotency-key-header): a retried POST with
-// the same key from the same API key and the same body gets the first answer back and creates
-// nothing; the same key with a different body is a 422 idempotency_key_reused. The record, with its
-// answer, is the last statement of the creating transaction: one INSERT, on the unique (api_key_id,
-// key) constraint that guarantees one lead. A concurrent duplicate queues behind the first (SQLite),
-// or runs beside it and then waits on that constraint until the first commits (PostgreSQL): either
-// way its own transaction rolls back on the constraint and it answers the first's answer. Failed
-// requests leave no record (their transaction rolled back), so they can be retried with the same key.
-//
-// A record lives IDEMPOTENCY_TTL_HOURS (24 h by default), by the database's clock: after that the key
-// is free again (a replay is a new request, whatever its body), and a background task deletes the
-// expired records (purgeExpiredIdempotencyRecords).
-//
-// Every other write takes the key too, through `underIdempotencyKey`, which cannot join the write's
-// own transaction (it wraps any write): the key is claimed first, by a pending record the unique
-// constraint lets one request make; the write runs; its answer, sealed with the secrets keyring (an
-// answer can carry a secret: a webhook signing secret), completes the record. A duplicate that comes
-// while the first runs waits for its answer; a write that fails frees the key; a claim its request
-// never completed (cut off) is taken over after ABANDONED_CLAIM_MS.
+// A retry with the same key and body gets the first answer; another body is 422. For leads the
+// record is the creating transaction's last INSERT, on the unique constraint that guarantees one
+// lead, so a concurrent duplicate rolls back and answers the first's answer. Other writes cannot
+// join the write's transaction, so they claim the key first with a pending record; a failed write
+// frees it, and a claim never completed is taken over after ABANDONED_CLAIM_MS.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Engine } from '../../config/index.ts';
@@ -30,10 +16,9 @@ export type { BackgroundTask } from '../../db/background-task.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
-/** Visible ASCII: the draft makes the key a string; this keeps it printable and storable anywhere. */
+/** The draft makes the key a string; this keeps it printable and storable anywhere. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
-/** The request's Idempotency-Key, or null when it has none. */
 export function idempotencyKeyOf(request: Request): string | null {
   const raw = request.headers.get(IDEMPOTENCY_HEADER);
   if (raw === null) return null;
@@ -45,7 +30,7 @@ export function idempotencyKeyOf(request: Request): string | null {
   return key;
 }
 
-/** JSON with object keys sorted, so the same body hashes the same however its keys were ordered. */
+/** Keys sorted, so the same body hashes the same however its keys were ordered. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   // A parsed Date argument has no own keys: without this, every date would hash alike.
@@ -59,7 +44,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Which operation and which arguments: the same lead sent through REST or GraphQL hashes the same. */
+/** The same lead sent through REST or GraphQL hashes the same. */
 export function requestHash(operation: string, input: unknown): string {
   return createHash('sha256')
     .update(`${operation}\n${canonicalJson(input)}`)
@@ -77,18 +62,15 @@ export interface IdempotencyClaim {
   apiKeyId: number;
   key: string;
   hash: string;
-  /** Records made before this moment have expired: their key is free. */
   expiredBefore: Date;
 }
 
-/** What the key holds now: the first request's answer, if it completed and has not expired. */
 export interface StoredKey<T> {
   answer: { status: number; body: T } | null;
-  /** An expired record still holds the key (the purge has not run yet): the claim frees it first. */
+  /** The purge may not have run yet: the claim frees an expired record first. */
   expired: boolean;
 }
 
-/** The key's record as it stands; a different body under a live key is refused. */
 export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<StoredKey<T>> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
   if (!record) return { answer: null, expired: false };
@@ -97,11 +79,7 @@ export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promi
   return { answer: { status: record.response_status, body: JSON.parse(record.response_body) as T }, expired: false };
 }
 
-/**
- * Last statement of the creating transaction: the answer a retry will get, under the key. An expired
- * record the lookup saw is deleted first; a record made meanwhile by a concurrent duplicate fails the
- * INSERT on the unique constraint, which rolls the whole transaction back.
- */
+/** A record made meanwhile by a concurrent duplicate fails the INSERT, which rolls the whole transaction back. */
 export async function recordAnswer(
   tx: ScopedTx,
   claim: IdempotencyClaim,
@@ -126,18 +104,12 @@ export async function recordAnswer(
   });
 }
 
-/** A claimed key whose write has not answered yet: no answer has this status. */
 const PENDING_STATUS = 0;
-/** The status a completed `underIdempotencyKey` record keeps (the door decides the answer's own status). */
+/** The door decides the answer's own status. */
 const ANSWERED_STATUS = 200;
-/** How long a duplicate waits for the first request with its key to answer, and how often it looks. */
 const DUPLICATE_WAIT_MS = 5_000;
 const DUPLICATE_POLL_MS = 50;
-/**
- * A claim still pending this long after it was made was cut off (its instance stopped, or the database
- * stopped answering before the claim could be freed): far longer than any write runs (a transaction
- * times out at 30 s), so a retry then takes the key over and runs the write.
- */
+/** Far longer than any write runs, so a pending claim this old was cut off and a retry takes it over. */
 const ABANDONED_CLAIM_MS = 120_000;
 
 const idempotencyKeyInProgress = () =>
@@ -146,7 +118,7 @@ const idempotencyKeyInProgress = () =>
     `A request with this ${IDEMPOTENCY_HEADER} has not answered yet; retry it in a few seconds. If it stays so, the first request was cut off: check whether its change was made, and send a new key if it was not.`,
   );
 
-/** A stored answer as text: Dates kept as Dates (a Date field would come back as text otherwise). */
+/** Dates kept as Dates: a Date field would come back as text otherwise. */
 function answerText(answer: unknown): string {
   return JSON.stringify(answer, function keepDates(this: Record<string, unknown>, key, value: unknown) {
     const raw = this[key];
@@ -169,20 +141,12 @@ interface KeyedWrite<T> {
   db: ScopedDb;
   claim: IdempotencyClaim;
   now: Date;
-  /** The write itself; runs at most once per key. */
   run: () => Promise<T>;
-  /** How an answer is stored, and read back (encrypted: src/domain/stored-secrets.ts). */
   seal: (text: string) => string;
   open: (stored: string) => string;
   logger: Pick<Logger, 'warn'>;
 }
 
-/**
- * Runs a write under its request's Idempotency-Key: the stored answer of the same request, or the
- * write run once and its answer stored. The same key with another request is 422
- * idempotency_key_reused; one whose first request has not answered within DUPLICATE_WAIT_MS is 409
- * idempotency_key_in_progress.
- */
 export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
   const { db, claim } = write;
   const where = { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } };
@@ -240,14 +204,10 @@ export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
   return answer;
 }
 
-/** The PostgreSQL advisory lock that lets one instance purge at a time (the others skip the round). */
+/** One instance purges at a time; the others skip the round. */
 const PURGE_LOCK_KEY = 0x1de0_7e11;
 
-/**
- * Deletes the records older than `ttlMs` by the database's clock, in batches (src/db/background-task.ts);
- * answers how many. Each batch is one range of the index idempotency_records(created_at), oldest
- * first, at most PURGE_BATCH rows: a round reads only what it deletes, never the live records.
- */
+/** Each batch is one range of the created_at index, so a round never reads the live records. */
 export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Clock, ttlMs: number): Promise<number> {
   return purgeInBatches(db, engine, PURGE_LOCK_KEY, async (client) => {
     if (engine === 'postgresql') {
@@ -256,16 +216,13 @@ export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Cloc
           SELECT id FROM idempotency_records WHERE created_at < ${sqlNow(now)} - ${ttlMs} * interval '1 millisecond'
           ORDER BY created_at LIMIT ${PURGE_BATCH})`;
     }
-    // One statement: Prisma deletes the first PURGE_BATCH matching rows (a subselect on the index).
     const cutoff = new Date(now().getTime() - ttlMs);
     return (await client.idempotencyRecord.deleteMany({ where: { created_at: { lt: cutoff } }, limit: PURGE_BATCH })).count;
   });
 }
 
-/** How often the background purge runs. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 
-/** Purges expired records now and then every `intervalMs` until stopped; failures are logged, never thrown. */
 export function startIdempotencyPurge(
   options: { db: Db; engine: Engine; now: Clock; ttlMs: number; logger: Logger },
   intervalMs = IDEMPOTENCY_PURGE_INTERVAL_MS,

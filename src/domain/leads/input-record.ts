@@ -1,14 +1,6 @@
-// The `lead` input record of create (4.9) and update (4.8), declared once (spec 2.7): each field's
-// type, the form it is stored in, and the rules that need nothing but the value itself. The
-// TypeScript types of the input, the GraphQL inputs (LeadInput, LeadUpdateInput, LeadFileInput,
-// LeadPaymentInput, LeadAddressInput in src/schema/lead.ts) and, through Sofa, the OpenAPI request
-// body are derived from these schemas; validation.ts parses with them and adds the rules that depend
-// on the request as a whole, the stored lead or the deployment (required fields, sources, strict
-// e-mail and phone, team members, files' bytes).
-//
-// Every field is optional here and required (or not) by REQUIRED_ON_CREATE and NEVER_CLEARED below,
-// so a missing field is a 422 that names it (`lead.email`), on both doors. Error messages are the
-// reason only: the caller puts the path in front (`lead.charge_breakdown.charges[1].amount: is required`).
+// Only the rules that need nothing but the value live here; those depending on the whole request, the
+// stored lead or the deployment are applied by the validation. Every field is optional here and
+// required by REQUIRED_ON_CREATE and NEVER_CLEARED, so a missing field is a 422 naming it on both doors.
 import { z } from 'zod';
 import type { Prisma } from '../../db/client.ts';
 import { leadFilePattern } from './files.ts';
@@ -29,57 +21,42 @@ import {
   type LeadCategory,
 } from './values.ts';
 
-// ───────────────────────────── value kinds ─────────────────────────────
-
 const WHOLE_NUMBER = 'must be a whole number';
 
-/** Trimmed text; blank is null (the field is cleared). */
 const optionalText = () => z.string({ error: 'must be text' }).transform((value) => value.trim() || null);
 
-/** Trimmed text that must say something: blank is refused with `blankReason`. */
 const nonBlankText = (blankReason: string) =>
   z
     .string({ error: 'must be text' })
     .regex(NON_BLANK, blankReason)
     .transform((value) => value.trim());
 
-/** A row id; whether the row exists and belongs to the lead's dealership is references.ts's concern. */
 const rowId = () => z.number({ error: WHOLE_NUMBER }).int({ error: WHOLE_NUMBER });
 
-/**
- * A row id that must name a stored row (`what`), checked by references.ts: the OpenAPI document
- * says so (`x-references`), and a 422 naming the field is the answer when there is no such row.
- */
 const reference = (what: string) => rowId().meta({ 'x-references': what });
 
-/** An address of the usual form local@domain.tld (RFC 5321 lengths), as browsers' type=email checks it. */
+/** As browsers' type=email checks it, with RFC 5321 lengths. */
 export const EMAIL_ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 const flag = () => z.boolean({ error: 'must be true or false' });
 
-/** A whole number of 0 or more, and at most `max` when given. */
 function count(max?: number) {
   const atLeastZero = rowId().min(0, { error: (issue) => `must be 0 or more, got ${String(issue.input)}` });
   return max === undefined ? atLeastZero : atLeastZero.max(max, { error: (issue) => `must be at most ${max}, got ${String(issue.input)}` });
 }
 
-// ───────────────────────────── the value lists as schemas ─────────────────────────────
-
-/** Spec 2.7.1: a lead's category, in the spec's own spelling (case and all). */
 export const leadCategorySchema = z.enum(LEAD_CATEGORIES, {
   error: (issue) => `must be one of: ${LEAD_CATEGORIES.join('; ')}. Got "${String(issue.input)}"`,
 });
 
 const FILE_TYPE_REQUIRED = `is required (one of ${LEAD_FILE_TYPES.join(', ')})`;
 
-/** An attachment's kind. */
 export const leadFileTypeSchema = z.enum(LEAD_FILE_TYPES, {
   error: (issue) =>
     issue.input === '' ? FILE_TYPE_REQUIRED : `must be one of ${LEAD_FILE_TYPES.join(', ')}, got "${String(issue.input)}"`,
 });
 
-/** What a Document Request lead asks for (its `fields.document_type`). */
 export const documentTypeSchema = z.enum(DOCUMENT_TYPES, {
   error: (issue) =>
     issue.input === undefined || issue.input === null
@@ -87,17 +64,11 @@ export const documentTypeSchema = z.enum(DOCUMENT_TYPES, {
       : `must be one of ${DOCUMENT_TYPES.join(', ')}, got ${JSON.stringify(issue.input)}`,
 });
 
-// ───────────────────────────── spec 2.7's free-form objects ─────────────────────────────
-
-/** An amount a charge breakdown states: present and a number. */
 const amountSchema = z.number({
   error: (issue) => (issue.input === undefined ? 'is required' : `must be a number, got ${JSON.stringify(issue.input)}`),
 });
 
-/**
- * Spec 2.7 `charge_breakdown`: `total` ({amount: number, …}), `charges` ([{name: string, amount:
- * number, …}]) or both; every object may carry more keys.
- */
+/** Every object may carry more keys. */
 export const chargeBreakdownSchema = z
   .looseObject(
     {
@@ -131,24 +102,16 @@ export const chargeBreakdownSchema = z
     ],
   });
 
-/** Spec 2.7 `fields`: free key/value pairs. */
 const leadFieldsSchema = z.record(z.string(), z.unknown(), { error: 'must be an object of key/value pairs' });
 
-/** Spec 2.7: a Document Request's `fields` name the document asked for; other keys are free. */
 export const documentRequestFieldsSchema = z.looseObject({ document_type: documentTypeSchema });
 
-/**
- * What `fields` must hold for a lead of a category (spec 2.7); a category not listed takes any
- * object. Checked against the lead as it will be: this request's category and fields over the stored ones.
- */
+/** Checked against the lead as it will be: this request's category and fields over the stored ones. */
 export const FIELDS_BY_CATEGORY: Partial<Record<LeadCategory, z.ZodType>> = {
   [DOCUMENT_REQUEST]: documentRequestFieldsSchema,
 };
 
-/**
- * A JSON value checked by `rule` and kept exactly as sent: a parsed copy would put the rule's keys
- * first, and the client's own key order is what it gets back.
- */
+/** Kept exactly as sent: a parsed copy would reorder keys, and the client gets its own order back. */
 function checkedJson<Rule extends z.ZodType>(rule: Rule) {
   const checked = z.unknown().transform((value, context) => {
     const result = rule.safeParse(value);
@@ -156,15 +119,12 @@ function checkedJson<Rule extends z.ZodType>(rule: Rule) {
       for (const issue of result.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
       return z.NEVER;
     }
-    // The rule has just said it is JSON of this shape.
     return value as Prisma.InputJsonObject;
   });
   return jsonTakes(checked, rule);
 }
 
-// ───────────────────────────── the parts ─────────────────────────────
-
-/** An attachment; its bytes are checked and decoded in files.ts, after every cheaper rule. */
+/** Its bytes are checked and decoded after every cheaper rule. */
 export const leadFileInputSchema = z
   .object({
     file_type: z
@@ -215,9 +175,6 @@ export const leadAddressInputSchema = z
   })
   .meta({ id: 'LeadAddressInput', description: 'The customer’s postal address to store with a lead.' });
 
-// ───────────────────────────── the lead ─────────────────────────────
-
-/** The `lead` object of both operations. */
 export const leadInputSchema = z.object({
   name: optionalText().nullish().describe('Customer full name. Personal data.'),
   last_name: optionalText().nullish().describe('Personal data.'),
@@ -240,7 +197,7 @@ export const leadInputSchema = z.object({
     .nullish()
     .describe('When sent, the slug of that dealership.'),
   category: nonBlankText('must not be empty').pipe(leadCategorySchema).nullish().describe('Required on create: the kind of enquiry.'),
-  // Deployment lists (Config.leadSources): checked in validation.ts, not by an enum.
+  // Deployment lists, so not an enum.
   source: nonBlankText('must not be empty')
     .meta({ valueList: 'sources' })
     .nullish()
@@ -307,33 +264,22 @@ export const leadInputSchema = z.object({
     .nullish()
     .describe('An object with `total` ({amount: number, …}), `charges` ([{name: string, amount: number, …}]) or both.'),
   customer_address: optionalText().nullish().describe('Personal data.'),
-  // Whether it is in the future depends on the service clock: validation.ts checks that.
+  // Whether it is in the future depends on the service clock, so it is checked later.
   dob: optionalText()
     .transform(fieldRule((text: string | null, field) => (text === null ? null : parseDayMonthYear(text, field))))
     .nullish()
     .describe('Date of birth, day/month/year ("28/02/1990"; "1990-02-28" too). Personal data.'),
 });
 
-/** The `lead` object as the two doors deliver it. */
 export type LeadInputData = z.input<typeof leadInputSchema>;
-/** The fields sent, each in its stored form; a field not sent is absent. */
 export type LeadInputValues = z.output<typeof leadInputSchema>;
 export type LeadPaymentInputValues = z.output<typeof leadPaymentInputSchema>;
 export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
 
-// ───────────────────────────── required fields, as data ─────────────────────────────
-
-/**
- * Spec 2.7: what a new lead must carry ("is required" when left out or null), checked in this order:
- * the dealership first (without it nothing else about the lead can be decided), as it always was.
- */
+/** The dealership first: without it nothing else about the lead can be decided. */
 export const REQUIRED_ON_CREATE = ['dealership_id', 'email', 'phone', 'category', 'source'] as const;
 
-/**
- * The fields that always have a value once stored (required, or with a default): an update may
- * change them but not clear them, and null is refused with the reason given. On create, null for
- * one with a default means the default.
- */
+/** An update may change these but not clear them; on create, null for one with a default means the default. */
 export const NEVER_CLEARED = {
   email: 'is required and cannot be removed',
   phone: 'is required and cannot be removed',
@@ -350,21 +296,10 @@ export const NEVER_CLEARED = {
 
 export type NeverClearedField = keyof typeof NEVER_CLEARED;
 
-// ───────────────────────────── the arguments as the OpenAPI document states them ─────────────────────────────
-
-/** The first year a date of birth is documented for. */
 const FIRST_BIRTH_YEAR = 1900;
 
-/**
- * The arguments of create_lead and update_lead as the REST door's OpenAPI document states them, from
- * the declaration above and the rules that read the same lists (validation.ts, files.ts): on
- * create the REQUIRED_ON_CREATE fields present and not null; on update the NEVER_CLEARED ones never
- * null; a payment with its amount (a lead without a payment needs one, and the document cannot know
- * which lead has); a file as one of the kinds files.ts recognises by its first bytes; a date of birth
- * a real day of a year before `now`'s. What depends on stored rows is marked `x-references`.
- */
+/** A payment needs its amount here, since the document cannot know which lead has one; stored-row rules are `x-references`. */
 export function leadRequests(now: Date) {
-  // The same names as the graph's input types: each is the REST door's reading of that type.
   const payment = withRequired(leadPaymentInputSchema, ['amount']).meta({
     id: 'LeadPaymentInput',
     description: 'A payment: amount is required unless the lead already has a payment.',
@@ -385,7 +320,6 @@ export function leadRequests(now: Date) {
     .meta({ pattern: calendarDatePattern(FIRST_BIRTH_YEAR, now.getUTCFullYear() - 1, { blank: true }) })
     .nullish()
     .describe(`${declaredMeta(leadInputSchema.shape.dob).description ?? ''} Not in the future; blank clears it.`.trim());
-  // What `fields` must hold for a category (FIELDS_BY_CATEGORY), where this request sets the category.
   const fieldsByCategory = Object.entries(FIELDS_BY_CATEGORY).map(([category, rule]) => {
     const { $schema: _dialect, ...shape } = z.toJSONSchema(rule, { io: 'input' });
     return {
@@ -409,7 +343,7 @@ export function leadRequests(now: Date) {
     }),
     update: z.object({
       id: rowId().describe('The lead id.'),
-      // A lead stays with its dealership (validation.ts): on update dealership_id may only repeat it.
+      // A lead stays with its dealership: on update dealership_id may only repeat it.
       lead: withoutNull(
         lead.extend({ dealership_id: rowId().meta({ 'x-references': 'the dealership of the lead (it cannot change)' }).nullish() }),
         [...(Object.keys(NEVER_CLEARED) as NeverClearedField[]), 'dealership_id'],

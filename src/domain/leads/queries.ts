@@ -1,5 +1,3 @@
-// Reading leads in the graph, through the caller's scoped client: only the key's dealerships, so
-// another dealership's lead is not found, exactly like a lead that does not exist.
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedDb } from '../../db/scoped.ts';
 import { requireDealershipId } from '../dealerships.ts';

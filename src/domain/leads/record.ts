@@ -1,17 +1,12 @@
-// The lead as create (4.9) and update (4.8) answer it: every stored field of 2.7 (phones in E.164),
-// the ids the lead was linked to, its state and timestamps, and its payment, address and files. It is
-// plain JSON-ready data (dates as ISO text), so the idempotency record can keep the first answer and
-// hand it back unchanged to a retry.
+// Plain JSON-ready data, so the idempotency record can hand the first answer back unchanged to a retry.
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { jsonObject, jsonStrings } from '../json-columns.ts';
 
-/** A row as JSON carries it: its instants as ISO text (what the idempotency record keeps). */
 type AsJson<Row> = {
   [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column];
 };
 
-// The record's parts are the stored rows' columns (Prisma's generated models), the ones the spec answers.
 export type LeadRecordPayment = Pick<
   Prisma.LeadPaymentModel,
   'id' | 'amount' | 'car_id' | 'payment_processor_id' | 'external_transaction_id'
@@ -21,12 +16,10 @@ export type LeadRecordFile = AsJson<
   Pick<Prisma.LeadFileModel, 'id' | 'file_type' | 'byte_size' | 'content_type' | 'sha256' | 'created_at'>
 >;
 
-/** The stored lead's columns, with the JSON columns read and `dob` as year-month-day, and its parts. */
 export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'charge_breakdown' | 'dob'>> & {
   tags: string[];
   fields: Record<string, unknown>;
   charge_breakdown: unknown;
-  /** Year-month-day. */
   dob: string | null;
   payment: LeadRecordPayment | null;
   address: LeadRecordAddress | null;
@@ -79,18 +72,11 @@ function toRecord(lead: LeadWithParts): LeadRecord {
   };
 }
 
-/**
- * The record of a lead just created without parts (no payment, address or files): what its insert
- * returned is all of it, so nothing is read again.
- */
 export function newLeadRecordWithoutParts(lead: Prisma.LeadModel): LeadRecord {
   return toRecord({ ...lead, payment: null, address: null, files: [] });
 }
 
-/**
- * One query at a time: inside an interactive transaction Prisma runs an include's queries
- * concurrently on the transaction's one connection, which node-postgres deprecates.
- */
+/** One query at a time: inside a transaction Prisma runs an include's queries concurrently on one connection, which node-postgres deprecates. */
 export async function loadLeadRecord(db: ScopedTx, id: number): Promise<LeadRecord> {
   const lead = await db.lead.findUniqueOrThrow({ where: { id } });
   const payment = await db.leadPayment.findUnique({ where: { lead_id: id } });

@@ -1,9 +1,5 @@
-// The rows a lead points at, checked inside the write's transaction so what is checked is what is
-// linked. Everything a lead names must belong to the lead's dealership; the new-vehicle ids must
-// exist and agree (a variant of that model, a colour of that model). Two names are soft matches by
-// design: `stocknum` links the dealership's car with that stock number if there is one (spec 2.7:
-// "if one exists"), and `user_email` links the platform user of that dealership if there is one —
-// a customer's enquiry is never refused because a form carried a stale staff address.
+// Checked inside the write's transaction so what is checked is what is linked. `stocknum` and
+// `user_email` are soft matches by design: a customer's enquiry is never refused for a stale staff address.
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { invalidInput } from '../../errors.ts';
@@ -17,22 +13,16 @@ interface LeadDealership {
   slug: string;
 }
 
-/** What the lead stores now (update), for the fields this request leaves alone. */
 type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
 
 const notInDealership = (field: string, thing: string, dealershipId: number) =>
   invalidInput(`lead.${field}`, `is not ${thing} of dealership ${dealershipId}`);
 
-/** The lead's car as its notifications describe it, read with the check that it is the dealership's. */
 type LeadCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
 
 const leadCarFields = { id: true, year: true, make: true, model: true, stocknum: true } as const;
 
-/**
- * Checks the references of `valid` and completes its columns: website_id from website_slug, car_id
- * from stocknum, model_id from the variant or colour. Returns the user the lead is linked to, when
- * this request names one (user_email), and the car this request links (car_id or stocknum), when there is one.
- */
+/** Completes website_id, car_id and model_id from the names the request gave. */
 export async function resolveLeadReferences(
   tx: Tx,
   dealership: LeadDealership,
@@ -119,10 +109,7 @@ async function carOfDealership(tx: Tx, id: number, dealership_id: number): Promi
   return (await tx.car.findFirst({ where: { id, dealership_id }, select: { id: true } })) !== null;
 }
 
-/**
- * model_id, model_variant_id and colour_id must exist and agree. When the request names a variant or
- * colour but no model, the model is taken from it; a mismatch is blamed on a field the request sent.
- */
+/** A mismatch is blamed on a field the request sent. */
 async function checkNewVehicle(tx: Tx, columns: LeadColumns, stored?: StoredReferences): Promise<void> {
   // What the request sent, fixed before model_id may be filled in below.
   const sentFields = new Set((['model_id', 'model_variant_id', 'colour_id'] as const).filter((field) => columns[field] !== undefined));

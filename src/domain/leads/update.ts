@@ -1,9 +1,5 @@
-// Lead update (spec 4.8): a partial update of a lead of the key's dealerships that is at most
-// 3 days (72 hours) old by the service clock. Absent fields keep their values; the field rules are
-// the create rules (validation.ts). The lead keeps its dealership and its contact: a contact is the
-// dealership's record of a person, so changing a lead's e-mail or phone does not move or edit it;
-// only `golden` and `sms_verified` reach the contact, as on create. Attachments sent on update are
-// added to the lead's files (at most 5 in all). No notification is sent for an update.
+// The lead keeps its dealership and its contact: a contact is the dealership's record of a person, so
+// changing a lead's e-mail or phone does not move it. No notification is sent for an update.
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { apiError, invalidInput, notFound } from '../../errors.ts';
@@ -22,14 +18,13 @@ import { insertRows } from '../../db/insert-rows.ts';
 const leadTooOld = () =>
   apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
 
-/** A lead created at `createdAt` can be updated until exactly 72 hours later, inclusive. */
 function isUpdatable(createdAt: Date, now: Date): boolean {
   return now.getTime() - createdAt.getTime() <= LEAD_UPDATE_WINDOW_MS;
 }
 
 type StoredLead = Prisma.LeadModel & { has_payment: boolean; file_count: number };
 
-/** The lead and what its rules need, one query at a time (see loadLeadRecord on why, in a transaction). */
+/** One query at a time, as in a transaction Prisma would run an include's queries concurrently. */
 async function readStoredLead(db: ScopedTx, where: Prisma.LeadWhereInput): Promise<StoredLead | null> {
   const lead = await db.lead.findFirst({ where });
   if (!lead) return null;
@@ -85,8 +80,7 @@ async function writeUpdate(
   options: Omit<ValidationOptions, 'existing'>,
 ): Promise<{ record: LeadRecord; event: RecordEvent }> {
   const { now } = options;
-  // Written first: takes the row lock (PostgreSQL), so concurrent updates of one lead queue up and
-  // each one's rules (age, category and fields, payment, file count) hold against the row as it is now.
+  // Written first to take the row lock, so concurrent updates of one lead queue and each one's rules hold against the row as it is now.
   const touched = await tx.lead.updateMany({ where: { id }, data: { updated_at: now } });
   if (touched.count === 0) throw notFound('lead');
   const current = await readStoredLead(tx, { id });

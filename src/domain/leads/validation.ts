@@ -1,12 +1,6 @@
-// The field rules of a lead (spec 2.7), for create (4.9) and update (4.8): everything that can be
-// decided without the database. Each field's own rules are its declaration in input-record.ts; this
-// file adds what depends on the operation, the deployment, the stored lead or other fields. Every error is a 422 naming the field by its path in the body
-// (`lead.email`, `lead.charge_breakdown.charges[1].amount`). References to other rows (car, model,
-// website …) are checked inside the write's transaction, in references.ts.
-//
-// Update semantics: a field that is absent keeps its stored value; a field that is present replaces
-// it; null clears an optional field; a required field (email, phone, category, source) and the
-// flags with a default cannot be cleared.
+// Everything decidable without the database that depends on the operation, the deployment, the stored
+// lead or other fields; each field's own rules are its declaration. Absent keeps, null clears, and
+// required fields and flags with a default cannot be cleared.
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseRecord } from '../input-records.ts';
@@ -34,31 +28,26 @@ type ColumnField = Exclude<
   'dealership_id' | 'lead_files_attributes' | 'payment_attributes' | 'address_attributes' | 'dob'
 >;
 
-/** Lead columns in their stored form; on update only the ones the request changes are present. */
 export type LeadColumns = {
   [Field in ColumnField]?: Field extends NeverClearedField ? NonNullable<LeadInputValues[Field]> : LeadInputValues[Field];
 } & {
   dob?: Date | null;
 };
 
-/** A payment as stored: its amount, once given, is never null. */
 export type ValidPayment = Omit<LeadPaymentInputValues, 'amount'> & { amount?: number };
 
 export type ValidAddress = LeadAddressInputValues;
 
 export interface ValidLead {
-  /** Create: the dealership named; update: absent (a lead stays with its dealership). */
+  /** Absent on update: a lead stays with its dealership. */
   dealership_id?: number;
   columns: LeadColumns;
   files: DecodedLeadFile[];
-  /** undefined: not sent; null: remove (update). */
   payment?: ValidPayment | null;
   address?: ValidAddress | null;
-  /** True when `columns.phone` is already in its normal form (E.164): strict validation put it there. */
   phoneNormalized?: boolean;
 }
 
-/** What an update is checked against: the stored lead. */
 export interface ExistingLead {
   dealership_id: number;
   category: string;
@@ -72,9 +61,7 @@ export interface ExistingLead {
 export interface ValidationOptions {
   now: Date;
   maxFileBytes: number;
-  /** The source and marketing_source values this deployment accepts (Config.leadSources). */
   leadSources: LeadSourceLists;
-  /** Present for an update. */
   existing?: ExistingLead;
 }
 
@@ -84,7 +71,7 @@ export function isEmailAddress(text: string): boolean {
 
 const path = (field: string): string => `lead.${field}`;
 
-/** Like oneOf, in any case: sources are channel names that integrations spell as they like. */
+/** Sources are channel names that integrations spell as they like. */
 function oneOfAnyCase(field: string, value: string, allowed: readonly string[]): string {
   const listed = listedValue(value, allowed);
   if (listed === null) throw invalidInput(path(field), `must be one of: ${allowed.join('; ')}. Got "${value}"`);
@@ -93,7 +80,6 @@ function oneOfAnyCase(field: string, value: string, allowed: readonly string[]):
 
 const isNeverCleared = (field: string): field is NeverClearedField => Object.hasOwn(NEVER_CLEARED, field);
 
-/** Create: every required field is sent; update: no field that cannot be cleared is null, and the dealership does not change. */
 function checkPresence(values: LeadInputValues, existing: ExistingLead | undefined): void {
   if (existing === undefined) {
     for (const field of REQUIRED_ON_CREATE) {
@@ -109,10 +95,6 @@ function checkPresence(values: LeadInputValues, existing: ExistingLead | undefin
   }
 }
 
-/**
- * The sources as this deployment lists them, and email and phone checked (the phone in its normal
- * form) unless strict validation is off; answers whether the phone was put in its normal form.
- */
 function checkContactFields(columns: LeadColumns, options: ValidationOptions): boolean {
   if (columns.source !== undefined) columns.source = oneOfAnyCase('source', columns.source, options.leadSources.sources);
   if (typeof columns.marketing_source === 'string') {
@@ -138,7 +120,7 @@ function checkContactFields(columns: LeadColumns, options: ValidationOptions): b
   return false;
 }
 
-/** The rules across fields (team member and category, the category's fields), on the lead as it will be: this request's values over the stored ones. */
+/** On the lead as it will be: this request's values over the stored ones. */
 function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existing: ExistingLead | undefined): void {
   const creating = existing === undefined;
   const finalCategory = columns.category ?? existing?.category;
@@ -158,7 +140,6 @@ function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existi
   }
 }
 
-/** The payment sent (null: remove it); a new payment needs its amount, a stored one keeps it when none is sent. */
 function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, existing: ExistingLead | undefined): ValidPayment {
   const { amount, ...rest } = payment;
   if ((amount === undefined || amount === null) && !existing?.has_payment)
@@ -166,11 +147,9 @@ function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, 
   return amount === undefined || amount === null ? rest : { ...rest, amount };
 }
 
-/** Checks the `lead` object and puts its values in their stored form. */
 export function validateLead(input: LeadInputData, options: ValidationOptions): ValidLead {
   const { existing } = options;
   const creating = existing === undefined;
-  // Each field on its own: types, ranges, lists, blank text, charge_breakdown (input-record.ts).
   const values = parseRecord(leadInputSchema, input, 'lead');
   checkPresence(values, existing);
 
