@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../src/config/index.ts';
 import { restCostsTable, restPathsTable } from './docs/rest.ts';
 import { envExample, settingsTable } from './docs/settings.ts';
+import { rawStatementsTable, unscopedHoldersTable } from './docs/tenant-boundary.ts';
 
 /** A generated file: its path and how it reads, given what it reads now. */
 interface GeneratedFile {
@@ -33,6 +34,7 @@ function sections(file: string, rendered: Record<string, () => string>): Generat
 }
 
 export const GENERATED_FILES: readonly GeneratedFile[] = [
+  sections('ARCHITECTURE.md', { 'unscoped-client': unscopedHoldersTable, 'raw-statements': rawStatementsTable }),
   sections('docs/configuration.md', { settings: settingsTable }),
   sections('docs/rest.md', { 'rest-paths': restPathsTable }),
   sections('docs/rate-limits.md', { 'rest-costs': restCostsTable }),

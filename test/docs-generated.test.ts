@@ -7,6 +7,7 @@ import { GENERATED_FILES, staleFiles } from '../scripts/docs.ts';
 describe('the generated parts of docs/', () => {
   it('are as the code renders them (npm run docs writes them)', () => {
     expect(GENERATED_FILES.map(({ file }) => file)).toEqual([
+      'ARCHITECTURE.md',
       'docs/configuration.md',
       'docs/rest.md',
       'docs/rate-limits.md',

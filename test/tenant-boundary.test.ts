@@ -1,32 +1,18 @@
 // The tenant boundary, held by the type checker (ScopedDb, src/db/scoped.ts) and by this walk: in the
-// resolvers and domain rules, only the modules ARCHITECTURE.md lists ("The tenant boundary") hold the
-// unscoped client, as `Db` or `context.unscopedDb`.
+// resolvers and domain rules, only the modules scripts/docs/tenant-boundary.ts declares hold the
+// unscoped client, as `Db` or `context.unscopedDb`, or run raw statements.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { Db, Prisma } from '../src/db/client.ts';
 import { forDealerships, type ScopedDb, type ScopedTx } from '../src/db/scoped.ts';
+import { modulesOf, RAW_STATEMENT_MODULES, UNSCOPED_CLIENT_HOLDERS } from '../scripts/docs/tenant-boundary.ts';
 import { typescriptSources } from './support/source-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 /** A file reaches the unscoped client when it names the `Db` type or the context's escape hatch. */
 const UNSCOPED = /\bunscopedDb\b|\bDb\b(?!Clients)/;
-
-/** The modules a table of ARCHITECTURE.md names, between the heading `from` and the heading `to`. */
-function modulesListed(from: string, to: string): string[] {
-  const architecture = readFileSync(path.join(root, 'ARCHITECTURE.md'), 'utf8');
-  return architecture
-    .slice(architecture.indexOf(from), architecture.indexOf(to))
-    .split('\n')
-    .filter((line) => line.startsWith('| src/'))
-    .flatMap((line) =>
-      line
-        .split('|')[1]!
-        .split(',')
-        .map((name) => name.trim()),
-    );
-}
 
 /** The TypeScript files under `folders` whose code (comments may speak of anything) matches `pattern`. */
 function codeMatching(folders: readonly string[], pattern: RegExp): string[] {
@@ -36,14 +22,14 @@ function codeMatching(folders: readonly string[], pattern: RegExp): string[] {
 }
 
 describe('the tenant boundary', () => {
-  it('lets only the modules ARCHITECTURE.md names hold the unscoped client in src/schema and src/domain', () => {
-    const listed = modulesListed('## The tenant boundary', '### Raw statements');
+  it('lets only the declared modules hold the unscoped client in src/schema and src/domain', () => {
+    const listed = modulesOf(UNSCOPED_CLIENT_HOLDERS);
     expect(listed.length).toBeGreaterThan(5);
     expect(codeMatching(['src/schema', 'src/domain'], UNSCOPED).sort()).toEqual([...listed].sort());
   });
 
-  it('lets only the modules ARCHITECTURE.md names ("Raw statements") run raw statements in src/schema, src/domain and src/notifications', () => {
-    const listed = modulesListed('### Raw statements', '## Where each dependency comes from');
+  it('lets only the declared modules run raw statements in src/schema, src/domain and src/notifications', () => {
+    const listed = modulesOf(RAW_STATEMENT_MODULES);
     expect(listed.length).toBeGreaterThan(5);
     const raw = /\$(queryRaw|executeRaw)(Unsafe)?\b|\binsertRow(s|Returning)\b|\breadRows\b/;
     expect(codeMatching(['src/schema', 'src/domain', 'src/notifications'], raw).sort()).toEqual([...listed].sort());
