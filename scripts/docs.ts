@@ -5,8 +5,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../src/config/index.ts';
+import { inputLimitsTable, permissionsTable } from './docs/catalogues.ts';
 import { restCostsTable, restPathsTable } from './docs/rest.ts';
 import { envExample, settingsTable } from './docs/settings.ts';
+import { statementsTable } from './docs/statement-counts.ts';
 import { rawStatementsTable, unscopedHoldersTable } from './docs/tenant-boundary.ts';
 
 /** A generated file: its path and how it reads, given what it reads now. */
@@ -35,7 +37,10 @@ function sections(file: string, rendered: Record<string, () => string>): Generat
 
 export const GENERATED_FILES: readonly GeneratedFile[] = [
   sections('ARCHITECTURE.md', { 'unscoped-client': unscopedHoldersTable, 'raw-statements': rawStatementsTable }),
+  sections('docs/caching.md', { statements: statementsTable }),
   sections('docs/configuration.md', { settings: settingsTable }),
+  sections('docs/errors.md', { 'input-limits': inputLimitsTable }),
+  sections('docs/permissions.md', { permissions: permissionsTable }),
   sections('docs/rest.md', { 'rest-paths': restPathsTable }),
   sections('docs/rate-limits.md', { 'rest-costs': restCostsTable }),
   { file: '.env.example', render: () => envExample() },

@@ -8,7 +8,10 @@ describe('the generated parts of docs/', () => {
   it('are as the code renders them (npm run docs writes them)', () => {
     expect(GENERATED_FILES.map(({ file }) => file)).toEqual([
       'ARCHITECTURE.md',
+      'docs/caching.md',
       'docs/configuration.md',
+      'docs/errors.md',
+      'docs/permissions.md',
       'docs/rest.md',
       'docs/rate-limits.md',
       '.env.example',

@@ -544,18 +544,3 @@ describe('GraphQL parameters that are not JSON', () => {
     expect(form.status).toBe(400);
   });
 });
-
-describe('docs/errors.md', () => {
-  it('documents exactly the limits the checks use', () => {
-    const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
-    const section = readme.split('\n### Input limits\n')[1]?.split('\n#')[0] ?? '';
-    const documented = Object.fromEntries(
-      [...section.matchAll(/^\| ([^|]+) \| ([\d,]+) \|$/gm)].flatMap(([, names = '', limit = '']) => {
-        const fields = [...names.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
-        return (fields.length > 0 ? fields : ['any other text']).map((name) => [name, Number(limit.replace(/,/g, ''))]);
-      }),
-    );
-    expect(documented).toEqual({ ...TEXT_MAX_LENGTHS, 'any other text': DEFAULT_TEXT_MAX_LENGTH });
-    expect(section).toContain(`${MAX_JSON_DEPTH} levels`);
-  });
-});

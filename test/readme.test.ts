@@ -1,10 +1,8 @@
-// README.md and docs/ are a user's guide, so they are tested like code: the permission table is the
-// catalogue (the REST and cost tables are generated: test/docs-generated.test.ts), and the GraphQL and
-// curl examples run against the demo data. The README stays a newcomer's five minutes.
+// README.md and docs/ are a user's guide, so they are tested like code: their tables are generated
+// (test/docs-generated.test.ts), and the GraphQL and curl examples run against the demo data. The README stays a newcomer's five minutes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allPermissions } from '../src/auth/permissions.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 import { runScript } from './support/processes.ts';
@@ -19,35 +17,12 @@ beforeAll(async () => {
   ({ app, key } = await createDemoApp());
 }, 120_000);
 
-function tableRows(document: string, heading: string): string[][] {
-  expect(document).toContain(heading);
-  const section = document.slice(document.indexOf(heading));
-  const lines = section.split('\n');
-  const start = lines.findIndex((line) => line.startsWith('|'));
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith('|')) break;
-    rows.push(
-      line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
-  }
-  return rows;
-}
-
 describe('README.md and docs/', () => {
   it("keeps the README a newcomer's five minutes: at most 250 lines, every page it links there", () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(250);
     const links = [...readme.matchAll(/\]\(((?:docs\/|contract\/|ARCHITECTURE)[^)#]*)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThanOrEqual(10);
     for (const link of links) expect(() => read(link.endsWith('/') ? `${link}README.md` : link), link).not.toThrow();
-  });
-
-  it('documents every permission', () => {
-    const documented = tableRows(read('docs/permissions.md'), '## Permissions').map(([name]) => (name ?? '').replace(/`/g, ''));
-    expect(documented.sort()).toEqual([...allPermissions].sort());
   });
 
   it('has GraphQL examples that run without errors on the demo data', async () => {

@@ -1,9 +1,9 @@
 // How many SQL statements each REST path costs on the demo data, uncached and with the key's
-// verdict already remembered: docs/caching.md's table "Statements per request" is checked against it.
-import { readFileSync } from 'node:fs';
+// verdict already remembered, as scripts/docs/statement-counts.ts declares (and docs/caching.md shows).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
+import { STATEMENTS_PER_REQUEST } from '../scripts/docs/statement-counts.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 
 let app: TestApp;
@@ -12,14 +12,6 @@ let key: string;
 beforeAll(async () => {
   ({ app, key } = await createDemoApp());
 }, 120_000);
-
-/** docs/caching.md's rows: `| GET /api/v1/… | 3 |`. */
-function documentedCounts(): Map<string, number> {
-  const readme = readFileSync(new URL('../docs/caching.md', import.meta.url), 'utf8');
-  const section = readme.split('### Statements per request')[1]?.split('\n## ')[0] ?? '';
-  const rows = [...section.matchAll(/^\| `(GET|POST|PUT) ([^`]+)` \| (\d+) \|/gm)];
-  return new Map(rows.map((row) => [`${row[1]} ${row[2]}`, Number(row[3])]));
-}
 
 async function statementsFor(method: string, path: string): Promise<number> {
   // The key's first use (lookup, last_used_at) is not the path's cost: warm it first.
@@ -37,11 +29,11 @@ async function statementsFor(method: string, path: string): Promise<number> {
 }
 
 describe('statements per request, uncached', () => {
-  const documented = documentedCounts();
-  it('docs/caching.md documents a count for the sample of every REST path', () => {
-    expect(documented.size).toBeGreaterThanOrEqual(15);
+  const documented = Object.entries(STATEMENTS_PER_REQUEST);
+  it('declares a count for the sample of every REST path', () => {
+    expect(documented.length).toBeGreaterThanOrEqual(15);
   });
-  for (const [request, expected] of documented) {
+  for (const [request, { statements: expected }] of documented) {
     it(`${request} runs ${expected} statements`, async () => {
       const [method, path] = request.split(' ') as [string, string];
       expect(await statementsFor(method, path)).toBe(expected);
