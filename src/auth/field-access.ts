@@ -13,7 +13,7 @@ export const deniedAsUnauthorized = { deniedStatus: 401 } as const satisfies { d
 export interface FieldAccess {
   access: Access;
   deniedStatus: PermissionDeniedStatus;
-  /** Guards below it with no null fallback: REST refuses up front, as one would fail the whole body. */
+  /** Hard guards below it: REST refuses a key without them up front, as one would fail the whole body. */
   alsoNeeds: Permission[];
   permissions: Permission[];
 }
