@@ -1,7 +1,6 @@
-// API keys: `dlr_<lookup id>_<secret><checksum>`. The prefix lets secret scanners find leaked keys,
-// the CRC-32 checksum rejects mistyped or forged keys without touching the database, the lookup id
-// finds the row, and only a SHA-256 of the whole key is stored (the key carries 190 bits of
-// randomness, so a slow password hash would add latency and no safety).
+// API keys: `dlr_<lookup id>_<secret><checksum>`. The prefix lets secret scanners find leaked keys, the
+// checksum rejects mistyped keys without the database, and only a SHA-256 is stored: the secret is
+// random enough that a slow password hash would add latency and no safety.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Db } from '../db/client.ts';
@@ -19,7 +18,6 @@ export const KEY_PATTERN = new RegExp(
 /** last_used_at is written at most this often per key, so reads do not all become writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Who is calling: derived once per request from the API key. */
 export interface Actor {
   apiKeyId: number;
   permissions: ReadonlySet<Permission>;
@@ -65,7 +63,6 @@ export function generateKey(): NewSecret {
   return { key, lookupId, hash: hashKey(key) };
 }
 
-/** The lookup id of a well-formed key with a valid checksum, else null. */
 export function parseKey(key: string): string | null {
   const match = KEY_PATTERN.exec(key);
   if (!match) return null;
@@ -80,7 +77,6 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** A key found valid, and until when that verdict may be reused without asking the database again. */
 interface VerifiedKey {
   actor: Actor;
   /** The earliest of the key's expiry and its secret's retirement; null: neither is set. */
@@ -88,10 +84,6 @@ interface VerifiedKey {
   lastUsedAt: Date | null;
 }
 
-/**
- * Looks a presented key up (one statement): its actor, or null when the key is malformed, unknown,
- * expired, retired or revoked. Callers remember the verdict briefly (src/auth/key-cache.ts).
- */
 export async function lookUpKey(db: Db, key: string, now: Date): Promise<VerifiedKey | null> {
   const lookupId = parseKey(key);
   if (!lookupId) return null;
@@ -130,10 +122,7 @@ export async function lookUpKey(db: Db, key: string, now: Date): Promise<Verifie
   };
 }
 
-/**
- * Records that the key was used. The condition makes it at most one write a minute per key across
- * every instance, whatever each instance remembers.
- */
+/** The condition bounds the writes per key across every instance, whatever each one remembers. */
 export async function recordKeyUse(db: Db, apiKeyId: number, now: Date): Promise<void> {
   await db.apiKey.updateMany({
     where: { id: apiKeyId, OR: [{ last_used_at: null }, { last_used_at: { lte: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] },
@@ -166,10 +155,7 @@ export async function issueKey(db: Db, input: IssueKeyInput): Promise<{ id: numb
   return { id: apiKey.id, key: secret.key };
 }
 
-/**
- * Gives the key a new secret. Secrets issued before keep working until `now + overlapMs`, so the
- * integrator can deploy the new one without an outage; an overlap of 0 retires them at once.
- */
+/** Older secrets keep working until `now + overlapMs`, so the integrator deploys the new one without an outage. */
 export async function rotateKey(db: Db, apiKeyId: number, overlapMs: number, now: Date): Promise<string> {
   const secret = generateKey();
   const retiresAt = new Date(now.getTime() + overlapMs);

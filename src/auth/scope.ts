@@ -1,6 +1,5 @@
-// Which dealerships a key reaches. Rows are scoped in one place, the caller's client
-// (src/db/scoped.ts); these answer the questions a rule asks before it touches rows (which error
-// a write into a dealership the key does not reach answers).
+// Which dealerships a key reaches, for rules that decide before touching rows (the rows themselves
+// are scoped in src/db/scoped.ts).
 import type { Actor } from './api-keys.ts';
 import { unauthenticated } from '../errors.ts';
 

@@ -1,12 +1,6 @@
-// Introspection with a key answers the key's view of the graph (src/auth/api-view.ts): the root fields
-// its permissions let it call, and the types they reach. Without a key it answers as before (where
-// src/gateway/schema-privacy.ts lets it answer at all). Only the introspection fields (`__schema`,
-// `__type`) are answered from the view: a document is still validated and executed against the whole
-// schema, so a key that asks for a field outside its view gets the same error as always.
-//
-// Caching: an introspection answer is a query's result like any other, filed by the response cache
-// and the answer cache under the caller's scope (src/gateway/cache-scope.ts: key id, permissions,
-// dealerships), so one key's view is never served to another.
+// Introspection with a key answers the key's view of the graph. Only `__schema` and `__type` are: a
+// document is still validated and executed on the whole schema, so refusals stay as they were. Caches
+// file answers under the caller's scope, so one key's view is never served to another.
 import {
   getOperationAST,
   Kind,
@@ -24,7 +18,6 @@ import type { Context } from '../context.ts';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
-/** The fields an operation selects at its root, through its fragments (each fragment once). */
 function rootFieldsOf(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
   const fragments = new Map<string, SelectionSetNode>();
   for (const definition of document.definitions) {
@@ -48,7 +41,6 @@ function rootFieldsOf(document: DocumentNode, operation: OperationDefinitionNode
   return fields;
 }
 
-/** The same operation asking only for its introspection fields (with every fragment they may spread). */
 function introspectionOnly(document: DocumentNode, operation: OperationDefinitionNode, fields: FieldNode[]): DocumentNode {
   const fragments = document.definitions.filter(
     (definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION,
@@ -59,19 +51,14 @@ function introspectionOnly(document: DocumentNode, operation: OperationDefinitio
   };
 }
 
-/** A plain result (not a stream of @defer/@stream parts), which can be merged. */
 function isPlainResult(result: unknown): result is ExecutionResult {
   return typeof result === 'object' && result !== null && !(Symbol.asyncIterator in result);
 }
 
 type ExecuteFn = (args: ExecutionArgs) => unknown;
 
-/**
- * Runs the operation with its introspection fields answered from `view`. An operation of
- * introspection alone (GraphiQL's, a code generator's) runs on the view; one that mixes it with other
- * root fields runs on the whole schema as before, and its introspection fields are then answered
- * again from the view, replacing theirs.
- */
+// Introspection alone runs on the view; mixed with other root fields it runs on the whole schema, and
+// its introspection fields are answered again from the view.
 async function executeWithView(executeFn: ExecuteFn, args: ExecutionArgs, viewOf: () => ExecutionArgs['schema']): Promise<unknown> {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== 'query') return executeFn(args);
@@ -94,7 +81,6 @@ async function executeWithView(executeFn: ExecuteFn, args: ExecutionArgs, viewOf
   return { ...whole, data };
 }
 
-/** Answers introspection with a key from the key's view of the graph. */
 export function useKeyView(): Plugin<Context> {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {

@@ -1,9 +1,5 @@
-// Compresses answers worth compressing: JSON, HTML, JavaScript, CSS and text over a threshold,
-// with brotli or gzip as the client accepts (brotli first). The explorer pages are the big ones
-// (GraphiQL's page inlines its code), so compressed bodies of answers that carry an ETag are kept
-// in a small cache by ETag and encoding: a page is compressed once, not once per visit.
-// Not Yoga's useContentEncoding (@whatwg-node/server): it compresses every body, event streams (buffered) and
-// small answers too, picks the first listed encoding ignoring q-values, sends no Vary and keeps a strong ETag.
+// Compresses answers worth it; bodies with an ETag are kept compressed, so an explorer page is compressed once.
+// Not @whatwg-node/server's useContentEncoding: it compresses streams and small bodies, ignores q-values, sends no Vary.
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
@@ -21,7 +17,7 @@ const gzipAsync = promisify(gzip);
 
 type Encoding = 'br' | 'gzip';
 
-/** The encoding to answer with, from Accept-Encoding (q=0 refuses one). */
+/** Brotli first; q=0 refuses an encoding. */
 export function chooseEncoding(acceptEncoding: string | null): Encoding | null {
   if (!acceptEncoding) return null;
   const accepted = new Map<string, number>();
@@ -43,7 +39,6 @@ function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
 }
 
 export function useCompression(): Plugin {
-  // Bounded in entries and bytes, keys included (src/lib/bounded-cache.ts).
   const memo = new BoundedCache<Buffer>(COMPRESSION_MEMO_BOUNDS, (compressed) => compressed.byteLength);
   const remember = (id: string, compressed: Buffer): void => memo.set(id, compressed);
 

@@ -1,5 +1,4 @@
-// Every successful GET on both doors gets a strong ETag of its body and honours If-None-Match. Yoga's
-// response cache tags only cached GraphQL results (its key as ETag) and @envelop's none.
+// Strong ETags on every successful GET of both doors: Yoga's response cache tags only its cached results, @envelop's none.
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from '../web/bodies.ts';

@@ -1,5 +1,4 @@
-// Small Yoga plugins for the concerns both doors share: liveness/readiness, the body limit and the
-// error model's code on GraphQL's own input errors (the request log: src/gateway/request-telemetry.ts).
+// Small Yoga plugins for what both doors share: health, body limits, error codes, HTTP conventions.
 import { GraphQLError, Kind, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
@@ -12,13 +11,9 @@ import { recordOf } from '../telemetry/request-record.ts';
 import { carriesApiKey } from '../rest/routes.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
 
-/** `/ready` says 503 when the database has not answered its check within this long. */
 const READY_TIMEOUT_MS = 800;
 
-/**
- * `/health`: the process answers. `/ready`: and it is not shutting down, and its database answers.
- * While draining, `/ready` is 503 at once so a load balancer sends no new work; `/health` stays 200.
- */
+/** While draining, `/ready` is 503 at once so a load balancer sends no new work; `/health` stays 200. */
 export function useHealthChecks(deps: AppDeps): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
@@ -32,9 +27,7 @@ export function useHealthChecks(deps: AppDeps): Plugin {
         endResponse(jsonResponse(503, { status: 'draining' }));
         return undefined;
       }
-      // Answered within READY_TIMEOUT_MS whatever the database does: a load balancer's probe has a
-      // timeout of its own, and a database that does not answer must read as "not ready", not as a
-      // probe that timed out.
+      // Bounded: a database that does not answer must read as "not ready", not as a probe that timed out.
       let timer: NodeJS.Timeout | undefined;
       const tooLate = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the database did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
@@ -52,12 +45,7 @@ export function useHealthChecks(deps: AppDeps): Plugin {
   };
 }
 
-/**
- * Refuses bodies over the limit by their declared length before anything reads them. Bodies sent
- * without a length (chunked) are counted by the HTTP server in src/http/server.ts. A request without
- * a key gets the far smaller anonymous limit: nothing a keyless caller may do needs a large body, and
- * a large one would otherwise be read and parsed (a GraphQL document) before anyone asked for a key.
- */
+/** Keyless callers get the smaller limit: nothing they may do needs a large body (chunked ones: src/http/server.ts). */
 export function useBodyLimit(limitBytes: number, anonymousLimitBytes: number = limitBytes): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
@@ -68,7 +56,6 @@ export function useBodyLimit(limitBytes: number, anonymousLimitBytes: number = l
   };
 }
 
-/** The body limit of a request: the anonymous one unless it presents an API key (carriesApiKey). */
 export function bodyLimitOf(headers: Headers, url: URL, limitBytes: number, anonymousLimitBytes: number): number {
   return carriesApiKey(headers, url) ? limitBytes : Math.min(limitBytes, anonymousLimitBytes);
 }
@@ -91,13 +78,7 @@ function argumentsByVariable(document: DocumentNode): Map<string, string> {
   return names;
 }
 
-/**
- * Gives GraphQL's input errors the error model's code and field on /graphql (the REST door words
- * them itself, src/rest/errors.ts), so a missing or malformed argument is BAD_USER_INPUT naming the
- * argument on both doors, whether the schema or a domain rule refuses it. A connection argument the
- * Pothos plugins refused (an unreadable cursor, `first: -1`) is coded here too, as the operation
- * ends and before the masking: a client's mistake is never masked, nor logged as the service's.
- */
+/** A client's input mistake is BAD_USER_INPUT naming the argument, as on REST, and never masked nor logged as ours. */
 export function useInputErrorCodes(): Plugin {
   return {
     onExecute({ args }) {
@@ -129,7 +110,6 @@ export function useInputErrorCodes(): Plugin {
   };
 }
 
-/** One answer's errors finished (finishedError); the same answer when none changed. */
 function finishedResult<T extends ExecutionResult>(result: T): T {
   if (!result.errors?.length) return result;
   let changed = false;
@@ -142,13 +122,7 @@ function finishedResult<T extends ExecutionResult>(result: T): T {
   return changed ? { ...result, errors } : result;
 }
 
-/**
- * The one place every GraphQL answer's errors pass on their way out (parse and validation errors,
- * errors met while executing, the plugins' own): each carries `extensions.code` (the Pothos relay
- * plugin's connection-argument refusals become BAD_USER_INPUT naming the argument; anything else
- * still without a code is BAD_REQUEST, a request GraphQL refused) and no raw control character in
- * its message (a message may echo what the client sent). Masked errors already carry a code.
- */
+/** Every GraphQL answer's errors leave with a code and no raw control character (a message may echo the client). */
 export function useErrorCodes(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
@@ -163,7 +137,6 @@ export function useErrorCodes(): Plugin {
   };
 }
 
-/** The GraphQL parameter (or `body`) whose JSON nests deeper than MAX_BODY_DEPTH, if any. */
 async function tooDeeplyNested(request: Request): Promise<string | null> {
   if (request.method === 'POST') return jsonNestingExceeds(await peekRequestBody(request)) ? 'body' : null;
   const params = parsedUrl(request).searchParams;
@@ -174,17 +147,13 @@ async function tooDeeplyNested(request: Request): Promise<string | null> {
   return null;
 }
 
-/**
- * GraphQL parameters that are not JSON (`/graphql?query={__typename}&variables={`) are the client's
- * mistake: 400, not the 500 Yoga's request parsers answer when JSON.parse throws inside them.
- */
+/** Non-JSON GraphQL parameters are the client's mistake: 400, not the 500 Yoga's parsers answer. */
 export function useReadableGraphQLParams(): Plugin {
   return {
     onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) return;
       setRequestParser(async (request) => {
-        // Before the parser, which recurses over the JSON: a body nested thousands deep would
-        // otherwise exhaust the stack (a 500) before the input checks could refuse it.
+        // Before the parser, which recurses: a deeply nested body would exhaust the stack (a 500) first.
         const nested = await tooDeeplyNested(request);
         if (nested) {
           throw createGraphQLError(`${nested}: ${nestingReason()}`, {
@@ -204,24 +173,12 @@ export function useReadableGraphQLParams(): Plugin {
   };
 }
 
-/** Whether the hook's `url` is already a parsed URL (mutable), rather than the server adapter's lazy stand-in. */
 function isParsedUrl(url: URL): boolean {
-  // The adapter passes a Proxy over a plain object until some hook reads the URL; reading it then
-  // parses the current request's URL. Once parsed, it is a real URL that setRequest does not update.
+  // The adapter's lazy Proxy parses on first read; once parsed, setRequest no longer updates it.
   return Object.getPrototypeOf(url) !== Object.prototype;
 }
 
-/**
- * HTTP as clients and load balancers expect it, on every path of both doors:
- * - HEAD is answered wherever GET is, as the GET (same status and headers, Content-Length included),
- *   without the body;
- * - a trailing slash on a path answers like the path without it (`/health/`, `/api/v1/leads/`): the
- *   request is handled as if sent without it, not redirected, so a POST's body is not lost to a client
- *   that does not follow redirects;
- * - every 404, unknown paths included, has the JSON error body and content type.
- * `first` must be the first plugin (every later one sees the rewritten request) and `last` the last
- * (it sees the final answer, after ETags and compression).
- */
+/** `first` must be the first plugin and `last` the last: it sees the final answer, after ETags and compression. */
 export function useHttpConventions(): { first: Plugin; last: Plugin } {
   const headRequests = new WeakSet<Request>();
   return {
@@ -229,6 +186,7 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
       onRequest({ request, setRequest, url }) {
         const { pathname } = parsedUrl(request);
         const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') || '/' : pathname;
+        // Rewritten, not redirected: a POST's body is not lost to a client that does not follow redirects.
         const isHead = request.method === 'HEAD';
         if (!isHead && trimmed === pathname) return;
         const target = new URL(request.url);
@@ -276,11 +234,7 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
 /** The media types Yoga can answer a (non-streamed) GraphQL result in, in its own order of preference. */
 const GRAPHQL_ANSWER_TYPES = ['text/event-stream', 'multipart/mixed', 'application/graphql-response+json', 'application/json'] as const;
 
-/**
- * Whether Yoga will find a way to answer this Accept header: the same reading as its result
- * processors (graphql-yoga's result-processor/accept.js: only UTF-8, wildcards on the asked side,
- * no header means anything), which it applies only once the operation has run.
- */
+// Yoga's own reading of Accept (its result-processor/accept.js), which it applies only after running.
 function acceptsGraphQLAnswer(accept: string | null): boolean {
   const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
   return asked.some((entry) => {
@@ -295,14 +249,7 @@ function acceptsGraphQLAnswer(accept: string | null): boolean {
   });
 }
 
-/**
- * Content negotiation on /graphql is decided before anything runs. Yoga picks how to answer from
- * Accept only after executing, so a mutation asked for with `Accept: text/html` committed and was
- * then answered 406: the client never learned its write happened. Here an Accept header Yoga could
- * not satisfy is refused (406, nothing run) first; a GET that GraphiQL answers is left to it.
- * The REST door always answers JSON, whatever Accept says (RFC 9110 lets a server disregard it),
- * so it has nothing to refuse.
- */
+/** Refused before running: Yoga negotiates after executing, so a mutation would commit and then answer 406. */
 export function useGraphQLAccept(graphqlEndpoint: string, explorers: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse }) {

@@ -1,27 +1,8 @@
-// The live event hub: where writes hand their committed events (src/domain/record-events.ts) and
-// where open GraphQL subscriptions (src/schema/subscriptions.ts) read them. Without Redis it fans an
-// event out to this instance's streams; with REDIS_URL it also publishes it on the deployment's
-// channel, and every other instance hands what it hears there to its own streams.
-//
-// Live delivery is at most once by design (docs/subscriptions.md): publishing never waits. A Redis
-// that is down or frozen costs the other instances' subscribers those events, never a request its
-// time: the command connection gives up after REDIS_COMMAND_TIMEOUT_MS, fails at once while its
-// breaker is open (src/redis/client.ts), and nobody awaits it. A reader slower than the events keeps
-// at most STREAM_BUFFER of them; older ones are dropped.
-//
-// Publishing costs the writer the same whatever the number of open streams: the event is queued and
-// the hub hands it to its streams in later turns of the event loop, at most HANDOVERS_PER_TURN
-// streams a turn, so a write's answer never waits for the subscribers' work (each re-verifies its key
-// and re-reads the record) and that work is spread over turns that the other requests share.
-//
-// Open streams are counted per key (SUBSCRIPTIONS_PER_KEY) and for the whole instance
-// (SUBSCRIPTIONS_PER_INSTANCE), each released once its stream ends. A change of a key announced to
-// this instance (src/auth/key-cache.ts) is passed to that key's streams at once, so that they check
-// the key again without waiting for a heartbeat.
-//
-// A subscription to the channel lost and made again (Redis restarted, or the connection dropped) ends
-// every open stream, whose clients resume with Last-Event-ID: the events published while it was
-// lost reach them from the database, where every event is stored with its change.
+// The live event hub: writes hand it their committed events, open subscriptions read them, and with
+// REDIS_URL it relays them between instances. Delivery is at most once by design (docs/subscriptions.md):
+// publishing never waits on Redis nor on the streams, whose hand-over is spread over later turns of the
+// event loop. A lost channel subscription ends every stream; its client resumes with Last-Event-ID from
+// the stored events.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -29,36 +10,31 @@ import { apiError } from '../errors.ts';
 import type { RedisConnections } from '../redis/client.ts';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventPublisher, type RecordEventSource } from '../domain/record-events.ts';
 
-/** The channel of record events, after the deployment's prefix (ioredis does not prefix channels). */
+/** After the deployment's prefix, which ioredis does not add to channels. */
 const RECORD_EVENTS_CHANNEL = 'record-events';
 
-/** Events one stream keeps for a reader that has not taken them yet; the oldest go first. */
+/** Per stream, for a reader slower than the events; the oldest go first. */
 const STREAM_BUFFER = 256;
 
-/** Streams handed an event in one turn of the event loop; the rest wait for the next turns. */
 export const HANDOVERS_PER_TURN = 64;
 
-/** Events published and not yet handed to every stream; past this the oldest is dropped (at most once). */
+/** Events not yet handed to every stream; past this the oldest is dropped (at most once). */
 const PENDING_EVENTS = 1_024;
 
-/** The live events of one instance: a publisher for writes, a source for subscriptions. */
 export interface LiveEventHub extends RecordEventPublisher, RecordEventSource {
-  /** Resolves once events published by other instances reach this one (at once without Redis). */
+  /** Resolves once other instances' events reach this one (at once without Redis). */
   ready(): Promise<void>;
-  /** Ends every open stream (each subscription completes, so its response ends) and refuses new ones: the shutdown's first step. */
+  /** The shutdown's first step: ends every open stream and refuses new ones. */
   close(): void;
-  /** Streams open on this instance now. */
   openStreams(): number;
-  /** A key changed (revoked, or its permissions or dealerships): its open streams are told at once, to check it again. */
   keyChanged(apiKeyId: number): void;
 }
 
-/** Where the hub hears of changed keys: the key verifier (src/auth/key-cache.ts), after it forgot their verdicts. */
 interface KeyChangeNotices {
   onChange(listener: (apiKeyId: number) => void): () => void;
 }
 
-/** What travels on the channel: the event, and the instance that published it (which delivered it itself). */
+/** `origin`: the publishing instance, which delivered the event itself. */
 const wireMessage = z.object({
   origin: z.string(),
   event: z.object({
@@ -71,7 +47,6 @@ const wireMessage = z.object({
   }),
 });
 
-/** The refusal of one stream more than a key may hold open (429, like the other limits). */
 function tooManySubscriptions(limit: number) {
   return apiError(
     'RATE_LIMITED',
@@ -81,7 +56,6 @@ function tooManySubscriptions(limit: number) {
   );
 }
 
-/** The refusal of one stream more than the instance holds open, all keys together. */
 function atCapacity(limit: number) {
   return apiError(
     'UNAVAILABLE',
@@ -94,7 +68,6 @@ function atCapacity(limit: number) {
 const shuttingDown = () =>
   apiError('UNAVAILABLE', 'unavailable', 'This instance is shutting down: open the subscription again (another instance answers it).');
 
-/** One open stream: the events handed to it, waiting for its reader. */
 class EventStream implements AsyncIterableIterator<RecordEvent> {
   private readonly queued: RecordEvent[] = [];
   private waiting: ((result: IteratorResult<RecordEvent>) => void) | null = null;
@@ -106,7 +79,6 @@ class EventStream implements AsyncIterableIterator<RecordEvent> {
     private readonly onKeyChange: (() => void) | null,
   ) {}
 
-  /** The stream's key changed: its reader checks the key again now. */
   keyChanged(): void {
     if (!this.ended) this.onKeyChange?.();
   }
@@ -135,7 +107,6 @@ class EventStream implements AsyncIterableIterator<RecordEvent> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  /** Ends the stream: its reader is told it is done, and its key's count is released once. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
@@ -152,14 +123,11 @@ class EventStream implements AsyncIterableIterator<RecordEvent> {
 }
 
 interface LiveEventHubOptions {
-  /** SUBSCRIPTIONS_PER_KEY, counted on this instance. */
   perKeyLimit: number;
-  /** SUBSCRIPTIONS_PER_INSTANCE: every key's streams together; absent, only the per-key limit counts. */
   instanceLimit?: number;
   logger: Logger;
-  /** The deployment's connections when REDIS_URL is set, for the events of the other instances. */
   redis?: RedisConnections | null;
-  /** Where changed keys are announced; absent, a stream sees a change at its next event or heartbeat. */
+  /** Absent, a stream sees a changed key only at its next event or heartbeat. */
   keyChanges?: KeyChangeNotices | null;
 }
 
@@ -169,8 +137,7 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
   const openByKey = new Map<number, number>();
   let closed = false;
 
-  // The events waiting to be handed over, and the one being handed over: to the streams open when
-  // its hand-over began, from `handedTo` on.
+  // The event being handed over goes to the streams open when its hand-over began.
   const pending: RecordEvent[] = [];
   let current: { event: RecordEvent; targets: EventStream[]; handedTo: number } | null = null;
   let scheduled: ReturnType<typeof setImmediate> | null = null;
@@ -193,7 +160,6 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
     if (current || pending.length > 0) scheduled = setImmediate(handOver);
   };
 
-  /** Queues the event for this instance's streams: nothing is handed over in the caller's turn. */
   const deliver = (event: RecordEvent): void => {
     if (closed || streams.size === 0) return;
     pending.push(event);
@@ -222,9 +188,7 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
       }
       if (parsed.origin !== origin) deliver(parsed.event);
     });
-    // ioredis subscribes again after a reconnection, but what was published meanwhile never reaches
-    // this instance: every open stream then ends (`complete`), so that its client reconnects with
-    // Last-Event-ID and is sent the stored events it missed (src/schema/subscriptions.ts).
+    // ioredis subscribes again after a reconnection, but what was published meanwhile is lost here.
     let subscriptionLost = false;
     redis.subscriber.on('close', () => {
       subscriptionLost = true;

@@ -1,8 +1,6 @@
-// GET /metrics: this instance's metrics in Prometheus' text format, for a bearer token only.
-// Without METRICS_TOKEN the path does not exist (404, like any unknown path), so an instance never
-// shows its metrics by accident; with it, a scrape without the token is 401. The path is not in the
-// REST route table or the OpenAPI document, is answered before the rate limits (a scrape is never
-// refused for the callers' traffic) and is never cached.
+// GET /metrics, for a bearer token only; without METRICS_TOKEN the path does not exist, so an instance
+// never shows its metrics by accident. Answered before the rate limits: a scrape is never refused for
+// the callers' traffic.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { jsonResponse } from '../rest/errors.ts';

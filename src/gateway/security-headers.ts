@@ -1,7 +1,5 @@
-// The headers that make answers safe to receive in a browser, on every answer of both doors, the
-// explorers and the errors alike: CORS for the origins the operator lists (never with credentials),
-// no content sniffing, no framing, no referrer, a Content-Security-Policy (the explorer pages get
-// the policy their code needs, everything else none at all) and no caching of what a key was needed for.
+// Headers that make every answer of both doors safe to receive in a browser: CORS for the listed origins
+// (never with credentials), no sniffing, framing or referrer, a CSP, and no caching of keyed answers.
 import type { Plugin } from 'graphql-yoga';
 import { withHeaders } from '../web/bodies.ts';
 import { graphiqlPolicy } from '../rest/explorers.ts';
@@ -21,11 +19,10 @@ export const EXPOSED_HEADERS = [
   'RateLimit',
   'Retry-After',
   'Request-Id',
-  // The REST door names the body keys it ignored (src/rest/plugin.ts).
   'X-Ignored-Parameters',
 ] as const;
 
-/** Request headers a page on an allowed origin may send (Last-Event-ID: a subscription's client resumes with it, docs/subscriptions.md). */
+/** Last-Event-ID: a subscription's client resumes with it. */
 const ALLOWED_REQUEST_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -40,10 +37,7 @@ const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 /** For answers that are not pages: load nothing, be framed by nothing. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
-/**
- * What every answer carries, whoever builds it: this plugin for the app's answers, and the HTTP
- * server for the few it answers itself (a chunked body over the limit, a failure outside the app).
- */
+/** Also sent by the HTTP server on the few answers it makes itself. */
 export const PROTECTIVE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -51,7 +45,6 @@ export const PROTECTIVE_HEADERS = {
   'content-security-policy': API_POLICY,
 } as const;
 
-/** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 
 function explorerPolicy(pathname: string): string | null {
@@ -69,10 +62,6 @@ export function carriesCredential(request: Request, url: URL): boolean {
 interface CorsOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
-  /**
-   * The methods a path answers, or null when it does not exist (src/gateway/path-methods.ts): OPTIONS
-   * answers with them. Without it, every path answers with ALLOWED_METHODS.
-   */
   methodsOf?: (pathname: string) => readonly string[] | null;
 }
 
@@ -90,8 +79,7 @@ export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS 
     onRequest({ request, endResponse }) {
       if (request.method !== 'OPTIONS') return;
       const methods = methodsOf(parsedUrl(request).pathname);
-      // A path that does not exist has no methods to offer, to a browser's preflight either: it goes
-      // on to the 404 every unknown path gets (useHttpConventions).
+      // An unknown path offers no methods, to a preflight either: it gets the 404 of every unknown path.
       if (!methods) return;
       const allow = [...methods, 'OPTIONS'].join(', ');
       const origin = request.headers.get('origin');
