@@ -24,7 +24,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, withPortablePatterns, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
-import { restRoutes, restTags, routeTakesIdempotencyKey, type ParamType, type RestRoute } from './routes.ts';
+import { restRoutes, restTags, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -185,12 +185,6 @@ class SchemaWriter {
   }
 }
 
-const paramSchemas: Record<ParamType, JsonSchema> = {
-  integer: { type: 'integer' },
-  boolean: { type: 'boolean' },
-  string: { type: 'string' },
-};
-
 /** A query string or path carries text, never null: a parameter's schema without the null a declaration allows. */
 function withoutNull(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.type)) {
@@ -225,13 +219,13 @@ interface OperationSource {
   example: OperationExample | undefined;
 }
 
-/** An argument's schema: its declaration's, else its REST parameter type's or its GraphQL type's, with the limits on every input. */
+/** An argument's schema: its declaration's, else its REST parameter type's (a JSON type) or its GraphQL type's, with the limits on every input. */
 function argumentSchema(source: OperationSource, name: string): JsonSchema {
   const fromDeclaration = source.declared?.properties[name];
   if (fromDeclaration) return fromDeclaration;
   const type = source.route.params?.[name];
   const arg = source.argsByName.get(name);
-  const schema = type ? { ...paramSchemas[type] } : arg ? source.writer.of(arg.type) : { type: 'string' };
+  const schema = type ? { type } : arg ? source.writer.of(arg.type) : { type: 'string' };
   return applyInputLimits(schema, name, '', source.inputs);
 }
 
