@@ -167,18 +167,27 @@ beforeAll(async () => {
     path: '/api/v1/webhook_subscriptions',
     body: { subscription: { url: 'https://crm.example.com/webhooks', events: ['lead.created', 'car.reserved'], dealership_id: 1 } },
   });
-  // Every other read path is called last, on the demo dealership's records: a new one needs no call
-  // above. (The sign-on's call is added once the partner token call has handed out its token.)
+  // Every other read path is called last, on the demo dealership's records with its required query
+  // parameters' documented examples: a new one needs no call above. (The sign-on's call is added
+  // once the partner token call has handed out its token.)
   for (const route of restRoutes) {
     if (route.method !== 'GET' || route.field === 'Mutation.redeem_partner_token' || calls.some((target) => target.field === route.field))
       continue;
-    calls.push({ field: route.field, path: route.path.replace(/:([A-Za-z_]+)/g, (_whole, name: string) => demoParameter(route, name)) });
+    calls.push({ field: route.field, path: demoPath(route) });
   }
 });
 
-/** A path parameter of the demo data: record 1 by id, the demo dealership (and its website) by slug. */
-function demoParameter(route: RestRoute, name: string): string {
-  return name === 'id' || route.params?.[name] === 'integer' ? '1' : 'richmond-toyota';
+/** A read path on the demo data: record 1 by id, the demo dealership (and its website) by slug. */
+function demoPath(route: RestRoute): string {
+  const path = route.path.replace(/:([A-Za-z_]+)/g, (_whole, name: string) =>
+    name === 'id' || route.params?.[name] === 'integer' ? '1' : 'richmond-toyota',
+  );
+  type Parameter = { name: string; in: string; required: boolean; example?: unknown };
+  const paths = openApiDocument().paths as Record<string, { get: { parameters?: Parameter[] } }>;
+  const query = (paths[openApiPath(route.path)]?.get.parameters ?? [])
+    .filter((parameter) => parameter.in === 'query' && parameter.required && parameter.example !== undefined)
+    .map((parameter) => [parameter.name, String(parameter.example)]);
+  return query.length > 0 ? `${path}?${new URLSearchParams(query)}` : path;
 }
 
 describe('every operation on the demo data', () => {
