@@ -1,10 +1,9 @@
-// The OpenAPI 3.1 document of the REST door: one writer over the route table, the zod records that
-// check the routes' arguments (src/rest/input-schemas.ts) and the GraphQL types of the routed root
-// fields (the REST body IS the root field's result). test/support/contract.ts validates real
-// responses against it across the suite.
-// Decision (issue 44): this writer, not Sofa's generator plus post-processing: sofa-api's OpenAPI()
-// writes OpenAPI 3.0 with no nullability, every type as a component, arguments as query parameters
-// and one 200 answer, so "post-processing" it would rewrite every part of it.
+// Decision (issue 44): one writer over the zod records and the GraphQL types, not Sofa's OpenAPI() plus post-processing.
+// Why: Sofa's writes OpenAPI 3.0 without nullability, errors or headers, and `:id.json` as `{id.json}`: fixing it is a rewrite.
+//
+// The OpenAPI 3.1 document of the REST door, from the route table, the zod records that check the
+// routes' arguments (src/rest/input-schemas.ts) and the GraphQL types of the routed root fields (the
+// REST body IS the root field's result). test/support/contract.ts validates real answers against it.
 import {
   isEnumType,
   isInputObjectType,
