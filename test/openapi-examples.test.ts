@@ -123,12 +123,9 @@ beforeAll(async () => {
         },
       },
     },
-    { field: 'Query.car_performance', path: `/api/v1/cars/${car.id}/performance.json` },
     { field: 'Query.car_payment_processors', path: `/api/v1/cars/${car.id}/payment_processors.json?website=richmond-toyota` },
     { field: 'Query.model_variant', path: '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=richmond-toyota' },
-    { field: 'Query.manufacturer_offers', path: '/manufacturers/1/offers.json' },
     { field: 'Query.website_offer', path: '/websites/1/offers/13.json' },
-    { field: 'Query.apikey_details', path: '/api/v1/apikeys/apikey_details.json' },
     {
       field: 'Mutation.create_lead',
       path: '/api/v1/leads',
@@ -144,23 +141,19 @@ beforeAll(async () => {
       field: 'Mutation.create_lead_event',
       path: `/api/v1/lead_events/sms/create?data[leadId]=${leadId}&data[messageDetail][contactType]=sms&data[messageDetail][description]=${encodeURIComponent('Reminder: test drive Saturday 10am')}&data[messageDetail][sentDate]=2026-11-21T10:15:00`,
     },
-    { field: 'Query.contact', path: '/dealerships/1/contacts/1' },
     { field: 'Query.contacts', path: '/dealerships/1/contacts?page=1&per_page=20' },
-    { field: 'Query.partner_dealerships', path: '/api/v1/partner/dealerships' },
     { field: 'Query.search_dealerships_by_postcode', path: '/manufacturers/1/search_by_postcode?postcode=3000&limit=5' },
     {
       field: 'Mutation.phone_call_webhook',
       path: '/api/v1/webhooks/phone_calls_webhooks/generic',
       body: { called_number: location.tracking_phone, caller_number: '0412 345 678' },
     },
-    { field: 'Query.dealership_plugins', path: '/api/v1/dealerships/richmond-toyota/plugins' },
     {
       field: 'Query.car_redirect',
       path: `/api/v1/dealerships/richmond-toyota/redirect_service?website_id=richmond-toyota&stocknum=${car.stocknum}&fbclid=IwAR2xQ7demo`,
     },
     { field: 'Mutation.reserve_car', path: '/api/v1/cars/2/reserve?reserved=true' },
     { field: 'Query.website_models', path: '/api/v1/websites/richmond-toyota/models?version=2' },
-    { field: 'Query.webhook_subscriptions', path: '/api/v1/webhook_subscriptions' },
     { field: 'Query.webhook_deliveries', path: '/api/v1/webhook_subscriptions/1/deliveries' },
     { field: 'Mutation.rotate_webhook_secret', path: '/api/v1/webhook_subscriptions/1/rotate_secret' },
     { field: 'Mutation.disable_webhook_subscription', path: '/api/v1/webhook_subscriptions/1/disable' },
@@ -174,7 +167,28 @@ beforeAll(async () => {
     path: '/api/v1/webhook_subscriptions',
     body: { subscription: { url: 'https://crm.example.com/webhooks', events: ['lead.created', 'car.reserved'], dealership_id: 1 } },
   });
+  // Every other read path is called last, on the demo dealership's records with its required query
+  // parameters' documented examples: a new one needs no call above. (The sign-on's call is added
+  // once the partner token call has handed out its token.)
+  for (const route of restRoutes) {
+    if (route.method !== 'GET' || route.field === 'Mutation.redeem_partner_token' || calls.some((target) => target.field === route.field))
+      continue;
+    calls.push({ field: route.field, path: demoPath(route) });
+  }
 });
+
+/** A read path on the demo data: record 1 by id, the demo dealership (and its website) by slug. */
+function demoPath(route: RestRoute): string {
+  const path = route.path.replace(/:([A-Za-z_]+)/g, (_whole, name: string) =>
+    name === 'id' || route.params?.[name] === 'integer' ? '1' : 'richmond-toyota',
+  );
+  type Parameter = { name: string; in: string; required: boolean; example?: unknown };
+  const paths = openApiDocument().paths as Record<string, { get: { parameters?: Parameter[] } }>;
+  const query = (paths[openApiPath(route.path)]?.get.parameters ?? [])
+    .filter((parameter) => parameter.in === 'query' && parameter.required && parameter.example !== undefined)
+    .map((parameter) => [parameter.name, String(parameter.example)]);
+  return query.length > 0 ? `${path}?${new URLSearchParams(query)}` : path;
+}
 
 describe('every operation on the demo data', () => {
   it('answers a key holding exactly its permissions with the whole documented record, as the examples show', async () => {

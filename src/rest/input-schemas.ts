@@ -87,34 +87,20 @@ const writtenRecords = new WeakMap<Record<string, JsonSchema>, Map<string, strin
 
 /** Moves `$defs` into the components (a record used under one id is one component) and points the refs there. */
 function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
-  const definitions = (json.$defs ?? {}) as Record<string, JsonSchema>;
-  delete json.$defs;
-  delete json.$schema;
-  const repoint = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(repoint);
-    if (!isObject(value)) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [
-        key,
-        key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, '#/components/schemas/') : repoint(inner),
-      ]),
-    );
-  };
-  let written = writtenRecords.get(components);
-  if (!written) {
-    written = new Map();
-    writtenRecords.set(components, written);
-  }
-  for (const [id, definition] of Object.entries(definitions)) {
+  const repointed = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
+  const { $defs, $schema: _schema, ...schema } = repointed;
+  const written = writtenRecords.get(components) ?? new Map<string, string>();
+  writtenRecords.set(components, written);
+  for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
     const text = JSON.stringify(definition);
     const earlier = written.get(id);
     if (earlier !== undefined && earlier !== text) throw new Error(`two different records are named ${id}`);
     if (earlier !== undefined) continue;
     if (components[id]) throw new Error(`the record ${id} has the name of another schema of the document`);
     written.set(id, text);
-    components[id] = repoint(definition) as JsonSchema;
+    components[id] = definition;
   }
-  return repoint(json) as JsonSchema;
+  return schema;
 }
 
 /**

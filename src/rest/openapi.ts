@@ -1,8 +1,9 @@
-// The OpenAPI 3.1 document of the REST door, built from the route table and the GraphQL types the
-// routes answer with: the REST body IS the root field's result, so one source describes both, and
-// test/openapi.test.ts (with test/support/contract.ts, used across the suite) validates real responses against this document.
-// (Sofa's generated document repeats arguments as query and body parameters and mangles paths such
-// as `{id.json}`. This one reads each parameter where it is read.)
+// Decision (issue 44): one writer over the zod records and the GraphQL types, not Sofa's OpenAPI() plus post-processing.
+// Why: Sofa's writes OpenAPI 3.0 without nullability, errors or headers, and `:id.json` as `{id.json}`: fixing it is a rewrite.
+//
+// The OpenAPI 3.1 document of the REST door, from the route table, the zod records that check the
+// routes' arguments (src/rest/input-schemas.ts) and the GraphQL types of the routed root fields (the
+// REST body IS the root field's result). test/support/contract.ts validates real answers against it.
 import {
   isEnumType,
   isInputObjectType,
@@ -12,9 +13,8 @@ import {
   isScalarType,
   type GraphQLArgument,
   type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLOutputType,
   type GraphQLSchema,
+  type GraphQLType,
 } from 'graphql';
 import { KEY_PATTERN } from '../auth/api-keys.ts';
 import { permissionCatalogue, type Permission } from '../auth/permissions.ts';
@@ -23,7 +23,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, withPortablePatterns, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
-import { restRoutes, restTags, routeTakesIdempotencyKey, type ParamType, type RestRoute } from './routes.ts';
+import { restRoutes, restTags, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -34,14 +34,8 @@ import { webhookPayloadShape } from './webhook-payload-shape.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
 const EXAMPLE_API_KEY = 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y';
-
-/** What one document is written with. */
-interface DocumentContext {
-  writer: SchemaWriter;
-  inputs: InputSchemaOptions;
-  /** The day the document is written on: a declaration's year range may depend on it. */
-  now: Date;
-}
+/** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
+const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
 
 const scalarSchemas: Record<string, JsonSchema> = {
   Int: { type: 'integer' },
@@ -55,6 +49,7 @@ const scalarSchemas: Record<string, JsonSchema> = {
   JSONObject: { type: 'object' },
 };
 
+/** What each error status means, its first `code` being the one its example shows unless a route says otherwise. */
 const errorDescriptions: Record<number, string> = {
   400: '`malformed_json`: the body is not valid JSON; `malformed_request`: a path parameter is not valid percent-encoded UTF-8.',
   401: '`unauthorized`: a missing, malformed, unknown, expired or revoked API key (one body for all).',
@@ -68,6 +63,8 @@ const errorDescriptions: Record<number, string> = {
   500: '`internal_error`: unexpected (logged; nothing internal in the body).',
   503: '`unavailable`: the database did not answer; `Retry-After` says how many seconds to wait before retrying (a write is safe to retry with its `Idempotency-Key`).',
 };
+/** The example code of the statuses whose description names none. */
+const uncodedErrors: Record<number, string> = { 404: 'not_found', 409: 'conflict', 410: 'token_expired' };
 
 /** A realistic body per `error` code, for the document's examples (messages as the service words them). */
 const errorMessages: Record<string, string> = {
@@ -93,26 +90,11 @@ const errorMessages: Record<string, string> = {
   unavailable: 'The database is not answering: retry the request in a few seconds.',
 };
 
-const defaultErrorCode: Record<number, string> = {
-  400: 'malformed_json',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  410: 'token_expired',
-  413: 'payload_too_large',
-  422: 'invalid_input',
-  429: 'rate_limited',
-  500: 'internal_error',
-  503: 'unavailable',
-};
-
-/** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
-const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
+const firstCode = (text: string | undefined): string | undefined => /`([a-z_]+)`/.exec(text ?? '')?.[1];
 
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
 function errorExample(route: RestRoute, status: number): Record<string, string> {
-  const code = /`([a-z_]+)`/.exec(route.outcomes?.[status] ?? '')?.[1] ?? defaultErrorCode[status] ?? 'error';
+  const code = firstCode(route.outcomes?.[status]) ?? uncodedErrors[status] ?? firstCode(errorDescriptions[status]) ?? 'error';
   const thing = /^(.+)_not_found$/.exec(code)?.[1];
   const message = errorMessages[code] ?? (thing ? `No ${thing.replace(/_/g, ' ')} with that identifier.` : 'The request failed.');
   const field = /^([a-z_.]+): /.exec(message)?.[1];
@@ -150,84 +132,57 @@ export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[]
   return [...statuses].sort();
 }
 
+interface FieldLike {
+  name: string;
+  type: GraphQLType;
+  description?: string | null | undefined;
+  defaultValue?: unknown;
+}
+
+/** The GraphQL types' JSON Schemas, each object or input object a component. */
 class SchemaWriter {
   readonly components: Record<string, JsonSchema> = {};
 
   constructor(private readonly schema: GraphQLSchema) {}
 
-  output(type: GraphQLOutputType): JsonSchema {
-    if (isNonNullType(type)) return this.outputNonNull(type.ofType);
-    const inner = this.outputNonNull(type);
-    // Any JSON value (the JSON scalar) includes null already.
+  /** A nullable type's schema allows null (the JSON scalar, any value, includes it already). */
+  of(type: GraphQLType): JsonSchema {
+    if (isNonNullType(type)) return this.nonNull(type.ofType);
+    const inner = this.nonNull(type);
     return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
   }
 
-  private outputNonNull(type: GraphQLOutputType): JsonSchema {
-    if (isNonNullType(type)) return this.outputNonNull(type.ofType);
-    if (isListType(type)) return { type: 'array', items: this.output(type.ofType) };
+  private nonNull(type: GraphQLType): JsonSchema {
+    if (isNonNullType(type)) return this.nonNull(type.ofType);
+    if (isListType(type)) return { type: 'array', items: this.of(type.ofType) };
     if (isScalarType(type)) return { ...(scalarSchemas[type.name] ?? { type: 'string' }) };
     if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
-    if (isObjectType(type)) {
-      if (!this.components[type.name]) {
-        this.components[type.name] = {}; // placeholder for recursive types
-        const fields = Object.values(type.getFields());
-        this.components[type.name] = {
-          type: 'object',
-          ...(type.description ? { description: type.description } : {}),
-          properties: Object.fromEntries(fields.map((field) => [field.name, this.describe(this.output(field.type), field.description)])),
-          required: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name),
-          additionalProperties: false,
-        };
-      }
-      return { $ref: `#/components/schemas/${type.name}` };
+    if (!isObjectType(type) && !isInputObjectType(type)) return {};
+    if (!this.components[type.name]) {
+      this.components[type.name] = {}; // a placeholder while a recursive type is written
+      this.components[type.name] = this.object(type.description, Object.values(type.getFields()));
     }
-    return {};
+    return { $ref: `#/components/schemas/${type.name}` };
   }
 
-  input(type: GraphQLInputType): JsonSchema {
-    if (isNonNullType(type)) return this.inputNonNull(type.ofType);
-    const inner = this.inputNonNull(type);
-    return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
-  }
-
-  private inputNonNull(type: GraphQLInputType): JsonSchema {
-    if (isNonNullType(type)) return this.inputNonNull(type.ofType);
-    if (isListType(type)) return { type: 'array', items: this.input(type.ofType) };
-    if (isScalarType(type)) return { ...(scalarSchemas[type.name] ?? { type: 'string' }) };
-    if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
-    if (isInputObjectType(type)) {
-      if (!this.components[type.name]) {
-        this.components[type.name] = {};
-        const fields = Object.values(type.getFields());
-        this.components[type.name] = {
-          type: 'object',
-          ...(type.description ? { description: type.description } : {}),
-          properties: Object.fromEntries(fields.map((field) => [field.name, this.describe(this.input(field.type), field.description)])),
-          required: fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => field.name),
-          additionalProperties: false,
-        };
-      }
-      return { $ref: `#/components/schemas/${type.name}` };
-    }
-    return {};
-  }
-
-  private describe(schema: JsonSchema, description: string | null | undefined): JsonSchema {
-    return description ? { ...schema, description } : schema;
+  /** An object of these fields: those non-null and without a default are required. */
+  object(description: string | null | undefined, fields: readonly FieldLike[]): JsonSchema {
+    return {
+      type: 'object',
+      ...(description ? { description } : {}),
+      properties: Object.fromEntries(
+        fields.map((field) => [field.name, { ...this.of(field.type), ...(field.description ? { description: field.description } : {}) }]),
+      ),
+      required: fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => field.name),
+      additionalProperties: false,
+    };
   }
 
   rootField(route: RestRoute): GraphQLField<unknown, unknown> | undefined {
     const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-    const type = operation === 'Query' ? this.schema.getQueryType() : this.schema.getMutationType();
-    return type?.getFields()[name];
+    return (operation === 'Query' ? this.schema.getQueryType() : this.schema.getMutationType())?.getFields()[name];
   }
 }
-
-const paramSchemas: Record<ParamType, JsonSchema> = {
-  integer: { type: 'integer' },
-  boolean: { type: 'boolean' },
-  string: { type: 'string' },
-};
 
 /** A query string or path carries text, never null: a parameter's schema without the null a declaration allows. */
 function withoutNull(schema: JsonSchema): JsonSchema {
@@ -243,27 +198,40 @@ function withoutNull(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-/** The declared arguments of a route (RestRoute.input), each as its JSON Schema. */
-type DeclaredArguments = ReturnType<typeof recordArguments>;
+interface OperationExample {
+  /** The path and query parameters of the demo call, by name. */
+  parameters?: Record<string, unknown>;
+  request?: unknown;
+  response?: unknown;
+}
 
-/** An argument's schema: its declaration's, else its REST parameter type's or its GraphQL type's, with the limits on every input. */
-function argumentSchema(
-  route: RestRoute,
-  context: DocumentContext,
-  declared: DeclaredArguments | undefined,
-  arg: GraphQLArgument | undefined,
-  name: string,
-): JsonSchema {
-  const fromDeclaration = declared?.properties[name];
+/** Each operation's demo call and answer (test/openapi-examples.test.ts writes them), by root field. */
+const examples: Readonly<Record<string, OperationExample>> = operationExamples;
+
+/** What one operation is written from: the route, its root field and its declared arguments (RestRoute.input). */
+interface OperationSource {
+  route: RestRoute;
+  writer: SchemaWriter;
+  inputs: InputSchemaOptions;
+  argsByName: Map<string, GraphQLArgument>;
+  declared: ReturnType<typeof recordArguments> | undefined;
+  example: OperationExample | undefined;
+}
+
+/** An argument's schema: its declaration's, else its REST parameter type's (a JSON type) or its GraphQL type's, with the limits on every input. */
+function argumentSchema(source: OperationSource, name: string): JsonSchema {
+  const fromDeclaration = source.declared?.properties[name];
   if (fromDeclaration) return fromDeclaration;
-  const type = route.params?.[name];
-  const schema = type ? { ...paramSchemas[type] } : arg ? context.writer.input(arg.type) : { type: 'string' };
-  return applyInputLimits(schema, name, '', context.inputs);
+  const type = source.route.params?.[name];
+  const arg = source.argsByName.get(name);
+  const schema = type ? { type } : arg ? source.writer.of(arg.type) : { type: 'string' };
+  return applyInputLimits(schema, name, '', source.inputs);
 }
 
 /** Whether the argument must be sent: its declaration says so, else its GraphQL type does. */
-function isRequired(declared: DeclaredArguments | undefined, arg: GraphQLArgument | undefined, name: string): boolean {
+function isRequired({ declared, argsByName }: OperationSource, name: string): boolean {
   if (declared && name in declared.properties) return declared.required.includes(name);
+  const arg = argsByName.get(name);
   return arg !== undefined && isNonNullType(arg.type);
 }
 
@@ -273,64 +241,46 @@ function isRequired(declared: DeclaredArguments | undefined, arg: GraphQLArgumen
  * optional parameter the demo call leaves out has none: a value of its own would change what the
  * demo call asks (`lookup_by=vin` with a car's id is a 404).
  */
-function parameterExample(route: RestRoute, name: string, schema: JsonSchema, required: boolean): unknown {
-  const fromCall = exampleOf(route)?.parameters?.[name];
-  if (fromCall !== undefined) return fromCall;
-  if (!required) return undefined;
-  const examples = schema.examples;
-  if (Array.isArray(examples) && examples.length > 0) return examples[0];
+function parameterExample(source: OperationSource, name: string, schema: JsonSchema, required: boolean): unknown {
+  const fromCall = source.example?.parameters?.[name];
+  if (fromCall !== undefined || !required) return fromCall;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  if (schema.type === 'boolean') return true;
-  return undefined;
-}
-
-/** What the parts of one operation are written from: the route, its root field and its declared arguments. */
-interface OperationSource {
-  route: RestRoute;
-  context: DocumentContext;
-  field: GraphQLField<unknown, unknown>;
-  argsByName: Map<string, GraphQLArgument>;
-  declared: DeclaredArguments | undefined;
-  /** Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts). */
-  conditional: boolean;
+  return schema.type === 'boolean' ? true : undefined;
 }
 
 /** A path or query parameter: read where it is read, with no null (the text of a URL is never null). */
 function parameterOf(source: OperationSource, name: string, where: 'path' | 'query') {
-  const { route, context, declared } = source;
-  const arg = source.argsByName.get(name);
-  const schema = withoutNull(argumentSchema(route, context, declared, arg, name));
+  const schema = withoutNull(argumentSchema(source, name));
   const { description: schemaDescription, examples: _examples, ...bare } = schema;
-  const description = arg?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
-  const isObject = bare.type === 'object' || typeof bare.$ref === 'string';
-  const required = where === 'path' || isRequired(declared, arg, name);
-  const example = parameterExample(route, name, schema, required);
+  const description = source.argsByName.get(name)?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
+  const required = where === 'path' || isRequired(source, name);
+  const example = parameterExample(source, name, schema, required);
   return {
     name,
     in: where,
     required,
     ...(description ? { description } : {}),
-    ...(isObject ? { style: 'deepObject', explode: true } : {}),
+    ...(bare.type === 'object' || typeof bare.$ref === 'string' ? { style: 'deepObject', explode: true } : {}),
     schema: bare,
     ...(example !== undefined ? { example } : {}),
   };
 }
 
-/** The `token` query parameter of routes whose callers cannot send an Authorization header. */
-function tokenParameter() {
-  return {
+/**
+ * The headers and query parameter an operation may read besides its arguments. None has an example:
+ * Swagger UI sends every example with each "Try it out" (a key that does not exist beside the
+ * authorised one, one Idempotency-Key whatever the body, an ETag that matches nothing).
+ */
+const extraParameters = {
+  token: {
     name: 'token',
     in: 'query',
     required: false,
-    // No example: Swagger UI would send a key that does not exist beside the authorised one.
     description: `The API key, for providers that cannot send an Authorization header (\`${EXAMPLE_API_KEY}\` is of its form).`,
     schema: { type: 'string', pattern: KEY_PATTERN.source },
-  };
-}
-
-/** The idempotency key header of the routes that honour one (src/domain/leads/idempotency.ts). */
-function idempotencyKeyParameter() {
-  return {
+  },
+  idempotencyKey: {
     name: IDEMPOTENCY_HEADER,
     in: 'header',
     required: false,
@@ -338,24 +288,19 @@ function idempotencyKeyParameter() {
       `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
       'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`. A UUID ' +
       '(`7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11`) is a good one.',
-    // No example: Swagger UI would send the same key with every "Try it out", whatever the body.
     schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
-  };
-}
-
-/**
- * The If-None-Match header of a conditional GET. No example: Swagger UI would send it with every
- * "Try it out", and an ETag of no real answer only ever matches nothing.
- */
-function ifNoneMatchParameter() {
-  return {
+  },
+  ifNoneMatch: {
     name: 'If-None-Match',
     in: 'header',
     required: false,
     description: 'The ETag of an earlier answer (e.g. `"3q2-7Kx9bV"`): 304 with no body while it is unchanged.',
     schema: { type: 'string' },
-  };
-}
+  },
+};
+
+/** Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts). */
+const isConditional = (route: RestRoute): boolean => route.method === 'GET' && (route.successStatus ?? 200) === 200;
 
 /** The parameters of an operation: its path's, its query's, then the headers it reads. */
 function parametersOf(source: OperationSource) {
@@ -364,49 +309,43 @@ function parametersOf(source: OperationSource) {
   return [
     ...pathNames.map((name) => parameterOf(source, name, 'path')),
     ...(route.query ?? []).map((name) => parameterOf(source, name, 'query')),
-    ...(route.tokenInQuery ? [tokenParameter()] : []),
-    ...(routeTakesIdempotencyKey(route) ? [idempotencyKeyParameter()] : []),
-    ...(source.conditional ? [ifNoneMatchParameter()] : []),
+    ...(route.tokenInQuery ? [extraParameters.token] : []),
+    ...(routeTakesIdempotencyKey(route) ? [extraParameters.idempotencyKey] : []),
+    ...(isConditional(route) ? [extraParameters.ifNoneMatch] : []),
   ];
 }
 
 /** The request body of an operation that reads one: as JSON, as a form if it takes one, and as multipart form fields. */
 function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
-  const { route, context, declared, argsByName } = source;
-  const properties = Object.fromEntries(
-    bodyNames.map((name) => [name, argumentSchema(route, context, declared, argsByName.get(name), name)]),
-  );
-  const required = bodyNames.filter((name) => isRequired(declared, argsByName.get(name), name));
-  const schema = { type: 'object', properties, required };
-  const example = exampleOf(route)?.request;
+  const properties = Object.fromEntries(bodyNames.map((name) => [name, argumentSchema(source, name)]));
+  const schema = { type: 'object', properties, required: bodyNames.filter((name) => isRequired(source, name)) };
+  const example = source.example?.request;
   const withExample = example !== undefined ? { schema, example } : { schema };
   return {
     required: true,
     content: {
       'application/json': withExample,
-      ...(route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
-      // The same body as form fields with Rails-style keys (lead[name], lead[tags][],
-      // lead[lead_files_attributes][0][file] as a file part); src/rest/form-body.ts.
+      ...(source.route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
+      // The same body as form fields with Rails-style keys (lead[name], lead[tags][], a file part).
       'multipart/form-data': {
-        schema: railsFormSchema(schema, context.writer.components),
+        schema: railsFormSchema(schema, source.writer.components),
         ...(example !== undefined ? { example: railsFormFields(example) } : {}),
       },
     },
   };
 }
 
-const rateLimitHeaders = {
-  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-  RateLimit: { $ref: '#/components/headers/RateLimit' },
-};
+const ref = (kind: 'headers' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const rateLimitHeaders = { 'RateLimit-Policy': ref('headers', 'RateLimit-Policy'), RateLimit: ref('headers', 'RateLimit') };
 // Every answer names its request (src/gateway/request-telemetry.ts).
-const requestIdHeader = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
+const requestIdHeader = { 'Request-Id': ref('headers', 'Request-Id') };
+const retryAfterHeader = { 'Retry-After': ref('headers', 'Retry-After') };
 
 /** The responses of an operation: its success (or redirect), 304 when conditional, and the errors it can answer. */
-function responsesOf(source: OperationSource, access: FieldAccess) {
-  const { route, context, field, conditional } = source;
+function responsesOf(source: OperationSource, field: GraphQLField<unknown, unknown>, access: FieldAccess) {
+  const { route } = source;
   const status = route.successStatus ?? 200;
-  const example = exampleOf(route);
+  const response = source.example?.response;
   const deprecationHeaders = route.deprecated ? deprecationHeaderDocs(route.deprecated) : {};
   const success =
     status === 302
@@ -421,47 +360,41 @@ function responsesOf(source: OperationSource, access: FieldAccess) {
       : {
           description: 'Success.',
           headers: {
-            ...(conditional ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } } : {}),
+            ...(isConditional(route)
+              ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } }
+              : {}),
             ...rateLimitHeaders,
             ...requestIdHeader,
             ...deprecationHeaders,
           },
           content: {
-            'application/json': {
-              schema: context.writer.output(field.type),
-              ...(example?.response !== undefined ? { example: example.response } : {}),
-            },
+            'application/json': { schema: source.writer.of(field.type), ...(response !== undefined ? { example: response } : {}) },
           },
         };
-  const notModified = conditional ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {};
-  // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation;
-  // errorStatusesOf lists what the operation itself decides.
-  const errors = Object.fromEntries(
-    [...errorStatusesOf(route, access), 429, 500, 503].map((code) => [
-      String(code),
-      {
-        description: errorDescriptionOf(route, access, code),
-        headers: {
-          ...(code === 429 ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
-          ...(code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
-          ...requestIdHeader,
-          ...deprecationHeaders,
-        },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorExample(route, code) } },
+  // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation.
+  const errors = [...errorStatusesOf(route, access), 429, 500, 503].map((code) => [
+    String(code),
+    {
+      description: errorDescriptionOf(route, access, code),
+      headers: {
+        ...(code === 429 ? { ...rateLimitHeaders, ...retryAfterHeader } : code === 503 ? retryAfterHeader : {}),
+        ...requestIdHeader,
+        ...deprecationHeaders,
       },
-    ]),
-  );
+      content: { 'application/json': { schema: ref('schemas', 'Error'), example: errorExample(route, code) } },
+    },
+  ]);
   return {
     [String(status)]: success,
-    ...notModified,
-    ...errors,
+    ...(isConditional(route) ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {}),
+    ...Object.fromEntries(errors),
     // An operation that only redirects answers every other status with the error body.
     ...(status === 302
       ? {
           default: {
             description: 'Any other status: an error.',
             headers: requestIdHeader,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            content: { 'application/json': { schema: ref('schemas', 'Error') } },
           },
         }
       : {}),
@@ -471,50 +404,46 @@ function responsesOf(source: OperationSource, access: FieldAccess) {
 /** Who may call the operation, in words: the first paragraph of its description. */
 function accessTextOf(access: FieldAccess): string {
   const { permissions, alsoNeeds, deniedStatus } = access;
-  return access.access === 'public'
-    ? 'No API key: anyone may call it.'
-    : access.access === 'authenticated'
-      ? 'Any valid API key.'
-      : `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
-        `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`` +
-        `${alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : ''}.`;
+  if (access.access === 'public') return 'No API key: anyone may call it.';
+  if (access.access === 'authenticated') return 'Any valid API key.';
+  const also = alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : '';
+  return (
+    `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
+    `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`${also}.`
+  );
 }
 
-/** An operation's description: who may call it, what each permission means, the field's own words and any deprecation. */
-function operationDescription(route: RestRoute, field: GraphQLField<unknown, unknown>, access: FieldAccess): string {
-  return [
-    accessTextOf(access),
-    ...access.permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
-    field.description ?? '',
-    route.deprecated
-      ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
-      : '',
-  ]
-    .filter(Boolean)
-    .join('\n\n');
-}
-
-function operationOf(route: RestRoute, context: DocumentContext): Record<string, unknown> | null {
-  const field = context.writer.rootField(route);
+function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchemaOptions, now: Date): Record<string, unknown> | null {
+  const field = writer.rootField(route);
   if (!field) return null;
   const access = accessOfField(field);
   const source: OperationSource = {
     route,
-    context,
-    field,
+    writer,
+    inputs,
     argsByName: new Map(field.args.map((arg) => [arg.name, arg])),
-    declared: route.input ? recordArguments(route.input(context.now), field.name, context.inputs) : undefined,
-    conditional: route.method === 'GET' && (route.successStatus ?? 200) === 200,
+    declared: route.input ? recordArguments(route.input(now), field.name, inputs) : undefined,
+    example: examples[route.field],
   };
-  // The parts are written in this order (parameters, body, responses): each may add components to the writer.
+  // Written in this order (parameters, body, responses): each may add components to the writer.
   const parameters = parametersOf(source);
   const body = route.body ? requestBodyOf(source, route.body) : undefined;
-  const responses = responsesOf(source, access);
+  const responses = responsesOf(source, field, access);
   const { permissions, deniedStatus } = access;
+  const deprecation = route.deprecated
+    ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
+    : '';
   return {
     operationId: field.name,
     summary: route.summary,
-    description: operationDescription(route, field, access),
+    description: [
+      accessTextOf(access),
+      ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
+      field.description,
+      deprecation,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
     ...(route.deprecated ? { deprecated: true } : {}),
     tags: [route.tag],
     'x-permission': access.access,
@@ -526,21 +455,6 @@ function operationOf(route: RestRoute, context: DocumentContext): Record<string,
     ...(body ? { requestBody: body } : {}),
     responses,
   };
-}
-
-interface OperationExample {
-  /** The path and query parameters of the demo call, by name. */
-  parameters?: Record<string, unknown>;
-  request?: unknown;
-  response?: unknown;
-}
-
-/** Each operation's request and answer on the demo data (`npm run openapi:examples` writes them). */
-const examples: Readonly<Record<string, OperationExample>> = operationExamples;
-
-/** The demo data's request and answer for the route (src/rest/openapi-examples.json). */
-function exampleOf(route: RestRoute): OperationExample | undefined {
-  return examples[route.field];
 }
 
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
@@ -557,25 +471,17 @@ export interface OpenApiOptions {
   leadSources?: LeadSourceLists;
   /** The day the document is written on (a year's range can depend on it); today when not given. */
   now?: Date;
-  /**
-   * A key's permissions: the document is that key's view, with only the operations it may call
-   * (src/auth/api-view.ts) and what they reach. Without it, the whole public document.
-   */
+  /** A key's permissions: the document is that key's view, with only the operations it may call and what they reach. */
   viewOf?: ReadonlySet<Permission>;
 }
+
+const codeList = (names: Iterable<string>): string => [...names].map((name) => `\`${name}\``).join(', ');
 
 /** The document's info: what the API is, how to call it, whom to ask and under what licence. */
 function documentInfo(publicUrl: string, contactEmail: string | null | undefined, viewOf: ReadonlySet<Permission> | undefined) {
   const view = viewOf
     ? '\n\nThis is the view of the API key that asked for it: only the operations its permissions let it call ' +
-      `(${
-        viewOf.size > 0
-          ? [...viewOf]
-              .sort()
-              .map((name) => `\`${name}\``)
-              .join(', ')
-          : 'none'
-      }). Without a key, \`/openapi.json\` lists every operation.`
+      `(${viewOf.size > 0 ? codeList([...viewOf].sort()) : 'none'}). Without a key, \`/openapi.json\` lists every operation.`
     : '';
   return {
     title: 'Dealership Platform Public API',
@@ -587,11 +493,7 @@ function documentInfo(publicUrl: string, contactEmail: string | null | undefined
       'gets. Errors answer `{"error": "<code>", "message": "…"}`, with `field` naming the input at fault on 422; every operation ' +
       'documents the codes it answers. Answers may carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`.' +
       view,
-    contact: {
-      name: 'Dealership Platform API support',
-      url: `${publicUrl}/docs`,
-      ...(contactEmail ? { email: contactEmail } : {}),
-    },
+    contact: { name: 'Dealership Platform API support', url: `${publicUrl}/docs`, ...(contactEmail ? { email: contactEmail } : {}) },
     license: {
       name: 'Proprietary: for use by integrators under their agreement with the dealership platform',
       identifier: 'LicenseRef-Dealership-Platform-Integrator-Agreement',
@@ -600,117 +502,85 @@ function documentInfo(publicUrl: string, contactEmail: string | null | undefined
 }
 
 /** The response headers every operation refers to (`#/components/headers/…`). */
-function sharedHeaders() {
-  return {
-    'Request-Id': {
-      description:
-        "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
-      schema: { type: 'string', maxLength: 128 },
-      example: EXAMPLE_REQUEST_ID,
-    },
-    'RateLimit-Policy': {
-      description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
-      schema: { type: 'string' },
-      example: '"per-key";q=600;w=60',
-    },
-    RateLimit: {
-      description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
-      schema: { type: 'string' },
-      example: '"per-key";r=598;t=42',
-    },
-    'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
-  };
-}
+const sharedHeaders = {
+  'Request-Id': {
+    description:
+      "This request's id: the caller's X-Request-Id when it is at most 128 characters of letters, digits and . _ : - / + = @, else a valid traceparent's trace id, else a new UUID. Error bodies quote it as request_id.",
+    schema: { type: 'string', maxLength: 128 },
+    example: EXAMPLE_REQUEST_ID,
+  },
+  'RateLimit-Policy': {
+    description: 'The rate limit that applies to the key: `q` requests per window of `w` seconds (IETF RateLimit header fields).',
+    schema: { type: 'string' },
+    example: '"per-key";q=600;w=60',
+  },
+  RateLimit: {
+    description: 'What is left of the current window: `r` requests remain, and the window resets in `t` seconds.',
+    schema: { type: 'string' },
+    example: '"per-key";r=598;t=42',
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
+};
 
 /** The body of every error answer. */
-function errorSchema() {
-  return {
-    type: 'object',
-    properties: {
-      error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
-      message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
-      field: { type: 'string', description: 'The parameter or body field at fault (422).' },
-      request_id: {
-        type: 'string',
-        description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
-      },
+const errorSchema = {
+  type: 'object',
+  properties: {
+    error: { type: 'string', description: 'A snake_case code to switch on, e.g. unauthorized, car_not_found.' },
+    message: { type: 'string', description: 'What went wrong, in words meant for the integrator.' },
+    field: { type: 'string', description: 'The parameter or body field at fault (422).' },
+    request_id: {
+      type: 'string',
+      description: 'The id of this request, as in the Request-Id header: quote it when asking about the error.',
     },
-    required: ['error', 'message', 'request_id'],
-    additionalProperties: false,
-  };
-}
+  },
+  required: ['error', 'message', 'request_id'],
+  additionalProperties: false,
+};
 
 // ─── Outbound webhooks (OAS 3.1 `webhooks`): what the service POSTs to a subscription's URL ───
 
-/** `lead_event.created` → `LeadEventCreated`: the event type as a name for its schemas and operation. */
-const eventTypeName = (type: RecordEventType): string =>
-  type
-    .split(/[._]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-
 /** The Standard Webhooks headers of every delivery (src/notifications/webhook-worker.ts signs them). */
-function webhookHeaderParameters() {
-  return [
-    {
-      name: 'webhook-id',
-      in: 'header',
-      required: true,
-      description: "The delivery's id, the same on every attempt and redelivery: deduplicate on it.",
-      schema: { type: 'string', pattern: '^msg_[0-9a-f]{32}$' },
-    },
-    {
-      name: 'webhook-timestamp',
-      in: 'header',
-      required: true,
-      description: "The attempt's time, in whole seconds since 1970-01-01T00:00:00Z: refuse one too far from your clock.",
-      schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
-    },
-    {
-      name: 'webhook-signature',
-      in: 'header',
-      required: true,
-      description:
-        "`v1,` and the base64 HMAC-SHA256, keyed with the subscription's secret (`whsec_…`, its base64 after the prefix), of " +
-        '`<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation two of them, space-separated, one per secret. ' +
-        'The `standardwebhooks` packages verify it (docs/webhooks.md).',
-      schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}(?: v1,[A-Za-z0-9+/]+={0,2})*$' },
-    },
-  ];
-}
+const webhookHeaderParameters = [
+  ['webhook-id', "The delivery's id, the same on every attempt and redelivery: deduplicate on it.", '^msg_[0-9a-f]{32}$'],
+  [
+    'webhook-timestamp',
+    "The attempt's time, in whole seconds since 1970-01-01T00:00:00Z: refuse one too far from your clock.",
+    '^[0-9]{1,12}$',
+  ],
+  [
+    'webhook-signature',
+    "`v1,` and the base64 HMAC-SHA256, keyed with the subscription's secret (`whsec_…`, its base64 after the prefix), of " +
+      '`<webhook-id>.<webhook-timestamp>.<body>`; during a secret rotation two of them, space-separated, one per secret. ' +
+      'The `standardwebhooks` packages verify it (docs/webhooks.md).',
+    '^v1,[A-Za-z0-9+/]+={0,2}(?: v1,[A-Za-z0-9+/]+={0,2})*$',
+  ],
+].map(([name, description, pattern]) => ({ name, in: 'header', required: true, description, schema: { type: 'string', pattern } }));
 
 /**
- * The `data` schema of an event type's payload, written from the fields the delivery reads
- * (src/rest/webhook-payload-shape.ts) in the REST door's typing; the REST body's own component when
- * the document already has one of that record with the same fields.
+ * The `data` schema of an event type's payload: the fields the delivery reads (webhookPayloadShape)
+ * in the REST door's typing; the REST body's own component when it has the same fields.
  */
 function webhookDataSchema(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType): JsonSchema {
   const { recordType, fields } = webhookPayloadShape(schema, type);
   const names = fields.map((field) => field.name);
-  const restBody = writer.components[recordType.name];
-  const restNames = restBody && typeof restBody.properties === 'object' ? Object.keys(restBody.properties as object) : null;
+  const restBody = writer.components[recordType.name]?.properties;
+  const restNames = typeof restBody === 'object' && restBody !== null ? Object.keys(restBody) : null;
   if (restNames && restNames.length === names.length && restNames.every((name) => names.includes(name))) {
-    return { $ref: `#/components/schemas/${recordType.name}` };
+    return ref('schemas', recordType.name);
   }
   const component = `${recordType.name}WebhookData`;
-  writer.components[component] ??= {
-    type: 'object',
-    description: `The ${recordType.name} as the subscribing key reads it when the delivery is sent (personal data null without \`read:personal_data\`), each field as the REST door names and types it.`,
-    properties: Object.fromEntries(
-      fields.map(({ name, field }) => {
-        const written = writer.output(field.type);
-        return [name, field.description ? { ...written, description: field.description } : written];
-      }),
-    ),
-    required: fields.filter(({ field }) => isNonNullType(field.type)).map(({ name }) => name),
-    additionalProperties: false,
-  };
-  return { $ref: `#/components/schemas/${component}` };
+  writer.components[component] ??= writer.object(
+    `The ${recordType.name} as the subscribing key reads it when the delivery is sent (personal data null without \`read:personal_data\`), each field as the REST door names and types it.`,
+    fields.map(({ name, field }) => ({ name, type: field.type, description: field.description })),
+  );
+  return ref('schemas', component);
 }
 
 /** One event type's webhook: the POST a subscription's URL receives, its signature headers and body. */
 function webhookOf(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType) {
-  const name = eventTypeName(type);
+  // `lead_event.created` → `LeadEventCreated`
+  const name = type.replace(/(?:^|[._])([a-z])/g, (_whole, letter: string) => letter.toUpperCase());
   writer.components[`${name}Webhook`] ??= {
     type: 'object',
     description: `The body of a \`${type}\` delivery.`,
@@ -722,22 +592,18 @@ function webhookOf(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEven
     required: ['type', 'timestamp', 'data'],
     additionalProperties: false,
   };
-  const permission = READ_PERMISSION_OF_EVENT[type];
   return {
     post: {
       operationId: `webhook_${type.replace(/\./g, '_')}`,
       summary: `The \`${type}\` event, POSTed to a subscribed URL`,
       description:
         `Sent to each enabled subscription to \`${type}\` of the record's dealership, signed per Standard Webhooks. ` +
-        `The subscribing key needs \`${permission}\` (and reach to the dealership) when the delivery is sent, or the delivery is skipped. ` +
+        `The subscribing key needs \`${READ_PERMISSION_OF_EVENT[type]}\` (and reach to the dealership) when the delivery is sent, or the delivery is skipped. ` +
         'Delivery is at least once, in event order per record (docs/webhooks.md).',
       tags: ['webhooks'],
       security: [],
-      parameters: webhookHeaderParameters(),
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Webhook` } } },
-      },
+      parameters: webhookHeaderParameters,
+      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', `${name}Webhook`) } } },
       responses: {
         '2XX': { description: 'Received: answer quickly and do the work afterwards.' },
         '4XX': { description: 'A failed attempt: retried with backoff until WEBHOOK_RETRY_HOURS, then the subscription is disabled.' },
@@ -747,39 +613,29 @@ function webhookOf(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEven
   };
 }
 
-/** The webhooks a document lists: every event type, or those a key's view may subscribe to. */
-function webhooksOf(schema: GraphQLSchema, writer: SchemaWriter, viewOf: ReadonlySet<Permission> | undefined) {
-  const listed = RECORD_EVENT_TYPES.filter(
-    (type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(READ_PERMISSION_OF_EVENT[type])),
-  );
-  return Object.fromEntries(listed.map((type) => [type, webhookOf(schema, writer, type)]));
-}
-
-/** Whether a key holding `permissions` may call the route (a route whose field is missing is left out anyway). */
-function mayCallRoute(writer: SchemaWriter, route: RestRoute, permissions: ReadonlySet<Permission>): boolean {
-  const field = writer.rootField(route);
-  return field !== undefined && restMayCall(accessOfField(field), permissions);
-}
-
 export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOptions): Record<string, unknown> {
+  const { viewOf } = options;
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
-  const context: DocumentContext = {
-    writer,
-    inputs: { components: writer.components, valueLists: options.leadSources ?? leadSourceLists() },
-    now: options.now ?? new Date(),
+  const inputs: InputSchemaOptions = { components: writer.components, valueLists: options.leadSources ?? leadSourceLists() };
+  const mayCall = (route: RestRoute): boolean => {
+    const field = writer.rootField(route);
+    return field !== undefined && restMayCall(accessOfField(field), viewOf ?? new Set());
   };
+  const routes = viewOf ? restRoutes.filter(mayCall) : restRoutes;
+  const now = options.now ?? new Date();
   const paths: Record<string, Record<string, unknown>> = {};
-  const { viewOf } = options;
-  const routes = viewOf ? restRoutes.filter((route) => mayCallRoute(writer, route, viewOf)) : restRoutes;
   for (const route of routes) {
-    const operation = operationOf(route, context);
-    if (!operation) continue;
-    const key = openApiPath(route.path);
-    paths[key] = { ...(paths[key] ?? {}), [route.method.toLowerCase()]: operation };
+    const operation = operationOf(route, writer, inputs, now);
+    if (operation) paths[openApiPath(route.path)] = { ...paths[openApiPath(route.path)], [route.method.toLowerCase()]: operation };
   }
-  const webhooks = webhooksOf(schema, writer, viewOf);
+  // A key's view lists the event types it may subscribe to.
+  const events = RECORD_EVENT_TYPES.filter(
+    (type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(READ_PERMISSION_OF_EVENT[type])),
+  );
+  const webhooks = Object.fromEntries(events.map((type) => [type, webhookOf(schema, writer, type)]));
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
+  const listsTag = (name: string): boolean => routes.some((route) => route.tag === name) || (name === 'webhooks' && events.length > 0);
   // The server's patterns are JavaScript's; every client's engine reads the document's.
   return withPortablePatterns({
     openapi: '3.1.0',
@@ -787,20 +643,15 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
     tags: Object.entries(restTags)
-      .filter(
-        ([name]) => !viewOf || routes.some((route) => route.tag === name) || (name === 'webhooks' && Object.keys(webhooks).length > 0),
-      )
+      .filter(([name]) => !viewOf || listsTag(name))
       .map(([name, description]) => ({ name, description })),
     ...(viewOf ? { 'x-permissions': [...viewOf].sort() } : {}),
     paths,
-    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
+    ...(events.length > 0 ? { webhooks } : {}),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: dlr_…' } },
-      headers: sharedHeaders(),
-      schemas: {
-        Error: errorSchema(),
-        ...writer.components,
-      },
+      headers: sharedHeaders,
+      schemas: { Error: errorSchema, ...writer.components },
     },
   });
 }
