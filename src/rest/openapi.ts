@@ -1,5 +1,5 @@
-// Decision (issue 44): one writer over the zod records and the GraphQL types, not Sofa's OpenAPI() plus post-processing.
-// Why: Sofa's writes OpenAPI 3.0 without nullability, errors or headers, and `:id.json` as `{id.json}`: fixing it is a rewrite.
+// One writer over the zod records and the GraphQL types, not Sofa's OpenAPI(): it writes OpenAPI 3.0 without nullability,
+// errors or headers, and `:id.json` as `{id.json}`, so post-processing it would be a rewrite.
 //
 // The OpenAPI 3.1 document of the REST door, from the route table, the zod records that check the
 // routes' arguments (src/rest/input-schemas.ts) and the GraphQL types of the routed root fields (the
