@@ -1,30 +1,23 @@
 // The request and operation spans (src/telemetry/tracing.ts), for both doors. With traces off every
 // hook returns at its first line.
 //
-// - `first` (early in the plugin list, before anything may answer): starts the request's SERVER span
-//   as a child of the incoming `traceparent`, named for its route template (`GET
-//   /api/v1/cars/{id}/performance.json`, `POST /graphql`), and makes it the active span for the
-//   rest of the request. Each GraphQL execution (the REST door runs one) gets a child span, active
-//   while it executes, so the SQL statements' spans (src/db/traced-adapter.ts) hang below it.
+// - `first`'s instrumentation wraps the whole request (every plugin's hooks) in the context of its
+//   SERVER span, a child of the incoming `traceparent`; its onRequest (early in the plugin list,
+//   once the request is rewritten, before anything may answer) names the span for its route template
+//   (`GET /api/v1/cars/{id}/performance.json`, `POST /graphql`). Each GraphQL execution (the REST
+//   door runs one) gets a child span, active while it executes, so the SQL statements' spans hang below it.
 // - `last` (after every hook that changes the answer): the final status goes on the request span,
 //   which ends, and the answer carries the span's `traceparent`.
-import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+// Not @envelop/opentelemetry: it names spans and attributes its own way, not by OpenTelemetry's GraphQL conventions, and brings the 1.x SDK.
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { SERVICE_PATHS } from './request-telemetry.ts';
-import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from '../telemetry/tracing.ts';
+import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 import { Response } from '../web/fetch-api.ts';
-import { requestState } from '../web/request-state.ts';
-
-declare module '../web/request-state.ts' {
-  interface RequestState {
-    /** The request's server span, from onRequest until onResponse ends it. */
-    span?: Span;
-  }
-}
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
@@ -39,30 +32,22 @@ interface TracingPlugins {
   last: Plugin;
 }
 
-/** The request's SERVER span, a child of the incoming `traceparent`, named for its route template. */
-function startRequestSpan(request: Request, url: URL, graphqlEndpoint: string): { span: Span; parent: Context } {
+/** Names the request's SERVER span for its route template, with OpenTelemetry's HTTP server conventions. */
+function describeRequestSpan(span: Span, request: Request, url: URL, graphqlEndpoint: string): void {
   const route = routeOf(request.method, url.pathname, graphqlEndpoint);
-  const parent = contextFromHeaders(request.headers);
   const userAgent = request.headers.get('user-agent');
-  const span = tracer().startSpan(
-    `${request.method} ${route ?? ''}`.trim(),
-    {
-      kind: SpanKind.SERVER,
-      // OpenTelemetry's HTTP server conventions; the server is the one the client addressed (Host).
-      attributes: {
-        'http.request.method': request.method,
-        'url.scheme': url.protocol.slice(0, -1),
-        'url.path': url.pathname,
-        ...(route ? { 'http.route': route } : {}),
-        'server.address': url.hostname,
-        'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-        ...(userAgent ? { 'user_agent.original': userAgent } : {}),
-        'request.id': recordOf(request)?.id ?? '',
-      },
-    },
-    parent,
-  );
-  return { span, parent };
+  span.updateName(`${request.method} ${route ?? ''}`.trim());
+  // The server is the one the client addressed (Host).
+  span.setAttributes({
+    'http.request.method': request.method,
+    'url.scheme': url.protocol.slice(0, -1),
+    'url.path': url.pathname,
+    ...(route ? { 'http.route': route } : {}),
+    'server.address': url.hostname,
+    'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    ...(userAgent ? { 'user_agent.original': userAgent } : {}),
+    'request.id': recordOf(request)?.id ?? '',
+  });
 }
 
 /** An operation's span: `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
@@ -85,17 +70,24 @@ function endRequestSpan(span: Span, status: number): string | null {
 
 export function useTracing(graphqlEndpoint: string): TracingPlugins {
   const first: Plugin = {
+    instrumentation: {
+      request({ request }, wrapped) {
+        if (!isTracing()) return wrapped();
+        const parent = contextFromHeaders(request.headers);
+        const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER }, parent);
+        return context.with(requestContext(parent, span), wrapped);
+      },
+    },
     onRequest({ request, url }) {
-      if (!isTracing()) return;
-      const { span, parent } = startRequestSpan(request, url, graphqlEndpoint);
-      requestState(request).span = span;
+      const span = requestSpan();
+      if (!span) return;
+      describeRequestSpan(span, request, url, graphqlEndpoint);
       const record = recordOf(request);
       // Only a sampled span is in the tracing system for a log line to point at.
       if (record && span.spanContext().traceFlags & TraceFlags.SAMPLED) {
         const { traceId, spanId } = span.spanContext();
         record.trace = { trace_id: traceId, span_id: spanId };
       }
-      enterTraceContext(requestContext(parent, span));
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       if (!isTracing()) return undefined;
@@ -117,11 +109,9 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
   };
 
   const last: Plugin = {
-    onResponse({ request, response, setResponse }) {
-      const state = requestState(request);
-      const span = state.span;
+    onResponse({ response, setResponse }) {
+      const span = requestSpan();
       if (!span) return;
-      state.span = undefined;
       const traceparent = endRequestSpan(span, response.status);
       if (!traceparent) return;
       try {
