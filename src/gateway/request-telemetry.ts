@@ -177,15 +177,15 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   return new Response(out, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** The answer with its Request-Id header: the same answer, or a copy when its headers cannot change. */
-function withRequestIdHeader(response: Response, requestId: string): Response {
+/** The answer with the header set: the same answer, or a copy when its headers cannot change. */
+export function withHeader(response: Response, name: string, value: string): Response {
   try {
-    response.headers.set(REQUEST_ID_HEADER, requestId);
+    response.headers.set(name, value);
     return response;
   } catch {
     // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
     const headers = new Headers(response.headers);
-    headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set(name, value);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 }
@@ -253,7 +253,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      const answer = withRequestIdHeader(response, record.id);
+      const answer = withHeader(response, REQUEST_ID_HEADER, record.id);
       if (answer !== response) setResponse(answer);
 
       const seconds = (performance.now() - record.startedAt) / 1000;

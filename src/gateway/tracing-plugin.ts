@@ -15,9 +15,8 @@ import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
-import { SERVICE_PATHS } from './request-telemetry.ts';
+import { SERVICE_PATHS, withHeader } from './request-telemetry.ts';
 import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
-import { Response } from '../web/fetch-api.ts';
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
@@ -113,15 +112,8 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       const span = requestSpan();
       if (!span) return;
       const traceparent = endRequestSpan(span, response.status);
-      if (!traceparent) return;
-      try {
-        response.headers.set('traceparent', traceparent);
-      } catch {
-        // A response with immutable headers (a redirect): answer a copy.
-        const headers = new Headers(response.headers);
-        headers.set('traceparent', traceparent);
-        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
-      }
+      const answer = traceparent ? withHeader(response, 'traceparent', traceparent) : response;
+      if (answer !== response) setResponse(answer);
     },
   };
 
