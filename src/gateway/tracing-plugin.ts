@@ -1,21 +1,23 @@
 // The request and operation spans (src/telemetry/tracing.ts), for both doors. With traces off every
 // hook returns at its first line.
 //
-// - `first`'s instrumentation wraps the whole request (every plugin's hooks) in the context of its
-//   SERVER span, a child of the incoming `traceparent`; its onRequest (early in the plugin list,
-//   once the request is rewritten, before anything may answer) names the span for its route template
-//   (`GET /api/v1/cars/{id}/performance.json`, `POST /graphql`). Each GraphQL execution (the REST
-//   door runs one) gets a child span, active while it executes, so the SQL statements' spans hang below it.
+// - `first`'s instrumentation wraps the whole request (every plugin's hooks, an answer given before
+//   this plugin's included) in the context of its SERVER span, a child of the incoming `traceparent`;
+//   its onRequest (once useHttpConventions has rewritten the request, before anything else may
+//   answer) names the span for its route template (`GET /api/v1/cars/{id}/performance.json`,
+//   `POST /graphql`). Each GraphQL execution (the REST door runs one) gets a child span, active while
+//   it executes, so the SQL statements' spans hang below it.
 // - `last` (after every hook that changes the answer): the final status goes on the request span,
 //   which ends, and the answer carries the span's `traceparent`.
-// Not @envelop/opentelemetry: it names spans and attributes its own way, not by OpenTelemetry's GraphQL conventions, and brings the 1.x SDK.
-import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
+// Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { SERVICE_PATHS, withHeader } from './request-telemetry.ts';
+import { parsedUrl } from '../web/fetch-api.ts';
 import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
@@ -31,22 +33,17 @@ interface TracingPlugins {
   last: Plugin;
 }
 
-/** Names the request's SERVER span for its route template, with OpenTelemetry's HTTP server conventions. */
-function describeRequestSpan(span: Span, request: Request, url: URL, graphqlEndpoint: string): void {
-  const route = routeOf(request.method, url.pathname, graphqlEndpoint);
+/** OpenTelemetry's HTTP server attributes of a request; the server is the one the client addressed (Host). */
+function httpAttributes(request: Request, url: URL): Attributes {
   const userAgent = request.headers.get('user-agent');
-  span.updateName(`${request.method} ${route ?? ''}`.trim());
-  // The server is the one the client addressed (Host).
-  span.setAttributes({
+  return {
     'http.request.method': request.method,
     'url.scheme': url.protocol.slice(0, -1),
     'url.path': url.pathname,
-    ...(route ? { 'http.route': route } : {}),
     'server.address': url.hostname,
     'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
     ...(userAgent ? { 'user_agent.original': userAgent } : {}),
-    'request.id': recordOf(request)?.id ?? '',
-  });
+  };
 }
 
 /** An operation's span: `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
@@ -59,9 +56,9 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-/** Ends the request's span with the answer's status; the `traceparent` the answer carries, or null. */
-function endRequestSpan(span: Span, status: number): string | null {
-  span.setAttribute('http.response.status_code', status);
+/** Ends the request's span with the answer's status and the request's id; the `traceparent` the answer carries, or null. */
+function endRequestSpan(span: Span, status: number, requestId: string): string | null {
+  span.setAttributes({ 'http.response.status_code': status, 'request.id': requestId });
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
   span.end();
   return currentTraceparent(trace.setSpan(context.active(), span));
@@ -73,14 +70,18 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       request({ request }, wrapped) {
         if (!isTracing()) return wrapped();
         const parent = contextFromHeaders(request.headers);
-        const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER }, parent);
+        const attributes = httpAttributes(request, parsedUrl(request));
+        const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent);
         return context.with(requestContext(parent, span), wrapped);
       },
     },
     onRequest({ request, url }) {
       const span = requestSpan();
       if (!span) return;
-      describeRequestSpan(span, request, url, graphqlEndpoint);
+      // As rewritten: a HEAD is answered as the GET, a trailing slash as the path without it.
+      const route = routeOf(request.method, url.pathname, graphqlEndpoint);
+      span.updateName(`${request.method} ${route ?? ''}`.trim());
+      span.setAttributes({ ...httpAttributes(request, url), ...(route ? { 'http.route': route } : {}) });
       const record = recordOf(request);
       // Only a sampled span is in the tracing system for a log line to point at.
       if (record && span.spanContext().traceFlags & TraceFlags.SAMPLED) {
@@ -108,10 +109,10 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
   };
 
   const last: Plugin = {
-    onResponse({ response, setResponse }) {
+    onResponse({ request, response, setResponse }) {
       const span = requestSpan();
       if (!span) return;
-      const traceparent = endRequestSpan(span, response.status);
+      const traceparent = endRequestSpan(span, response.status, recordOf(request)?.id ?? '');
       const answer = traceparent ? withHeader(response, 'traceparent', traceparent) : response;
       if (answer !== response) setResponse(answer);
     },
