@@ -66,10 +66,7 @@ function traced<T>(target: Record<string, string | number>, sql: string, run: ()
 
 export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 
-/**
- * An adapter factory whose adapters, and their transactions, run each statement through `around`.
- * A Proxy, so that the rest of Prisma's adapter interface passes through as the adapter has it.
- */
+/** Its adapters and their transactions run each statement through `around`; the rest passes through as it is. */
 export function statementWrappedFactory<F extends object>(factory: F, around: AroundStatement): F {
   return new Proxy(factory, {
     get(target, property) {

@@ -1,14 +1,7 @@
-// The request and operation spans (src/telemetry/tracing.ts), for both doors. With traces off every
-// hook returns at its first line.
-//
-// - `first`'s instrumentation wraps the whole request (every plugin's hooks, an answer given before
-//   this plugin's included) in the context of its SERVER span, a child of the incoming `traceparent`;
-//   its onRequest (once useHttpConventions has rewritten the request, before anything else may
-//   answer) names the span for its route template (`GET /api/v1/cars/{id}/performance.json`,
-//   `POST /graphql`). Each GraphQL execution (the REST door runs one) gets a child span, active while
-//   it executes, so the SQL statements' spans hang below it.
-// - `last` (after every hook that changes the answer): the final status goes on the request span,
-//   which ends, and the answer carries the span's `traceparent`.
+// The request and operation spans, for both doors; with traces off every hook returns at its first line.
+// `first`'s instrumentation runs the whole request (every plugin's hooks) in its SERVER span's context,
+// its onRequest names the span once the request is rewritten; each GraphQL execution is a child span,
+// active while it executes; `last` ends the request span with the final status and answers its `traceparent`.
 // Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
 import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
@@ -46,7 +39,7 @@ function httpAttributes(request: Request, url: URL): Attributes {
   };
 }
 
-/** An operation's span: `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
+/** `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
 function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
   const operation = getOperationAST(document, operationName);
   const type = operation?.operation ?? 'query';
@@ -56,7 +49,6 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-/** Ends the request's span with the answer's status and the request's id; the `traceparent` the answer carries, or null. */
 function endRequestSpan(span: Span, status: number, requestId: string): string | null {
   span.setAttributes({ 'http.response.status_code': status, 'request.id': requestId });
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
