@@ -8,17 +8,14 @@ import { requestState } from '../web/request-state.ts';
 
 export interface RequestRecord {
   readonly id: string;
-  /** performance.now() at arrival. */
   readonly startedAt: number;
   operation?: { document: DocumentNode; operationName: string | null | undefined };
   /** The first error's: the REST body's `error`, or the GraphQL error's extensions.error (else .code). */
   errorCode?: string;
   logger?: Logger;
-  /** With traces on, the request span's ids, in every line logged for the request. */
   trace?: TraceIds;
 }
 
-/** OpenTelemetry's names for them in logs. */
 export interface TraceIds {
   trace_id: string;
   span_id: string;
@@ -34,14 +31,10 @@ declare module '../web/request-state.ts' {
   }
 }
 
-/**
- * Yoga logs the unexpected error behind a masked answer later, with no request at hand; its line must
- * still carry the request id. Not an AsyncLocalStorage: on Node 20 it turns on promise hooks for every
- * promise of every request. So errors are noted where the request is known, and Yoga's logger looks them up.
- */
+// Yoga logs the error behind a masked answer later, with no request at hand: errors are noted where the
+// request is known, not found through an AsyncLocalStorage, which on Node 20 hooks every promise of every request.
 const loggerOfError = new WeakMap<object, Logger>();
 
-/** Its original error too, which plugins may re-wrap. */
 export function noteErrorLogger(error: unknown, logger: Logger): void {
   if (typeof error !== 'object' || error === null) return;
   loggerOfError.set(error, logger);
@@ -83,7 +76,6 @@ export function recordOf(sentRequest: Request): RequestRecord | undefined {
   return requestState(sentRequest).record;
 }
 
-/** For whatever runs on behalf of the request (`context.logger`): every line carries its id, and the trace's when traced. */
 export function requestLogger(base: Logger, sentRequest: Request): Logger {
   const record = requestState(sentRequest).record;
   if (!record) return base.child({ request_id: requestIdFor(sentRequest.headers) });

@@ -42,7 +42,7 @@ export function currentTraceparent(from: TraceContext = context.active()): strin
   return carrier.traceparent ?? null;
 }
 
-/** Where a request's own SERVER span is kept in its context, under the operation and statement spans. */
+/** The request's own SERVER span, kept in its context under the operation and statement spans. */
 const REQUEST_SPAN = createContextKey('dealership-gateway request span');
 
 export function requestContext(parent: TraceContext, span: Span): TraceContext {
@@ -106,8 +106,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
   ]);
   const exporter = options.exporter ?? (await configuredExporter(config!));
   const version = serviceVersion();
-  // OTEL_RESOURCE_ATTRIBUTES may name the instance (a pod); OTEL_SERVICE_NAME wins, as the specification says.
-  // Not the host detector: in a container its `host.id` names no machine.
+  // OTEL_SERVICE_NAME wins, as the specification says; no host detector: in a container its `host.id` names no machine.
   const resource = resources
     .defaultResource()
     .merge(resources.detectResources({ detectors: [resources.processDetector, resources.serviceInstanceIdDetector] }))
