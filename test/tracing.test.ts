@@ -15,7 +15,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExportResult } from '@opentelemetry/core';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { loadConfig, OTLP_PROTOCOLS, type OtlpProtocol } from '../src/config/index.ts';
 import { createDb, type Db } from '../src/db/client.ts';
 import { createMailer } from '../src/notifications/mailer.ts';

@@ -7,7 +7,7 @@
 // its subscription; one record's deliveries go out in order; each POST is a CLIENT span whose
 // traceparent the receiver gets. The worker runs in rounds here, on a clock the test moves.
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config/index.ts';

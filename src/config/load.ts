@@ -116,9 +116,6 @@ function tracingOf(settings: Settings, production: boolean) {
     serviceName: settings.OTEL_SERVICE_NAME,
     deploymentEnvironment: settings.DEPLOYMENT_ENVIRONMENT ?? (production ? 'production' : 'development'),
     resourceAttributes: keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES),
-    sampler: settings.OTEL_TRACES_SAMPLER,
-    samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG,
-    batchDelayMs: settings.OTEL_BSP_SCHEDULE_DELAY,
   };
 }
 

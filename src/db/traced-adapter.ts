@@ -2,13 +2,7 @@
 // is parameterised, so no values (personal data) reach it. Not @prisma/instrumentation: with driver
 // adapters its span has no operation or table, and it brings a second copy of the instrumentation base.
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { tracer } from '../telemetry/tracing.ts';
-
-type Factory = PrismaBetterSqlite3;
-type Adapter = Awaited<ReturnType<Factory['connect']>>;
-type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
-type Query = Parameters<Adapter['queryRaw']>[0];
 
 type DatabaseSystem = 'sqlite' | 'postgresql';
 
@@ -72,54 +66,23 @@ function traced<T>(target: Record<string, string | number>, sql: string, run: ()
 
 export type AroundStatement = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 
-function wrappedQueries<Q extends Pick<Adapter, 'queryRaw' | 'executeRaw'>>(
-  queryable: Q,
-  around: AroundStatement,
-): Pick<Adapter, 'queryRaw' | 'executeRaw'> {
-  return {
-    queryRaw: (query: Query) => around(query.sql, () => queryable.queryRaw(query)),
-    executeRaw: (query: Query) => around(query.sql, () => queryable.executeRaw(query)),
-  };
-}
-
-function wrappedAdapter(adapter: Adapter, around: AroundStatement): Adapter {
-  const wrapped: Adapter = {
-    provider: adapter.provider,
-    adapterName: adapter.adapterName,
-    ...wrappedQueries(adapter, around),
-    executeScript: (script) => adapter.executeScript(script),
-    dispose: () => adapter.dispose(),
-    async startTransaction(isolationLevel) {
-      const transaction: Transaction = await adapter.startTransaction(isolationLevel);
-      return {
-        provider: transaction.provider,
-        adapterName: transaction.adapterName,
-        options: transaction.options,
-        ...wrappedQueries(transaction, around),
-        commit: () => transaction.commit(),
-        rollback: () => transaction.rollback(),
-        ...(transaction.createSavepoint ? { createSavepoint: (name: string) => transaction.createSavepoint!(name) } : {}),
-        ...(transaction.rollbackToSavepoint ? { rollbackToSavepoint: (name: string) => transaction.rollbackToSavepoint!(name) } : {}),
-        ...(transaction.releaseSavepoint ? { releaseSavepoint: (name: string) => transaction.releaseSavepoint!(name) } : {}),
-      } as Transaction;
+/** Its adapters and their transactions run each statement through `around`; the rest passes through as it is. */
+export function statementWrappedFactory<F extends object>(factory: F, around: AroundStatement): F {
+  return new Proxy(factory, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      if (property === 'queryRaw' || property === 'executeRaw')
+        return (query: { sql: string }) => around(query.sql, () => method.call(target, query));
+      if (property === 'connect' || property === 'startTransaction')
+        return async (...args: unknown[]) => statementWrappedFactory((await method.apply(target, args)) as object, around);
+      return method.bind(target);
     },
-  };
-  if (adapter.getConnectionInfo) wrapped.getConnectionInfo = () => adapter.getConnectionInfo!();
-  return wrapped;
+  });
 }
 
-type AdapterFactory = { provider: string; adapterName: string; connect(): Promise<unknown> };
-
-export function statementWrappedFactory<F extends AdapterFactory>(factory: F, around: AroundStatement): F {
-  return {
-    ...factory,
-    provider: factory.provider,
-    adapterName: factory.adapterName,
-    connect: async () => wrappedAdapter((await factory.connect()) as Adapter, around),
-  } as F;
-}
-
-export function tracedAdapterFactory<F extends AdapterFactory>(factory: F, target: DatabaseTarget): F {
+export function tracedAdapterFactory<F extends object>(factory: F, target: DatabaseTarget): F {
   const attributes = targetAttributes(target);
   return statementWrappedFactory(factory, (sql, run) => traced(attributes, sql, run));
 }

@@ -1,22 +1,15 @@
-// One record per request (src/telemetry/request-record.ts), finished in one place when the answer is
-// ready, feeding both the request's log line and the metrics:
-//   request_id, key_id, scope (how many dealerships the key reaches, or "all"), door, status,
-//   duration and error_code.
-// On the way it gives every answer its `Request-Id` header, and every error body the id: REST bodies
-// gain `request_id`, GraphQL errors `extensions.request_id`, so an integrator can quote it.
-//
-// The door is the metric label, and its values come from closed sets only, never from what a caller
-// writes: the REST route template (`GET /api/v1/cars/{id}/performance.json`, never the path with its
-// ids), the GraphQL operation's type and its root field of the schema (`query car_performance`,
-// `query (several root fields)`, `query (introspection)`), a service path (`GET /health`), or `unmatched` for every unknown
-// path. A GraphQL operation's name is the caller's text: it goes to the trace
-// (`graphql.operation.name`), never into a label.
+// One record per request, finished when the answer is ready, feeds both the request's log line and the
+// metrics; every answer gets its `Request-Id`, every error body the id (`request_id`, GraphQL's
+// `extensions.request_id`). The door, the metric label, comes from closed sets only, never from a
+// caller's text: the REST route template, the GraphQL operation's type and root field (`query
+// car_performance`, `query (several root fields)`, `query (introspection)`), a service path, or `unmatched`.
 import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
+import { openApiPath } from '../rest/openapi.ts';
 import { matchPath, type RestRoute } from '../rest/routes.ts';
 import { rootFieldsOf } from './key-call-log.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
@@ -26,7 +19,6 @@ import { parsedUrl, Response } from '../web/fetch-api.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
-/** The label of every path the service does not answer. */
 const UNMATCHED_DOOR = 'unmatched';
 
 /** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
@@ -35,34 +27,27 @@ const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 
 type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
 
-/** The error's code for the metric: extensions.code, as GraphQL clients switch on it. */
+/** extensions.code, as GraphQL clients switch on it. */
 function codeOf(error: GraphQLErrorLike): string {
   const code = error.extensions?.code;
   return typeof code === 'string' && code.length <= 64 ? code : 'INTERNAL_SERVER_ERROR';
 }
 
-/** The error model's snake_case name when the error has one (extensions.error), else its code. */
 function errorNameOf(error: GraphQLErrorLike): string {
   const name = error.extensions?.error;
   return typeof name === 'string' ? name : codeOf(error);
 }
 
-/** The same error with the request id in its extensions. */
 function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLErrorLike {
   const extensions = { ...error.extensions, request_id: requestId };
   return error instanceof GraphQLError ? withExtensions(error, extensions) : { ...error, extensions };
 }
 
-/** The door of an operation that selects more than one root field (their combinations are not a small set). */
+/** Combinations of root fields are not a small set. */
 const SEVERAL_ROOT_FIELDS = '(several root fields)';
-/** The door of an operation that asks only for `__typename`, `__schema` or `__type`. */
 const INTROSPECTION_ONLY = '(introspection)';
 
-/**
- * `query car_performance`: the operation's type and its root field, as the schema names it (an alias
- * is the caller's, the field name the schema's). The document was validated against the schema before
- * it ran, so the field is one of the schema's root fields (or `__typename`, `__schema`, `__type`).
- */
+/** The root field as the schema names it (an alias is the caller's text); validated, so one of the schema's. */
 function operationDoor(document: DocumentNode, operationName: string | null | undefined): string | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
@@ -72,21 +57,15 @@ function operationDoor(document: DocumentNode, operationName: string | null | un
 }
 
 interface RequestTelemetry {
-  /** Goes right after useHttpConventions().first: it starts each request's record. */
+  /** Right after useHttpConventions().first. */
   first: Plugin;
-  /**
-   * Goes right before useHttpConventions().last: adds the id to the error bodies the app built as
-   * JSON, before a HEAD answer's Content-Length is worked out from the body.
-   */
+  /** Right before useHttpConventions().last, which works out a HEAD answer's Content-Length from the body. */
   errorBodies: Plugin;
-  /** Goes last of all: it finishes the record from the final answer. */
+  /** Last of all: the record is finished from the final answer. */
   last: Plugin;
 }
 
-/**
- * The door of each request, worked out from closed sets only (the header of this file). The REST
- * doors and the GraphQL operations' doors are remembered, so a repeated request's door is worked out once.
- */
+/** The REST and GraphQL doors are remembered, so a repeated request's door is worked out once. */
 function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string, record: RequestRecord, status: number) => string {
   const restDoors = new Map<string, string>();
 
@@ -94,13 +73,13 @@ function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string
     const key = `${method} ${route.path}`;
     let door = restDoors.get(key);
     if (door === undefined) {
-      door = `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
+      door = `${method} ${openApiPath(route.path)}`;
       restDoors.set(key, door);
     }
     return door;
   };
 
-  // Yoga's parse cache hands out one document per query text, so a repeated operation's door is worked out once.
+  // Yoga's parse cache hands out one document per query text.
   const doorsByDocument = new WeakMap<DocumentNode, Map<string, string | null>>();
   const graphqlDoor = (record: RequestRecord): string | null => {
     if (!record.operation) return null;
@@ -132,7 +111,7 @@ function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string
   };
 }
 
-/** Stamps the GraphQL errors of one result, counting each once; the result itself when it has none. */
+/** Counts each error once; the result itself when it has none. */
 function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord, metrics: GatewayMetrics): T {
   if (!result.errors?.length) return result;
   let changed = false;
@@ -146,10 +125,7 @@ function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord
   return changed ? { ...result, errors } : result;
 }
 
-/**
- * An error answer the app built as JSON itself (the REST door's bodies, a 429 refused before
- * GraphQL ran): the id is added to its body. Only for small, uncompressed JSON error bodies.
- */
+/** An error answer the app built as JSON itself (the REST door's, a 429 before GraphQL ran), uncompressed. */
 async function stampErrorBody(response: Response, record: RequestRecord, metrics: GatewayMetrics): Promise<Response> {
   if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
   if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
@@ -177,20 +153,18 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   return new Response(out, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** The answer with its Request-Id header: the same answer, or a copy when its headers cannot change. */
-function withRequestIdHeader(response: Response, requestId: string): Response {
+/** The same answer, or a copy when its headers cannot change (a fetched or redirect Response). */
+export function withHeader(response: Response, name: string, value: string): Response {
   try {
-    response.headers.set(REQUEST_ID_HEADER, requestId);
+    response.headers.set(name, value);
     return response;
   } catch {
-    // Some responses have immutable headers (a fetched or redirect Response): answer a copy.
     const headers = new Headers(response.headers);
-    headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set(name, value);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 }
 
-/** The request's log line, with the key that called (if any) and how many dealerships it reaches. */
 async function logRequest(
   deps: AppDeps,
   request: Request,
@@ -253,7 +227,7 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      const answer = withRequestIdHeader(response, record.id);
+      const answer = withHeader(response, REQUEST_ID_HEADER, record.id);
       if (answer !== response) setResponse(answer);
 
       const seconds = (performance.now() - record.startedAt) / 1000;

@@ -1,30 +1,17 @@
-// The request and operation spans (src/telemetry/tracing.ts), for both doors. With traces off every
-// hook returns at its first line.
-//
-// - `first` (early in the plugin list, before anything may answer): starts the request's SERVER span
-//   as a child of the incoming `traceparent`, named for its route template (`GET
-//   /api/v1/cars/{id}/performance.json`, `POST /graphql`), and makes it the active span for the
-//   rest of the request. Each GraphQL execution (the REST door runs one) gets a child span, active
-//   while it executes, so the SQL statements' spans (src/db/traced-adapter.ts) hang below it.
-// - `last` (after every hook that changes the answer): the final status goes on the request span,
-//   which ends, and the answer carries the span's `traceparent`.
-import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+// The request and operation spans, for both doors; with traces off every hook returns at its first line.
+// `first`'s instrumentation runs the whole request (every plugin's hooks) in its SERVER span's context,
+// its onRequest names the span once the request is rewritten; each GraphQL execution is a child span,
+// active while it executes; `last` ends the request span with the final status and answers its `traceparent`.
+// Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
-import { SERVICE_PATHS } from './request-telemetry.ts';
-import { contextFromHeaders, currentTraceparent, enterTraceContext, isTracing, requestContext, tracer } from '../telemetry/tracing.ts';
-import { Response } from '../web/fetch-api.ts';
-import { requestState } from '../web/request-state.ts';
-
-declare module '../web/request-state.ts' {
-  interface RequestState {
-    /** The request's server span, from onRequest until onResponse ends it. */
-    span?: Span;
-  }
-}
+import { SERVICE_PATHS, withHeader } from './request-telemetry.ts';
+import { parsedUrl } from '../web/fetch-api.ts';
+import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
@@ -39,33 +26,20 @@ interface TracingPlugins {
   last: Plugin;
 }
 
-/** The request's SERVER span, a child of the incoming `traceparent`, named for its route template. */
-function startRequestSpan(request: Request, url: URL, graphqlEndpoint: string): { span: Span; parent: Context } {
-  const route = routeOf(request.method, url.pathname, graphqlEndpoint);
-  const parent = contextFromHeaders(request.headers);
+/** OpenTelemetry's HTTP server attributes of a request; the server is the one the client addressed (Host). */
+function httpAttributes(request: Request, url: URL): Attributes {
   const userAgent = request.headers.get('user-agent');
-  const span = tracer().startSpan(
-    `${request.method} ${route ?? ''}`.trim(),
-    {
-      kind: SpanKind.SERVER,
-      // OpenTelemetry's HTTP server conventions; the server is the one the client addressed (Host).
-      attributes: {
-        'http.request.method': request.method,
-        'url.scheme': url.protocol.slice(0, -1),
-        'url.path': url.pathname,
-        ...(route ? { 'http.route': route } : {}),
-        'server.address': url.hostname,
-        'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-        ...(userAgent ? { 'user_agent.original': userAgent } : {}),
-        'request.id': recordOf(request)?.id ?? '',
-      },
-    },
-    parent,
-  );
-  return { span, parent };
+  return {
+    'http.request.method': request.method,
+    'url.scheme': url.protocol.slice(0, -1),
+    'url.path': url.pathname,
+    'server.address': url.hostname,
+    'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    ...(userAgent ? { 'user_agent.original': userAgent } : {}),
+  };
 }
 
-/** An operation's span: `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
+/** `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
 function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
   const operation = getOperationAST(document, operationName);
   const type = operation?.operation ?? 'query';
@@ -75,9 +49,8 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-/** Ends the request's span with the answer's status; the `traceparent` the answer carries, or null. */
-function endRequestSpan(span: Span, status: number): string | null {
-  span.setAttribute('http.response.status_code', status);
+function endRequestSpan(span: Span, status: number, requestId: string): string | null {
+  span.setAttributes({ 'http.response.status_code': status, 'request.id': requestId });
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
   span.end();
   return currentTraceparent(trace.setSpan(context.active(), span));
@@ -85,17 +58,28 @@ function endRequestSpan(span: Span, status: number): string | null {
 
 export function useTracing(graphqlEndpoint: string): TracingPlugins {
   const first: Plugin = {
+    instrumentation: {
+      request({ request }, wrapped) {
+        if (!isTracing()) return wrapped();
+        const parent = contextFromHeaders(request.headers);
+        const attributes = httpAttributes(request, parsedUrl(request));
+        const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent);
+        return context.with(requestContext(parent, span), wrapped);
+      },
+    },
     onRequest({ request, url }) {
-      if (!isTracing()) return;
-      const { span, parent } = startRequestSpan(request, url, graphqlEndpoint);
-      requestState(request).span = span;
+      const span = requestSpan();
+      if (!span) return;
+      // As rewritten: a HEAD is answered as the GET, a trailing slash as the path without it.
+      const route = routeOf(request.method, url.pathname, graphqlEndpoint);
+      span.updateName(`${request.method} ${route ?? ''}`.trim());
+      span.setAttributes({ ...httpAttributes(request, url), ...(route ? { 'http.route': route } : {}) });
       const record = recordOf(request);
       // Only a sampled span is in the tracing system for a log line to point at.
       if (record && span.spanContext().traceFlags & TraceFlags.SAMPLED) {
         const { traceId, spanId } = span.spanContext();
         record.trace = { trace_id: traceId, span_id: spanId };
       }
-      enterTraceContext(requestContext(parent, span));
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       if (!isTracing()) return undefined;
@@ -118,20 +102,11 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
 
   const last: Plugin = {
     onResponse({ request, response, setResponse }) {
-      const state = requestState(request);
-      const span = state.span;
+      const span = requestSpan();
       if (!span) return;
-      state.span = undefined;
-      const traceparent = endRequestSpan(span, response.status);
-      if (!traceparent) return;
-      try {
-        response.headers.set('traceparent', traceparent);
-      } catch {
-        // A response with immutable headers (a redirect): answer a copy.
-        const headers = new Headers(response.headers);
-        headers.set('traceparent', traceparent);
-        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
-      }
+      const traceparent = endRequestSpan(span, response.status, recordOf(request)?.id ?? '');
+      const answer = traceparent ? withHeader(response, 'traceparent', traceparent) : response;
+      if (answer !== response) setResponse(answer);
     },
   };
 

@@ -102,7 +102,7 @@ function appPlugins(
       }),
     }),
     telemetry.first,
-    // After the request record is started (the request span carries its id), before anything may answer.
+    // After the request record is started (its log lines carry the request span's ids), before anything else may answer.
     tracing.first,
     // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
     ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),

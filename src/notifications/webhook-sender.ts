@@ -1,5 +1,6 @@
 // The connection goes to the address that was checked (the request's `lookup` answers it), so DNS
 // cannot change its answer between the check and the connection; redirects count as failures.
+// Its CLIENT span and `traceparent` are made here: the POST goes through node:http, not fetch (so not @opentelemetry/instrumentation-undici), and instrumentation-http patches node:http only from a start-up hook, which a start with traces off must not load.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';

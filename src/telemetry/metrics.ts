@@ -1,12 +1,6 @@
-// What one instance counts, in Prometheus' text format at /metrics (src/gateway/metrics-endpoint.ts).
-// Every instance keeps its own registry and Prometheus scrapes each one, so nothing here is shared
-// between instances (adding them up is Prometheus' job); counters start at zero when a process starts.
-//
-// Counted as things happen: requests (by door and status, with their latency), GraphQL errors by code,
-// rate-limit refusals, response-cache lookups and notification delivery failures. Read at scrape time,
-// so they cost nothing between scrapes: the outbox's pending messages and the age of the oldest, the
-// PostgreSQL pool's connections, the SQL statements sent (counted by the database client), and Node's
-// own (memory, event-loop lag, garbage collection).
+// What one instance counts, for /metrics: every instance keeps its own registry and Prometheus scrapes
+// each (adding them up is Prometheus' job). Events are counted as they happen; the gauges are read at
+// scrape time, so they cost nothing between scrapes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import { poolOf, statementsSentBy, type Db } from '../db/client.ts';
@@ -19,36 +13,25 @@ const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_r
 
 export interface GatewayMetrics {
   readonly registry: Registry;
-  /** One finished request: its door (route template or operation), status and duration. */
   requestFinished(door: string, status: number, seconds: number): void;
-  /** One error in a GraphQL answer, by its extensions.code. */
   graphqlError(code: string): void;
-  /** One request refused by a rate limit (429). */
   rateLimited(door: string): void;
-  /**
-   * One response-cache lookup, in the tier that made it: `answer` (finished answers, before any
-   * GraphQL work) or `result` (execution results, asked on an answer-tier miss).
-   */
+  /** `answer`: finished answers, before any GraphQL work; `result`: execution results, on an answer miss. */
   cacheLookup(outcome: 'hit' | 'miss', tier: 'answer' | 'result'): void;
-  /** One failed notification delivery: retried later, or failed for good. */
   deliveryFailed(outcome: 'retry' | 'failed'): void;
-  /** The text Prometheus reads. */
   scrape(): Promise<string>;
 }
 
 interface MetricsSources {
   db: Db;
-  /** The database's clock (src/db/clock.ts): the oldest message's age is measured on it. */
+  /** The database's clock: the oldest message's age is measured on it. */
   now: () => Date;
   logger: Logger;
-  /** With REDIS_URL: whether its circuit breaker lets commands through (src/redis/client.ts). */
   redisAvailable?: () => boolean;
 }
 
-/** A registry with Node's own metrics, less the three whose names break Prometheus' conventions. */
 function registryWithNodeMetrics(): Registry {
   const registry = new Registry();
-  // Process memory, CPU, event-loop lag, heap and GC: prom-client's standard Node metrics.
   collectDefaultMetrics({ register: registry });
   // Three of them are gauges named like counters (`_total`), which Prometheus' conventions (and
   // `promtool check metrics`) reject; each is the sum of a gauge kept by type (nodejs_active_handles…).
@@ -56,7 +39,6 @@ function registryWithNodeMetrics(): Registry {
   return registry;
 }
 
-/** The metrics counted as things happen: requests and their latency, GraphQL errors, refusals, cache lookups, failed deliveries. */
 function eventMetrics(registry: Registry) {
   return {
     requests: new Counter({
@@ -99,7 +81,6 @@ function eventMetrics(registry: Registry) {
   };
 }
 
-/** The two outbox gauges, read at scrape time. */
 function registerOutboxGauges(registry: Registry, { db, now, logger }: Pick<MetricsSources, 'db' | 'now' | 'logger'>): void {
   // Both outbox gauges come from one query: a scrape starts collecting every metric at once, so the
   // second gauge finds the first one's query under way and shares it; the next scrape queries anew.
@@ -140,7 +121,6 @@ function registerOutboxGauges(registry: Registry, { db, now, logger }: Pick<Metr
   });
 }
 
-/** The PostgreSQL pool's gauges, read at scrape time. */
 function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typeof poolOf>>): void {
   new Gauge({
     name: 'gateway_db_pool_connections',
