@@ -21,7 +21,7 @@ export const DOCS_PATH = '/docs';
 
 const swaggerPackage = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json');
 const swaggerDir = path.dirname(swaggerPackage);
-/** In the asset URLs, so a new Swagger UI is a new URL and browsers may keep each version for a year. */
+/** In the asset URLs, so a new Swagger UI is a new URL and each version's assets can be immutable. */
 const swaggerVersion = (JSON.parse(readFileSync(swaggerPackage, 'utf8')) as { version: string }).version;
 const assets: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -47,11 +47,9 @@ const page = `<!doctype html>
 </html>
 `;
 
-// "Authorize" keeps the key across reloads so that "Try it out" calls this server with it. The document
-// is the key's view once a key is authorised (docs/api-view.md): it is fetched with the key, and
-// fetched again when a key is authorised or logged out.
+// "Authorize" keeps the key across reloads for "Try it out"; the document is fetched with it, and again
+// on authorise or log-out, so the page shows the key's view.
 const init = `let system = null;
-/** The authorised key: the page's state once loaded, else the one kept from an earlier visit. */
 function authorisedKey() {
   if (system) return system.authSelectors.authorized().getIn(['bearer', 'value']) || null;
   try {
@@ -87,9 +85,8 @@ window.ui = SwaggerUIBundle({
     if (key) request.headers.Authorization = 'Bearer ' + key;
     return request;
   },
-  // "Try it out" calls the origin this page came from, which its policy allows (connect-src 'self'):
-  // the document names PUBLIC_URL, which is another origin when the page is opened by another name
-  // (127.0.0.1 in development, an internal address behind a proxy).
+  // "Try it out" calls this page's origin, the only one its policy allows: the document names PUBLIC_URL,
+  // another origin when the page is opened by another name (in development, or behind a proxy).
   responseInterceptor(response) {
     if (!response.ok || new URL(response.url, window.location.href).pathname !== '${OPENAPI_PATH}') return response;
     try {
@@ -110,28 +107,19 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-/**
- * Swagger UI's policy: its scripts and styles are files of this server (React sets some styles
- * inline), it calls only this origin ("Try it out"), and it is never framed.
- */
+/** Swagger UI's scripts are files of this server; React sets some styles inline. */
 export const DOCS_PAGE_POLICY = explorerPagePolicy({ scripts: ["'self'"], images: "'self' data:" });
 
-/** Whether `pathname` is one of Swagger UI's paths (the page, its init script, its assets). */
 export function isDocsPath(pathname: string): boolean {
   if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/init.js`) return true;
   return pathname.startsWith(`${DOCS_PATH}/`) && Object.hasOwn(assets, pathname.slice(DOCS_PATH.length + 1));
 }
 
-/**
- * The keys' views of the document (src/auth/api-view.ts), one per distinct permission set, as UTF-8:
- * the whole document is about half a megabyte, so a bound of 16 MiB keeps at least 32 views.
- */
+/** The keys' views of the document, one per distinct permission set. */
 const KEY_VIEW_BOUNDS: CacheBounds = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
 
-/**
- * A new object per answer: the Response may keep the object it is given as its headers, and the hooks
- * after this one add to them (the ETag: a shared object would carry one answer's ETag to the next).
- */
+// A new object per answer: the Response may keep it as its headers, and a later hook adds the ETag,
+// which a shared object would carry to the next answer.
 const documentHeaders = () => ({
   'content-type': 'application/json; charset=utf-8',
   // The answer depends on the key: a shared cache must not hand one key's view (or the public one) to another.
@@ -140,13 +128,11 @@ const documentHeaders = () => ({
 
 /** Serves the OpenAPI document always (a key's view of it to a request with a key), and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, keys: KeyVerifier): Plugin {
-  // The document is written when it is first asked for, not at start-up: integrators fetch it rarely,
-  // and building it walks the whole REST schema.
+  // Written when first asked for, not at start-up: integrators fetch it rarely, and it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
   const keyViews = new BoundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
   const fileCache = new Map<string, ArrayBuffer>();
-  /** The document as a key holding `permissions` sees it, written once per permission set. */
   const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
     const name = permissionSetName(permissions);
     let bytes = keyViews.get(name);

@@ -1,16 +1,13 @@
-// The explorers' GraphiQL page (served at /graphql to a browser; Swagger UI is src/rest/docs.ts)
-// and the Content-Security-Policy it runs under. The page carries all its code inline, so the
-// policy admits exactly that script by its hash rather than any inline script.
+// The explorers' GraphiQL page and the Content-Security-Policy it runs under: the page carries its
+// code inline, so the policy admits exactly its scripts by hash rather than any inline script.
 import { createHash } from 'node:crypto';
 
 export const graphiqlOptions = {
   title: 'Dealership API',
   defaultQuery: '{\n  apikey_details {\n    databaseId\n    permissions\n  }\n}\n',
-  // Subscriptions over /graphql itself, as Server-Sent Events (docs/subscriptions.md).
   subscriptionsProtocol: 'SSE',
 } as const;
 
-/** Hashes of the page's inline scripts, as CSP source expressions. */
 function inlineScriptHashes(html: string): string[] {
   return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
     ([, script]) =>
@@ -25,11 +22,8 @@ interface GraphiqlPage {
   policy: string;
 }
 
-/**
- * GraphiQL introspects with the headers of its headers editor, but only when the page loads or when
- * asked ("Re-fetch GraphQL schema"). With a key the answer is the key's view (docs/api-view.md), so
- * leaving the headers editor after changing it asks again: the docs and completion follow the key.
- */
+// GraphiQL introspects only on load or when asked, yet a key sees its own view of the schema: leaving
+// a changed headers editor asks again, so the docs and completion follow the key.
 const KEY_VIEW_SCRIPT = `<script>
 (() => {
   // The editors' text as shown (the editor takes its input without input events): compared when focus leaves them.
@@ -50,7 +44,6 @@ const KEY_VIEW_SCRIPT = `<script>
 })();
 </script>`;
 
-/** The page with the script that re-introspects when the headers change, before the end of its body. */
 function withKeyView(html: string): string {
   const end = html.lastIndexOf('</body>');
   if (end < 0) throw new Error('the GraphiQL page has no </body>');
@@ -60,12 +53,7 @@ function withKeyView(html: string): string {
 let rendering: Promise<GraphiqlPage> | undefined;
 let rendered: GraphiqlPage | undefined;
 
-/**
- * The GraphiQL page, rendered once (its options are fixed), and its policy: scripts only its own,
- * Monaco's workers from the blob: URLs the page makes, styles inline (the editor sets them at run
- * time), requests only to this origin, never framed. The renderer carries the whole page inline
- * (megabytes of JavaScript), so it is loaded when a browser first asks for the page, not at start-up.
- */
+/** Rendered when a browser first asks, not at start-up: the renderer is large. Monaco's workers need blob:. */
 export function graphiqlPage(): Promise<GraphiqlPage> {
   rendering ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
     const html = withKeyView(renderGraphiQL(graphiqlOptions));
@@ -80,15 +68,11 @@ export function graphiqlPage(): Promise<GraphiqlPage> {
   return rendering;
 }
 
-/** The GraphiQL page's policy once the page has been rendered (it always has, before it is served). */
+/** null only before the page is rendered, and it always is before it is served. */
 export function graphiqlPolicy(): string | null {
   return rendered?.policy ?? null;
 }
 
-/**
- * The Content-Security-Policy of an explorer page (GraphiQL, Swagger UI): this server's own files and
- * the named scripts only, nothing from elsewhere, never framed.
- */
 export function explorerPagePolicy(page: { scripts: readonly string[]; images: string; extra?: readonly string[] }): string {
   return [
     "default-src 'none'",

@@ -1,13 +1,5 @@
-// The JSON Schemas of what the REST door reads, for the OpenAPI document, from the declarations that
-// check it, so the document says what the server enforces and cannot drift from it:
-//
-// - a route's arguments declared as a zod record (RestRoute.input, src/domain): zod's own JSON Schema
-//   of the record's input side (types, required and nullable fields, bounds, lengths, list sizes,
-//   enums, and the `pattern`s a rule states in its metadata), with the value lists a deployment sets
-//   (lead sources) filled in and a record nested under `.meta({ id })` as a component;
-// - every text input, declared or not: its maximum length by name and the NUL ban
-//   (src/domain/input-limits.ts, which src/gateway/input-checks.ts applies to every argument), free-form JSON
-//   text its own limit; every integer: GraphQL's 32-bit range.
+// The JSON Schemas of what the REST door reads, for the OpenAPI document, written from the zod records
+// and input limits that check it, so the document says what the server enforces and cannot drift from it.
 import { z } from 'zod';
 import { INT32, JSON_TEXT_MAX_LENGTH, TEXT_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';
 import { NON_BLANK, jsonShapeOf } from '../domain/input-records.ts';
@@ -18,10 +10,7 @@ export type JsonSchema = Record<string, unknown>;
 /** Text with a character that is not white space, as every text must be: NON_BLANK and TEXT_PATTERN in one pattern. */
 const NON_BLANK_TEXT_PATTERN = '^[^\\x00]*[^\\x00\\s][^\\x00]*$';
 
-/**
- * Marks a free-form JSON field in the document: its value is stored as sent, so the REST door reads
- * no text as a number there (a form field's text stays text).
- */
+/** Marks free-form JSON, stored as sent: the REST door reads no text there as a number. */
 export const FREE_FORM_JSON = 'x-free-form-json';
 
 /** Metadata keys of the declarations that are not JSON Schema: read here, then left out of the document. */
@@ -51,7 +40,6 @@ function pipeEnd(schema: z.core.$ZodType): z.core.$ZodType {
   return end;
 }
 
-/** zod's JSON Schema of a declaration's input side, with the project's conventions (see the top of this file). */
 function zodJsonSchema(schema: z.core.$ZodType, freeJson: boolean): JsonSchema {
   return z.toJSONSchema(schema, {
     io: 'input',
@@ -85,7 +73,6 @@ function zodJsonSchema(schema: z.core.$ZodType, freeJson: boolean): JsonSchema {
 /** Each document's records as zod wrote them, by id: a second record under an id must be the same one. */
 const writtenRecords = new WeakMap<Record<string, JsonSchema>, Map<string, string>>();
 
-/** Moves `$defs` into the components (a record used under one id is one component) and points the refs there. */
 function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
   const repointed = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
   const { $defs, $schema: _schema, ...schema } = repointed;
@@ -103,12 +90,7 @@ function hoistDefinitions(json: JsonSchema, components: Record<string, JsonSchem
   return schema;
 }
 
-/**
- * What every input of this name may be, applied to a schema in place: text within its maximum
- * length (free-form JSON text within JSON_TEXT_MAX_LENGTH) and without NUL, a non-blank rule as one
- * pattern with it, integers within 32 bits, a deployment's value list, and each keyword of a
- * wrapper moved into the branch of the type it is about.
- */
+/** Applies in place what every input of this name may be, declared or not: length, no NUL, 32-bit integers, value lists. */
 export function applyInputLimits(
   schema: JsonSchema,
   name: string,
@@ -174,10 +156,7 @@ export function applyInputLimits(
   return schema;
 }
 
-/**
- * The JSON Schema of each argument a record declares, with which are required: for the parameters
- * and the body of an operation. A nested record with `.meta({ id })` becomes a component.
- */
+/** An operation's parameters and body from its zod record; a nested record with `.meta({ id })` becomes a component. */
 export function recordArguments(
   record: z.ZodObject,
   owner: string,
@@ -188,15 +167,9 @@ export function recordArguments(
   return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: (json.required ?? []) as string[] };
 }
 
-// ─── patterns every engine reads alike ───
-//
-// A JSON Schema `pattern` is an ECMA-262 regular expression, but validators compile it with their
-// own engine: Go's RE2 (kin-openapi, oasdiff) and Rust's regex (jsonschema-rs, Schemathesis) have no
-// lookaround, no backreferences and no `\u` escapes, and read `\d`, `\s`, `\w`, `\b` and `.` as
-// other sets (Unicode digits in Rust, ASCII white space in Go, `.` matching `\r`). The document's
-// patterns are written here from the server's JavaScript ones into the portion of the syntax they all
-// share, matching the same text as JavaScript does; what has no such spelling is refused when the
-// document is built, so it never reaches a client.
+// Patterns every engine reads alike: validators compile a `pattern` with Go's RE2 or Rust's regex, which
+// lack lookaround, backreferences and `\u`, and read `\d`, `\s`, `\w`, `\b` and `.` as other sets. So
+// patterns are written into the syntax all share; what has no such spelling is refused at build time.
 
 /** JavaScript's `\s`: its WhiteSpace and LineTerminator characters, spelled as every engine reads a class's members. */
 export const PORTABLE_WHITE_SPACE = '\\x09-\\x0D \\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF';
@@ -213,7 +186,6 @@ const SHORTHAND_CLASSES: Readonly<Record<string, { inside: string | null; outsid
   W: { inside: null, outside: '[^A-Za-z0-9_]' },
 };
 
-/** Characters that are special in every engine's syntax and stay escaped. */
 const ESCAPED_EVERYWHERE = new Set([...'^$\\.*+?()[]{}|']);
 
 /** One character as every engine reads it in a pattern: `\xHH` up to U+00FF, else the character itself. */
@@ -224,11 +196,7 @@ function portableCharacter(codePoint: number, source: string): string {
   return codePoint <= 0xff ? `\\x${codePoint.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCodePoint(codePoint);
 }
 
-/**
- * A JavaScript pattern (Unicode mode) in the syntax RE2, Rust's regex and ECMA-262 share, matching the
- * same text; throws for what that syntax cannot say (lookaround, backreferences, named groups,
- * Unicode properties, word boundaries, a surrogate).
- */
+/** The same pattern in the syntax RE2, Rust's regex and ECMA-262 share; throws for what it cannot say. */
 export function portablePattern(source: string): string {
   let written = '';
   let inClass = false;
@@ -287,11 +255,7 @@ export function portablePattern(source: string): string {
   return written;
 }
 
-/**
- * The document with every `pattern` and `patternProperties` name written by `respell` (by default
- * portablePattern; the contract check respells a released document's the same way); examples are
- * left as they are.
- */
+/** Respells every `pattern` and `patternProperties` name but not examples; the contract check passes its own `respell`. */
 export function withPortablePatterns<T>(value: T, respell: (pattern: string) => string = portablePattern): T {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);

@@ -1,9 +1,7 @@
 // One writer over the zod records and the GraphQL types, not Sofa's OpenAPI(): it writes OpenAPI 3.0 without nullability,
 // errors or headers, and `:id.json` as `{id.json}`, so post-processing it would be a rewrite.
-//
-// The OpenAPI 3.1 document of the REST door, from the route table, the zod records that check the
-// routes' arguments (src/rest/input-schemas.ts) and the GraphQL types of the routed root fields (the
-// REST body IS the root field's result). test/support/contract.ts validates real answers against it.
+// The OpenAPI 3.1 document of the REST door, from the route table, the zod records of the routes'
+// arguments and the GraphQL types of the routed root fields (the REST body IS the root field's result).
 import {
   isEnumType,
   isInputObjectType,
@@ -101,7 +99,6 @@ function errorExample(route: RestRoute, status: number): Record<string, string> 
   return { error: code, message, ...(status === 422 && field ? { field } : {}), request_id: EXAMPLE_REQUEST_ID };
 }
 
-/** What an error status means for this route: its own outcome, else the general description. */
 function errorDescriptionOf(route: RestRoute, access: FieldAccess, status: number): string {
   const own = route.outcomes?.[status];
   if (own) return own;
@@ -122,8 +119,7 @@ export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[]
     statuses.add(400); // a path parameter that is not percent-encoded UTF-8
     statuses.add(404);
   }
-  // Every text input has a maximum length (src/domain/input-limits.ts), path parameters included;
-  // and any route refuses a query parameter named with a key no input may have (src/web/refused-keys.ts).
+  // Every text input has a maximum length, path parameters included, and any route refuses a query key no input may have.
   statuses.add(422);
   if (route.body) {
     statuses.add(400);
@@ -208,7 +204,6 @@ interface OperationExample {
 /** Each operation's demo call and answer (test/openapi-examples.test.ts writes them), by root field. */
 const examples: Readonly<Record<string, OperationExample>> = operationExamples;
 
-/** What one operation is written from: the route, its root field and its declared arguments (RestRoute.input). */
 interface OperationSource {
   route: RestRoute;
   writer: SchemaWriter;
@@ -228,19 +223,14 @@ function argumentSchema(source: OperationSource, name: string): JsonSchema {
   return applyInputLimits(schema, name, '', source.inputs);
 }
 
-/** Whether the argument must be sent: its declaration says so, else its GraphQL type does. */
 function isRequired({ declared, argsByName }: OperationSource, name: string): boolean {
   if (declared && name in declared.properties) return declared.required.includes(name);
   const arg = argsByName.get(name);
   return arg !== undefined && isNonNullType(arg.type);
 }
 
-/**
- * A parameter's example: the demo call's value, else, for a required one, its declaration's first
- * example or a value of its own list. Swagger UI sends every example it is given ("Try it out"), so an
- * optional parameter the demo call leaves out has none: a value of its own would change what the
- * demo call asks (`lookup_by=vin` with a car's id is a 404).
- */
+// Swagger UI sends every example it is given ("Try it out"), so an optional parameter the demo call
+// leaves out has none: a value of its own would change the call (`lookup_by=vin` with a car's id is a 404).
 function parameterExample(source: OperationSource, name: string, schema: JsonSchema, required: boolean): unknown {
   const fromCall = source.example?.parameters?.[name];
   if (fromCall !== undefined || !required) return fromCall;
@@ -249,7 +239,6 @@ function parameterExample(source: OperationSource, name: string, schema: JsonSch
   return schema.type === 'boolean' ? true : undefined;
 }
 
-/** A path or query parameter: read where it is read, with no null (the text of a URL is never null). */
 function parameterOf(source: OperationSource, name: string, where: 'path' | 'query') {
   const schema = withoutNull(argumentSchema(source, name));
   const { description: schemaDescription, examples: _examples, ...bare } = schema;
@@ -267,11 +256,8 @@ function parameterOf(source: OperationSource, name: string, where: 'path' | 'que
   };
 }
 
-/**
- * The headers and query parameter an operation may read besides its arguments. None has an example:
- * Swagger UI sends every example with each "Try it out" (a key that does not exist beside the
- * authorised one, one Idempotency-Key whatever the body, an ETag that matches nothing).
- */
+// No examples: Swagger UI would send them with each "Try it out" (a key that does not exist, one
+// Idempotency-Key whatever the body, an ETag that matches nothing).
 const extraParameters = {
   token: {
     name: 'token',
@@ -299,10 +285,9 @@ const extraParameters = {
   },
 };
 
-/** Successful GET answers carry an ETag and honour If-None-Match (src/gateway/etags.ts). */
+/** Successful GET answers carry an ETag and honour If-None-Match. */
 const isConditional = (route: RestRoute): boolean => route.method === 'GET' && (route.successStatus ?? 200) === 200;
 
-/** The parameters of an operation: its path's, its query's, then the headers it reads. */
 function parametersOf(source: OperationSource) {
   const { route } = source;
   const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
@@ -315,7 +300,6 @@ function parametersOf(source: OperationSource) {
   ];
 }
 
-/** The request body of an operation that reads one: as JSON, as a form if it takes one, and as multipart form fields. */
 function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
   const properties = Object.fromEntries(bodyNames.map((name) => [name, argumentSchema(source, name)]));
   const schema = { type: 'object', properties, required: bodyNames.filter((name) => isRequired(source, name)) };
@@ -337,11 +321,9 @@ function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
 
 const ref = (kind: 'headers' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const rateLimitHeaders = { 'RateLimit-Policy': ref('headers', 'RateLimit-Policy'), RateLimit: ref('headers', 'RateLimit') };
-// Every answer names its request (src/gateway/request-telemetry.ts).
 const requestIdHeader = { 'Request-Id': ref('headers', 'Request-Id') };
 const retryAfterHeader = { 'Retry-After': ref('headers', 'Retry-After') };
 
-/** The responses of an operation: its success (or redirect), 304 when conditional, and the errors it can answer. */
 function responsesOf(source: OperationSource, field: GraphQLField<unknown, unknown>, access: FieldAccess) {
   const { route } = source;
   const status = route.successStatus ?? 200;
@@ -477,7 +459,6 @@ export interface OpenApiOptions {
 
 const codeList = (names: Iterable<string>): string => [...names].map((name) => `\`${name}\``).join(', ');
 
-/** The document's info: what the API is, how to call it, whom to ask and under what licence. */
 function documentInfo(publicUrl: string, contactEmail: string | null | undefined, viewOf: ReadonlySet<Permission> | undefined) {
   const view = viewOf
     ? '\n\nThis is the view of the API key that asked for it: only the operations its permissions let it call ' +
@@ -522,7 +503,6 @@ const sharedHeaders = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 },
 };
 
-/** The body of every error answer. */
 const errorSchema = {
   type: 'object',
   properties: {
@@ -540,7 +520,7 @@ const errorSchema = {
 
 // ─── Outbound webhooks (OAS 3.1 `webhooks`): what the service POSTs to a subscription's URL ───
 
-/** The Standard Webhooks headers of every delivery (src/notifications/webhook-worker.ts signs them). */
+/** The Standard Webhooks headers the webhook worker signs every delivery with. */
 const webhookHeaderParameters = [
   ['webhook-id', "The delivery's id, the same on every attempt and redelivery: deduplicate on it.", '^msg_[0-9a-f]{32}$'],
   [
@@ -557,10 +537,7 @@ const webhookHeaderParameters = [
   ],
 ].map(([name, description, pattern]) => ({ name, in: 'header', required: true, description, schema: { type: 'string', pattern } }));
 
-/**
- * The `data` schema of an event type's payload: the fields the delivery reads (webhookPayloadShape)
- * in the REST door's typing; the REST body's own component when it has the same fields.
- */
+/** An event type's payload `data`: the REST body's own component when it has the same fields. */
 function webhookDataSchema(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType): JsonSchema {
   const { recordType, fields } = webhookPayloadShape(schema, type);
   const names = fields.map((field) => field.name);
