@@ -13,16 +13,9 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
-import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
-import {
-  DEFAULT_TEXT_MAX_LENGTH,
-  MAX_JSON_DEPTH,
-  TEXT_MAX_LENGTHS,
-  UNLIMITED_TEXT_FIELDS,
-  textMaxLength,
-} from '../src/domain/input-limits.ts';
+import { DEFAULT_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../src/domain/input-limits.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, expectAnswer, type TestApp } from './support/app.ts';
