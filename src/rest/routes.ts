@@ -36,6 +36,8 @@ export interface RestRoute {
    * REST layer parses these deliberately (see parseParam) and answers 422 naming the parameter.
    */
   params?: Record<string, ParamType>;
+  /** A read's path and query parameters in a call that succeeds on the demo data (prisma/seed.ts), for the tests' requests. */
+  demo?: Readonly<Record<string, string | number>>;
   /** The query parameters the operation reads (documentation and the OpenAPI document). */
   query?: readonly string[];
   /** The JSON body's wrapper key(s), e.g. ['car'] for {"car": {...}}. */
@@ -106,6 +108,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/cars/:id/performance.json',
     field: 'Query.car_performance',
+    demo: { id: 1 },
     spec: '4.2',
     tag: 'cars',
     outcomes: {
@@ -119,6 +122,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/cars/:id/payment_processors.json',
     field: 'Query.car_payment_processors',
+    demo: { id: 1, website: 'richmond-toyota' },
     spec: '4.3',
     tag: 'cars',
     outcomes: {
@@ -132,6 +136,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/model_variants/:slug',
     field: 'Query.model_variant',
+    demo: { slug: 'toyota-corolla-sx-hybrid', website_id: 1 },
     spec: '4.4',
     tag: 'new vehicles',
     outcomes: {
@@ -147,6 +152,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/manufacturers/:id/offers.json',
     field: 'Query.manufacturer_offers',
+    demo: { id: 1 },
     spec: '4.5',
     tag: 'offers',
     outcomes: { 404: '`manufacturer_not_found`.' },
@@ -157,6 +163,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/websites/:website_id/offers/:id.json',
     field: 'Query.website_offer',
+    demo: { website_id: 1, id: 13 },
     spec: '4.6',
     tag: 'offers',
     outcomes: {
@@ -245,6 +252,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/dealerships/:dealership_id/contacts/:id',
     field: 'Query.contact',
+    demo: { dealership_id: 1, id: 1 },
     spec: '4.12',
     summary: 'Show a contact',
     tag: 'contacts',
@@ -255,6 +263,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/dealerships/:dealership_id/contacts',
     field: 'Query.contacts',
+    demo: { dealership_id: 1, per_page: 5 },
     spec: '4.13',
     summary: "List a dealership's contacts",
     tag: 'contacts',
@@ -275,6 +284,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/manufacturers/:id/search_by_postcode',
     field: 'Query.search_dealerships_by_postcode',
+    demo: { id: 1, postcode: '3000' },
     spec: '4.15',
     tag: 'dealerships',
     outcomes: {
@@ -305,6 +315,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/dealerships/:dealership_slug/plugins',
     field: 'Query.dealership_plugins',
+    demo: { dealership_slug: 'richmond-toyota' },
     spec: '4.17',
     tag: 'dealerships',
     outcomes: { 404: '`dealership_not_found`.' },
@@ -314,6 +325,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/dealerships/:dealership_slug/redirect_service',
     field: 'Query.car_redirect',
+    demo: { dealership_slug: 'richmond-toyota', website_id: 1, stocknum: 'MEL1002' },
     spec: '4.18',
     tag: 'cars',
     outcomes: { 404: "`dealership_not_found`; `website_not_found`: the website is not one of that dealership's." },
@@ -356,6 +368,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/websites/:website_id/models',
     field: 'Query.website_models',
+    demo: { website_id: 'richmond-toyota', version: 2 },
     spec: '4.20',
     summary: "List a website's models",
     tag: 'new vehicles',
@@ -392,6 +405,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/webhook_subscriptions/:id/deliveries',
     field: 'Query.webhook_deliveries',
+    demo: { id: 1 },
     spec: 'webhooks',
     summary: "A subscription's delivery log, newest first",
     tag: 'webhooks',
