@@ -1,19 +1,4 @@
-// The arguments of a REST call, read the way the Rails-style service these integrations were written
-// against read them, before Sofa sees them; GraphQL on /graphql stays strict.
-//
-// - Keys the operation does not take, at the top level of the body or inside an input object
-//   (`car`, `lead`, `lead.address_attributes` …), and query parameters it does not read, are
-//   ignored, like Rails' strong parameters: a GET-then-PUT round trip or a whole-record feed works.
-//   They are named in the answer's X-Ignored-Parameters header and in a log line.
-// - An integer accepts its digits as text (`"dealership_id": "1"`), a number accepts numeric text,
-//   and a boolean accepts "true"/"false"/"1"/"0" (any case) and 1/0. Every other mismatch of JSON
-//   type is a 422 naming the field in plain words (Sofa's serializers would convert 12345 → "12345"
-//   silently, and GraphQL's own messages speak of "Int" and "LeadInput").
-// - A repeated or bracketed query parameter (`?website=a&website=b`, `?website[x]=1`) is a 422 for
-//   an argument that takes one value (Sofa would read it as a list or an object).
-// - An input object in the query string (lead events' `data`) is read here, nested
-//   (`?data[leadId]=12&data[messageDetail][sentBy]=Ana`) or as JSON text (`?data={…}`), and then like
-//   a body's: its unknown keys ignored, its numbers' text read as numbers. It reaches Sofa in the body.
+// Sofa passes REST arguments to GraphQL strictly: here they are read as leniently as the Rails-era service read them.
 import {
   getNamedType,
   isEnumType,
@@ -194,9 +179,11 @@ interface RestArguments {
 }
 
 /**
- * Reads a REST call's arguments for `field`. Sofa reads an argument from the path, else the query
- * string, else the body (in that order); so does this. `alsoRead` names query parameters the route
- * handles itself (e.g. `token`), which are not ignored.
+ * Reads a REST call's arguments for `field` as Sofa does (path, else query, else body), leniently:
+ * unknown body keys and query parameters are ignored (and named, like Rails' strong parameters); a
+ * number or boolean may come as its text; a scalar given twice or bracketed is a 422; an input object
+ * may come in the query (`?data[leadId]=12` or `?data={…}`) and then reaches Sofa in the body.
+ * `alsoRead` names query parameters the route handles itself (e.g. `token`), which are not ignored.
  */
 export function readRestArguments(
   field: GraphQLField<unknown, unknown>,

@@ -1,5 +1,4 @@
-// The REST face of the error model: one JSON body {"error", "message"[, "field"]} and a status per
-// code. GraphQL clients get the same errors with 200 and `errors`; this is only for the REST door.
+// Sofa answers GraphQL errors: the REST door's are one body {"error", "message"[, "field"]} with a status per code.
 import type { GraphQLError } from 'graphql';
 import { databaseUnavailable, isApiError, statusByCode, variableInputError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';

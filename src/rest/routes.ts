@@ -1,5 +1,4 @@
-// The REST door: the documented paths of the API specification (see docs/rest.md, "REST paths"), each mapped onto one root
-// field of the graph. A path that is not in this table does not exist (404).
+// Sofa's routes carry no methods per path (405, Allow), typed parameters, bodies or docs: the table of the documented paths does.
 import { z } from 'zod';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
@@ -485,12 +484,10 @@ export function routeOfField(coordinate: string): RestRoute | undefined {
   return routeByField.get(coordinate);
 }
 
-/** The root field a route answers with, in `schema` (the graph's or the REST door's). */
-function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> {
+/** The root field a route answers with in `schema` (the graph's or the REST door's), if it has it. */
+export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> | undefined {
   const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-  const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
-  if (!field) throw new Error(`${route.field} is not a field of the schema`);
-  return field;
+  return (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
 }
 
 /**
@@ -498,7 +495,9 @@ function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unkn
  * no access table of its own; the graph's declaration is the only one.
  */
 export function accessOfRoute(route: RestRoute, schema: GraphQLSchema): FieldAccess {
-  return accessOfField(rootFieldOf(route, schema));
+  const field = rootFieldIn(route, schema);
+  if (!field) throw new Error(`${route.field} is not a field of the schema`);
+  return accessOfField(field);
 }
 
 export interface MatchedRoute {
