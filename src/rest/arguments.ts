@@ -34,11 +34,6 @@ export const SCALAR_REASONS = {
 
 type Read = { value: unknown } | { problem: ArgumentProblem };
 
-interface Walk {
-  /** Where each ignored key was, as a path (`lead.bogus`). */
-  ignored: string[];
-}
-
 const keyPath = (path: string, key: string): string =>
   /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
@@ -70,15 +65,15 @@ function readScalar(value: unknown, typeName: string, path: string): Read {
 }
 
 /** The value as the operation takes it, with unknown keys dropped (and recorded), or the first problem. */
-function readValue(value: unknown, type: GraphQLInputType, path: string, walk: Walk): Read {
+function readValue(value: unknown, type: GraphQLInputType, path: string, ignored: string[]): Read {
   if (value === null) return { value }; // GraphQL then says "is required" for a required one
-  if (isNonNullType(type)) return readValue(value, type.ofType, path, walk);
+  if (isNonNullType(type)) return readValue(value, type.ofType, path, ignored);
   if (isListType(type)) {
     // GraphQL accepts a single value for a list (input coercion); Sofa wraps it too.
-    if (!Array.isArray(value)) return readValue(value, type.ofType, path, walk);
+    if (!Array.isArray(value)) return readValue(value, type.ofType, path, ignored);
     const items: unknown[] = [];
     for (const [index, item] of value.entries()) {
-      const read = readValue(item, type.ofType, `${path}[${index}]`, walk);
+      const read = readValue(item, type.ofType, `${path}[${index}]`, ignored);
       if ('problem' in read) return read;
       items.push(read.value);
     }
@@ -91,10 +86,10 @@ function readValue(value: unknown, type: GraphQLInputType, path: string, walk: W
     for (const [key, item] of Object.entries(value)) {
       const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
       if (!field) {
-        walk.ignored.push(keyPath(path, key));
+        ignored.push(keyPath(path, key));
         continue;
       }
-      const read = readValue(item, field.type, `${path}.${key}`, walk);
+      const read = readValue(item, field.type, `${path}.${key}`, ignored);
       if ('problem' in read) return read;
       known[key] = read.value;
     }
@@ -189,17 +184,17 @@ export function readRestArguments(
   field: GraphQLField<unknown, unknown>,
   request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown; alsoRead?: readonly string[] },
 ): RestArguments {
-  const walk: Walk = { ignored: [] };
+  const ignored: string[] = [];
   const readFromQuery: string[] = [];
   const argNames = new Set(field.args.map((arg) => arg.name));
   for (const key of new Set(request.query.keys())) {
     const base = key.replace(/\[.*$/s, '');
-    if (!argNames.has(base) && !request.alsoRead?.includes(base)) walk.ignored.push(key);
+    if (!argNames.has(base) && !request.alsoRead?.includes(base)) ignored.push(key);
   }
   const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({
     body,
     readFromQuery,
-    ignored: walk.ignored,
+    ignored,
     problem,
   });
   if (request.body !== undefined && !isPlainObject(request.body)) {
@@ -208,7 +203,7 @@ export function readRestArguments(
   const sent = request.body as Record<string, unknown> | undefined;
   let body: Record<string, unknown> | undefined = sent ? {} : undefined;
   if (sent && body) {
-    for (const key of Object.keys(sent)) if (!argNames.has(key)) walk.ignored.push(key);
+    for (const key of Object.keys(sent)) if (!argNames.has(key)) ignored.push(key);
   }
   for (const arg of field.args) {
     if (arg.name in request.pathParams) continue;
@@ -221,7 +216,7 @@ export function readRestArguments(
     if (isInputObjectType(named)) {
       const fromQuery = queryObject(request.query, arg.name);
       if (fromQuery) {
-        const read = 'problem' in fromQuery ? fromQuery : readValue(fromQuery.value, arg.type, arg.name, walk);
+        const read = 'problem' in fromQuery ? fromQuery : readValue(fromQuery.value, arg.type, arg.name, ignored);
         if ('problem' in read) return done(read.problem);
         body ??= {};
         body[arg.name] = read.value;
@@ -231,12 +226,12 @@ export function readRestArguments(
     }
     if (inQuery.length === 1 && isEnumType(named)) {
       // Sofa passes query text to GraphQL as it is; an enum's values are named here in plain words.
-      const read = readValue(inQuery[0], named, arg.name, walk);
+      const read = readValue(inQuery[0], named, arg.name, ignored);
       if ('problem' in read) return done(read.problem);
     }
     if (inQuery.length > 0 || bracketed) continue;
     if (sent && body && Object.hasOwn(sent, arg.name)) {
-      const read = readValue(sent[arg.name], arg.type, arg.name, walk);
+      const read = readValue(sent[arg.name], arg.type, arg.name, ignored);
       if ('problem' in read) return done(read.problem);
       body[arg.name] = read.value;
     }

@@ -24,11 +24,7 @@ export function restError(status: number, body: RestErrorBody, headers?: Record<
 
 /** GraphQL's words for "the value is not of this type", by the type's name, in the integrator's words. */
 const TYPE_REASONS: Readonly<Record<string, string>> = {
-  Int: SCALAR_REASONS.Int,
-  Float: SCALAR_REASONS.Float,
-  String: SCALAR_REASONS.String,
-  Boolean: SCALAR_REASONS.Boolean,
-  ID: SCALAR_REASONS.ID,
+  ...SCALAR_REASONS,
   Date: 'must be a date, yyyy-mm-dd',
   DateTime: 'must be a date and time, such as 2026-11-21T09:00:00Z',
   JSONObject: SCALAR_REASONS.object,

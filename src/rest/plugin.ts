@@ -242,18 +242,12 @@ function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Doo
     // fets types its own Response class; ours is the platform's, which fets accepts at run time.
     errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
   });
-  const rootFields = new Map(
-    restRoutes.flatMap((route) => {
-      const field = rootFieldIn(route, served);
-      return field ? [[route.field, field] as const] : [];
-    }),
-  );
-  return { sofa, rootFields };
+  return { sofa, served };
 }
 
 interface Door {
   sofa: SofaRouter;
-  rootFields: Map<string, GraphQLField<unknown, unknown>>;
+  served: GraphQLSchema;
 }
 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
@@ -323,7 +317,7 @@ export function useRestRoutes(deps: RestDeps): Plugin {
       }
       if (!schema) throw new Error('the REST layer has no schema yet');
       door ??= openDoor(schema, enveloped);
-      const field = door.rootFields.get(match.route.field);
+      const field = rootFieldIn(match.route, door.served);
       // A documented route whose root field does not exist yet answers like any unknown path.
       if (!field) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
