@@ -4,26 +4,27 @@
 // Prisma client and the service's own domain functions, so the queries cannot drift: no GraphQL, no
 // Sofa, no caches. The key is verified by its hash on every request (lookUpKey, one statement, as the
 // service does on a key-cache miss); every read goes through the caller's scoped client (forActor) as
-// the service reads it. Where a resolver does its work inline in src/schema, the route issues the
-// query that resolver issues, with the selection Pothos makes for the REST body (whole rows where the
-// type exposes most of its columns, the relations it answers, in the order the resolver asks).
-// Its routes are named by root field: their paths, and who may call them, are the REST door's own
-// (src/rest/routes.ts's table and the root field's access declaration), checked as the door checks them.
-// test/bench-bare-handler.test.ts walks the route table below and holds every route's bodies and
-// statuses equal to the service's (and apikey_details' and car performance's SQL statements, the key
-// lookup aside), so the ratio is honest.
+// the service reads it. A read whose resolver answers its body as is runs that resolver, no more; one
+// whose body is shaped past it (or whose resolver queries inline in src/schema) has its own answer
+// below, issuing the queries that resolver issues with the selection Pothos makes for the REST body
+// (whole rows where the type exposes most of its columns, the relations it answers, in its order).
+// Its paths, and who may call them, are the REST door's own (src/rest/routes.ts's table and the root
+// field's access declaration), checked as the door checks them. test/bench-bare-handler.test.ts holds
+// every read's bodies, statuses and SQL statements (the key lookup aside) equal to the service's.
 //
 // Run alone: DATABASE_URL=… PORT=… tsx scripts/bench-bare-handler.ts (listens on 127.0.0.1).
+import { getNamedType, type GraphQLField, type GraphQLFieldResolver, type GraphQLResolveInfo } from 'graphql';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from '../src/auth/api-keys.ts';
 import { loadSecretsConfig } from '../src/config/index.ts';
+import type { Context } from '../src/context.ts';
 import type { Keyring } from '../src/config/secrets.ts';
 import { createDb, type Db, type Prisma } from '../src/db/client.ts';
 import { forActor, type DbClients } from '../src/db/scoped.ts';
 import { carPerformance, type CarPerformance } from '../src/domain/car-performance.ts';
 import { contactListArgs, contactNotFound, contactWhere } from '../src/domain/contacts.ts';
-import { dealershipPlugins, inIdOrder, partnerDealershipMappings, rankLocationsByPostcode } from '../src/domain/dealerships.ts';
+import { inIdOrder, partnerDealershipMappings, rankLocationsByPostcode } from '../src/domain/dealerships.ts';
 import { PostcodeGeocoder, type Geocoder } from '../src/domain/geocoding.ts';
 import { jsonStrings } from '../src/domain/json-columns.ts';
 import { keyDealerships } from '../src/domain/key-dealerships.ts';
@@ -33,7 +34,6 @@ import {
   shownVariantWhere,
   specificationGroups,
   type specificationValuesSelect,
-  websiteModels,
 } from '../src/domain/model-variants.ts';
 import {
   expiryInWords,
@@ -47,12 +47,11 @@ import {
   websiteOfferWhere,
 } from '../src/domain/offers.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../src/domain/payment-processors.ts';
-import { listWebhookSubscriptions, webhookDeliveries } from '../src/domain/webhooks.ts';
 import { boundedList } from '../src/domain/whole-lists.ts';
 import { refusalOf } from '../src/auth/field-access.ts';
 import { permissionDenied } from '../src/errors.ts';
 import { restErrorResponse } from '../src/rest/errors.ts';
-import { accessOfRoute, matchPath, type RestRoute } from '../src/rest/routes.ts';
+import { accessOfRoute, matchPath, restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { numberOrZero, textOrEmpty } from '../src/schema/always-present.ts';
 
@@ -210,8 +209,8 @@ const variantRelations = {
 
 const contactVehicles = { vehicles: { orderBy: { id: 'asc' } } } as const;
 
-/** The handler's paths, each answered as the service answers its REST read. */
-export const bareRoutes: readonly BareRoute[] = [
+/** The reads whose body is shaped past their resolver's result (by its type's own field resolvers), each as the service shapes it. */
+const ownRoutes: readonly BareRoute[] = [
   {
     field: 'Query.apikey_details',
     answer: ({ db, actor }) => apiKeyDetails(db, actor),
@@ -429,26 +428,47 @@ export const bareRoutes: readonly BareRoute[] = [
       });
     },
   },
-  {
-    field: 'Query.dealership_plugins',
-    answer: async (request) => ({ plugins: await dealershipPlugins(clientsOf(request).db, request.params.dealership_slug ?? '') }),
-  },
-  {
-    field: 'Query.website_models',
-    answer: (request) =>
-      websiteModels(clientsOf(request), request.actor, request.params.website_id ?? '', integer(request.query.get('version'))),
-  },
-  {
-    field: 'Query.webhook_subscriptions',
-    answer: (request) => listWebhookSubscriptions(clientsOf(request).db, request.at),
-  },
-  {
-    field: 'Query.webhook_deliveries',
-    answer: (request) => webhookDeliveries(clientsOf(request).db, request.actor, pathInteger(request, 'id')),
-  },
 ];
 
-const bareRouteByField = new Map<string, BareRoute>(bareRoutes.map((route) => [route.field, route]));
+/** What a root field's resolver reads of its context here: the service's own, minus what no read uses. */
+type BareContext = Pick<Context, 'db' | 'unscopedDb' | 'actor' | 'now' | 'geocoder'> & { config: BareServices };
+
+/**
+ * A read whose root field's resolver answers its REST body as is (its domain function's result): that
+ * resolver as declared (Pothos keeps it as `pothosOptions.resolve`), given the route's arguments, no GraphQL.
+ */
+function resolverAnswer(coordinate: string): BareRoute['answer'] {
+  let field: GraphQLField<unknown, BareContext> | undefined;
+  return async (request) => {
+    field ??= getSchema().getQueryType()?.getFields()[coordinate.slice('Query.'.length)];
+    const options = field?.extensions.pothosOptions as { resolve?: GraphQLFieldResolver<unknown, BareContext> } | undefined;
+    if (!field || !options?.resolve) throw new Error(`${coordinate} has no resolver`);
+    const args = Object.fromEntries(
+      field.args.flatMap((arg) => {
+        const raw = request.params[arg.name] ?? text(request.query, arg.name);
+        return raw === null ? [] : [[arg.name, getNamedType(arg.type).name === 'Int' ? Number(raw) : raw]];
+      }),
+    );
+    const { actor, at, services } = request;
+    const context: BareContext = { ...clientsOf(request), actor, now: () => at, geocoder: services.geocoder, config: services };
+    return options.resolve(undefined, args, context, {} as GraphQLResolveInfo);
+  };
+}
+
+const ownAnswers = new Map<string, BareRoute['answer']>(ownRoutes.map((route) => [route.field, route.answer]));
+
+/** Every REST read with a JSON body: its own answer above, else its resolver's. */
+const bareRouteByField = new Map<string, BareRoute>(
+  restRoutes
+    .filter((route) => route.method === 'GET' && route.field.startsWith('Query.') && route.successStatus !== 302)
+    .map((route) => [
+      route.field,
+      { field: route.field as BareRoute['field'], answer: ownAnswers.get(route.field) ?? resolverAnswer(route.field) },
+    ]),
+);
+
+/** The handler's paths, each answered as the service answers its REST read. */
+export const bareRoutes: readonly BareRoute[] = [...bareRouteByField.values()];
 
 /** The REST door's GET route at `pathname` that the handler serves, with its decoded parameters. */
 function matchRoute(pathname: string): { route: BareRoute; restRoute: RestRoute; params: Record<string, string> } | null {

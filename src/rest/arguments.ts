@@ -1,19 +1,4 @@
-// The arguments of a REST call, read the way the Rails-style service these integrations were written
-// against read them, before Sofa sees them; GraphQL on /graphql stays strict.
-//
-// - Keys the operation does not take, at the top level of the body or inside an input object
-//   (`car`, `lead`, `lead.address_attributes` …), and query parameters it does not read, are
-//   ignored, like Rails' strong parameters: a GET-then-PUT round trip or a whole-record feed works.
-//   They are named in the answer's X-Ignored-Parameters header and in a log line.
-// - An integer accepts its digits as text (`"dealership_id": "1"`), a number accepts numeric text,
-//   and a boolean accepts "true"/"false"/"1"/"0" (any case) and 1/0. Every other mismatch of JSON
-//   type is a 422 naming the field in plain words (Sofa's serializers would convert 12345 → "12345"
-//   silently, and GraphQL's own messages speak of "Int" and "LeadInput").
-// - A repeated or bracketed query parameter (`?website=a&website=b`, `?website[x]=1`) is a 422 for
-//   an argument that takes one value (Sofa would read it as a list or an object).
-// - An input object in the query string (lead events' `data`) is read here, nested
-//   (`?data[leadId]=12&data[messageDetail][sentBy]=Ana`) or as JSON text (`?data={…}`), and then like
-//   a body's: its unknown keys ignored, its numbers' text read as numbers. It reaches Sofa in the body.
+// Sofa passes REST arguments to GraphQL strictly: here they are read as leniently as the Rails-era service read them.
 import {
   getNamedType,
   isEnumType,
@@ -49,11 +34,6 @@ export const SCALAR_REASONS = {
 
 type Read = { value: unknown } | { problem: ArgumentProblem };
 
-interface Walk {
-  /** Where each ignored key was, as a path (`lead.bogus`). */
-  ignored: string[];
-}
-
 const keyPath = (path: string, key: string): string =>
   /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
@@ -85,15 +65,15 @@ function readScalar(value: unknown, typeName: string, path: string): Read {
 }
 
 /** The value as the operation takes it, with unknown keys dropped (and recorded), or the first problem. */
-function readValue(value: unknown, type: GraphQLInputType, path: string, walk: Walk): Read {
+function readValue(value: unknown, type: GraphQLInputType, path: string, ignored: string[]): Read {
   if (value === null) return { value }; // GraphQL then says "is required" for a required one
-  if (isNonNullType(type)) return readValue(value, type.ofType, path, walk);
+  if (isNonNullType(type)) return readValue(value, type.ofType, path, ignored);
   if (isListType(type)) {
     // GraphQL accepts a single value for a list (input coercion); Sofa wraps it too.
-    if (!Array.isArray(value)) return readValue(value, type.ofType, path, walk);
+    if (!Array.isArray(value)) return readValue(value, type.ofType, path, ignored);
     const items: unknown[] = [];
     for (const [index, item] of value.entries()) {
-      const read = readValue(item, type.ofType, `${path}[${index}]`, walk);
+      const read = readValue(item, type.ofType, `${path}[${index}]`, ignored);
       if ('problem' in read) return read;
       items.push(read.value);
     }
@@ -106,10 +86,10 @@ function readValue(value: unknown, type: GraphQLInputType, path: string, walk: W
     for (const [key, item] of Object.entries(value)) {
       const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
       if (!field) {
-        walk.ignored.push(keyPath(path, key));
+        ignored.push(keyPath(path, key));
         continue;
       }
-      const read = readValue(item, field.type, `${path}.${key}`, walk);
+      const read = readValue(item, field.type, `${path}.${key}`, ignored);
       if ('problem' in read) return read;
       known[key] = read.value;
     }
@@ -194,25 +174,27 @@ interface RestArguments {
 }
 
 /**
- * Reads a REST call's arguments for `field`. Sofa reads an argument from the path, else the query
- * string, else the body (in that order); so does this. `alsoRead` names query parameters the route
- * handles itself (e.g. `token`), which are not ignored.
+ * Reads a REST call's arguments for `field` as Sofa does (path, else query, else body), leniently:
+ * unknown body keys and query parameters are ignored (and named, like Rails' strong parameters); a
+ * number or boolean may come as its text; a scalar given twice or bracketed is a 422; an input object
+ * may come in the query (`?data[leadId]=12` or `?data={…}`) and then reaches Sofa in the body.
+ * `alsoRead` names query parameters the route handles itself (e.g. `token`), which are not ignored.
  */
 export function readRestArguments(
   field: GraphQLField<unknown, unknown>,
   request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown; alsoRead?: readonly string[] },
 ): RestArguments {
-  const walk: Walk = { ignored: [] };
+  const ignored: string[] = [];
   const readFromQuery: string[] = [];
   const argNames = new Set(field.args.map((arg) => arg.name));
   for (const key of new Set(request.query.keys())) {
     const base = key.replace(/\[.*$/s, '');
-    if (!argNames.has(base) && !request.alsoRead?.includes(base)) walk.ignored.push(key);
+    if (!argNames.has(base) && !request.alsoRead?.includes(base)) ignored.push(key);
   }
   const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({
     body,
     readFromQuery,
-    ignored: walk.ignored,
+    ignored,
     problem,
   });
   if (request.body !== undefined && !isPlainObject(request.body)) {
@@ -221,7 +203,7 @@ export function readRestArguments(
   const sent = request.body as Record<string, unknown> | undefined;
   let body: Record<string, unknown> | undefined = sent ? {} : undefined;
   if (sent && body) {
-    for (const key of Object.keys(sent)) if (!argNames.has(key)) walk.ignored.push(key);
+    for (const key of Object.keys(sent)) if (!argNames.has(key)) ignored.push(key);
   }
   for (const arg of field.args) {
     if (arg.name in request.pathParams) continue;
@@ -234,7 +216,7 @@ export function readRestArguments(
     if (isInputObjectType(named)) {
       const fromQuery = queryObject(request.query, arg.name);
       if (fromQuery) {
-        const read = 'problem' in fromQuery ? fromQuery : readValue(fromQuery.value, arg.type, arg.name, walk);
+        const read = 'problem' in fromQuery ? fromQuery : readValue(fromQuery.value, arg.type, arg.name, ignored);
         if ('problem' in read) return done(read.problem);
         body ??= {};
         body[arg.name] = read.value;
@@ -244,12 +226,12 @@ export function readRestArguments(
     }
     if (inQuery.length === 1 && isEnumType(named)) {
       // Sofa passes query text to GraphQL as it is; an enum's values are named here in plain words.
-      const read = readValue(inQuery[0], named, arg.name, walk);
+      const read = readValue(inQuery[0], named, arg.name, ignored);
       if ('problem' in read) return done(read.problem);
     }
     if (inQuery.length > 0 || bracketed) continue;
     if (sent && body && Object.hasOwn(sent, arg.name)) {
-      const read = readValue(sent[arg.name], arg.type, arg.name, walk);
+      const read = readValue(sent[arg.name], arg.type, arg.name, ignored);
       if ('problem' in read) return done(read.problem);
       body[arg.name] = read.value;
     }

@@ -1,9 +1,4 @@
-// A REST path that will go away. The route table holds two days: when the path was deprecated and
-// its sunset, the first day it may stop answering. Its answers say both in the headers clients and
-// their tools read: `Deprecation: @<Unix seconds>` (RFC 9745, a structured-field date) and
-// `Sunset: <HTTP date>` (RFC 8594); its OpenAPI operation is `deprecated: true` and documents both.
-// Removing the path, even after its sunset, is a breaking change: a major release of the contract
-// (docs/contract.md, "Contract and releases").
+// Sofa's routes cannot be deprecated: a path's days, answered as `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
 import { isoCalendarDay } from '../domain/dates.ts';
 
 /** A day written as ISO 8601 year-month-day, e.g. `2027-06-30`. */

@@ -1,5 +1,4 @@
-// The REST face of the error model: one JSON body {"error", "message"[, "field"]} and a status per
-// code. GraphQL clients get the same errors with 200 and `errors`; this is only for the REST door.
+// Sofa answers GraphQL errors: the REST door's are one body {"error", "message"[, "field"]} with a status per code.
 import type { GraphQLError } from 'graphql';
 import { databaseUnavailable, isApiError, statusByCode, variableInputError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -25,11 +24,7 @@ export function restError(status: number, body: RestErrorBody, headers?: Record<
 
 /** GraphQL's words for "the value is not of this type", by the type's name, in the integrator's words. */
 const TYPE_REASONS: Readonly<Record<string, string>> = {
-  Int: SCALAR_REASONS.Int,
-  Float: SCALAR_REASONS.Float,
-  String: SCALAR_REASONS.String,
-  Boolean: SCALAR_REASONS.Boolean,
-  ID: SCALAR_REASONS.ID,
+  ...SCALAR_REASONS,
   Date: 'must be a date, yyyy-mm-dd',
   DateTime: 'must be a date and time, such as 2026-11-21T09:00:00Z',
   JSONObject: SCALAR_REASONS.object,

@@ -1,10 +1,4 @@
-// multipart/form-data bodies with Rails-style keys, as the Rails-era integrations send a lead with
-// attachments: `lead[name]=Jordan`, `lead[tags][]=vip`, `lead[lead_files_attributes][0][file_type]=resume`
-// and `lead[lead_files_attributes][0][file]=<the file>`. The parts become the JSON body the route
-// takes anyway ({"lead": {...}}), a file becoming its base64 text, so every rule and limit that
-// applies to a JSON body applies here too (the attachment count and size are the lead's own rules;
-// the whole body is within BODY_LIMIT_BYTES before it is read). Text values stay text: the REST
-// layer's reading of arguments (src/rest/arguments.ts) turns "1" into 1 where a number is expected.
+// Sofa reads JSON bodies only: Rails-style multipart parts (`lead[files][0][file]`) become the JSON body, a file its base64 text.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
 import { FREE_FORM_JSON } from './input-schemas.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';

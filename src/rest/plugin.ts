@@ -1,5 +1,4 @@
-// The REST door: Sofa routes and runs the documented paths; the code here runs only around it, for
-// what Sofa cannot do (each piece says which). Only paths in the route table reach Sofa.
+// Sofa routes and runs the documented paths; around it, what it cannot do: each piece says which.
 import type { ExecutionArgs, GraphQLField, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
@@ -9,9 +8,9 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 
 import { requestLogger } from '../telemetry/request-record.ts';
 import { logError, permissionDenied, unauthenticated } from '../errors.ts';
-import { matchPath, parseParam, restRoutes, type MatchedRoute } from './routes.ts';
+import { matchPath, parseParam, restRoutes, rootFieldIn, type MatchedRoute } from './routes.ts';
 import { accessOfField, refusalOf } from '../auth/field-access.ts';
-import { readRestArguments } from './arguments.ts';
+import { readRestArguments, type ArgumentProblem } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -39,11 +38,8 @@ async function prepareRequest(
   ignored: string[],
 ): Promise<Request | Response> {
   const url = new URL(request.url);
-  let headers = request.headers;
-  const ownHeaders = (): Headers => {
-    if (headers === request.headers) headers = new Headers(request.headers);
-    return headers;
-  };
+  const headers = new Headers(request.headers);
+  let headersChanged = false;
   let caller = request;
   // Sofa reads only arguments, not credentials: a webhook provider's ?token= becomes the Authorization header.
   if (route.tokenInQuery) {
@@ -51,7 +47,8 @@ async function prepareRequest(
     url.searchParams.delete('token');
     // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
     if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) {
-      ownHeaders().set('authorization', `Bearer ${token}`);
+      headers.set('authorization', `Bearer ${token}`);
+      headersChanged = true;
       caller = requestOver(url, request.method, headers);
       rebuiltFrom(request, caller);
     }
@@ -72,15 +69,12 @@ async function prepareRequest(
     alsoRead: Object.keys(route.params ?? {}),
   });
   ignored.push(...args.ignored);
-  if (args.problem) {
-    const { field: name, reason } = args.problem;
-    return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
-  }
+  if (args.problem) return invalidInput(args.problem);
   for (const name of args.readFromQuery) {
     for (const key of [...url.searchParams.keys()]) if (key === name || key.startsWith(`${name}[`)) url.searchParams.delete(key);
   }
   const body = args.body === undefined ? undefined : JSON.stringify(args.body);
-  if (body !== undefined) ownHeaders().set('content-type', 'application/json');
+  if (body !== undefined) headers.set('content-type', 'application/json');
 
   // Sofa coerces query text loosely (any Boolean but "true" is false): typed parameters are parsed here, 422 naming them.
   for (const [name, type] of Object.entries(route.params ?? {})) {
@@ -88,14 +82,12 @@ async function prepareRequest(
     const raw = fromPath ?? url.searchParams.get(name);
     if (raw === null) continue;
     const parsed = parseParam(type, raw);
-    if ('reason' in parsed) {
-      return restError(422, { error: 'invalid_input', message: `${name}: ${parsed.reason}`, field: name });
-    }
+    if ('reason' in parsed) return invalidInput({ field: name, reason: parsed.reason });
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
-  const asSent = caller === request && headers === request.headers && url.href === request.url;
+  const asSent = caller === request && !headersChanged && url.href === request.url;
   if (asSent && request.method === 'GET' && body === undefined && !headers.has('content-length')) return request;
-  if (headers.has('content-length')) ownHeaders().delete('content-length');
+  headers.delete('content-length');
   const prepared = requestOver(url, request.method, headers, body);
   carryActor(caller, prepared);
   return prepared;
@@ -107,10 +99,7 @@ function refusedQueryParameter(query: URLSearchParams): Response | null {
     const refused = refusedName(name);
     if (refused) return refusedKeyError(refused);
     if (!/^\s*[[{]/.test(value)) continue;
-    if (jsonNestingExceeds(value)) {
-      const field = cutText(name, IGNORED_HEADER_NAME_LENGTH);
-      return restError(422, { error: 'invalid_input', message: `${field}: ${nestingReason()}`, field });
-    }
+    if (jsonNestingExceeds(value)) return invalidInput({ field: cutText(name, IGNORED_HEADER_NAME_LENGTH), reason: nestingReason() });
     const inText = refusedKeyIn(jsonOrUndefined(value), name);
     if (inText) return refusedKeyError(inText);
   }
@@ -118,8 +107,11 @@ function refusedQueryParameter(query: URLSearchParams): Response | null {
 }
 
 function refusedKeyError(place: string): Response {
-  const field = cutText(place, IGNORED_HEADER_NAME_LENGTH);
-  return restError(422, { error: 'invalid_input', message: `${field}: ${REFUSED_KEY_REASON}`, field });
+  return invalidInput({ field: cutText(place, IGNORED_HEADER_NAME_LENGTH), reason: REFUSED_KEY_REASON });
+}
+
+function invalidInput({ field, reason }: ArgumentProblem): Response {
+  return restError(422, { error: 'invalid_input', message: `${field}: ${reason}`, field });
 }
 
 function jsonOrUndefined(text: string): unknown {
@@ -142,11 +134,7 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
       return restError(400, { error: 'malformed_request', message: 'The multipart/form-data body could not be read.' });
     }
     const parsed = await railsFormBody(form);
-    if ('problem' in parsed) {
-      const { field: name, reason } = parsed.problem;
-      return restError(422, { error: 'invalid_input', message: `${name}: ${reason}`, field: name });
-    }
-    return parsed.body;
+    return 'problem' in parsed ? invalidInput(parsed.problem) : parsed.body;
   }
   const text = await request.text();
   if (route.acceptsForm && contentType.startsWith('application/x-www-form-urlencoded')) {
@@ -159,7 +147,7 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
   }
   if (text.trim() === '') return undefined;
   // Measured before it is parsed: everything after JSON.parse recurses over the value.
-  if (jsonNestingExceeds(text)) return restError(422, { error: 'invalid_input', message: `body: ${nestingReason()}`, field: 'body' });
+  if (jsonNestingExceeds(text)) return invalidInput({ field: 'body', reason: nestingReason() });
   let body: unknown;
   try {
     body = JSON.parse(text) as unknown;
@@ -182,22 +170,40 @@ function ignoredParametersHeader(ignored: readonly string[]): string {
     .join(', ');
 }
 
-async function finishResponse(response: Response, route: MatchedRoute['route']): Promise<Response> {
-  let result = response;
-  if (route.successStatus === 302 && response.status === 302) {
+/** Sofa answers every result as a JSON body, with no deprecation and silently dropped unknown parameters: its answer, finished. */
+async function finishResponse(
+  deps: RestDeps,
+  request: Request,
+  pathname: string,
+  response: Response,
+  route: MatchedRoute['route'],
+  ignored: readonly string[],
+): Promise<Response> {
+  const redirects = route.successStatus === 302 && response.status === 302;
+  if (!redirects && !route.deprecated && ignored.length === 0) return response;
+  let body: BodyInit | null = response.body;
+  let headers = new Headers(response.headers);
+  if (redirects) {
     const { location } = (await response.json()) as { location: string };
-    // Sofa answers every result as a JSON body: a 302 route's {"location"} becomes the redirect here.
-    result = new Response(null, { status: 302, headers: { location: headerValue(location), 'cache-control': 'no-store' } });
+    body = null;
+    headers = new Headers({ location: headerValue(location), 'cache-control': 'no-store' });
   }
   if (route.deprecated) {
-    const headers = new Headers(result.headers);
     const values = deprecationHeaders(route.deprecated);
     headers.set('deprecation', values.deprecation);
     headers.set('sunset', values.sunset);
     if (values.link) headers.set('link', values.link);
-    result = new Response(result.body, { status: result.status, headers });
   }
-  return result;
+  if (ignored.length > 0) {
+    // Rails-era clients are told which parameters were ignored.
+    const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
+    requestLogger(deps.logger, request).info(
+      { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
+      'ignored parameters the operation does not take',
+    );
+    headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
+  }
+  return new Response(body, { status: response.status, headers });
 }
 
 async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
@@ -236,19 +242,12 @@ function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Doo
     // fets types its own Response class; ours is the platform's, which fets accepts at run time.
     errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
   });
-  const rootFields = new Map(
-    restRoutes.flatMap((route) => {
-      const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-      const field = (operation === 'Query' ? served.getQueryType() : served.getMutationType())?.getFields()[name];
-      return field ? [[route.field, field] as const] : [];
-    }),
-  );
-  return { sofa, rootFields };
+  return { sofa, served };
 }
 
 interface Door {
   sofa: SofaRouter;
-  rootFields: Map<string, GraphQLField<unknown, unknown>>;
+  served: GraphQLSchema;
 }
 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
@@ -268,24 +267,6 @@ function routeOrRefusal(matches: readonly MatchedRoute[], method: string): Match
   return match;
 }
 
-function withIgnoredParameters(
-  deps: RestDeps,
-  request: Request,
-  pathname: string,
-  response: Response,
-  ignored: readonly string[],
-): Response {
-  // Sofa drops unknown parameters silently; Rails-era clients are told which were ignored.
-  const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
-  requestLogger(deps.logger, request).info(
-    { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
-    'ignored parameters the operation does not take',
-  );
-  const headers = new Headers(response.headers);
-  headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
-  return new Response(response.body, { status: response.status, headers });
-}
-
 async function answerRoute(
   deps: RestDeps,
   request: Request,
@@ -299,11 +280,14 @@ async function answerRoute(
   const prepared = await prepareRequest(deps, request, match, field, ignored);
   const answered =
     prepared instanceof Response ? prepared : ((await sofa.handleRequest(prepared, serverContext as never)) as Response | undefined);
-  // Sofa's routes have no deprecation: every answer of a deprecated path carries its headers.
-  const response = answered
-    ? await finishResponse(answered, match.route)
-    : restError(404, { error: 'not_found', message: 'No such path.' });
-  return ignored.length > 0 ? withIgnoredParameters(deps, request, pathname, response, ignored) : response;
+  return finishResponse(
+    deps,
+    request,
+    pathname,
+    answered ?? restError(404, { error: 'not_found', message: 'No such path.' }),
+    match.route,
+    ignored,
+  );
 }
 
 export function useRestRoutes(deps: RestDeps): Plugin {
@@ -333,7 +317,7 @@ export function useRestRoutes(deps: RestDeps): Plugin {
       }
       if (!schema) throw new Error('the REST layer has no schema yet');
       door ??= openDoor(schema, enveloped);
-      const field = door.rootFields.get(match.route.field);
+      const field = rootFieldIn(match.route, door.served);
       // A documented route whose root field does not exist yet answers like any unknown path.
       if (!field) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));

@@ -1,7 +1,4 @@
-// The schema the REST door serves and documents: the routed root fields only, without what the graph
-// has for its own clients (src/schema/builder.ts `graphOnly`, the Node interface). Sofa executes against it
-// (src/rest/plugin.ts) and the OpenAPI document describes it (src/rest/openapi.ts), so the document
-// and the bodies are the same shapes.
+// Sofa serves its schema as given: the REST door's is the graph's routed root fields, in the spec's shapes and names.
 import { MapperKind, filterSchema, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import {
   GraphQLList,
@@ -16,26 +13,26 @@ import {
   isNonNullType,
   lexicographicSortSchema,
   type GraphQLEnumType,
-  type GraphQLFieldConfig,
+  type GraphQLNamedOutputType,
   type GraphQLType,
 } from 'graphql';
 import { restRoutes } from './routes.ts';
 
 const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 
-/** Whether a field was declared for graph clients only (`graphOnly` in src/schema/builder.ts). */
-const isGraphOnly = (field: { extensions?: Readonly<Record<string, unknown>> | null }): boolean => field.extensions?.graphOnly === true;
+type Extended = { extensions?: Readonly<Record<string, unknown>> | null };
+const isGraphOnly = (field: Extended): boolean => field.extensions?.graphOnly === true;
 
 const isRestText = (type: GraphQLType): boolean => {
   const named = getNamedType(type);
   return isEnumType(named) && named.extensions.restAsText === true;
 };
 
-/** The same wrapping (list, non-null) around String instead of the enum. */
-function asText<Type extends GraphQLType>(type: Type): Type {
-  if (isNonNullType(type)) return new GraphQLNonNull(asText(type.ofType)) as Type;
-  if (isListType(type)) return new GraphQLList(asText(type.ofType)) as Type;
-  return GraphQLString as Type;
+/** The same wrapping (list, non-null) around another named type. */
+function rewrap<Type extends GraphQLType>(type: Type, named: GraphQLNamedOutputType): Type {
+  if (isNonNullType(type)) return new GraphQLNonNull(rewrap(type.ofType, named)) as Type;
+  if (isListType(type)) return new GraphQLList(rewrap(type.ofType, named)) as Type;
+  return named as Type;
 }
 
 /** The field's description with the values it takes, which the String type no longer says. */
@@ -50,7 +47,9 @@ function withValues(description: string | null | undefined, type: GraphQLType): 
  */
 export function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
   const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config =>
-    isRestText(config.type) ? { ...config, type: asText(config.type), description: withValues(config.description, config.type) } : config;
+    isRestText(config.type)
+      ? { ...config, type: rewrap(config.type, GraphQLString), description: withValues(config.description, config.type) }
+      : config;
   return mapSchema(schema, {
     [MapperKind.COMPOSITE_FIELD]: retype,
     [MapperKind.INPUT_OBJECT_FIELD]: retype,
@@ -65,15 +64,7 @@ interface RestShape {
   fields: readonly string[];
 }
 
-const restShapeOf = (field: { extensions?: Readonly<Record<string, unknown>> | null }): RestShape | undefined =>
-  field.extensions?.restShape as RestShape | undefined;
-
-/** The same wrapping (list, non-null) around another named type. */
-function retarget<Type extends GraphQLType>(type: Type, target: GraphQLObjectType): Type {
-  if (isNonNullType(type)) return new GraphQLNonNull(retarget(type.ofType, target)) as Type;
-  if (isListType(type)) return new GraphQLList(retarget(type.ofType, target)) as Type;
-  return target as Type;
-}
+const restShapeOf = (field: Extended): RestShape | undefined => field.extensions?.restShape as RestShape | undefined;
 
 /**
  * Each `restShape` field answers, on the REST door, a type of its own: the named fields of the
@@ -81,7 +72,7 @@ function retarget<Type extends GraphQLType>(type: Type, target: GraphQLObjectTyp
  * component name. Two fields may share a shape only when it is the same selection of the same type.
  */
 function restShapes(schema: GraphQLSchema): GraphQLSchema {
-  const shapes = new Map<string, { type: GraphQLObjectType; of: string; fields: string }>();
+  const shapes = new Map<string, { type: GraphQLObjectType; of: string }>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
@@ -89,24 +80,20 @@ function restShapes(schema: GraphQLSchema): GraphQLSchema {
       if (!shape) continue;
       const target = getNamedType(field.type);
       if (!isObjectType(target)) throw new Error(`${type.name}.${field.name}: a REST shape needs an object type, not ${target.name}`);
+      const of = `${target.name}:${shape.fields.join()}`;
       const seen = shapes.get(shape.name);
-      if (seen) {
-        if (seen.of !== target.name || seen.fields !== shape.fields.join())
-          throw new Error(`REST shape ${shape.name} is declared twice with different fields`);
-        continue;
-      }
+      if (seen && seen.of !== of) throw new Error(`REST shape ${shape.name} is declared twice with different fields`);
+      if (seen) continue;
       const config = target.toConfig();
-      const picked: Record<string, GraphQLFieldConfig<unknown, unknown>> = {};
-      for (const name of shape.fields) {
-        const picking = config.fields[name];
-        if (!picking) throw new Error(`REST shape ${shape.name}: ${target.name} has no field ${name}`);
-        picked[name] = picking;
-      }
-      shapes.set(shape.name, {
-        type: new GraphQLObjectType({ ...config, name: shape.name, description: shape.description, interfaces: [], fields: picked }),
-        of: target.name,
-        fields: shape.fields.join(),
-      });
+      const fields = Object.fromEntries(
+        shape.fields.map((name) => {
+          const picked = config.fields[name];
+          if (!picked) throw new Error(`REST shape ${shape.name}: ${target.name} has no field ${name}`);
+          return [name, picked];
+        }),
+      );
+      const { description } = shape;
+      shapes.set(shape.name, { of, type: new GraphQLObjectType({ ...config, name: shape.name, description, interfaces: [], fields }) });
     }
   }
   if (shapes.size === 0) return schema;
@@ -115,22 +102,15 @@ function restShapes(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(withShapes, {
     [MapperKind.COMPOSITE_FIELD]: (field) => {
       const shape = restShapeOf(field);
-      return shape ? { ...field, type: retarget(field.type, shapes.get(shape.name)!.type) } : field;
+      return shape ? { ...field, type: rewrap(field.type, shapes.get(shape.name)!.type) } : field;
     },
   });
 }
 
-/**
- * The graph's names that the REST door answers under the spec's: a record's stored integer is
- * `databaseId` in the graph (where `id` is the global id of Relay and Apollo, left out here as
- * `graphOnly`) and `id` in the spec. The only place the two doors' names differ.
- */
+/** The graph's names the REST door answers under the spec's: the stored integer, `databaseId` beside Relay's global `id`. */
 export const restFieldNames: Readonly<Record<string, string>> = { databaseId: 'id' };
 
-/**
- * Each field named differently on the REST door (restFieldNames) under its REST name, in the order of
- * the names (as the graph's are), so the REST bodies list their fields as they always did.
- */
+/** Each field under its REST name, the fields in name order (as the graph's are), as the REST bodies always listed them. */
 function specNames(schema: GraphQLSchema): GraphQLSchema {
   return lexicographicSortSchema(
     mapSchema(schema, {
@@ -142,11 +122,7 @@ function specNames(schema: GraphQLSchema): GraphQLSchema {
   );
 }
 
-/**
- * The schema the REST door serves: the routed root fields only, without what exists for graph clients
- * alone (the Node interface and its global ids, mutation payloads' records, …), so each REST body is
- * the spec's shape however the graph grows around it.
- */
+/** The routed root fields without what exists for graph clients alone (Node, global ids, …): the spec's shapes however the graph grows. */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(
     specNames(

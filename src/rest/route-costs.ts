@@ -1,12 +1,9 @@
-// What each REST path costs at its largest page, and how many calls a minute the per-key limits
-// allow of it: docs/rate-limits.md's table (test/readme.test.ts checks it) and the floor of 60 calls a minute
-// for an integrator (test/rate-limits.test.ts). The cost is the one the REST door spends
-// (restCallCost in src/schema/graphql-limits.ts); the largest page is the root field's `listSize`.
+// Sofa prices no route: what each REST path costs at its largest page (its `listSize`), and the calls a minute the key limits allow.
 import type { GraphQLSchema } from 'graphql';
 import type { RateLimitSettings } from '../config/index.ts';
 import { restCallCost, type ListSize } from '../schema/graphql-limits.ts';
 import { restSchema } from './rest-schema.ts';
-import { accessOfRoute, restRoutes, type RestRoute } from './routes.ts';
+import { accessOfRoute, restRoutes, rootFieldIn, type RestRoute } from './routes.ts';
 
 interface RouteCost {
   route: RestRoute;
@@ -20,8 +17,7 @@ interface RouteCost {
 export function routeCosts(schema: GraphQLSchema, limits: RateLimitSettings): RouteCost[] {
   const served = restSchema(schema);
   return restRoutes.flatMap((route) => {
-    const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-    const field = (operation === 'Query' ? served.getQueryType() : served.getMutationType())?.getFields()[name];
+    const field = rootFieldIn(route, served);
     if (!field) return [];
     const size = field.extensions?.listSize as ListSize | undefined;
     const largestPage = size?.slicingArgument && size.maxSize !== undefined ? { [size.slicingArgument]: size.maxSize } : {};

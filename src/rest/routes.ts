@@ -1,5 +1,4 @@
-// The REST door: the documented paths of the API specification (see docs/rest.md, "REST paths"), each mapped onto one root
-// field of the graph. A path that is not in this table does not exist (404).
+// Sofa's routes carry no methods per path (405, Allow), typed parameters, bodies or docs: the table of the documented paths does.
 import { z } from 'zod';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
@@ -36,6 +35,8 @@ export interface RestRoute {
    * REST layer parses these deliberately (see parseParam) and answers 422 naming the parameter.
    */
   params?: Record<string, ParamType>;
+  /** A read's path and query parameters in a call that succeeds on the demo data (prisma/seed.ts), for the tests' requests. */
+  demo?: Readonly<Record<string, string | number>>;
   /** The query parameters the operation reads (documentation and the OpenAPI document). */
   query?: readonly string[];
   /** The JSON body's wrapper key(s), e.g. ['car'] for {"car": {...}}. */
@@ -106,6 +107,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/cars/:id/performance.json',
     field: 'Query.car_performance',
+    demo: { id: 1 },
     spec: '4.2',
     tag: 'cars',
     outcomes: {
@@ -119,6 +121,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/cars/:id/payment_processors.json',
     field: 'Query.car_payment_processors',
+    demo: { id: 1, website: 'richmond-toyota' },
     spec: '4.3',
     tag: 'cars',
     outcomes: {
@@ -132,6 +135,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/model_variants/:slug',
     field: 'Query.model_variant',
+    demo: { slug: 'toyota-corolla-sx-hybrid', website_id: 1 },
     spec: '4.4',
     tag: 'new vehicles',
     outcomes: {
@@ -147,6 +151,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/manufacturers/:id/offers.json',
     field: 'Query.manufacturer_offers',
+    demo: { id: 1 },
     spec: '4.5',
     tag: 'offers',
     outcomes: { 404: '`manufacturer_not_found`.' },
@@ -157,6 +162,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/websites/:website_id/offers/:id.json',
     field: 'Query.website_offer',
+    demo: { website_id: 1, id: 13 },
     spec: '4.6',
     tag: 'offers',
     outcomes: {
@@ -245,6 +251,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/dealerships/:dealership_id/contacts/:id',
     field: 'Query.contact',
+    demo: { dealership_id: 1, id: 1 },
     spec: '4.12',
     summary: 'Show a contact',
     tag: 'contacts',
@@ -255,6 +262,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/dealerships/:dealership_id/contacts',
     field: 'Query.contacts',
+    demo: { dealership_id: 1, per_page: 5 },
     spec: '4.13',
     summary: "List a dealership's contacts",
     tag: 'contacts',
@@ -275,6 +283,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/manufacturers/:id/search_by_postcode',
     field: 'Query.search_dealerships_by_postcode',
+    demo: { id: 1, postcode: '3000' },
     spec: '4.15',
     tag: 'dealerships',
     outcomes: {
@@ -305,6 +314,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/dealerships/:dealership_slug/plugins',
     field: 'Query.dealership_plugins',
+    demo: { dealership_slug: 'richmond-toyota' },
     spec: '4.17',
     tag: 'dealerships',
     outcomes: { 404: '`dealership_not_found`.' },
@@ -314,6 +324,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/dealerships/:dealership_slug/redirect_service',
     field: 'Query.car_redirect',
+    demo: { dealership_slug: 'richmond-toyota', website_id: 1, stocknum: 'MEL1002' },
     spec: '4.18',
     tag: 'cars',
     outcomes: { 404: "`dealership_not_found`; `website_not_found`: the website is not one of that dealership's." },
@@ -356,6 +367,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/websites/:website_id/models',
     field: 'Query.website_models',
+    demo: { website_id: 'richmond-toyota', version: 2 },
     spec: '4.20',
     summary: "List a website's models",
     tag: 'new vehicles',
@@ -392,6 +404,7 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'GET',
     path: '/api/v1/webhook_subscriptions/:id/deliveries',
     field: 'Query.webhook_deliveries',
+    demo: { id: 1 },
     spec: 'webhooks',
     summary: "A subscription's delivery log, newest first",
     tag: 'webhooks',
@@ -471,12 +484,10 @@ export function routeOfField(coordinate: string): RestRoute | undefined {
   return routeByField.get(coordinate);
 }
 
-/** The root field a route answers with, in `schema` (the graph's or the REST door's). */
-function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> {
+/** The root field a route answers with in `schema` (the graph's or the REST door's), if it has it. */
+export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> | undefined {
   const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-  const field = (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
-  if (!field) throw new Error(`${route.field} is not a field of the schema`);
-  return field;
+  return (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
 }
 
 /**
@@ -484,7 +495,9 @@ function rootFieldOf(route: RestRoute, schema: GraphQLSchema): GraphQLField<unkn
  * no access table of its own; the graph's declaration is the only one.
  */
 export function accessOfRoute(route: RestRoute, schema: GraphQLSchema): FieldAccess {
-  return accessOfField(rootFieldOf(route, schema));
+  const field = rootFieldIn(route, schema);
+  if (!field) throw new Error(`${route.field} is not a field of the schema`);
+  return accessOfField(field);
 }
 
 export interface MatchedRoute {

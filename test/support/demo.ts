@@ -1,6 +1,7 @@
 // The app over the full demo data (prisma/seed.ts), with a key holding every permission: what a
 // reader of the README has after `npm start` and `npm run keys -- create --all-permissions`.
 import { allPermissions } from '../../src/auth/permissions.ts';
+import { restRoutes } from '../../src/rest/routes.ts';
 import { seedDemoData } from '../../prisma/seed.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { makeKey } from './fixtures.ts';
@@ -41,21 +42,20 @@ async function subscribeDemoWebhook(app: TestApp, key: string): Promise<void> {
   });
 }
 
-/** One request per read operation of the REST table, on the demo data (the car redirect's own query aside). */
-export const DEMO_READ_PATHS: Readonly<Record<string, string>> = {
-  'Query.car_performance': '/api/v1/cars/1/performance.json',
-  'Query.car_payment_processors': '/api/v1/cars/1/payment_processors.json?website=richmond-toyota',
-  'Query.model_variant': '/api/v1/model_variants/toyota-corolla-sx-hybrid?website_id=1',
-  'Query.manufacturer_offers': '/manufacturers/1/offers.json',
-  'Query.website_offer': '/websites/1/offers/13.json',
-  'Query.apikey_details': '/api/v1/apikeys/apikey_details.json',
-  'Query.contact': '/dealerships/1/contacts/1',
-  'Query.contacts': '/dealerships/1/contacts?per_page=5',
-  'Query.partner_dealerships': '/api/v1/partner/dealerships',
-  'Query.search_dealerships_by_postcode': '/manufacturers/1/search_by_postcode?postcode=3000',
-  'Query.dealership_plugins': '/api/v1/dealerships/richmond-toyota/plugins',
-  'Query.car_redirect': '/api/v1/dealerships/richmond-toyota/redirect_service?website_id=1&stocknum=MEL1002',
-  'Query.website_models': '/api/v1/websites/richmond-toyota/models?version=2',
-  'Query.webhook_subscriptions': '/api/v1/webhook_subscriptions',
-  'Query.webhook_deliveries': '/api/v1/webhook_subscriptions/1/deliveries',
-};
+/** One request per read operation of the REST table, on the demo data: its path with the route's `demo` parameters. */
+export const DEMO_READ_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
+  restRoutes
+    .filter((route) => route.method === 'GET' && route.field.startsWith('Query.'))
+    .map((route) => {
+      const inPath = new Set<string>();
+      const path = route.path.replace(/:(\w+)/g, (_whole, name: string) => {
+        const value = route.demo?.[name];
+        if (value === undefined) throw new Error(`${route.field}: its route has no demo ${name}`);
+        inPath.add(name);
+        return encodeURIComponent(String(value));
+      });
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(route.demo ?? {})) if (!inPath.has(name)) query.set(name, String(value));
+      return [route.field, query.size > 0 ? `${path}?${query}` : path];
+    }),
+);
