@@ -16,7 +16,7 @@ import type { RecordEventType } from '../src/domain/record-events.ts';
 import { accessOfRoute, matchPath, restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import type { TestApp } from './support/app.ts';
 import { assertValidAgainst, openApiDocument } from './support/contract.ts';
-import { createDemoApp } from './support/demo.ts';
+import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
 import { makeKey } from './support/fixtures.ts';
 
 interface Call {
@@ -167,8 +167,7 @@ beforeAll(async () => {
     path: '/api/v1/webhook_subscriptions',
     body: { subscription: { url: 'https://crm.example.com/webhooks', events: ['lead.created', 'car.reserved'], dealership_id: 1 } },
   });
-  // Every other read path is called last, on the demo dealership's records with its required query
-  // parameters' documented examples: a new one needs no call above. (The sign-on's call is added
+  // Every other read path is called last, with its route's demo parameters: a new one needs no call above. (The sign-on's call is added
   // once the partner token call has handed out its token.)
   for (const route of restRoutes) {
     if (route.method !== 'GET' || route.field === 'Mutation.redeem_partner_token' || calls.some((target) => target.field === route.field))
@@ -177,17 +176,11 @@ beforeAll(async () => {
   }
 });
 
-/** A read path on the demo data: record 1 by id, the demo dealership (and its website) by slug. */
+/** A read path on the demo data, as its route declares it (`demo`). */
 function demoPath(route: RestRoute): string {
-  const path = route.path.replace(/:([A-Za-z_]+)/g, (_whole, name: string) =>
-    name === 'id' || route.params?.[name] === 'integer' ? '1' : 'richmond-toyota',
-  );
-  type Parameter = { name: string; in: string; required: boolean; example?: unknown };
-  const paths = openApiDocument().paths as Record<string, { get: { parameters?: Parameter[] } }>;
-  const query = (paths[openApiPath(route.path)]?.get.parameters ?? [])
-    .filter((parameter) => parameter.in === 'query' && parameter.required && parameter.example !== undefined)
-    .map((parameter) => [parameter.name, String(parameter.example)]);
-  return query.length > 0 ? `${path}?${new URLSearchParams(query)}` : path;
+  const path = DEMO_READ_PATHS[route.field];
+  if (!path) throw new Error(`${route.field}: no demo read path`);
+  return path;
 }
 
 describe('every operation on the demo data', () => {
