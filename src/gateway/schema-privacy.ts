@@ -42,8 +42,9 @@ export function useSchemaPrivacy({ production, keys }: { production: boolean; ke
   const refusals = new WeakMap<Request, GraphQLError>();
   const refused = new WeakSet<Error>();
   const isDisabled = async (request: Request): Promise<boolean> => {
-    const actor = await actorFromRequest(keys, request);
-    if (actor?.permissions.has('read:schema')) return false;
+    // A key that cannot be checked (the database is down) fails the request when its context is built.
+    const actor = await actorFromRequest(keys, request).catch(() => undefined);
+    if (actor === undefined || actor?.permissions.has('read:schema')) return false;
     const denial = actor ? forbidden('Introspection needs a key with the read:schema permission.') : unauthenticated();
     // 200 whatever Accept says, as a refusal met while executing: Yoga answers validation errors 400 otherwise.
     const refusal = withExtensions(denial, { ...denial.extensions, http: { status: 200 } });
