@@ -5,10 +5,10 @@
 // lists around it), a REST call by the records it answers (`restCallCost`), since its selection is
 // the route's whole record, fixed, and the client chooses only how many records.
 //
-// graphql-armor checks tokens (while parsing) and depth and aliases (while validating, with directives),
-// which the REST door's fixed documents never go through; characters are checked on the parameters.
-// The cost is ours, checked just before execution (armor's cost limit is one ceiling for every key,
-// and knows neither page sizes nor variables): a page size passed as `$n` costs what the literal does.
+// graphql-armor counts tokens while parsing and depth and aliases while validating, beside our
+// directives rule; the REST door's fixed documents are never parsed or validated, so never refused.
+// Not armor's cost limit: it is one static ceiling, blind to page sizes, variables and the per-key budget.
+// The cost is checked just before execution, so a page size passed as `$n` costs what the literal does.
 import {
   getArgumentValues,
   getNamedType,
@@ -458,7 +458,7 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
         throw limitError('tokens', limits.maxTokens, limits.maxTokens + 1);
       };
       addPlugin(maxTokensPlugin({ n: limits.maxTokens, onReject: [tooManyTokens] }));
-      // Fragments add no depth, and introspection's (bounded by GraphQL's own rule) is not counted.
+      // Fragments add no depth, and `__schema`'s (bounded by GraphQL's own rule) is not counted.
       addPlugin(maxDepthPlugin({ ...armorRefusal('depth', limits.maxDepth, refused), flattenFragments: true, ignoreIntrospection: true }));
       addPlugin(maxAliasesPlugin({ ...armorRefusal('aliases', limits.maxAliases, refused), allowList: [] }));
       addPlugin({ onValidate: ({ addValidationRule }) => addValidationRule(directivesRule(limits.maxDirectives, refused)) });
