@@ -93,7 +93,7 @@ describe('page sizes passed as variables', () => {
 });
 
 describe('a document sent again', () => {
-  // Its token count and shape are kept per text and per document with its variables
+  // Its parse and validation are kept per text, its cost per document with its variables
   // (keptOperationShape): each sending is still judged by its own variables, in any order.
   it('is judged by the variables it is sent with each time, whatever was judged before', async () => {
     const document = `query ($n: Int) { ${carPage('first: $n')} }`;
@@ -164,7 +164,6 @@ describe('document limits', () => {
   it('depth: 8 nested fields are accepted, 9 refused, also when the nesting hides in fragments', async () => {
     const depth8 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { databaseId } } } } } } } }`;
     const depth9 = `{ dealership(id: ${dealershipId}) { cars { edges { node { leads { edges { node { car { databaseId } } } } } } } } }`;
-    expect(shapeOf(depth8).depth).toBe(8);
     expectAccepted(await app.graphql(depth8, {}, key));
     expectRefused(await app.graphql(depth9, {}, key), 'query_too_deep', 9);
     const inFragments = `{ dealership(id: ${dealershipId}) { cars { edges { node { ...CarLeads } } } } }
@@ -176,10 +175,8 @@ describe('document limits', () => {
   it('aliases: counted each time a fragment holding them is spread', async () => {
     const eight = Array.from({ length: 8 }, (_, i) => `k${i}: databaseId`).join(' ');
     const spreadTwice = `{ a: apikey_details { ...Eight } b: apikey_details { ...Eight } } fragment Eight on ApiKeyDetails { ${eight} }`;
-    expect(shapeOf(spreadTwice).aliases).toBe(18);
     expectRefused(await app.graphql(spreadTwice, {}, key), 'too_many_aliases', 18);
     const fifteen = `{ a: apikey_details { ...Seven } b: apikey_details { databaseId } } fragment Seven on ApiKeyDetails { ${Array.from({ length: 13 }, (_, i) => `k${i}: databaseId`).join(' ')} }`;
-    expect(shapeOf(fifteen).aliases).toBe(queryLimits.maxAliases);
     expectAccepted(await app.graphql(fifteen, {}, key));
   });
 
@@ -188,7 +185,6 @@ describe('document limits', () => {
     // first: the directives sit on fragment spreads.
     const spread = (count: number) =>
       `{ apikey_details { ${Array.from({ length: count }, () => '...Id @include(if: true)').join(' ')} } } fragment Id on ApiKeyDetails { databaseId }`;
-    expect(shapeOf(spread(queryLimits.maxDirectives)).directives).toBe(queryLimits.maxDirectives);
     expectAccepted(await app.graphql(spread(queryLimits.maxDirectives), {}, key));
     expectRefused(await app.graphql(spread(queryLimits.maxDirectives + 1), {}, key), 'too_many_directives', queryLimits.maxDirectives + 1);
   });

@@ -6,8 +6,10 @@
 // checked for those as soon as they are read, with the same rule).
 // The first problem answers 422 (BAD_USER_INPUT) naming the field by its path (`lead.message`,
 // `car.images[2]`, `lead.fields.a.b`). The limits themselves are src/domain/input-limits.ts.
+// Own code: no GraphQL library checks text per field by name, nor JSON scalars' nesting and keys.
 import {
   getArgumentValues,
+  getOperationAST,
   getVariableValues,
   isEnumType,
   isInputObjectType,
@@ -107,17 +109,6 @@ function valueProblem(value: unknown, type: GraphQLInputType, path: string, name
   return null;
 }
 
-function selectedOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter(
-    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
-  );
-  return operationName
-    ? operations.find((operation) => operation.name?.value === operationName)
-    : operations.length === 1
-      ? operations[0]
-      : undefined;
-}
-
 /** A field of the document that takes arguments, with its definition: what is checked per request. */
 interface ArgumentField {
   definition: GraphQLField<unknown, unknown>;
@@ -166,7 +157,7 @@ function findInputProblem(
   rawVariables: Record<string, unknown> | null | undefined,
   operationName: string | null | undefined,
 ): InputProblem | null {
-  const operation = selectedOperation(document, operationName);
+  const operation = getOperationAST(document, operationName);
   if (!operation) return null;
   const fields = argumentFieldsOf(schema, document, operation);
   if (fields.length === 0) return null;

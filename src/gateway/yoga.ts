@@ -132,7 +132,7 @@ function appPlugins(
     useErrorCodes(),
     useReadableGraphQLParams(),
     useInputChecks(),
-    useSchemaPrivacy({ production: deps.config.production }),
+    useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
     useKeyView(),
     useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),

@@ -5,10 +5,10 @@
 // lists around it), a REST call by the records it answers (`restCallCost`), since its selection is
 // the route's whole record, fixed, and the client chooses only how many records.
 //
-// Text limits (characters, tokens) are checked on the request's parameters, before the document is
-// parsed. Shape limits (depth, aliases, directives) and the cost are checked just before execution,
-// when the variables are known: a page size passed as `$n` is the value the resolver will see,
-// coerced by GraphQL's own rules, so it costs exactly what the same literal costs.
+// graphql-armor counts tokens while parsing and depth and aliases while validating, beside our
+// directives rule; the REST door's fixed documents are never parsed or validated, so never refused.
+// Not armor's cost limit: it is one static ceiling, blind to page sizes, variables and the per-key budget.
+// The cost is checked just before execution, so a page size passed as `$n` costs what the literal does.
 import {
   getArgumentValues,
   getNamedType,
@@ -19,9 +19,6 @@ import {
   isObjectType,
   isInterfaceType,
   Kind,
-  Lexer,
-  Source,
-  TokenKind,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -30,13 +27,17 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
   type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { connectionPageSize } from './builder.ts';
 import { DEFAULT_GRAPHQL_MAX_COST } from '../config/index.ts';
 import { apiError, invalidInput } from '../errors.ts';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */
@@ -54,9 +55,6 @@ export const queryLimits = {
 } as const;
 
 type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
-
-/** The query texts remembered as within the token limit (each at most maxCharacters long). */
-const COUNTED_TEXTS_BOUNDS: CacheBounds = { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 };
 
 /**
  * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
@@ -86,9 +84,6 @@ export interface ListSize {
 
 interface OperationShape {
   cost: number;
-  depth: number;
-  aliases: number;
-  directives: number;
   /** A connection's page size asked over the ceiling (`first: 1000`), refused rather than clamped. */
   oversizedPage?: { field: string; argument: 'first' | 'last'; size: number };
 }
@@ -125,30 +120,9 @@ const limitErrors: Record<Limit, { error: string; describe: (max: number, found:
 
 function limitError(limit: Limit, max: number, found: number) {
   const { error, describe } = limitErrors[limit];
-  return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found });
+  // 200 whatever Accept says, as the cost refusal met while executing: Yoga answers parse and validation errors 400 otherwise.
+  return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found, http: { status: 200 } });
 }
-
-/** Counts the document's tokens, stopping one past `max`; a lexical error is left to the parser. */
-function countTokens(document: string, max: number): number {
-  const lexer = new Lexer(new Source(document));
-  let count = 0;
-  try {
-    for (let token = lexer.advance(); token.kind !== TokenKind.EOF && count <= max; token = lexer.advance()) count += 1;
-  } catch {
-    // A syntax error: the parser reports it with its position.
-  }
-  return count;
-}
-
-interface SelectionTotals {
-  cost: number;
-  /** Deepest field level reached below the selection set's own level. */
-  depth: number;
-  aliases: number;
-  directives: number;
-}
-
-const empty = (): SelectionTotals => ({ cost: 0, depth: 0, aliases: 0, directives: 0 });
 
 function listSizeOf(field: GraphQLField<unknown, unknown>): ListSize | undefined {
   const declared = field.extensions?.listSize as ListSize | undefined;
@@ -182,13 +156,13 @@ function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<stri
  * wherever it is spread (given the page size around it), so each is walked once: a document that
  * spreads fragments inside fragments cannot make this walk explode.
  */
-class ShapeWalk {
+class CostWalk {
   /** The first connection page asked for over connectionPageSize.max, if any. */
   oversizedPage: OperationShape['oversizedPage'];
   private readonly schema: GraphQLSchema;
   private readonly variables: Record<string, unknown>;
   private readonly fragments = new Map<string, FragmentDefinitionNode>();
-  private readonly fragmentTotals = new Map<string, SelectionTotals>();
+  private readonly fragmentCosts = new Map<string, number>();
   private readonly walking = new Set<string>();
 
   constructor(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>) {
@@ -199,22 +173,12 @@ class ShapeWalk {
     }
   }
 
-  field(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
-    const totals = empty();
-    totals.aliases += node.alias ? 1 : 0;
-    totals.directives += node.directives?.length ?? 0;
+  field(node: FieldNode, parent: GraphQLNamedType, pageSize: number | undefined): number {
     const name = node.name.value;
-    if (name === '__schema' || name === '__type') {
-      totals.cost = INTROSPECTION_COST;
-      return totals;
-    }
-    if (name === '__typename' || !(isObjectType(parent) || isInterfaceType(parent))) {
-      totals.cost = 1;
-      totals.depth = 1;
-      return totals;
-    }
+    if (name === '__schema' || name === '__type') return INTROSPECTION_COST;
+    if (name === '__typename' || !(isObjectType(parent) || isInterfaceType(parent))) return 1;
     const field = parent.getFields()[name];
-    if (!field) return totals;
+    if (!field) return 0;
     let args: Record<string, unknown> = {};
     try {
       args = getArgumentValues(field, node, this.variables);
@@ -231,65 +195,47 @@ class ShapeWalk {
     const childPageSize = isConnection(field)
       ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max)
       : undefined;
-    const type = getNamedType(field.type);
-    const children = node.selectionSet ? this.selectionSet(node.selectionSet, type, childPageSize) : empty();
-    totals.cost = 1 + multiplier * children.cost;
-    totals.depth = 1 + children.depth;
-    // Aliases and directives inside a list are written once and answered many times: counted once.
-    totals.aliases += children.aliases;
-    totals.directives += children.directives;
-    return totals;
+    const children = node.selectionSet ? this.selectionSet(node.selectionSet, getNamedType(field.type), childPageSize) : 0;
+    return 1 + multiplier * children;
   }
 
-  selectionSet(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): SelectionTotals {
-    const totals = empty();
-    const add = (part: SelectionTotals): void => {
-      totals.cost += part.cost;
-      totals.depth = Math.max(totals.depth, part.depth);
-      totals.aliases += part.aliases;
-      totals.directives += part.directives;
-    };
+  selectionSet(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): number {
+    let cost = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
-        add(this.field(selection, type, pageSize));
+        cost += this.field(selection, type, pageSize);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
-        const part = condition ? this.selectionSet(selection.selectionSet, condition, pageSize) : empty();
-        add({ ...part, directives: part.directives + (selection.directives?.length ?? 0) });
+        cost += condition ? this.selectionSet(selection.selectionSet, condition, pageSize) : 0;
       } else {
-        const name = selection.name.value;
-        add({ ...empty(), directives: selection.directives?.length ?? 0 });
-        const part = this.fragment(name, pageSize);
-        if (part) add(part);
+        cost += this.fragment(selection.name.value, pageSize);
       }
     }
-    return totals;
+    return cost;
   }
 
-  /** A named fragment's totals at this page size, walked once; null when it is unknown or already being walked (a cycle). */
-  private fragment(name: string, pageSize: number | undefined): SelectionTotals | null {
+  /** A named fragment's cost at this page size, walked once; 0 when it is unknown or already being walked (a cycle). */
+  private fragment(name: string, pageSize: number | undefined): number {
     const fragment = this.fragments.get(name);
-    if (!fragment || this.walking.has(name)) return null;
+    if (!fragment || this.walking.has(name)) return 0;
     const key = `${name}:${pageSize ?? ''}`;
-    let part = this.fragmentTotals.get(key);
-    if (!part) {
+    let cost = this.fragmentCosts.get(key);
+    if (cost === undefined) {
       this.walking.add(name);
       const condition = this.schema.getType(fragment.typeCondition.name.value);
-      part = condition ? this.selectionSet(fragment.selectionSet, condition, pageSize) : empty();
-      part = { ...part, directives: part.directives + (fragment.directives?.length ?? 0) };
+      cost = condition ? this.selectionSet(fragment.selectionSet, condition, pageSize) : 0;
       this.walking.delete(name);
-      this.fragmentTotals.set(key, part);
+      this.fragmentCosts.set(key, cost);
     }
-    return part;
+    return cost;
   }
 }
 
 /**
- * The cost, depth, aliases and directives of the operation that would run, with its fragments
- * expanded. Cost: every field costs 1 plus what it selects, and a list field multiplies what it
- * selects by its size: a connection's `edges` by the page size (`first`/`last`, default 20, at
- * most 100), a field with `extensions.listSize` by its argument, any other list by
- * ASSUMED_LIST_SIZE. Introspection fields cost INTROSPECTION_COST and are not counted for depth.
+ * The cost of the operation that would run, with its fragments expanded: every field costs 1 plus
+ * what it selects, and a list field multiplies what it selects by its size: a connection's `edges`
+ * by the page size (`first`/`last`, default 20, at most 100), a field with `extensions.listSize` by
+ * its argument, any other list by ASSUMED_LIST_SIZE. Introspection fields cost INTROSPECTION_COST.
  * Null when the operation cannot be found (execution reports that itself).
  */
 export function operationShape(
@@ -305,14 +251,9 @@ export function operationShape(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   // Invalid variables stop execution with their own error; until then, count with the defaults.
   const variables = 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
-  const walk = new ShapeWalk(schema, document, variables);
-  const totals = walk.selectionSet(operation.selectionSet, rootType, undefined);
-  const { oversizedPage } = walk;
-  const directives =
-    totals.directives +
-    (operation.directives?.length ?? 0) +
-    (operation.variableDefinitions ?? []).reduce((sum, definition) => sum + (definition.directives?.length ?? 0), 0);
-  return { cost: totals.cost, depth: totals.depth, aliases: totals.aliases, directives, ...(oversizedPage ? { oversizedPage } : {}) };
+  const walk = new CostWalk(schema, document, variables);
+  const cost = walk.selectionSet(operation.selectionSet, rootType, undefined);
+  return { cost, ...(walk.oversizedPage ? { oversizedPage: walk.oversizedPage } : {}) };
 }
 
 /**
@@ -425,19 +366,59 @@ export function operationCost(context: object): number | undefined {
   return costByContext.get(context);
 }
 
-/** The first limit the shape exceeds, as the error the client receives. */
-function shapeLimitError(shape: OperationShape, limits: QueryLimits = queryLimits) {
-  if (shape.depth > limits.maxDepth) return limitError('depth', limits.maxDepth, shape.depth);
-  if (shape.aliases > limits.maxAliases) return limitError('aliases', limits.maxAliases, shape.aliases);
-  if (shape.directives > limits.maxDirectives) return limitError('directives', limits.maxDirectives, shape.directives);
-  if (shape.cost > limits.maxCost) return limitError('cost', limits.maxCost, shape.cost);
-  return null;
-}
-
 /** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
 interface OperationStart {
   args: ExecutionArgs;
   setResultAndStopExecution(result: ExecutionResult): void;
+}
+
+type ArmorLimit = 'depth' | 'aliases' | 'directives';
+
+/** Only the first limit a document exceeds is reported, as the one error its client receives. */
+function refuse(refused: WeakSet<ValidationContext>, context: ValidationContext, limit: ArmorLimit, max: number, found: number) {
+  if (refused.has(context)) return;
+  refused.add(context);
+  context.reportError(limitError(limit, max, found));
+}
+
+/** Armor's options for one validation limit: its refusal is reported as ours (what it found is in its message only). */
+function armorRefusal(limit: ArmorLimit, max: number, refused: WeakSet<ValidationContext>) {
+  const onReject = (context: ValidationContext | null, error: GraphQLError): void => {
+    if (context) refuse(refused, context, limit, max, Number(/found (\d+)/.exec(error.message)?.[1]));
+  };
+  return { n: max, propagateOnRejection: false, onReject: [onReject] };
+}
+
+/**
+ * Directive uses, each fragment's counted every time it is spread. Not armor's max-directives: it
+ * drops the directives on a fragment spread it has met before (`...F @include(if: $a)` twice counts once).
+ */
+function directivesRule(max: number, refused: WeakSet<ValidationContext>): ValidationRule {
+  return (context) => {
+    const perFragment = new Map<string, number>();
+    const inSelections = (selectionSet: SelectionSetNode): number =>
+      selectionSet.selections.reduce((sum, selection) => {
+        const own = selection.directives?.length ?? 0;
+        if (selection.kind === Kind.FRAGMENT_SPREAD) return sum + own + inFragment(selection.name.value);
+        return sum + own + (selection.selectionSet ? inSelections(selection.selectionSet) : 0);
+      }, 0);
+    const inFragment = (name: string): number => {
+      const known = perFragment.get(name);
+      if (known !== undefined) return known;
+      perFragment.set(name, 0); // a cycle, which GraphQL's own rule refuses
+      const fragment = context.getFragment(name);
+      const total = fragment ? (fragment.directives?.length ?? 0) + inSelections(fragment.selectionSet) : 0;
+      perFragment.set(name, total);
+      return total;
+    };
+    return {
+      OperationDefinition(operation) {
+        const variables = (operation.variableDefinitions ?? []).reduce((sum, variable) => sum + (variable.directives?.length ?? 0), 0);
+        const found = (operation.directives?.length ?? 0) + variables + inSelections(operation.selectionSet);
+        if (found > max) refuse(refused, context, 'directives', max, found);
+      },
+    };
+  };
 }
 
 /**
@@ -446,9 +427,7 @@ interface OperationStart {
  */
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
-  // Query texts already counted within the token limit: a client repeating an operation sends the
-  // same text, which is lexed once (a text over the limit is never kept, so it is refused each time).
-  const withinTokenLimit = new BoundedCache<true>(COUNTED_TEXTS_BOUNDS, () => 0);
+  const refused = new WeakSet<ValidationContext>();
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
     const variables = args.variableValues as Record<string, unknown> | undefined;
     const context = args.contextValue as { request?: Request };
@@ -467,24 +446,29 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
     // A page over the ceiling is refused, not silently cut to it: the client would miss records it
     // believes it asked for (the documented range is 1 to connectionPageSize.max).
     const page = shape.oversizedPage;
-    const refused =
-      (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ??
-      shapeLimitError(shape, limits);
-    if (refused) setResultAndStopExecution({ errors: [refused] });
+    const refusal =
+      (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ||
+      (shape.cost > limits.maxCost && limitError('cost', limits.maxCost, shape.cost));
+    if (refusal) setResultAndStopExecution({ errors: [refusal] });
   };
   return {
+    onPluginInit({ addPlugin }) {
+      // The parser stops one token past the limit: that token is what it found.
+      const tooManyTokens = (): never => {
+        throw limitError('tokens', limits.maxTokens, limits.maxTokens + 1);
+      };
+      addPlugin(maxTokensPlugin({ n: limits.maxTokens, onReject: [tooManyTokens] }));
+      // Fragments add no depth, and `__schema`'s (bounded by GraphQL's own rule) is not counted.
+      addPlugin(maxDepthPlugin({ ...armorRefusal('depth', limits.maxDepth, refused), flattenFragments: true, ignoreIntrospection: true }));
+      addPlugin(maxAliasesPlugin({ ...armorRefusal('aliases', limits.maxAliases, refused), allowList: [] }));
+      addPlugin({ onValidate: ({ addValidationRule }) => addValidationRule(directivesRule(limits.maxDirectives, refused)) });
+    },
     onParams({ params, request, setResult }) {
       fromGraphqlDoor.add(request);
-      const query = params.query;
-      if (typeof query !== 'string') return;
-      if (query.length > limits.maxCharacters) {
-        setResult({ errors: [limitError('characters', limits.maxCharacters, query.length)] });
-        return;
+      // Before parsing, on the text Yoga read (armor's character limit needs a parser plugin to hand it over).
+      if (typeof params.query === 'string' && params.query.length > limits.maxCharacters) {
+        setResult({ errors: [limitError('characters', limits.maxCharacters, params.query.length)] });
       }
-      if (withinTokenLimit.get(query)) return;
-      const tokens = countTokens(query, limits.maxTokens);
-      if (tokens > limits.maxTokens) setResult({ errors: [limitError('tokens', limits.maxTokens, tokens)] });
-      else withinTokenLimit.set(query, true);
     },
     // A subscription's document is costed and limited when it opens, as a query's when it runs.
     onSubscribe: (payload) => limitOperation(payload),
