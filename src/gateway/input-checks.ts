@@ -1,11 +1,6 @@
-// One check of every input of every operation, on both doors (the REST door executes through the
-// same envelope, src/rest/plugin.ts), before any resolver runs: each argument's value, literal or
-// variable, at any depth, is walked with its GraphQL type. Text must be well-formed Unicode and
-// within its maximum length; free-form JSON must nest within the limit and hold only such text, and
-// no key that reaches an object's prototype (src/web/refused-keys.ts; GraphQL's parameters are
-// checked for those as soon as they are read, with the same rule).
-// The first problem answers 422 (BAD_USER_INPUT) naming the field by its path (`lead.message`,
-// `car.images[2]`, `lead.fields.a.b`). The limits themselves are src/domain/input-limits.ts.
+// Checks every input of every operation, on both doors, before any resolver runs: text must be
+// well-formed Unicode within its length; free-form JSON must nest within its limit, holding no prototype
+// key. The first problem answers 422 naming the field by its path (`lead.message`, `car.images[2]`).
 // Own code: no GraphQL library checks text per field by name, nor JSON scalars' nesting and keys.
 import {
   getArgumentValues,
@@ -38,9 +33,8 @@ interface InputProblem {
   reason: string;
 }
 
-/** Scalars whose input value is text as sent. Date and DateTime arrive as parsed Dates. */
+/** Date and DateTime arrive as parsed Dates: only these are text as sent. */
 const TEXT_SCALARS = new Set(['String', 'ID']);
-/** Scalars whose input value is any JSON, walked as such. */
 const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
 
 const keyPath = (path: string, key: string): string =>
@@ -49,8 +43,7 @@ const keyPath = (path: string, key: string): string =>
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
 function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
   if (typeof value === 'string') {
-    // The whole value as one string is JSON text (lead event data may come as ?data={…}); the domain
-    // parses and checks it, and the request's size bounds it.
+    // A whole value as one string is JSON text (?data={…}): the domain checks it, the request size bounds it.
     const reason = textProblem(value, depth === 0 ? Number.POSITIVE_INFINITY : JSON_TEXT_MAX_LENGTH);
     return reason ? { field: path, reason } : null;
   }
@@ -73,10 +66,7 @@ function jsonProblem(value: unknown, root: string, path: string, depth: number):
   return null;
 }
 
-/**
- * `name` is the field or argument whose limit applies (a list's entries share it); `owner` is the
- * input type declaring it, for the few fields the length table does not govern.
- */
+/** `name` picks the length limit (a list's entries share it); `owner` finds the fields left unlimited. */
 function valueProblem(value: unknown, type: GraphQLInputType, path: string, name: string, owner: string): InputProblem | null {
   if (value === null || value === undefined) return null;
   if (isNonNullType(type)) return valueProblem(value, type.ofType, path, name, owner);
@@ -109,18 +99,12 @@ function valueProblem(value: unknown, type: GraphQLInputType, path: string, name
   return null;
 }
 
-/** A field of the document that takes arguments, with its definition: what is checked per request. */
 interface ArgumentField {
   definition: GraphQLField<unknown, unknown>;
   node: FieldNode;
 }
 
-/**
- * The fields with arguments of each operation, in the operation and in the fragments it may spread,
- * in document order. They depend on the document and the schema only, so they are found once per
- * document (a REST route's document and a repeated GraphQL one are the same object each time, from
- * Yoga's parse cache), not walked again for every request.
- */
+// Found once per document, not per request: Yoga's parse cache hands back the same document object.
 const argumentFieldsByOperation = new WeakMap<
   OperationDefinitionNode,
   { schema: GraphQLSchema; document: DocumentNode; fields: ArgumentField[] }
@@ -147,10 +131,7 @@ function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operati
   return fields;
 }
 
-/**
- * The first input problem of the operation, or null. Values that GraphQL itself will refuse (a
- * wrong type, a missing variable) are left to it: its error names them already.
- */
+/** Values GraphQL refuses itself (a wrong type, a missing variable) are left to it: its error names them. */
 function findInputProblem(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -179,11 +160,7 @@ function findInputProblem(
   return null;
 }
 
-/**
- * The refusal of GraphQL parameters holding a key no input may have (src/web/refused-keys.ts), or
- * null. Checked once the request is read, whichever way it came (a JSON or form body, the query
- * string, a multipart `operations` field), before anything else reads the parameters.
- */
+/** Checked as soon as the parameters are read, however they came, before anything else reads them. */
 function refusedParams(params: { variables?: unknown; extensions?: unknown }): ExecutionResult | null {
   const field = refusedKeyIn(params.variables, 'variables') ?? refusedKeyIn(params.extensions, 'extensions');
   if (field === null) return null;
@@ -193,10 +170,7 @@ function refusedParams(params: { variables?: unknown; extensions?: unknown }): E
   return { errors: [error] };
 }
 
-/**
- * Refuses the operation, before it runs, when any input is outside src/domain/input-limits.ts, and
- * the request, before anything reads its parameters, when they hold a refused key.
- */
+/** Refuses an operation whose inputs break src/domain/input-limits.ts, or a request holding a refused key. */
 export function useInputChecks(): Plugin {
   const check = ({
     args,

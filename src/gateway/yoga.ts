@@ -51,13 +51,9 @@ function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimi
   };
 }
 
-// Yoga's own error lines (the error behind a masked answer) carry the request id of the request the
-// error was met in (see errorLogger), at the level of the code it is answered with (logError: a
-// database that did not answer is a warning, only an unexpected error is an error); its debug lines,
-// which name no error, carry none.
+// Yoga's error lines carry their request's id, at the level of the code answered: an unavailable database only warns.
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   return {
-    // Yoga writes debug lines on every request: their text is built only when the level is on.
     debug: (...args) => {
       if (logger.isLevelEnabled('debug')) logger.debug(args.map(String).join(' '));
     },
@@ -72,7 +68,6 @@ function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   };
 }
 
-/** The plugins that make up the app, built by createApp; see appPlugins. */
 interface AppParts {
   rateLimits: ReturnType<typeof useRateLimits>;
   http: ReturnType<typeof useHttpConventions>;
@@ -82,7 +77,7 @@ interface AppParts {
   caches: ReturnType<typeof responseCaches>;
 }
 
-/** The plugins in the order they run: the order is the design (each comment says why a plugin sits where it does). */
+/** The order is the design: each comment says why a plugin sits where it does. */
 function appPlugins(
   deps: AppDeps,
   { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts,
@@ -140,7 +135,6 @@ function appPlugins(
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
     ...readCache,
-    // Subscriptions' event streams, with the deployment's heartbeat (after Yoga has chosen SSE for them).
     useLiveStreams(deps.config.subscriptionHeartbeatMs),
     telemetry.errorBodies,
     http.last,
@@ -159,8 +153,6 @@ export function createApp(deps: AppDeps): Yoga {
   const caches = responseCaches(deps, rateLimits, metrics);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
-    // A context that cannot be built (the database is unreachable) fails the request, and Yoga logs
-    // the error: it is noted under the request's logger first, so the line carries the request id.
     context: (initial) =>
       createContext(deps, initial.request).then(
         (context) => lendLogger(initial, context),
@@ -170,22 +162,14 @@ export function createApp(deps: AppDeps): Yoga {
         },
       ),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    // GraphiQL's code is served by the service itself, so it works with no internet access; off in
-    // production unless EXPLORERS=on.
     graphiql: deps.config.explorers ? graphiqlOptions : false,
     renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
-    // Bodies are capped before Yoga: the HTTP server reads each one with BODY_LIMIT_BYTES as its hard
-    // cap (src/http/server.ts) and useBodyLimit refuses a declared length over it. Yoga's own limit
-    // re-streamed every GraphQL POST body through a counting pipe, a measurable share of an uncached
-    // GraphQL read's CPU (docs/benchmarks.md), for a limit that can never be the one reached.
+    // Not Yoga's body limit: it re-streams every POST body, yet the HTTP server and useBodyLimit cap bodies first.
     maxRequestBodySize: false,
-    // CORS is answered by useSecurityHeaders, for the configured origins only.
     cors: false,
-    // Yoga's own health check answers 200 for any URL that merely ends in its endpoint; ours is exact
-    // (src/gateway/http-plugins.ts). A serialised URL never contains a space, so this one never matches.
+    // Not Yoga's health check: it answers any URL ending in its endpoint; a serialised URL never holds a space.
     healthCheckEndpoint: ' disabled',
-    // A database that does not answer is 503 `unavailable`, not 500 (src/db/unavailable.ts).
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
     plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches }),
