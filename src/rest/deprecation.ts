@@ -1,11 +1,9 @@
 // Sofa's routes cannot be deprecated: a path's days, answered as `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
 import { isoCalendarDay } from '../domain/dates.ts';
 
-/** A day written as ISO 8601 year-month-day, e.g. `2027-06-30`. */
 export type IsoDay = `${number}-${number}-${number}`;
 
 export interface RouteDeprecation {
-  /** The day the path was deprecated: the `Deprecation` header's date. */
   since: IsoDay;
   /** The first day the path may stop answering (`Sunset`): after `since`. */
   sunset: IsoDay;
@@ -34,7 +32,7 @@ export function deprecationHeaders(deprecation: RouteDeprecation): DeprecationHe
   };
 }
 
-/** What is wrong with a route's deprecation days (the contract check refuses them): nothing when both are real days in order. */
+/** The contract check refuses a route whose deprecation days are not real days in order. */
 export function deprecationProblems(deprecation: RouteDeprecation): string[] {
   const since = isoCalendarDay(deprecation.since);
   const sunset = isoCalendarDay(deprecation.sunset);

@@ -34,11 +34,7 @@ const TYPE_REASONS: Readonly<Record<string, string>> = {
 const GRAPHQL_VOCABULARY =
   /cannot represent|is not defined by (input )?type|does not exist in "|\bEnum "|Variable "\$|of (required|non-null) type|Expected (type|value of type)|\b[A-Z][A-Za-z]*Input\b|\bGraphQL\b|\b(Int|String|Boolean|Float|ID)!/;
 
-/**
- * The reason GraphQL gave for refusing an input value, in plain words naming no GraphQL type, for
- * the REST door: the one place where GraphQL's coercion messages are translated. The REST layer
- * checks types itself first (src/rest/arguments.ts), so this catches what still gets through.
- */
+/** GraphQL's coercion reason in plain words naming no GraphQL type, for what the REST door's own type checks miss. */
 export function plainReason(reason: string): string {
   if (/^Int cannot represent non 32-bit signed integer value/.test(reason)) return SCALAR_REASONS.IntRange;
   if (/^Enum "[^"]+" cannot represent non-string value/.test(reason)) return SCALAR_REASONS.String;
@@ -51,14 +47,12 @@ export function plainReason(reason: string): string {
 }
 
 function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody; headers?: Record<string, string> } {
-  // GraphQL's own input errors first: they carry the error model's code on /graphql too, but their
-  // message quotes the whole value sent, so the REST body words them as field and reason.
+  // GraphQL's input errors quote the whole value sent: the REST body words them as field and reason.
   const input = variableInputError(error);
   if (input) {
     const reason = plainReason(input.reason);
     return { status: 422, body: { error: 'invalid_input', message: `${input.field}: ${reason}`, field: input.field } };
   }
-  // The database did not answer, wherever the error was met (src/db/unavailable.ts).
   if (!isApiError(error) && isDatabaseUnavailable(error)) return toStatusAndBody(databaseUnavailable());
   if (isApiError(error)) {
     const { code, error: name, field, retry_after: retryAfter } = error.extensions;

@@ -41,10 +41,7 @@ function withValues(description: string | null | undefined, type: GraphQLType): 
   return [description, `One of: ${values.join('; ')}.`].filter(Boolean).join(' ');
 }
 
-/**
- * Each field, argument and input field of a `restAsText` enum type becomes String: the REST door's
- * value texts, which webhook payloads are read with too (src/gateway/webhook-payloads.ts).
- */
+/** `restAsText` enums become String, with their values described: webhook payloads are read with them too. */
 export function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
   const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config =>
     isRestText(config.type)
@@ -66,11 +63,8 @@ interface RestShape {
 
 const restShapeOf = (field: Extended): RestShape | undefined => field.extensions?.restShape as RestShape | undefined;
 
-/**
- * Each `restShape` field answers, on the REST door, a type of its own: the named fields of the
- * graph's type (their definitions, resolvers and Prisma selections unchanged) under the spec's
- * component name. Two fields may share a shape only when it is the same selection of the same type.
- */
+// A `restShape` field answers a type of its own: the named fields of the graph's type, resolvers and Prisma
+// selections unchanged, under the spec's component name. Fields share a shape only as one selection of one type.
 function restShapes(schema: GraphQLSchema): GraphQLSchema {
   const shapes = new Map<string, { type: GraphQLObjectType; of: string }>();
   for (const type of Object.values(schema.getTypeMap())) {
