@@ -3,7 +3,7 @@ import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } fr
 import { FREE_FORM_JSON } from './input-schemas.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
-/** More parts than any form of the API has fields (a lead with five attachments has about 60). */
+/** More parts than any form of the API has fields. */
 const MAX_FORM_PARTS = 500;
 /** `lead[lead_files_attributes][0][file]` is four names deep; JSON free-form fields nest deeper only in JSON. */
 const MAX_KEY_DEPTH = 6;
@@ -11,12 +11,8 @@ const MAX_KEY_LENGTH = 1_000;
 /** Index in a `[n]` list: at most this many digits (Rails reads them as keys; we keep their order). */
 const MAX_INDEX_DIGITS = 4;
 
-/**
- * The keys railsFormBody reads, as a JSON Schema pattern (for the OpenAPI document): a name, then
- * bracketed names, at most MAX_KEY_DEPTH in all, `[]` (append) only last, a list index of at most
- * MAX_INDEX_DIGITS digits. A name is those digits or has a character that is not one, said without a
- * lookahead, which Go's and Rust's regular expressions do not have.
- */
+// The keys railsFormBody reads, as a JSON Schema pattern for the OpenAPI document: written without a
+// lookahead, which Go's and Rust's regular expressions do not have.
 const keyName = (least: 0 | 1): string => `(?:[0-9]{${least},${MAX_INDEX_DIGITS}}|[0-9]*[^\\[\\]0-9][^\\[\\]]*)`;
 export const RAILS_KEY_PATTERN = `^${keyName(1)}(?:\\[${keyName(1)}\\]){0,${MAX_KEY_DEPTH - 2}}(?:\\[${keyName(0)}\\])?$`;
 
@@ -40,7 +36,6 @@ function toJson(node: Node): unknown {
   return Object.fromEntries(entries);
 }
 
-/** The form's parts as the JSON body they stand for, or the first problem with a key. */
 export async function railsFormBody(form: FormData): Promise<{ body: Record<string, unknown> } | { problem: ArgumentProblem }> {
   const root: Node = new Map();
   let parts = 0;
@@ -128,11 +123,7 @@ function formLeaf(schema: JsonSchema): JsonSchema {
   }
 }
 
-/**
- * The multipart/form-data form of a JSON body: each field by its Rails-style key (`lead[name]`,
- * `lead[tags][]` for a list of values, `lead[lead_files_attributes][0][file]` for a list of records,
- * `lead[fields][…]` for free-form JSON), each value as the text that stands for it, a file as a file part.
- */
+/** A JSON body's multipart/form-data form: Rails-style keys, each value as the text that stands for it. */
 export function railsFormSchema(body: JsonSchema, components: Readonly<Record<string, JsonSchema>>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const patternProperties: Record<string, JsonSchema | false> = {};
@@ -149,12 +140,10 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     return schema;
   };
   const omitted: string[] = [];
-  // What the JSON body requires, the form requires: a required field's key, or, for a required record
-  // or list of records that names no required key a form can spell, at least one part under its key.
+  // The form requires what the JSON body does: a required key, or a part under a required record's key.
   const required: string[] = [];
   const partsUnder: string[] = [];
-  // `key` is the field's key as written, `pattern` the same as a regex once a list index is in it;
-  // `mustBeSent` whether the JSON body requires the field (and the record it is in).
+  // `pattern` is `key` as a regex once a list index is in it; `mustBeSent`: the JSON body requires it and its record.
   const visit = (raw: JsonSchema, key: string, pattern: string | null, mustBeSent: boolean): void => {
     const schema = resolve(raw);
     const keyPattern = pattern ?? escapeRegex(key);
