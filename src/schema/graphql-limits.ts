@@ -1,12 +1,6 @@
-// What one GraphQL document may ask for, and what it costs. The limits hold on the GraphQL door,
-// where the client writes the document; the REST door runs the route table's fixed documents
-// (bounded by their own parameter checks). Both doors' operations spend from one per-key budget
-// (`operationCost`): a GraphQL document by what it selects (every field, times the items of the
-// lists around it), a REST call by the records it answers (`restCallCost`), since its selection is
-// the route's whole record, fixed, and the client chooses only how many records.
-//
-// graphql-armor counts tokens while parsing and depth and aliases while validating, beside our
-// directives rule; the REST door's fixed documents are never parsed or validated, so never refused.
+// What one GraphQL document may ask for, and what it costs. The limits hold on the GraphQL door; the REST
+// door runs the route table's fixed documents, never parsed or validated, so never refused. Both doors spend
+// from one per-key budget: a GraphQL document by what it selects, a REST call by the records it answers.
 // Not armor's cost limit: it is one static ceiling, blind to page sizes, variables and the per-key budget.
 // The cost is checked just before execution, so a page size passed as `$n` costs what the literal does.
 import {
@@ -42,43 +36,28 @@ import { apiError, invalidInput } from '../errors.ts';
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */
   maxCharacters: 20_000,
-  /** Lexical tokens in the document (names, punctuation, values; comments excluded). */
   maxTokens: 1_000,
   /** Fields nested inside each other, fragments expanded: `{ cars { edges { node { id } } } }` is 4. */
   maxDepth: 8,
   /** Aliased fields, counted each time a fragment holding them is spread. */
   maxAliases: 15,
-  /** Directive uses (`@include`, `@skip`, …), counted like aliases. */
   maxDirectives: 50,
-  /** The estimated cost of the operation (see `operationShape`); GRAPHQL_MAX_COST sets it. */
   maxCost: DEFAULT_GRAPHQL_MAX_COST,
 } as const;
 
 type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
 
-/**
- * How many items a list field is assumed to answer when nothing bounds it: the plain lists that
- * follow a relation (a car's photos, a manufacturer's models). Connections use their page size.
- */
+/** Items assumed for a list nothing bounds (a car's photos); connections use their page size. */
 export const ASSUMED_LIST_SIZE = 10;
 
-/**
- * Introspection may answer the whole schema, the largest answer there is: one `__schema` or `__type` field costs
- * this much, so a document holds at most two. How deep it may nest is GraphQL's own rule
- * (MaxIntrospectionDepthRule, part of validation).
- */
+/** Introspection may answer the whole schema: a document holds at most two such fields; GraphQL bounds its depth. */
 export const INTROSPECTION_COST = 2_000;
 
-/**
- * A list field's size, declared in its `extensions.listSize` when it is paged by its own argument
- * (`contacts(per_page:)`) or bounded by a rule (the 5 nearest locations).
- */
+/** A list's size in its `extensions.listSize`, when paged by its own argument or bounded by a rule. */
 export interface ListSize {
-  /** The argument that sets how many items are answered. */
   slicingArgument?: string;
   /** The size when that argument is absent, or the fixed size when there is none. */
   defaultSize: number;
-  /** The most the argument may ask for. */
   maxSize?: number;
 }
 
@@ -140,7 +119,7 @@ function clampSize(value: unknown, fallback: number, max: number | undefined): n
   return max === undefined ? size : Math.min(size, max);
 }
 
-/** How many times a field's selection is answered: a list's size (its declared listSize, else the page around it, else ASSUMED_LIST_SIZE), else once. */
+/** A list's size: its declared listSize, else the page around it, else ASSUMED_LIST_SIZE. */
 function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pageSize: number | undefined): number {
   if (!isListType(getNullableType(field.type))) return 1;
   const declared = listSizeOf(field);
@@ -151,13 +130,8 @@ function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<stri
   return pageSize ?? ASSUMED_LIST_SIZE;
 }
 
-/**
- * One walk over an operation's selections, with its fragments expanded. A fragment costs the same
- * wherever it is spread (given the page size around it), so each is walked once: a document that
- * spreads fragments inside fragments cannot make this walk explode.
- */
+// Each fragment is walked once per page size: fragments spread inside fragments cannot make the walk explode.
 class CostWalk {
-  /** The first connection page asked for over connectionPageSize.max, if any. */
   oversizedPage: OperationShape['oversizedPage'];
   private readonly schema: GraphQLSchema;
   private readonly variables: Record<string, unknown>;
@@ -231,13 +205,7 @@ class CostWalk {
   }
 }
 
-/**
- * The cost of the operation that would run, with its fragments expanded: every field costs 1 plus
- * what it selects, and a list field multiplies what it selects by its size: a connection's `edges`
- * by the page size (`first`/`last`, default 20, at most 100), a field with `extensions.listSize` by
- * its argument, any other list by ASSUMED_LIST_SIZE. Introspection fields cost INTROSPECTION_COST.
- * Null when the operation cannot be found (execution reports that itself).
- */
+/** Each field costs 1 plus what it selects times a list's size; null when execution will report no such operation. */
 export function operationShape(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -256,14 +224,8 @@ export function operationShape(
   return { cost, ...(walk.oversizedPage ? { oversizedPage: walk.oversizedPage } : {}) };
 }
 
-/**
- * The shapes of the operations recently run, per schema (a key's view is a schema of its own) and
- * document: Yoga keeps one parsed document per query text, so a client repeating an operation
- * presents the same document, and its shape (a pure function of schema, document, operation name
- * and variables) is walked once. Variables enter the key as their JSON text; an operation with
- * long variables, or a document run with more variations than SHAPES_PER_DOCUMENT, is walked
- * every time rather than kept.
- */
+// Yoga keeps one parsed document per query text, so a repeated operation's shape is walked once per schema (a key's
+// view is its own), document, name and variables; long variables or too many variations are walked every time.
 const SHAPES_PER_DOCUMENT = 16;
 const MAX_KEPT_VARIABLES_CHARACTERS = 512;
 const shapesBySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationShape | null>>>();
@@ -274,8 +236,7 @@ function keptOperationShape(
   operationName: string | null | undefined,
   rawVariables: Record<string, unknown> | null | undefined,
 ): OperationShape | null {
-  // The variables reaching here were parsed from JSON (a REST route is costed before, by
-  // soleRootField), so their JSON text is the whole of them.
+  // Variables here were parsed from JSON (a REST route was costed before), so their JSON text is all of them.
   const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
   if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
   let byDocument = shapesBySchema.get(schema);
@@ -295,15 +256,9 @@ function keptOperationShape(
   return shape;
 }
 
-/** What a REST call costs before any record: the call itself. */
 const REST_CALL_BASE_COST = 1;
 
-/**
- * The records a root field answers: the items of each list of records in its answer that is not
- * inside another list (a page of contacts is its page size; a contact's vehicles are part of their
- * contact, a car's features part of the car), sized as operationShape sizes lists (the `listSize`
- * paging argument, else ASSUMED_LIST_SIZE).
- */
+/** The items of each list of records not inside another list: a page of contacts, not each contact's vehicles. */
 function answeredRecords(
   type: GraphQLOutputType,
   args: Readonly<Record<string, unknown>>,
@@ -328,12 +283,7 @@ function answeredRecords(
   return records;
 }
 
-/**
- * What a REST call spends from the per-key cost budget: REST_CALL_BASE_COST plus one per record it
- * answers at the size its arguments ask for (`contacts?per_page=200` is 201), whatever the fields
- * of each record. The route table's largest pages, and what the default budget allows of each, are
- * docs/rate-limits.md's table (test/rate-limits.test.ts holds the two together).
- */
+/** One, plus one per record answered at the size asked (`contacts?per_page=200` is 201), whatever its fields. */
 export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readonly<Record<string, unknown>>): number {
   return REST_CALL_BASE_COST + answeredRecords(field.type, args, field, new Set());
 }
@@ -389,10 +339,7 @@ function armorRefusal(limit: ArmorLimit, max: number, refused: WeakSet<Validatio
   return { n: max, propagateOnRejection: false, onReject: [onReject] };
 }
 
-/**
- * Directive uses, each fragment's counted every time it is spread. Not armor's max-directives: it
- * drops the directives on a fragment spread it has met before (`...F @include(if: $a)` twice counts once).
- */
+// Not armor's max-directives: it drops the directives on a fragment spread met before (`...F @include(if: $a)` twice).
 function directivesRule(max: number, refused: WeakSet<ValidationContext>): ValidationRule {
   return (context) => {
     const perFragment = new Map<string, number>();
@@ -421,10 +368,7 @@ function directivesRule(max: number, refused: WeakSet<ValidationContext>): Valid
   };
 }
 
-/**
- * The limits as one Yoga plugin. Requests whose parameters Yoga read from the client (the GraphQL
- * door) are remembered, so that only their operations are refused; every operation's cost is kept.
- */
+/** Only operations whose parameters Yoga read from the client (the GraphQL door) are refused; every cost is kept. */
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
   const fromGraphqlDoor = new WeakSet<Request>();
   const refused = new WeakSet<ValidationContext>();
@@ -432,8 +376,7 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
     const variables = args.variableValues as Record<string, unknown> | undefined;
     const context = args.contextValue as { request?: Request };
     const fromRestDoor = !context.request || !fromGraphqlDoor.has(context.request);
-    // The REST door: a route's fixed document, costed by the records it answers, with no walk of its
-    // selection (the walk is the GraphQL door's limits; a route's document is within them by construction).
+    // The REST door: a route's fixed document, costed by the records it answers, is within the walk's limits by construction.
     const root = fromRestDoor ? soleRootField(args.schema, args.document, args.operationName, variables) : undefined;
     if (root) {
       costByContext.set(context, restCallCost(root.field, root.args));
@@ -443,8 +386,7 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
     if (!shape) return;
     costByContext.set(context, shape.cost);
     if (fromRestDoor) return;
-    // A page over the ceiling is refused, not silently cut to it: the client would miss records it
-    // believes it asked for (the documented range is 1 to connectionPageSize.max).
+    // Refused, not cut to the ceiling: the client would miss records it believes it asked for.
     const page = shape.oversizedPage;
     const refusal =
       (page && invalidInput(page.argument, `of ${page.field} must be at most ${connectionPageSize.max} (got ${page.size})`)) ||
