@@ -16,7 +16,7 @@ import type { Permission } from '../auth/permissions.ts';
 import { declareReadPermission, guardNodeLookup, guardRelation, type RelationGuard } from '../auth/record-access.ts';
 import { describedOrFromGlossary } from './glossary.ts';
 import { checkKeyExceptions, keyedWrite } from './idempotent-writes.ts';
-import { connectionTexts, edgeTexts, PAGE_INFO, PAGE_INFO_FIELDS, PAGING_ARGUMENTS } from './relay-docs.ts';
+import { connectionTexts, edgeTexts } from './relay-docs.ts';
 
 declare global {
   export namespace PothosSchemaTypes {
@@ -132,8 +132,7 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     }
     const connectionOf = this.connectionNode(typeConfig.name);
     const edgeOf = this.edgeNode(typeConfig.name);
-    if (typeConfig.name === 'PageInfo') description ||= PAGE_INFO;
-    else if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
+    if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
     else if (edgeOf) description ||= edgeTexts(edgeOf).type;
     const guardedBy = this.relationPermission(typeConfig.name);
     return { ...typeConfig, description, extensions: guardedBy ? { ...typeConfig.extensions, guardedBy } : typeConfig.extensions };
@@ -144,11 +143,6 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const parent = config.parentType;
     const returned = this.fieldTypeName(config.type);
     const connectionNode = returned ? this.connectionNode(returned) : null;
-    if (connectionNode) {
-      config.args = Object.fromEntries(
-        Object.entries(config.args).map(([name, arg]) => [name, { ...arg, description: arg.description || PAGING_ARGUMENTS[name] }]),
-      );
-    }
     if (ROOTS.has(parent)) {
       if (parent === 'Query' && (config.name === 'node' || config.name === 'nodes')) {
         const sentence = 'Needs an API key; each type needs its own read permission, as the type’s description says.';
@@ -173,11 +167,7 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     }
     if (edgeOf) {
       const texts = edgeTexts(edgeOf);
-      config.description ||= texts[config.name as 'node' | 'cursor'];
-      return config;
-    }
-    if (parent === 'PageInfo') {
-      config.description ||= PAGE_INFO_FIELDS[config.name];
+      config.description ||= texts[config.name as keyof typeof texts];
       return config;
     }
     const permission = (returned && this.relationPermission(returned)) || (connectionNode && this.relationPermission(connectionNode));
