@@ -102,10 +102,9 @@ const CarPerformanceRef = builder.objectRef<PerformanceRecord>('CarPerformance')
       resolve: async (performance, _args, context) =>
         performance.leads_truncated ?? (await loadCarLeads(context, performance.id))?.truncated ?? false,
     }),
-    price_changes: t.field({
+    price_changes: t.expose('price_changes', {
       type: [CarPerformancePriceChangeRef],
       description: 'The changes after the listing price, oldest first.',
-      resolve: (performance) => performance.price_changes,
     }),
   }),
 });
@@ -164,7 +163,7 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
 const CarPaymentProcessors = builder.objectRef<{ payment_processors: ProcessorRow[] }>('CarPaymentProcessors').implement({
   description: 'The payment processors a website can take a car’s payments with.',
   fields: (t) => ({
-    payment_processors: t.field({ type: [CarPaymentProcessor], resolve: (result) => result.payment_processors }),
+    payment_processors: t.expose('payment_processors', { type: [CarPaymentProcessor] }),
   }),
 });
 

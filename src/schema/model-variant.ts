@@ -38,7 +38,7 @@ export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage')
   description: 'A catalogue image and its thumbnail.',
   fields: (t) => ({
     url: t.exposeString('url', { nullable: true }),
-    thumb: t.field({ type: CatalogueImageThumb, resolve: (image) => image.thumb }),
+    thumb: t.expose('thumb', { type: CatalogueImageThumb }),
   }),
 });
 
@@ -59,16 +59,12 @@ const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBanner
   }),
 });
 
+function categoryFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, CategoryRow>) {
+  return { databaseId: t.exposeInt('id'), name: t.exposeString('name'), slug: t.exposeString('slug'), position: t.exposeInt('position') };
+}
+
 function categoryType(name: string, description: string) {
-  return builder.objectRef<CategoryRow>(name).implement({
-    description,
-    fields: (t) => ({
-      databaseId: t.exposeInt('id'),
-      name: t.exposeString('name'),
-      slug: t.exposeString('slug'),
-      position: t.exposeInt('position'),
-    }),
-  });
+  return builder.objectRef<CategoryRow>(name).implement({ description, fields: categoryFields });
 }
 
 const ModelVariantSpecificationCategory = categoryType('ModelVariantSpecificationCategory', 'A category of specifications.');
@@ -77,10 +73,7 @@ const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityC
 const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
   description: 'One specification and its value.',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    position: t.exposeInt('position'),
+    ...categoryFields(t),
     value: t.exposeString('value', { description: 'The specification’s value, as text.' }),
   }),
 });
@@ -89,15 +82,10 @@ const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVa
   readPermission: 'show:model_variant',
   description: 'One category of a variant’s specifications.',
   fields: (t) => ({
-    category: t.field({
-      type: ModelVariantSpecificationCategory,
-      description: 'The specification category.',
-      resolve: (group) => group.category,
-    }),
-    fields: t.field({
+    category: t.expose('category', { type: ModelVariantSpecificationCategory, description: 'The specification category.' }),
+    fields: t.expose('fields', {
       type: [ModelVariantSpecificationField],
       description: 'The specifications in this category, in display order.',
-      resolve: (group) => group.fields,
     }),
   }),
 });
@@ -120,7 +108,7 @@ const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     availability: t.exposeString('availability', { description: 'standard, optional or unavailable.' }),
-    configurable_option: t.field({ type: ModelVariantConfigurableOption, resolve: (option) => option.configurable_option }),
+    configurable_option: t.expose('configurable_option', { type: ModelVariantConfigurableOption }),
   }),
 });
 
@@ -128,8 +116,8 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
   readPermission: 'show:model_variant',
   description: 'One category of options and whether the variant offers each.',
   fields: (t) => ({
-    category: t.field({ type: ModelVariantAvailabilityCategory, description: 'The option category.', resolve: (group) => group.category }),
-    options: t.field({ type: [ModelVariantAvailabilityOption], resolve: (group) => group.options }),
+    category: t.expose('category', { type: ModelVariantAvailabilityCategory, description: 'The option category.' }),
+    options: t.expose('options', { type: [ModelVariantAvailabilityOption] }),
   }),
 });
 
@@ -289,11 +277,10 @@ const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelE
       nullable: true,
       description: 'The lowest price among the variants; null when none has a price.',
     }),
-    variants: t.field({
+    variants: t.expose('variants', {
       type: [WebsiteModelVariantSummaryRef],
       nullable: true,
       description: 'Version 2 only (cheapest first, unpriced last); null in version 1.',
-      resolve: (entry) => entry.variants,
     }),
   }),
 });
@@ -303,7 +290,7 @@ const WebsiteModelsRef = builder.objectRef<WebsiteModels>('WebsiteModels').imple
   fields: (t) => ({
     website_id: t.exposeInt('website_id'),
     version: t.exposeInt('version'),
-    models: t.field({ type: [WebsiteModelEntryRef], resolve: (result) => result.models }),
+    models: t.expose('models', { type: [WebsiteModelEntryRef] }),
   }),
 });
 
