@@ -213,10 +213,7 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
   }),
 });
 
-/**
- * A car's stored fields, declared once: the graph's Car and update_car's answer (CarRecord, in
- * src/schema/car-writes.ts) both spread them.
- */
+/** A car's stored fields, declared once for the graph's Car and update_car's answer. */
 export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
   const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
   const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });

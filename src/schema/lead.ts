@@ -1,7 +1,6 @@
 // Spec 4.9 (create lead, POST /api/v1/leads) and 4.8 (update lead, PUT /api/v1/leads/{id}), and the
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
-// every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
-// the rest for front-end teams. Rules: src/domain/leads/.
+// every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and the rest.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { textOrEmpty } from './always-present.ts';
@@ -17,18 +16,13 @@ import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
 import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
-import { cappedTotalCount, totalCountCappedField } from './field-builders.ts';
-
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+import { cappedTotalCount, totalCountCappedField, type Types } from './field-builders.ts';
 
 // ─────────────── the lead's own fields, for both lead types ───────────────
 
 /**
- * The lead's own fields, defined once for both lead types (its payment, address and files are one type
- * each, below). LeadRecord, the write answer, reads them from the plain record that a retried create
- * replays from its stored JSON (src/domain/leads/idempotency.ts), so it cannot be a Prisma object;
- * the graph's Lead reads them from the Prisma row. Dates are ISO text in one and Date objects in the
- * other; the scalars answer both alike.
+ * The lead's own fields, defined once for both lead types. LeadRecord reads them from the plain record a
+ * retried create replays from its stored JSON, so it cannot be a Prisma object; dates are ISO text there.
  */
 type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'created_at' | 'updated_at' | 'tags' | 'fields'> & {
   dob: Date | string | null;

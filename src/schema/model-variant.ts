@@ -1,7 +1,6 @@
 // New vehicles: a model variant as a website shows it (spec 4.4, record 2.4), a website's model
 // range (4.20), and the Model / ModelVariant graph types front-end teams follow from cars and
-// manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`
-// (src/schema/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
+// manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';

@@ -1,5 +1,4 @@
-// Descriptions of the Relay plugin's types that name their node type, which its options cannot.
-/** The most records a root list's `totalCount` counts, so the count reads a bounded number of rows. */
+// The Relay plugin's texts that name their node type, which its options cannot; a root list counts up to the cap.
 export const TOTAL_COUNT_CAP = 10_000;
 
 export const connectionTexts = (nodeType: string, capped: boolean) => ({

@@ -1,5 +1,4 @@
-// Outbound webhook subscriptions on both doors (docs/webhooks.md), with manage:webhook. The rules
-// are src/domain/webhooks.ts; delivery is src/notifications/webhook-worker.ts.
+// Outbound webhook subscriptions on both doors, with manage:webhook.
 import { builder } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
