@@ -35,38 +35,22 @@ type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'c
 };
 
 function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadColumns>) {
-  const id = (
-    name:
-      | 'contact_id'
-      | 'website_id'
-      | 'location_id'
-      | 'car_id'
-      | 'model_id'
-      | 'model_variant_id'
-      | 'colour_id'
-      | 'team_member_id'
-      | 'user_id'
-      | 'page_id',
-  ) => t.exposeInt(name, { nullable: true });
-  const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
-    t.exposeString(name, { nullable: true });
-  const personal = (name: 'last_name' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
-  const count = (
-    name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds',
-  ) => t.exposeInt(name, { nullable: true });
+  const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+  const personal = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, personalData);
   return {
     databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    contact_id: id('contact_id'),
-    website_id: id('website_id'),
-    location_id: id('location_id'),
-    car_id: id('car_id'),
-    model_id: id('model_id'),
-    model_variant_id: id('model_variant_id'),
-    colour_id: id('colour_id'),
-    team_member_id: id('team_member_id'),
-    user_id: id('user_id'),
-    page_id: id('page_id'),
+    contact_id: int('contact_id'),
+    website_id: int('website_id'),
+    location_id: int('location_id'),
+    car_id: int('car_id'),
+    model_id: int('model_id'),
+    model_variant_id: int('model_variant_id'),
+    colour_id: int('colour_id'),
+    team_member_id: int('team_member_id'),
+    user_id: int('user_id'),
+    page_id: int('page_id'),
     last_name: personal('last_name'),
     user_email: personal('user_email'),
     customer_address: personal('customer_address'),
@@ -91,11 +75,11 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     sms_verified: t.exposeBoolean('sms_verified'),
     tags: t.stringList({ resolve: (lead) => jsonStrings(lead.tags) }),
     opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
-    delay_customer_email_minutes: count('delay_customer_email_minutes'),
-    delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
+    delay_customer_email_minutes: int('delay_customer_email_minutes'),
+    delay_dealership_notification_minutes: int('delay_dealership_notification_minutes'),
     disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
-    time_on_site_seconds: count('time_on_site_seconds'),
-    time_to_submit_seconds: count('time_to_submit_seconds'),
+    time_on_site_seconds: int('time_on_site_seconds'),
+    time_to_submit_seconds: int('time_to_submit_seconds'),
     fields: t.field({ type: 'JSONObject', resolve: (lead) => jsonObject(lead.fields) }),
     charge_breakdown: t.field({ type: 'JSON', nullable: true, resolve: (lead) => lead.charge_breakdown ?? null }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
