@@ -16,7 +16,6 @@ import type { Permission } from '../auth/permissions.ts';
 import { declareReadPermission, guardNodeLookup, guardRelation, type RelationGuard } from '../auth/record-access.ts';
 import { describedOrFromGlossary } from './glossary.ts';
 import { checkKeyExceptions, keyedWrite } from './idempotent-writes.ts';
-import { connectionTexts, edgeTexts } from './relay-docs.ts';
 
 declare global {
   export namespace PothosSchemaTypes {
@@ -26,7 +25,7 @@ declare global {
     export interface ObjectTypeOptions<Types extends SchemaTypes = SchemaTypes, Shape = unknown> {
       /** What reading this record needs: through a relation, `node(id:)`, its subscription and webhooks. */
       readPermission?: Permission;
-      /** Why relations to it are not guarded (src/auth/record-access.ts, `readAlongItsHolder`). */
+      /** Why relations to it are not guarded. */
       readAlongItsHolder?: string;
     }
   }
@@ -38,6 +37,23 @@ interface Declaration {
 }
 
 const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
+
+/** The most records a root list's `totalCount` counts. */
+export const TOTAL_COUNT_CAP = 10_000;
+
+// The Relay plugin's texts that name their node type, which its options cannot.
+const connectionTexts = (nodeType: string, capped: boolean) => ({
+  type: `A page of ${nodeType} records, with the cursors to ask for the next or previous page.`,
+  edges: `The ${nodeType} records of this page, each with its cursor.`,
+  totalCount: capped
+    ? `How many records the list holds over all its pages, counted up to ${TOTAL_COUNT_CAP.toLocaleString('en')} (totalCountCapped says when there are more).`
+    : 'How many records the whole list holds, over all its pages.',
+});
+
+const edgeTexts = (nodeType: string) => ({
+  type: `One ${nodeType} of a page, with its cursor.`,
+  node: `The ${nodeType}.`,
+});
 
 function appendSentence(description: string | null | undefined, sentence: string): string {
   const text = (description ?? '').trim();
