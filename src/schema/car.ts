@@ -278,33 +278,31 @@ export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
 const CarNode = builder.prismaNode('Car', {
   readPermission: 'read:car',
   ...nodeById,
-  fields: (t) => {
-    return {
-      ...carColumnFields(t),
-      model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
-      custom_slug: t.exposeString('custom_slug', { nullable: true }),
-      sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
-      // Null without index:dealership.
-      dealership: t.relation('dealership', { type: Dealership, nullable: true }),
-      // Any reader of the car sees where it is; the location's other fields need index:dealership.
-      location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),
-      model_variant: t.relation('model_variant', { nullable: true }),
-      photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
-      price_changes: t.relation('price_changes', {
-        description: 'Every price row, oldest first: the listing price, then each change.',
-        query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
-      }),
-      performance: t.field({
-        type: CarPerformanceRef,
-        description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
-        resolve: async (car, _args, context) => {
-          const performance = await loadCarFigures(context, car.id);
-          if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
-          return performance;
-        },
-      }),
-    };
-  },
+  fields: (t) => ({
+    ...carColumnFields(t),
+    model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
+    custom_slug: t.exposeString('custom_slug', { nullable: true }),
+    sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
+    // Null without index:dealership.
+    dealership: t.relation('dealership', { type: Dealership, nullable: true }),
+    // Any reader of the car sees where it is; the location's other fields need index:dealership.
+    location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),
+    model_variant: t.relation('model_variant', { nullable: true }),
+    photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    price_changes: t.relation('price_changes', {
+      description: 'Every price row, oldest first: the listing price, then each change.',
+      query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+    }),
+    performance: t.field({
+      type: CarPerformanceRef,
+      description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
+      resolve: async (car, _args, context) => {
+        const performance = await loadCarFigures(context, car.id);
+        if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
+        return performance;
+      },
+    }),
+  }),
 });
 keepNodeIdField(CarNode, 'Car');
 
