@@ -100,13 +100,13 @@ type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer 
 const NODE_ID_REMOVAL = '2027-06-30';
 
 /** `node_id`, the global id's former name, kept deprecated until the removal day. */
-export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>, typename: string): void {
+export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>): void {
   builder.objectField(ref, 'node_id', (t) =>
     t.id({
       ...graphOnly,
       description: 'The record’s global id under its former name: the same value as `id`.',
       deprecationReason: `Use id. Removal after ${NODE_ID_REMOVAL}.`,
-      resolve: (record) => encodeGlobalID(typename, record.id),
+      resolve: (record) => encodeGlobalID(ref.name, record.id),
     }),
   );
 }

@@ -304,7 +304,7 @@ const CarNode = builder.prismaNode('Car', {
     }),
   }),
 });
-keepNodeIdField(CarNode, 'Car');
+keepNodeIdField(CarNode);
 
 builder.queryField('car', (t) =>
   t.prismaField({

@@ -39,7 +39,7 @@ const Contact = builder.prismaNode('Contact', {
     vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
   }),
 });
-keepNodeIdField(Contact, 'Contact');
+keepNodeIdField(Contact);
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',

@@ -92,7 +92,7 @@ const Website = builder.prismaNode('Website', {
     url: t.exposeString('url'),
   }),
 });
-keepNodeIdField(Website, 'Website');
+keepNodeIdField(Website);
 
 /** A location's own columns, declared once: Location has them all, the search's result picks its own. */
 function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
@@ -124,7 +124,7 @@ export const Location = builder.prismaNode('Location', {
     website: t.relation('website', { type: Website, ...dealershipData, description: 'The location’s website, if it has one.' }),
   }),
 });
-keepNodeIdField(Location, 'Location');
+keepNodeIdField(Location);
 
 /** Dealership staff; the key details answer them too. */
 export const User = builder.prismaObject('User', {
@@ -188,7 +188,7 @@ export const Dealership = builder.prismaNode('Dealership', {
     }),
   }),
 });
-keepNodeIdField(Dealership, 'Dealership');
+keepNodeIdField(Dealership);
 
 builder.queryField('dealership', (t) =>
   t.prismaField({

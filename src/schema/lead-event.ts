@@ -31,7 +31,7 @@ const LeadEvent = builder.prismaNode('LeadEvent', {
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
 });
-keepNodeIdField(LeadEvent, 'LeadEvent');
+keepNodeIdField(LeadEvent);
 
 // `data` as input types, so clients see its structure; the rules on each value are the domain's.
 const LeadEventMessageDetail = builder.inputType('LeadEventMessageDetail', {

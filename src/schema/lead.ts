@@ -265,7 +265,7 @@ const LeadRef = builder.prismaNode('Lead', {
     }),
   }),
 });
-keepNodeIdField(LeadRef, 'Lead');
+keepNodeIdField(LeadRef);
 
 builder.objectFields(LeadRef, leadColumnFields);
 

@@ -190,7 +190,7 @@ const ModelVariantNode = builder.prismaNode('ModelVariant', {
     };
   },
 });
-keepNodeIdField(ModelVariantNode, 'ModelVariant');
+keepNodeIdField(ModelVariantNode);
 
 // ─── the model ───
 
@@ -227,7 +227,7 @@ const Model = builder.prismaNode('Model', {
     variants: t.relation('variants', { ...graphOnly, query: { orderBy: { id: 'asc' } } }),
   }),
 });
-keepNodeIdField(Model, 'Model');
+keepNodeIdField(Model);
 builder.objectFields(Model, modelPageFields);
 
 builder.queryField('model_variant', (t) =>

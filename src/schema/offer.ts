@@ -228,7 +228,7 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
     }),
   }),
 });
-keepNodeIdField(ManufacturerNode, 'Manufacturer');
+keepNodeIdField(ManufacturerNode);
 
 builder.queryField('manufacturers', (t) =>
   t.prismaField({
