@@ -2,7 +2,7 @@
 // too), read through yoga.fetch on the demo data with a key restricted to one dealership and with a key
 // of every dealership: the count equals the records the key pages through, and no statement counts a
 // child table beyond the page's parents (src/db/bounded-relations.ts) or a root list beyond the cap
-// (TOTAL_COUNT_CAP, src/schema/relay-docs.ts). Every list relation of the datamodel, paged under
+// (TOTAL_COUNT_CAP). Every list relation of the datamodel, paged under
 // several parents: each parent's own page, and no statement that reads the children of all of them.
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { getNamedType, isInterfaceType, isObjectType, isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
@@ -11,7 +11,7 @@ import { listRelations, PAGE_ROWS_AT_LEAST } from '../src/db/bounded-relations.t
 import { allPermissions } from '../src/auth/permissions.ts';
 import { forDealerships } from '../src/db/scoped.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { TOTAL_COUNT_CAP } from '../src/schema/relay-docs.ts';
+import { TOTAL_COUNT_CAP } from '../src/schema/record-plugin.ts';
 import type { TestApp } from './support/app.ts';
 import { createDemoApp } from './support/demo.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';

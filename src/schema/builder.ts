@@ -65,6 +65,17 @@ export const builder = new SchemaBuilder<{
         'The record’s global id in this graph: give it to `node(id:)` to fetch the record again. Opaque; the stored integer is `databaseId`.',
       extensions: { graphOnly: true },
     },
+    pageInfoTypeOptions: { description: 'Where a page of a connection stands in the whole list.' },
+    pageInfoFieldOptions: { description: 'Whether there are more pages, and the cursors to ask for them.' },
+    hasNextPageFieldOptions: { description: 'Whether there are records after this page (ask again with `after: endCursor`).' },
+    hasPreviousPageFieldOptions: { description: 'Whether there are records before this page (ask again with `before: startCursor`).' },
+    startCursorFieldOptions: { description: 'The cursor of the first record of this page; null when the page is empty.' },
+    endCursorFieldOptions: { description: 'The cursor of the last record of this page; null when the page is empty.' },
+    cursorFieldOptions: { description: 'Where this record stands in the list: give it as `after` or `before` to page from here.' },
+    firstArgOptions: { description: 'How many records from the start (after `after`): 1 to 100, 20 when neither first nor last is given.' },
+    lastArgOptions: { description: 'How many records from the end (before `before`): 1 to 100.' },
+    afterArgOptions: { description: 'A cursor from an earlier page (`pageInfo.endCursor`): the records after it.' },
+    beforeArgOptions: { description: 'A cursor from an earlier page (`pageInfo.startCursor`): the records before it.' },
     nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`id`) with `node(id:)`.' },
     nodeQueryOptions: {
       authScopes: { authenticated: true },
@@ -89,13 +100,13 @@ type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer 
 const NODE_ID_REMOVAL = '2027-06-30';
 
 /** `node_id`, the global id's former name, kept deprecated until the removal day. */
-export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>, typename: string): void {
+export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>): void {
   builder.objectField(ref, 'node_id', (t) =>
     t.id({
       ...graphOnly,
       description: 'The record’s global id under its former name: the same value as `id`.',
       deprecationReason: `Use id. Removal after ${NODE_ID_REMOVAL}.`,
-      resolve: (record) => encodeGlobalID(typename, record.id),
+      resolve: (record) => encodeGlobalID(ref.name, record.id),
     }),
   );
 }

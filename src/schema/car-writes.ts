@@ -1,7 +1,6 @@
 // Spec 4.1 (update car, PUT /api/cars/{id}) and 4.19 (reserve flag, PUT /api/v1/cars/{id}/reserve).
-// The REST body is every field of these return types, so they are the documented write answers
-// exactly: thin variants of the car whose fields come from the graph Car's own (carColumnFields in
-// src/schema/car.ts), with what the REST answer adds (images) or leaves out (relations).
+// The REST body is every field of these answers: variants of the car with the graph Car's columns, plus
+// what the REST answer adds (images) and without its relations.
 import { answeredByItsRoot } from '../auth/record-access.ts';
 import { builder, graphOnly } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -11,7 +10,6 @@ import { updateCar, type UpdateCarResult } from '../domain/car-updates.ts';
 import { carColumnFields } from './car.ts';
 import { inputFromZod } from './input-from-zod.ts';
 
-/** The car record's input type, read from its one declaration (src/domain/car-record.ts). */
 const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 
 /** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */

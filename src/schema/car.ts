@@ -102,10 +102,9 @@ const CarPerformanceRef = builder.objectRef<PerformanceRecord>('CarPerformance')
       resolve: async (performance, _args, context) =>
         performance.leads_truncated ?? (await loadCarLeads(context, performance.id))?.truncated ?? false,
     }),
-    price_changes: t.field({
+    price_changes: t.expose('price_changes', {
       type: [CarPerformancePriceChangeRef],
       description: 'The changes after the listing price, oldest first.',
-      resolve: (performance) => performance.price_changes,
     }),
   }),
 });
@@ -164,7 +163,7 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
 const CarPaymentProcessors = builder.objectRef<{ payment_processors: ProcessorRow[] }>('CarPaymentProcessors').implement({
   description: 'The payment processors a website can take a car’s payments with.',
   fields: (t) => ({
-    payment_processors: t.field({ type: [CarPaymentProcessor], resolve: (result) => result.payment_processors }),
+    payment_processors: t.expose('payment_processors', { type: [CarPaymentProcessor] }),
   }),
 });
 
@@ -214,10 +213,7 @@ const CarCustomAttribute = builder.objectRef<{ name: string; value: string }>('C
   }),
 });
 
-/**
- * A car's stored fields, declared once: the graph's Car and update_car's answer (CarRecord, in
- * src/schema/car-writes.ts) both spread them.
- */
+/** A car's stored fields, declared once for the graph's Car and update_car's answer. */
 export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
   const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
   const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
@@ -282,35 +278,33 @@ export function carColumnFields(t: PrismaFieldBuilder<'Car'>) {
 const CarNode = builder.prismaNode('Car', {
   readPermission: 'read:car',
   ...nodeById,
-  fields: (t) => {
-    return {
-      ...carColumnFields(t),
-      model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
-      custom_slug: t.exposeString('custom_slug', { nullable: true }),
-      sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
-      // Null without index:dealership.
-      dealership: t.relation('dealership', { type: Dealership, nullable: true }),
-      // Any reader of the car sees where it is; the location's other fields need index:dealership.
-      location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),
-      model_variant: t.relation('model_variant', { nullable: true }),
-      photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
-      price_changes: t.relation('price_changes', {
-        description: 'Every price row, oldest first: the listing price, then each change.',
-        query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
-      }),
-      performance: t.field({
-        type: CarPerformanceRef,
-        description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
-        resolve: async (car, _args, context) => {
-          const performance = await loadCarFigures(context, car.id);
-          if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
-          return performance;
-        },
-      }),
-    };
-  },
+  fields: (t) => ({
+    ...carColumnFields(t),
+    model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
+    custom_slug: t.exposeString('custom_slug', { nullable: true }),
+    sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
+    // Null without index:dealership.
+    dealership: t.relation('dealership', { type: Dealership, nullable: true }),
+    // Any reader of the car sees where it is; the location's other fields need index:dealership.
+    location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),
+    model_variant: t.relation('model_variant', { nullable: true }),
+    photos: t.relation('photos', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    price_changes: t.relation('price_changes', {
+      description: 'Every price row, oldest first: the listing price, then each change.',
+      query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+    }),
+    performance: t.field({
+      type: CarPerformanceRef,
+      description: 'The figures of GET /api/v1/cars/{id}/performance.json; batched across a page of cars.',
+      resolve: async (car, _args, context) => {
+        const performance = await loadCarFigures(context, car.id);
+        if (!performance) throw new Error(`car ${car.id} disappeared while its performance was computed`);
+        return performance;
+      },
+    }),
+  }),
 });
-keepNodeIdField(CarNode, 'Car');
+keepNodeIdField(CarNode);
 
 builder.queryField('car', (t) =>
   t.prismaField({

@@ -6,53 +6,46 @@ import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
 import type { ListSize } from './graphql-limits.ts';
+import type { PrismaFieldBuilder } from './field-builders.ts';
 
 const vehicleOrder = { orderBy: { id: 'asc' } } as const;
 
+function vehicleFields(t: PrismaFieldBuilder<'ContactVehicle'>) {
+  return { databaseId: t.exposeInt('id'), make: t.exposeString('make'), year: t.exposeInt('year'), rego: t.exposeString('rego') };
+}
+
 const ContactVehicle = builder.prismaObject('ContactVehicle', {
   description: "A contact's vehicle, as the contact show answers it (model name under `model`).",
-  fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    make: t.exposeString('make'),
-    model: t.exposeString('model', { description: 'The model name.' }),
-    year: t.exposeInt('year'),
-    rego: t.exposeString('rego'),
-  }),
+  fields: (t) => ({ ...vehicleFields(t), model: t.exposeString('model', { description: 'The model name.' }) }),
 });
 
 const ContactListVehicle = builder.prismaObject('ContactVehicle', {
   variant: 'ContactListVehicle',
   description: "A contact's vehicle, as the contact list answers it (model name under `raw_model`).",
-  fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    make: t.exposeString('make'),
-    raw_model: t.exposeString('model'),
-    year: t.exposeInt('year'),
-    rego: t.exposeString('rego'),
-  }),
+  fields: (t) => ({ ...vehicleFields(t), raw_model: t.exposeString('model') }),
 });
+
+function contactFields(t: PrismaFieldBuilder<'Contact'>) {
+  return { databaseId: t.exposeInt('id'), dealership_id: t.exposeInt('dealership_id'), first_name: t.exposeString('first_name') };
+}
 
 const Contact = builder.prismaNode('Contact', {
   readPermission: 'read:contact',
   ...nodeById,
   description: 'A person known to a dealership.',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name'),
+    ...contactFields(t),
     postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
     vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
   }),
 });
-keepNodeIdField(Contact, 'Contact');
+keepNodeIdField(Contact);
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',
   description: 'A contact as the contact list answers it (vehicles with `raw_model`).',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    dealership_id: t.exposeInt('dealership_id'),
-    first_name: t.exposeString('first_name'),
+    ...contactFields(t),
     postcode: t.exposeString('postcode', personalData),
     vehicles: t.relation('vehicles', { type: ContactListVehicle, query: vehicleOrder }),
   }),

@@ -1,7 +1,4 @@
-// A dealership's staff as a Relay connection of User records. Users reach a dealership through the
-// DealershipUser link (a user may work for several dealerships), so the connection pages the links of
-// this dealership, by user id, and answers each link's user: one statement for the links of every
-// dealership of a page, one for their users, and their count in the dealership's own statement.
+// A dealership's staff: a connection paging its DealershipUser links by user id, answering each link's user.
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { builder } from './builder.ts';
 import type { Prisma } from '../db/client.ts';
@@ -10,9 +7,7 @@ import { User } from './dealership.ts';
 const staffLinks = prismaConnectionHelpers(builder, 'DealershipUser', {
   cursor: 'dealership_id_user_id',
   query: { orderBy: { user_id: 'asc' } },
-  // The user's columns beneath `node` are the ones its asked fields need (Pothos' nested selection);
-  // `id` keeps that selection non-empty when only the page info or the count is asked, which Prisma
-  // refuses otherwise. The type says the row the User type is declared over, as for any Pothos relation.
+  // `id` keeps the nested selection non-empty when only the page info or the count is asked: Prisma refuses an empty one.
   select: (nodeSelection) => ({ user: nodeSelection({ select: { id: true } }) }),
   resolveNode: (link) => link.user as Prisma.UserModel,
 });

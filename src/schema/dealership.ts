@@ -92,7 +92,7 @@ const Website = builder.prismaNode('Website', {
     url: t.exposeString('url'),
   }),
 });
-keepNodeIdField(Website, 'Website');
+keepNodeIdField(Website);
 
 /** A location's own columns, declared once: Location has them all, the search's result picks its own. */
 function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
@@ -124,7 +124,7 @@ export const Location = builder.prismaNode('Location', {
     website: t.relation('website', { type: Website, ...dealershipData, description: 'The location’s website, if it has one.' }),
   }),
 });
-keepNodeIdField(Location, 'Location');
+keepNodeIdField(Location);
 
 /** Dealership staff; the key details answer them too. */
 export const User = builder.prismaObject('User', {
@@ -147,10 +147,7 @@ export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
   };
 }
 
-/**
- * A dealership's staff as a plain list, in user id order: the key details' REST shape. The graph's
- * Dealership pages its staff as a connection instead (src/schema/dealership-users.ts).
- */
+/** A dealership's staff as a plain list, in user id order: the key details' REST shape. */
 export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
   return t.field({
     type: [User],
@@ -181,9 +178,7 @@ export const Dealership = builder.prismaNode('Dealership', {
       totalCount: true,
       description: 'The dealership’s websites, by id.',
     }),
-    // `users`, a connection through the DealershipUser link: src/schema/dealership-users.ts.
-    // The Car type is the car area's (src/schema/car.ts). Stock is read:car data wherever it is
-    // reached from, so without that permission the connection is null.
+    // Null without read:car, as stock is wherever it is reached from.
     cars: t.relatedConnection('cars', {
       cursor: 'id',
       query: { orderBy: { id: 'asc' } },
@@ -193,7 +188,7 @@ export const Dealership = builder.prismaNode('Dealership', {
     }),
   }),
 });
-keepNodeIdField(Dealership, 'Dealership');
+keepNodeIdField(Dealership);
 
 builder.queryField('dealership', (t) =>
   t.prismaField({

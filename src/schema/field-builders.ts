@@ -3,7 +3,7 @@ import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pot
 import type PrismaTypes from '../generated/pothos-types.ts';
 import type { builder } from './builder.ts';
 import { type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
-import { TOTAL_COUNT_CAP } from './relay-docs.ts';
+import { TOTAL_COUNT_CAP } from './record-plugin.ts';
 
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 

@@ -18,7 +18,6 @@ const FIELDS: Readonly<Record<string, string>> = {
   created_at: 'When the record was created (ISO 8601 date-time, UTC).',
   updated_at: 'When the record was last changed (ISO 8601 date-time, UTC).',
   position: 'Display order: lower comes first.',
-  description: 'Free text describing it.',
 
   // Cars (spec 2.1).
   stocknum: 'The dealership’s stock number for the car, unique within the dealership.',
@@ -71,10 +70,8 @@ const FIELDS: Readonly<Record<string, string>> = {
   photos: 'The car’s photos, in display order.',
   model_variant: 'The catalogue model variant the car is, when known.',
   model_variant_id: 'The catalogue model variant it is about, when known.',
-  images: 'Image URLs, in display order.',
 
   // Car performance (spec 2.2).
-  leads: 'The leads about it, newest first.',
   leads_count: 'How many leads the car has.',
   photos_count: 'How many photos the car has.',
   views: 'How many times the car’s page was viewed.',
@@ -129,20 +126,15 @@ const FIELDS: Readonly<Record<string, string>> = {
 
   // Offers (spec 2.5).
   disclaimer: 'The offer’s small print.',
-  expires_at: 'When it stops being valid.',
   preferred_locations: 'The dealership locations the offer is shown for.',
   website_id: 'The website it belongs to.',
-  category: 'Its category.',
 
   // API key details (spec 2.6), dealerships and locations (spec 2.9, 2.10).
   permissions: 'The permissions the key holds.',
   locations: 'The dealership’s locations.',
   users: 'The dealership’s platform users.',
-  websites: 'The dealership’s websites.',
-  website: 'The website it belongs to.',
   location_type: 'The kind of location, e.g. sales or service.',
   email: 'An e-mail address.',
-  address: 'The postal address.',
   street: 'Street number and name.',
   city: 'Suburb or city.',
   state: 'State or territory, abbreviated, e.g. NSW.',
@@ -172,7 +164,6 @@ const FIELDS: Readonly<Record<string, string>> = {
   partner_dealership_id: 'The location’s own id at the vehicle-data partner.',
   partner_account_id: 'The account (dealer group) id at the vehicle-data partner.',
   dealership_name: 'The dealership’s name.',
-  dealerships: 'The dealerships.',
   plugins: 'The plugins the dealership has installed.',
   categories: 'The plugin’s categories.',
   installed_at: 'When the dealership installed the plugin.',
@@ -204,7 +195,6 @@ const FIELDS: Readonly<Record<string, string>> = {
   time_to_submit_seconds: 'Seconds from the form loading to its submission.',
   customer_address: 'The customer’s address as one line of text.',
   dob: 'The customer’s date of birth (year-month-day).',
-  customer_name: 'The customer’s full name.',
   fields: 'Free additional key/value pairs.',
   charge_breakdown: 'How the amount charged is made up: a total, the charges, or both.',
   payment: 'The payment made with the lead, if any.',

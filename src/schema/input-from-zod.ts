@@ -1,16 +1,8 @@
-// The GraphQL input type of an input record, built from the record's zod schema (declared once in
-// src/domain/, see src/domain/input-records.ts), so the graph, the REST door (Sofa reads the graph)
-// and the OpenAPI request schema cannot drift from the validation.
-//
-// Kinds: text (and text enums) is String, unless the caller names the graph enum of that value list
-// (`enums`: the zod schema of the list → its Pothos enum, e.g. lead categories), an integer Int,
-// another number Float, a boolean Boolean,
-// an array a list, a nested object its own input type (named by `.meta({ id })`), and free JSON
-// (z.record, z.unknown, z.any, or any schema marked `.meta({ asJson: true })`) the `JSON` scalar.
-// A field is required (`!`) when it is neither optional nor nullable; an optional field that refuses
-// null is still nullable here (GraphQL has no optional non-null input field without a default), and
-// parseRecord refuses the null ("cannot be null"). Descriptions are the
-// schema's; a field without one takes the glossary's words (src/schema/glossary.ts).
+// An input record's GraphQL input type, built from its one zod schema in the domain, so the graph, the REST
+// door and the OpenAPI request schema cannot drift from the validation. @pothos/plugin-zod validates args
+// Pothos declares; it does not declare types from a schema. A field is required when neither optional nor
+// nullable; an optional field that refuses null stays nullable (GraphQL has no optional non-null input
+// field without a default), and parseRecord refuses the null.
 import type { ArgBuilder, EnumRef, InputFieldRef, InputObjectRef, SchemaTypes } from '@pothos/core';
 import { z } from 'zod';
 import { declaredMeta, innerOf } from '../domain/input-records.ts';
@@ -22,12 +14,11 @@ export type AnyEnumRef<Types extends SchemaTypes> = EnumRef<Types, unknown, unkn
 /** The graph enums of value lists, by the zod schema that declares the list in the domain. */
 type GraphEnums<Types extends SchemaTypes> = ReadonlyMap<z.core.$ZodType, AnyEnumRef<Types>>;
 
-/** What a GraphQL input field is made of: a named type (scalar or input object) or a list of one. */
 type FieldShape<Types extends SchemaTypes> =
   | { kind: 'named'; type: NamedType<Types>; required: boolean }
   | { kind: 'list'; item: { type: NamedType<Types>; required: boolean }; required: boolean };
 
-/** The input object types a builder already has from a schema, by name: a nested record used twice is one type. */
+/** By builder and name: a nested record used twice is one type. */
 const builtInputs = new WeakMap<object, Map<string, AnyInputObjectRef<SchemaTypes>>>();
 
 /** The graph enum of a value list: the list itself, or text piped into it (trimmed, then listed). */
@@ -73,8 +64,7 @@ function namedType<Types extends SchemaTypes>(
       return 'String';
     case 'enum':
     case 'literal': {
-      // A text enum without a graph enum named for it stays String; the schema still refuses values
-      // outside the list.
+      // Without a graph enum named for it, a text enum is String; the schema still refuses other values.
       const values =
         def.type === 'enum'
           ? Object.values((def as z.core.$ZodEnumDef).entries)
@@ -111,11 +101,7 @@ function fieldShape<Types extends SchemaTypes>(
   return { kind: 'named', type: namedType(builder, core, at, enums), required };
 }
 
-/**
- * A field's own description: the one declared on the field's wrappers, not that of the nested input
- * type it holds (a `.meta({ id, description })` object describes its type, and says nothing of the
- * field that holds it).
- */
+/** The description on the field's wrappers, not that of the `.meta({ id })` input type it holds. */
 function fieldDescription(schema: z.core.$ZodType): string | undefined {
   const layers: z.core.$ZodType[] = [];
   for (let layer: z.core.$ZodType | undefined = schema; layer; layer = innerOf(layer)) {
@@ -129,7 +115,6 @@ function fieldDescription(schema: z.core.$ZodType): string | undefined {
   return undefined;
 }
 
-/** The options of each field of an object schema, as Pothos takes them for an input field or an argument. */
 function fieldOptions<Types extends SchemaTypes>(
   builder: PothosSchemaTypes.SchemaBuilder<Types>,
   owner: string,
@@ -171,8 +156,7 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
   const description = options.description ?? declaredMeta(schema).description;
   ref.implement({
     ...(description ? { description } : {}),
-    // The fields are computed from the schema, so their static types cannot be spelled field by
-    // field; the ref's type (z.input) is what resolvers see.
+    // Computed from the schema, so not typed field by field; resolvers see the ref's z.input.
     fields: ((t: InputFieldBuilder<Types>) =>
       Object.fromEntries(
         fieldOptions(builder, name, schema, options.enums).map(([field, fieldOption]) => [
@@ -184,13 +168,7 @@ export function inputFromZod<Types extends SchemaTypes, Schema extends z.ZodObje
   return ref as unknown as InputObjectRef<Types, z.input<Schema>>;
 }
 
-/**
- * A root field's arguments from a record schema, one argument per field (for operations whose
- * inputs are top-level arguments, not one input object): `args: argsFromZod(builder, t.arg,
- * 'phone_call_webhook', schema)`. Resolvers see the arguments as the schema's `z.input`, with null
- * added where GraphQL allows it (an argument that is not required may be sent as null): the value
- * goes through parseRecord, which refuses a null the schema does not allow.
- */
+/** A root field's arguments, one per field of the schema; parseRecord refuses a null the schema does not allow. */
 export function argsFromZod<Types extends SchemaTypes, Schema extends z.ZodType>(
   builder: PothosSchemaTypes.SchemaBuilder<Types>,
   arg: ArgBuilder<Types>,

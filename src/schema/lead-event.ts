@@ -1,6 +1,5 @@
 // Spec 4.11 (deprecated): messaging events recorded against a lead
 // (POST /api/v1/lead_events/:service/create?data…), and the lead's events in the graph.
-// What `data` accepts and the rules: src/domain/lead-events.ts.
 import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { readAlongItsHolder } from '../auth/record-access.ts';
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
@@ -32,11 +31,9 @@ const LeadEvent = builder.prismaNode('LeadEvent', {
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
 });
-keepNodeIdField(LeadEvent, 'LeadEvent');
+keepNodeIdField(LeadEvent);
 
-// `data` as input types, so clients and tools see its structure. The REST door reads it from the
-// query string, nested or as JSON text, ignoring keys these do not name (src/rest/arguments.ts); the
-// rules on each value are the domain's, which names the field at fault.
+// `data` as input types, so clients see its structure; the rules on each value are the domain's.
 const LeadEventMessageDetail = builder.inputType('LeadEventMessageDetail', {
   description: 'The message an external service sent. Each field may be omitted, null or blank.',
   fields: (t) => ({

@@ -1,17 +1,12 @@
-// The lead's GraphQL inputs, derived from its one declaration (src/domain/leads/input-record.ts) by
-// src/schema/input-from-zod.ts, with the lead's value lists as their graph enums (LeadCategory,
-// LeadFileType, LeadDocumentType). Every field may be left out: what is required is the domain's
-// rule, so a missing field is a 422 naming it on both doors. The REST door's request body and its
-// OpenAPI schema follow from these types (the REST schema serves the enums as their text).
+// The lead's inputs, from its one zod declaration. Every field may be left out: what is required is the
+// domain's rule, so a missing field is a 422 naming it on both doors.
 import { builder } from './builder.ts';
 import { documentTypeSchema, leadCategorySchema, leadFileTypeSchema, leadInputSchema } from '../domain/leads/input-record.ts';
 import type { z } from 'zod';
 import { inputFromZod, type AnyEnumRef } from './input-from-zod.ts';
+import type { Types } from './field-builders.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-
-/** The graph's enum for each of the domain's value lists. */
 const enums = new Map<z.core.$ZodType, AnyEnumRef<Types>>([
   [leadCategorySchema, LeadCategoryEnum],
   [leadFileTypeSchema, LeadFileTypeEnum],

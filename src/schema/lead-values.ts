@@ -1,11 +1,5 @@
-// The lead's closed value lists as GraphQL enums (spec 2.7.1 categories, attachment file types,
-// Document Request document types), so graph clients get them typed and checked. Each value's name
-// is GraphQL's spelling of the spec's text (NEW_VEHICLE_ENQUIRY) and its internal value is that text,
-// which is what resolvers receive and return and what is stored. The REST door keeps the spec's text:
-// src/rest/rest-schema.ts serves these enums as String (they carry `restAsText`).
-//
-// Source and marketing source are not enums: their lists are the deployment's (LEAD_EXTRA_SOURCES,
-// LEAD_EXTRA_MARKETING_SOURCES), and a schema cannot change with a setting.
+// The lead's closed value lists as GraphQL enums whose internal values are the spec's text, which resolvers
+// see and the REST door answers (`restAsText`). Sources are no enum: a deployment's setting extends them.
 import { builder, restAsText } from './builder.ts';
 import { DOCUMENT_TYPES, LEAD_CATEGORIES, LEAD_FILE_TYPES } from '../domain/leads/values.ts';
 

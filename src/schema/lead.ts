@@ -1,7 +1,6 @@
 // Spec 4.9 (create lead, POST /api/v1/leads) and 4.8 (update lead, PUT /api/v1/leads/{id}), and the
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
-// every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and
-// the rest for front-end teams. Rules: src/domain/leads/.
+// every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and the rest.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { textOrEmpty } from './always-present.ts';
@@ -17,18 +16,13 @@ import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
 import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
-import { cappedTotalCount, totalCountCappedField } from './field-builders.ts';
-
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+import { cappedTotalCount, totalCountCappedField, type Types } from './field-builders.ts';
 
 // ─────────────── the lead's own fields, for both lead types ───────────────
 
 /**
- * The lead's own fields, defined once for both lead types (its payment, address and files are one type
- * each, below). LeadRecord, the write answer, reads them from the plain record that a retried create
- * replays from its stored JSON (src/domain/leads/idempotency.ts), so it cannot be a Prisma object;
- * the graph's Lead reads them from the Prisma row. Dates are ISO text in one and Date objects in the
- * other; the scalars answer both alike.
+ * The lead's own fields, defined once for both lead types. LeadRecord reads them from the plain record a
+ * retried create replays from its stored JSON, so it cannot be a Prisma object; dates are ISO text there.
  */
 type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'created_at' | 'updated_at' | 'tags' | 'fields'> & {
   dob: Date | string | null;
@@ -41,38 +35,22 @@ type LeadColumns = Omit<LeadRecord, 'payment' | 'address' | 'files' | 'dob' | 'c
 };
 
 function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadColumns>) {
-  const id = (
-    name:
-      | 'contact_id'
-      | 'website_id'
-      | 'location_id'
-      | 'car_id'
-      | 'model_id'
-      | 'model_variant_id'
-      | 'colour_id'
-      | 'team_member_id'
-      | 'user_id'
-      | 'page_id',
-  ) => t.exposeInt(name, { nullable: true });
-  const text = (name: 'message' | 'dealership_slug' | 'website_slug' | 'marketing_source' | 'stocknum' | 'provider' | 'provider_id') =>
-    t.exposeString(name, { nullable: true });
-  const personal = (name: 'last_name' | 'user_email' | 'customer_address') => t.exposeString(name, personalData);
-  const count = (
-    name: 'delay_customer_email_minutes' | 'delay_dealership_notification_minutes' | 'time_on_site_seconds' | 'time_to_submit_seconds',
-  ) => t.exposeInt(name, { nullable: true });
+  const int = (name: Parameters<typeof t.exposeInt>[0]) => t.exposeInt(name, { nullable: true });
+  const text = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, { nullable: true });
+  const personal = (name: Parameters<typeof t.exposeString>[0]) => t.exposeString(name, personalData);
   return {
     databaseId: t.exposeInt('id'),
     dealership_id: t.exposeInt('dealership_id'),
-    contact_id: id('contact_id'),
-    website_id: id('website_id'),
-    location_id: id('location_id'),
-    car_id: id('car_id'),
-    model_id: id('model_id'),
-    model_variant_id: id('model_variant_id'),
-    colour_id: id('colour_id'),
-    team_member_id: id('team_member_id'),
-    user_id: id('user_id'),
-    page_id: id('page_id'),
+    contact_id: int('contact_id'),
+    website_id: int('website_id'),
+    location_id: int('location_id'),
+    car_id: int('car_id'),
+    model_id: int('model_id'),
+    model_variant_id: int('model_variant_id'),
+    colour_id: int('colour_id'),
+    team_member_id: int('team_member_id'),
+    user_id: int('user_id'),
+    page_id: int('page_id'),
     last_name: personal('last_name'),
     user_email: personal('user_email'),
     customer_address: personal('customer_address'),
@@ -97,11 +75,11 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     sms_verified: t.exposeBoolean('sms_verified'),
     tags: t.stringList({ resolve: (lead) => jsonStrings(lead.tags) }),
     opt_in_to_marketing: t.exposeBoolean('opt_in_to_marketing'),
-    delay_customer_email_minutes: count('delay_customer_email_minutes'),
-    delay_dealership_notification_minutes: count('delay_dealership_notification_minutes'),
+    delay_customer_email_minutes: int('delay_customer_email_minutes'),
+    delay_dealership_notification_minutes: int('delay_dealership_notification_minutes'),
     disable_strict_validation: t.exposeBoolean('disable_strict_validation'),
-    time_on_site_seconds: count('time_on_site_seconds'),
-    time_to_submit_seconds: count('time_to_submit_seconds'),
+    time_on_site_seconds: int('time_on_site_seconds'),
+    time_to_submit_seconds: int('time_to_submit_seconds'),
     fields: t.field({ type: 'JSONObject', resolve: (lead) => jsonObject(lead.fields) }),
     charge_breakdown: t.field({ type: 'JSON', nullable: true, resolve: (lead) => lead.charge_breakdown ?? null }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -287,7 +265,7 @@ const LeadRef = builder.prismaNode('Lead', {
     }),
   }),
 });
-keepNodeIdField(LeadRef, 'Lead');
+keepNodeIdField(LeadRef);
 
 builder.objectFields(LeadRef, leadColumnFields);
 

@@ -1,7 +1,6 @@
 // New vehicles: a model variant as a website shows it (spec 4.4, record 2.4), a website's model
 // range (4.20), and the Model / ModelVariant graph types front-end teams follow from cars and
-// manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`
-// (src/schema/builder.ts), so the REST door's copy of the type is the documented shape exactly. The two
+// manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
@@ -38,7 +37,7 @@ export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage')
   description: 'A catalogue image and its thumbnail.',
   fields: (t) => ({
     url: t.exposeString('url', { nullable: true }),
-    thumb: t.field({ type: CatalogueImageThumb, resolve: (image) => image.thumb }),
+    thumb: t.expose('thumb', { type: CatalogueImageThumb }),
   }),
 });
 
@@ -59,16 +58,12 @@ const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBanner
   }),
 });
 
+function categoryFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, CategoryRow>) {
+  return { databaseId: t.exposeInt('id'), name: t.exposeString('name'), slug: t.exposeString('slug'), position: t.exposeInt('position') };
+}
+
 function categoryType(name: string, description: string) {
-  return builder.objectRef<CategoryRow>(name).implement({
-    description,
-    fields: (t) => ({
-      databaseId: t.exposeInt('id'),
-      name: t.exposeString('name'),
-      slug: t.exposeString('slug'),
-      position: t.exposeInt('position'),
-    }),
-  });
+  return builder.objectRef<CategoryRow>(name).implement({ description, fields: categoryFields });
 }
 
 const ModelVariantSpecificationCategory = categoryType('ModelVariantSpecificationCategory', 'A category of specifications.');
@@ -77,10 +72,7 @@ const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityC
 const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
   description: 'One specification and its value.',
   fields: (t) => ({
-    databaseId: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    position: t.exposeInt('position'),
+    ...categoryFields(t),
     value: t.exposeString('value', { description: 'The specification’s value, as text.' }),
   }),
 });
@@ -89,15 +81,10 @@ const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVa
   readPermission: 'show:model_variant',
   description: 'One category of a variant’s specifications.',
   fields: (t) => ({
-    category: t.field({
-      type: ModelVariantSpecificationCategory,
-      description: 'The specification category.',
-      resolve: (group) => group.category,
-    }),
-    fields: t.field({
+    category: t.expose('category', { type: ModelVariantSpecificationCategory, description: 'The specification category.' }),
+    fields: t.expose('fields', {
       type: [ModelVariantSpecificationField],
       description: 'The specifications in this category, in display order.',
-      resolve: (group) => group.fields,
     }),
   }),
 });
@@ -120,7 +107,7 @@ const ModelVariantAvailabilityOption = builder.objectRef<AvailabilityOptionEntry
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     availability: t.exposeString('availability', { description: 'standard, optional or unavailable.' }),
-    configurable_option: t.field({ type: ModelVariantConfigurableOption, resolve: (option) => option.configurable_option }),
+    configurable_option: t.expose('configurable_option', { type: ModelVariantConfigurableOption }),
   }),
 });
 
@@ -128,8 +115,8 @@ const ModelVariantAvailability = builder.objectRef<AvailabilityGroup>('ModelVari
   readPermission: 'show:model_variant',
   description: 'One category of options and whether the variant offers each.',
   fields: (t) => ({
-    category: t.field({ type: ModelVariantAvailabilityCategory, description: 'The option category.', resolve: (group) => group.category }),
-    options: t.field({ type: [ModelVariantAvailabilityOption], resolve: (group) => group.options }),
+    category: t.expose('category', { type: ModelVariantAvailabilityCategory, description: 'The option category.' }),
+    options: t.expose('options', { type: [ModelVariantAvailabilityOption] }),
   }),
 });
 
@@ -203,7 +190,7 @@ const ModelVariantNode = builder.prismaNode('ModelVariant', {
     };
   },
 });
-keepNodeIdField(ModelVariantNode, 'ModelVariant');
+keepNodeIdField(ModelVariantNode);
 
 // ─── the model ───
 
@@ -240,7 +227,7 @@ const Model = builder.prismaNode('Model', {
     variants: t.relation('variants', { ...graphOnly, query: { orderBy: { id: 'asc' } } }),
   }),
 });
-keepNodeIdField(Model, 'Model');
+keepNodeIdField(Model);
 builder.objectFields(Model, modelPageFields);
 
 builder.queryField('model_variant', (t) =>
@@ -289,11 +276,10 @@ const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelE
       nullable: true,
       description: 'The lowest price among the variants; null when none has a price.',
     }),
-    variants: t.field({
+    variants: t.expose('variants', {
       type: [WebsiteModelVariantSummaryRef],
       nullable: true,
       description: 'Version 2 only (cheapest first, unpriced last); null in version 1.',
-      resolve: (entry) => entry.variants,
     }),
   }),
 });
@@ -303,7 +289,7 @@ const WebsiteModelsRef = builder.objectRef<WebsiteModels>('WebsiteModels').imple
   fields: (t) => ({
     website_id: t.exposeInt('website_id'),
     version: t.exposeInt('version'),
-    models: t.field({ type: [WebsiteModelEntryRef], resolve: (result) => result.models }),
+    models: t.expose('models', { type: [WebsiteModelEntryRef] }),
   }),
 });
 

@@ -1,6 +1,6 @@
 // Offers (spec 4.5, 4.6, record 2.5) on both doors, and the Manufacturer / Offer graph for
 // front-end teams. The graph's Offer is also the list form (4.5): what the list's REST body leaves
-// out of it is `graphOnly` (src/schema/builder.ts). The website form (4.6) differs from the list form in
+// out of it is `graphOnly`. The website form (4.6) differs from the list form in
 // fields and in its model (with the website's `override_url`), so it is a variant of the same record
 // built from the same field definitions.
 import { builder, graphOnly, nodeById, keepNodeIdField, restShape } from './builder.ts';
@@ -103,8 +103,7 @@ function listOfferFields(t: OfferFieldBuilder) {
 function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
   return {
     category: t.string({ ...shown, description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
-    // An offer is catalogue data any index:offer key reads: a location's other fields need
-    // index:dealership (src/schema/dealership.ts), and its REST body is its id and name.
+    // Any index:offer key reads it; a location's other fields need index:dealership.
     preferred_locations: t.field({
       extensions: {
         ...shown.extensions,
@@ -229,7 +228,7 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
     }),
   }),
 });
-keepNodeIdField(ManufacturerNode, 'Manufacturer');
+keepNodeIdField(ManufacturerNode);
 
 builder.queryField('manufacturers', (t) =>
   t.prismaField({

@@ -1,6 +1,5 @@
-// Spec 4.10 and the handoff that completes it: the partner's server creates a sign-on token
-// (POST /api/v1/partner/tokens), the user's browser redeems it (GET /api/v1/partner/sign_on?token=…)
-// and is redirected to the platform with a signed session value. Rules: src/domain/partner-sign-on.ts.
+// Spec 4.10: the partner's server creates a sign-on token, the user's browser redeems it (GET
+// /api/v1/partner/sign_on?token=…) and is redirected to the platform with a signed session value.
 import { builder } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import { createPartnerToken, partnerTokenRequest, redeemPartnerToken, type PartnerTokenGrant } from '../domain/partner-sign-on.ts';

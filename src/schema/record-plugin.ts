@@ -16,7 +16,6 @@ import type { Permission } from '../auth/permissions.ts';
 import { declareReadPermission, guardNodeLookup, guardRelation, type RelationGuard } from '../auth/record-access.ts';
 import { describedOrFromGlossary } from './glossary.ts';
 import { checkKeyExceptions, keyedWrite } from './idempotent-writes.ts';
-import { connectionTexts, edgeTexts, PAGE_INFO, PAGE_INFO_FIELDS, PAGING_ARGUMENTS } from './relay-docs.ts';
 
 declare global {
   export namespace PothosSchemaTypes {
@@ -26,7 +25,7 @@ declare global {
     export interface ObjectTypeOptions<Types extends SchemaTypes = SchemaTypes, Shape = unknown> {
       /** What reading this record needs: through a relation, `node(id:)`, its subscription and webhooks. */
       readPermission?: Permission;
-      /** Why relations to it are not guarded (src/auth/record-access.ts, `readAlongItsHolder`). */
+      /** Why relations to it are not guarded. */
       readAlongItsHolder?: string;
     }
   }
@@ -38,6 +37,23 @@ interface Declaration {
 }
 
 const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
+
+/** The most records a root list's `totalCount` counts. */
+export const TOTAL_COUNT_CAP = 10_000;
+
+// The Relay plugin's texts that name their node type, which its options cannot.
+const connectionTexts = (nodeType: string, capped: boolean) => ({
+  type: `A page of ${nodeType} records, with the cursors to ask for the next or previous page.`,
+  edges: `The ${nodeType} records of this page, each with its cursor.`,
+  totalCount: capped
+    ? `How many records the list holds over all its pages, counted up to ${TOTAL_COUNT_CAP.toLocaleString('en')} (totalCountCapped says when there are more).`
+    : 'How many records the whole list holds, over all its pages.',
+});
+
+const edgeTexts = (nodeType: string) => ({
+  type: `One ${nodeType} of a page, with its cursor.`,
+  node: `The ${nodeType}.`,
+});
 
 function appendSentence(description: string | null | undefined, sentence: string): string {
   const text = (description ?? '').trim();
@@ -132,8 +148,7 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     }
     const connectionOf = this.connectionNode(typeConfig.name);
     const edgeOf = this.edgeNode(typeConfig.name);
-    if (typeConfig.name === 'PageInfo') description ||= PAGE_INFO;
-    else if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
+    if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
     else if (edgeOf) description ||= edgeTexts(edgeOf).type;
     const guardedBy = this.relationPermission(typeConfig.name);
     return { ...typeConfig, description, extensions: guardedBy ? { ...typeConfig.extensions, guardedBy } : typeConfig.extensions };
@@ -144,11 +159,6 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const parent = config.parentType;
     const returned = this.fieldTypeName(config.type);
     const connectionNode = returned ? this.connectionNode(returned) : null;
-    if (connectionNode) {
-      config.args = Object.fromEntries(
-        Object.entries(config.args).map(([name, arg]) => [name, { ...arg, description: arg.description || PAGING_ARGUMENTS[name] }]),
-      );
-    }
     if (ROOTS.has(parent)) {
       if (parent === 'Query' && (config.name === 'node' || config.name === 'nodes')) {
         const sentence = 'Needs an API key; each type needs its own read permission, as the type’s description says.';
@@ -173,11 +183,7 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     }
     if (edgeOf) {
       const texts = edgeTexts(edgeOf);
-      config.description ||= texts[config.name as 'node' | 'cursor'];
-      return config;
-    }
-    if (parent === 'PageInfo') {
-      config.description ||= PAGE_INFO_FIELDS[config.name];
+      config.description ||= texts[config.name as keyof typeof texts];
       return config;
     }
     const permission = (returned && this.relationPermission(returned)) || (connectionNode && this.relationPermission(connectionNode));

@@ -1,6 +1,4 @@
-// Spec 4.18: the ad-click redirect by stock number. Public on purpose: ads are followed by browsers
-// that hold no key. REST answers a 302 with the location (the route table's 302 turns the
-// {"location"} object into the redirect); GraphQL answers the object.
+// Spec 4.18: the ad-click redirect, public: browsers follow ads without a key. REST answers a 302 to the location.
 import { builder } from './builder.ts';
 import { carRedirectLocation } from '../domain/redirects.ts';
 

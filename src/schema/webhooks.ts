@@ -1,5 +1,4 @@
-// Outbound webhook subscriptions on both doors (docs/webhooks.md), with manage:webhook. The rules
-// are src/domain/webhooks.ts; delivery is src/notifications/webhook-worker.ts.
+// Outbound webhook subscriptions on both doors, with manage:webhook.
 import { builder } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
@@ -50,7 +49,7 @@ const WebhookSubscription = builder.objectRef<WebhookSubscriptionView>('WebhookS
 const WebhookSubscriptionSecret = builder.objectRef<WebhookSubscriptionWithSecret>('WebhookSubscriptionSecret').implement({
   description: 'A subscription with its signing secret, which is shown only here (once, and to a retry with the same Idempotency-Key).',
   fields: (t) => ({
-    subscription: t.field({ type: WebhookSubscription, description: 'The subscription.', resolve: (made) => made.subscription }),
+    subscription: t.expose('subscription', { type: WebhookSubscription, description: 'The subscription.' }),
     secret: t.exposeString('secret', {
       description:
         'The signing secret (`whsec_…`, Standard Webhooks): keep it. It is shown again only to a retry of the same request with its Idempotency-Key.',
@@ -93,11 +92,7 @@ const WebhookDelivery = builder.objectRef<WebhookDeliveryView>('WebhookDelivery'
     }),
     delivered_at: t.expose('delivered_at', { type: 'DateTime', nullable: true, description: 'When the receiver accepted it.' }),
     created_at: t.expose('created_at', { type: 'DateTime', description: 'When the event was enqueued.' }),
-    attempt_log: t.field({
-      type: [WebhookAttempt],
-      description: 'Every attempt, oldest first.',
-      resolve: (delivery) => delivery.attempt_log,
-    }),
+    attempt_log: t.expose('attempt_log', { type: [WebhookAttempt], description: 'Every attempt, oldest first.' }),
   }),
 });
 
