@@ -28,18 +28,22 @@ function hideSuggestion(error: GraphQLError): GraphQLError {
 
 export function useSchemaPrivacy({ production, keys }: { production: boolean; keys: KeyVerifier }): Plugin<Record<string, unknown>> {
   if (!production) return {};
-  const refusals = new WeakMap<Request, GraphQLError>();
+  const keyed = new WeakMap<Request, boolean>(); // refused introspection: with a valid key (403) or none (401)
   const refused = new WeakSet<Error>();
   const isDisabled = async (request: Request): Promise<boolean> => {
     // A key that cannot be checked (the database is down) fails the request when its context is built.
     const actor = await actorFromRequest(keys, request).catch(() => undefined);
     if (actor === undefined || actor?.permissions.has('read:schema')) return false;
-    const denial = actor ? forbidden('Introspection needs a key with the read:schema permission.') : unauthenticated();
+    keyed.set(request, actor !== null);
+    return true;
+  };
+  // Made only for a document that introspects, not for every request the rule applies to.
+  const refusalFor = (withKey: boolean): GraphQLError => {
+    const denial = withKey ? forbidden('Introspection needs a key with the read:schema permission.') : unauthenticated();
     // 200 whatever Accept says, as a refusal met while executing: Yoga answers validation errors 400 otherwise.
     const refusal = withExtensions(denial, { ...denial.extensions, http: { status: 200 } });
     refused.add(refusal);
-    refusals.set(request, refusal);
-    return true;
+    return refusal;
   };
   return {
     onPluginInit({ addPlugin }) {
@@ -47,11 +51,11 @@ export function useSchemaPrivacy({ production, keys }: { production: boolean; ke
     },
     onValidate({ context }) {
       return ({ result, setResult }) => {
-        const refusal = refusals.get(context.request);
+        const withKey = keyed.get(context.request);
         // Yoga keeps a document's validation result for the next request: it may hold another's refusal.
         const introspects = (error: Error) => refused.has(error) || INTROSPECTION_DISABLED.test(error.message);
-        const errors = refusal && result.some(introspects) ? result.filter((error) => !introspects(error)) : result;
-        if (refusal && errors !== result && errors.length === 0) setResult([refusal]);
+        const errors = withKey !== undefined && result.some(introspects) ? result.filter((error) => !introspects(error)) : result;
+        if (withKey !== undefined && errors !== result && errors.length === 0) setResult([refusalFor(withKey)]);
         else if (errors !== result || errors.some((error) => SUGGESTION.test(error.message)))
           setResult(errors.map((error) => (error instanceof GraphQLError ? hideSuggestion(error) : error)));
       };

@@ -72,8 +72,10 @@ export const builder = new SchemaBuilder<{
     startCursorFieldOptions: { description: 'The cursor of the first record of this page; null when the page is empty.' },
     endCursorFieldOptions: { description: 'The cursor of the last record of this page; null when the page is empty.' },
     cursorFieldOptions: { description: 'Where this record stands in the list: give it as `after` or `before` to page from here.' },
-    firstArgOptions: { description: 'How many records from the start (after `after`): 1 to 100, 20 when neither first nor last is given.' },
-    lastArgOptions: { description: 'How many records from the end (before `before`): 1 to 100.' },
+    firstArgOptions: {
+      description: `How many records from the start (after \`after\`): 1 to ${connectionPageSize.max}, ${connectionPageSize.default} when neither first nor last is given.`,
+    },
+    lastArgOptions: { description: `How many records from the end (before \`before\`): 1 to ${connectionPageSize.max}.` },
     afterArgOptions: { description: 'A cursor from an earlier page (`pageInfo.endCursor`): the records after it.' },
     beforeArgOptions: { description: 'A cursor from an earlier page (`pageInfo.startCursor`): the records before it.' },
     nodeTypeOptions: { description: 'A record that can be fetched again by its global id (`id`) with `node(id:)`.' },
