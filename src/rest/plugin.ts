@@ -38,8 +38,12 @@ async function prepareRequest(
   ignored: string[],
 ): Promise<Request | Response> {
   const url = new URL(request.url);
-  const headers = new Headers(request.headers);
-  let headersChanged = false;
+  // Copied only when changed: most reads go to Sofa as they came.
+  let headers = request.headers;
+  const ownHeaders = (): Headers => {
+    if (headers === request.headers) headers = new Headers(request.headers);
+    return headers;
+  };
   let caller = request;
   // Sofa reads only arguments, not credentials: a webhook provider's ?token= becomes the Authorization header.
   if (route.tokenInQuery) {
@@ -47,8 +51,7 @@ async function prepareRequest(
     url.searchParams.delete('token');
     // A key is printable ASCII; anything else cannot be one (nor go in a header): no key, so 401.
     if (token && /^[\x21-\x7e]+$/.test(token) && !headers.has('authorization')) {
-      headers.set('authorization', `Bearer ${token}`);
-      headersChanged = true;
+      ownHeaders().set('authorization', `Bearer ${token}`);
       caller = requestOver(url, request.method, headers);
       rebuiltFrom(request, caller);
     }
@@ -74,7 +77,7 @@ async function prepareRequest(
     for (const key of [...url.searchParams.keys()]) if (key === name || key.startsWith(`${name}[`)) url.searchParams.delete(key);
   }
   const body = args.body === undefined ? undefined : JSON.stringify(args.body);
-  if (body !== undefined) headers.set('content-type', 'application/json');
+  if (body !== undefined) ownHeaders().set('content-type', 'application/json');
 
   // Sofa coerces query text loosely (any Boolean but "true" is false): typed parameters are parsed here, 422 naming them.
   for (const [name, type] of Object.entries(route.params ?? {})) {
@@ -85,9 +88,9 @@ async function prepareRequest(
     if ('reason' in parsed) return invalidInput({ field: name, reason: parsed.reason });
     if (fromPath === undefined) url.searchParams.set(name, parsed.value);
   }
-  const asSent = caller === request && !headersChanged && url.href === request.url;
+  const asSent = caller === request && headers === request.headers && url.href === request.url;
   if (asSent && request.method === 'GET' && body === undefined && !headers.has('content-length')) return request;
-  headers.delete('content-length');
+  if (headers.has('content-length')) ownHeaders().delete('content-length');
   const prepared = requestOver(url, request.method, headers, body);
   carryActor(caller, prepared);
   return prepared;
