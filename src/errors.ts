@@ -22,23 +22,12 @@ export const statusByCode = {
 type ErrorCode = keyof typeof statusByCode;
 
 // Every answered code is an expected outcome, so none logs at `error`: that is kept for what should page an operator.
-const logLevelByCode = {
-  BAD_REQUEST: 'info',
-  UNAUTHENTICATED: 'info',
-  FORBIDDEN: 'info',
-  NOT_FOUND: 'info',
-  CONFLICT: 'info',
-  GONE: 'info',
-  PAYLOAD_TOO_LARGE: 'info',
-  BAD_USER_INPUT: 'info',
-  RATE_LIMITED: 'info',
-  UNAVAILABLE: 'warn',
-  GRAPHQL_PARSE_FAILED: 'info',
-  GRAPHQL_VALIDATION_FAILED: 'info',
-  PERSISTED_QUERY_NOT_FOUND: 'info',
-} as const satisfies Record<ErrorCode, 'info' | 'warn'> & Record<string, 'info' | 'warn'>;
-
-type LoggedCode = keyof typeof logLevelByCode;
+const ANSWERED_CODES = new Set([
+  ...Object.keys(statusByCode),
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'PERSISTED_QUERY_NOT_FOUND',
+]);
 
 interface ApiErrorExtensions {
   code: ErrorCode;
@@ -81,20 +70,26 @@ export const conflict = (error: string, message: string): GraphQLError => apiErr
 
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/** 503 with Retry-After on both doors; retrying is safe because a write that met it was rolled back. */
-export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
-  new GraphQLError('The database is not answering: retry the request in a few seconds.', {
+/** Another message and extensions for the error at the same place of the document. */
+function rebuilt(at: GraphQLError | undefined, message: string, extensions: Record<string, unknown>, originalError?: Error): GraphQLError {
+  return new GraphQLError(message, {
     nodes: at?.nodes,
     source: at?.source,
     positions: at?.positions,
     path: at?.path,
-    extensions: {
-      code: 'UNAVAILABLE',
-      error: 'unavailable',
-      retry_after: DATABASE_RETRY_AFTER_SECONDS,
-      http: { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
-    } satisfies ApiErrorExtensions,
+    originalError,
+    extensions,
   });
+}
+
+/** 503 with Retry-After on both doors; retrying is safe because a write that met it was rolled back. */
+export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
+  rebuilt(at, 'The database is not answering: retry the request in a few seconds.', {
+    code: 'UNAVAILABLE',
+    error: 'unavailable',
+    retry_after: DATABASE_RETRY_AFTER_SECONDS,
+    http: { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
+  } satisfies ApiErrorExtensions);
 
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
@@ -136,16 +131,8 @@ export function variableInputError(error: unknown): { variable: string; field: s
   return { variable, field: path, reason };
 }
 
-export function withExtensions(error: GraphQLError, extensions: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions,
-  });
-}
+export const withExtensions = (error: GraphQLError, extensions: Record<string, unknown>): GraphQLError =>
+  rebuilt(error, error.message, extensions, error.originalError);
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -190,14 +177,8 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
   } else {
     return null;
   }
-  return new GraphQLError(`${field}: ${reason}`, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: refused,
-    extensions: { ...error.extensions, code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
-  });
+  const extensions = { ...error.extensions, code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions;
+  return rebuilt(error, `${field}: ${reason}`, extensions, refused);
 }
 
 /** A decodable cursor that the query cannot use is the client's fault, not the service's. */
@@ -207,13 +188,11 @@ function prismaCursorError(error: GraphQLError): GraphQLError | null {
   const cursors = cursorArgumentsUnder(error.nodes);
   if (cursors.length === 0) return null;
   const field = cursors.length === 1 ? cursors[0]! : 'after/before';
-  return new GraphQLError(`${field}: ${CURSOR_REASON}`, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    extensions: { code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions,
-  });
+  return rebuilt(error, `${field}: ${CURSOR_REASON}`, {
+    code: 'BAD_USER_INPUT',
+    error: 'invalid_input',
+    field,
+  } satisfies ApiErrorExtensions);
 }
 
 export function finishedError(error: GraphQLError, fallbackCode: string): GraphQLError {
@@ -221,22 +200,15 @@ export function finishedError(error: GraphQLError, fallbackCode: string): GraphQ
   const message = escapeControlCharacters(coded.message);
   const code = coded.extensions?.code;
   if (message === coded.message && typeof code === 'string') return coded;
-  return new GraphQLError(message, {
-    nodes: coded.nodes,
-    source: coded.source,
-    positions: coded.positions,
-    path: coded.path,
-    originalError: coded.originalError,
-    extensions: { ...coded.extensions, code: typeof code === 'string' ? code : fallbackCode },
-  });
+  return rebuilt(coded, message, { ...coded.extensions, code: typeof code === 'string' ? code : fallbackCode }, coded.originalError);
 }
 
-function answeredCodeOf(error: unknown): LoggedCode | undefined {
+function answeredCodeOf(error: unknown): string | undefined {
   if (!isApiError(error) && isDatabaseUnavailable(error)) return 'UNAVAILABLE';
   if (!(error instanceof GraphQLError)) return undefined;
   if (error.extensions?.code === undefined && (variableInputError(error) || connectionArgumentError(error))) return 'BAD_USER_INPUT';
   const code = error.extensions?.code;
-  return typeof code === 'string' && Object.hasOwn(logLevelByCode, code) ? (code as LoggedCode) : undefined;
+  return typeof code === 'string' && ANSWERED_CODES.has(code) ? code : undefined;
 }
 
 /** Expected errors are logged without a stack (a fuzzer sends thousands); unexpected ones whole, at `error`. */
@@ -248,5 +220,5 @@ export function logError(logger: Logger, error: unknown, message: string): void 
   }
   // Not under `err`, whose serialiser would add a stack field.
   const text = error instanceof Error ? error.message : String(error);
-  logger[logLevelByCode[code]]({ error: { code, message: text } }, message);
+  logger[code === 'UNAVAILABLE' ? 'warn' : 'info']({ error: { code, message: text } }, message);
 }

@@ -18,7 +18,7 @@ import { inMemoryReadCache, redisReadCache } from './gateway/response-cache.ts';
 import { DatabaseStartupError } from './startup.ts';
 import { createHttpServer, type GatewayServer } from './http/server.ts';
 import { createLifecycle } from './gateway/lifecycle.ts';
-import { startOutboxWorker, type OutboxWorker } from './notifications/worker.ts';
+import { startOutboxWorker } from './notifications/worker.ts';
 import { createApp } from './gateway/yoga.ts';
 import { createLiveEventHub, type LiveEventHub } from './gateway/live-events.ts';
 import { createPayloadRenderer } from './gateway/webhook-payloads.ts';
@@ -51,7 +51,7 @@ interface RunningService {
 
 interface StopParts {
   http: GatewayServer;
-  outbox: OutboxWorker;
+  outbox: BackgroundTask;
   background?: readonly BackgroundTask[];
   /** Flushed once every received request is answered, so the drained requests' calls are counted too. */
   keyCalls?: Pick<KeyCallLog, 'stop'>;

@@ -84,39 +84,48 @@ interface VerifiedKey {
   lastUsedAt: Date | null;
 }
 
+/** The columns an Actor is read from. */
+export const ACTOR_COLUMNS = {
+  id: true,
+  revoked_at: true,
+  expires_at: true,
+  permissions: { select: { permission: true } },
+  dealerships: { select: { dealership_id: true } },
+} as const;
+
+interface ActorRow {
+  id: number;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  permissions: { permission: string }[];
+  dealerships: { dealership_id: number }[];
+}
+
+/** null: the key is revoked or expired at `now`. */
+export function actorOfKey(key: ActorRow, now: Date): Actor | null {
+  if ((key.revoked_at && key.revoked_at <= now) || (key.expires_at && key.expires_at <= now)) return null;
+  const dealershipIds = key.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  return {
+    apiKeyId: key.id,
+    permissions: new Set(key.permissions.map((row) => row.permission).filter(isPermission)),
+    dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+  };
+}
+
 export async function lookUpKey(db: Db, key: string, now: Date): Promise<VerifiedKey | null> {
   const lookupId = parseKey(key);
   if (!lookupId) return null;
   const secret = await db.apiKeySecret.findUnique({
     where: { lookup_id: lookupId },
-    select: {
-      secret_hash: true,
-      retires_at: true,
-      api_key: {
-        select: {
-          id: true,
-          revoked_at: true,
-          expires_at: true,
-          last_used_at: true,
-          permissions: { select: { permission: true } },
-          dealerships: { select: { dealership_id: true } },
-        },
-      },
-    },
+    select: { secret_hash: true, retires_at: true, api_key: { select: { ...ACTOR_COLUMNS, last_used_at: true } } },
   });
   if (!secret || !sameHash(secret.secret_hash, hashKey(key))) return null;
   const apiKey = secret.api_key;
-  if (apiKey.revoked_at && apiKey.revoked_at <= now) return null;
-  if (apiKey.expires_at && apiKey.expires_at <= now) return null;
-  if (secret.retires_at && secret.retires_at <= now) return null;
-  const dealershipIds = apiKey.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  const actor = actorOfKey(apiKey, now);
+  if (!actor || (secret.retires_at && secret.retires_at <= now)) return null;
   const deadlines = [apiKey.expires_at, secret.retires_at, apiKey.revoked_at].filter((date): date is Date => date !== null);
   return {
-    actor: {
-      apiKeyId: apiKey.id,
-      permissions: new Set(apiKey.permissions.map((row) => row.permission).filter(isPermission)),
-      dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
-    },
+    actor,
     validUntil: deadlines.length > 0 ? new Date(Math.min(...deadlines.map((date) => date.getTime()))) : null,
     lastUsedAt: apiKey.last_used_at,
   };

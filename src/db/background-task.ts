@@ -55,6 +55,30 @@ export async function purgeInBatches(
   }
 }
 
+/** Rounds told to claim nothing once stopping, so a shutdown leaves nothing leased for another instance to wait out. */
+export function startDeliveryTask<Report extends { [K in keyof Report]: number }>(
+  name: string,
+  round: (mayClaim: () => boolean) => Promise<Report>,
+  intervalMs: number,
+  logger: Logger,
+): BackgroundTask {
+  let stopped = false;
+  const task = startPeriodicTask(async () => {
+    try {
+      const report: Record<string, number> = { ...(await round(() => !stopped)) };
+      if (Object.values(report).some((count) => count > 0)) logger.info(report, `${name} delivery`);
+    } catch (error) {
+      logger.error({ err: error }, `${name} delivery round failed`);
+    }
+  }, intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      return task.stop();
+    },
+  };
+}
+
 export function startPurgeTask(
   purge: () => Promise<number>,
   intervalMs: number,

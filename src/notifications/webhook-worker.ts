@@ -4,8 +4,7 @@
 // key reads it now. The send ends well inside the lease, so the lease is not renewed while sending.
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Actor } from '../auth/api-keys.ts';
-import { isPermission } from '../auth/permissions.ts';
+import { ACTOR_COLUMNS, actorOfKey, type Actor } from '../auth/api-keys.ts';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
@@ -15,8 +14,9 @@ import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-s
 import { allowedAddresses } from '../domain/webhook-address.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
-import { startPeriodicTask } from '../db/background-task.ts';
+import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import { enqueueWebhookDisabledNotice } from './outbox.ts';
+import { claimable, heldBy, retryDelayMs } from './worker.ts';
 
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
 
@@ -49,14 +49,8 @@ interface RoundReport {
 
 const MAX_ERROR_LENGTH = 500;
 
-function webhookRetryDelayMs(
-  attempts: number,
-  policy: Pick<WebhookPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultPolicy,
-  random = Math.random,
-): number {
-  const delay = Math.min(policy.backoffBaseMs * 2 ** Math.max(attempts - 1, 0), policy.backoffMaxMs);
-  return Math.round(delay * (0.75 + random() * 0.5));
-}
+const webhookRetryDelayMs = (attempts: number, policy: WebhookPolicy): number =>
+  Math.round(retryDelayMs(attempts, policy) * (0.75 + Math.random() * 0.5));
 
 function signWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
@@ -67,12 +61,6 @@ interface Claimed {
   id: number;
   attempts: number;
 }
-
-const claimable = (now: Date) => ({
-  status: 'pending' as const,
-  due_at: { lte: now },
-  OR: [{ locked_until: null }, { locked_until: { lte: now } }],
-});
 
 const CANDIDATE_PAGE = 50;
 const CANDIDATE_PAGES = 4;
@@ -120,27 +108,6 @@ async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionI
   return null;
 }
 
-const heldBy = (claim: Claimed) => ({ id: claim.id, attempts: claim.attempts, status: 'pending' as const });
-
-function actorOf(
-  key: {
-    id: number;
-    revoked_at: Date | null;
-    expires_at: Date | null;
-    permissions: { permission: string }[];
-    dealerships: { dealership_id: number }[];
-  },
-  now: Date,
-): Actor | null {
-  if ((key.revoked_at && key.revoked_at <= now) || (key.expires_at && key.expires_at <= now)) return null;
-  const dealershipIds = key.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
-  return {
-    apiKeyId: key.id,
-    permissions: new Set(key.permissions.map((row) => row.permission).filter(isPermission)),
-    dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
-  };
-}
-
 type Outcome =
   | { kind: 'skipped'; reason: string }
   | { kind: 'sent'; answer: WebhookAnswer; latencyMs: number }
@@ -165,15 +132,7 @@ async function attempt(
           secret: true,
           previous_secret: true,
           previous_secret_until: true,
-          api_key: {
-            select: {
-              id: true,
-              revoked_at: true,
-              expires_at: true,
-              permissions: { select: { permission: true } },
-              dealerships: { select: { dealership_id: true } },
-            },
-          },
+          api_key: { select: ACTOR_COLUMNS },
         },
       },
     },
@@ -181,7 +140,7 @@ async function attempt(
   const { subscription, record_event: row } = delivery;
   const base = { subscriptionId: subscription.id, firstAttemptAt: delivery.first_attempt_at };
   if (!subscription.enabled) return { ...base, outcome: { kind: 'skipped', reason: 'the subscription is disabled' } };
-  const actor = actorOf(subscription.api_key, now);
+  const actor = actorOfKey(subscription.api_key, now);
   if (!actor) return { ...base, outcome: { kind: 'skipped', reason: 'the subscribing API key is revoked or expired' } };
   const type = row.type as RecordEventType;
   const event: RecordEvent = {
@@ -325,25 +284,6 @@ export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<Round
   return report;
 }
 
-interface WebhookWorker {
-  stop(): Promise<void>;
-}
-
-export function startWebhookWorker(deps: WebhookWorkerDeps & { intervalMs: number }): WebhookWorker {
-  let stopped = false;
-  const roundDeps: WebhookWorkerDeps = { ...deps, mayClaim: () => !stopped };
-  const task = startPeriodicTask(async () => {
-    try {
-      const report = await deliverDueWebhooks(roundDeps);
-      if (report.delivered + report.retried + report.failed + report.skipped > 0) deps.logger.info({ ...report }, 'webhook delivery');
-    } catch (error) {
-      deps.logger.error({ err: error }, 'webhook delivery round failed');
-    }
-  }, deps.intervalMs);
-  return {
-    async stop() {
-      stopped = true;
-      await task.stop();
-    },
-  };
+export function startWebhookWorker(deps: WebhookWorkerDeps & { intervalMs: number }): BackgroundTask {
+  return startDeliveryTask('webhook', (mayClaim) => deliverDueWebhooks({ ...deps, mayClaim }), deps.intervalMs, deps.logger);
 }

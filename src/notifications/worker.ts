@@ -12,6 +12,7 @@ import { createMailer, type Mailer } from './mailer.ts';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { currentTraceparent, linksTo, tracer } from '../telemetry/tracing.ts';
 import { outboxMessageId } from './outbox.ts';
+import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
 export interface DeliveryPolicy {
@@ -72,9 +73,14 @@ interface ClaimedMessage {
   created_at: Date;
 }
 
-function heldBy(message: Pick<ClaimedMessage, 'id' | 'attempts'>) {
-  return { id: message.id, attempts: message.attempts, status: 'pending' as const };
-}
+/** Every write after a claim requires its `attempts`, so a sender that lost the claim changes nothing. */
+export const heldBy = (claim: { id: number; attempts: number }) => ({ id: claim.id, attempts: claim.attempts, status: 'pending' as const });
+
+export const claimable = (now: Date) => ({
+  status: 'pending' as const,
+  due_at: { lte: now },
+  OR: [{ locked_until: null }, { locked_until: { lte: now } }],
+});
 
 async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMessage | null> {
   const { db } = deps;
@@ -97,15 +103,14 @@ async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMess
   // SQLite has one writer: the update below runs alone, and matches only the row as it was read.
   for (;;) {
     const now = deps.now();
-    const claimable = { status: 'pending' as const, due_at: { lte: now }, OR: [{ locked_until: null }, { locked_until: { lte: now } }] };
     const next = await db.outboxMessage.findFirst({
-      where: claimable,
+      where: claimable(now),
       orderBy: [{ due_at: 'asc' }, { id: 'asc' }],
       select: { id: true, kind: true, attempts: true, recipient: true, subject: true, body: true, created_at: true, traceparent: true },
     });
     if (!next) return null;
     const claimed = await db.outboxMessage.updateMany({
-      where: { id: next.id, attempts: next.attempts, ...claimable },
+      where: { id: next.id, attempts: next.attempts, ...claimable(now) },
       data: { locked_until: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
     });
     if (claimed.count === 1) return { ...next, attempts: next.attempts + 1 };
@@ -241,10 +246,6 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
   return report;
 }
 
-export interface OutboxWorker {
-  stop(): Promise<void>;
-}
-
 interface OutboxWorkerOptions {
   db: Db;
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
@@ -256,11 +257,9 @@ interface OutboxWorkerOptions {
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
-export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+export function startOutboxWorker(options: OutboxWorkerOptions): BackgroundTask {
   const { logger, config } = options;
-  const intervalMs = options.intervalMs ?? config.outboxPollIntervalMs ?? 5_000;
   const mailer = options.mailer ?? createMailer(config, logger);
-  let stopped = false;
   const deps: OutboxDeps = {
     db: options.db,
     engine: config.engine,
@@ -269,35 +268,17 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     now: options.now,
     mailFrom: config.mailFrom,
     policy: { ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}), ...options.policy },
-    mayClaim: () => !stopped,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-
-  const tick = async (): Promise<void> => {
-    try {
-      const report = await deliverDueMessages(deps);
-      if (report.sent + report.retried + report.failed > 0) logger.info({ ...report }, 'outbox delivery');
-    } catch (error) {
-      logger.error({ err: error }, 'outbox delivery round failed');
-    } finally {
-      if (!stopped) {
-        timer = setTimeout(run, intervalMs);
-        timer.unref();
-      }
-    }
-  };
-  const run = (): void => {
-    current = tick();
-  };
-  run();
-
+  const task = startDeliveryTask(
+    'outbox',
+    (mayClaim) => deliverDueMessages({ ...deps, mayClaim }),
+    options.intervalMs ?? config.outboxPollIntervalMs ?? 5_000,
+    logger,
+  );
   return {
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
+      await task.stop();
       mailer.close();
     },
   };
