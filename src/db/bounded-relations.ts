@@ -8,7 +8,8 @@
 // The extra reads go through the `query` continuation with changed request parameters (Prisma has no
 // public way for an extension to run another operation in the query's transaction), so the scoped
 // client's conditions and the transaction apply to them as to any nested read.
-import { getDatamodel } from '../generated/pothos-types.ts';
+import { datamodel, relationsOf } from './datamodel.ts';
+import { groupBy } from '../lib/group-by.ts';
 
 type Args = Record<string, unknown>;
 
@@ -22,44 +23,24 @@ interface ListRelation {
 interface ModelShape {
   key: string;
   primaryKey: readonly string[];
-  relations: Map<string, { target: string; isList: boolean }>;
+  relations: ReadonlyMap<string, { target: string; isList: boolean }>;
   lists: Map<string, ListRelation>;
 }
-
-const datamodel = getDatamodel().datamodel.models as unknown as Record<
-  string,
-  {
-    primaryKey: { fields: readonly string[] } | null;
-    fields: readonly {
-      name: string;
-      kind: string;
-      type: string;
-      isList: boolean;
-      isId?: boolean;
-      relationName?: string;
-      relationFromFields?: readonly string[];
-      relationToFields?: readonly string[];
-    }[];
-  }
->;
 
 // A list relation that cannot be bounded (no single foreign key to a single key) fails at start-up.
 const shapes = new Map<string, ModelShape>();
 for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
   const key = fields.filter((field) => field.isId).map((field) => field.name);
-  const relations = new Map<string, { target: string; isList: boolean }>();
+  const relations = relationsOf(model);
   const lists = new Map<string, ListRelation>();
-  for (const field of fields) {
-    if (field.kind !== 'object') continue;
-    relations.set(field.name, { target: field.type, isList: field.isList });
-    if (!field.isList) continue;
-    const back = datamodel[field.type]?.fields.find((other) => other.relationName === field.relationName && other !== field);
+  for (const [name, { target, isList, back }] of relations) {
+    if (!isList) continue;
     const from = back?.relationFromFields ?? [];
     const to = back?.relationToFields ?? [];
     if (key.length !== 1 || from.length !== 1 || (to.length > 0 && (to.length !== 1 || to[0] !== key[0]))) {
-      throw new Error(`bounded relations: ${model}.${field.name} has no single foreign key to ${model}'s single key`);
+      throw new Error(`bounded relations: ${model}.${name} has no single foreign key to ${model}'s single key`);
     }
-    lists.set(field.name, { target: field.type, foreignKey: from[0] as string });
+    lists.set(name, { target, foreignKey: from[0] as string });
   }
   shapes.set(model, { key: key[0] ?? 'id', primaryKey: primaryKey?.fields ?? key, relations, lists });
 }
@@ -292,17 +273,9 @@ async function fillPages(
   read: ReadRows,
   batching: CountBatching,
 ): Promise<void> {
-  const rowsByParent = new Map<unknown, Args[]>();
-  for (const row of rows) {
-    const id = row[parent.key];
-    if (id === null || id === undefined) {
-      row[relation] = [];
-      continue;
-    }
-    const siblings = rowsByParent.get(id);
-    if (siblings) siblings.push(row);
-    else rowsByParent.set(id, [row]);
-  }
+  // A parent without a key has no children; every other parent's list is replaced below.
+  for (const row of rows) row[relation] = [];
+  const rowsByParent = groupBy<Args, unknown>(rows, (row) => row[parent.key] ?? null);
   const { take, skip, cursor, distinct, where, orderBy, ...rest } = page.args;
   // The order Prisma pages a relation by when none is given: the child's primary key.
   const order =
@@ -336,12 +309,7 @@ async function fillPages(
         orderBy: [{ [page.foreignKey]: 'asc' }, ...order],
         take: budget,
       });
-      const byParent = new Map<unknown, Args[]>();
-      for (const child of found) {
-        const own = byParent.get(child[page.foreignKey]);
-        if (own) own.push(child);
-        else byParent.set(child[page.foreignKey], [child]);
-      }
+      const byParent = groupBy<Args, unknown>(found, (child) => child[page.foreignKey]);
       // Fewer rows than the LIMIT: every parent's children were read. Otherwise the parents before the
       // last one read are whole, and the last is when it got a whole page.
       const whole = found.length < budget;

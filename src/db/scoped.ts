@@ -3,10 +3,10 @@
 // `select` (any depth, `_count` included), so another dealership's row answers like a missing one.
 // How each model belongs to a dealership is data (`dealershipScope`); relations come from the datamodel.
 import type PrismaTypes from '../generated/pothos-types.ts';
-import { getDatamodel } from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
+import { datamodel, relationsOf } from './datamodel.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -95,49 +95,6 @@ export const dealershipScope: Record<ModelName, ScopeRule> = {
   ),
 };
 
-interface RelationInfo {
-  target: ModelName;
-  isList: boolean;
-  back: string | undefined;
-  holdsForeignKey: boolean;
-}
-
-const datamodel = getDatamodel().datamodel.models as Record<
-  string,
-  {
-    fields: readonly {
-      name: string;
-      kind: string;
-      type: string;
-      isList: boolean;
-      relationName?: string;
-      relationFromFields?: readonly string[];
-    }[];
-  }
->;
-
-const relationsByModel = new Map<string, Map<string, RelationInfo>>();
-for (const [model, { fields }] of Object.entries(datamodel)) {
-  const relations = new Map<string, RelationInfo>();
-  for (const field of fields) {
-    if (field.kind !== 'object') continue;
-    const back = datamodel[field.type]?.fields.find(
-      (other) => other.relationName === field.relationName && !(field.type === model && other.name === field.name),
-    );
-    relations.set(field.name, {
-      target: field.type as ModelName,
-      isList: field.isList,
-      back: back?.name,
-      holdsForeignKey: (field.relationFromFields?.length ?? 0) > 0,
-    });
-  }
-  relationsByModel.set(model, relations);
-}
-
-export function relationsOf(model: string): ReadonlyMap<string, RelationInfo> {
-  return relationsByModel.get(model) ?? new Map();
-}
-
 export const modelNames = Object.keys(datamodel) as ModelName[];
 
 function ruleOf(model: string): ScopeRule {
@@ -159,7 +116,7 @@ function inScopeByConstruction(model: string, field: string): boolean {
   if ((rule.kind === 'dealership' || rule.kind === 'owner') && rule.relation === field) return true;
   if (
     (targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') &&
-    targetRule.relation === relation.back
+    targetRule.relation === relation.back?.name
   ) {
     return true;
   }

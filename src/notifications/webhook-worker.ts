@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ACTOR_COLUMNS, actorOfKey, type Actor } from '../auth/api-keys.ts';
+import { reachesDealership } from '../auth/scope.ts';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
@@ -152,8 +153,7 @@ async function attempt(
     occurredAt: row.occurred_at,
   };
   const needed = READ_PERMISSION_OF_EVENT[type];
-  const reaches = actor.dealershipIds === null || actor.dealershipIds.includes(event.dealershipId);
-  if (!reaches || !needed || !actor.permissions.has(needed)) {
+  if (!reachesDealership(actor, event.dealershipId) || !needed || !actor.permissions.has(needed)) {
     return {
       ...base,
       outcome: { kind: 'skipped', reason: `the subscribing API key cannot read this record (it needs ${needed} for its dealership)` },
