@@ -57,25 +57,18 @@ function databaseFailure(error: DatabaseStartupError): StartupFailure {
 
 function listenFailure(error: NodeJS.ErrnoException, config: Pick<Config, 'port' | 'host'>): StartupFailure | null {
   if (error.syscall !== 'listen') return null;
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return {
-        settings: ['PORT'],
-        message: `cannot start: PORT ${config.port} is already in use on ${config.host}: stop the other process or set PORT to a free port`,
-      };
-    case 'EACCES':
-      return {
-        settings: ['PORT'],
-        message: `cannot start: PORT ${config.port} needs privileges this process lacks: use a port above 1023`,
-      };
-    case 'EADDRNOTAVAIL':
-      return {
-        settings: ['HOST'],
-        message: `cannot start: HOST ${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)`,
-      };
-    default:
-      return null;
-  }
+  const failures: Record<string, StartupFailure> = {
+    EADDRINUSE: {
+      settings: ['PORT'],
+      message: `cannot start: PORT ${config.port} is already in use on ${config.host}: stop the other process or set PORT to a free port`,
+    },
+    EACCES: { settings: ['PORT'], message: `cannot start: PORT ${config.port} needs privileges this process lacks: use a port above 1023` },
+    EADDRNOTAVAIL: {
+      settings: ['HOST'],
+      message: `cannot start: HOST ${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)`,
+    },
+  };
+  return (error.code && failures[error.code]) || null;
 }
 
 export function explainStartupFailure(error: unknown, config?: Pick<Config, 'port' | 'host'>): StartupFailure {

@@ -42,15 +42,18 @@ export async function migrate(databaseUrl: string, whileLocked?: () => Promise<v
     : migrateSqlite(databaseUrl, dir, whileLocked);
 }
 
-function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
-  const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
-  if (!recorded) return false;
-  const done = new Map(
+const appliedSqlite = (sqlite: Database.Database): Map<string, string> =>
+  new Map(
     (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [
       row.name,
       row.checksum,
     ]),
   );
+
+function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
+  const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
+  if (!recorded) return false;
+  const done = appliedSqlite(sqlite);
   return readMigrations('sqlite', dir).every((migration) => assertUnchanged(migration, done.get(migration.name)));
 }
 
@@ -72,12 +75,7 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
     // IMMEDIATE takes the write lock before reading, so two processes cannot both apply a migration.
     sqlite
       .transaction(() => {
-        const done = new Map(
-          (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [
-            row.name,
-            row.checksum,
-          ]),
-        );
+        const done = appliedSqlite(sqlite);
         for (const migration of readMigrations('sqlite', dir)) {
           if (assertUnchanged(migration, done.get(migration.name))) continue;
           sqlite.exec(migration.sql);
