@@ -1,4 +1,5 @@
 // Every figure is computed from stored facts when asked, so none can drift from them; any number of cars costs the same statements.
+import DataLoader from 'dataloader';
 import type { Prisma } from '../db/client.ts';
 import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { groupBy } from '../lib/group-by.ts';
@@ -109,13 +110,8 @@ async function leadCounts(db: ScopedDb, ids: readonly number[]): Promise<Map<num
   return byCar;
 }
 
-function leadOf(row: Prisma.LeadGetPayload<{ select: typeof leadSelect }>): CarPerformanceLead {
-  return { id: row.id, created_at: row.created_at, source: row.source, lead_status: row.lead_status, lead_state: row.lead_state };
-}
-
-async function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
-  const rows = await db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE });
-  return boundedList(rows.map(leadOf));
+function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
+  return db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE }).then(boundedList);
 }
 
 /** Prisma bounds a list per parent only with relation joins, which this schema does not enable. */
@@ -123,10 +119,12 @@ async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<nu
   const [only] = ids;
   if (ids.length === 1 && only !== undefined) return new Map([[only, await leadsOfCar(db, only)]]);
   const rows = await db.lead.findMany({ where: { car_id: { in: [...ids] } }, select: leadSelect, orderBy: byTimeThenId });
-  const lists = new Map<number, BoundedList<CarPerformanceLead>>();
-  for (const [carId, carRows] of groupBy(rows, (row) => row.car_id))
-    lists.set(carId, boundedList(carRows.slice(0, WHOLE_LIST_TAKE).map(leadOf)));
-  return lists;
+  return new Map(
+    Array.from(
+      groupBy(rows, (row) => row.car_id),
+      ([carId, carRows]) => [carId, boundedList(carRows)],
+    ),
+  );
 }
 
 async function figuresOf(
@@ -149,17 +147,9 @@ async function figuresOf(
     const [listing, ...changes] = pricesByCar.get(car.id) ?? [];
     const milestonePhoto = carPhotos[PHOTO_MILESTONE - 1];
     const latestChange = changes.at(-1);
+    const { advertised_price, dapprice, egcprice, ...columns } = car;
     result.set(car.id, {
-      id: car.id,
-      car_type: car.car_type,
-      status: car.status,
-      make: car.make,
-      model: car.model,
-      vin: car.vin,
-      stocknum: car.stocknum,
-      slug: car.slug,
-      created_at: car.created_at,
-      updated_at: car.updated_at,
+      ...columns,
       // A sold car stops ageing on the day it was sold.
       days_old: wholeDaysBetween(car.created_at, car.sold_date ?? now),
       leads_count: leadsCount(car.id),
@@ -169,10 +159,9 @@ async function figuresOf(
       days_to_twenty_photos: milestonePhoto ? wholeDaysBetween(car.created_at, milestonePhoto.created_at) : null,
       views: viewsByCar.get(car.id) ?? 0,
       // A car without price rows has never changed price: its current price is its listing price.
-      start_price: listing ? (listing.dapprice ?? listing.egcprice) : (car.dapprice ?? car.egcprice),
+      start_price: listing ? (listing.dapprice ?? listing.egcprice) : (dapprice ?? egcprice),
       last_price_change: latestChange?.created_at ?? null,
-      sold_date: car.sold_date,
-      price_type: priceType(car),
+      price_type: priceType({ advertised_price, dapprice, egcprice }),
       price_changes: changes.map((row) => ({ updated_at: row.created_at, dapprice: row.dapprice, egcprice: row.egcprice })),
     });
   }
@@ -206,45 +195,28 @@ async function carFiguresOf(db: ScopedDb, carIds: readonly number[], now: Date):
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, counted, now);
 }
 
-interface PendingLoad<Value> {
-  carId: number;
-  resolve: (value: Value | undefined) => void;
-  reject: (reason: unknown) => void;
-}
-
 interface LoadContext {
   db: ScopedDb;
   now: () => Date;
 }
 
-/** Batched per request and tick, so a page costs its statements once. */
+/** Batched per request and tick (setImmediate: after the resolvers of the current pass have all asked), never cached. */
 function batchedByCar<Value>(
   read: (context: LoadContext, carIds: readonly number[]) => Promise<Map<number, Value>>,
 ): (context: LoadContext, carId: number) => Promise<Value | undefined> {
-  const pendingByContext = new WeakMap<object, PendingLoad<Value>[]>();
+  const loaders = new WeakMap<LoadContext, DataLoader<number, Value | undefined>>();
   return (context, carId) => {
-    let pending = pendingByContext.get(context);
-    if (!pending) {
-      pending = [];
-      pendingByContext.set(context, pending);
-    }
-    const current = pending;
-    return new Promise((resolve, reject) => {
-      current.push({ carId, resolve, reject });
-      if (current.length > 1) return;
-      // setImmediate runs after the resolvers of the current execution pass have all asked.
-      setImmediate(() => {
-        const batch = current.splice(0);
-        read(context, [...new Set(batch.map((load) => load.carId))]).then(
-          (values) => {
-            for (const load of batch) load.resolve(values.get(load.carId));
-          },
-          (error: unknown) => {
-            for (const load of batch) load.reject(error);
-          },
-        );
-      });
-    });
+    const loader =
+      loaders.get(context) ??
+      new DataLoader<number, Value | undefined>(
+        async (carIds) => {
+          const values = await read(context, [...new Set(carIds)]);
+          return carIds.map((id) => values.get(id));
+        },
+        { cache: false, batchScheduleFn: setImmediate },
+      );
+    loaders.set(context, loader);
+    return loader.load(carId);
   };
 }
 
