@@ -110,8 +110,12 @@ async function leadCounts(db: ScopedDb, ids: readonly number[]): Promise<Map<num
   return byCar;
 }
 
-function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
-  return db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE }).then(boundedList);
+/** The car's id is read to group a page's leads, never answered. */
+const leadOf = ({ car_id: _carId, ...lead }: Prisma.LeadGetPayload<{ select: typeof leadSelect }>): CarPerformanceLead => lead;
+
+async function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
+  const rows = await db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE });
+  return boundedList(rows.map(leadOf));
 }
 
 /** Prisma bounds a list per parent only with relation joins, which this schema does not enable. */
@@ -122,7 +126,7 @@ async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<nu
   return new Map(
     Array.from(
       groupBy(rows, (row) => row.car_id),
-      ([carId, carRows]) => [carId, boundedList(carRows)],
+      ([carId, carRows]) => [carId, boundedList(carRows.map(leadOf))],
     ),
   );
 }
@@ -147,9 +151,17 @@ async function figuresOf(
     const [listing, ...changes] = pricesByCar.get(car.id) ?? [];
     const milestonePhoto = carPhotos[PHOTO_MILESTONE - 1];
     const latestChange = changes.at(-1);
-    const { advertised_price, dapprice, egcprice, ...columns } = car;
     result.set(car.id, {
-      ...columns,
+      id: car.id,
+      car_type: car.car_type,
+      status: car.status,
+      make: car.make,
+      model: car.model,
+      vin: car.vin,
+      stocknum: car.stocknum,
+      slug: car.slug,
+      created_at: car.created_at,
+      updated_at: car.updated_at,
       // A sold car stops ageing on the day it was sold.
       days_old: wholeDaysBetween(car.created_at, car.sold_date ?? now),
       leads_count: leadsCount(car.id),
@@ -159,9 +171,10 @@ async function figuresOf(
       days_to_twenty_photos: milestonePhoto ? wholeDaysBetween(car.created_at, milestonePhoto.created_at) : null,
       views: viewsByCar.get(car.id) ?? 0,
       // A car without price rows has never changed price: its current price is its listing price.
-      start_price: listing ? (listing.dapprice ?? listing.egcprice) : (dapprice ?? egcprice),
+      start_price: listing ? (listing.dapprice ?? listing.egcprice) : (car.dapprice ?? car.egcprice),
       last_price_change: latestChange?.created_at ?? null,
-      price_type: priceType({ advertised_price, dapprice, egcprice }),
+      sold_date: car.sold_date,
+      price_type: priceType(car),
       price_changes: changes.map((row) => ({ updated_at: row.created_at, dapprice: row.dapprice, egcprice: row.egcprice })),
     });
   }
