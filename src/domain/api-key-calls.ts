@@ -101,17 +101,15 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
   let dropped = 0;
   let flushing: Promise<number> = Promise.resolve(0);
 
-  function keep(counters: Iterable<[string, Counter]>): void {
-    for (const [name, counter] of counters) {
-      const current = pending.get(name);
-      if (current) {
-        current.calls += counter.calls;
-        current.lastAtMs = Math.max(current.lastAtMs, counter.lastAtMs);
-      } else if (pending.size < MAX_BUFFERED_COUNTERS) {
-        pending.set(name, counter);
-      } else {
-        dropped += counter.calls;
-      }
+  function keep(name: string, counter: Counter): void {
+    const current = pending.get(name);
+    if (current) {
+      current.calls += counter.calls;
+      current.lastAtMs = Math.max(current.lastAtMs, counter.lastAtMs);
+    } else if (pending.size < MAX_BUFFERED_COUNTERS) {
+      pending.set(name, counter);
+    } else {
+      dropped += counter.calls;
     }
   }
 
@@ -128,7 +126,7 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
       await (engine === 'postgresql' ? upsertPostgres(db, counters) : upsertSqlite(db, counters));
       return counters.length;
     } catch (error) {
-      keep(batch);
+      for (const [name, counter] of batch) keep(name, counter);
       logger.warn({ err: error, counters: counters.length }, 'writing the API key call log failed; keeping the counts for the next flush');
       return 0;
     }
@@ -149,16 +147,7 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
     record(call) {
       const atMs = now().getTime();
       const minuteMs = atMs - (atMs % MINUTE_MS);
-      const name = counterName(minuteMs, call);
-      const counter = pending.get(name);
-      if (counter) {
-        counter.calls += 1;
-        counter.lastAtMs = atMs;
-      } else if (pending.size < MAX_BUFFERED_COUNTERS) {
-        pending.set(name, { ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs });
-      } else {
-        dropped += 1;
-      }
+      keep(counterName(minuteMs, call), { ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs });
     },
     flush,
     async stop() {

@@ -1,4 +1,5 @@
 // Every figure is computed from stored facts when asked, so none can drift from them; any number of cars costs the same statements.
+import DataLoader from 'dataloader';
 import type { Prisma } from '../db/client.ts';
 import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { groupBy } from '../lib/group-by.ts';
@@ -109,9 +110,8 @@ async function leadCounts(db: ScopedDb, ids: readonly number[]): Promise<Map<num
   return byCar;
 }
 
-function leadOf(row: Prisma.LeadGetPayload<{ select: typeof leadSelect }>): CarPerformanceLead {
-  return { id: row.id, created_at: row.created_at, source: row.source, lead_status: row.lead_status, lead_state: row.lead_state };
-}
+/** The car's id is read to group a page's leads, never answered. */
+const leadOf = ({ car_id: _carId, ...lead }: Prisma.LeadGetPayload<{ select: typeof leadSelect }>): CarPerformanceLead => lead;
 
 async function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarPerformanceLead>> {
   const rows = await db.lead.findMany({ where: { car_id: carId }, select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE });
@@ -123,10 +123,12 @@ async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<nu
   const [only] = ids;
   if (ids.length === 1 && only !== undefined) return new Map([[only, await leadsOfCar(db, only)]]);
   const rows = await db.lead.findMany({ where: { car_id: { in: [...ids] } }, select: leadSelect, orderBy: byTimeThenId });
-  const lists = new Map<number, BoundedList<CarPerformanceLead>>();
-  for (const [carId, carRows] of groupBy(rows, (row) => row.car_id))
-    lists.set(carId, boundedList(carRows.slice(0, WHOLE_LIST_TAKE).map(leadOf)));
-  return lists;
+  return new Map(
+    Array.from(
+      groupBy(rows, (row) => row.car_id),
+      ([carId, carRows]) => [carId, boundedList(carRows.map(leadOf))],
+    ),
+  );
 }
 
 async function figuresOf(
@@ -206,45 +208,28 @@ async function carFiguresOf(db: ScopedDb, carIds: readonly number[], now: Date):
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, counted, now);
 }
 
-interface PendingLoad<Value> {
-  carId: number;
-  resolve: (value: Value | undefined) => void;
-  reject: (reason: unknown) => void;
-}
-
 interface LoadContext {
   db: ScopedDb;
   now: () => Date;
 }
 
-/** Batched per request and tick, so a page costs its statements once. */
+/** Batched per request and tick (setImmediate: after the resolvers of the current pass have all asked), never cached. */
 function batchedByCar<Value>(
   read: (context: LoadContext, carIds: readonly number[]) => Promise<Map<number, Value>>,
 ): (context: LoadContext, carId: number) => Promise<Value | undefined> {
-  const pendingByContext = new WeakMap<object, PendingLoad<Value>[]>();
+  const loaders = new WeakMap<LoadContext, DataLoader<number, Value | undefined>>();
   return (context, carId) => {
-    let pending = pendingByContext.get(context);
-    if (!pending) {
-      pending = [];
-      pendingByContext.set(context, pending);
-    }
-    const current = pending;
-    return new Promise((resolve, reject) => {
-      current.push({ carId, resolve, reject });
-      if (current.length > 1) return;
-      // setImmediate runs after the resolvers of the current execution pass have all asked.
-      setImmediate(() => {
-        const batch = current.splice(0);
-        read(context, [...new Set(batch.map((load) => load.carId))]).then(
-          (values) => {
-            for (const load of batch) load.resolve(values.get(load.carId));
-          },
-          (error: unknown) => {
-            for (const load of batch) load.reject(error);
-          },
-        );
-      });
-    });
+    const loader =
+      loaders.get(context) ??
+      new DataLoader<number, Value | undefined>(
+        async (carIds) => {
+          const values = await read(context, [...new Set(carIds)]);
+          return carIds.map((id) => values.get(id));
+        },
+        { cache: false, batchScheduleFn: setImmediate },
+      );
+    loaders.set(context, loader);
+    return loader.load(carId);
   };
 }
 

@@ -1,7 +1,7 @@
 // Reserving a reserved car is 409; releasing is idempotent.
 import type { DbClients, ScopedTx } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
-import { findCarIdForKey } from './cars.ts';
+import { findCarForKey } from './cars.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
 
 const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
@@ -12,7 +12,7 @@ export async function setCarReserved(
   now: Date,
 ): Promise<number> {
   const { db } = clients;
-  const carId = await findCarIdForKey(clients, input.id);
+  const { id: carId } = await findCarForKey(clients, input.id, null, { id: true });
   const event = await db.$transaction(async (tx): Promise<RecordEvent | null> => {
     if (!input.reserved) {
       // Releasing a free car changes nothing, so it tells nobody.

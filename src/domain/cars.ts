@@ -56,7 +56,3 @@ export async function findCarForKey<Select extends Prisma.CarSelect & { id: true
     throw elsewhere ? invalidDealership() : error;
   }
 }
-
-export async function findCarIdForKey(clients: DbClients, identifier: string, lookupBy?: CarLookupBy | null): Promise<number> {
-  return (await findCarForKey(clients, identifier, lookupBy, { id: true })).id;
-}

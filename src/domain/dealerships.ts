@@ -156,17 +156,13 @@ export const postcodeSearchRequest = z.object({
     .describe(`How many locations to answer: 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, default ${POSTCODE_SEARCH_LIMIT}.`),
 });
 
-function postcodeSearchLimit(limit: number | null | undefined): number {
-  return parseRecord(postcodeSearchRequest.shape.limit, limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
-}
-
 /** Locations the searcher could not be sent on to (no contact details, no website) are left out; `limit` counts only those answered. */
 export async function rankLocationsByPostcode(
   db: ScopedDb,
   input: { manufacturerId: number; postcode?: string | null; limit?: number | null },
   geocoder: Geocoder,
 ): Promise<RankedLocation[]> {
-  const limit = postcodeSearchLimit(input.limit);
+  const limit = parseRecord(postcodeSearchRequest.shape.limit, input.limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
   // A missing postcode is the same failure as a malformed one: there is nothing to locate.
   const postcode = input.postcode?.trim() ?? '';
   if (!POSTCODE_PATTERN.test(postcode)) {

@@ -1,4 +1,5 @@
 import { invalidInput } from '../errors.ts';
+import { parseUrl } from '../lib/parse-url.ts';
 
 const MAX_URL_LENGTH = 2048;
 
@@ -19,13 +20,8 @@ export function httpUrl(text: string, field: string): string {
   const trimmed = text.trim();
   const reason = 'must be an absolute http:// or https:// URL';
   if (!/^https?:\/\//i.test(trimmed)) throw invalidInput(field, reason);
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    throw invalidInput(field, reason);
-  }
-  if (!url.hostname) throw invalidInput(field, reason);
+  const url = parseUrl(trimmed);
+  if (!url?.hostname) throw invalidInput(field, reason);
   if (url.username || url.password) throw invalidInput(field, 'must not carry a user name or password');
   if (url.href.length > MAX_URL_LENGTH) throw invalidInput(field, `must be at most ${MAX_URL_LENGTH} characters`);
   return url.href;

@@ -4,6 +4,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Prisma } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import type { DbClients } from '../db/scoped.ts';
+import { groupBy } from '../lib/group-by.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
@@ -68,28 +69,25 @@ export const availabilitiesSelect = {
 const byPosition = (a: { position: number; id: number }, b: { position: number; id: number }): number =>
   a.position - b.position || a.id - b.id;
 
-function groupByCategory<T>(entries: readonly { category: CategoryRow; entry: T & { position: number; id: number } }[]) {
-  const groups = new Map<number, { category: CategoryRow; entries: (T & { position: number; id: number })[] }>();
-  for (const { category, entry } of entries) {
-    const group = groups.get(category.id);
-    if (group) group.entries.push(entry);
-    else groups.set(category.id, { category, entries: [entry] });
-  }
-  return [...groups.values()]
-    .sort((a, b) => byPosition(a.category, b.category))
-    .map((group) => ({ category: group.category, entries: group.entries.sort(byPosition) }));
+/** Categories by position, and within each its entries by the place `placeOf` gives them. */
+function groupByCategory<Entry>(
+  items: readonly { category: CategoryRow; entry: Entry }[],
+  placeOf: (entry: Entry) => { position: number; id: number },
+): { category: CategoryRow; entries: Entry[] }[] {
+  return Array.from(groupBy(items, (item) => item.category.id).values(), (group) => ({
+    category: group[0]!.category,
+    entries: group.map((item) => item.entry).sort((a, b) => byPosition(placeOf(a), placeOf(b))),
+  })).sort((a, b) => byPosition(a.category, b.category));
 }
 
-/** The variant's specification values grouped by category; categories and fields by position. */
 export function specificationGroups(
   values: readonly { value: string; field: CategoryRow & { category: CategoryRow } }[],
 ): SpecificationGroup[] {
-  return groupByCategory(values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } }))).map(
-    ({ category, entries }) => ({ category, fields: entries }),
-  );
+  const items = values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } }));
+  return groupByCategory(items, (field) => field).map(({ category, entries }) => ({ category, fields: entries }));
 }
 
-/** The variant's option availabilities grouped by the option's category; both by position. */
+/** Options by their own position; two availabilities of one position by the availability's id. */
 export function availabilityGroups(
   rows: readonly {
     id: number;
@@ -97,15 +95,13 @@ export function availabilityGroups(
     option: AvailabilityOptionEntry['configurable_option'] & { category: CategoryRow };
   }[],
 ): AvailabilityGroup[] {
-  return groupByCategory(
-    rows.map(({ id, availability, option: { category, ...option } }) => ({
-      category,
-      entry: { id, availability, position: option.position, configurable_option: option },
-    })),
-  ).map(({ category, entries }) => ({
+  const items = rows.map(({ id, availability, option: { category, ...option } }) => ({
     category,
-    options: entries.map(({ id, availability, configurable_option }) => ({ id, availability, configurable_option })),
+    entry: { id, availability, configurable_option: option },
   }));
+  return groupByCategory(items, (entry) => ({ position: entry.configurable_option.position, id: entry.id })).map(
+    ({ category, entries }) => ({ category, options: entries }),
+  );
 }
 
 /** The arguments of spec 4.4, declared once: website_id must say something (blank is missing). */
@@ -164,7 +160,7 @@ function cheapestFirst(a: WebsiteModelVariantSummary, b: WebsiteModelVariantSumm
   return a.price - b.price;
 }
 
-/** The arguments of spec 4.20, declared once: parseWebsiteModelsVersion checks `version`, the OpenAPI document states both. */
+/** The arguments of spec 4.20, declared once: websiteModels checks `version`, the OpenAPI document states both. */
 export const websiteModelsRequest = z.object({
   website_id: z.string().describe('Website ID, slug or custom slug.'),
   version: z
@@ -173,10 +169,6 @@ export const websiteModelsRequest = z.object({
     .describe('1 (default) or 2.'),
 });
 
-function parseWebsiteModelsVersion(version: number | null | undefined): WebsiteModelsVersion {
-  return parseRecord(websiteModelsRequest.shape.version, version, 'version') ?? 1;
-}
-
 /** Spec 4.20: the models the website shows, in the website's order, in one query after the website lookup. */
 export async function websiteModels(
   clients: DbClients,
@@ -184,7 +176,7 @@ export async function websiteModels(
   websiteIdentifier: string,
   requestedVersion: number | null | undefined,
 ): Promise<WebsiteModels> {
-  const version = parseWebsiteModelsVersion(requestedVersion);
+  const version: WebsiteModelsVersion = parseRecord(websiteModelsRequest.shape.version, requestedVersion, 'version') ?? 1;
   const website = await findAuthorisedWebsite(clients, actor, websiteIdentifier);
   const rows = await clients.db.websiteModel.findMany({
     where: { website_id: website.id },

@@ -112,19 +112,21 @@ export async function redeemPartnerToken(
 
 // A compact JWS (HS256), so the platform can verify it with any JWT library.
 
-export const SESSION_ISSUER = 'dealership-gateway';
-export const SESSION_AUDIENCE = 'platform-partner-sso';
+const SESSION_ISSUER = 'dealership-gateway';
+const SESSION_AUDIENCE = 'platform-partner-sso';
 
-export interface SessionClaims {
-  iss: typeof SESSION_ISSUER;
-  aud: typeof SESSION_AUDIENCE;
-  sub: string;
-  email: string;
-  iat: number;
-  exp: number;
+const sessionClaims = z.looseObject({
+  iss: z.literal(SESSION_ISSUER),
+  aud: z.literal(SESSION_AUDIENCE),
+  sub: z.string(),
+  email: z.string(),
+  iat: z.int(),
+  exp: z.int(),
   /** The platform refuses a jti it has already accepted. */
-  jti: string;
-}
+  jti: z.string(),
+});
+
+export type SessionClaims = z.infer<typeof sessionClaims>;
 
 const signingKey = (secret: string): Uint8Array => new TextEncoder().encode(secret);
 
@@ -141,40 +143,18 @@ export async function signSessionValue(subject: { sub: string; email: string }, 
     .sign(signingKey(secret));
 }
 
-function isClaims(value: unknown): value is SessionClaims {
-  if (typeof value !== 'object' || value === null) return false;
-  const claims = value as Record<string, unknown>;
-  return (
-    claims.iss === SESSION_ISSUER &&
-    claims.aud === SESSION_AUDIENCE &&
-    typeof claims.sub === 'string' &&
-    typeof claims.email === 'string' &&
-    Number.isInteger(claims.iat) &&
-    Number.isInteger(claims.exp) &&
-    typeof claims.jti === 'string'
-  );
-}
-
 const CLOCK_SKEW_SECONDS = 30;
 
 /** Single use of `jti` is the platform's to enforce. */
 export async function verifySessionValue(value: string, secret: string, now: Date): Promise<SessionClaims | null> {
-  let payload: unknown;
-  try {
-    // Only HS256 is accepted (no "none", no key confusion); the expiry has no tolerance.
-    ({ payload } = await jwtVerify(value, signingKey(secret), {
-      algorithms: ['HS256'],
-      typ: 'JWT',
-      issuer: SESSION_ISSUER,
-      audience: SESSION_AUDIENCE,
-      requiredClaims: ['sub', 'email', 'iat', 'exp', 'jti'],
-      currentDate: now,
-    }));
-  } catch {
-    return null;
-  }
-  if (!isClaims(payload)) return null;
+  // Only HS256 is accepted (no "none", no key confusion); the expiry has no tolerance; sessionClaims checks the rest.
+  const verified = await jwtVerify(value, signingKey(secret), {
+    algorithms: ['HS256'],
+    typ: 'JWT',
+    currentDate: now,
+  }).catch(() => null);
+  const claims = sessionClaims.safeParse(verified?.payload).data;
   // jose checks a future iat only together with a maximum age; here, with the clocks' skew allowed.
-  if (payload.iat > Math.floor(now.getTime() / 1000) + CLOCK_SKEW_SECONDS) return null;
-  return payload;
+  if (!claims || claims.iat > Math.floor(now.getTime() / 1000) + CLOCK_SKEW_SECONDS) return null;
+  return claims;
 }

@@ -2,7 +2,8 @@
 // of the named dealership: nothing the caller sends becomes part of the host or the path structure.
 import { wellFormed } from '../web/header-value.ts';
 import { z } from 'zod';
-import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
+import { parseUrl } from '../lib/parse-url.ts';
+import { findWebsite } from './websites.ts';
 import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
@@ -25,24 +26,10 @@ const CAR_PAGE_PATH = '/cars/';
 const STOCK_LISTING_PATH = '/cars';
 
 function websiteOrigin(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
+  const parsed = parseUrl(url.trim());
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return null;
   if (parsed.username || parsed.password) return null;
   return parsed.origin;
-}
-
-async function findWebsite(db: Db, dealershipId: number, text: string) {
-  const name = idOrSlug(text);
-  const candidates = await db.website.findMany({
-    where: { dealership_id: dealershipId, ...recordNameWhere(name) },
-    select: { id: true, slug: true, custom_slug: true, url: true },
-  });
-  return recordNamed(candidates, name);
 }
 
 function hasLivePage(car: { status: string; sold_date: Date | null; show_on_dealer_website: boolean }): boolean {
@@ -56,7 +43,7 @@ export async function carRedirectLocation(db: Db, input: CarRedirectInput): Prom
 
   const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
   if (!dealership) throw notFound('dealership');
-  const website = await findWebsite(db, dealership.id, websiteId);
+  const website = await findWebsite(db, websiteId, { dealership_id: dealership.id });
   if (!website) throw notFound('website');
   const origin = websiteOrigin(website.url);
   if (!origin) throw notFound('website', 'The website has no http(s) address to redirect to.');

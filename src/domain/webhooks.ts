@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
-import { reachesDealership } from '../auth/scope.ts';
 import { readPermissionOf } from '../auth/record-access.ts';
 import type { Config } from '../config/index.ts';
 import type { Prisma } from '../db/client.ts';
@@ -91,20 +90,9 @@ type WebhookSubscriptionInput = z.input<typeof webhookSubscriptionInput>;
 type SubscriptionRow = Awaited<ReturnType<ScopedDb['webhookSubscription']['findFirstOrThrow']>>;
 
 /** A subscription as its owners see it: never its secrets. */
-export interface WebhookSubscriptionView {
-  id: number;
-  dealership_id: number;
-  url: string;
-  events: RecordEventType[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: Date | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type WebhookSubscriptionView = ReturnType<typeof subscriptionView>;
 
-function subscriptionView(row: SubscriptionRow, now: Date): WebhookSubscriptionView {
+function subscriptionView(row: SubscriptionRow, now: Date) {
   const stillSigning = row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now;
   return {
     id: row.id,
@@ -156,8 +144,7 @@ export async function createWebhookSubscription(
   const dealershipId = valid.dealership_id ?? (actor.dealershipIds?.length === 1 ? actor.dealershipIds[0] : undefined);
   if (dealershipId === undefined)
     throw invalidInput('subscription.dealership_id', 'is required when the key reaches more than one dealership');
-  if (!reachesDealership(actor, dealershipId))
-    throw invalidInput('subscription.dealership_id', 'is not a dealership this API key can access');
+  // The scoped client answers a dealership the key does not reach like a missing one.
   const dealership = await db.dealership.findUnique({ where: { id: dealershipId }, select: { id: true } });
   if (!dealership) throw invalidInput('subscription.dealership_id', 'is not a dealership this API key can access');
   if ((await db.webhookSubscription.count({ where: { dealership_id: dealershipId } })) >= MAX_SUBSCRIPTIONS_PER_DEALERSHIP) {
@@ -229,6 +216,7 @@ export async function deleteWebhookSubscription(db: ScopedDb, id: number): Promi
 
 const deliverySelect = {
   id: true,
+  subscription_id: true,
   message_id: true,
   status: true,
   attempts: true,
@@ -242,28 +230,10 @@ const deliverySelect = {
   attempt_log: { select: { attempt: true, status: true, latency_ms: true, error: true, at: true }, orderBy: { attempt: 'asc' as const } },
 } as const;
 
-type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect & { subscription_id: true } }>;
-
 /** One delivery in the log: its event, its attempts, and when it is tried next while it is pending. */
-export interface WebhookDeliveryView {
-  id: number;
-  subscription_id: number;
-  message_id: string;
-  event_id: string;
-  event_type: string;
-  record_id: number;
-  status: string;
-  attempts: number;
-  last_status: number | null;
-  last_latency_ms: number | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  created_at: Date;
-  attempt_log: { attempt: number; status: number | null; latency_ms: number; error: string | null; at: Date }[];
-}
+export type WebhookDeliveryView = ReturnType<typeof deliveryView>;
 
-function deliveryView(row: DeliveryRow): WebhookDeliveryView {
+function deliveryView(row: Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect }>) {
   return {
     id: row.id,
     subscription_id: row.subscription_id,
@@ -290,7 +260,7 @@ export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscription
     where: { subscription_id: subscriptionId, record_event: { type: { in: readableEventTypes(actor) } } },
     orderBy: { id: 'desc' },
     take: MAX_LOGGED_DELIVERIES,
-    select: { ...deliverySelect, subscription_id: true },
+    select: deliverySelect,
   });
   return rows.map(deliveryView);
 }
@@ -317,7 +287,7 @@ export async function redeliverWebhook(
   if (count === 0) throw notFound('webhook_delivery');
   const row = await db.webhookDelivery.findUniqueOrThrow({
     where: { id: deliveryId },
-    select: { ...deliverySelect, subscription_id: true },
+    select: deliverySelect,
   });
   return deliveryView(row);
 }

@@ -2,33 +2,25 @@
 import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Prisma } from '../db/client.ts';
 import type { DbClients } from '../db/scoped.ts';
 import { forbidden, notFound } from '../errors.ts';
 
-interface WebsiteRef {
-  id: number;
-  dealership_id: number;
-}
+type WebsiteRef = Pick<Prisma.WebsiteModel, 'id' | 'dealership_id' | 'url'>;
 
-export async function findWebsite(db: Db, identifier: string | number): Promise<WebsiteRef | null> {
+export async function findWebsite(db: Db, identifier: string | number, within: Prisma.WebsiteWhereInput = {}): Promise<WebsiteRef | null> {
   const name = idOrSlug(identifier);
   const candidates = await db.website.findMany({
-    where: recordNameWhere(name),
-    select: { id: true, dealership_id: true, slug: true, custom_slug: true },
+    where: { ...within, ...recordNameWhere(name) },
+    select: { id: true, dealership_id: true, url: true, slug: true, custom_slug: true },
   });
-  const website = recordNamed(candidates, name);
-  return website ? { id: website.id, dealership_id: website.dealership_id } : null;
-}
-
-function reachesWebsite(actor: Actor, website: WebsiteRef): boolean {
-  return reachesDealership(actor, website.dealership_id);
+  return recordNamed(candidates, name);
 }
 
 /** Deliberately unscoped, since the spec answers another dealership's website with 403; it answers only the id. */
 export async function findAuthorisedWebsite(clients: DbClients, actor: Actor, identifier: string | number): Promise<WebsiteRef> {
   const website = await findWebsite(clients.unscopedDb, identifier);
   if (!website) throw notFound('website');
-  if (!reachesWebsite(actor, website)) throw forbidden('This API key is not authorised for that website.');
+  if (!reachesDealership(actor, website.dealership_id)) throw forbidden('This API key is not authorised for that website.');
   return website;
 }
