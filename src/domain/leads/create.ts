@@ -12,7 +12,7 @@ import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublis
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type StoredKey } from './idempotency.ts';
-import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './record.ts';
+import { loadLeadRecord, newLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
@@ -31,7 +31,7 @@ export interface LeadWriteDeps {
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
 const MAX_ATTEMPTS = 3;
-const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
+export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 const CREATED = 201;
 
 export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idempotencyKey: string | null = null): Promise<LeadRecord> {
@@ -97,16 +97,7 @@ async function writeLead(
   const contactId = await attachContact(
     tx,
     dealership.id,
-    {
-      name: columns.name,
-      last_name: columns.last_name,
-      email: columns.email,
-      phone: columns.phone,
-      phoneNormalized: valid.phoneNormalized,
-      postcode: valid.address?.postcode,
-      sms_verified: columns.sms_verified,
-      golden: columns.golden,
-    },
+    { ...columns, phoneNormalized: valid.phoneNormalized, postcode: valid.address?.postcode },
     now,
   );
 
@@ -138,7 +129,7 @@ async function writeLead(
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
   const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
-  const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
+  const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecord(lead);
   if (key) await recordAnswer(tx, key.claim, { status: CREATED, body: record, now }, key);
   return { record, event };
 }
