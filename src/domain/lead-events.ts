@@ -153,11 +153,6 @@ export function parseSentDate(text: string): Date | null {
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
 }
 
-interface LeadEventInput {
-  service: string;
-  data: unknown;
-}
-
 const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
 
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
@@ -165,7 +160,7 @@ type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadE
 export async function createLeadEvent(
   db: ScopedDb,
   events: RecordEventPublisher,
-  input: LeadEventInput,
+  input: z.input<typeof leadEventRequest>,
   now: Date,
   query: LeadEventQuery = {},
 ) {
