@@ -9,12 +9,6 @@ import { parseRecord } from './input-records.ts';
 // The spec leaves paging open, so these bounds are ours; `after_id` pages by keyset at the same cost at any depth.
 export const CONTACT_PAGING = { defaultPage: 1, defaultPerPage: 50, maxPerPage: 200 } as const;
 
-interface ContactPage {
-  afterId: number | undefined;
-  skip: number;
-  take: number;
-}
-
 const PER_PAGE_RANGE = `must be from 1 to ${CONTACT_PAGING.maxPerPage}`;
 
 export const contactListRequest = z.object({
@@ -43,13 +37,6 @@ export const contactListRequest = z.object({
     ),
 });
 
-function contactPage(input: { page?: number | null; per_page?: number | null; after_id?: number | null }): ContactPage {
-  const { page, per_page, after_id } = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
-  const perPage = per_page ?? CONTACT_PAGING.defaultPerPage;
-  const pageNumber = page ?? CONTACT_PAGING.defaultPage;
-  return { afterId: after_id ?? undefined, skip: (pageNumber - 1) * perPage, take: perPage };
-}
-
 export async function contactWhere(db: ScopedDb, dealershipId: number, contactId: number): Promise<Prisma.ContactWhereInput> {
   const dealership_id = await requireDealershipId(db, { id: dealershipId });
   return { id: contactId, dealership_id };
@@ -57,12 +44,14 @@ export async function contactWhere(db: ScopedDb, dealershipId: number, contactId
 
 export async function contactListArgs(
   db: ScopedDb,
-  input: { dealership_id: number; page?: number | null; per_page?: number | null; after_id?: number | null },
+  input: z.input<typeof contactListRequest>,
 ): Promise<{ where: Prisma.ContactWhereInput; orderBy: Prisma.ContactOrderByWithRelationInput; skip: number; take: number }> {
   // Paging is checked before the dealership so a bad parameter is reported without a query.
-  const { afterId, skip, take } = contactPage(input);
+  const paging = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
+  const take = paging.per_page ?? CONTACT_PAGING.defaultPerPage;
   const dealership_id = await requireDealershipId(db, { id: input.dealership_id });
-  return { where: afterId === undefined ? { dealership_id } : { dealership_id, id: { gt: afterId } }, orderBy: { id: 'asc' }, skip, take };
+  const where = paging.after_id == null ? { dealership_id } : { dealership_id, id: { gt: paging.after_id } };
+  return { where, orderBy: { id: 'asc' }, skip: ((paging.page ?? CONTACT_PAGING.defaultPage) - 1) * take, take };
 }
 
 export const contactNotFound = (): Error => notFound('contact');

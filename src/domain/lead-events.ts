@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
-import { apiError, invalidInput } from '../errors.ts';
+import { apiError } from '../errors.ts';
 import { HTTP_URL_PATTERN } from './http-url.ts';
 import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
@@ -73,23 +73,34 @@ const sentDateSchema = optionalText(64)
 const leadEventSchema = z.object({
   leadId: leadIdSchema,
   // Fields not listed are ignored: the services that still call this deprecated route send more.
-  messageDetail: z.object(
-    {
-      contactType: optionalText(SHORT_TEXT),
-      description: optionalText(LONG_TEXT),
-      sentDate: sentDateSchema,
-      sentBy: optionalText(SHORT_TEXT),
-      linkStopCommunication: optionalUrl,
-      linkReplyAsAssistant: optionalUrl,
-    },
-    { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be an object') },
-  ),
+  messageDetail: z
+    .object(
+      {
+        contactType: optionalText(SHORT_TEXT),
+        description: optionalText(LONG_TEXT),
+        sentDate: sentDateSchema,
+        sentBy: optionalText(SHORT_TEXT),
+        linkStopCommunication: optionalUrl,
+        linkReplyAsAssistant: optionalUrl,
+      },
+      { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be an object') },
+    )
+    .transform((detail) => ({
+      contact_type: detail.contactType,
+      description: detail.description,
+      sent_date: detail.sentDate,
+      sent_by: detail.sentBy,
+      link_stop_communication: detail.linkStopCommunication,
+      link_reply_as_assistant: detail.linkReplyAsAssistant,
+    })),
 });
 
 export const leadEventRequest = z.object({
   service: z
     .string()
     .meta({ pattern: SERVICE_PATTERN.source, examples: ['sms'] })
+    .transform((service) => service.trim().toLowerCase())
+    .refine((service) => SERVICE_PATTERN.test(service), 'must be a service name of 1 to 40 letters, digits, "-" or "_"')
     .describe('The messaging service: 1 to 40 lower-case letters, digits, "-" or "_" (compared without regard to case).'),
   data: leadEventSchema.describe(
     'The lead and the message detail: data[leadId]=…&data[messageDetail][contactType]=… in the query string, or JSON text.',
@@ -128,16 +139,7 @@ export function parseSentDate(text: string): Date | null {
   const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0), Number((ms ?? '0').padEnd(3, '0')));
   const check = new Date(wall);
   // Date.UTC rolls 30 February over into March; a real date reads back unchanged.
-  if (
-    check.getUTCFullYear() !== Number(y) ||
-    check.getUTCMonth() !== Number(mo) - 1 ||
-    check.getUTCDate() !== Number(d) ||
-    check.getUTCHours() !== Number(h) ||
-    check.getUTCMinutes() !== Number(mi) ||
-    check.getUTCSeconds() !== Number(s ?? 0)
-  ) {
-    return null;
-  }
+  if (check.toISOString().slice(0, 19) !== `${y}-${mo}-${d}T${h}:${mi}:${s ?? '00'}`) return null;
   if (zone) {
     if (zone.toUpperCase() === 'Z') return check;
     const [, sign, hh, mm] = /^([+-])(\d{2}):?(\d{2})$/.exec(zone) ?? [];
@@ -151,40 +153,6 @@ export function parseSentDate(text: string): Date | null {
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
 }
 
-interface LeadEventInput {
-  service: string;
-  data: unknown;
-}
-
-interface ValidLeadEvent {
-  service: string;
-  leadId: number;
-  contact_type: string | null;
-  description: string | null;
-  sent_date: Date | null;
-  sent_by: string | null;
-  link_stop_communication: string | null;
-  link_reply_as_assistant: string | null;
-}
-
-function validateLeadEvent(input: LeadEventInput): ValidLeadEvent {
-  const service = input.service.trim().toLowerCase();
-  if (!SERVICE_PATTERN.test(service)) {
-    throw invalidInput('service', 'must be a service name of 1 to 40 letters, digits, "-" or "_"');
-  }
-  const { leadId, messageDetail } = parseRecord(leadEventSchema, input.data, 'data');
-  return {
-    service,
-    leadId,
-    contact_type: messageDetail.contactType,
-    description: messageDetail.description,
-    sent_date: messageDetail.sentDate,
-    sent_by: messageDetail.sentBy,
-    link_stop_communication: messageDetail.linkStopCommunication,
-    link_reply_as_assistant: messageDetail.linkReplyAsAssistant,
-  };
-}
-
 const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
 
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
@@ -192,15 +160,18 @@ type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadE
 export async function createLeadEvent(
   db: ScopedDb,
   events: RecordEventPublisher,
-  input: LeadEventInput,
+  input: z.input<typeof leadEventRequest>,
   now: Date,
   query: LeadEventQuery = {},
 ) {
-  const { leadId, ...fields } = validateLeadEvent(input);
+  const {
+    service,
+    data: { leadId, messageDetail },
+  } = parseRecord(leadEventRequest, input, '');
   const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true, dealership_id: true } });
   if (!lead) throw noLeadFound();
   const { created, recorded } = await db.$transaction(async (tx) => {
-    const created = await tx.leadEvent.create({ ...query, data: { ...fields, lead_id: lead.id, created_at: now } });
+    const created = await tx.leadEvent.create({ ...query, data: { ...messageDetail, service, lead_id: lead.id, created_at: now } });
     const recorded = await recordEvent(tx, { type: 'lead_event.created', dealershipId: lead.dealership_id, recordId: created.id }, now);
     return { created, recorded };
   });

@@ -19,7 +19,8 @@ export const RECORD_EVENT_TYPES = [
 
 export type RecordEventType = (typeof RECORD_EVENT_TYPES)[number];
 
-export type RecordEventSubject = 'lead' | 'lead_event' | 'car' | 'phone_call';
+/** The record an event is of is the first part of its type's name. */
+export type RecordEventSubject = RecordEventType extends `${infer Subject}.${string}` ? Subject : never;
 
 export interface RecordEvent {
   /** Stable across retries and instances: the same change always has the same id. */
@@ -37,17 +38,7 @@ export interface RecordEventPublisher {
 
 export const unheardEvents: RecordEventPublisher = { publish: () => undefined };
 
-const SUBJECT_OF_EVENT: Readonly<Record<RecordEventType, RecordEventSubject>> = {
-  'lead.created': 'lead',
-  'lead.updated': 'lead',
-  'lead_event.created': 'lead_event',
-  'car.updated': 'car',
-  'car.reserved': 'car',
-  'car.released': 'car',
-  'phone_call.created': 'phone_call',
-};
-
-export const subjectOfEvent = (type: RecordEventType): RecordEventSubject => SUBJECT_OF_EVENT[type];
+export const subjectOfEvent = (type: RecordEventType): RecordEventSubject => type.slice(0, type.indexOf('.')) as RecordEventSubject;
 
 /** A key may be told of an event exactly when it may read that record as this type. */
 export const NODE_TYPE_OF_SUBJECT: Readonly<Record<RecordEventSubject, string>> = {
@@ -67,11 +58,9 @@ interface RecordChange {
   recordId: number;
 }
 
-const recordKeyOf = (subject: RecordEventSubject, recordId: number): string => `${subject}:${recordId}`;
-
 /** The dealership's subscriptions are read whatever the caller's key: they are the dealership's, not the caller's to see. */
 export async function recordEvent(tx: ScopedTx, change: RecordChange, now: Date): Promise<RecordEvent> {
-  const subject = SUBJECT_OF_EVENT[change.type];
+  const subject = subjectOfEvent(change.type);
   const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
   // The insert also counts enabled subscriptions, so a dealership without any costs one statement, not two.
   const inserted = await insertRowReturning<{ id: number | bigint; subscriptions: number | bigint }>(
@@ -93,7 +82,7 @@ export async function recordEvent(tx: ScopedTx, change: RecordChange, now: Date)
     subscribed.map((subscription) => ({
       subscription_id: Number(subscription.id),
       record_event_id: eventRowId,
-      record_key: recordKeyOf(subject, change.recordId),
+      record_key: `${subject}:${change.recordId}`,
       message_id: `msg_${randomUUID().replaceAll('-', '')}`,
       due_at: now,
       created_at: now,

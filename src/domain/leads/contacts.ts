@@ -3,19 +3,14 @@ import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { normalizePhone } from '../phone.ts';
+import type { LeadColumns } from './validation.ts';
 
 type Tx = ScopedTx;
 
-interface LeadPerson {
-  name?: string | null;
-  last_name?: string | null;
-  email?: string | null;
-  phone?: string | null;
+type LeadPerson = Pick<LeadColumns, 'name' | 'last_name' | 'email' | 'phone' | 'sms_verified' | 'golden'> & {
   phoneNormalized?: boolean;
   postcode?: number | null;
-  sms_verified?: boolean;
-  golden?: boolean;
-}
+};
 
 const CANDIDATES_READ = 20;
 

@@ -11,8 +11,8 @@ import type { FileStorage } from '../../storage/file-storage.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from '../record-events.ts';
 import { attachContact } from './contacts.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
-import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type StoredKey } from './idempotency.ts';
-import { loadLeadRecord, newLeadRecordWithoutParts, type LeadRecord } from './record.ts';
+import { lookUpKey, recordAnswer, requestHash, type IdempotencyClaim, type KeyLookUp } from './idempotency.ts';
+import { loadLeadRecord, newLeadRecord, type LeadRecord } from './record.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidLead } from './validation.ts';
 import type { LeadSourceLists } from './values.ts';
@@ -31,7 +31,7 @@ export interface LeadWriteDeps {
 
 /** A unique constraint can also trip on a contact created at the same moment; the retry then finds it. */
 const MAX_ATTEMPTS = 3;
-const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
+export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 const CREATED = 201;
 
 export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idempotencyKey: string | null = null): Promise<LeadRecord> {
@@ -44,11 +44,9 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
         expiredBefore: new Date(now.getTime() - deps.idempotencyTtlMs),
       }
     : null;
-  let stored: StoredKey<LeadRecord> = { answer: null, expired: false };
-  if (claim) {
-    stored = await lookUpKey<LeadRecord>(db, claim);
-    if (stored.answer) return stored.answer.body;
-  }
+  const lookUp = async () => (claim ? await lookUpKey<LeadRecord>(db, claim) : null);
+  let key = await lookUp();
+  if (key?.answer) return key.answer;
 
   const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources });
   const dealershipId = valid.dealership_id;
@@ -61,7 +59,6 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const key = claim ? { claim, expired: stored.expired } : null;
         const { record, event } = await db.$transaction((tx) => writeLead(tx, dealershipId, valid, files, key, now), TRANSACTION_OPTIONS);
         committed = true;
         publishCommitted(deps.events, [event]);
@@ -69,10 +66,8 @@ export async function createLead(deps: LeadWriteDeps, input: LeadInputData, idem
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
         // A concurrent request committed first: with the same key, answer as it was answered; else join the contact it made.
-        if (claim) {
-          stored = await lookUpKey<LeadRecord>(db, claim);
-          if (stored.answer) return stored.answer.body;
-        }
+        key = await lookUp();
+        if (key?.answer) return key.answer;
       }
     }
   } finally {
@@ -86,7 +81,7 @@ async function writeLead(
   dealershipId: number,
   valid: ValidLead,
   files: readonly StoredLeadFile[],
-  key: { claim: IdempotencyClaim; expired: boolean } | null,
+  key: KeyLookUp<LeadRecord> | null,
   now: Date,
 ): Promise<{ record: LeadRecord; event: RecordEvent }> {
   const dealership = await dealershipWithStaff(tx, dealershipId);
@@ -97,16 +92,7 @@ async function writeLead(
   const contactId = await attachContact(
     tx,
     dealership.id,
-    {
-      name: columns.name,
-      last_name: columns.last_name,
-      email: columns.email,
-      phone: columns.phone,
-      phoneNormalized: valid.phoneNormalized,
-      postcode: valid.address?.postcode,
-      sms_verified: columns.sms_verified,
-      golden: columns.golden,
-    },
+    { ...columns, phoneNormalized: valid.phoneNormalized, postcode: valid.address?.postcode },
     now,
   );
 
@@ -138,7 +124,7 @@ async function writeLead(
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
   const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
   const withParts = files.length > 0 || valid.payment?.amount !== undefined || Boolean(valid.address);
-  const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecordWithoutParts(lead);
-  if (key) await recordAnswer(tx, key.claim, { status: CREATED, body: record, now }, key);
+  const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecord(lead);
+  if (key) await recordAnswer(tx, key, CREATED, record, now);
   return { record, event };
 }

@@ -65,28 +65,29 @@ export interface IdempotencyClaim {
   expiredBefore: Date;
 }
 
-export interface StoredKey<T> {
-  answer: { status: number; body: T } | null;
+export interface KeyLookUp<T> {
+  claim: IdempotencyClaim;
+  answer: T | null;
   /** The purge may not have run yet: the claim frees an expired record first. */
   expired: boolean;
 }
 
-export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<StoredKey<T>> {
+export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<KeyLookUp<T>> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
-  if (!record) return { answer: null, expired: false };
-  if (record.created_at < claim.expiredBefore) return { answer: null, expired: true };
+  if (!record || record.created_at < claim.expiredBefore) return { claim, answer: null, expired: record !== null };
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
-  return { answer: { status: record.response_status, body: JSON.parse(record.response_body) as T }, expired: false };
+  return { claim, answer: JSON.parse(record.response_body) as T, expired: false };
 }
 
 /** A record made meanwhile by a concurrent duplicate fails the INSERT, which rolls the whole transaction back. */
 export async function recordAnswer(
   tx: ScopedTx,
-  claim: IdempotencyClaim,
-  answer: { status: number; body: unknown; now: Date },
-  stored: Pick<StoredKey<unknown>, 'expired'>,
+  { claim, expired }: KeyLookUp<unknown>,
+  status: number,
+  body: unknown,
+  now: Date,
 ): Promise<void> {
-  if (stored.expired) {
+  if (expired) {
     await tx.idempotencyRecord.deleteMany({
       where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } },
     });
@@ -96,9 +97,9 @@ export async function recordAnswer(
       api_key_id: claim.apiKeyId,
       key: claim.key,
       request_hash: claim.hash,
-      response_status: answer.status,
-      response_body: JSON.stringify(answer.body),
-      created_at: answer.now,
+      response_status: status,
+      response_body: JSON.stringify(body),
+      created_at: now,
     },
     select: { id: true },
   });

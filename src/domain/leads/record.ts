@@ -7,14 +7,34 @@ type AsJson<Row> = {
   [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column];
 };
 
-export type LeadRecordPayment = Pick<
-  Prisma.LeadPaymentModel,
-  'id' | 'amount' | 'car_id' | 'payment_processor_id' | 'external_transaction_id'
->;
-export type LeadRecordAddress = Pick<Prisma.LeadAddressModel, 'street' | 'city' | 'state' | 'state_long' | 'country' | 'postcode'>;
-export type LeadRecordFile = AsJson<
-  Pick<Prisma.LeadFileModel, 'id' | 'file_type' | 'byte_size' | 'content_type' | 'sha256' | 'created_at'>
->;
+const paymentFields = {
+  id: true,
+  amount: true,
+  car_id: true,
+  payment_processor_id: true,
+  external_transaction_id: true,
+} satisfies Prisma.LeadPaymentSelect;
+const addressFields = {
+  street: true,
+  city: true,
+  state: true,
+  state_long: true,
+  country: true,
+  postcode: true,
+} satisfies Prisma.LeadAddressSelect;
+const fileFields = {
+  id: true,
+  file_type: true,
+  byte_size: true,
+  content_type: true,
+  sha256: true,
+  created_at: true,
+} satisfies Prisma.LeadFileSelect;
+
+export type LeadRecordPayment = Prisma.LeadPaymentGetPayload<{ select: typeof paymentFields }>;
+export type LeadRecordAddress = Prisma.LeadAddressGetPayload<{ select: typeof addressFields }>;
+type LeadFileRow = Prisma.LeadFileGetPayload<{ select: typeof fileFields }>;
+export type LeadRecordFile = AsJson<LeadFileRow>;
 
 export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'charge_breakdown' | 'dob'>> & {
   tags: string[];
@@ -26,14 +46,16 @@ export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'char
   files: LeadRecordFile[];
 };
 
-interface LeadWithParts extends Prisma.LeadModel {
-  payment: Prisma.LeadPaymentModel | null;
-  address: Prisma.LeadAddressModel | null;
-  files: Prisma.LeadFileModel[];
+interface LeadParts {
+  payment: LeadRecordPayment | null;
+  address: LeadRecordAddress | null;
+  files: LeadFileRow[];
 }
 
-function toRecord(lead: LeadWithParts): LeadRecord {
-  const { payment, address, files, dob, created_at, updated_at, tags, fields, charge_breakdown, ...columns } = lead;
+const NO_PARTS: LeadParts = { payment: null, address: null, files: [] };
+
+export function newLeadRecord(lead: Prisma.LeadModel, parts = NO_PARTS): LeadRecord {
+  const { dob, created_at, updated_at, tags, fields, charge_breakdown, ...columns } = lead;
   return {
     ...columns,
     tags: jsonStrings(tags),
@@ -42,45 +64,16 @@ function toRecord(lead: LeadWithParts): LeadRecord {
     dob: dob ? dob.toISOString().slice(0, 10) : null,
     created_at: created_at.toISOString(),
     updated_at: updated_at.toISOString(),
-    payment: payment
-      ? {
-          id: payment.id,
-          amount: payment.amount,
-          car_id: payment.car_id,
-          payment_processor_id: payment.payment_processor_id,
-          external_transaction_id: payment.external_transaction_id,
-        }
-      : null,
-    address: address
-      ? {
-          street: address.street,
-          city: address.city,
-          state: address.state,
-          state_long: address.state_long,
-          country: address.country,
-          postcode: address.postcode,
-        }
-      : null,
-    files: files.map((file) => ({
-      id: file.id,
-      file_type: file.file_type,
-      byte_size: file.byte_size,
-      content_type: file.content_type,
-      sha256: file.sha256,
-      created_at: file.created_at.toISOString(),
-    })),
+    ...parts,
+    files: parts.files.map((file) => ({ ...file, created_at: file.created_at.toISOString() })),
   };
-}
-
-export function newLeadRecordWithoutParts(lead: Prisma.LeadModel): LeadRecord {
-  return toRecord({ ...lead, payment: null, address: null, files: [] });
 }
 
 /** One query at a time: inside a transaction Prisma runs an include's queries concurrently on one connection, which node-postgres deprecates. */
 export async function loadLeadRecord(db: ScopedTx, id: number): Promise<LeadRecord> {
   const lead = await db.lead.findUniqueOrThrow({ where: { id } });
-  const payment = await db.leadPayment.findUnique({ where: { lead_id: id } });
-  const address = await db.leadAddress.findUnique({ where: { lead_id: id } });
-  const files = await db.leadFile.findMany({ where: { lead_id: id }, orderBy: { id: 'asc' } });
-  return toRecord({ ...lead, payment, address, files });
+  const payment = await db.leadPayment.findUnique({ where: { lead_id: id }, select: paymentFields });
+  const address = await db.leadAddress.findUnique({ where: { lead_id: id }, select: addressFields });
+  const files = await db.leadFile.findMany({ where: { lead_id: id }, orderBy: { id: 'asc' }, select: fileFields });
+  return newLeadRecord(lead, { payment, address, files });
 }

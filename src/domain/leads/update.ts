@@ -6,7 +6,7 @@ import { apiError, invalidInput, notFound } from '../../errors.ts';
 // The runtime values (DbNull) are the same objects for both engines' clients: one Prisma runtime.
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { raiseContactFlags } from './contacts.ts';
-import type { LeadWriteDeps } from './create.ts';
+import { TRANSACTION_OPTIONS, type LeadWriteDeps } from './create.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { publishCommitted, recordEvent, type RecordEvent } from '../record-events.ts';
@@ -33,18 +33,6 @@ async function readStoredLead(db: ScopedTx, where: Prisma.LeadWhereInput): Promi
   return { ...lead, has_payment: payments > 0, file_count };
 }
 
-function existingOf(lead: StoredLead): ExistingLead {
-  return {
-    dealership_id: lead.dealership_id,
-    category: lead.category,
-    fields: lead.fields,
-    team_member_id: lead.team_member_id,
-    disable_strict_validation: lead.disable_strict_validation,
-    has_payment: lead.has_payment,
-    file_count: lead.file_count,
-  };
-}
-
 export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInputData): Promise<LeadRecord> {
   const { db, now, storage } = deps;
   const lead = await readStoredLead(db, { id });
@@ -52,16 +40,13 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
 
   // Checked here so a mistake costs no file write; checked again under the row lock below.
-  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources, existing: existingOf(lead) });
+  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources, existing: lead });
   const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
     const { record, event } = await db.$transaction(
       (tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }),
-      {
-        maxWait: 15_000,
-        timeout: 30_000,
-      },
+      TRANSACTION_OPTIONS,
     );
     committed = true;
     publishCommitted(deps.events, [event]);
@@ -87,7 +72,7 @@ async function writeUpdate(
   if (!current) throw notFound('lead');
   if (!isUpdatable(current.created_at, now)) throw leadTooOld();
   // The files are decoded and written already; only their count is checked again.
-  const valid = validateLead({ ...input, lead_files_attributes: null }, { ...options, existing: existingOf(current) });
+  const valid = validateLead({ ...input, lead_files_attributes: null }, { ...options, existing: current });
   if (current.file_count + files.length > MAX_LEAD_FILES) {
     throw invalidInput('lead.lead_files_attributes', `a lead has at most ${MAX_LEAD_FILES} files; this one has ${current.file_count}`);
   }

@@ -48,15 +48,13 @@ export interface ValidLead {
   phoneNormalized?: boolean;
 }
 
-export interface ExistingLead {
-  dealership_id: number;
-  category: string;
-  fields: Prisma.JsonValue;
-  team_member_id: number | null;
-  disable_strict_validation: boolean;
+export type ExistingLead = Pick<
+  Prisma.LeadModel,
+  'dealership_id' | 'category' | 'fields' | 'team_member_id' | 'disable_strict_validation'
+> & {
   has_payment: boolean;
   file_count: number;
-}
+};
 
 export interface ValidationOptions {
   now: Date;
