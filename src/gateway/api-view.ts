@@ -1,6 +1,5 @@
-// Introspection with a key answers the key's view of the graph. Only `__schema` and `__type` are: a
-// document is still validated and executed on the whole schema, so refusals stay as they were. Caches
-// file answers under the caller's scope, so one key's view is never served to another.
+// Introspection with a key answers the key's view of the graph (`__schema`, `__type`); documents are still validated
+// and executed on the whole schema, and caches file answers under the caller's scope, so no key sees another's view.
 import {
   getOperationAST,
   Kind,
@@ -10,36 +9,13 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
-  type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { graphViewOf } from '../auth/api-view.ts';
 import type { Context } from '../context.ts';
+import { rootFieldNodes } from './root-fields.ts';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
-
-function rootFieldsOf(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
-  const fragments = new Map<string, SelectionSetNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
-  }
-  const seen = new Set<string>();
-  const fields: FieldNode[] = [];
-  const collect = (selectionSet: SelectionSetNode): void => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) fields.push(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
-      else {
-        const fragment = fragments.get(selection.name.value);
-        if (!fragment || seen.has(selection.name.value)) continue;
-        seen.add(selection.name.value);
-        collect(fragment);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return fields;
-}
 
 function introspectionOnly(document: DocumentNode, operation: OperationDefinitionNode, fields: FieldNode[]): DocumentNode {
   const fragments = document.definitions.filter(
@@ -62,7 +38,7 @@ type ExecuteFn = (args: ExecutionArgs) => unknown;
 async function executeWithView(executeFn: ExecuteFn, args: ExecutionArgs, viewOf: () => ExecutionArgs['schema']): Promise<unknown> {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== 'query') return executeFn(args);
-  const fields = rootFieldsOf(args.document, operation);
+  const fields = rootFieldNodes(args.document, operation);
   const introspection = fields.filter((field) => INTROSPECTION_FIELDS.has(field.name.value));
   if (introspection.length === 0) return executeFn(args);
   // Built (or found) only now: an operation without introspection never waits for a view.
@@ -86,9 +62,8 @@ export function useKeyView(): Plugin<Context> {
     onExecute({ args, executeFn, setExecuteFn }) {
       const actor = args.contextValue.actor;
       if (!actor) return;
-      // Most operations never introspect: they run untouched.
       const operation = getOperationAST(args.document, args.operationName);
-      if (!operation || !rootFieldsOf(args.document, operation).some((field) => INTROSPECTION_FIELDS.has(field.name.value))) return;
+      if (!operation || !rootFieldNodes(args.document, operation).some((field) => INTROSPECTION_FIELDS.has(field.name.value))) return;
       const viewOf = () => graphViewOf(args.schema, actor.permissions);
       setExecuteFn((executionArgs) => executeWithView(executeFn, executionArgs, viewOf) as ReturnType<typeof executeFn>);
     },

@@ -78,23 +78,38 @@ function argumentsByVariable(document: DocumentNode): Map<string, string> {
   return names;
 }
 
+/** The result with each error mapped, or the result itself when `map` changed none. */
+export function mapErrors<T extends ExecutionResult>(result: T, map: (error: GraphQLError) => GraphQLError): T {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map(map);
+  return errors.some((error, index) => error !== result.errors?.[index]) ? { ...result, errors } : result;
+}
+
+/** An onResultProcess hook mapping each result answered (each of a batch); a stream's are left alone. */
+export function onEachResult(map: (result: ExecutionResult, request: Request) => ExecutionResult): NonNullable<Plugin['onResultProcess']> {
+  return ({ request, result, setResult }) => {
+    if (Array.isArray(result)) {
+      const mapped = result.map((single) => map(single, request));
+      if (mapped.some((single, index) => single !== result[index])) setResult(mapped);
+    } else if (!(Symbol.asyncIterator in result)) {
+      const mapped = map(result, request);
+      if (mapped !== result) setResult(mapped);
+    }
+  };
+}
+
 /** A client's input mistake is BAD_USER_INPUT naming the argument, as on REST, and never masked nor logged as ours. */
 export function useInputErrorCodes(): Plugin {
   return {
     onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
-          if (!('errors' in result) || !result.errors?.length) return;
-          let changed = false;
-          const errors = result.errors.map((error) => {
+          if (!('errors' in result)) return;
+          const mapped = mapErrors(result, (error) => {
             const refusedArgument = connectionArgumentError(error);
-            if (refusedArgument) {
-              changed = true;
-              return refusedArgument;
-            }
+            if (refusedArgument) return refusedArgument;
             const input = error.extensions?.code === undefined ? variableInputError(error) : null;
             if (!input) return error;
-            changed = true;
             const argument = argumentsByVariable(args.document).get(input.variable) ?? input.variable;
             return withExtensions(error, {
               ...error.extensions,
@@ -103,37 +118,19 @@ export function useInputErrorCodes(): Plugin {
               field: argument + input.field.slice(input.variable.length),
             });
           });
-          if (changed) setResult({ ...result, errors });
+          if (mapped !== result) setResult(mapped);
         },
       };
     },
   };
 }
 
-function finishedResult<T extends ExecutionResult>(result: T): T {
-  if (!result.errors?.length) return result;
-  let changed = false;
-  const errors = result.errors.map((error) => {
-    if (!(error instanceof GraphQLError)) return error;
-    const finished = finishedError(error, 'BAD_REQUEST');
-    if (finished !== error) changed = true;
-    return finished;
-  });
-  return changed ? { ...result, errors } : result;
-}
-
 /** Every GraphQL answer's errors leave with a code and no raw control character (a message may echo the client). */
 export function useErrorCodes(): Plugin {
   return {
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result)) {
-        const finished = result.map(finishedResult);
-        if (finished.some((answer, index) => answer !== result[index])) setResult(finished);
-      } else if (!(Symbol.asyncIterator in result)) {
-        const finished = finishedResult(result);
-        if (finished !== result) setResult(finished);
-      }
-    },
+    onResultProcess: onEachResult((result) =>
+      mapErrors(result, (error) => (error instanceof GraphQLError ? finishedError(error, 'BAD_REQUEST') : error)),
+    ),
   };
 }
 

@@ -1,7 +1,6 @@
 // Counts each call of an accepted API key by root field, door and status into the key call log, the
 // same operation on either door. GraphQL's status is the one the REST door gives its first error, so
 // both doors' refusals read alike. A request turned away before its key was looked at is not counted.
-import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import { NO_OPERATION, type KeyCallLog } from '../domain/api-key-calls.ts';
@@ -10,44 +9,13 @@ import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
 import { requestState } from '../web/request-state.ts';
+import { rootFieldNames } from './root-fields.ts';
 
 declare module '../web/request-state.ts' {
   interface RequestState {
     /** On the request as the client sent it: the status the REST door gives the first GraphQL error. */
     executionErrorStatus?: number;
   }
-}
-
-function collectRootFields(
-  selectionSet: SelectionSetNode,
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  into: Set<string>,
-  seen: Set<string>,
-): void {
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) into.add(selection.name.value);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      collectRootFields(selection.selectionSet, fragments, into, seen);
-    } else {
-      const fragment = fragments.get(selection.name.value);
-      if (fragment && !seen.has(fragment.name.value)) {
-        seen.add(fragment.name.value);
-        collectRootFields(fragment.selectionSet, fragments, into, seen);
-      }
-    }
-  }
-}
-
-export function rootFieldsOf(document: DocumentNode, operationName: string | null | undefined): string[] {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return [];
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const fields = new Set<string>();
-  collectRootFields(operation.selectionSet, fragments, fields, new Set());
-  return [...fields];
 }
 
 function routeOperation(method: string, pathname: string): string | undefined {
@@ -57,21 +25,6 @@ function routeOperation(method: string, pathname: string): string | undefined {
 }
 
 export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin {
-  // Yoga's parse cache hands out the same document for the same text.
-  const fieldsByDocument = new WeakMap<DocumentNode, Map<string, string[]>>();
-  const rootFieldsCached = (document: DocumentNode, operationName: string | null | undefined): string[] => {
-    let byName = fieldsByDocument.get(document);
-    if (!byName) {
-      byName = new Map();
-      fieldsByDocument.set(document, byName);
-    }
-    let fields = byName.get(operationName ?? '');
-    if (!fields) {
-      fields = rootFieldsOf(document, operationName);
-      byName.set(operationName ?? '', fields);
-    }
-    return fields;
-  };
   return {
     // Before the limits and the cache, so what they refuse or answer still reaches onExecuteDone.
     onExecute({ args }) {
@@ -96,7 +49,7 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
           const status = door === 'rest' || response.status !== 200 ? response.status : (requestState(request).executionErrorStatus ?? 200);
           // The one executed, or the one whose answer the answer cache served.
           const ran = recordOf(request)?.operation;
-          const ranFields = ran ? rootFieldsCached(ran.document, ran.operationName) : [];
+          const ranFields = ran ? rootFieldNames(ran.document, ran.operationName) : [];
           const operations =
             ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
           for (const operation of operations) log.record({ apiKeyId: actor.apiKeyId, operation, door, status });

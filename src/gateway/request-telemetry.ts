@@ -3,19 +3,21 @@
 // `extensions.request_id`). The door, the metric label, comes from closed sets only, never from a
 // caller's text: the REST route template, the GraphQL operation's type and root field (`query
 // car_performance`, `query (several root fields)`, `query (introspection)`), a service path, or `unmatched`.
-import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
 import { openApiPath } from '../rest/openapi.ts';
-import { matchPath, type RestRoute } from '../rest/routes.ts';
-import { rootFieldsOf } from './key-call-log.ts';
+import { matchPath } from '../rest/routes.ts';
+import { rootFieldNames } from './root-fields.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
 import { recordOf, requestBindings, startRecord, type RequestRecord } from '../telemetry/request-record.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
+import { withHeaders } from '../web/bodies.ts';
+import { mapErrors, onEachResult } from './http-plugins.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
@@ -48,10 +50,10 @@ const SEVERAL_ROOT_FIELDS = '(several root fields)';
 const INTROSPECTION_ONLY = '(introspection)';
 
 /** The root field as the schema names it (an alias is the caller's text); validated, so one of the schema's. */
-function operationDoor(document: DocumentNode, operationName: string | null | undefined): string | null {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return null;
-  const fields = rootFieldsOf(document, operationName);
+function operationDoor(ran: RequestRecord['operation']): string | null {
+  const operation = ran && getOperationAST(ran.document, ran.operationName);
+  if (!ran || !operation) return null;
+  const fields = rootFieldNames(ran.document, ran.operationName);
   if (fields.length === 0) return `${operation.operation} ${INTROSPECTION_ONLY}`;
   return `${operation.operation} ${fields.length === 1 ? fields[0] : SEVERAL_ROOT_FIELDS}`;
 }
@@ -65,64 +67,25 @@ interface RequestTelemetry {
   last: Plugin;
 }
 
-/** The REST and GraphQL doors are remembered, so a repeated request's door is worked out once. */
-function doorNamer(graphqlEndpoint: string): (request: Request, pathname: string, record: RequestRecord, status: number) => string {
-  const restDoors = new Map<string, string>();
-
-  const restDoor = (method: string, route: RestRoute): string => {
-    const key = `${method} ${route.path}`;
-    let door = restDoors.get(key);
-    if (door === undefined) {
-      door = `${method} ${openApiPath(route.path)}`;
-      restDoors.set(key, door);
-    }
-    return door;
-  };
-
-  // Yoga's parse cache hands out one document per query text.
-  const doorsByDocument = new WeakMap<DocumentNode, Map<string, string | null>>();
-  const graphqlDoor = (record: RequestRecord): string | null => {
-    if (!record.operation) return null;
-    const { document, operationName } = record.operation;
-    let byName = doorsByDocument.get(document);
-    if (!byName) {
-      byName = new Map();
-      doorsByDocument.set(document, byName);
-    }
-    let door = byName.get(operationName ?? '');
-    if (door === undefined) {
-      door = operationDoor(document, operationName);
-      byName.set(operationName ?? '', door);
-    }
-    return door;
-  };
-
-  return (request, pathname, record, status) => {
-    const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
-    if (pathname === graphqlEndpoint) return graphqlDoor(record) ?? `${method} ${graphqlEndpoint}`;
-    const matches = matchPath(pathname);
-    if (matches.length > 0) {
-      const match = matches.find((candidate) => candidate.route.method === request.method) ?? matches[0];
-      if (match) return restDoor(method, match.route);
-    }
-    if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
-    if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
-    return UNMATCHED_DOOR;
-  };
+function doorOf(request: Request, pathname: string, record: RequestRecord, status: number, graphqlEndpoint: string): string {
+  const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
+  if (pathname === graphqlEndpoint) return operationDoor(record.operation) ?? `${method} ${graphqlEndpoint}`;
+  const matches = matchPath(pathname);
+  const match = matches.find((candidate) => candidate.route.method === request.method) ?? matches[0];
+  if (match) return `${method} ${openApiPath(match.route.path)}`;
+  if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
+  if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
+  return UNMATCHED_DOOR;
 }
 
-/** Counts each error once; the result itself when it has none. */
+/** Counts each error once. */
 function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord, metrics: GatewayMetrics): T {
-  if (!result.errors?.length) return result;
-  let changed = false;
-  const errors = result.errors.map((error) => {
+  return mapErrors(result, (error) => {
     if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
-    changed = true;
     metrics.graphqlError(codeOf(error));
     record.errorCode ??= errorNameOf(error);
     return withRequestId(error, record.id) as GraphQLError;
   });
-  return changed ? { ...result, errors } : result;
 }
 
 /** An error answer the app built as JSON itself (the REST door's, a 429 before GraphQL ran), uncompressed. */
@@ -153,18 +116,6 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   return new Response(out, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** The same answer, or a copy when its headers cannot change (a fetched or redirect Response). */
-export function withHeader(response: Response, name: string, value: string): Response {
-  try {
-    response.headers.set(name, value);
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    headers.set(name, value);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-  }
-}
-
 async function logRequest(
   deps: AppDeps,
   request: Request,
@@ -189,8 +140,6 @@ async function logRequest(
 }
 
 export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
-  const doorOf = doorNamer(graphqlEndpoint);
-
   const first: Plugin = {
     onRequest({ request }) {
       startRecord(request);
@@ -202,17 +151,10 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       // The first operation is the request's (a REST path runs exactly one).
       if (record && !record.operation) record.operation = { document: args.document, operationName: args.operationName };
     },
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess: onEachResult((result, request) => {
       const record = recordOf(sentRequest(request));
-      if (!record) return;
-      if (Array.isArray(result)) {
-        const stamped = result.map((single) => stampResult(single, record, metrics));
-        if (stamped.some((single, index) => single !== result[index])) setResult(stamped);
-      } else if (!(Symbol.asyncIterator in result)) {
-        const stamped = stampResult(result, record, metrics);
-        if (stamped !== result) setResult(stamped);
-      }
-    },
+      return record ? stampResult(result, record, metrics) : result;
+    }),
   };
 
   const errorBodies: Plugin = {
@@ -227,12 +169,12 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      const answer = withHeader(response, REQUEST_ID_HEADER, record.id);
+      const answer = withHeaders(response, (headers) => headers.set(REQUEST_ID_HEADER, record.id));
       if (answer !== response) setResponse(answer);
 
       const seconds = (performance.now() - record.startedAt) / 1000;
       const pathname = parsedUrl(request).pathname;
-      const door = doorOf(request, pathname, record, answer.status);
+      const door = doorOf(request, pathname, record, answer.status, graphqlEndpoint);
       metrics.requestFinished(door, answer.status, seconds);
       if (answer.status === 429) metrics.rateLimited(door);
       // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).

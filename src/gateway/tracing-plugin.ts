@@ -9,7 +9,8 @@ import type { Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
-import { SERVICE_PATHS, withHeader } from './request-telemetry.ts';
+import { SERVICE_PATHS } from './request-telemetry.ts';
+import { withHeaders } from '../web/bodies.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
 import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 
@@ -105,7 +106,7 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       const span = requestSpan();
       if (!span) return;
       const traceparent = endRequestSpan(span, response.status, recordOf(request)?.id ?? '');
-      const answer = traceparent ? withHeader(response, 'traceparent', traceparent) : response;
+      const answer = traceparent ? withHeaders(response, (headers) => headers.set('traceparent', traceparent)) : response;
       if (answer !== response) setResponse(answer);
     },
   };

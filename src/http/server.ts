@@ -79,21 +79,36 @@ function readBody(req: IncomingMessage, limit: number): BodyRead {
   return { result, settled: () => settled, stop: () => finish(null) };
 }
 
-function tooLarge(limit: number, requestId: string): Response {
-  return serverAnswer(413, { error: 'payload_too_large', message: `The request body is over ${limit} bytes.` }, requestId);
+interface PlainAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
-function serverAnswer(status: number, error: { error: string; message: string }, requestId: string): Response {
-  return new Response(JSON.stringify({ ...error, request_id: requestId }), {
+function jsonAnswer(
+  status: number,
+  error: { error: string; message: string; limit?: number },
+  requestId: string,
+  headers: Record<string, string>,
+): PlainAnswer {
+  const body = JSON.stringify({ ...error, request_id: requestId });
+  return {
     status,
     headers: {
       ...PROTECTIVE_HEADERS,
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
-      connection: 'close',
+      ...headers,
+      'content-length': String(Buffer.byteLength(body)),
       [REQUEST_ID_HEADER]: requestId,
     },
-  });
+    body,
+  };
+}
+
+function serverAnswer(status: number, error: { error: string; message: string }, requestId: string): Response {
+  const { headers, body } = jsonAnswer(status, error, requestId, { connection: 'close' });
+  return new Response(body, { status, headers });
 }
 
 /** Null when the Host header and target make no URL: the parser would throw, a 500 outside the app. */
@@ -145,7 +160,8 @@ async function answer(app: Yoga, req: IncomingMessage, headers: Headers, request
     return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
   const body = received.body ? await received.body.result : undefined;
   if (body === null) return null;
-  if (body === 'too_large') return tooLarge(bodyLimitBytes, requestId);
+  if (body === 'too_large')
+    return serverAnswer(413, { error: 'payload_too_large', message: `The request body is over ${bodyLimitBytes} bytes.` }, requestId);
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
@@ -157,27 +173,8 @@ const DRAINING_RETRY_AFTER_SECONDS = 1;
 
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
-interface PlainAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 function refusal(error: { error: string; message: string; limit?: number }, requestId: string, retryAfterSeconds: number): PlainAnswer {
-  const body = JSON.stringify({ ...error, request_id: requestId });
-  return {
-    status: 503,
-    headers: {
-      ...PROTECTIVE_HEADERS,
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      'retry-after': String(retryAfterSeconds),
-      'content-length': String(Buffer.byteLength(body)),
-      connection: 'close',
-      [REQUEST_ID_HEADER]: requestId,
-    },
-    body,
-  };
+  return jsonAnswer(503, error, requestId, { 'retry-after': String(retryAfterSeconds), connection: 'close' });
 }
 
 function shuttingDown(requestId: string): PlainAnswer {
@@ -243,24 +240,19 @@ function connectionState(maxUploads: number): ConnectionState {
 const DRAIN_ANSWER_HOLD_MAX_MS = 1_000;
 
 /** An answer written while the socket is open in a drain sends its client straight back into a queue about to be reset. */
-function untilListenerClosed(state: ConnectionState, lifecycle: Lifecycle): Promise<void> | undefined {
-  if (!lifecycle.draining || state.isListenerClosed) return undefined;
-  return new Promise((resolve) => {
-    const cap = setTimeout(resolve, DRAIN_ANSWER_HOLD_MAX_MS);
-    void state.listenerClosed.then(() => {
-      clearTimeout(cap);
-      resolve();
-    });
-  });
-}
-
 function whenListenerClosed(
   state: ConnectionState,
   lifecycle: Lifecycle,
   write: () => Promise<void> | undefined,
 ): Promise<void> | undefined {
-  const held = untilListenerClosed(state, lifecycle);
-  return held ? held.then(write) : write();
+  if (!lifecycle.draining || state.isListenerClosed) return write();
+  return new Promise<void>((resolve) => {
+    const cap = setTimeout(resolve, DRAIN_ANSWER_HOLD_MAX_MS);
+    void state.listenerClosed.then(() => {
+      clearTimeout(cap);
+      resolve();
+    });
+  }).then(write);
 }
 
 function writable(res: ServerResponse): Promise<void> {

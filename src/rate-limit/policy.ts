@@ -2,8 +2,9 @@
 // and per address for failed keys, sign-on redemptions and keyless requests. An operation is counted
 // just before it runs, so once whichever door it came through; a refused request spends nothing.
 // Failed keys refuse the address before any key is looked at, so guessing cannot tell keys apart.
-import { Kind, getOperationAST, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
+import { rootFieldNodes } from '../gateway/root-fields.ts';
 import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config/index.ts';
 import { apiError } from '../errors.ts';
 import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
@@ -130,22 +131,7 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
 export function redeemsSignOnToken(document: DocumentNode, operationName: string | null | undefined): boolean {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'mutation') return false;
-  const fragments = new Map(
-    document.definitions.flatMap((definition) =>
-      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
-    ),
-  );
-  const seen = new Set<string>();
-  const selects = (selectionSet: SelectionSetNode): boolean =>
-    selectionSet.selections.some((selection) => {
-      if (selection.kind === Kind.FIELD) return selection.name.value === SIGN_ON_REDEEM_FIELD;
-      if (selection.kind === Kind.INLINE_FRAGMENT) return selects(selection.selectionSet);
-      const fragment = fragments.get(selection.name.value);
-      if (!fragment || seen.has(fragment.name.value)) return false;
-      seen.add(fragment.name.value);
-      return selects(fragment.selectionSet);
-    });
-  return selects(operation.selectionSet);
+  return rootFieldNodes(document, operation).some((field) => field.name.value === SIGN_ON_REDEEM_FIELD);
 }
 
 const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1_000));
