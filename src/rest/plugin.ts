@@ -219,7 +219,8 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   return refused ? restErrorResponse([permissionDenied(refused.status, refused.further)]) : null;
 }
 
-type SofaRouter = ReturnType<typeof useSofa>;
+/** The handler Sofa built for one route: it reads the arguments, executes the operation and answers its result. */
+type SofaHandler = (request: Request, serverContext: object) => Promise<Response | undefined>;
 
 /** Sofa over the routed root fields, run in Yoga's envelope; built at the first REST request, as /graphql never needs it. */
 function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Door {
@@ -245,12 +246,21 @@ function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Doo
     // fets types its own Response class; ours is the platform's, which fets accepts at run time.
     errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
   });
-  return { sofa, served };
+  // The route is matched already (matchPath): its handler is called without fets' second server adapter, URL parse and match.
+  const handlers = new Map(sofa.__routes.map((route) => [`${route.method} ${route.path}`, route.handler as unknown as SofaHandler]));
+  return { handlers, served };
 }
 
 interface Door {
-  sofa: SofaRouter;
+  handlers: ReadonlyMap<string, SofaHandler>;
   served: GraphQLSchema;
+}
+
+/** What fets' adapter gave a handler: the path parameters on the request, the server context isolated as whatwg-node does. */
+function callSofa(handler: SofaHandler, request: Request, params: Record<string, string>, serverContext: object) {
+  Object.defineProperty(request, 'params', { value: params, configurable: true });
+  const isolated = Object.defineProperties(Object.create(serverContext) as object, Object.getOwnPropertyDescriptors(serverContext));
+  return handler(request, isolated);
 }
 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
@@ -276,13 +286,12 @@ async function answerRoute(
   pathname: string,
   match: MatchedRoute,
   field: GraphQLField<unknown, unknown>,
-  sofa: SofaRouter,
-  serverContext: unknown,
+  handler: SofaHandler | undefined,
+  serverContext: object,
 ): Promise<Response> {
   const ignored: string[] = [];
   const prepared = await prepareRequest(deps, request, match, field, ignored);
-  const answered =
-    prepared instanceof Response ? prepared : ((await sofa.handleRequest(prepared, serverContext as never)) as Response | undefined);
+  const answered = prepared instanceof Response ? prepared : handler && (await callSofa(handler, prepared, match.params, serverContext));
   return finishResponse(
     deps,
     request,
@@ -326,9 +335,9 @@ export function useRestRoutes(deps: RestDeps): Plugin {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
-      const { sofa } = door;
+      const handler = door.handlers.get(`${match.route.method} ${match.route.path}`);
       return (async () => {
-        endResponse(await answerRoute(deps, request, url.pathname, match, field, sofa, serverContext));
+        endResponse(await answerRoute(deps, request, url.pathname, match, field, handler, serverContext));
       })().catch((error: unknown) => {
         // The database failed before Sofa ran (the key check): the same 503 as Sofa's errorHandler gives.
         if (!isDatabaseUnavailable(error)) throw error;
