@@ -14,7 +14,7 @@ import { createLifecycle } from '../src/gateway/lifecycle.ts';
 import { memoryCounters, redisCounters, type CounterStore } from '../src/rate-limit/counters.ts';
 import { connectRedis, type RedisConnections } from '../src/redis/client.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { routeCosts } from '../src/rest/route-costs.ts';
+import { routeCosts } from '../scripts/docs/rest.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import {

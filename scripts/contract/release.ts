@@ -6,7 +6,8 @@ import path from 'node:path';
 import { buildSchema, printSchema } from 'graphql';
 import { projectRoot } from '../../src/config/index.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
-import { deprecationProblems } from '../../src/rest/deprecation.ts';
+import { isoCalendarDay } from '../../src/domain/dates.ts';
+import type { RouteDeprecation } from '../../src/rest/deprecation.ts';
 import { restRoutes } from '../../src/rest/routes.ts';
 import { getSchema } from '../../src/schema/index.ts';
 import { describeChange, requiredBump, type ChangeLevel, type ChangelogSection, type ContractChange } from './changes.ts';
@@ -128,6 +129,19 @@ interface Comparison {
   integrity: string[];
   /** Deprecated things whose removal day has come. */
   due: string[];
+}
+
+/** The contract check refuses a route whose deprecation days are not real days in order. */
+function deprecationProblems(deprecation: RouteDeprecation): string[] {
+  const since = isoCalendarDay(deprecation.since);
+  const sunset = isoCalendarDay(deprecation.sunset);
+  return [
+    ...(since ? [] : [`deprecated.since "${deprecation.since}" is not a day written YYYY-MM-DD`]),
+    ...(sunset ? [] : [`deprecated.sunset "${deprecation.sunset}" is not a day written YYYY-MM-DD`]),
+    ...(since && sunset && sunset <= since
+      ? [`deprecated.sunset ${deprecation.sunset} is not after deprecated.since ${deprecation.since}`]
+      : []),
+  ];
 }
 
 /** One line per deprecated REST route whose days are not real days in order. */

@@ -1,9 +1,11 @@
 // docs/rest.md's path table and docs/rate-limits.md's cost table, rendered from the route table and the
 // schema, so that adding a route never means editing a document by hand.
-import { DEFAULT_RATE_LIMITS } from '../../src/config/index.ts';
+import type { GraphQLSchema } from 'graphql';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/config/index.ts';
 import { errorStatusesOf, openApiPath } from '../../src/rest/openapi.ts';
-import { routeCosts } from '../../src/rest/route-costs.ts';
-import { accessOfRoute, restRoutes } from '../../src/rest/routes.ts';
+import { restSchema } from '../../src/rest/rest-schema.ts';
+import { accessOfRoute, restRoutes, rootFieldIn } from '../../src/rest/routes.ts';
+import { restCallCost, type ListSize } from '../../src/schema/graphql-limits.ts';
 import { getSchema } from '../../src/schema/index.ts';
 
 const code = (text: string): string => `\`${text}\``;
@@ -33,6 +35,25 @@ export function restPathsTable(): string {
     ];
   });
   return markdownTable(['Method', 'Path', 'Query', 'Spec', 'Permission', 'Without it', 'Success', 'Errors', 'Field'], rows);
+}
+
+/** What each REST path costs at its largest page (its `listSize`), and the calls a minute the key limits allow (null: public). */
+export function routeCosts(schema: GraphQLSchema, limits: RateLimitSettings) {
+  const served = restSchema(schema);
+  return restRoutes.flatMap((route) => {
+    const field = rootFieldIn(route, served);
+    if (!field) return [];
+    const size = field.extensions?.listSize as ListSize | undefined;
+    const largestPage: Record<string, number> =
+      size?.slicingArgument && size.maxSize !== undefined ? { [size.slicingArgument]: size.maxSize } : {};
+    const cost = restCallCost(field, largestPage);
+    const perWindow = Math.min(
+      limits.keyRequests > 0 ? limits.keyRequests : Infinity,
+      limits.keyCost > 0 ? Math.floor(limits.keyCost / cost) : Infinity,
+    );
+    const callsPerMinute = accessOfRoute(route, served).access === 'public' ? null : Math.floor(perWindow * (60_000 / limits.windowMs));
+    return [{ route, largestPage, cost, callsPerMinute }];
+  });
 }
 
 export function restCostsTable(): string {

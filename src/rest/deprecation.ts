@@ -32,19 +32,6 @@ export function deprecationHeaders(deprecation: RouteDeprecation): DeprecationHe
   };
 }
 
-/** The contract check refuses a route whose deprecation days are not real days in order. */
-export function deprecationProblems(deprecation: RouteDeprecation): string[] {
-  const since = isoCalendarDay(deprecation.since);
-  const sunset = isoCalendarDay(deprecation.sunset);
-  return [
-    ...(since ? [] : [`deprecated.since "${deprecation.since}" is not a day written YYYY-MM-DD`]),
-    ...(sunset ? [] : [`deprecated.sunset "${deprecation.sunset}" is not a day written YYYY-MM-DD`]),
-    ...(since && sunset && sunset <= since
-      ? [`deprecated.sunset ${deprecation.sunset} is not after deprecated.since ${deprecation.since}`]
-      : []),
-  ];
-}
-
 /** The OpenAPI response headers of a deprecated operation, with its own values as examples. */
 export function deprecationHeaderDocs(deprecation: RouteDeprecation): Record<string, Record<string, unknown>> {
   const values = deprecationHeaders(deprecation);

@@ -1,6 +1,6 @@
 // Sofa reads JSON bodies only: Rails-style multipart parts (`lead[files][0][file]`) become the JSON body, a file its base64 text.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
-import { FREE_FORM_JSON } from './input-schemas.ts';
+import { FREE_FORM_JSON, isObject, type JsonSchema } from './input-schemas.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
 /** More parts than any form of the API has fields. */
@@ -95,9 +95,6 @@ function unwrapLists(value: unknown): unknown {
 
 // ─── the same form, described for the OpenAPI document ───
 
-type JsonSchema = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `true` as `[Tt][Rr][Uu][Ee]`: JSON Schema patterns have no case-insensitive flag. */
 const anyCase = (text: string): string =>

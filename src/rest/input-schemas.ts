@@ -31,7 +31,7 @@ export interface InputSchemaOptions {
   valueLists: LeadSourceLists;
 }
 
-const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The last schema of a chain of pipes (`text.pipe(trim).pipe(enum)` → the enum). */
 function pipeEnd(schema: z.core.$ZodType): z.core.$ZodType {

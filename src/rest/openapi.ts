@@ -21,7 +21,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import { applyInputLimits, recordArguments, withPortablePatterns, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
-import { restRoutes, restTags, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
+import { restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -102,19 +102,20 @@ function errorExample(route: RestRoute, status: number): Record<string, string> 
 function errorDescriptionOf(route: RestRoute, access: FieldAccess, status: number): string {
   const own = route.outcomes?.[status];
   if (own) return own;
-  if (status === 403 && access.permissions.length > 0) {
-    return `\`forbidden\`: the key lacks ${access.permissions.map((name) => `\`${name}\``).join(' or ')}.`;
+  const permissions = access.permissions.map((name) => `\`${name}\``).join(' or ');
+  if (status === 403 && permissions) return `\`forbidden\`: the key lacks ${permissions}.`;
+  if (status === 401 && permissions && access.deniedStatus === 401) {
+    return `\`unauthorized\`: a missing or invalid key, or a key without ${permissions} (the message says which).`;
   }
   return errorDescriptions[status] ?? 'Error.';
 }
 
-/** The error statuses a route can answer with: its own list, else what its shape implies. */
+/** The error statuses a route can answer with: its own list, else what its shape implies and its outcomes describe. */
 export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[] {
   if (route.errors) return [...route.errors].sort();
   const statuses = new Set<number>();
   if (access.access !== 'public') statuses.add(401);
-  const needsPermission = access.permissions.length > 0;
-  if ((needsPermission && (access.deniedStatus === 403 || access.alsoNeeds.length > 0)) || route.outcomes?.[403]) statuses.add(403);
+  if (access.permissions.length > 0 && (access.deniedStatus === 403 || access.alsoNeeds.length > 0)) statuses.add(403);
   if (/:/.test(route.path)) {
     statuses.add(400); // a path parameter that is not percent-encoded UTF-8
     statuses.add(404);
@@ -125,6 +126,7 @@ export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[]
     statuses.add(400);
     statuses.add(413);
   }
+  for (const status of Object.keys(route.outcomes ?? {})) statuses.add(Number(status));
   return [...statuses].sort();
 }
 
@@ -139,7 +141,7 @@ interface FieldLike {
 class SchemaWriter {
   readonly components: Record<string, JsonSchema> = {};
 
-  constructor(private readonly schema: GraphQLSchema) {}
+  constructor(readonly schema: GraphQLSchema) {}
 
   /** A nullable type's schema allows null (the JSON scalar, any value, includes it already). */
   of(type: GraphQLType): JsonSchema {
@@ -172,11 +174,6 @@ class SchemaWriter {
       required: fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => field.name),
       additionalProperties: false,
     };
-  }
-
-  rootField(route: RestRoute): GraphQLField<unknown, unknown> | undefined {
-    const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
-    return (operation === 'Query' ? this.schema.getQueryType() : this.schema.getMutationType())?.getFields()[name];
   }
 }
 
@@ -396,7 +393,7 @@ function accessTextOf(access: FieldAccess): string {
 }
 
 function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchemaOptions, now: Date): Record<string, unknown> | null {
-  const field = writer.rootField(route);
+  const field = rootFieldIn(route, writer.schema);
   if (!field) return null;
   const access = accessOfField(field);
   const source: OperationSource = {
@@ -596,7 +593,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
   const writer = new SchemaWriter(restSchema(schema));
   const inputs: InputSchemaOptions = { components: writer.components, valueLists: options.leadSources ?? leadSourceLists() };
   const mayCall = (route: RestRoute): boolean => {
-    const field = writer.rootField(route);
+    const field = rootFieldIn(route, writer.schema);
     return field !== undefined && restMayCall(accessOfField(field), viewOf ?? new Set());
   };
   const routes = viewOf ? restRoutes.filter(mayCall) : restRoutes;

@@ -219,10 +219,11 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   return refused ? restErrorResponse([permissionDenied(refused.status, refused.further)]) : null;
 }
 
-type SofaRouter = ReturnType<typeof useSofa>;
+/** The handler Sofa built for one route: it reads the arguments, executes the operation and answers its result. */
+type SofaHandler = (request: Request, serverContext: object) => Promise<Response>;
 
 /** Sofa over the routed root fields, run in Yoga's envelope; built at the first REST request, as /graphql never needs it. */
-function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Door {
+function openDoor(current: GraphQLSchema, getEnveloped: GetEnveloped): Door {
   const served = restSchema(current);
   const byContext = new WeakMap<object, Enveloped>();
   const sofa = useSofa({
@@ -232,7 +233,7 @@ function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Doo
       restRoutes.map((route) => [route.field, { method: route.method, path: route.path, responseStatus: route.successStatus ?? 200 }]),
     ),
     async context(serverContext) {
-      const enveloped = getEnveloped()(serverContext);
+      const enveloped = getEnveloped(serverContext);
       const contextValue = (await enveloped.contextFactory(serverContext)) as object;
       byContext.set(contextValue, enveloped);
       return contextValue;
@@ -245,13 +246,19 @@ function openDoor(current: GraphQLSchema, getEnveloped: () => GetEnveloped): Doo
     // fets types its own Response class; ours is the platform's, which fets accepts at run time.
     errorHandler: ((errors: readonly unknown[]) => restErrorResponse(errors)) as never,
   });
-  return { sofa, served };
+  // The route is matched already (matchPath): its handler is called without fets' second server adapter, URL parse and match.
+  const handlers = new Map(sofa.__routes.map((route) => [`${route.method} ${route.path}`, route.handler as unknown as SofaHandler]));
+  const door: Door = new Map();
+  for (const route of restRoutes) {
+    const field = rootFieldIn(route, served);
+    const handler = handlers.get(`${route.method} ${route.path}`);
+    if (field && handler) door.set(route, { field, handler });
+  }
+  return door;
 }
 
-interface Door {
-  sofa: SofaRouter;
-  served: GraphQLSchema;
-}
+/** Each route whose root field the schema has, with the handler Sofa built for it. */
+type Door = Map<MatchedRoute['route'], { field: GraphQLField<unknown, unknown>; handler: SofaHandler }>;
 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
 function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
@@ -272,35 +279,23 @@ function routeOrRefusal(matches: readonly MatchedRoute[], method: string): Match
 
 async function answerRoute(
   deps: RestDeps,
-  request: Request,
-  pathname: string,
+  { request, url, serverContext }: { request: Request; url: URL; serverContext: object },
   match: MatchedRoute,
-  field: GraphQLField<unknown, unknown>,
-  sofa: SofaRouter,
-  serverContext: unknown,
+  { field, handler }: NonNullable<ReturnType<Door['get']>>,
 ): Promise<Response> {
   const ignored: string[] = [];
   const prepared = await prepareRequest(deps, request, match, field, ignored);
-  const answered =
-    prepared instanceof Response ? prepared : ((await sofa.handleRequest(prepared, serverContext as never)) as Response | undefined);
-  return finishResponse(
-    deps,
-    request,
-    pathname,
-    answered ?? restError(404, { error: 'not_found', message: 'No such path.' }),
-    match.route,
-    ignored,
-  );
+  if (prepared instanceof Response) return finishResponse(deps, request, url.pathname, prepared, match.route, ignored);
+  // What fets' adapter gave a handler: the path parameters on the request, the server context isolated as whatwg-node does.
+  Object.defineProperty(prepared, 'params', { value: match.params, configurable: true });
+  const isolated = Object.defineProperties(Object.create(serverContext) as object, Object.getOwnPropertyDescriptors(serverContext));
+  return finishResponse(deps, request, url.pathname, await handler(prepared, isolated), match.route, ignored);
 }
 
 export function useRestRoutes(deps: RestDeps): Plugin {
   let schema: GraphQLSchema | undefined;
   let door: Door | undefined;
   let getEnveloped: GetEnveloped | undefined;
-  const enveloped = (): GetEnveloped => {
-    if (!getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
-    return getEnveloped;
-  };
 
   return {
     onYogaInit({ yoga }) {
@@ -310,7 +305,8 @@ export function useRestRoutes(deps: RestDeps): Plugin {
       schema = changed;
       door = undefined;
     },
-    onRequest({ request, url, endResponse, serverContext }) {
+    onRequest(payload) {
+      const { request, url, endResponse } = payload;
       const matches = matchPath(url.pathname);
       if (matches.length === 0) return undefined;
       const match = routeOrRefusal(matches, request.method);
@@ -318,17 +314,16 @@ export function useRestRoutes(deps: RestDeps): Plugin {
         endResponse(match);
         return undefined;
       }
-      if (!schema) throw new Error('the REST layer has no schema yet');
-      door ??= openDoor(schema, enveloped);
-      const field = rootFieldIn(match.route, door.served);
+      if (!schema || !getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
+      door ??= openDoor(schema, getEnveloped);
+      const served = door.get(match.route);
       // A documented route whose root field does not exist yet answers like any unknown path.
-      if (!field) {
+      if (!served) {
         endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
         return undefined;
       }
-      const { sofa } = door;
       return (async () => {
-        endResponse(await answerRoute(deps, request, url.pathname, match, field, sofa, serverContext));
+        endResponse(await answerRoute(deps, payload, match, served));
       })().catch((error: unknown) => {
         // The database failed before Sofa ran (the key check): the same 503 as Sofa's errorHandler gives.
         if (!isDatabaseUnavailable(error)) throw error;

@@ -53,7 +53,7 @@ export interface RestRoute {
   tokenInQuery?: boolean;
   /** The path will go away: its days, which its answers and its OpenAPI operation state (src/rest/deprecation.ts). */
   deprecated?: RouteDeprecation;
-  /** The error statuses the operation answers with, when they differ from what its shape implies. */
+  /** The error statuses the operation answers with, when they differ from its shape's and its outcomes'. */
   errors?: readonly number[];
   /** The group the operation is listed under in the OpenAPI document (one of restTags). */
   tag: RestTag;
@@ -101,7 +101,6 @@ export const restRoutes: readonly RestRoute[] = [
         id: z.int().describe('Car id (ignored when car.match_existing_car_by_stocknum is true).'),
         car: carRecordAt(now).meta({ id: 'CarInput', description: declaredMeta(carRecord).description ?? '' }),
       }),
-    errors: [400, 401, 403, 404, 409, 413, 422],
   },
   {
     method: 'GET',
@@ -139,7 +138,6 @@ export const restRoutes: readonly RestRoute[] = [
     spec: '4.4',
     tag: 'new vehicles',
     outcomes: {
-      401: '`unauthorized`: a missing or invalid key, or a key without `show:model_variant` (the message says which).',
       403: '`forbidden`: the key is not authorised for the website.',
       404: '`website_not_found`; `model_variant_not_found`: no variant with that slug on the website.',
     },
@@ -188,14 +186,12 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Update a lead',
     tag: 'leads',
     outcomes: {
-      401: '`unauthorized`: a missing or invalid key, or a key without `update:lead` (the message says which).',
       404: "`lead_not_found`: no lead with that id among the key's dealerships.",
       409: '`lead_too_old`: the lead is more than 3 days (72 hours) old.',
     },
     params: { id: 'integer' },
     body: ['lead'],
     input: (now) => leadRequests(now).update,
-    errors: [400, 401, 404, 409, 413, 422],
   },
   {
     method: 'POST',
@@ -205,14 +201,12 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Create a lead',
     tag: 'leads',
     outcomes: {
-      401: '`unauthorized`: a missing or invalid key, or a key without `create:lead` (the message says which).',
       404: '`dealership_not_found`: the dealership does not exist or the key cannot use it.',
       422: '`invalid_input`: `field` names the value at fault; `idempotency_key_reused`: the `Idempotency-Key` was used with another body.',
     },
     successStatus: 201,
     body: ['lead'],
     input: (now) => leadRequests(now).create,
-    errors: [400, 401, 404, 413, 422],
   },
   {
     method: 'POST',
@@ -221,7 +215,6 @@ export const restRoutes: readonly RestRoute[] = [
     spec: '4.10',
     tag: 'partner',
     outcomes: {
-      403: '`forbidden`: the key lacks `create:partner_token`.',
       404: "`no_platform_account`: no platform user has that e-mail among the key's dealerships.",
       422: '`email_required`: `email` is missing or empty; `invalid_input` for another problem.',
     },
@@ -229,7 +222,6 @@ export const restRoutes: readonly RestRoute[] = [
     successStatus: 201,
     body: ['email'],
     input: () => documentedPartnerTokenRequest,
-    errors: [400, 401, 403, 404, 413, 422],
   },
   {
     method: 'POST',
@@ -238,7 +230,6 @@ export const restRoutes: readonly RestRoute[] = [
     spec: '4.11',
     tag: 'leads',
     outcomes: {
-      401: '`unauthorized`: a missing or invalid key, or a key without `create:lead_event` (the message says which).',
       404: "`no_lead_found`: no lead with `data[leadId]` among the key's dealerships.",
     },
     summary: 'Record a messaging event against a lead (deprecated)',
@@ -345,7 +336,6 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Consume a partner sign-on token and hand the user to the platform',
     successStatus: 302,
     query: ['token'],
-    errors: [404, 410, 422],
   },
   {
     method: 'PUT',
@@ -361,7 +351,6 @@ export const restRoutes: readonly RestRoute[] = [
     },
     params: { reserved: 'boolean' },
     query: ['reserved'],
-    errors: [400, 401, 403, 404, 409, 422],
   },
   {
     method: 'GET',
@@ -420,7 +409,6 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'webhooks',
     params: { id: 'integer' },
     outcomes: { 404: '`webhook_subscription_not_found`.', 409: '`webhook_secret_rotated_meanwhile`.' },
-    errors: [400, 401, 403, 404, 409, 422],
   },
   {
     method: 'POST',
@@ -464,7 +452,6 @@ export const restRoutes: readonly RestRoute[] = [
       404: '`webhook_subscription_not_found` or `webhook_delivery_not_found`.',
       409: '`webhook_subscription_disabled`: enable it first.',
     },
-    errors: [400, 401, 403, 404, 409, 422],
   },
 ];
 
