@@ -3,7 +3,7 @@
 import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
-import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields, type PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -208,11 +208,10 @@ builder.queryField('dealerships', (t) =>
       cursor: 'id',
       description: 'The dealerships the key reaches, by id.',
       authScopes: { permission: 'index:dealership' },
-      // Capped like every root list's count (TOTAL_COUNT_CAP).
-      totalCount: (_connection, _args, context, info) => cappedTotalCount(context, info, (take) => context.db.dealership.count({ take })),
+      totalCount: (_connection, _args, context) => context.db.dealership.count({ take: CAPPED_COUNT_TAKE }),
       resolve: (query, _root, _args, context) => context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
     },
-    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+    { fields: cappedCountFields },
   ),
 );
 

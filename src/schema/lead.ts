@@ -16,7 +16,7 @@ import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
 import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
-import { cappedTotalCount, totalCountCappedField, type Types } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields, type Types } from './field-builders.ts';
 
 // ─────────────── the lead's own fields, for both lead types ───────────────
 
@@ -309,11 +309,11 @@ builder.queryField('leads', (t) =>
         lead_state: t.arg.string({ description: 'Only leads in this state.' }),
       },
       // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every lead.
-      totalCount: (_connection, args, context, info) =>
-        cappedTotalCount(context, info, async (take) => context.db.lead.count({ where: await leadListWhere(context.db, args), take })),
+      totalCount: async (_connection, args, context) =>
+        context.db.lead.count({ where: await leadListWhere(context.db, args), take: CAPPED_COUNT_TAKE }),
       resolve: async (query, _root, args, context) =>
         context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, args), orderBy: { id: 'desc' } }),
     },
-    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+    { fields: cappedCountFields },
   ),
 );
