@@ -3,7 +3,7 @@
 import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
-import { CAPPED_COUNT_TAKE, cappedCountFields, type PrismaFieldBuilder } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields, pagedById, type PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -156,9 +156,6 @@ export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
   });
 }
 
-/** A dealership's locations, in id order, whichever type of location a variant answers. */
-export const locationOrder = { orderBy: { id: 'asc' } } as const;
-
 export const Dealership = builder.prismaNode('Dealership', {
   readPermission: 'index:dealership',
   ...nodeById,
@@ -166,24 +163,18 @@ export const Dealership = builder.prismaNode('Dealership', {
     ...dealershipFields(t),
     locations: t.relatedConnection('locations', {
       type: Location,
-      cursor: 'id',
-      query: locationOrder,
-      totalCount: true,
+      ...pagedById,
       description: 'The dealership’s locations, by id.',
     }),
     websites: t.relatedConnection('websites', {
       type: Website,
-      cursor: 'id',
-      query: { orderBy: { id: 'asc' } },
-      totalCount: true,
+      ...pagedById,
       description: 'The dealership’s websites, by id.',
     }),
     // Null without read:car, as stock is wherever it is reached from.
     cars: t.relatedConnection('cars', {
-      cursor: 'id',
-      query: { orderBy: { id: 'asc' } },
+      ...pagedById,
       nullable: true,
-      totalCount: true,
       description: 'The dealership’s cars, by id.',
     }),
   }),

@@ -1,10 +1,8 @@
 // The types a shared field definition is written against, so it serves every variant of a record.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
-import type { builder } from './builder.ts';
+import type { Types } from './builder.ts';
 import { TOTAL_COUNT_CAP } from './record-plugin.ts';
-
-export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** The `t` of every prismaObject and prismaNode of a model, whatever its variant. */
 export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<
@@ -17,6 +15,11 @@ export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTy
 
 /** One more than the cap, so that a list of exactly the cap is told apart from a longer one: a root list's `take` for its count. */
 export const CAPPED_COUNT_TAKE = TOTAL_COUNT_CAP + 1;
+
+export const idOrder = { orderBy: { id: 'asc' } } as const;
+
+/** A relation's connection paged by id, in id order, with its count. */
+export const pagedById = { cursor: 'id', query: idOrder, totalCount: true } as const;
 
 const countsByConnection = new WeakMap<object, Promise<number>>();
 
