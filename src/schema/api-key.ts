@@ -7,7 +7,8 @@ import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
 import { keyDealerships } from '../domain/key-dealerships.ts';
 import { truncatedFieldDescription } from '../domain/whole-lists.ts';
-import { dealershipFields, dealershipStaffList, Location, locationOrder } from './dealership.ts';
+import { dealershipFields, dealershipStaffList, Location } from './dealership.ts';
+import { idOrder } from './field-builders.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
@@ -18,7 +19,7 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
     users: dealershipStaffList(t),
     locations: t.relation('locations', {
       type: Location,
-      query: locationOrder,
+      query: idOrder,
       ...restShape('ApiKeyDetailsLocation', 'A location of a dealership the key can use.', ['databaseId', 'name', 'location_type']),
     }),
   }),

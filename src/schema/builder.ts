@@ -94,15 +94,16 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** The builder's schema types, which shared field definitions are written against. */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 /** A Node fetched again through its integer key; null, never an error, for a record the key cannot reach. */
 export const nodeById = { id: { field: 'id' }, nullable: true } as const;
-
-type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
 const NODE_ID_REMOVAL = '2027-06-30';
 
 /** `node_id`, the global id's former name, kept deprecated until the removal day. */
-export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<SchemaTypes, Shape>): void {
+export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<Types, Shape>): void {
   builder.objectField(ref, 'node_id', (t) =>
     t.id({
       ...graphOnly,

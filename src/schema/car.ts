@@ -20,7 +20,7 @@ import { jsonAttributes, jsonStrings } from '../domain/json-columns.ts';
 import { carPaymentProcessors, processorAuthorizationKey } from '../domain/payment-processors.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { Dealership, Location } from './dealership.ts';
-import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields, type PrismaFieldBuilder } from './field-builders.ts';
 
 // ─── spec 2.2: the performance record ───
 
@@ -343,8 +343,7 @@ builder.queryField('cars', (t) =>
         status: t.arg.string({ description: 'Only cars with this stock status, as the dealership writes it (e.g. available, sold).' }),
       },
       // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every car.
-      totalCount: (_connection, args, context, info) =>
-        cappedTotalCount(context, info, (take) => context.db.car.count({ where: carListWhere(args), take })),
+      totalCount: (_connection, args, context) => context.db.car.count({ where: carListWhere(args), take: CAPPED_COUNT_TAKE }),
       resolve: (query, _root, args, context) =>
         context.db.car.findMany({
           ...query,
@@ -352,6 +351,6 @@ builder.queryField('cars', (t) =>
           orderBy: { id: 'asc' },
         }),
     },
-    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+    { fields: cappedCountFields },
   ),
 );

@@ -6,9 +6,7 @@ import { builder, nodeById, keepNodeIdField } from './builder.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { CONTACT_PAGING, contactListArgs, contactNotFound, contactWhere } from '../domain/contacts.ts';
 import type { ListSize } from './graphql-limits.ts';
-import type { PrismaFieldBuilder } from './field-builders.ts';
-
-const vehicleOrder = { orderBy: { id: 'asc' } } as const;
+import { idOrder, pagedById, type PrismaFieldBuilder } from './field-builders.ts';
 
 function vehicleFields(t: PrismaFieldBuilder<'ContactVehicle'>) {
   return { databaseId: t.exposeInt('id'), make: t.exposeString('make'), year: t.exposeInt('year'), rego: t.exposeString('rego') };
@@ -36,7 +34,7 @@ const Contact = builder.prismaNode('Contact', {
   fields: (t) => ({
     ...contactFields(t),
     postcode: t.exposeString('postcode', { ...personalData, description: 'Text, so leading zeros (0800) survive; null when unknown.' }),
-    vehicles: t.relation('vehicles', { type: ContactVehicle, query: vehicleOrder }),
+    vehicles: t.relation('vehicles', { type: ContactVehicle, query: idOrder }),
   }),
 });
 keepNodeIdField(Contact);
@@ -47,7 +45,7 @@ const ContactListEntry = builder.prismaObject('Contact', {
   fields: (t) => ({
     ...contactFields(t),
     postcode: t.exposeString('postcode', personalData),
-    vehicles: t.relation('vehicles', { type: ContactListVehicle, query: vehicleOrder }),
+    vehicles: t.relation('vehicles', { type: ContactListVehicle, query: idOrder }),
   }),
 });
 
@@ -101,10 +99,8 @@ builder.queryField('contacts', (t) =>
 builder.prismaObjectField('Dealership', 'contacts', (t) =>
   t.relatedConnection('contacts', {
     type: Contact,
-    cursor: 'id',
+    ...pagedById,
     nullable: true,
-    totalCount: true,
-    query: { orderBy: { id: 'asc' } },
     description: 'The dealership’s contacts, by id.',
   }),
 );

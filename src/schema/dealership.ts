@@ -3,7 +3,7 @@
 import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
-import { cappedTotalCount, totalCountCappedField, type PrismaFieldBuilder } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields, pagedById, type PrismaFieldBuilder } from './field-builders.ts';
 import {
   dealershipPlugins,
   inIdOrder,
@@ -156,9 +156,6 @@ export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
   });
 }
 
-/** A dealership's locations, in id order, whichever type of location a variant answers. */
-export const locationOrder = { orderBy: { id: 'asc' } } as const;
-
 export const Dealership = builder.prismaNode('Dealership', {
   readPermission: 'index:dealership',
   ...nodeById,
@@ -166,24 +163,18 @@ export const Dealership = builder.prismaNode('Dealership', {
     ...dealershipFields(t),
     locations: t.relatedConnection('locations', {
       type: Location,
-      cursor: 'id',
-      query: locationOrder,
-      totalCount: true,
+      ...pagedById,
       description: 'The dealership’s locations, by id.',
     }),
     websites: t.relatedConnection('websites', {
       type: Website,
-      cursor: 'id',
-      query: { orderBy: { id: 'asc' } },
-      totalCount: true,
+      ...pagedById,
       description: 'The dealership’s websites, by id.',
     }),
     // Null without read:car, as stock is wherever it is reached from.
     cars: t.relatedConnection('cars', {
-      cursor: 'id',
-      query: { orderBy: { id: 'asc' } },
+      ...pagedById,
       nullable: true,
-      totalCount: true,
       description: 'The dealership’s cars, by id.',
     }),
   }),
@@ -208,11 +199,10 @@ builder.queryField('dealerships', (t) =>
       cursor: 'id',
       description: 'The dealerships the key reaches, by id.',
       authScopes: { permission: 'index:dealership' },
-      // Capped like every root list's count (TOTAL_COUNT_CAP).
-      totalCount: (_connection, _args, context, info) => cappedTotalCount(context, info, (take) => context.db.dealership.count({ take })),
+      totalCount: (_connection, _args, context) => context.db.dealership.count({ take: CAPPED_COUNT_TAKE }),
       resolve: (query, _root, _args, context) => context.db.dealership.findMany({ ...query, orderBy: { id: 'asc' } }),
     },
-    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+    { fields: cappedCountFields },
   ),
 );
 

@@ -1,11 +1,8 @@
 // The types a shared field definition is written against, so it serves every variant of a record.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
-import type { builder } from './builder.ts';
-import { type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
+import type { Types } from './builder.ts';
 import { TOTAL_COUNT_CAP } from './record-plugin.ts';
-
-export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** The `t` of every prismaObject and prismaNode of a model, whatever its variant. */
 export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<
@@ -16,39 +13,38 @@ export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTy
   }
 >;
 
-interface CappedCount {
-  totalCount: number;
-  capped: boolean;
-}
+/** One more than the cap, so that a list of exactly the cap is told apart from a longer one: a root list's `take` for its count. */
+export const CAPPED_COUNT_TAKE = TOTAL_COUNT_CAP + 1;
 
-const cappedCountsByContext = new WeakMap<object, Map<string, Promise<CappedCount>>>();
+export const idOrder = { orderBy: { id: 'asc' } } as const;
 
-const connectionKey = (path: GraphQLResolveInfo['path'] | undefined) => (path ? responsePathAsArray(path).join('.') : '');
+/** A relation's connection paged by id, in id order, with its count. */
+export const pagedById = { cursor: 'id', query: idOrder, totalCount: true } as const;
 
-/** One more than the cap, so that a list of exactly the cap is told apart from a longer one. */
-export function cappedTotalCount(context: object, info: GraphQLResolveInfo, count: (take: number) => Promise<number>): Promise<number> {
-  let counts = cappedCountsByContext.get(context);
-  if (!counts) {
-    counts = new Map();
-    cappedCountsByContext.set(context, counts);
-  }
-  const key = connectionKey(info.path);
-  let counted = counts.get(key);
+const countsByConnection = new WeakMap<object, Promise<number>>();
+
+/** Pothos hands the connection its count as a function; both count fields share one call of it. */
+function countOf(connection: object): Promise<number> {
+  let counted = countsByConnection.get(connection);
   if (!counted) {
-    counted = count(TOTAL_COUNT_CAP + 1).then((rows) => ({ totalCount: Math.min(rows, TOTAL_COUNT_CAP), capped: rows > TOTAL_COUNT_CAP }));
-    counts.set(key, counted);
+    counted = Promise.resolve((connection as { totalCount: () => number | Promise<number> }).totalCount());
+    countsByConnection.set(connection, counted);
   }
-  return counted.then(({ totalCount }) => totalCount);
+  return counted;
 }
 
-export function totalCountCappedField<Shape extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>) {
-  return t.boolean({
-    description: `True when the list holds more records than totalCount says: the count stops at ${TOTAL_COUNT_CAP.toLocaleString('en')}, and totalCount is then ${TOTAL_COUNT_CAP.toLocaleString('en')}. The cursors page through every record all the same.`,
-    resolve: async (connection, _args, context, info) => {
-      // Pothos hands the connection its count as a function; calling it counts once per connection.
-      await (connection as { totalCount?: () => unknown }).totalCount?.();
-      const counted = cappedCountsByContext.get(context)?.get(connectionKey(info.path.prev));
-      return counted ? (await counted).capped : false;
-    },
-  });
+/** A root list's count fields, in place of Pothos' totalCount: its count, taken with CAPPED_COUNT_TAKE, is shown up to the cap. */
+export function cappedCountFields<Shape extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>) {
+  const cap = TOTAL_COUNT_CAP.toLocaleString('en');
+  return {
+    // The extension tells Pothos that a page asking only for counts needs no rows.
+    totalCount: t.int({
+      extensions: { pothosPrismaTotalCount: true },
+      resolve: async (page) => Math.min(await countOf(page), TOTAL_COUNT_CAP),
+    }),
+    totalCountCapped: t.boolean({
+      description: `True when the list holds more records than totalCount says: the count stops at ${cap}, and totalCount is then ${cap}. The cursors page through every record all the same.`,
+      resolve: async (page) => (await countOf(page)) > TOTAL_COUNT_CAP,
+    }),
+  };
 }

@@ -20,6 +20,7 @@ import {
   type GraphQLNamedType,
   type GraphQLOutputType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
@@ -103,11 +104,6 @@ function limitError(limit: Limit, max: number, found: number) {
   return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found, http: { status: 200 } });
 }
 
-function listSizeOf(field: GraphQLField<unknown, unknown>): ListSize | undefined {
-  const declared = field.extensions?.listSize as ListSize | undefined;
-  return declared && typeof declared.defaultSize === 'number' ? declared : undefined;
-}
-
 /** A Relay connection: paged by first/last, answering its items through `edges`. */
 function isConnection(field: GraphQLField<unknown, unknown>): boolean {
   const type = getNamedType(field.type);
@@ -119,15 +115,24 @@ function clampSize(value: unknown, fallback: number, max: number | undefined): n
   return max === undefined ? size : Math.min(size, max);
 }
 
+/** The size its `extensions.listSize` gives a list with these arguments; undefined when it declares none. */
+function declaredListSize(field: GraphQLField<unknown, unknown> | undefined, args: Readonly<Record<string, unknown>>): number | undefined {
+  const declared = field?.extensions?.listSize as ListSize | undefined;
+  if (!declared || typeof declared.defaultSize !== 'number') return undefined;
+  const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
+  return clampSize(requested, declared.defaultSize, declared.maxSize);
+}
+
 /** A list's size: its declared listSize, else the page around it, else ASSUMED_LIST_SIZE. */
 function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pageSize: number | undefined): number {
   if (!isListType(getNullableType(field.type))) return 1;
-  const declared = listSizeOf(field);
-  if (declared) {
-    const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
-    return clampSize(requested, declared.defaultSize, declared.maxSize);
-  }
-  return pageSize ?? ASSUMED_LIST_SIZE;
+  return declaredListSize(field, args) ?? pageSize ?? ASSUMED_LIST_SIZE;
+}
+
+/** Invalid variables stop execution with their own error; until then, the walk counts with the defaults. */
+function coercedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | null | undefined) {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {});
+  return 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
 }
 
 // Each fragment is walked once per page size: fragments spread inside fragments cannot make the walk explode.
@@ -159,18 +164,16 @@ class CostWalk {
     } catch {
       // An invalid argument stops execution with its own error.
     }
-    const multiplier = listMultiplier(field, args, pageSize);
-    if (isConnection(field) && !this.oversizedPage) {
+    const connection = isConnection(field);
+    if (connection && !this.oversizedPage) {
       for (const argument of ['first', 'last'] as const) {
         const size = args[argument];
         if (typeof size === 'number' && size > connectionPageSize.max) this.oversizedPage = { field: name, argument, size };
       }
     }
-    const childPageSize = isConnection(field)
-      ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max)
-      : undefined;
+    const childPageSize = connection ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max) : undefined;
     const children = node.selectionSet ? this.selectionSet(node.selectionSet, getNamedType(field.type), childPageSize) : 0;
-    return 1 + multiplier * children;
+    return 1 + listMultiplier(field, args, pageSize) * children;
   }
 
   selectionSet(selectionSet: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined): number {
@@ -216,10 +219,7 @@ export function operationShape(
   if (!operation) return null;
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) return null;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
-  // Invalid variables stop execution with their own error; until then, count with the defaults.
-  const variables = 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
-  const walk = new CostWalk(schema, document, variables);
+  const walk = new CostWalk(schema, document, coercedVariables(schema, operation, rawVariables));
   const cost = walk.selectionSet(operation.selectionSet, rootType, undefined);
   return { cost, ...(walk.oversizedPage ? { oversizedPage: walk.oversizedPage } : {}) };
 }
@@ -269,10 +269,7 @@ function answeredRecords(
   if (isListType(nullable)) {
     const item = getNamedType(nullable);
     if (!isObjectType(item) && !isInterfaceType(item)) return 0;
-    const declared = field ? listSizeOf(field) : undefined;
-    if (!declared) return ASSUMED_LIST_SIZE;
-    const requested = declared.slicingArgument === undefined ? undefined : args[declared.slicingArgument];
-    return clampSize(requested, declared.defaultSize, declared.maxSize);
+    return declaredListSize(field, args) ?? ASSUMED_LIST_SIZE;
   }
   const named = getNamedType(nullable);
   if (!(isObjectType(named) || isInterfaceType(named)) || path.has(named.name)) return 0;
@@ -301,9 +298,8 @@ function soleRootField(
   if (!operation || !rootType || !selection || others.length > 0 || selection.kind !== Kind.FIELD) return undefined;
   const field = rootType.getFields()[selection.name.value];
   if (!field) return undefined;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   try {
-    return { field, args: getArgumentValues(field, selection, 'coerced' in coerced && coerced.coerced ? coerced.coerced : {}) };
+    return { field, args: getArgumentValues(field, selection, coercedVariables(schema, operation, rawVariables)) };
   } catch {
     return { field, args: {} };
   }

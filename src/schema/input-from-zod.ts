@@ -14,10 +14,6 @@ export type AnyEnumRef<Types extends SchemaTypes> = EnumRef<Types, unknown, unkn
 /** The graph enums of value lists, by the zod schema that declares the list in the domain. */
 type GraphEnums<Types extends SchemaTypes> = ReadonlyMap<z.core.$ZodType, AnyEnumRef<Types>>;
 
-type FieldShape<Types extends SchemaTypes> =
-  | { kind: 'named'; type: NamedType<Types>; required: boolean }
-  | { kind: 'list'; item: { type: NamedType<Types>; required: boolean }; required: boolean };
-
 /** By builder and name: a nested record used twice is one type. */
 const builtInputs = new WeakMap<object, Map<string, AnyInputObjectRef<SchemaTypes>>>();
 
@@ -86,29 +82,26 @@ function namedType<Types extends SchemaTypes>(
   }
 }
 
-function fieldShape<Types extends SchemaTypes>(
+/** A field's type and whether it is required, as Pothos' input field options take them. */
+function fieldType<Types extends SchemaTypes>(
   builder: PothosSchemaTypes.SchemaBuilder<Types>,
   schema: z.core.$ZodType,
   at: string,
   enums: GraphEnums<Types>,
-): FieldShape<Types> {
+) {
   const { core, required } = unwrapped(schema, enums);
   if (core._zod.def.type === 'array' && !isFreeJson(core)) {
     const item = unwrapped((core._zod.def as z.core.$ZodArrayDef).element, enums);
     if (item.core._zod.def.type === 'array') throw new Error(`${at}: lists of lists have no GraphQL input type here`);
-    return { kind: 'list', item: { type: namedType(builder, item.core, `${at}[]`, enums), required: item.required }, required };
+    return { type: [namedType(builder, item.core, `${at}[]`, enums)], required: { list: required, items: item.required } };
   }
-  return { kind: 'named', type: namedType(builder, core, at, enums), required };
+  return { type: namedType(builder, core, at, enums), required };
 }
 
 /** The description on the field's wrappers, not that of the `.meta({ id })` input type it holds. */
 function fieldDescription(schema: z.core.$ZodType): string | undefined {
-  const layers: z.core.$ZodType[] = [];
   for (let layer: z.core.$ZodType | undefined = schema; layer; layer = innerOf(layer)) {
-    if (layer._zod.def.type === 'object' && declaredMeta(layer).id) break;
-    layers.push(layer);
-  }
-  for (const layer of layers) {
+    if (layer._zod.def.type === 'object' && declaredMeta(layer).id) return undefined;
     const description = z.globalRegistry.get(layer)?.description;
     if (description) return description;
   }
@@ -125,14 +118,8 @@ function fieldOptions<Types extends SchemaTypes>(
   if (core._zod.def.type !== 'object') throw new Error(`${owner}: an input record is a zod object`);
   const shape = (core._zod.def as z.core.$ZodObjectDef).shape;
   return Object.entries(shape).map(([field, fieldSchema]) => {
-    const kind = fieldShape(builder, fieldSchema, `${owner}.${field}`, enums);
     const description = fieldDescription(fieldSchema);
-    const described = description ? { description } : {};
-    const options =
-      kind.kind === 'list'
-        ? { type: [kind.item.type], required: { list: kind.required, items: kind.item.required }, ...described }
-        : { type: kind.type, required: kind.required, ...described };
-    return [field, options] as const;
+    return [field, { ...fieldType(builder, fieldSchema, `${owner}.${field}`, enums), ...(description ? { description } : {}) }] as const;
   });
 }
 

@@ -4,7 +4,7 @@ import { builder } from './builder.ts';
 import { documentTypeSchema, leadCategorySchema, leadFileTypeSchema, leadInputSchema } from '../domain/leads/input-record.ts';
 import type { z } from 'zod';
 import { inputFromZod, type AnyEnumRef } from './input-from-zod.ts';
-import type { Types } from './field-builders.ts';
+import type { Types } from './builder.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
 
 const enums = new Map<z.core.$ZodType, AnyEnumRef<Types>>([

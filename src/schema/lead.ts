@@ -2,7 +2,7 @@
 // lead in the graph. Both writes answer {"lead": LeadRecord}: a plain record type (the REST body is
 // every field of it), separate from the graph's `Lead`, which links to the lead's contact, car and the rest.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
-import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField, type Types } from './builder.ts';
 import { textOrEmpty } from './always-present.ts';
 import { personalData } from '../auth/field-guards.ts';
 import { requireActor } from '../auth/scope.ts';
@@ -16,7 +16,7 @@ import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
 import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
-import { cappedTotalCount, totalCountCappedField, type Types } from './field-builders.ts';
+import { CAPPED_COUNT_TAKE, cappedCountFields } from './field-builders.ts';
 
 // ─────────────── the lead's own fields, for both lead types ───────────────
 
@@ -309,11 +309,11 @@ builder.queryField('leads', (t) =>
         lead_state: t.arg.string({ description: 'Only leads in this state.' }),
       },
       // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every lead.
-      totalCount: (_connection, args, context, info) =>
-        cappedTotalCount(context, info, async (take) => context.db.lead.count({ where: await leadListWhere(context.db, args), take })),
+      totalCount: async (_connection, args, context) =>
+        context.db.lead.count({ where: await leadListWhere(context.db, args), take: CAPPED_COUNT_TAKE }),
       resolve: async (query, _root, args, context) =>
         context.db.lead.findMany({ ...query, where: await leadListWhere(context.db, args), orderBy: { id: 'desc' } }),
     },
-    { fields: (t) => ({ totalCountCapped: totalCountCappedField(t) }) },
+    { fields: cappedCountFields },
   ),
 );

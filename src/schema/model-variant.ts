@@ -5,7 +5,7 @@
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { readAlongItsHolder } from '../auth/record-access.ts';
-import type { Types } from './field-builders.ts';
+import type { Types } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
 import {
   availabilitiesSelect,

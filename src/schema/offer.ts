@@ -21,7 +21,7 @@ import {
   websiteOfferWhere,
 } from '../domain/offers.ts';
 import { boundedList, truncatedFieldDescription } from '../domain/whole-lists.ts';
-import type { PrismaFieldBuilder } from './field-builders.ts';
+import { pagedById, type PrismaFieldBuilder } from './field-builders.ts';
 import { Location } from './dealership.ts';
 import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
 
@@ -208,9 +208,7 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     models: t.relatedConnection('models', {
-      cursor: 'id',
-      query: { orderBy: { id: 'asc' } },
-      totalCount: true,
+      ...pagedById,
       description: 'Its models, by id.',
     }),
     // Offer is index:offer data wherever it is reached, so without it the
