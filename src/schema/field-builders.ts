@@ -1,10 +1,8 @@
-// The types a shared field definition is written against, so it serves every variant of a record.
 import type { PrismaModelTypes, prismaModelName, ShapeFromSelection } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import type { Types } from './builder.ts';
 import { TOTAL_COUNT_CAP } from './record-plugin.ts';
 
-/** The `t` of every prismaObject and prismaNode of a model, whatever its variant. */
 export type PrismaFieldBuilder<Model extends keyof PrismaTypes> = PothosSchemaTypes.PrismaObjectFieldBuilder<
   Types,
   PrismaModelTypes & PrismaTypes[Model],
@@ -18,7 +16,6 @@ export const CAPPED_COUNT_TAKE = TOTAL_COUNT_CAP + 1;
 
 export const idOrder = { orderBy: { id: 'asc' } } as const;
 
-/** A relation's connection paged by id, in id order, with its count. */
 export const pagedById = { cursor: 'id', query: idOrder, totalCount: true } as const;
 
 const countsByConnection = new WeakMap<object, Promise<number>>();
