@@ -287,6 +287,11 @@ describe('execution slots', () => {
     }
   });
 
+  it('bounds nothing with EXECUTION_SLOTS=0', () => {
+    const unbounded = executionSlots({ slots: 0, queueMax: 0, waitMs: 1 });
+    expect(unbounded.plugin.onExecute).toBeUndefined();
+  });
+
   it('reports the slots in use and the operations waiting on /metrics', async () => {
     const metrics = createMetrics({ db: app.db, now: app.clock.now, logger: pino({ level: 'silent' }) });
     metrics.readExecutionSlots({ inUse: () => 3, waiting: () => 7 });
