@@ -34,6 +34,7 @@ import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
+import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -75,12 +76,13 @@ interface AppParts {
   telemetry: ReturnType<typeof useRequestTelemetry>;
   tracing: ReturnType<typeof useTracing>;
   caches: ReturnType<typeof responseCaches>;
+  slots: ExecutionSlots;
 }
 
 /** The order is the design: each comment says why a plugin sits where it does. */
 function appPlugins(
   deps: AppDeps,
-  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts,
+  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots }: AppParts,
 ): YogaOptions['plugins'] {
   return [
     // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
@@ -135,6 +137,8 @@ function appPlugins(
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
     ...readCache,
+    // The last onExecute: only an operation every check let through and the cache did not answer waits, for its execution alone.
+    slots.plugin,
     useLiveStreams(deps.config.subscriptionHeartbeatMs),
     telemetry.errorBodies,
     http.last,
@@ -151,6 +155,8 @@ export function createApp(deps: AppDeps): Yoga {
   const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
   const tracing = useTracing(GRAPHQL_ENDPOINT);
   const caches = responseCaches(deps, rateLimits, metrics);
+  const slots = executionSlots(deps.config.executionSlots);
+  metrics.readExecutionSlots(slots);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: (initial) =>
@@ -172,6 +178,6 @@ export function createApp(deps: AppDeps): Yoga {
     healthCheckEndpoint: ' disabled',
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
-    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches }),
+    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches, slots }),
   });
 }
