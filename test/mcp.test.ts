@@ -5,15 +5,23 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
 import { DEFAULT_RATE_LIMITS } from '../src/config/index.ts';
 import { createKeyCallLog, type KeyCallLog } from '../src/domain/api-key-calls.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
+import { createLifecycle } from '../src/gateway/lifecycle.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { createLogger } from '../src/logger.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeWritersWorld, type WritersWorld } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
+import { bareEnvironment, projectDir } from './support/processes.ts';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -22,10 +30,14 @@ let yoga: Yoga;
 let keyCalls: KeyCallLog;
 const clients: Client[] = [];
 
-async function connect(to: Yoga, key?: string): Promise<Client> {
+async function connect(to: Yoga, key?: string, seen?: (response: Response) => void): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), {
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
-    fetch: async (url, init) => to.fetch(new Request(url, init)),
+    fetch: async (url, init) => {
+      const response = await to.fetch(new Request(url, init));
+      seen?.(response);
+      return response;
+    },
   });
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   await client.connect(transport);
@@ -178,7 +190,8 @@ describe('a tool call', () => {
 
   it('refuses another dealership’s car as the REST path does', async () => {
     const elsewhere = await makeCar(app.db, (await makeDealership(app.db)).id);
-    const client = await connect(yoga, reader);
+    let requestId: string | null = null;
+    const client = await connect(yoga, reader, (response) => (requestId = response.headers.get('request-id')));
     const result = await call(client, 'car_performance', { id: String(elsewhere.id) });
     const rest = await app.request(`/api/v1/cars/${elsewhere.id}/performance.json`, { key: reader });
     expect(rest.status).toBeGreaterThanOrEqual(403);
@@ -186,6 +199,8 @@ describe('a tool call', () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ status: rest.status, error: restBody.error, message: restBody.message });
     expect((result.content[0] as { text: string }).text).toBe(restBody.message);
+    // The REST request carried the /mcp request's id: one id to quote for both.
+    expect((result.structuredContent as { request_id: string }).request_id).toBe(requestId);
   });
 });
 
@@ -252,5 +267,54 @@ describe('rate limits', () => {
     const refused = await call(client, 'apikey_details', {});
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ status: 429, error: 'rate_limited', retry_after: expect.any(Number) });
+  });
+});
+
+describe('stateless', () => {
+  it('answers each request on any instance: initialised on one, listed and called on another', async () => {
+    const instances = [yoga, createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }))];
+    let turn = 0;
+    const key = await keyWith(['read:car']);
+    const transport = new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: async (url, init) => {
+        turn += 1;
+        const response = await instances[turn % 2]!.fetch(new Request(url, init));
+        expect(response.headers.get('mcp-session-id')).toBeNull();
+        return response;
+      },
+    });
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    expect(names((await client.listTools()).tools)).toEqual(await viewOperations(key));
+    expect((await call(client, 'apikey_details', {})).isError).toBeUndefined();
+    expect(turn).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('the client of docs/mcp.md', () => {
+  it('runs as written against the HTTP server: it prints the key’s tools and the car’s performance', async () => {
+    const text = readFileSync(path.join(projectDir, 'docs', 'mcp.md'), 'utf8');
+    const source = /## A client in Node[\s\S]*?```js\n([\s\S]*?)```/.exec(text)?.[1];
+    expect(source, 'docs/mcp.md has its js block').toBeDefined();
+    const dealership = await makeDealership(app.db);
+    const car = await makeCar(app.db, dealership.id);
+    const key = await keyWith(['read:car'], [dealership.id]);
+    const server = createHttpServer(yoga, app.config, createLogger('silent'), createLifecycle());
+    const { port } = await server.listen(0, '127.0.0.1');
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', source!], {
+        cwd: projectDir,
+        env: bareEnvironment({ GATEWAY_URL: `http://127.0.0.1:${port}`, API_KEY: key, CAR_ID: String(car.id) }),
+        timeout: 30_000,
+      });
+      const [tools, answer] = stdout.trim().split('\n');
+      expect(tools!.split(' ').sort()).toEqual(await viewOperations(key));
+      const rest = await app.request(`/api/v1/cars/${car.id}/performance.json`, { key });
+      expect(JSON.parse(answer!)).toEqual(await rest.json());
+    } finally {
+      await server.drain(0);
+    }
   });
 });
