@@ -109,6 +109,41 @@ describe('the tool list', () => {
     expect(createLead.inputSchema.required).toEqual(['body']);
   });
 
+  it('checks every tool’s arguments against its schema: each refuses an argument it does not take, before anything runs', async () => {
+    const client = await connect(yoga, await keyWith(allPermissions));
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const result = await call(client, tool.name, { contract_probe: 1 });
+      expect(result.isError, tool.name).toBe(true);
+      // The first problem is named: the probe, or an argument the tool requires.
+      const { field } = result.structuredContent as { field: string };
+      expect([...(tool.inputSchema.required ?? []), 'contract_probe'], tool.name).toContain(field);
+      expect(result.structuredContent, tool.name).toMatchObject({ status: 422, error: 'invalid_input' });
+    }
+  });
+
+  it('refuses each hidden tool with the status and code its REST path answers a key without the permission', async () => {
+    const full = names((await (await connect(yoga, await keyWith(allPermissions))).listTools()).tools);
+    const restricted = await keyWith(['read:car']);
+    const client = await connect(yoga, restricted);
+    const seen = names((await client.listTools()).tools);
+    const response = await app.request('/openapi.json');
+    const document = (await response.json()) as {
+      paths: Record<string, Record<string, { operationId: string; 'x-permission-denied-status'?: number }>>;
+    };
+    const deniedStatus = new Map(
+      Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => [op.operationId, op['x-permission-denied-status']])),
+    );
+    const hidden = full.filter((name) => !seen.includes(name));
+    expect(hidden.length).toBeGreaterThan(5);
+    for (const name of hidden) {
+      const refused = (await client.callTool({ name, arguments: {} }).catch((error: unknown) => error)) as McpError;
+      expect(refused, name).toBeInstanceOf(McpError);
+      const status = deniedStatus.get(name);
+      expect(refused.data, name).toEqual({ status, error: status === 401 ? 'unauthorized' : 'forbidden' });
+    }
+  });
+
   it('needs a valid key: without one /mcp answers 401 like every REST path', async () => {
     await expect(connect(yoga)).rejects.toMatchObject({ code: 401 });
     const response = await yoga.fetch('http://gateway.test/mcp', {
