@@ -48,19 +48,20 @@ interface McpDeps {
 }
 
 interface ToolView {
+  /** The document's version: the server's. */
+  version: string;
   tools: readonly Tool[];
   byName: ReadonlyMap<string, RestTool>;
 }
 
-/** The tools and the access of every operation, for one schema. */
+/** The tools of one schema; the access of every operation is read at the first hidden tool's call, as the REST door's schema is costly. */
 interface SchemaTools {
   schema: GraphQLSchema;
-  accessByTool: ReadonlyMap<string, FieldAccess>;
+  accessByTool?: ReadonlyMap<string, FieldAccess>;
   views: BoundedCache<ToolView>;
 }
 
 const VIEW_BOUNDS = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
-const SERVER_INFO = { name: 'dealership-gateway', version: '1.0.0' };
 const INSTRUCTIONS =
   'Each tool is an operation of the REST API this key may call, named by its OpenAPI operationId. ' +
   'A write takes an idempotency_key argument: the same key and arguments answer the first result again.';
@@ -70,12 +71,27 @@ function listed(tool: RestTool): Tool {
   return { name, title, description, inputSchema, annotations };
 }
 
+function accessOf(tools: SchemaTools, name: string): FieldAccess | undefined {
+  if (!tools.accessByTool) {
+    const served = restSchema(tools.schema);
+    const accessByTool = new Map<string, FieldAccess>();
+    for (const route of restRoutes) {
+      const field = rootFieldIn(route, served);
+      if (field) accessByTool.set(field.name, accessOfField(field));
+    }
+    tools.accessByTool = accessByTool;
+  }
+  return tools.accessByTool.get(name);
+}
+
 function viewOf(tools: SchemaTools, options: OpenApiOptions, permissions: ReadonlySet<Permission>): ToolView {
   const name = permissionSetName(permissions);
   let view = tools.views.get(name);
   if (!view) {
-    const restTools = toolsOfDocument(buildOpenApiDocument(tools.schema, { ...options, viewOf: permissions }));
-    view = { tools: restTools.map(listed), byName: new Map(restTools.map((tool) => [tool.name, tool])) };
+    const document = buildOpenApiDocument(tools.schema, { ...options, viewOf: permissions });
+    const restTools = toolsOfDocument(document);
+    const { version } = document.info as { version: string };
+    view = { version, tools: restTools.map(listed), byName: new Map(restTools.map((tool) => [tool.name, tool])) };
     tools.views.set(name, view);
   }
   return view;
@@ -173,7 +189,7 @@ export function useMcp(deps: McpDeps): Plugin {
     if (!current) throw new Error('the MCP door was used before Yoga initialised it');
     const tool = view.byName.get(name);
     if (!tool) {
-      const access = current.accessByTool.get(name);
+      const access = accessOf(current, name);
       const refusal = access ? permissionRefusal(access, actor.permissions) : null;
       if (refusal) throw await refusedCall(refusal);
       throw new McpError(ErrorCode.InvalidParams, `No tool named ${name}.`, { status: 404, error: 'not_found' });
@@ -201,7 +217,10 @@ export function useMcp(deps: McpDeps): Plugin {
     if (!actor) return restErrorResponse([unauthenticated()]);
     const view = viewOf(current, deps.documentOptions, actor.permissions);
     // The low-level Server, not McpServer: McpServer's tools take zod schemas, these are the OpenAPI document's JSON Schemas.
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: 'dealership-gateway', version: view.version },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...view.tools] }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       try {
@@ -227,13 +246,7 @@ export function useMcp(deps: McpDeps): Plugin {
 
   return {
     onSchemaChange({ schema }) {
-      const served = restSchema(schema);
-      const accessByTool = new Map<string, FieldAccess>();
-      for (const route of restRoutes) {
-        const field = rootFieldIn(route, served);
-        if (field) accessByTool.set(field.name, accessOfField(field));
-      }
-      current = { schema, accessByTool, views: new BoundedCache<ToolView>(VIEW_BOUNDS, (view) => JSON.stringify(view.tools).length) };
+      current = { schema, views: new BoundedCache<ToolView>(VIEW_BOUNDS, (view) => JSON.stringify(view.tools).length) };
     },
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== MCP_PATH) return undefined;
