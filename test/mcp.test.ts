@@ -305,6 +305,22 @@ describe('rate limits', () => {
   });
 });
 
+describe('the per-address limits', () => {
+  it('count a refused key on /mcp as on any path: past the limit the address is refused 429 before the key is looked at', async () => {
+    const config = { ...app.config, rateLimits: { ...DEFAULT_RATE_LIMITS, authFailures: 2 }, trustProxyHops: 1 };
+    const limited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }));
+    const post = async () =>
+      (
+        await limited.fetch('http://gateway.test/mcp', {
+          method: 'POST',
+          headers: { authorization: 'Bearer dlr_wrong', 'x-forwarded-for': '198.51.100.77', 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status;
+    expect([await post(), await post(), await post()]).toEqual([401, 401, 429]);
+  });
+});
+
 describe('stateless', () => {
   it('answers each request on any instance: initialised on one, listed and called on another', async () => {
     const instances = [yoga, createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }))];
