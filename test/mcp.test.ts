@@ -218,6 +218,9 @@ describe('a tool call', () => {
     // Path parameters are text, as the OpenAPI document declares them.
     const number = await call(client, 'car_performance', { id: car.id });
     expect(number.structuredContent).toMatchObject({ field: 'id', message: 'id: must be string' });
+    // A dot segment would be resolved into another path.
+    const dots = await call(client, 'car_performance', { id: '..' });
+    expect(dots.structuredContent).toMatchObject({ status: 422, field: 'id', message: 'id: must not be . or ..' });
     const nested = await connect(yoga, await keyWith(['create:lead']));
     const lead = await call(nested, 'create_lead', { body: { lead: { name: 'Jane' } } });
     expect(lead.structuredContent).toMatchObject({ status: 422, error: 'invalid_input', field: expect.stringMatching(/^body\.lead\./) });

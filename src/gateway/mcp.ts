@@ -166,6 +166,15 @@ function argumentProblem(errors: readonly ErrorObject[]): { field: string; reaso
   return { field: path.length > 0 ? path.join('.') : 'arguments', reason: error.message ?? 'is not valid' };
 }
 
+function invalidArguments({ field, reason }: { field: string; reason: string }): CallToolResult {
+  const message = `${field}: ${reason}`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    structuredContent: { status: 422, error: 'invalid_input', message, field },
+  };
+}
+
 export function useMcp(deps: McpDeps): Plugin {
   let current: SchemaTools | undefined;
   const validators = new WeakMap<RestTool, ValidateFunction>();
@@ -196,16 +205,9 @@ export function useMcp(deps: McpDeps): Plugin {
     }
     const input: Record<string, unknown> = args ?? {};
     const validate = validatorOf(tool);
-    if (!validate(input)) {
-      const problem = argumentProblem(validate.errors ?? []);
-      const message = `${problem.field}: ${problem.reason}`;
-      return {
-        isError: true,
-        content: [{ type: 'text', text: message }],
-        structuredContent: { status: 422, error: 'invalid_input', message, field: problem.field },
-      };
-    }
+    if (!validate(input)) return invalidArguments(argumentProblem(validate.errors ?? []));
     const call = restCallOf(tool, input, new URL(request.url).origin);
+    if ('problem' in call) return invalidArguments(call.problem);
     const inner = requestOver(call.url, tool.method, callHeaders(request, call.idempotencyKey, call.body !== undefined), call.body);
     carrySocketAddress(request, inner);
     return toolResult(await deps.sendThrough(inner));

@@ -152,11 +152,16 @@ export function restCallOf(
   tool: RestTool,
   args: Record<string, unknown>,
   origin: string,
-): { url: URL; body?: string; idempotencyKey?: string } {
+): { url: URL; body?: string; idempotencyKey?: string } | { problem: { field: string; reason: string } } {
+  let dotSegment: string | undefined;
   const path = tool.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
     const value = args[name];
-    return encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value));
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    // A URL resolves `.` and `..` (encoded or not) as segments: the call would reach another path.
+    if (text === '.' || text === '..') dotSegment = name;
+    return encodeURIComponent(text);
   });
+  if (dotSegment) return { problem: { field: dotSegment, reason: 'must not be . or ..' } };
   const url = new URL(path, origin);
   for (const name of tool.queryParameters) appendQuery(url.searchParams, name, args[name]);
   const idempotencyKey = args[IDEMPOTENCY_ARGUMENT];
