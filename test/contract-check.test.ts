@@ -328,6 +328,15 @@ describe('the REST door', () => {
     );
   });
 
+  it('fails on a changed operationId, which names the MCP tool and the generated client method', () => {
+    const [released, current] = copies();
+    const renamed = first(current, ({ operation }) => (typeof operation.operationId === 'string' ? operation.operationId : undefined));
+    renamed.operation.operationId = `${renamed.found}_renamed`;
+    expect(restLines(released, current).breaking).toEqual([
+      `REST ${renamed.key}: operationId changed from ${renamed.found} to ${renamed.found}_renamed [operation-id-changed]`,
+    ]);
+  });
+
   it('fails on a removed status code', () => {
     const [released, current] = copies();
     const errorStatus = first(current, ({ operation }) =>

@@ -10,7 +10,8 @@
 // - what a response holds widened: a field made nullable or optional, its type or format changed, an
 //   enum value added (generated clients hold the closed set) or removed (code that checks for it stops
 //   compiling);
-// - a key or a permission newly needed.
+// - a key or a permission newly needed; an operationId changed (generated clients name methods by it,
+//   the MCP door its tools).
 // Additions (paths, operations, optional parameters and fields, response fields, statuses, headers,
 // request enum values) and deprecations are minor; only descriptions and examples changed is a patch.
 // Schemas are read as JSON Schema 2020-12 (OpenAPI 3.1): local $refs, `type` lists, `anyOf`/`oneOf`
@@ -500,6 +501,9 @@ function compareOperation(
     add('breaking', 'Changed', key, `now needs the permission ${permission}`, 'permission-added');
   }
   if (old.deprecated !== true && now.deprecated === true) add('minor', 'Deprecated', key, 'deprecated', 'operation-deprecated');
+  if (typeof old.operationId === 'string' && old.operationId !== now.operationId) {
+    add('breaking', 'Changed', key, `operationId changed from ${old.operationId} to ${String(now.operationId)}`, 'operation-id-changed');
+  }
 
   // Parameters
   const oldParameters = parametersOf(old, pathItemOf(documents.released, key), readers.released);

@@ -17,6 +17,12 @@ export function recordSocketAddress(request: Request, address: string | undefine
   if (address) requestState(request).socketAddress = normalise(address);
 }
 
+/** A request the service makes for its caller (an MCP tool call) comes from the caller's address. */
+export function carrySocketAddress(from: Request, to: Request): void {
+  const address = requestState(from).socketAddress;
+  if (address) requestState(to).socketAddress = address;
+}
+
 function normalise(address: string): string {
   const trimmed = address.trim().slice(0, MAX_ADDRESS_LENGTH).toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(trimmed);

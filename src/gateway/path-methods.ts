@@ -3,6 +3,7 @@
 import { matchPath } from '../rest/routes.ts';
 import { isDocsPath, OPENAPI_PATH } from '../rest/docs.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
+import { MCP_PATH } from './mcp.ts';
 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -18,6 +19,7 @@ export function pathMethods({ graphqlEndpoint, explorers, metrics }: PathMethodO
     // A trailing slash answers like the path without it (useHttpConventions).
     const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') || '/' : pathname;
     if (path === graphqlEndpoint) return ['GET', 'HEAD', 'POST'];
+    if (path === MCP_PATH) return ['POST'];
     if (path === '/health' || path === '/ready' || path === OPENAPI_PATH) return readOnly;
     if (metrics && path === METRICS_PATH) return readOnly;
     if (explorers && isDocsPath(path)) return readOnly;

@@ -22,7 +22,7 @@ export const EXPOSED_HEADERS = [
   'X-Ignored-Parameters',
 ] as const;
 
-/** Last-Event-ID: a subscription's client resumes with it. */
+/** Last-Event-ID: a subscription's client resumes with it; an MCP client names its protocol version. */
 const ALLOWED_REQUEST_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -31,6 +31,7 @@ const ALLOWED_REQUEST_HEADERS = [
   'Request-Id',
   'X-Request-Id',
   'Last-Event-ID',
+  'Mcp-Protocol-Version',
 ] as const;
 const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 

@@ -35,6 +35,7 @@ import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '..
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
 import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
+import { useMcp } from './mcp.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -77,13 +78,19 @@ interface AppParts {
   tracing: ReturnType<typeof useTracing>;
   caches: ReturnType<typeof responseCaches>;
   slots: ExecutionSlots;
+  sendThrough: (request: Request) => Promise<Response>;
 }
 
 /** The order is the design: each comment says why a plugin sits where it does. */
 function appPlugins(
   deps: AppDeps,
-  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots }: AppParts,
+  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots, sendThrough }: AppParts,
 ): YogaOptions['plugins'] {
+  const documentOptions = {
+    publicUrl: deps.config.publicUrl,
+    contactEmail: deps.config.apiContactEmail,
+    leadSources: deps.config.leadSources,
+  };
   return [
     // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
     useErrorLoggers(),
@@ -111,17 +118,11 @@ function appPlugins(
     useBodyLimit(deps.config.bodyLimitBytes, deps.config.anonymousBodyLimitBytes),
     // Before anything can run an operation: a GraphQL answer nobody can receive is refused first.
     useGraphQLAccept(GRAPHQL_ENDPOINT, deps.config.explorers),
-    useApiDocs(
-      deps.config.explorers,
-      {
-        publicUrl: deps.config.publicUrl,
-        contactEmail: deps.config.apiContactEmail,
-        leadSources: deps.config.leadSources,
-      },
-      deps.keys,
-    ),
+    useApiDocs(deps.config.explorers, documentOptions, deps.keys),
     // After health checks and the explorers (never limited), before the REST door rebuilds requests.
     rateLimits.requests,
+    // After the body and request limits, as any path; its tool calls re-enter the app (handleRequest), so every plugin applies to each.
+    useMcp({ sendThrough, keys: deps.keys, logger: deps.logger, documentOptions, bodyLimitBytes: deps.config.bodyLimitBytes }),
     // Repeated reads are answered here, before the REST door and GraphQL's own work.
     ...(answerCache ? [answerCache.serve] : []),
     useRestRoutes(deps),
@@ -157,7 +158,12 @@ export function createApp(deps: AppDeps): Yoga {
   const caches = responseCaches(deps, rateLimits, metrics);
   const slots = executionSlots(deps.config.executionSlots);
   metrics.readExecutionSlots(slots);
-  return createYoga<Record<string, never>, Context>({
+  let app: Yoga | undefined;
+  const sendThrough = async (request: Request): Promise<Response> => {
+    if (!app) throw new Error('a request was sent through the app before it was built');
+    return app.handleRequest(request, {});
+  };
+  app = createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: (initial) =>
       createContext(deps, initial.request).then(
@@ -178,6 +184,7 @@ export function createApp(deps: AppDeps): Yoga {
     healthCheckEndpoint: ' disabled',
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
-    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches, slots }),
+    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches, slots, sendThrough }),
   });
+  return app;
 }

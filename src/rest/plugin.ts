@@ -9,7 +9,8 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 import { requestLogger } from '../telemetry/request-record.ts';
 import { logError, permissionDenied, unauthenticated } from '../errors.ts';
 import { matchPath, parseParam, restRoutes, rootFieldIn, type MatchedRoute } from './routes.ts';
-import { accessOfField, refusalOf } from '../auth/field-access.ts';
+import { accessOfField, refusalOf, type FieldAccess } from '../auth/field-access.ts';
+import type { Permission } from '../auth/permissions.ts';
 import { readRestArguments, type ArgumentProblem } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
 import { restError, restErrorResponse } from './errors.ts';
@@ -213,8 +214,12 @@ async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLFiel
   const fieldAccess = accessOfField(field);
   if (fieldAccess.access === 'public') return null;
   const actor = await actorFromRequest(deps.keys, request);
-  if (!actor) return restErrorResponse([unauthenticated()]);
-  const refused = refusalOf(fieldAccess, actor.permissions);
+  return actor ? permissionRefusal(fieldAccess, actor.permissions) : restErrorResponse([unauthenticated()]);
+}
+
+/** The REST door's answer to a key without the operation's permissions, or null: the MCP door refuses a hidden tool with it. */
+export function permissionRefusal(fieldAccess: FieldAccess, permissions: ReadonlySet<Permission>): Response | null {
+  const refused = refusalOf(fieldAccess, permissions);
   // Only a further permission is named: the operation's own is in its documentation.
   return refused ? restErrorResponse([permissionDenied(refused.status, refused.further)]) : null;
 }
