@@ -34,6 +34,7 @@ import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
+import { useIncrementalDelivery } from './incremental.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -130,6 +131,8 @@ function appPlugins(
     useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
     useKeyView(),
+    // Before the limits and the rate limits: a document whose payloads the client cannot receive is not costed nor charged.
+    useIncrementalDelivery(),
     useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,
