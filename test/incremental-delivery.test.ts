@@ -4,6 +4,8 @@
 import { Writable } from 'node:stream';
 import { meros } from 'meros/browser';
 import pino from 'pino';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
@@ -130,6 +132,9 @@ describe('@defer', () => {
     expect(described(plain.errors)).toEqual([{ message: expect.any(String), code: 'FORBIDDEN', error: 'forbidden' }]);
     expect(described(deferredErrors)).toEqual(described(plain.errors));
     expect(JSON.stringify(deferredParts)).not.toContain('sk_live_');
+    // The fragment's data is nulled, not the record already sent.
+    expect(deferredParts[0]?.data).toEqual({ car_payment_processors: { payment_processors: [{ merchant_id: expect.any(String) }] } });
+    expect(deferredParts.flatMap((payload) => payload.incremental ?? []).map((part) => part.data)).toEqual([null]);
     // Quoting the request id, as every error does.
     expect(deferredErrors[0]?.extensions?.request_id).toBe(requestId);
   });
@@ -157,6 +162,39 @@ describe('@defer', () => {
       { message: 'Unexpected error.', code: 'INTERNAL_SERVER_ERROR' },
     ]);
     expect(JSON.stringify(all)).not.toMatch(/car_view_days|SELECT|prisma|sqlite|postgres|\.ts:\d+/i);
+  });
+});
+
+describe('Apollo Client', () => {
+  it('shows the car while its figures are on the way, then the whole car page', async () => {
+    const client = new ApolloClient({
+      link: new HttpLink({
+        uri: 'http://localhost/graphql',
+        headers: { authorization: `Bearer ${carKey}` },
+        fetch: async (input, init) => app.yoga.fetch(new Request(input, init)),
+      }),
+      cache: new InMemoryCache(),
+      incrementalHandler: new Defer20220824Handler(),
+    });
+    const seen: { dataState: string; data: unknown }[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const subscription = client.watchQuery({ query: gql(CAR_PAGE), variables: { id: String(carId) } }).subscribe({
+        next: (result) => {
+          if (result.dataState === 'empty') return;
+          seen.push({ dataState: result.dataState, data: result.data });
+          if (result.dataState === 'complete') {
+            subscription.unsubscribe();
+            resolve();
+          }
+        },
+        error: reject,
+      });
+    });
+    expect(seen[0]).toEqual({
+      dataState: 'streaming',
+      data: { car: { __typename: 'Car', databaseId: carId, make: 'Mazda', model: 'CX-5' } },
+    });
+    expect(seen.at(-1)?.data).toMatchObject({ car: { make: 'Mazda', performance: { views: 0, leads_count: 0 } } });
   });
 });
 
