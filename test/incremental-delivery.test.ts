@@ -145,7 +145,14 @@ describe('@defer', () => {
   });
 
   it('masks an unexpected failure inside a deferred part, with its code (the figures table is gone)', async () => {
-    const broken = await createTestApp();
+    const logged: { level: number; request_id?: string; err?: { message?: string } }[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logged.push(JSON.parse(line) as (typeof logged)[number]);
+        done();
+      },
+    });
+    const broken = await createTestApp({}, { logger: pino({ level: 'info' }, sink) });
     const brokenDealership = (await makeDealership(broken.db)).id;
     const brokenCar = (await makeCar(broken.db, brokenDealership)).id;
     const key = (await makeKey(broken.db, { permissions: ['read:car'] })).key;
@@ -162,6 +169,10 @@ describe('@defer', () => {
       { message: 'Unexpected error.', code: 'INTERNAL_SERVER_ERROR' },
     ]);
     expect(JSON.stringify(all)).not.toMatch(/car_view_days|SELECT|prisma|sqlite|postgres|\.ts:\d+/i);
+    // Logged whole, as any unexpected error, under the answer's request id.
+    const errorLines = logged.filter((line) => line.level === 50);
+    expect(errorLines.map((line) => line.request_id)).toEqual([answer.headers.get('request-id')]);
+    expect(errorLines[0]?.err?.message).toMatch(/car_view_days/);
   });
 });
 
