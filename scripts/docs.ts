@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../src/config/index.ts';
-import { inputLimitsTable, permissionsTable } from './docs/catalogues.ts';
+import { inputLimitsTable, permissionsTable, recordVariantsTable } from './docs/catalogues.ts';
 import { restCostsTable, restPathsTable } from './docs/rest.ts';
 import { envExample, settingsTable } from './docs/settings.ts';
 import { statementsTable } from './docs/statement-counts.ts';
@@ -40,6 +40,7 @@ export const GENERATED_FILES: readonly GeneratedFile[] = [
   sections('docs/caching.md', { statements: statementsTable }),
   sections('docs/configuration.md', { settings: settingsTable }),
   sections('docs/errors.md', { 'input-limits': inputLimitsTable }),
+  sections('docs/graphql.md', { 'record-variants': recordVariantsTable }),
   sections('docs/permissions.md', { permissions: permissionsTable }),
   sections('docs/rest.md', { 'rest-paths': restPathsTable }),
   sections('docs/rate-limits.md', { 'rest-costs': restCostsTable }),

@@ -91,6 +91,18 @@ export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
     http: { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
   } satisfies ApiErrorExtensions);
 
+/** How long a client waits before sending again a request an instance was too busy to take. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After on both doors, before the operation ran: sending it again is always safe. */
+export const instanceBusy = (): GraphQLError =>
+  apiError(
+    'UNAVAILABLE',
+    'unavailable',
+    'This instance is executing as many operations as it takes at once: send the request again after Retry-After seconds.',
+    { retry_after: BUSY_RETRY_AFTER_SECONDS, http: { status: 503, headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) } } },
+  );
+
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
   if (isDatabaseUnavailable(error)) return databaseUnavailable(error instanceof GraphQLError ? error : undefined);
   // A connection argument refused where useInputErrorCodes does not see it (a subscription's event) is still the client's.

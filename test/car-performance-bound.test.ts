@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db/client.ts';
 import { forDealerships } from '../src/db/scoped.ts';
-import { carPerformance } from '../src/domain/car-performance.ts';
+import { carPerformance, loadCarLeads } from '../src/domain/car-performance.ts';
 import { WHOLE_LIST_BOUND, WHOLE_LIST_TAKE } from '../src/domain/whole-lists.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
@@ -188,5 +188,88 @@ describe('a page of cars with their performance', () => {
     const leadReads = app.queries.filter((sql) => /FROM\s+[`"]\w+[`"]\.[`"]leads[`"]/.test(sql));
     expect(leadReads).toHaveLength(1);
     expect(leadReads[0]).toMatch(/COUNT\(\*\)/);
+  });
+});
+
+describe('a page of cars one of which has more leads than the page shares', () => {
+  // Past the LIMIT the two cars' pages share (two lists of WHOLE_LIST_TAKE), so that a read of every lead would show.
+  const HEAVY_LEADS = 2 * WHOLE_LIST_TAKE + 50;
+  let own: { dealershipId: number; heavy: number; heavyLeadIds: number[]; light: number; lightLeadId: number };
+
+  beforeAll(async () => {
+    const start = daysAfter(app.clock.now(), -30);
+    const dealership = await makeDealership(app.db);
+    const heavy = await makeCar(app.db, dealership.id, { created_at: start });
+    await app.db.lead.createMany({
+      data: Array.from({ length: HEAVY_LEADS }, (_, index) => ({
+        dealership_id: dealership.id,
+        car_id: heavy.id,
+        category: 'Used Vehicle Enquiry',
+        source: 'Website',
+        created_at: daysAfter(start, (HEAVY_LEADS - index) / 100),
+      })),
+    });
+    const heavyLeads = await app.db.lead.findMany({
+      where: { car_id: heavy.id },
+      select: { id: true },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      take: WHOLE_LIST_BOUND,
+    });
+    const light = await makeCar(app.db, dealership.id, { created_at: start });
+    const lightLead = await makeCarLead(app.db, dealership.id, light.id, { created_at: daysAfter(start, 1) });
+    own = {
+      dealershipId: dealership.id,
+      heavy: heavy.id,
+      heavyLeadIds: heavyLeads.map((lead) => lead.id),
+      light: light.id,
+      lightLeadId: lightLead.id,
+    };
+  });
+
+  it('reads at most the rows of the cars’ bounded lists in every statement, and answers each list bounded with its signal', async () => {
+    const statements: { sql: string; rows: number | undefined }[] = [];
+    const db = createDb(app.config.databaseUrl, {
+      aroundStatement: async (sql, run) => {
+        const result = await run();
+        statements.push({ sql, rows: (result as { rows?: unknown[] }).rows?.length });
+        return result;
+      },
+    });
+    try {
+      const context = { db: forDealerships(db, [own.dealershipId]), now: () => app.clock.now() };
+      const [heavy, light] = await Promise.all([loadCarLeads(context, own.heavy), loadCarLeads(context, own.light)]);
+      expect(heavy?.truncated).toBe(true);
+      expect(heavy?.entries.map((lead) => lead.id)).toEqual(own.heavyLeadIds);
+      expect(light).toMatchObject({ truncated: false, entries: [{ id: own.lightLeadId }] });
+      const leadReads = statements.filter(({ sql }) => /FROM\s+[`"]\w+[`"]\.[`"]leads[`"]/.test(sql));
+      expect(leadReads.length).toBeGreaterThan(0);
+      for (const { sql, rows } of leadReads) {
+        expect(sql).toMatch(/\bLIMIT\b/);
+        expect(rows).toBeLessThanOrEqual(2 * WHOLE_LIST_TAKE);
+      }
+    } finally {
+      await db.$disconnect();
+    }
+  });
+
+  it('answers the same through the graph, with one statement more for the car the shared LIMIT cut short', async () => {
+    app.queries.length = 0;
+    const result = await app.graphql<{ cars: { edges: { node: { id: number; performance: PerformanceBody } }[] } }>(
+      `query ($d: Int) {
+        cars(first: 10, dealership_id: $d) { edges { node { id: databaseId performance { leads_count leads_truncated leads { id: databaseId } } } } }
+      }`,
+      { d: own.dealershipId },
+      allKey,
+    );
+    expect(result.errors).toBeUndefined();
+    const byCar = new Map(result.data?.cars.edges.map((edge) => [edge.node.id, edge.node.performance]));
+    expect(byCar.get(own.heavy)).toEqual({
+      leads_count: HEAVY_LEADS,
+      leads_truncated: true,
+      leads: own.heavyLeadIds.map((id) => ({ id })),
+    });
+    expect(byCar.get(own.light)).toEqual({ leads_count: 1, leads_truncated: false, leads: [{ id: own.lightLeadId }] });
+    // The count, the shared read of the lists, and the light car read alone, cut short by the heavy one before it.
+    expect(tablesRead(app.queries).filter((table) => table === 'leads')).toHaveLength(3);
   });
 });

@@ -11,6 +11,7 @@ describe('the generated parts of docs/', () => {
       'docs/caching.md',
       'docs/configuration.md',
       'docs/errors.md',
+      'docs/graphql.md',
       'docs/permissions.md',
       'docs/rest.md',
       'docs/rate-limits.md',

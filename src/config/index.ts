@@ -12,6 +12,7 @@ export {
   loadSecretsConfig,
   loadSessionSecretConfig,
   processEnvironment,
+  settingDefaults,
   type Config,
 } from './load.ts';
 export { projectRoot } from './root.ts';

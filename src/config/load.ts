@@ -249,9 +249,11 @@ export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env) {
   return { ...land(settings), engine: engineOf(settings.DATABASE_URL) };
 }
 
-export const DEFAULT_RATE_LIMITS: Config['rateLimits'] = land(
-  parseSettings(
-    {},
-    SETTING_NAMES.filter((name) => (SETTINGS[name] as SettingDeclaration).field?.startsWith('rateLimits.')),
-  ),
+/** The declared defaults of some settings, as the loader lands them: a default is written only in its declaration. */
+export function settingDefaults<K extends SettingName>(...names: K[]): Landed<Pick<typeof SETTINGS, K>> {
+  return land(parseSettings({}, names) as Partial<Settings>) as unknown as Landed<Pick<typeof SETTINGS, K>>;
+}
+
+export const DEFAULT_RATE_LIMITS: Config['rateLimits'] = settingDefaults(
+  ...SETTING_NAMES.filter((name) => (SETTINGS[name] as SettingDeclaration).field?.startsWith('rateLimits.')),
 ).rateLimits;

@@ -507,6 +507,26 @@ export const SETTINGS = {
     default: String(DEFAULT_GRAPHQL_MAX_COST),
     meaning: 'the highest estimated cost one GraphQL operation may have (see GraphQL, Limits)',
   }),
+  EXECUTION_SLOTS: setting({
+    field: 'executionSlots.slots',
+    schema: wholeNumberOf('operations', 0, 10_000),
+    default: '8',
+    meaning:
+      'how many GraphQL operations (REST requests included) one instance executes at once; the next waits for one to finish. `0`: no bound. Subscriptions, health checks, metrics, the explorers and cached answers never wait; see "Execution slots" in docs/operations.md',
+  }),
+  EXECUTION_QUEUE_MAX: setting({
+    field: 'executionSlots.queueMax',
+    schema: wholeNumberOf('operations', 0, 100_000),
+    default: '200',
+    meaning:
+      'how many operations may wait for an execution slot at once; one more is answered 503 `unavailable` with `Retry-After`, before anything of it ran (`0`: none waits)',
+  }),
+  EXECUTION_WAIT_MS: setting({
+    field: 'executionSlots.waitMs',
+    schema: wholeNumberOf('milliseconds', 1, 600_000),
+    default: '10000',
+    meaning: 'the longest an operation waits for an execution slot; then it is answered the same 503, nothing of it run',
+  }),
   SUBSCRIPTION_HEARTBEAT_MS: setting({
     field: 'subscriptionHeartbeatMs',
     schema: wholeNumberOf('milliseconds', 1, 300_000),

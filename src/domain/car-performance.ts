@@ -86,9 +86,6 @@ const leadSelect = {
   lead_state: true,
 } satisfies Prisma.LeadSelect;
 
-// Prisma's relation `_count` and nested `take` are not used: the first groups the whole related
-// table before the join, the second reads every related row and cuts the list afterwards.
-
 function carFigureFacts(db: ScopedDb, ids: readonly number[]): Promise<FigureFacts> {
   const inIds = { in: [...ids] };
   return Promise.all([
@@ -118,17 +115,15 @@ async function leadsOfCar(db: ScopedDb, carId: number): Promise<BoundedList<CarP
   return boundedList(rows.map(leadOf));
 }
 
-/** Prisma bounds a list per parent only with relation joins, which this schema does not enable. */
+// A page of a list relation under the page's cars: src/db/bounded-relations.ts reads it with a LIMIT of the pages' rows.
 async function leadsOfCars(db: ScopedDb, ids: readonly number[]): Promise<Map<number, BoundedList<CarPerformanceLead>>> {
   const [only] = ids;
   if (ids.length === 1 && only !== undefined) return new Map([[only, await leadsOfCar(db, only)]]);
-  const rows = await db.lead.findMany({ where: { car_id: { in: [...ids] } }, select: leadSelect, orderBy: byTimeThenId });
-  return new Map(
-    Array.from(
-      groupBy(rows, (row) => row.car_id),
-      ([carId, carRows]) => [carId, boundedList(carRows.map(leadOf))],
-    ),
-  );
+  const cars = await db.car.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, leads: { select: leadSelect, orderBy: byTimeThenId, take: WHOLE_LIST_TAKE } },
+  });
+  return new Map(cars.map((car) => [car.id, boundedList(car.leads.map(leadOf))]));
 }
 
 async function figuresOf(

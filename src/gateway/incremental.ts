@@ -80,7 +80,7 @@ export function useIncrementalDelivery(): Plugin<Record<string, unknown>> {
     onExecute({ args, setResultAndStopExecution }) {
       const { request } = args.contextValue as Partial<Context>;
       if (!request || !asksIncrementalDelivery(args.document)) return undefined;
-      // Refused before running, as useGraphQLAccept refuses: a mutation would commit and then answer 406.
+      // Refused before running (and, by its place in yoga.ts, before it is costed or charged): a mutation would commit, then 406.
       if (!acceptsAny(request.headers.get('accept'), INCREMENTAL_ANSWER_TYPES)) {
         setResultAndStopExecution({
           errors: [

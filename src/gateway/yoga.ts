@@ -35,6 +35,7 @@ import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '..
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
 import { useIncrementalDelivery } from './incremental.ts';
+import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -76,12 +77,13 @@ interface AppParts {
   telemetry: ReturnType<typeof useRequestTelemetry>;
   tracing: ReturnType<typeof useTracing>;
   caches: ReturnType<typeof responseCaches>;
+  slots: ExecutionSlots;
 }
 
 /** The order is the design: each comment says why a plugin sits where it does. */
 function appPlugins(
   deps: AppDeps,
-  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache } }: AppParts,
+  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots }: AppParts,
 ): YogaOptions['plugins'] {
   return [
     // First: it notes each operation's errors under the request's logger before any plugin re-wraps them.
@@ -131,13 +133,14 @@ function appPlugins(
     useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
     useKeyView(),
-    // Before the limits and the rate limits: a document whose payloads the client cannot receive is not costed nor charged.
     useIncrementalDelivery(),
     useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
     ...readCache,
+    // The last onExecute: only an operation every check let through and the cache did not answer waits, for its execution alone.
+    slots.plugin,
     useLiveStreams(deps.config.subscriptionHeartbeatMs),
     telemetry.errorBodies,
     http.last,
@@ -154,6 +157,8 @@ export function createApp(deps: AppDeps): Yoga {
   const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
   const tracing = useTracing(GRAPHQL_ENDPOINT);
   const caches = responseCaches(deps, rateLimits, metrics);
+  const slots = executionSlots(deps.config.executionSlots);
+  metrics.readExecutionSlots(slots);
   return createYoga<Record<string, never>, Context>({
     schema: getSchema(),
     context: (initial) =>
@@ -175,6 +180,6 @@ export function createApp(deps: AppDeps): Yoga {
     healthCheckEndpoint: ' disabled',
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
-    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches }),
+    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches, slots }),
   });
 }

@@ -21,6 +21,7 @@ import { TurnBudget } from './turn-budget.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
 import { isStreamedAnswer } from '../gateway/incremental.ts';
 import { ArrivingBodies, IdleConnections } from './connection-bounds.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from '../errors.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -170,8 +171,6 @@ async function answer(app: Yoga, req: IncomingMessage, headers: Headers, request
 }
 
 const DRAINING_RETRY_AFTER_SECONDS = 1;
-
-const BUSY_RETRY_AFTER_SECONDS = 5;
 
 function refusal(error: { error: string; message: string; limit?: number }, requestId: string, retryAfterSeconds: number): PlainAnswer {
   return jsonAnswer(503, error, requestId, { 'retry-after': String(retryAfterSeconds), connection: 'close' });

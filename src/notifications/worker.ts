@@ -4,7 +4,7 @@
 // lost its claim changes nothing. A sender dying after the server accepted sends it again, with the
 // same Message-ID: SMTP cannot say whether a message arrived, so exactly-once is impossible.
 import type { Logger } from 'pino';
-import type { Config, Engine } from '../config/index.ts';
+import { settingDefaults, type Config, type Engine } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
 import { sqlNow } from '../db/clock.ts';
 import type { Db } from '../db/client.ts';
@@ -24,9 +24,11 @@ export interface DeliveryPolicy {
   backoffMaxMs: number;
 }
 
+const OUTBOX_SETTINGS = settingDefaults('OUTBOX_LEASE_MS', 'OUTBOX_POLL_INTERVAL_MS');
+
 const defaultDeliveryPolicy: DeliveryPolicy = {
   batchSize: 20,
-  leaseMs: 2 * 60_000,
+  leaseMs: OUTBOX_SETTINGS.outboxLeaseMs,
   maxAttempts: 6,
   backoffBaseMs: 60_000,
   backoffMaxMs: 60 * 60_000,
@@ -273,7 +275,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): BackgroundTask 
   const task = startDeliveryTask(
     'outbox',
     (mayClaim) => deliverDueMessages({ ...deps, mayClaim }),
-    options.intervalMs ?? config.outboxPollIntervalMs ?? 5_000,
+    options.intervalMs ?? config.outboxPollIntervalMs ?? OUTBOX_SETTINGS.outboxPollIntervalMs,
     logger,
   );
   return {

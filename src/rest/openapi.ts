@@ -59,7 +59,7 @@ const errorDescriptions: Record<number, string> = {
   422: '`invalid_input`: `field` names the parameter or body field at fault, and `message` says why.',
   429: '`rate_limited`: a rate limit was reached (per key, dealership, cost or client address); `Retry-After` says how many seconds to wait, `RateLimit` and `RateLimit-Policy` which limit.',
   500: '`internal_error`: unexpected (logged; nothing internal in the body).',
-  503: '`unavailable`: the database did not answer; `Retry-After` says how many seconds to wait before retrying (a write is safe to retry with its `Idempotency-Key`).',
+  503: '`unavailable`: the database did not answer, or the instance was executing as many operations as it takes at once; `Retry-After` says how many seconds to wait before retrying (a write is safe to retry with its `Idempotency-Key`).',
 };
 /** The example code of the statuses whose description names none. */
 const uncodedErrors: Record<number, string> = { 404: 'not_found', 409: 'conflict', 410: 'token_expired' };
@@ -350,7 +350,7 @@ function responsesOf(source: OperationSource, field: GraphQLField<unknown, unkno
             'application/json': { schema: source.writer.of(field.type), ...(response !== undefined ? { example: response } : {}) },
           },
         };
-  // 429 (the rate limits), 500 and 503 (the database did not answer) can answer any operation.
+  // 429 (the rate limits), 500 and 503 (the database did not answer, the instance was busy) can answer any operation.
   const errors = [...errorStatusesOf(route, access), 429, 500, 503].map((code) => [
     String(code),
     {

@@ -12,6 +12,10 @@ import { idOrder } from './field-builders.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   variant: 'ApiKeyDetailsDealership',
+  variantOf: {
+    record: 'Dealership',
+    reason: "The spec lists a dealership's locations and users; the graph pages them. Every key reads it, without `index:dealership`.",
+  },
   description: 'A dealership the key can use, with its locations and users.',
   ...answeredByItsRoot('apikey_details answers every valid key its own dealerships, whatever its permissions'),
   fields: (t) => ({

@@ -15,6 +15,7 @@ const CarInput = inputFromZod(builder, 'CarInput', carRecord);
 /** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */
 const CarRecord = builder.prismaObject('Car', {
   variant: 'CarRecord',
+  variantOf: { record: 'Car', reason: "`update_car`'s answer is the stored row as the spec writes it: `images` as URL strings." },
   description: 'The stored car as update_car writes it: the fields of the car record, dates as year-month-day.',
   ...answeredByItsRoot('update_car answers the car it wrote to a key holding update:car'),
   fields: (t) => ({
@@ -68,6 +69,7 @@ builder.mutationField('update_car', (t) =>
 
 const CarReservation = builder.prismaObject('Car', {
   variant: 'CarReservation',
+  variantOf: { record: 'Car', reason: "`reserve_car`'s answer: the reservation fields, plus the graph's `node`." },
   description: 'A car’s reservation state, as reserve_car leaves it.',
   ...answeredByItsRoot('reserve_car answers the reservation it made to a key holding reserve:car'),
   fields: (t) => ({

@@ -25,6 +25,7 @@ import { CAPPED_COUNT_TAKE, cappedCountFields, type PrismaFieldBuilder } from '.
 // ─── spec 2.2: the performance record ───
 
 const CarPerformanceLeadRef = builder.objectRef<CarPerformanceLead>('CarPerformanceLead').implement({
+  variantOf: { record: 'Lead', reason: 'Computed with the performance figures, which `read:car` reads; `Lead` needs `read:lead`.' },
   description: 'A lead about the car, as the performance record lists it.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),

@@ -209,6 +209,10 @@ builder.queryField('dealerships', (t) =>
 // ───────────────────────────── 4.14 partner mappings ─────────────────────────────
 
 const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('PartnerDealership').implement({
+  variantOf: {
+    record: 'Location',
+    reason: "A partner mapping: the location with its dealership's name and the partner's ids, never null.",
+  },
   description: 'A platform location mapped to its ids at the partner.',
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The platform location id.' }),
@@ -248,6 +252,10 @@ builder.queryField('partner_dealerships', (t) =>
 // every result carries its contact details (never null), which a guarded type cannot.
 const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetail', {
   variant: 'DealershipSearchContactDetail',
+  variantOf: {
+    record: 'Location contact detail',
+    reason: "Never null and read with the search's own permission; `LocationContactDetail` is null without `search:location`.",
+  },
   description: 'The contact details of a location found by a search.',
   ...answeredByItsRoot('only the postcode search answers it, which needs search:location; every result carries its details'),
   fields: (t) => contactDetailFields(t),
@@ -255,6 +263,10 @@ const DealershipSearchContactDetail = builder.prismaObject('LocationContactDetai
 
 const DealershipSearchResult = builder.prismaObject('Location', {
   variant: 'DealershipSearchResult',
+  variantOf: {
+    record: 'Location',
+    reason: "A search result: `distance_km` and `website_url` are the search's, and address, contact details and website are never null.",
+  },
   description: 'A dealership location found by the postcode search.',
   fields: (t) => {
     const { dealership_id, name } = locationColumnFields(t);

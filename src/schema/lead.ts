@@ -145,6 +145,10 @@ const LeadFileRef = builder.objectRef<LeadFilePart>('LeadFile').implement({
 // ───────────────────────────── the write answer (REST body) ─────────────────────────────
 
 const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
+  variantOf: {
+    record: 'Lead',
+    reason: "A write's answer, kept for `Idempotency-Key` replays: name, e-mail and phone are never null; `Lead`'s are personal data.",
+  },
   description:
     'A lead as create and update answer it: the stored lead fields (phone in E.164), what it was linked to, and its state. ' +
     'name, email and phone are always sent back to the key that wrote the lead (empty when not stored); the other personal data ' +

@@ -252,6 +252,10 @@ builder.queryField('model_variant', (t) =>
 // ─── spec 4.20: a website's models ───
 
 const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSummary>('WebsiteModelVariantSummary').implement({
+  variantOf: {
+    record: 'Model variant',
+    reason: "A variant's summary in the website's model list (4.20), computed by the list's own query and read with `index:model`.",
+  },
   description: 'A variant of a model a website shows.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
@@ -262,6 +266,11 @@ const WebsiteModelVariantSummaryRef = builder.objectRef<WebsiteModelVariantSumma
 });
 
 const WebsiteModelEntryRef = builder.objectRef<WebsiteModelEntry>('WebsiteModelEntry').implement({
+  variantOf: {
+    record: 'Model',
+    reason:
+      "The website's model list (4.20): its position, lowest price and manufacturer's name, computed by the list's own query and read with `index:model`.",
+  },
   description: 'A model a website shows.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),

@@ -30,6 +30,7 @@ type OfferFieldBuilder = PrismaFieldBuilder<'Offer'>;
 
 /** A website offer's model: the model's names and path, and where that website sends its pages. */
 const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string | null }>('WebsiteOfferModel').implement({
+  variantOf: { record: 'Model', reason: "The website form (4.6) gives the model's `override_url`." },
   description: 'The model a website offer is for.',
   fields: (t) => ({
     ...modelPageFields(t),
@@ -121,6 +122,7 @@ function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof g
 /** Spec 2.5, website form: the REST body of GET /websites/{website_id}/offers/{id}.json. */
 const WebsiteOffer = builder.prismaObject('Offer', {
   variant: 'WebsiteOffer',
+  variantOf: { record: 'Offer', reason: "The website form (4.6) gives the model's `override_url`." },
   description: 'An offer as a website shows it.',
   fields: (t) => ({
     ...commonOfferFields(t),

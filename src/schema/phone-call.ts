@@ -45,6 +45,11 @@ builder.prismaNode('PhoneCall', {
 });
 
 const PhoneCallReceiptRef = builder.objectRef<PhoneCallReceipt>('PhoneCallReceipt').implement({
+  variantOf: {
+    record: 'Phone call',
+    reason:
+      "The provider's answer (4.16): whether the call was recorded now or already, and its id; read with `create:phone_call`, while `PhoneCall` needs `read:lead`.",
+  },
   description: 'What became of a reported phone call.',
   fields: (t) => ({
     status: t.expose('status', { type: PhoneCallStatus, description: 'Whether the call was recorded now or had been already.' }),

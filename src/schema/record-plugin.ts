@@ -27,13 +27,21 @@ declare global {
       readPermission?: Permission;
       /** Why relations to it are not guarded. */
       readAlongItsHolder?: string;
+      /** A record's second type: which record, and why the record's own type cannot answer here. */
+      variantOf?: RecordVariant;
     }
   }
+}
+
+export interface RecordVariant {
+  record: string;
+  reason: string;
 }
 
 interface Declaration {
   readPermission?: Permission;
   readAlongItsHolder?: string;
+  variantOf?: RecordVariant;
 }
 
 const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
@@ -138,7 +146,7 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
 
   override onTypeConfig(typeConfig: PothosTypeConfig): PothosTypeConfig {
     if (typeConfig.kind !== 'Object') return typeConfig;
-    const { readPermission } = typeConfig.pothosOptions as Declaration;
+    const { readPermission, variantOf } = typeConfig.pothosOptions as Declaration;
     if (readPermission) declareReadPermission(typeConfig.name, readPermission);
     let description = typeConfig.description;
     if (typeConfig.interfaces.some((ref) => this.builder.configStore.getTypeConfig(ref).name === 'Node')) {
@@ -151,7 +159,8 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
     else if (edgeOf) description ||= edgeTexts(edgeOf).type;
     const guardedBy = this.relationPermission(typeConfig.name);
-    return { ...typeConfig, description, extensions: guardedBy ? { ...typeConfig.extensions, guardedBy } : typeConfig.extensions };
+    const extensions = { ...typeConfig.extensions, ...(guardedBy && { guardedBy }), ...(variantOf && { variantOf }) };
+    return { ...typeConfig, description, extensions };
   }
 
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {

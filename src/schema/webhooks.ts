@@ -97,6 +97,10 @@ const WebhookDelivery = builder.objectRef<WebhookDeliveryView>('WebhookDelivery'
 });
 
 const WebhookSubscriptionDeleted = builder.objectRef<{ id: number; deleted: true }>('WebhookSubscriptionDeleted').implement({
+  variantOf: {
+    record: 'Webhook subscription',
+    reason: "A delete's answer: the id of a subscription that no longer exists, which the subscription's own type cannot be read from.",
+  },
   description: 'A subscription removed with its deliveries.',
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The removed subscription.' }),

@@ -19,7 +19,37 @@ export interface GatewayMetrics {
   /** `answer`: finished answers, before any GraphQL work; `result`: execution results, on an answer miss. */
   cacheLookup(outcome: 'hit' | 'miss', tier: 'answer' | 'result'): void;
   deliveryFailed(outcome: 'retry' | 'failed'): void;
+  /** The app's execution slots, read at scrape time (the latest app's, when several share these metrics). */
+  readExecutionSlots(slots: ExecutionSlotCounts): void;
   scrape(): Promise<string>;
+}
+
+interface ExecutionSlotCounts {
+  inUse(): number;
+  waiting(): number;
+}
+
+function registerExecutionSlotGauges(registry: Registry): (slots: ExecutionSlotCounts) => void {
+  let read: ExecutionSlotCounts = { inUse: () => 0, waiting: () => 0 };
+  new Gauge({
+    name: 'gateway_execution_slots_in_use',
+    help: 'Operations executing now on this instance, at most EXECUTION_SLOTS (see docs/operations.md, "Execution slots").',
+    registers: [registry],
+    collect() {
+      this.set(read.inUse());
+    },
+  });
+  new Gauge({
+    name: 'gateway_execution_waiting_operations',
+    help: 'Operations waiting for an execution slot on this instance, at most EXECUTION_QUEUE_MAX.',
+    registers: [registry],
+    collect() {
+      this.set(read.waiting());
+    },
+  });
+  return (slots) => {
+    read = slots;
+  };
 }
 
 interface MetricsSources {
@@ -146,6 +176,7 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
   const registry = registryWithNodeMetrics();
   const { requests, latency, graphqlErrors, refusals, cacheLookups, deliveryFailures } = eventMetrics(registry);
   registerOutboxGauges(registry, { db, now, logger });
+  const readExecutionSlots = registerExecutionSlotGauges(registry);
   if (redisAvailable) {
     new Gauge({
       name: 'gateway_redis_available',
@@ -180,6 +211,7 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
     rateLimited: (door) => refusals.inc({ door }),
     cacheLookup: (outcome, tier) => cacheLookups.inc({ tier, outcome }),
     deliveryFailed: (outcome) => deliveryFailures.inc({ outcome }),
+    readExecutionSlots,
     scrape: () => registry.metrics(),
   };
 }
