@@ -173,6 +173,31 @@ describe('@defer', () => {
     const errorLines = logged.filter((line) => line.level === 50);
     expect(errorLines.map((line) => line.request_id)).toEqual([answer.headers.get('request-id')]);
     expect(errorLines[0]?.err?.message).toMatch(/car_view_days/);
+
+    // The same in a subscription's event: each event is payloads too.
+    const subscribed = await broken.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query: 'subscription { carUpdated { databaseId ... @defer { performance { views } } } }' }),
+    });
+    const events = readSse(subscribed);
+    expect(await events.next()).toEqual({ kind: 'heartbeat' });
+    const occurredAt = new Date();
+    broken.events.publish({
+      id: 'defer-1',
+      type: 'car.updated',
+      dealershipId: brokenDealership,
+      subject: 'car',
+      recordId: brokenCar,
+      occurredAt,
+    });
+    expect(await events.nextEvent()).toEqual({ data: { carUpdated: { databaseId: brokenCar } }, hasNext: true });
+    const later = (await events.nextEvent()) as Payload;
+    expect(later.incremental?.[0]?.errors?.map(({ message, extensions }) => ({ message, code: extensions?.code }))).toEqual([
+      { message: 'Unexpected error.', code: 'INTERNAL_SERVER_ERROR' },
+    ]);
+    expect(JSON.stringify(later)).not.toMatch(/car_view_days|SELECT|prisma/i);
+    await events.close();
   });
 });
 

@@ -77,6 +77,19 @@ export function useIncrementalDelivery(): Plugin<Record<string, unknown>> {
     onPluginInit({ addPlugin }) {
       addPlugin(useDeferStream());
     },
+    // A subscription's events may be payloads too (each event its own); its stream is otherwise left as it is.
+    onSubscribe({ args }) {
+      if (!asksIncrementalDelivery(args.document)) return undefined;
+      const masked = maskedWith((args.contextValue as Partial<Context>).logger);
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const mapped = mapParts(result, masked);
+            if (mapped !== result) setResult(mapped);
+          },
+        }),
+      };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const { request } = args.contextValue as Partial<Context>;
       if (!request || !asksIncrementalDelivery(args.document)) return undefined;
