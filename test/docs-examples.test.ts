@@ -2,18 +2,22 @@
 // delivery by the webhook worker: it verifies the service's signature with `standardwebhooks`,
 // answers 204 and prints the event; a delivery signed with another secret it answers 400. The
 // example must stay within the 15 lines the docs promise.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.ts';
 import { createPayloadRenderer } from '../src/gateway/webhook-payloads.ts';
 import { deliverDueWebhooks } from '../src/notifications/webhook-worker.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
-import { makeDealership, makeKey } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey } from './support/fixtures.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { createLifecycle } from '../src/gateway/lifecycle.ts';
+import { createApp } from '../src/gateway/yoga.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { bareEnvironment, projectDir } from './support/processes.ts';
 
@@ -122,5 +126,40 @@ describe('the webhook receiver of docs/webhooks.md', () => {
     expect(await statusOf(other.id)).toBe(400);
     expect(right.printed()).toContain(`lead.created ${leadId}`);
     expect(wrong.printed()).not.toContain('lead.created');
+  });
+});
+
+describe('the @defer client of docs/incremental-delivery.md', () => {
+  const source = codeBlockAfter('incremental-delivery.md', 'A client in Node');
+
+  it('prints the car, then its deferred figures, read in parts from the service over HTTP', async () => {
+    const dealership = await makeDealership(app.db);
+    const car = await makeCar(app.db, dealership.id, { make: 'Mazda', model: 'CX-5' });
+    const key = (await makeKey(app.db, { permissions: ['read:car'], dealershipIds: [dealership.id] })).key;
+    const lifecycle = createLifecycle();
+    const settings = {
+      bodyLimitBytes: app.config.bodyLimitBytes,
+      httpHeadersTimeoutMs: 5_000,
+      httpRequestTimeoutMs: 10_000,
+      httpKeepAliveTimeoutMs: 5_000,
+      httpMaxConnections: 10,
+    };
+    const yoga = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { lifecycle }));
+    const gateway = createHttpServer(yoga, settings, pino({ level: 'silent' }), lifecycle);
+    const { port } = await gateway.listen(0, '127.0.0.1');
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', source], {
+        cwd: projectDir,
+        env: bareEnvironment({ GATEWAY_URL: `http://127.0.0.1:${port}`, API_KEY: key, CAR_ID: String(car.id) }),
+        timeout: 20_000,
+      });
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe('car {"make":"Mazda","model":"CX-5"}');
+      expect(lines[1]).toMatch(/^figures \{"performance":\{"days_old":\d+,"views":0,"leads_count":0\}\}$/);
+      expect(lines).toHaveLength(2);
+    } finally {
+      gateway.cutConnections();
+      await gateway.drain();
+    }
   });
 });

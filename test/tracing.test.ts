@@ -155,6 +155,24 @@ describe('the span tree of one REST call', () => {
     expect(parentId(operation!)).toBe(spanId(request!));
     expect(spans.some((span) => parentId(span) === spanId(operation!) && span.attributes['db.system.name'])).toBe(true);
   });
+
+  it('ends a deferred request and its operation with the last payload, its deferred statements under the operation', async () => {
+    exporter.reset();
+    const response = await traced.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query: `query Deferred { car(id: "${carId}") { id ... @defer { performance { views } } } }` }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    expect(exporter.getFinishedSpans().map((span) => span.name)).not.toContain('POST /graphql');
+    expect(await response.text()).toContain('"hasNext":false');
+    const spans = exporter.getFinishedSpans();
+    const request = spans.find((span) => span.name === 'POST /graphql');
+    const operation = spans.find((span) => span.name === 'query Deferred');
+    expect(parentId(operation!)).toBe(spanId(request!));
+    const statements = spans.filter((span) => parentId(span) === spanId(operation!) && span.attributes['db.system.name']);
+    expect(statements.some((span) => String(span.attributes['db.query.text']).includes('car_view_days'))).toBe(true);
+  });
 });
 
 describe("every span's resource and instrumentation scope", () => {

@@ -12,6 +12,7 @@ import { cacheScope, type CacheGeneration } from './cache-scope.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { recordOf, type RequestRecord } from '../telemetry/request-record.ts';
 import { requestState } from '../web/request-state.ts';
+import { isStreamedAnswer } from './incremental.ts';
 
 declare module '../web/request-state.ts' {
   interface RequestState {
@@ -127,7 +128,8 @@ export function useAnswerCache(
   const capture: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const { answerKey: key, cacheExpiresAt: expiresAt } = requestState(request);
-      if (key === undefined || expiresAt === undefined || response.status !== 200) return;
+      // Never a stream: the response cache keeps @defer's answer only once whole, and serves it from there.
+      if (key === undefined || expiresAt === undefined || response.status !== 200 || isStreamedAnswer(response)) return;
       const { bytes: body } = await readBody(response, setResponse);
       parts.answers.set(key, {
         status: response.status,

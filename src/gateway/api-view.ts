@@ -14,6 +14,8 @@ import type { Plugin } from 'graphql-yoga';
 import { graphViewOf } from '../auth/api-view.ts';
 import type { Context } from '../context.ts';
 import { rootFieldNodes } from './root-fields.ts';
+import { apiError } from '../errors.ts';
+import { asksIncrementalDelivery } from './incremental.ts';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 
@@ -59,11 +61,18 @@ async function executeWithView(executeFn: ExecuteFn, args: ExecutionArgs, viewOf
 
 export function useKeyView(): Plugin<Context> {
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const actor = args.contextValue.actor;
       if (!actor) return;
       const operation = getOperationAST(args.document, args.operationName);
-      if (!operation || !rootFieldNodes(args.document, operation).some((field) => INTROSPECTION_FIELDS.has(field.name.value))) return;
+      const fields = operation ? rootFieldNodes(args.document, operation) : [];
+      if (!fields.some((field) => INTROSPECTION_FIELDS.has(field.name.value))) return;
+      // A deferred part of the whole run would carry the whole schema's introspection past the view's answer.
+      if (!fields.every((field) => INTROSPECTION_FIELDS.has(field.name.value)) && asksIncrementalDelivery(args.document)) {
+        const message = 'Introspection is answered apart from @defer and @stream: send __schema and __type in an operation of their own.';
+        setResultAndStopExecution({ errors: [apiError('BAD_REQUEST', 'invalid_input', message)] });
+        return;
+      }
       const viewOf = () => graphViewOf(args.schema, actor.permissions);
       setExecuteFn((executionArgs) => executeWithView(executeFn, executionArgs, viewOf) as ReturnType<typeof executeFn>);
     },

@@ -5,7 +5,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { hasBody, readBody, responseFromBytes, withHeaders } from '../web/bodies.ts';
-import { isEventStream } from './live-streams.ts';
+import { isStreamedAnswer } from './incremental.ts';
 
 /** Smaller bodies gain nothing worth a compressor's time. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -45,8 +45,8 @@ export function useCompression(): Plugin {
   return {
     async onResponse({ request, response: received, setResponse }) {
       const type = received.headers.get('content-type') ?? '';
-      // A subscription's stream is sent as its events come, never read whole.
-      if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received) || isEventStream(received)) return;
+      // A stream (a subscription's events, @defer's payloads) is sent as it comes, never read whole.
+      if (received.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || !hasBody(received) || isStreamedAnswer(received)) return;
       /** Sent as it is, saying that another Accept-Encoding could have had it compressed. */
       const sendPlain = (response: Response): void => {
         const answer = withHeaders(response, (headers) => headers.append('vary', 'Accept-Encoding'));

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from '../web/bodies.ts';
 import { Response } from '../web/fetch-api.ts';
-import { isEventStream } from './live-streams.ts';
+import { isStreamedAnswer } from './incremental.ts';
 
 function matchesETag(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
@@ -17,8 +17,8 @@ export function useETags(): Plugin {
   return {
     async onResponse({ request, response: received, setResponse }) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || received.status !== 200 || received.headers.has('etag')) return;
-      // A live subscription's stream never ends: it has no digest.
-      if (isEventStream(received)) return;
+      // A stream (a subscription's, @defer's payloads) is sent as it comes: a digest would hold it back to its end.
+      if (isStreamedAnswer(received)) return;
       const { bytes: body, answer: response } = await readBody(received, setResponse);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       const ifNoneMatch = request.headers.get('if-none-match');

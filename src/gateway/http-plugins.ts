@@ -10,6 +10,8 @@ import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { carriesApiKey } from '../rest/routes.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
+import { mapIncremental } from './incremental.ts';
+import { acceptsAny } from '../web/accept.ts';
 
 const READY_TIMEOUT_MS = 800;
 
@@ -85,10 +87,12 @@ export function mapErrors<T extends ExecutionResult>(result: T, map: (error: Gra
   return errors.some((error, index) => error !== result.errors?.[index]) ? { ...result, errors } : result;
 }
 
-/** An onResultProcess hook mapping each result answered (each of a batch); a stream's are left alone. */
+/** An onResultProcess hook mapping each result answered (each of a batch, each incremental payload); a subscription's are left alone. */
 export function onEachResult(map: (result: ExecutionResult, request: Request) => ExecutionResult): NonNullable<Plugin['onResultProcess']> {
   return ({ request, result, setResult }) => {
-    if (Array.isArray(result)) {
+    const payloads = mapIncremental(request, result, (single) => map(single, request));
+    if (payloads) setResult(payloads);
+    else if (Array.isArray(result)) {
       const mapped = result.map((single) => map(single, request));
       if (mapped.some((single, index) => single !== result[index])) setResult(mapped);
     } else if (!(Symbol.asyncIterator in result)) {
@@ -231,28 +235,13 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
 /** The media types Yoga can answer a (non-streamed) GraphQL result in, in its own order of preference. */
 const GRAPHQL_ANSWER_TYPES = ['text/event-stream', 'multipart/mixed', 'application/graphql-response+json', 'application/json'] as const;
 
-// Yoga's own reading of Accept (its result-processor/accept.js), which it applies only after running.
-function acceptsGraphQLAnswer(accept: string | null): boolean {
-  const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
-  return asked.some((entry) => {
-    const [mediaType = '', ...params] = entry.split(';');
-    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
-    if (charset !== 'charset=utf-8') return false;
-    const [type, subtype] = mediaType.split('/');
-    return GRAPHQL_ANSWER_TYPES.some((offered) => {
-      const [offeredType, offeredSubtype] = offered.split('/');
-      return (type === '*' || type === offeredType) && (subtype === '*' || subtype === offeredSubtype);
-    });
-  });
-}
-
 /** Refused before running: Yoga negotiates after executing, so a mutation would commit and then answer 406. */
 export function useGraphQLAccept(graphqlEndpoint: string, explorers: boolean): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== graphqlEndpoint || (request.method !== 'GET' && request.method !== 'POST')) return;
       if (explorers && shouldRenderGraphiQL(request)) return;
-      if (acceptsGraphQLAnswer(request.headers.get('accept'))) return;
+      if (acceptsAny(request.headers.get('accept'), GRAPHQL_ANSWER_TYPES)) return;
       endResponse(
         jsonResponse(
           406,

@@ -14,10 +14,6 @@ declare module '../web/request-state.ts' {
 
 const EVENT_STREAM_TYPE = 'text/event-stream';
 
-export function isEventStream(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith(EVENT_STREAM_TYPE);
-}
-
 const HEARTBEAT = ':\n\n';
 
 /** Yoga's type, which its index does not export. */

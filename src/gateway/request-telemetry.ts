@@ -16,7 +16,9 @@ import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
 import { recordOf, requestBindings, startRecord, type RequestRecord } from '../telemetry/request-record.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
-import { withHeaders } from '../web/bodies.ts';
+import { whenBodyEnds, withHeaders } from '../web/bodies.ts';
+import { requestState } from '../web/request-state.ts';
+import { isStreamedAnswer } from './incremental.ts';
 import { mapErrors, onEachResult } from './http-plugins.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
@@ -170,16 +172,23 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
       const answer = withHeaders(response, (headers) => headers.set(REQUEST_ID_HEADER, record.id));
+      const finish = async (): Promise<void> => {
+        const seconds = (performance.now() - record.startedAt) / 1000;
+        const pathname = parsedUrl(request).pathname;
+        const door = doorOf(request, pathname, record, answer.status, graphqlEndpoint);
+        metrics.requestFinished(door, answer.status, seconds);
+        if (answer.status === 429) metrics.rateLimited(door);
+        // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).
+        if (!deps.logger.isLevelEnabled('info')) return;
+        await logRequest(deps, request, record, { pathname, door, status: answer.status, seconds });
+      };
+      // @defer's payloads: the request is over when its last payload is sent (or its client leaves), not at the first.
+      if (requestState(sentRequest(request)).incremental && isStreamedAnswer(answer)) {
+        setResponse(whenBodyEnds(answer, () => void finish()));
+        return;
+      }
       if (answer !== response) setResponse(answer);
-
-      const seconds = (performance.now() - record.startedAt) / 1000;
-      const pathname = parsedUrl(request).pathname;
-      const door = doorOf(request, pathname, record, answer.status, graphqlEndpoint);
-      metrics.requestFinished(door, answer.status, seconds);
-      if (answer.status === 429) metrics.rateLimited(door);
-      // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).
-      if (!deps.logger.isLevelEnabled('info')) return;
-      await logRequest(deps, request, record, { pathname, door, status: answer.status, seconds });
+      await finish();
     },
   };
   return { first, errorBodies, last };

@@ -5,12 +5,15 @@
 // Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
 import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { SERVICE_PATHS } from './request-telemetry.ts';
-import { withHeaders } from '../web/bodies.ts';
+import { whenBodyEnds, withHeaders } from '../web/bodies.ts';
+import { requestState } from '../web/request-state.ts';
+import { sentRequest } from '../context.ts';
+import { isStreamedAnswer } from './incremental.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
 import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 
@@ -50,10 +53,9 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-function endRequestSpan(span: Span, status: number, requestId: string): string | null {
+function finishRequestSpan(span: Span, status: number, requestId: string): string | null {
   span.setAttributes({ 'http.response.status_code': status, 'request.id': requestId });
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
-  span.end();
   return currentTraceparent(trace.setSpan(context.active(), span));
 }
 
@@ -89,6 +91,8 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
       setExecuteFn((executeArgs) => context.with(active, () => executeFn(executeArgs)));
       return {
         onExecuteDone({ result }) {
+          // Payloads (@defer, @stream): the operation ends with its last one.
+          if (isAsyncIterable(result)) return { onEnd: () => span.end() };
           const errors = 'errors' in result ? result.errors : undefined;
           if (errors && errors.length > 0) {
             const code = errors[0]?.extensions?.code;
@@ -105,8 +109,14 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
     onResponse({ request, response, setResponse }) {
       const span = requestSpan();
       if (!span) return;
-      const traceparent = endRequestSpan(span, response.status, recordOf(request)?.id ?? '');
+      const traceparent = finishRequestSpan(span, response.status, recordOf(request)?.id ?? '');
       const answer = traceparent ? withHeaders(response, (headers) => headers.set('traceparent', traceparent)) : response;
+      // @defer's payloads: the request lasts until its last payload is sent, as its log line says.
+      if (requestState(sentRequest(request)).incremental && isStreamedAnswer(answer)) {
+        setResponse(whenBodyEnds(answer, () => span.end()));
+        return;
+      }
+      span.end();
       if (answer !== response) setResponse(answer);
     },
   };

@@ -34,6 +34,7 @@ import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
+import { useIncrementalDelivery } from './incremental.ts';
 import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
 import { useMcp } from './mcp.ts';
 
@@ -133,6 +134,7 @@ function appPlugins(
     useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
     useKeyView(),
+    useIncrementalDelivery(),
     useQueryLimits({ ...queryLimits, maxCost: deps.config.graphqlMaxCost }),
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,

@@ -19,7 +19,7 @@ import { requestOver, Response } from '../web/fetch-api.ts';
 import { acceptQueueLength } from './accept-queue.ts';
 import { TurnBudget } from './turn-budget.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
-import { isEventStream } from '../gateway/live-streams.ts';
+import { isStreamedAnswer } from '../gateway/incremental.ts';
 import { ArrivingBodies, IdleConnections } from './connection-bounds.ts';
 import { BUSY_RETRY_AFTER_SECONDS } from '../errors.ts';
 
@@ -267,7 +267,7 @@ function writable(res: ServerResponse): Promise<void> {
 }
 
 /** The client's FIN ends the stream: with half-close allowed, a close looks the same, and the stream has nothing to read. */
-async function writeEventStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
+async function writeStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
   const reader = body.getReader();
   res.once('close', () => {
     // whatwg-node's reader holds a cancel until its pending read ends; the stream's own cancel frees the key's place at once for the reconnect.
@@ -299,13 +299,13 @@ function writeResponse(
 ): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
   // The content type first: `body` on whatwg-node's Response makes a stream over the bytes.
-  if (isEventStream(response) && response.body) {
+  if (isStreamedAnswer(response) && response.body) {
     res.statusCode = response.status;
     response.headers.forEach((value, name) => {
       res.appendHeader(name, value);
     });
     if (lifecycle.draining) res.setHeader('connection', 'close');
-    return writeEventStream(res, response.body);
+    return writeStream(res, response.body);
   }
   const body = bodyToSend(response);
   if (body instanceof Promise) return body.then((bytes) => writeWhole(state, lifecycle, req, res, response, bytes));

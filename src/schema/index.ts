@@ -1,5 +1,6 @@
 // Imports every domain file (each registers its types and root fields) and builds the schema.
-import type { GraphQLSchema } from 'graphql';
+import { specifiedDirectives, type GraphQLSchema } from 'graphql';
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import { builder } from './builder.ts';
 import './api-key.ts';
 import './lead.ts';
@@ -18,7 +19,11 @@ import './subscriptions.ts';
 import './webhooks.ts';
 
 // Built as this module loads: modules that never ask for the schema read record permissions from it.
-const schema = builder.toSchema({ sortSchema: true });
+// @defer and @stream are declared here, not added by Yoga's plugin, so the printed schema and contract show them.
+const schema = builder.toSchema({
+  sortSchema: true,
+  directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
+});
 
 export function getSchema(): GraphQLSchema {
   return schema;

@@ -87,3 +87,38 @@ export function recordRequestBody(request: Request, bytes: Uint8Array): void {
 export async function peekRequestBody(request: Request): Promise<Uint8Array> {
   return requestState(request).body ?? new Uint8Array(await request.clone().arrayBuffer());
 }
+
+/** The same answer, calling `ended` once its body is read to its end, fails or its reader leaves. */
+export function whenBodyEnds(response: Response, ended: () => void): Response {
+  const source = response.body;
+  if (!source) {
+    ended();
+    return response;
+  }
+  let called = false;
+  const once = (): void => {
+    if (called) return;
+    called = true;
+    ended();
+  };
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = await reader.read();
+        if (read.done) {
+          controller.close();
+          once();
+        } else controller.enqueue(read.value);
+      } catch (error) {
+        controller.error(error);
+        once();
+      }
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}

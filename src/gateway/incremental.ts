@@ -1,0 +1,122 @@
+// @defer and @stream on /graphql: Yoga's plugin validates them and graphql-tools' executor answers such an
+// operation as payloads, which Yoga sends as multipart/mixed or as SSE by Accept. Only what Yoga leaves
+// undone is here: it masks and codes the errors of a payload's top level, never those inside `incremental`.
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { createGraphQLError, isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import { BREAK, visit, type DocumentNode, type ExecutionResult, type GraphQLError } from 'graphql';
+import { sentRequest, type Context } from '../context.ts';
+import type { Logger } from 'pino';
+import { logError, maskUnexpectedError } from '../errors.ts';
+import { requestState } from '../web/request-state.ts';
+import { acceptsAny } from '../web/accept.ts';
+
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** The operation answered payloads (@defer, @stream): its answer is a stream that ends with its last. */
+    incremental?: true;
+  }
+}
+
+const UNEXPECTED_MESSAGE = 'Unexpected error.';
+
+const INCREMENTAL_ANSWER_TYPES = ['multipart/mixed', 'text/event-stream'] as const;
+
+const STREAMED_TYPES = /^(multipart\/mixed|text\/event-stream)\b/i;
+
+/** An answer sent as its parts come (payloads, events): never read whole, digested, compressed or kept. */
+export function isStreamedAnswer(response: Response): boolean {
+  return STREAMED_TYPES.test(response.headers.get('content-type') ?? '');
+}
+
+export function asksIncrementalDelivery(document: DocumentNode): boolean {
+  let asks = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'defer' && node.name.value !== 'stream') return undefined;
+      asks = true;
+      return BREAK;
+    },
+  });
+  return asks;
+}
+
+/** One payload after the first: its parts, each with the errors met while completing it. */
+interface IncrementalPayload extends ExecutionResult {
+  hasNext?: boolean;
+  incremental?: readonly (ExecutionResult & { path?: readonly (string | number)[] })[];
+}
+
+type ResultMap = (result: ExecutionResult) => ExecutionResult;
+
+function mapParts(payload: IncrementalPayload, map: ResultMap): IncrementalPayload {
+  if (!payload.incremental?.some((part) => part.errors?.length)) return payload;
+  return { ...payload, incremental: payload.incremental.map((part) => (part.errors?.length ? { ...part, ...map(part) } : part)) };
+}
+
+/** Each payload of an incremental answer mapped; any other stream (a subscription's) is not one. */
+export function mapIncremental(request: Request, result: unknown, map: ResultMap): AsyncIterable<ExecutionResult> | null {
+  if (!requestState(sentRequest(request)).incremental || !isAsyncIterable<IncrementalPayload>(result)) return null;
+  return mapAsyncIterator(result[Symbol.asyncIterator](), (payload) => mapParts(map(payload), map));
+}
+
+/** Masked as Yoga masks a payload's top-level errors, and logged as it logs them, under the request's logger. */
+function maskedWith(logger: Logger | undefined): ResultMap {
+  return (result) => {
+    if (!result.errors?.length) return result;
+    const errors = result.errors.map((error) => {
+      const masked = maskUnexpectedError(error, UNEXPECTED_MESSAGE) as GraphQLError;
+      if (masked !== error && logger) logError(logger, error, 'an unexpected error in a deferred part');
+      return masked;
+    });
+    return { ...result, errors };
+  };
+}
+
+export function useIncrementalDelivery(): Plugin<Record<string, unknown>> {
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(useDeferStream());
+    },
+    // A subscription's events may be payloads too (each event its own); its stream is otherwise left as it is.
+    onSubscribe({ args }) {
+      if (!asksIncrementalDelivery(args.document)) return undefined;
+      const masked = maskedWith((args.contextValue as Partial<Context>).logger);
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const mapped = mapParts(result, masked);
+            if (mapped !== result) setResult(mapped);
+          },
+        }),
+      };
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const { request } = args.contextValue as Partial<Context>;
+      if (!request || !asksIncrementalDelivery(args.document)) return undefined;
+      // Refused before running (and, by its place in yoga.ts, before it is costed or charged): a mutation would commit, then 406.
+      if (!acceptsAny(request.headers.get('accept'), INCREMENTAL_ANSWER_TYPES)) {
+        setResultAndStopExecution({
+          errors: [
+            createGraphQLError(`@defer and @stream answer in ${INCREMENTAL_ANSWER_TYPES.join(' or ')}, which Accept does not admit.`, {
+              extensions: { http: { status: 406 }, code: 'NOT_ACCEPTABLE', error: 'not_acceptable' },
+            }),
+          ],
+        });
+        return undefined;
+      }
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) return undefined;
+          requestState(sentRequest(request)).incremental = true;
+          const masked = maskedWith((args.contextValue as Partial<Context>).logger);
+          return {
+            onNext({ result: payload, setResult }) {
+              const mapped = mapParts(payload, masked);
+              if (mapped !== payload) setResult(mapped);
+            },
+          };
+        },
+      };
+    },
+  };
+}
