@@ -2,13 +2,12 @@
 // flushed as per-minute rows (upsert-increment), and the CLI, run as a real process, reports them
 // by operation and status. Old minutes are purged.
 import { get } from 'node:http';
-import pino from 'pino';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { inMemoryReadCache } from '../src/gateway/response-cache.ts';
-import { createKeyCallLog, purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
+import { purgeOldKeyCalls, type KeyCallLog } from '../src/domain/api-key-calls.ts';
 import type { Db } from '../src/db/client.ts';
-import { createTestApp, instanceDeps, testSettings, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testKeyCallLog, testSettings, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { freePort, runScript, startService, type Finished } from './support/processes.ts';
 
@@ -63,13 +62,7 @@ beforeAll(async () => {
   // The CLI reads the database's (the real) time, so the calls happen now: at the start of this
   // minute, so that the seconds the tests below advance stay in the minute the first calls counted in.
   app.clock.set(new Date(Math.floor(Date.now() / 60_000) * 60_000));
-  keyCalls = createKeyCallLog({
-    db: app.db,
-    engine: app.config.engine,
-    now: app.clock.now,
-    logger: pino({ level: 'silent' }),
-    flushIntervalMs: null,
-  });
+  keyCalls = testKeyCallLog(app);
   yoga = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls }));
   dealershipId = (await makeDealership(app.db)).id;
   caller = await makeKey(app.db, { name: 'crm', permissions: ['read:car'] });
@@ -113,13 +106,7 @@ describe('the key call log', () => {
   });
 
   it('counts an operation the per-key limit refuses as 429 on both doors', async () => {
-    const log = createKeyCallLog({
-      db: app.db,
-      engine: app.config.engine,
-      now: app.clock.now,
-      logger: pino({ level: 'silent' }),
-      flushIntervalMs: null,
-    });
+    const log = testKeyCallLog(app);
     const config = { ...app.config, rateLimits: { ...app.config.rateLimits, keyRequests: 1 } };
     const limited = createApp(instanceDeps({ config, db: app.db, now: app.clock.now }, { keyCalls: log }));
     const { id, key } = await makeKey(app.db, { name: 'limited' });
@@ -159,13 +146,7 @@ describe('the key call log', () => {
 
 describe('answers the answer tier serves (src/gateway/answer-cache.ts)', () => {
   it('count under the operation they answer, on both doors, like the call they repeat', async () => {
-    const log = createKeyCallLog({
-      db: app.db,
-      engine: app.config.engine,
-      now: app.clock.now,
-      logger: pino({ level: 'silent' }),
-      flushIntervalMs: null,
-    });
+    const log = testKeyCallLog(app);
     const cached = createApp(
       instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls: log, readCache: inMemoryReadCache() }),
     );
@@ -239,13 +220,7 @@ describe("a flush's query plans (Prisma's plan cache)", () => {
       if (line.includes('prisma:client:clientEngine') && line.includes('cache miss')) misses.push(line);
     });
     try {
-      const log = createKeyCallLog({
-        db: app.db,
-        engine: app.config.engine,
-        now: app.clock.now,
-        logger: pino({ level: 'silent' }),
-        flushIntervalMs: null,
-      });
+      const log = testKeyCallLog(app);
       const apiKeyId = (await makeKey(app.db, { name: 'plans' })).id;
       for (let size = 1; size <= 12; size += 1) {
         for (let n = 0; n < size; n += 1) log.record({ apiKeyId, operation: `operation_${n}`, door: 'rest', status: 200 });
@@ -271,13 +246,7 @@ describe('a flush the database refuses', () => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     }) as Db;
-    const log = createKeyCallLog({
-      db: flaky,
-      engine: app.config.engine,
-      now: app.clock.now,
-      logger: pino({ level: 'silent' }),
-      flushIntervalMs: null,
-    });
+    const log = testKeyCallLog({ ...app, db: flaky });
     const apiKeyId = (await makeKey(app.db, { name: 'flaky' })).id;
     log.record({ apiKeyId, operation: 'apikey_details', door: 'rest', status: 200 });
     expect(await log.flush()).toBe(0);
@@ -319,13 +288,7 @@ describe('npm run keys -- audit', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     // Two days ago: outside the default 24 hours, inside --since 3d.
     const now = app.clock.now();
     app.clock.set(new Date(now.getTime() - 2 * DAY_MS));
-    const late = createKeyCallLog({
-      db: app.db,
-      engine: app.config.engine,
-      now: app.clock.now,
-      logger: pino({ level: 'silent' }),
-      flushIntervalMs: null,
-    });
+    const late = testKeyCallLog(app);
     late.record({ apiKeyId: other.id, operation: 'contacts', door: 'graphql', status: 200 });
     await late.stop();
     app.clock.set(now);

@@ -9,16 +9,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
 import { DEFAULT_RATE_LIMITS } from '../src/config/index.ts';
-import { createKeyCallLog, type KeyCallLog } from '../src/domain/api-key-calls.ts';
+import type { KeyCallLog } from '../src/domain/api-key-calls.ts';
 import { createApp, type Yoga } from '../src/gateway/yoga.ts';
 import { createLifecycle } from '../src/gateway/lifecycle.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createLogger } from '../src/logger.ts';
-import { createTestApp, instanceDeps, type TestApp } from './support/app.ts';
+import { createTestApp, instanceDeps, testKeyCallLog, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeWritersWorld, type WritersWorld } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { bareEnvironment, projectDir } from './support/processes.ts';
@@ -67,13 +66,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 beforeAll(async () => {
   app = await createTestApp({ bodyLimitBytes: BODY_LIMIT });
   app.clock.set(new Date(Math.floor(Date.now() / 60_000) * 60_000));
-  keyCalls = createKeyCallLog({
-    db: app.db,
-    engine: app.config.engine,
-    now: app.clock.now,
-    logger: pino({ level: 'silent' }),
-    flushIntervalMs: null,
-  });
+  keyCalls = testKeyCallLog(app);
   yoga = createApp(instanceDeps({ config: app.config, db: app.db, now: app.clock.now }, { keyCalls }));
 });
 

@@ -6,6 +6,7 @@ import { createKeyVerifier } from '../../src/auth/key-cache.ts';
 import { keyringOf, type Keyring } from '../../src/config/secrets.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { AppDeps } from '../../src/gateway/app.ts';
+import { createKeyCallLog, type KeyCallLog } from '../../src/domain/api-key-calls.ts';
 import { createApp, type Yoga } from '../../src/gateway/yoga.ts';
 import { createLiveEventHub, type LiveEventHub } from '../../src/gateway/live-events.ts';
 import { createFileStorage } from '../../src/storage/file-storage.ts';
@@ -191,4 +192,15 @@ export async function createTestApp(overrides: Partial<Config> = {}, deps: Parti
       return { status: response.status, ...(await response.json()) };
     },
   };
+}
+
+/** A key-call log on the test app's database and clock that writes only when a test flushes it. */
+export function testKeyCallLog(app: Pick<TestApp, 'db' | 'config' | 'clock'>): KeyCallLog {
+  return createKeyCallLog({
+    db: app.db,
+    engine: app.config.engine,
+    now: app.clock.now,
+    logger: pino({ level: 'silent' }),
+    flushIntervalMs: null,
+  });
 }

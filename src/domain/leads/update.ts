@@ -11,7 +11,7 @@ import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile }
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { publishCommitted, recordEvent, type RecordEvent } from '../record-events.ts';
 import { resolveLeadReferences } from './references.ts';
-import { validateLead, type ExistingLead, type LeadInputData, type ValidationOptions } from './validation.ts';
+import { validateLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
 import { insertRows } from '../../db/insert-rows.ts';
 
