@@ -34,6 +34,7 @@ import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
+import { useTrustedDocuments } from './trusted-documents.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -126,6 +127,8 @@ function appPlugins(
     useInputErrorCodes(),
     useErrorCodes(),
     useReadableGraphQLParams(),
+    // Before every check of the parameters: a persisted document's text is checked, limited and cached as if it were sent.
+    ...useTrustedDocuments(deps),
     useInputChecks(),
     useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
@@ -162,6 +165,7 @@ export function createApp(deps: AppDeps): Yoga {
         },
       ),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
+    extraParamNames: ['documentId'],
     graphiql: deps.config.explorers ? graphiqlOptions : false,
     renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
