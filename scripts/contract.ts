@@ -5,6 +5,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeChange, requiredBump } from './contract/changes.ts';
+import { checkRegistry } from './contract/documents.ts';
+import { getSchema } from '../src/schema/index.ts';
 import { CONTRACT_DIR, compareWithRelease, cutRelease, nextVersion, parseVersion, unmentionedChanges } from './contract/release.ts';
 
 const USAGE = `Usage:
@@ -66,7 +68,19 @@ async function check(dir: string, shown: string): Promise<number> {
   }
   if (problems.length + integrity.length > 0)
     console.error(`\ncontract:check failed: ${problems.length + integrity.length} problem(s) above.`);
-  if ((preRelease ? 0 : breaking.length) + problems.length + integrity.length + unmentioned.length > 0) return 1;
+  const registry = await checkRegistry(getSchema(), process.env.DATABASE_URL, new Date());
+  if ('skipped' in registry) console.log(`\nPublished documents: skipped (${registry.skipped}).`);
+  else {
+    console.log(`\nPublished documents: ${registry.checked} active document(s) checked against today's schema.`);
+    list("Active published documents today's schema breaks", registry.broken);
+    if (registry.broken.length > 0)
+      console.error(
+        `\ncontract:check failed: ${registry.broken.length} published document(s) in use no longer validate. Keep what they select ` +
+          '(docs/trusted-documents.md, "The contract check"), whatever its deprecation says, until their applications ship versions without it.',
+      );
+  }
+  const brokenDocuments = 'broken' in registry ? registry.broken.length : 0;
+  if ((preRelease ? 0 : breaking.length) + problems.length + integrity.length + unmentioned.length + brokenDocuments > 0) return 1;
   console.log(`\ncontract:check passed: nothing breaks the clients of ${release.version}.`);
   return 0;
 }

@@ -7,6 +7,8 @@ import {
   findKeyId,
   grantPermissions,
   listKeys,
+  lockToDocumentApps,
+  unlockDocumentApps,
   parsePermissions,
   removeDealerships,
   removePermissions,
@@ -18,6 +20,7 @@ import type { Engine } from '../src/config/index.ts';
 import { databaseNow } from '../src/db/clock.ts';
 import type { Db } from '../src/db/client.ts';
 import { summariseKeyCalls, type KeyCallSummaryRow } from '../src/domain/api-key-calls.ts';
+import { checkAppName } from '../src/domain/trusted-documents.ts';
 import { print, runCliCommand, textTable, usageFailure, UsageError, wholeNumber } from './cli-command.ts';
 import { connectRedis, redisKeyChangeFeed } from '../src/redis/client.ts';
 import { redisKeyPrefixOf } from '../src/domain/shared-settings.ts';
@@ -25,7 +28,7 @@ import pino from 'pino';
 
 const usage = `Usage: npm run --silent keys -- <command> [options]
 
-  create --name NAME (--permission P ... | --all-permissions) [--dealership ID ...] [--expires-in-days N]
+  create --name NAME (--permission P ... | --all-permissions) [--dealership ID ...] [--app APP ...] [--expires-in-days N]
                       prints the new key's secret (shown once; only its hash is stored)
   list                every key, its status, permissions and dealerships
   show ID             one key in full
@@ -36,6 +39,9 @@ const usage = `Usage: npm run --silent keys -- <command> [options]
   remove ID --permission P ...          remove permissions
   restrict ID --dealership ID ...       limit the key to (more) dealerships
   unrestrict ID --dealership ID ...     take dealerships off the key's list
+  lock ID --app APP ...                 /graphql runs only the trusted documents of these applications
+                      (docs/trusted-documents.md); the REST paths are not affected
+  unlock ID [--app APP ...]             take applications off the lock (all without --app): any document again
   audit ID|PREFIX [--since 24h]         the key's calls by operation and status (--since: 30m, 24h, 7d …);
                       PREFIX is dlr_<lookup id> as list and show print it
 
@@ -51,6 +57,7 @@ function parseCommandLine() {
         permission: { type: 'string', multiple: true },
         'all-permissions': { type: 'boolean' },
         dealership: { type: 'string', multiple: true },
+        app: { type: 'string', multiple: true },
         'expires-in-days': { type: 'string' },
         'overlap-hours': { type: 'string' },
         since: { type: 'string' },
@@ -74,11 +81,16 @@ function dealershipIds(): number[] {
   return (values.dealership ?? []).map((value) => wholeNumber(value, '--dealership'));
 }
 
+function documentApps(): string[] {
+  return (values.app ?? []).map((app) => checkAppName(app, '--app'));
+}
+
 function describe(key: KeySummary): string {
   return [
     `#${key.id} ${key.name} [${key.status}]`,
     `  permissions: ${key.permissions.join(', ') || '(none)'}`,
     `  dealerships: ${key.dealership_ids.length > 0 ? key.dealership_ids.join(', ') : 'all'}`,
+    `  documents: ${key.document_apps.length > 0 ? `the trusted documents of ${key.document_apps.join(', ')}` : 'any'}`,
     `  created ${key.created_at}; expires ${key.expires_at ?? 'never'}; last used ${key.last_used_at ?? 'never'}${key.revoked_at ? `; revoked ${key.revoked_at}` : ''}`,
     ...key.secrets.map((s) => `  secret dlr_${s.lookup_id}_…  created ${s.created_at}${s.retires_at ? `, retires ${s.retires_at}` : ''}`),
   ].join('\n');
@@ -107,7 +119,20 @@ function auditTable(rows: readonly KeyCallSummaryRow[]): string {
   return textTable(header, cells);
 }
 
-const commands = new Set(['create', 'list', 'show', 'rotate', 'revoke', 'grant', 'remove', 'restrict', 'unrestrict', 'audit']);
+const commands = new Set([
+  'create',
+  'list',
+  'show',
+  'rotate',
+  'revoke',
+  'grant',
+  'remove',
+  'restrict',
+  'unrestrict',
+  'lock',
+  'unlock',
+  'audit',
+]);
 
 /** Runs the command; answers the id of a key whose verdict instances must drop, if any. */
 async function run(db: Db, engine: Engine): Promise<number | null> {
@@ -124,7 +149,13 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       await assertDealershipsExist(db, dealerships);
       const days = values['expires-in-days'];
       const expiresAt = days === undefined ? null : new Date(now.getTime() + wholeNumber(days, '--expires-in-days') * 86_400_000);
-      const created = await issueKey(db, { name: values.name, permissions, dealershipIds: dealerships, expiresAt });
+      const created = await issueKey(db, {
+        name: values.name,
+        permissions,
+        dealershipIds: dealerships,
+        documentApps: documentApps(),
+        expiresAt,
+      });
       // Only the secret on stdout, so `KEY=$(npm run --silent keys -- create ...)` works.
       print(values.json, { id: created.id, key: created.key }, created.key);
       return null;
@@ -170,6 +201,17 @@ async function run(db: Db, engine: Engine): Promise<number | null> {
       const dealerships = dealershipIds();
       if (dealerships.length === 0) throw new UsageError(`${command} needs --dealership ID`);
       await (command === 'restrict' ? addDealerships : removeDealerships)(db, id, dealerships);
+      const key = await showKey(db, id, now);
+      print(values.json, key, describe(key));
+      return id;
+    }
+    case 'lock':
+    case 'unlock': {
+      const id = keyId();
+      const apps = documentApps();
+      if (command === 'lock' && apps.length === 0) throw new UsageError('lock needs --app APP');
+      if (command === 'lock') await lockToDocumentApps(db, id, apps);
+      else await unlockDocumentApps(db, id, apps.length > 0 ? apps : null);
       const key = await showKey(db, id, now);
       print(values.json, key, describe(key));
       return id;

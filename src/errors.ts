@@ -10,7 +10,9 @@ export const statusByCode = {
   BAD_REQUEST: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  DOCUMENT_NOT_TRUSTED: 403,
   NOT_FOUND: 404,
+  PERSISTED_QUERY_NOT_FOUND: 404,
   CONFLICT: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -22,12 +24,7 @@ export const statusByCode = {
 type ErrorCode = keyof typeof statusByCode;
 
 // Every answered code is an expected outcome, so none logs at `error`: that is kept for what should page an operator.
-const ANSWERED_CODES = new Set([
-  ...Object.keys(statusByCode),
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'PERSISTED_QUERY_NOT_FOUND',
-]);
+const ANSWERED_CODES = new Set([...Object.keys(statusByCode), 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
 
 interface ApiErrorExtensions {
   code: ErrorCode;
@@ -65,6 +62,18 @@ export const notFound = (thing: string, message?: string): GraphQLError =>
 
 export const invalidInput = (field: string, reason: string, error = 'invalid_input'): GraphQLError =>
   apiError('BAD_USER_INPUT', error, `${field}: ${reason}`, { field });
+
+/** A key locked to its applications' trusted documents sent a document's text, or an id none of them published. */
+export const documentNotTrusted = (): GraphQLError =>
+  apiError(
+    'DOCUMENT_NOT_TRUSTED',
+    'document_not_trusted',
+    'This API key runs only the published documents of its client applications: send a published document id (documentId or extensions.persistedQuery.sha256Hash), not a document text.',
+  );
+
+/** Apollo's clients read this message (and code) as "send the text with its hash", and do so. */
+export const persistedQueryNotFound = (): GraphQLError =>
+  apiError('PERSISTED_QUERY_NOT_FOUND', 'persisted_query_not_found', 'PersistedQueryNotFound');
 
 export const conflict = (error: string, message: string): GraphQLError => apiError('CONFLICT', error, message);
 

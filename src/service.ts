@@ -20,6 +20,8 @@ import { createHttpServer, type GatewayServer } from './http/server.ts';
 import { createLifecycle } from './gateway/lifecycle.ts';
 import { startOutboxWorker } from './notifications/worker.ts';
 import { createApp } from './gateway/yoga.ts';
+import { createDocumentUseLog } from './gateway/trusted-documents.ts';
+import type { DocumentUseLog } from './gateway/app.ts';
 import { createLiveEventHub, type LiveEventHub } from './gateway/live-events.ts';
 import { createPayloadRenderer } from './gateway/webhook-payloads.ts';
 import { startWebhookWorker } from './notifications/webhook-worker.ts';
@@ -55,6 +57,7 @@ interface StopParts {
   background?: readonly BackgroundTask[];
   /** Flushed once every received request is answered, so the drained requests' calls are counted too. */
   keyCalls?: Pick<KeyCallLog, 'stop'>;
+  documentUses?: Pick<DocumentUseLog, 'flush'>;
   db: Pick<Db, '$disconnect'>;
   /** Closed first: its subscriptions' streams end, so their connections are answered rather than held to the cut. */
   liveEvents?: Pick<LiveEventHub, 'close'>;
@@ -77,7 +80,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
 }
 
 async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
-  const { http, outbox, background = [], keyCalls, db, redis, liveEvents, tracing, logger, graceMs } = parts;
+  const { http, outbox, background = [], keyCalls, documentUses, db, redis, liveEvents, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
   logger.info(
@@ -101,7 +104,7 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
   await http.drain(graceMs / 2);
   clearTimeout(cut);
   const keyCallsFlushed = keyCalls?.stop().catch((error: unknown) => logger.error({ err: error }, 'flushing the API key call log failed'));
-  let closedInTime = await settledBy(Promise.all([outboxStopped, keyCallsFlushed]), deadline);
+  let closedInTime = await settledBy(Promise.all([outboxStopped, keyCallsFlushed, documentUses?.flush()]), deadline);
   if (!closedInTime)
     logger.warn('the outbox worker was still sending at the end of the grace period; its lease lets another instance retry');
   const disconnected = Promise.all([
@@ -215,6 +218,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   const files = createFileStorage(config, db);
   const rateCounters = redis ? redisCounters(redis.client, { prefix: RATE_COUNTER_PREFIX }) : memoryCounters();
   const keyCalls = createKeyCallLog({ db, engine: config.engine, now, logger, flushIntervalMs: KEY_CALL_FLUSH_INTERVAL_MS });
+  const documentUses = createDocumentUseLog({ db, logger });
   // One registry for the app and the outbox worker: what /metrics shows is this whole instance.
   const metrics = createMetrics({ db, now, logger, ...(redis ? { redisAvailable: redis.available } : {}) });
   const geocoder = new PostcodeGeocoder();
@@ -236,6 +240,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     geocoder,
     rateCounters,
     keyCalls,
+    documentUses,
     lifecycle,
     metrics,
     events: liveEvents,
@@ -272,7 +277,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     stop(signal) {
       keys.close();
       stopping ??= stopService(
-        { http, outbox, background, keyCalls, db, redis, liveEvents, tracing, logger, graceMs: config.shutdownGraceMs },
+        { http, outbox, background, keyCalls, documentUses, db, redis, liveEvents, tracing, logger, graceMs: config.shutdownGraceMs },
         signal,
       );
       return stopping;

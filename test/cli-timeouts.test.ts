@@ -1,6 +1,6 @@
 // The CLIs as an operator runs them, as real processes, when what they need does not answer (a key
 // change that Redis could not announce is test/keys-cli.test.ts's):
-// - PostgreSQL: every CLI (keys, outbox, secrets, db:migrate, db:seed) with the database refusing
+// - PostgreSQL: every CLI (keys, documents, outbox, secrets, db:migrate, db:seed) with the database refusing
 //   connections, and frozen behind a TCP proxy this test controls: one line, exit 1, within
 //   CLI_TIMEOUT_MS;
 // - SQLite: while another connection holds the write lock (as the service seeding the demo data
@@ -28,6 +28,7 @@ beforeAll(async () => {
 /** Every CLI of package.json that opens the database, with a command that does. */
 const CLIS: readonly { name: string; script: string; args: readonly string[] }[] = [
   { name: 'keys', script: 'scripts/keys.ts', args: ['list'] },
+  { name: 'documents', script: 'scripts/documents.ts', args: ['list'] },
   { name: 'outbox', script: 'scripts/outbox.ts', args: ['list'] },
   { name: 'secrets', script: 'scripts/secrets.ts', args: ['status'] },
   { name: 'db:migrate', script: 'scripts/migrate.ts', args: [] },
@@ -62,7 +63,7 @@ function expectOneLineFailure(result: Finished, pattern: RegExp, label: string):
 it('lists every CLI of package.json that opens the database', async () => {
   const { scripts } = (await import('../package.json', { with: { type: 'json' } })).default as { scripts: Record<string, string> };
   const databaseClis = Object.entries(scripts)
-    .filter(([, command]) => /^tsx scripts\/(keys|outbox|secrets|migrate|seed)\.ts$/.test(command))
+    .filter(([, command]) => /^tsx scripts\/(keys|documents|outbox|secrets|migrate|seed)\.ts$/.test(command))
     .map(([name]) => name);
   expect(databaseClis.sort()).toEqual(CLIS.map(({ name }) => name).sort());
 });

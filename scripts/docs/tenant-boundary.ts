@@ -16,6 +16,8 @@ export const UNSCOPED_CLIENT_HOLDERS: Readonly<Record<string, string>> = {
   'src/domain/leads/idempotency.ts': 'The purge of expired Idempotency-Key records runs with no caller.',
   'src/domain/api-key-calls.ts, src/domain/shared-settings.ts, src/domain/stored-secrets.ts':
     "The service's own records (the key-call log, deployment settings, encrypted secrets), read and written by the service and its CLIs, never by a caller.",
+  'src/domain/trusted-documents.ts':
+    "Client applications' published documents and their use: no dealership's rows; found by the gateway before any resolver runs, written by the documents CLI.",
   'src/domain/offers.ts':
     "An offer row written before its stored sanitised description existed gets it on its first read: a derived column of the catalogue row the caller's scoped client has just read (which refuses offer writes).",
 };

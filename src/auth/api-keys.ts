@@ -23,6 +23,8 @@ export interface Actor {
   permissions: ReadonlySet<Permission>;
   /** null: the key is not restricted and reaches every dealership. */
   dealershipIds: readonly number[] | null;
+  /** null: any document; else only the trusted documents of these client applications (sorted). */
+  documentApps: readonly string[] | null;
 }
 
 function randomBase62(length: number): string {
@@ -91,6 +93,7 @@ export const ACTOR_COLUMNS = {
   expires_at: true,
   permissions: { select: { permission: true } },
   dealerships: { select: { dealership_id: true } },
+  document_apps: { select: { app: true } },
 } as const;
 
 interface ActorRow {
@@ -99,16 +102,19 @@ interface ActorRow {
   expires_at: Date | null;
   permissions: { permission: string }[];
   dealerships: { dealership_id: number }[];
+  document_apps: { app: string }[];
 }
 
 /** null: the key is revoked or expired at `now`. */
 export function actorOfKey(key: ActorRow, now: Date): Actor | null {
   if ((key.revoked_at && key.revoked_at <= now) || (key.expires_at && key.expires_at <= now)) return null;
   const dealershipIds = key.dealerships.map((row) => row.dealership_id).sort((a, b) => a - b);
+  const documentApps = key.document_apps.map((row) => row.app).sort();
   return {
     apiKeyId: key.id,
     permissions: new Set(key.permissions.map((row) => row.permission).filter(isPermission)),
     dealershipIds: dealershipIds.length > 0 ? dealershipIds : null,
+    documentApps: documentApps.length > 0 ? documentApps : null,
   };
 }
 
@@ -147,6 +153,7 @@ interface IssueKeyInput {
   name: string;
   permissions: readonly Permission[];
   dealershipIds?: readonly number[];
+  documentApps?: readonly string[];
   expiresAt?: Date | null;
 }
 
@@ -159,6 +166,7 @@ export async function issueKey(db: Db, input: IssueKeyInput): Promise<{ id: numb
       secrets: { create: { lookup_id: secret.lookupId, secret_hash: secret.hash } },
       permissions: { create: [...new Set(input.permissions)].map((permission) => ({ permission })) },
       dealerships: { create: [...new Set(input.dealershipIds ?? [])].map((dealership_id) => ({ dealership_id })) },
+      document_apps: { create: [...new Set(input.documentApps ?? [])].map((app) => ({ app })) },
     },
   });
   return { id: apiKey.id, key: secret.key };

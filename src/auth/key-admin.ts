@@ -13,6 +13,8 @@ export interface KeySummary {
   permissions: string[];
   /** Empty: every dealership. */
   dealership_ids: number[];
+  /** Empty: any document; else only the trusted documents of these applications. */
+  document_apps: string[];
   status: 'active' | 'expired' | 'revoked';
   created_at: string;
   expires_at: string | null;
@@ -24,6 +26,7 @@ export interface KeySummary {
 const summaryInclude = {
   permissions: { select: { permission: true }, orderBy: { permission: 'asc' } },
   dealerships: { select: { dealership_id: true }, orderBy: { dealership_id: 'asc' } },
+  document_apps: { select: { app: true }, orderBy: { app: 'asc' } },
   secrets: { select: { lookup_id: true, created_at: true, retires_at: true }, orderBy: { id: 'asc' } },
 } as const;
 
@@ -40,6 +43,7 @@ function summarise(row: KeyRow, now: Date): KeySummary {
     name: row.name,
     permissions: row.permissions.map((p) => p.permission),
     dealership_ids: row.dealerships.map((d) => d.dealership_id),
+    document_apps: row.document_apps.map((a) => a.app),
     status,
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at?.toISOString() ?? null,
@@ -143,4 +147,24 @@ export async function removeDealerships(db: Db, id: number, dealershipIds: reado
     throw invalidInput('dealership', 'a key cannot lose its last dealership (that would open every dealership); revoke it instead');
   }
   await db.apiKeyDealership.deleteMany({ where: { api_key_id: id, dealership_id: { in: [...dealershipIds] } } });
+}
+
+/** The key runs only the trusted documents of these applications (and of those it was locked to already). */
+export async function lockToDocumentApps(db: Db, id: number, apps: readonly string[]): Promise<void> {
+  await assertKeyExists(db, id);
+  await db.$transaction(
+    apps.map((app) =>
+      db.apiKeyDocumentApp.upsert({
+        where: { api_key_id_app: { api_key_id: id, app } },
+        create: { api_key_id: id, app },
+        update: {},
+      }),
+    ),
+  );
+}
+
+/** Taking the last application off opens the key to any document again, as `unlock` without --app says. */
+export async function unlockDocumentApps(db: Db, id: number, apps: readonly string[] | null): Promise<void> {
+  await assertKeyExists(db, id);
+  await db.apiKeyDocumentApp.deleteMany({ where: { api_key_id: id, ...(apps ? { app: { in: [...apps] } } : {}) } });
 }

@@ -47,6 +47,7 @@ function verdictBytes(verdict: Verdict): number {
   if (!actor) return 64;
   let bytes = 128;
   for (const permission of actor.permissions) bytes += 40 + permission.length * 2;
+  for (const app of actor.documentApps ?? []) bytes += 40 + app.length * 2;
   return bytes + (actor.dealershipIds?.length ?? 0) * 8;
 }
 

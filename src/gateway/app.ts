@@ -16,6 +16,12 @@ import { unheardEvents, type RecordEventPublisher, type RecordEventSource } from
 import { requestLogger } from '../telemetry/request-record.ts';
 import { actorFromRequest, sentRequest, verifyPresentedKey, type Context } from '../context.ts';
 
+/** Trusted documents' uses, added up and written at most once a minute (src/gateway/trusted-documents.ts). */
+export interface DocumentUseLog {
+  note(releaseId: number, hash: string, at: Date): void;
+  flush(): Promise<void>;
+}
+
 export interface AppDeps {
   config: Config;
   db: Db;
@@ -30,6 +36,7 @@ export interface AppDeps {
   rateCounters: CounterStore;
   // Absent: calls go uncounted, the app never drains, makes its own metrics, and has no live events.
   keyCalls?: KeyCallLog;
+  documentUses?: DocumentUseLog;
   lifecycle?: Lifecycle;
   metrics?: GatewayMetrics;
   events?: RecordEventPublisher;

@@ -15,7 +15,9 @@ export function cacheScope(actor: Actor): string {
   if (scope === undefined) {
     const permissions = [...actor.permissions].sort().join(',');
     const dealerships = actor.dealershipIds?.join(',') ?? '*';
-    scope = createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}`).digest('base64url');
+    // A key locked to documents must not be served an answer it was given for a document sent before the lock.
+    const documents = actor.documentApps?.join(',') ?? '*';
+    scope = createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}|${documents}`).digest('base64url');
     scopeByActor.set(actor, scope);
   }
   return scope;

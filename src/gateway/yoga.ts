@@ -37,6 +37,7 @@ import { useLiveStreams } from './live-streams.ts';
 import { useIncrementalDelivery } from './incremental.ts';
 import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
 import { useMcp } from './mcp.ts';
+import { useTrustedDocuments } from './trusted-documents.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -130,6 +131,8 @@ function appPlugins(
     useInputErrorCodes(),
     useErrorCodes(),
     useReadableGraphQLParams(),
+    // Before every check of the parameters: a persisted document's text is checked, limited and cached as if it were sent.
+    ...useTrustedDocuments(deps),
     useInputChecks(),
     useSchemaPrivacy({ production: deps.config.production, keys: deps.keys }),
     // Once privacy has let the introspection through; before the cache, which files its answer under the key's scope.
@@ -176,6 +179,7 @@ export function createApp(deps: AppDeps): Yoga {
         },
       ),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
+    extraParamNames: ['documentId'],
     graphiql: deps.config.explorers ? graphiqlOptions : false,
     renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
