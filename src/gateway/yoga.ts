@@ -1,4 +1,4 @@
-// Builds the one Yoga instance that serves both doors: /graphql (with GraphiQL) and the REST paths.
+// The one Yoga instance of every door; its plugins' order is the design (each comment says why a plugin sits there).
 import { createYoga, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { sentRequest, type Context } from '../context.ts';
 import { createContext, lendLogger, type AppDeps } from './app.ts';
@@ -83,7 +83,6 @@ interface AppParts {
   sendThrough: (request: Request) => Promise<Response>;
 }
 
-/** The order is the design: each comment says why a plugin sits where it does. */
 function appPlugins(
   deps: AppDeps,
   { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots, sendThrough }: AppParts,
