@@ -90,6 +90,13 @@ async function release(dir: string, shown: string, version: string | undefined, 
     console.error(`contract:release needs the version and the changelog text.\n\n${USAGE}`);
     return 2;
   }
+  // A release cannot take from a published document still in use what a deprecation's end would allow.
+  const registry = await checkRegistry(getSchema(), process.env.DATABASE_URL, new Date());
+  if ('broken' in registry && registry.broken.length > 0) {
+    console.error(`contract:release refused: today's schema breaks ${registry.broken.length} published document(s) in use:`);
+    for (const broken of registry.broken) console.error(`  - ${broken}`);
+    return 1;
+  }
   const outcome = await cutRelease(dir, { version, notes: notes ?? '', today: today() });
   if (!outcome.released) {
     console.error(`contract:release refused: ${outcome.refusal}`);

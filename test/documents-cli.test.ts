@@ -2,9 +2,9 @@
 // manifests of Relay, graphql-codegen and Apollo, refuses a whole release when any document does not
 // validate; list and usage print the registry. The keys CLI locks a key to applications. The example
 // of docs/trusted-documents.md is run as written, and contract:check refuses a schema that breaks an
-// active published document.
+// active published document, and contract:release refuses to cut a release that would.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -195,5 +195,29 @@ describe('contract:check and the registry', { timeout: 120_000 }, () => {
     const without = await runScript('scripts/contract.ts', ['check'], {});
     expect(without.stdout).toContain('Published documents: skipped (no DATABASE_URL');
     expect(without.code).toBe(0);
+  });
+
+  it('refuses a release, writing nothing, while the schema breaks a document in use, and names it', async () => {
+    // As a document published while a field existed that today's schema no longer has.
+    const body = 'query Gone { apikey_details { gone_since_then } }';
+    const hash = documentHash(body);
+    await app.db.trustedDocument.create({ data: { hash, body, operation_name: 'Gone' } });
+    const release = await app.db.documentRelease.create({
+      data: { app: 'legacy', version: '1.0.0', documents: { create: { hash, use_count: 1, last_used_at: app.clock.now() } } },
+    });
+    const contract = mkdtempSync(path.join(os.tmpdir(), 'contract-'));
+    cpSync(path.join(projectDir, 'contract'), contract, { recursive: true });
+    try {
+      const refused = await runScript('scripts/contract.ts', ['release', '--dir', contract, '9.9.9', 'notes'], {
+        DATABASE_URL: databaseUrl,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`legacy 1.0.0, document Gone (${hash})`);
+      expect(readFileSync(path.join(contract, 'VERSION'), 'utf8')).toBe(readFileSync(path.join(projectDir, 'contract', 'VERSION'), 'utf8'));
+      expect((await runScript('scripts/contract.ts', ['check'], { DATABASE_URL: databaseUrl })).code).toBe(1);
+    } finally {
+      await app.db.documentRelease.delete({ where: { id: release.id } });
+      await app.db.trustedDocument.delete({ where: { hash } });
+    }
   });
 });

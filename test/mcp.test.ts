@@ -18,7 +18,7 @@ import { createLifecycle } from '../src/gateway/lifecycle.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { createTestApp, instanceDeps, testKeyCallLog, type TestApp } from './support/app.ts';
-import { makeCar, makeDealership, makeKey, makeWritersWorld, type WritersWorld } from './support/fixtures.ts';
+import { makeCar, makeDealership, makeKey, makeWebsite, makeWritersWorld, type WritersWorld } from './support/fixtures.ts';
 import { samplePayload } from './support/fixtures-leads.ts';
 import { bareEnvironment, projectDir } from './support/processes.ts';
 
@@ -176,6 +176,18 @@ describe('a tool call', () => {
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual(await rest.json());
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+  });
+
+  it('answers a redirect path with its status and location, as the REST door redirects', async () => {
+    const harbour = await makeDealership(app.db, { slug: 'mcp-harbour' });
+    const site = await makeWebsite(app.db, harbour.id, { slug: 'mcp-harbour-site', url: 'https://harbour.example.com.au/' });
+    await makeCar(app.db, harbour.id, { stocknum: 'MCP1', slug: '2020-toyota-corolla-mcp1' });
+    const query = { website_id: String(site.id), stocknum: 'MCP1' };
+    const rest = await app.request(`/api/v1/dealerships/mcp-harbour/redirect_service?${new URLSearchParams(query).toString()}`);
+    expect(rest.status).toBe(302);
+    const result = await call(await connect(yoga, reader), 'car_redirect', { dealership_slug: 'mcp-harbour', ...query });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({ status: 302, location: rest.headers.get('location') });
   });
 
   it('is refused with the REST door’s status and code for a tool the key does not see', async () => {
