@@ -75,6 +75,19 @@ function tablesRead(queries: readonly string[]): string[] {
     .sort();
 }
 
+/** A client of its own, to see how many rows each statement returned from the driver. */
+function rowCountingDb(url: string) {
+  const statements: { sql: string; rows: number | undefined }[] = [];
+  const db = createDb(url, {
+    aroundStatement: async (sql, run) => {
+      const result = await run();
+      statements.push({ sql, rows: (result as { rows?: unknown[] }).rows?.length });
+      return result;
+    },
+  });
+  return { db, statements };
+}
+
 describe('GET /api/v1/cars/{id}/performance.json: a car with more leads than the bound', () => {
   it('answers its first leads, oldest first, up to the bound, says there are more, and counts them all', async () => {
     for (const key of [allKey, dealershipKey]) {
@@ -124,15 +137,7 @@ describe('GET /api/v1/cars/{id}/performance.json: a car with more leads than the
   });
 
   it('reads the list with its bound: one row more than it answers, never the car’s every lead', async () => {
-    // A client of its own, to see how many rows each statement returned from the driver.
-    const statements: { sql: string; rows: number | undefined }[] = [];
-    const db = createDb(app.config.databaseUrl, {
-      aroundStatement: async (sql, run) => {
-        const result = await run();
-        statements.push({ sql, rows: (result as { rows?: unknown[] }).rows?.length });
-        return result;
-      },
-    });
+    const { db, statements } = rowCountingDb(app.config.databaseUrl);
     try {
       const performance = await carPerformance(
         { db: forDealerships(db, [dealershipId]), unscopedDb: db },
@@ -227,14 +232,7 @@ describe('a page of cars one of which has more leads than the page shares', () =
   });
 
   it('reads at most the rows of the cars’ bounded lists in every statement, and answers each list bounded with its signal', async () => {
-    const statements: { sql: string; rows: number | undefined }[] = [];
-    const db = createDb(app.config.databaseUrl, {
-      aroundStatement: async (sql, run) => {
-        const result = await run();
-        statements.push({ sql, rows: (result as { rows?: unknown[] }).rows?.length });
-        return result;
-      },
-    });
+    const { db, statements } = rowCountingDb(app.config.databaseUrl);
     try {
       const context = { db: forDealerships(db, [own.dealershipId]), now: () => app.clock.now() };
       const [heavy, light] = await Promise.all([loadCarLeads(context, own.heavy), loadCarLeads(context, own.light)]);
