@@ -47,6 +47,8 @@ for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
 
 interface ListRelationShape {
   model: string;
+  /** The parent's key, which the foreign key refers to. */
+  key: string;
   relation: string;
   target: string;
   foreignKey: string;
@@ -57,6 +59,7 @@ export function listRelations(): ListRelationShape[] {
   return [...shapes].flatMap(([model, shape]) =>
     [...shape.lists].map(([relation, list]) => ({
       model,
+      key: shape.key,
       relation,
       target: list.target,
       foreignKey: list.foreignKey,
