@@ -28,7 +28,12 @@ export function isStreamedAnswer(response: Response): boolean {
   return STREAMED_TYPES.test(response.headers.get('content-type') ?? '');
 }
 
+// Yoga reuses a parsed document for every request that sends its text: each one is walked once.
+const asksByDocument = new WeakMap<DocumentNode, boolean>();
+
 export function asksIncrementalDelivery(document: DocumentNode): boolean {
+  const known = asksByDocument.get(document);
+  if (known !== undefined) return known;
   let asks = false;
   visit(document, {
     Directive(node) {
@@ -37,6 +42,7 @@ export function asksIncrementalDelivery(document: DocumentNode): boolean {
       return BREAK;
     },
   });
+  asksByDocument.set(document, asks);
   return asks;
 }
 
