@@ -47,4 +47,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm run start:production` runs, without npm in between: node is PID 1's only child
 # (compose's `init: true`) and gets SIGTERM itself, so a stop drains (docs/operations.md, "Stopping").
-CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=30", "dist/src/index.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=30", "dist/src/index.js"]

@@ -25,7 +25,7 @@ import { freePort } from './free-port.ts';
  * The documented ceiling on the resident size under any stream of distinct reads and keys
  * (docs/benchmarks.md): the service at ready (about 290 MB: its code, schema, Prisma's query compiler
  * and the demo data) plus the memory tiers' byte bounds (24 + 24 + 16 MB, docs/caching.md) plus the
- * young generation's two 32 MB halves (npm start's --max-semi-space-size=32; 400 MB before it was 8)
+ * young generation's two 16 MB halves (npm start's --max-semi-space-size=16; it was 32 and 8 before)
  * plus room for the key cache's 10,000 verdicts, Prisma's plans and garbage not yet collected.
  */
 const RSS_CEILING_MB = 460;
