@@ -64,11 +64,7 @@ export function inBoxSql(box: BoundingBox, lat: Prisma.Sql, long: Prisma.Sql): P
   return box.long ? Prisma.sql`${latitude} AND ${long} BETWEEN ${sqlDouble(box.long.min)} AND ${sqlDouble(box.long.max)}` : latitude;
 }
 
-interface LocalityRow {
-  postcode?: unknown;
-  lat?: unknown;
-  long?: unknown;
-}
+type LocalityRow = Partial<Record<'postcode' | 'lat' | 'long', unknown>>;
 
 const isCoordinate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 

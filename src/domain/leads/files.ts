@@ -94,12 +94,9 @@ interface LeadFileEntry {
   file?: string | null;
 }
 
-export function decodeLeadFiles(
-  files: readonly LeadFileEntry[],
-  options: { maxBytes: number; existingCount?: number; path?: string },
-): DecodedLeadFile[] {
-  const base = options.path ?? 'lead.lead_files_attributes';
-  const allowed = MAX_LEAD_FILES - (options.existingCount ?? 0);
+export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxBytes: number; existingCount: number }): DecodedLeadFile[] {
+  const base = 'lead.lead_files_attributes';
+  const allowed = MAX_LEAD_FILES - options.existingCount;
   if (files.length > allowed) {
     throw invalidInput(
       base,
