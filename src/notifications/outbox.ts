@@ -13,28 +13,6 @@ export const WEBHOOK_DISABLED_NOTICE = 'webhook_subscription_disabled';
 
 const MINUTE_MS = 60_000;
 
-type NotifiedLead = Pick<
-  Prisma.LeadModel,
-  | 'id'
-  | 'dealership_id'
-  | 'name'
-  | 'last_name'
-  | 'email'
-  | 'phone'
-  | 'message'
-  | 'category'
-  | 'source'
-  | 'marketing_source'
-  | 'stocknum'
-  | 'car_id'
-  | 'team_member_id'
-  | 'user_id'
-  | 'send_customer_email'
-  | 'delay_customer_email_minutes'
-  | 'delay_dealership_notification_minutes'
-  | 'created_at'
->;
-
 function usableAddresses(emails: readonly string[]): string[] {
   return [...new Set(emails.map((email) => email.trim()).filter(isEmailAddress))];
 }
@@ -54,7 +32,7 @@ export async function dealershipWithStaff(tx: ScopedTx, dealershipId: number) {
   return { id: Number(first.id), slug: first.slug, name: first.name, staffEmails };
 }
 
-async function dealershipRecipients(tx: ScopedTx, lead: NotifiedLead, dealership: Pick<DealershipWithStaff, 'staffEmails'>) {
+async function dealershipRecipients(tx: ScopedTx, lead: Prisma.LeadModel, dealership: Pick<DealershipWithStaff, 'staffEmails'>) {
   const named = lead.team_member_id ?? lead.user_id;
   if (named === null) return usableAddresses(dealership.staffEmails);
   const users = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${named}`;
@@ -105,7 +83,7 @@ type NotifiedCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'sto
 /** `knownCar`: the lead's car when the caller has just read it, so it is not read again. */
 export async function enqueueLeadNotifications(
   tx: ScopedTx,
-  lead: NotifiedLead,
+  lead: Prisma.LeadModel,
   dealership: Pick<DealershipWithStaff, 'name' | 'staffEmails'>,
   now: Date,
   knownCar?: NotifiedCar,
