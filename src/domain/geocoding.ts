@@ -81,9 +81,7 @@ function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
     sum.count += 1;
     sums.set(row.postcode, sum);
   }
-  const centroids = new Map<string, GeoPoint>();
-  for (const [postcode, sum] of sums) centroids.set(postcode, { lat: sum.lat / sum.count, long: sum.long / sum.count });
-  return centroids;
+  return new Map([...sums].map(([postcode, sum]) => [postcode, { lat: sum.lat / sum.count, long: sum.long / sum.count }]));
 }
 
 export function bundledPostcodeFile(): string {
