@@ -13,7 +13,6 @@ import {
   allowedAddresses,
   checkWebhookUrl,
   parseIpAddress,
-  rangeBounds,
   SPECIAL_USE_RANGES,
   type IpAddress,
   type SpecialUseRange,
@@ -113,6 +112,22 @@ function resolverSpellings(address: IpAddress): string[] {
     groups.map((group) => group.toString(16).padStart(4, '0')).join(':'),
     `${address.text}%eth0`,
   ];
+}
+
+function rangeBounds(range: SpecialUseRange): { first: IpAddress; last: IpAddress } {
+  const [network = '', length = ''] = range.block.split('/');
+  const { family, value } = parseIpAddress(network)!;
+  const hostBits = (family === 4 ? 32n : 128n) - BigInt(length);
+  const first = (value >> hostBits) << hostBits;
+  const address = (bits: bigint) =>
+    parseIpAddress(
+      family === 4
+        ? dottedOf(bits)
+        : groupsOf(bits)
+            .map((group) => group.toString(16))
+            .join(':'),
+    )!;
+  return { first: address(first), last: address(first | ((1n << hostBits) - 1n)) };
 }
 
 const bounds = (range: SpecialUseRange) => {

@@ -74,19 +74,13 @@ const SQLITE_FLUSH_TIMEOUT_MS = 60_000;
 async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void> {
   await db.$transaction(
     async (tx) => {
-      for (const counter of counters) {
-        const id = {
-          api_key_id: counter.apiKeyId,
-          minute: counter.minute,
-          operation: counter.operation,
-          door: counter.door,
-          status: counter.status,
-        };
-        const lastAt = new Date(counter.lastAtMs);
+      for (const { apiKeyId: api_key_id, minute, operation, door, status, calls, lastAtMs } of counters) {
+        const id = { api_key_id, minute, operation, door, status };
+        const last_at = new Date(lastAtMs);
         await tx.apiKeyCall.upsert({
           where: { api_key_id_minute_operation_door_status: id },
-          create: { ...id, calls: counter.calls, last_at: lastAt },
-          update: { calls: { increment: counter.calls }, last_at: lastAt },
+          create: { ...id, calls, last_at },
+          update: { calls: { increment: calls }, last_at },
           select: { api_key_id: true },
         });
       }
@@ -175,10 +169,9 @@ export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs
 }
 
 export function startKeyCallPurge(
-  options: { db: Db; engine: Engine; now: Clock; retentionMs: number; logger: Logger },
+  { db, engine, now, retentionMs, logger }: { db: Db; engine: Engine; now: Clock; retentionMs: number; logger: Logger },
   intervalMs = KEY_CALL_PURGE_INTERVAL_MS,
 ): BackgroundTask {
-  const { db, engine, now, retentionMs, logger } = options;
   return startPurgeTask(() => purgeOldKeyCalls(db, engine, now, retentionMs), intervalMs, logger, {
     purged: 'purged old API key call counts',
     failed: 'purging old API key call counts failed; retrying at the next round',

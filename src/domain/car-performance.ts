@@ -15,10 +15,7 @@ export type CarPerformancePriceChange = Pick<Prisma.CarPriceChangeModel, 'dappri
   updated_at: Prisma.CarPriceChangeModel['created_at'];
 };
 
-export type CarFigures = Pick<
-  Prisma.CarModel,
-  'id' | 'car_type' | 'status' | 'make' | 'model' | 'vin' | 'stocknum' | 'slug' | 'created_at' | 'updated_at' | 'sold_date'
-> & {
+export type CarFigures = Omit<PerformanceCar, 'advertised_price' | 'dapprice' | 'egcprice'> & {
   days_old: number;
   leads_count: number;
   photos_count: number;
@@ -67,13 +64,6 @@ const performanceCarSelect = {
 
 type PerformanceCar = Prisma.CarGetPayload<{ select: typeof performanceCarSelect }>;
 
-interface FigureFacts {
-  photos: { car_id: number; created_at: Date }[];
-  calls: { car_id: number | null; _count: { _all: number } }[];
-  prices: { car_id: number; dapprice: number | null; egcprice: number | null; created_at: Date }[];
-  views: { car_id: number; _sum: { views: number | null } }[];
-}
-
 /** Ordered by id too, so that "first" and "latest" are stable when rows share a timestamp. */
 const byTimeThenId = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 
@@ -86,7 +76,7 @@ const leadSelect = {
   lead_state: true,
 } satisfies Prisma.LeadSelect;
 
-function carFigureFacts(db: ScopedDb, ids: readonly number[]): Promise<FigureFacts> {
+function carFigureFacts(db: ScopedDb, ids: readonly number[]) {
   const inIds = { in: [...ids] };
   return Promise.all([
     db.carPhoto.findMany({ where: { car_id: inIds }, select: { car_id: true, created_at: true }, orderBy: byTimeThenId }),
@@ -98,13 +88,6 @@ function carFigureFacts(db: ScopedDb, ids: readonly number[]): Promise<FigureFac
     }),
     db.carViewDay.groupBy({ by: ['car_id'], where: { car_id: inIds }, _sum: { views: true } }),
   ]).then(([photos, calls, prices, views]) => ({ photos, calls, prices, views }));
-}
-
-async function leadCounts(db: ScopedDb, ids: readonly number[]): Promise<Map<number, number>> {
-  const counts = await db.lead.groupBy({ by: ['car_id'], where: { car_id: { in: [...ids] } }, _count: { _all: true } });
-  const byCar = new Map<number, number>();
-  for (const row of counts) if (row.car_id !== null) byCar.set(row.car_id, row._count._all);
-  return byCar;
 }
 
 /** The car's id is read to group a page's leads, never answered. */
@@ -157,6 +140,7 @@ async function figuresOf(
       slug: car.slug,
       created_at: car.created_at,
       updated_at: car.updated_at,
+      sold_date: car.sold_date,
       // A sold car stops ageing on the day it was sold.
       days_old: wholeDaysBetween(car.created_at, car.sold_date ?? now),
       leads_count: leadsCount(car.id),
@@ -168,7 +152,6 @@ async function figuresOf(
       // A car without price rows has never changed price: its current price is its listing price.
       start_price: listing ? (listing.dapprice ?? listing.egcprice) : (car.dapprice ?? car.egcprice),
       last_price_change: latestChange?.created_at ?? null,
-      sold_date: car.sold_date,
       price_type: priceType(car),
       price_changes: changes.map((row) => ({ updated_at: row.created_at, dapprice: row.dapprice, egcprice: row.egcprice })),
     });
@@ -199,7 +182,10 @@ export async function carPerformance(
 async function carFiguresOf(db: ScopedDb, carIds: readonly number[], now: Date): Promise<Map<number, CarFigures>> {
   const ids = [...new Set(carIds)];
   if (ids.length === 0) return new Map();
-  const counted = leadCounts(db, ids).then((counts) => (carId: number) => counts.get(carId) ?? 0);
+  const counted = db.lead.groupBy({ by: ['car_id'], where: { car_id: { in: ids } }, _count: { _all: true } }).then((counts) => {
+    const byCar = new Map(counts.map((row) => [row.car_id, row._count._all]));
+    return (carId: number) => byCar.get(carId) ?? 0;
+  });
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, counted, now);
 }
 

@@ -136,7 +136,6 @@ const carFields = z.object({
 });
 
 export const LOCKABLE_CAR_FIELDS = carFields.keyof().options;
-export type LockableCarField = (typeof LOCKABLE_CAR_FIELDS)[number];
 
 const LOCKABLE_LIST = LOCKABLE_CAR_FIELDS.join(', ');
 const lockable = new Set<string>(LOCKABLE_CAR_FIELDS);

@@ -5,21 +5,14 @@ import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../db/client.ts';
 import type { ScopedDb, ScopedTx } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
-import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput, type LockableCarField } from './car-record.ts';
+import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput } from './car-record.ts';
 import { jsonStrings } from './json-columns.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 import { insertRows } from '../db/insert-rows.ts';
 
-export type { CarInput, LockableCarField } from './car-record.ts';
+export type { CarInput } from './car-record.ts';
 
-interface CarChanges {
-  data: Prisma.CarUncheckedUpdateInput;
-  images?: string[];
-  supplied: LockableCarField[];
-  matchByStocknum: boolean;
-}
-
-function validateCarInput(car: CarInput, now: Date): CarChanges {
+function validateCarInput(car: CarInput, now: Date) {
   const { images, match_existing_car_by_stocknum, ...data } = parseCarRecord(car, now);
   const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);
   return { data, ...(images ? { images } : {}), supplied, matchByStocknum: match_existing_car_by_stocknum === true };
@@ -49,19 +42,10 @@ async function replacePhotos(
   await insertRows(tx, 'car_photos', created);
 }
 
-export interface UpdateCarResult {
-  carId: number;
-  skippedFields: LockableCarField[];
-}
+export type UpdateCarResult = Awaited<ReturnType<typeof updateCar>>;
 
 /** With match_existing_car_by_stocknum, the car with the body's stocknum in its dealership, whatever `id` says. */
-export async function updateCar(
-  db: ScopedDb,
-  actor: Actor,
-  input: { id: number; car: CarInput },
-  now: Date,
-  events: RecordEventPublisher,
-): Promise<UpdateCarResult> {
+export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number; car: CarInput }, now: Date, events: RecordEventPublisher) {
   const changes = validateCarInput(input.car, now);
   const targetDealershipId = input.car.dealership_id;
   // A dealership that does not exist answers the same as one the key cannot reach.

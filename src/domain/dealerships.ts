@@ -1,7 +1,7 @@
 // A dealership the key does not reach answers 404, exactly as one that does not exist.
 import { z } from 'zod';
 import type { ScopedDb } from '../db/scoped.ts';
-import { Prisma, type Website } from '../generated/prisma/sqlite/client.ts';
+import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import { apiError, notFound } from '../errors.ts';
 import {
   boundingBox,
@@ -99,36 +99,26 @@ export async function dealershipPlugins(db: ScopedDb, dealershipSlug: string): P
 export const POSTCODE_SEARCH_LIMIT = 5;
 export const POSTCODE_SEARCH_MAX_LIMIT = 20;
 
-export interface RankedLocation {
-  id: number;
-  distance_km: number;
-  own_website: Website | null;
-  website: Website;
-}
+export type RankedLocation = Awaited<ReturnType<typeof rankLocationsByPostcode>>[number];
 
 const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 
 interface BrandMatcher {
   lowerName: string;
-  word: string;
+  /** The trimmed name as a whole word of a lower-cased text; null for a blank name, which names nothing. */
+  word: RegExp | null;
 }
 
 function brandMatcher(brand: string): BrandMatcher {
-  return { lowerName: brand.toLowerCase(), word: brand.trim().toLowerCase() };
+  const word = brand
+    .trim()
+    .toLowerCase()
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return { lowerName: brand.toLowerCase(), word: word === '' ? null : new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'u') };
 }
 
-const WORD_CHARACTER = /[\p{L}\p{N}]/u;
-const bordersWord = (character: string | undefined): boolean => character === undefined || !WORD_CHARACTER.test(character);
-
-function namesBrand(name: string, brand: BrandMatcher): boolean {
-  if (brand.word === '') return false;
-  const text = name.toLowerCase();
-  for (let at = text.indexOf(brand.word); at !== -1; at = text.indexOf(brand.word, at + 1)) {
-    if (bordersWord(text[at - 1]) && bordersWord(text[at + brand.word.length])) return true;
-  }
-  return false;
-}
+const namesBrand = (name: string, brand: BrandMatcher): boolean => brand.word?.test(name.toLowerCase()) ?? false;
 
 /** A location records no brand: a showroom naming another manufacturer and not this one sells that brand; one naming none sells all. */
 function sellsManufacturer(locationName: string, manufacturer: BrandMatcher, allManufacturers: readonly BrandMatcher[]): boolean {
@@ -161,7 +151,7 @@ export async function rankLocationsByPostcode(
   db: ScopedDb,
   input: { manufacturerId: number; postcode?: string | null; limit?: number | null },
   geocoder: Geocoder,
-): Promise<RankedLocation[]> {
+) {
   const limit = parseRecord(postcodeSearchRequest.shape.limit, input.limit, 'limit') ?? POSTCODE_SEARCH_LIMIT;
   // A missing postcode is the same failure as a malformed one: there is nothing to locate.
   const postcode = input.postcode?.trim() ?? '';

@@ -64,11 +64,7 @@ export function inBoxSql(box: BoundingBox, lat: Prisma.Sql, long: Prisma.Sql): P
   return box.long ? Prisma.sql`${latitude} AND ${long} BETWEEN ${sqlDouble(box.long.min)} AND ${sqlDouble(box.long.max)}` : latitude;
 }
 
-interface LocalityRow {
-  postcode?: unknown;
-  lat?: unknown;
-  long?: unknown;
-}
+type LocalityRow = Partial<Record<'postcode' | 'lat' | 'long', unknown>>;
 
 const isCoordinate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
@@ -85,9 +81,7 @@ function buildCentroids(rows: readonly LocalityRow[]): Map<string, GeoPoint> {
     sum.count += 1;
     sums.set(row.postcode, sum);
   }
-  const centroids = new Map<string, GeoPoint>();
-  for (const [postcode, sum] of sums) centroids.set(postcode, { lat: sum.lat / sum.count, long: sum.long / sum.count });
-  return centroids;
+  return new Map([...sums].map(([postcode, sum]) => [postcode, { lat: sum.lat / sum.count, long: sum.long / sum.count }]));
 }
 
 export function bundledPostcodeFile(): string {

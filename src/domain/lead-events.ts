@@ -4,7 +4,7 @@ import type { Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { apiError } from '../errors.ts';
 import { HTTP_URL_PATTERN } from './http-url.ts';
-import { DEFAULT_TEXT_MAX_LENGTH, INT32, textMaxLength } from './input-limits.ts';
+import { DEFAULT_TEXT_MAX_LENGTH, INT32, rowIdFromText, textMaxLength } from './input-limits.ts';
 import { parseRecord } from './input-records.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 import { parseUrl } from '../lib/parse-url.ts';
@@ -38,9 +38,8 @@ const optionalUrl = optionalText(URL_TEXT)
 const leadIdSchema = z
   .union([z.number(), z.string()], { error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : LEAD_ID_RULE) })
   .transform((value, context) => {
-    const text = String(value).trim();
-    const id = /^\d{1,10}$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isInteger(id) || id < 1 || id > INT32.max) {
+    const id = rowIdFromText(String(value).trim());
+    if (id === null || id < 1) {
       context.addIssue({ code: 'custom', message: LEAD_ID_RULE });
       return z.NEVER;
     }
@@ -115,20 +114,12 @@ function isHttpUrl(text: string): boolean {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
+const ZONE_OFFSET = /^GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
 function zoneOffsetMs(instantMs: number, timeZone: string): number {
-  const whole = Math.floor(instantMs / 1000) * 1000;
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(whole));
-  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - whole;
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(new Date(instantMs));
+  const [, sign, hours, minutes, seconds] = ZONE_OFFSET.exec(parts.find((part) => part.type === 'timeZoneName')?.value ?? '') ?? [];
+  return sign ? (sign === '-' ? -1 : 1) * ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds ?? 0)) * 1000 : 0;
 }
 
 /** A wall-clock time that happens twice when daylight saving ends is the first of the two. */
@@ -153,8 +144,6 @@ export function parseSentDate(text: string): Date | null {
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
 }
 
-const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
-
 type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
 
 export async function createLeadEvent(
@@ -169,7 +158,7 @@ export async function createLeadEvent(
     data: { leadId, messageDetail },
   } = parseRecord(leadEventRequest, input, '');
   const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true, dealership_id: true } });
-  if (!lead) throw noLeadFound();
+  if (!lead) throw apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
   const { created, recorded } = await db.$transaction(async (tx) => {
     const created = await tx.leadEvent.create({ ...query, data: { ...messageDetail, service, lead_id: lead.id, created_at: now } });
     const recorded = await recordEvent(tx, { type: 'lead_event.created', dealershipId: lead.dealership_id, recordId: created.id }, now);

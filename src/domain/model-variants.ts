@@ -132,25 +132,13 @@ export async function shownVariantWhere(
 
 /** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
 const websiteModelsVersions = [1, 2] as const;
-export type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
+type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
 
 export type WebsiteModelVariantSummary = Pick<Prisma.ModelVariantModel, 'id' | 'slug' | 'name' | 'price'>;
 
 /** A model a website shows: the model's columns, the website's own link and place for it, and figures. */
-export type WebsiteModelEntry = Pick<Prisma.ModelModel, 'id' | 'name' | 'slug' | 'new_slug' | 'path'> &
-  Pick<Prisma.WebsiteModelModel, 'override_url' | 'position'> & {
-    manufacturer: Prisma.ManufacturerModel['name'];
-    /** The lowest price among the model's variants; null when none has a price. */
-    price_from: number | null;
-    /** Version 2 only; null in version 1, which lists models without their variants. */
-    variants: WebsiteModelVariantSummary[] | null;
-  };
-
-export interface WebsiteModels {
-  website_id: number;
-  version: WebsiteModelsVersion;
-  models: WebsiteModelEntry[];
-}
+export type WebsiteModelEntry = WebsiteModels['models'][number];
+export type WebsiteModels = Awaited<ReturnType<typeof websiteModels>>;
 
 /** Cheapest first, unpriced variants last (sorted here: SQLite and PostgreSQL order nulls differently). */
 function cheapestFirst(a: WebsiteModelVariantSummary, b: WebsiteModelVariantSummary): number {
@@ -175,7 +163,7 @@ export async function websiteModels(
   actor: Actor,
   websiteIdentifier: string,
   requestedVersion: number | null | undefined,
-): Promise<WebsiteModels> {
+) {
   const version: WebsiteModelsVersion = parseRecord(websiteModelsRequest.shape.version, requestedVersion, 'version') ?? 1;
   const website = await findAuthorisedWebsite(clients, actor, websiteIdentifier);
   const rows = await clients.db.websiteModel.findMany({
@@ -211,7 +199,9 @@ export async function websiteModels(
         override_url,
         position,
         manufacturer: model.manufacturer.name,
+        // The lowest price among the model's variants; null when none has a price.
         price_from: prices.length > 0 ? Math.min(...prices) : null,
+        // Version 1 lists models without their variants.
         variants: version === 2 ? [...model.variants].sort(cheapestFirst) : null,
       };
     }),

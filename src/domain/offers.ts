@@ -127,12 +127,8 @@ export function visibleDealershipLinks() {
 }
 
 /** Offers expiring today still run today. */
-function stillRunning(now: Date): Prisma.DateTimeFilter {
-  return { gte: new Date(utcDay(now)) };
-}
-
 export function runningManufacturerOffersWhere(now: Date): Prisma.OfferWhereInput {
-  return { kind: 'manufacturer', expires_at: stillRunning(now) };
+  return { kind: 'manufacturer', expires_at: { gte: new Date(utcDay(now)) } };
 }
 
 export function manufacturerOffersWhere(manufacturerId: number, now: Date): Prisma.OfferWhereInput {

@@ -42,10 +42,7 @@ type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
 
 export const documentedPartnerTokenRequest = withRequired(partnerTokenRequest, ['email']);
 
-export interface PartnerTokenGrant {
-  redirect_url: string;
-  expires_at: Date;
-}
+export type PartnerTokenGrant = Awaited<ReturnType<typeof createPartnerToken>>;
 
 /** A restricted key only reaches its dealerships' users; anyone else answers like an unknown e-mail. */
 export async function createPartnerToken(
@@ -54,7 +51,7 @@ export async function createPartnerToken(
   config: Pick<Config, 'publicUrl'>,
   request: PartnerTokenRequest,
   now: Date,
-): Promise<PartnerTokenGrant> {
+) {
   const { email: text } = parseRecord(partnerTokenRequest, request, '');
 
   const user = await db.user.findFirst({

@@ -2,6 +2,7 @@
 // subscriptions get it after the commit (a process dying in between drops only the live one). Neither
 // trusts the event with the record: each reads it afresh as the subscribing key.
 import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../db/client.ts';
 import type { ScopedTx } from '../db/scoped.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
 import { jsonColumnValue, jsonStrings } from './json-columns.ts';
@@ -52,14 +53,21 @@ export function isRecordEventType(value: string): value is RecordEventType {
   return (RECORD_EVENT_TYPES as readonly string[]).includes(value);
 }
 
-interface RecordChange {
-  type: RecordEventType;
-  dealershipId: number;
-  recordId: number;
+/** The event a stored row records; null for a type this version does not know. */
+export function eventOfRow(
+  row: Pick<Prisma.RecordEventModel, 'event_id' | 'type' | 'dealership_id' | 'record_id' | 'occurred_at'>,
+): RecordEvent | null {
+  if (!isRecordEventType(row.type)) return null;
+  const { event_id: id, type, dealership_id: dealershipId, record_id: recordId, occurred_at: occurredAt } = row;
+  return { id, type, dealershipId, subject: subjectOfEvent(type), recordId, occurredAt };
 }
 
 /** The dealership's subscriptions are read whatever the caller's key: they are the dealership's, not the caller's to see. */
-export async function recordEvent(tx: ScopedTx, change: RecordChange, now: Date): Promise<RecordEvent> {
+export async function recordEvent(
+  tx: ScopedTx,
+  change: Pick<RecordEvent, 'type' | 'dealershipId' | 'recordId'>,
+  now: Date,
+): Promise<RecordEvent> {
   const subject = subjectOfEvent(change.type);
   const event_id = `evt_${randomUUID().replaceAll('-', '')}`;
   // The insert also counts enabled subscriptions, so a dealership without any costs one statement, not two.

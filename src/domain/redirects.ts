@@ -8,13 +8,6 @@ import type { Db } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
 
-interface CarRedirectInput {
-  dealership_slug: string;
-  website_id: string;
-  stocknum: string;
-  fbclid?: string | null;
-}
-
 export const carRedirectRequest = z.object({
   dealership_slug: z.string(),
   website_id: z.string().regex(NON_BLANK, 'is required').trim().describe('Website id, slug or custom slug.'),
@@ -37,7 +30,7 @@ function hasLivePage(car: { status: string; sold_date: Date | null; show_on_deal
 }
 
 /** The stock listing instead when no car has that stock number, or it is sold or hidden from the website. */
-export async function carRedirectLocation(db: Db, input: CarRedirectInput): Promise<string> {
+export async function carRedirectLocation(db: Db, input: z.input<typeof carRedirectRequest>): Promise<string> {
   const { website_id: websiteId, stocknum, fbclid: sentFbclid } = parseRecord(carRedirectRequest, input, '');
   const fbclid = sentFbclid ?? '';
 

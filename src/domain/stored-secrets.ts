@@ -5,15 +5,10 @@ import { ConfigError } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import { envelopeKeyId, open, seal, type Keyring } from '../config/secrets.ts';
 
-interface StoredValue {
-  id: number;
-  value: string;
-}
-
 interface EncryptedColumn {
   /** Also the additional data authenticated with every value of the column. */
   name: string;
-  read(db: Db): Promise<StoredValue[]>;
+  read(db: Db): Promise<{ id: number; value: string }[]>;
   /** Only if the row still holds `from`: another instance may be at it too. */
   replace(db: Db, id: number, from: string, to: string): Promise<boolean>;
 }

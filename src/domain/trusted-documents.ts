@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { getOperationAST, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
+import { isPlainObject } from './json-columns.ts';
 
 interface ManifestDocument {
   hash: string;
@@ -31,8 +32,6 @@ function checkVersion(version: string | undefined): string {
   return version;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Relay's and graphql-codegen's `{ "<id>": "<text>" }`, or Apollo's persisted-query manifest. */
 export function readManifest(text: string): ManifestDocument[] {
   let json: unknown;
@@ -41,12 +40,12 @@ export function readManifest(text: string): ManifestDocument[] {
   } catch {
     throw invalidInput('manifest', 'is not JSON');
   }
-  if (!isRecord(json)) throw invalidInput('manifest', 'must be a JSON object');
+  if (!isPlainObject(json)) throw invalidInput('manifest', 'must be a JSON object');
   if (json.format === 'apollo-persisted-query-manifest') {
     if (json.version !== 1) throw invalidInput('manifest.version', 'must be 1 (the only Apollo manifest version)');
     if (!Array.isArray(json.operations)) throw invalidInput('manifest.operations', 'must be a list');
     return json.operations.map((operation: unknown, index) => {
-      if (!isRecord(operation) || typeof operation.id !== 'string' || typeof operation.body !== 'string')
+      if (!isPlainObject(operation) || typeof operation.id !== 'string' || typeof operation.body !== 'string')
         throw invalidInput(`manifest.operations[${index}]`, 'must have a string id and body');
       return { hash: operation.id, body: operation.body };
     });
@@ -57,14 +56,9 @@ export function readManifest(text: string): ManifestDocument[] {
   });
 }
 
-interface DocumentProblem {
-  hash: string;
-  errors: string[];
-}
-
 /** Every document's problems at once, so one publish shows everything to fix. */
-function documentProblems(schema: GraphQLSchema, documents: readonly ManifestDocument[]): DocumentProblem[] {
-  const problems: DocumentProblem[] = [];
+function documentProblems(schema: GraphQLSchema, documents: readonly ManifestDocument[]) {
+  const problems: { hash: string; errors: string[] }[] = [];
   for (const { hash, body } of documents) {
     const errors: string[] = [];
     if (!HASH.test(hash)) errors.push('the id is not a lowercase hex SHA-256 (Relay: persistConfig algorithm "SHA256")');
@@ -169,18 +163,13 @@ export async function documentUsage(db: Db, app?: string) {
     .sort((a, b) => a.app.localeCompare(b.app) || a.version.localeCompare(b.version) || a.hash.localeCompare(b.hash));
 }
 
-interface FoundDocument {
-  body: string;
-  releaseId: number;
-}
-
 /** The release of `version` holding the document when the client names one, else the newest, among `apps` (null: any application's). */
 export async function findTrustedDocument(
   db: Db,
   hash: string,
   apps: readonly string[] | null,
   version: string | null = null,
-): Promise<FoundDocument | null> {
+): Promise<{ body: string; releaseId: number } | null> {
   const inApps = apps ? { app: { in: [...apps] } } : {};
   const entry = await db.documentReleaseEntry.findFirst({
     where: { hash, release: version ? { ...inApps, version } : inApps },
@@ -207,16 +196,10 @@ export async function recordDocumentUses(db: Db, uses: readonly DocumentUse[]): 
   }
 }
 
-export interface ActiveDocument {
-  app: string;
-  version: string;
-  hash: string;
-  operation_name: string | null;
-  body: string;
-}
+export type ActiveDocument = Awaited<ReturnType<typeof activeDocuments>>[number];
 
 /** Active: in its application's latest release, or used within `days` of `now`. */
-export async function activeDocuments(db: Db, now: Date, days: number): Promise<ActiveDocument[]> {
+export async function activeDocuments(db: Db, now: Date, days: number) {
   const releases = await db.documentRelease.findMany({
     orderBy: [{ published_at: 'desc' }, { id: 'desc' }],
     select: { id: true, app: true },

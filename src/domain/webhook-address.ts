@@ -136,21 +136,6 @@ function inRow(address: IpAddress, row: TableRow): boolean {
   return row.family === address.family && address.value >> shift === row.network >> shift;
 }
 
-export function rangeBounds(range: SpecialUseRange): { first: IpAddress; last: IpAddress } {
-  const row = rowOf(range);
-  const hostBits = BITS[row.family] - row.prefix;
-  const first = (row.network >> hostBits) << hostBits;
-  const last = first | ((1n << hostBits) - 1n);
-  const address = (value: bigint): IpAddress => ({ family: row.family, value, text: textOf(row.family, value) });
-  return { first: address(first), last: address(last) };
-}
-
-function textOf(family: 4 | 6, value: bigint): string {
-  if (family === 4) return ipv4Text(value);
-  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) => ((value >> shift) & 0xffffn).toString(16));
-  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
-}
-
 function specialUse(address: IpAddress): string | null {
   const row = TABLE.find((candidate) => inRow(address, candidate));
   if (!row) return null;
@@ -182,12 +167,7 @@ export function refusedAddress(address: string, allowed: BlockList): string | nu
   return `${parsed.text} is a private, loopback, link-local or reserved address (${refusal})`;
 }
 
-function isLocalhostName(hostname: string): boolean {
-  const name = hostname.replace(/\.+$/, '');
-  return name === 'localhost' || name.endsWith('.localhost');
-}
-
-interface WebhookUrlRules {
+export interface WebhookUrlRules {
   mode: Config['mode'];
   allowed: BlockList;
 }
@@ -207,7 +187,8 @@ export function checkWebhookUrl(text: string, rules: WebhookUrlRules): CheckedWe
   }
   if (url.username || url.password) return refuse('must not carry credentials');
   if (url.hostname === '') return refuse('must name a host');
-  if (isLocalhostName(url.hostname)) {
+  const name = url.hostname.replace(/\.+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) {
     return refusedAddress('127.0.0.1', rules.allowed)
       ? refuse('must not be a loopback host (localhost or a name under it)')
       : { url, problem: null };

@@ -85,8 +85,6 @@ export const webhookSubscriptionInput = z.object({
     .describe('The dealership whose events are delivered; may be left out when the key reaches exactly one dealership.'),
 });
 
-type WebhookSubscriptionInput = z.input<typeof webhookSubscriptionInput>;
-
 type SubscriptionRow = Awaited<ReturnType<ScopedDb['webhookSubscription']['findFirstOrThrow']>>;
 
 /** A subscription as its owners see it: never its secrets. */
@@ -129,7 +127,7 @@ export async function createWebhookSubscription(
   db: ScopedDb,
   actor: Actor,
   config: Pick<Config, 'mode' | 'webhookAllowedAddresses' | 'secretsKeyring'>,
-  input: WebhookSubscriptionInput,
+  input: z.input<typeof webhookSubscriptionInput>,
   now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
   const valid = parseRecord(webhookSubscriptionInput, input, 'subscription');
@@ -226,31 +224,16 @@ const deliverySelect = {
   last_error: true,
   delivered_at: true,
   created_at: true,
-  record_event: { select: { event_id: true, type: true, subject: true, record_id: true } },
+  record_event: { select: { event_id: true, type: true, record_id: true } },
   attempt_log: { select: { attempt: true, status: true, latency_ms: true, error: true, at: true }, orderBy: { attempt: 'asc' as const } },
 } as const;
 
 /** One delivery in the log: its event, its attempts, and when it is tried next while it is pending. */
 export type WebhookDeliveryView = ReturnType<typeof deliveryView>;
 
-function deliveryView(row: Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect }>) {
-  return {
-    id: row.id,
-    subscription_id: row.subscription_id,
-    message_id: row.message_id,
-    event_id: row.record_event.event_id,
-    event_type: row.record_event.type,
-    record_id: row.record_event.record_id,
-    status: row.status,
-    attempts: row.attempts,
-    last_status: row.last_status,
-    last_latency_ms: row.last_latency_ms,
-    last_error: row.last_error,
-    next_attempt_at: row.status === 'pending' ? row.due_at : null,
-    delivered_at: row.delivered_at,
-    created_at: row.created_at,
-    attempt_log: row.attempt_log,
-  };
+function deliveryView({ record_event: event, due_at, ...row }: Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect }>) {
+  const next_attempt_at = row.status === 'pending' ? due_at : null;
+  return { ...row, event_id: event.event_id, event_type: event.type, record_id: event.record_id, next_attempt_at };
 }
 
 /** Only deliveries of records the reading key may read: a delivery tells which record changed and when. */
@@ -265,11 +248,7 @@ export async function webhookDeliveries(db: ScopedDb, actor: Actor, subscription
   return rows.map(deliveryView);
 }
 
-/**
- * Sends a delivery again (whatever became of it), as soon as the worker's next round: the same
- * webhook-id, its retry window counted afresh. The subscription must be enabled. A delivery of a record
- * the key may not read is not found, as the delivery log does not list it.
- */
+/** Sends a delivery again at the worker's next round (same webhook-id, retry window afresh); one the key may not read is not found. */
 export async function redeliverWebhook(
   db: ScopedDb,
   actor: Actor,

@@ -7,19 +7,8 @@ import { conflict, notFound } from '../errors.ts';
 export const OUTBOX_STATUSES = ['pending', 'failed', 'sent'] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
-export interface OutboxEntry {
-  id: number;
-  kind: string;
-  lead_id: number | null;
-  recipient: string;
-  status: OutboxStatus;
-  attempts: number;
-  due_at: string;
-  locked_until: string | null;
-  sent_at: string | null;
-  created_at: string;
-  last_error: string | null;
-}
+/** A message as the CLI shows it: its recipient masked, its times as text. */
+export type OutboxEntry = ReturnType<typeof entryOf>;
 
 const ADDRESS = /([^\s<>()"',;:@]+)@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 
@@ -33,9 +22,7 @@ function maskEmailAddressesIn(text: string): string {
   return text.replace(ADDRESS, (_whole, mailbox: string, domain: string) => `${mailbox[0]}***@${domain}`);
 }
 
-type OutboxRow = Prisma.OutboxMessageModel;
-
-function entryOf(row: OutboxRow): OutboxEntry {
+function entryOf(row: Prisma.OutboxMessageModel) {
   return {
     id: row.id,
     kind: row.kind,

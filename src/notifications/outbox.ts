@@ -7,59 +7,20 @@ import type { ScopedTx } from '../db/scoped.ts';
 import { insertRows } from '../db/insert-rows.ts';
 import { isEmailAddress } from '../domain/leads/validation.ts';
 
-type Tx = ScopedTx;
-
 export const CUSTOMER_EMAIL = 'lead_customer_email';
 export const DEALERSHIP_NOTIFICATION = 'lead_dealership_notification';
 export const WEBHOOK_DISABLED_NOTICE = 'webhook_subscription_disabled';
 
 const MINUTE_MS = 60_000;
 
-type NotifiedLead = Pick<
-  Prisma.LeadModel,
-  | 'id'
-  | 'dealership_id'
-  | 'name'
-  | 'last_name'
-  | 'email'
-  | 'phone'
-  | 'message'
-  | 'category'
-  | 'source'
-  | 'marketing_source'
-  | 'stocknum'
-  | 'car_id'
-  | 'team_member_id'
-  | 'user_id'
-  | 'send_customer_email'
-  | 'delay_customer_email_minutes'
-  | 'delay_dealership_notification_minutes'
-  | 'created_at'
->;
-
-function fullName(lead: NotifiedLead): string | null {
-  const name = [lead.name, lead.last_name].filter((part) => part).join(' ');
-  return name || null;
-}
-
 function usableAddresses(emails: readonly string[]): string[] {
   return [...new Set(emails.map((email) => email.trim()).filter(isEmailAddress))];
 }
 
-async function namedUserAddresses(tx: Tx, userId: number): Promise<string[]> {
-  const users = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${userId}`;
-  return usableAddresses(users.map((user) => user.email));
-}
-
-interface DealershipWithStaff {
-  id: number;
-  slug: string;
-  name: string;
-  staffEmails: string[];
-}
+type DealershipWithStaff = NonNullable<Awaited<ReturnType<typeof dealershipWithStaff>>>;
 
 /** One raw statement where Prisma would run two. */
-export async function dealershipWithStaff(tx: Tx, dealershipId: number): Promise<DealershipWithStaff | null> {
+export async function dealershipWithStaff(tx: ScopedTx, dealershipId: number) {
   const rows = await tx.$queryRaw<{ id: unknown; slug: string; name: string; email: string | null }[]>`
     SELECT dealerships.id, dealerships.slug, dealerships.name, users.email FROM dealerships
     LEFT JOIN dealership_users ON dealership_users.dealership_id = dealerships.id
@@ -71,14 +32,16 @@ export async function dealershipWithStaff(tx: Tx, dealershipId: number): Promise
   return { id: Number(first.id), slug: first.slug, name: first.name, staffEmails };
 }
 
-function dealershipRecipients(tx: Tx, lead: NotifiedLead, dealership: Pick<DealershipWithStaff, 'staffEmails'>): Promise<string[]> {
+async function dealershipRecipients(tx: ScopedTx, lead: Prisma.LeadModel, dealership: Pick<DealershipWithStaff, 'staffEmails'>) {
   const named = lead.team_member_id ?? lead.user_id;
-  return named === null ? Promise.resolve(usableAddresses(dealership.staffEmails)) : namedUserAddresses(tx, named);
+  if (named === null) return usableAddresses(dealership.staffEmails);
+  const users = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM users WHERE id = ${named}`;
+  return usableAddresses(users.map((user) => user.email));
 }
 
 /** Enqueued in the disabling transaction, so the people who can fix the receiver learn of it without reading logs. */
 export async function enqueueWebhookDisabledNotice(
-  tx: Tx,
+  tx: ScopedTx,
   subscription: { id: number; dealership_id: number; url: string; disabled_reason: string },
   now: Date,
 ): Promise<void> {
@@ -104,22 +67,23 @@ export async function enqueueWebhookDisabledNotice(
   await insertRows(tx, 'outbox_messages', rows);
 }
 
-function senderDomain(mailFrom: string): string {
-  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1];
-  return domain ?? 'dealership-gateway.invalid';
-}
-
 /** The same on every attempt, so a retry after a crash is recognisable downstream; created_at separates databases sharing an id. */
 export function outboxMessageId(row: { id: number; created_at: Date }, mailFrom: string): string {
-  return `<outbox-${row.id}-${row.created_at.getTime().toString(36)}@${senderDomain(mailFrom)}>`;
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'dealership-gateway.invalid';
+  return `<outbox-${row.id}-${row.created_at.getTime().toString(36)}@${domain}>`;
 }
+
+type OutboxRow = Pick<
+  Prisma.OutboxMessageModel,
+  'kind' | 'lead_id' | 'recipient' | 'subject' | 'body' | 'due_at' | 'created_at' | 'traceparent'
+>;
 
 type NotifiedCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
 
 /** `knownCar`: the lead's car when the caller has just read it, so it is not read again. */
 export async function enqueueLeadNotifications(
-  tx: Tx,
-  lead: NotifiedLead,
+  tx: ScopedTx,
+  lead: Prisma.LeadModel,
   dealership: Pick<DealershipWithStaff, 'name' | 'staffEmails'>,
   now: Date,
   knownCar?: NotifiedCar,
@@ -134,31 +98,35 @@ export async function enqueueLeadNotifications(
     : lead.stocknum
       ? `stock number ${lead.stocknum}`
       : null;
-  const name = fullName(lead);
-  const rows: OutboxRow[] = [];
+  const name = [lead.name, lead.last_name].filter((part) => part).join(' ') || null;
   const traceparent = requestTraceparent();
-
-  const customerEmail = lead.email?.trim();
-  if (lead.send_customer_email && customerEmail && isEmailAddress(customerEmail)) {
+  const rows: OutboxRow[] = [];
+  const queue = (kind: string, recipient: string, subject: string, body: string, delayMinutes: number | null) =>
+    // Header text: no line breaks from customer input.
     rows.push({
-      kind: CUSTOMER_EMAIL,
+      kind,
       lead_id: lead.id,
-      recipient: customerEmail,
-      subject: `Thank you for your enquiry with ${dealership.name}`.replace(/\s+/g, ' '),
-      body: [
-        `Hi ${lead.name ?? 'there'},`,
-        '',
-        `Thank you for your ${lead.category.toLowerCase()} with ${dealership.name}. We have received it and a member of our team will be in touch shortly.`,
-        ...(vehicle ? ['', `Vehicle: ${vehicle}`] : []),
-        '',
-        `Your reference: lead #${lead.id}`,
-        '',
-        dealership.name,
-      ].join('\n'),
-      due_at: new Date(now.getTime() + (lead.delay_customer_email_minutes ?? 0) * MINUTE_MS),
+      recipient,
+      subject: subject.replace(/\s+/g, ' '),
+      body,
+      due_at: new Date(now.getTime() + (delayMinutes ?? 0) * MINUTE_MS),
       created_at: now,
       traceparent,
     });
+
+  const customerEmail = lead.email?.trim();
+  if (lead.send_customer_email && customerEmail && isEmailAddress(customerEmail)) {
+    const body = [
+      `Hi ${lead.name ?? 'there'},`,
+      '',
+      `Thank you for your ${lead.category.toLowerCase()} with ${dealership.name}. We have received it and a member of our team will be in touch shortly.`,
+      ...(vehicle ? ['', `Vehicle: ${vehicle}`] : []),
+      '',
+      `Your reference: lead #${lead.id}`,
+      '',
+      dealership.name,
+    ].join('\n');
+    queue(CUSTOMER_EMAIL, customerEmail, `Thank you for your enquiry with ${dealership.name}`, body, lead.delay_customer_email_minutes);
   }
 
   const details: [string, string | null][] = [
@@ -178,30 +146,10 @@ export async function enqueueLeadNotifications(
     ...details.filter((entry): entry is [string, string] => entry[1] !== null).map(([label, value]) => `${label}: ${value}`),
     ...(lead.message ? ['', 'Message:', lead.message] : []),
   ].join('\n');
+  const subject = `New lead #${lead.id}: ${lead.category}${name ? ` from ${name}` : ''}`;
   for (const recipient of await dealershipRecipients(tx, lead, dealership)) {
-    rows.push({
-      kind: DEALERSHIP_NOTIFICATION,
-      lead_id: lead.id,
-      recipient,
-      // Header text: no line breaks from customer input.
-      subject: `New lead #${lead.id}: ${lead.category}${name ? ` from ${name}` : ''}`.replace(/\s+/g, ' '),
-      body: dealershipBody,
-      due_at: new Date(now.getTime() + (lead.delay_dealership_notification_minutes ?? 0) * MINUTE_MS),
-      created_at: now,
-      traceparent,
-    });
+    queue(DEALERSHIP_NOTIFICATION, recipient, subject, dealershipBody, lead.delay_dealership_notification_minutes);
   }
 
   await insertRows(tx, 'outbox_messages', rows);
 }
-
-type OutboxRow = {
-  kind: string;
-  lead_id: number | null;
-  recipient: string;
-  subject: string;
-  body: string;
-  due_at: Date;
-  created_at: Date;
-  traceparent: string | null;
-};

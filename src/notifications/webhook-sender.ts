@@ -4,10 +4,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type BlockList, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { context, propagation, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import type { Config } from '../config/index.ts';
-import { checkWebhookUrl, refusedAddress } from '../domain/webhook-address.ts';
+import { checkWebhookUrl, refusedAddress, type WebhookUrlRules } from '../domain/webhook-address.ts';
 import { tracer } from '../telemetry/tracing.ts';
 import { parseUrl } from '../lib/parse-url.ts';
 
@@ -27,9 +26,7 @@ export interface WebhookAnswer {
 
 export type WebhookResolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
 
-interface SendRules {
-  mode: Config['mode'];
-  allowed: BlockList;
+interface SendRules extends WebhookUrlRules {
   timeoutMs?: number;
   resolve?: WebhookResolver;
 }
@@ -70,12 +67,6 @@ function spanUrl(url: URL): string {
   return shown.href;
 }
 
-function failSpan(span: Span, error: unknown): void {
-  const kind = error instanceof WebhookSendError ? error.kind : '_OTHER';
-  span.setAttribute('error.type', kind);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-}
-
 export async function postWebhook(post: WebhookPost, rules: SendRules): Promise<WebhookAnswer> {
   const checked = checkWebhookUrl(post.url, rules);
   const url = checked.url ?? parseUrl(post.url);
@@ -100,7 +91,8 @@ export async function postWebhook(post: WebhookPost, rules: SendRules): Promise<
         }
         return answer;
       } catch (error) {
-        failSpan(span, error);
+        span.setAttribute('error.type', error instanceof WebhookSendError ? error.kind : '_OTHER');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
         throw error;
       } finally {
         span.end();

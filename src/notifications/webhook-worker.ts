@@ -8,25 +8,20 @@ import { ACTOR_COLUMNS, actorOfKey, type Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../db/clock.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Prisma } from '../db/client.ts';
 import { forDealerships } from '../db/scoped.ts';
-import type { RecordEvent, RecordEventSubject, RecordEventType } from '../domain/record-events.ts';
+import { eventOfRow, type RecordEvent } from '../domain/record-events.ts';
 import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-secrets.ts';
 import { allowedAddresses } from '../domain/webhook-address.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
 import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import { enqueueWebhookDisabledNotice } from './outbox.ts';
-import { claimable, heldBy, retryDelayMs } from './worker.ts';
+import { claimable, heldBy, retryDelayMs, type DeliveryPolicy } from './worker.ts';
 
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
 
-interface WebhookPolicy {
-  batchSize: number;
-  leaseMs: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-}
+type WebhookPolicy = Omit<DeliveryPolicy, 'maxAttempts'>;
 
 const defaultPolicy: WebhookPolicy = { batchSize: 20, leaseMs: 60_000, backoffBaseMs: 30_000, backoffMaxMs: 2 * 3_600_000 };
 
@@ -41,27 +36,16 @@ export interface WebhookWorkerDeps {
   mayClaim?: () => boolean;
 }
 
-interface RoundReport {
-  delivered: number;
-  retried: number;
-  failed: number;
-  skipped: number;
-}
+type RoundReport = Record<'delivered' | 'retried' | 'failed' | 'skipped', number>;
 
 const MAX_ERROR_LENGTH = 500;
-
-const webhookRetryDelayMs = (attempts: number, policy: WebhookPolicy): number =>
-  Math.round(retryDelayMs(attempts, policy) * (0.75 + Math.random() * 0.5));
 
 function signWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
 
-interface Claimed {
-  id: number;
-  attempts: number;
-}
+type Claimed = Parameters<typeof heldBy>[0];
 
 const CANDIDATE_PAGE = 50;
 const CANDIDATE_PAGES = 4;
@@ -114,55 +98,39 @@ type Outcome =
   | { kind: 'sent'; answer: WebhookAnswer; latencyMs: number }
   | { kind: 'error'; reason: string; latencyMs: number };
 
-async function attempt(
-  deps: WebhookWorkerDeps,
-  claim: Claimed,
-): Promise<{ outcome: Outcome; subscriptionId: number; firstAttemptAt: Date | null }> {
-  const now = deps.now();
-  const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({
-    where: { id: claim.id },
+const deliverySelect = {
+  message_id: true,
+  first_attempt_at: true,
+  record_event: true,
+  subscription: {
     select: {
-      message_id: true,
-      first_attempt_at: true,
-      record_event: true,
-      subscription: {
-        select: {
-          id: true,
-          url: true,
-          enabled: true,
-          secret: true,
-          previous_secret: true,
-          previous_secret_until: true,
-          api_key: { select: ACTOR_COLUMNS },
-        },
-      },
+      id: true,
+      url: true,
+      enabled: true,
+      secret: true,
+      previous_secret: true,
+      previous_secret_until: true,
+      api_key: { select: ACTOR_COLUMNS },
     },
-  });
-  const { subscription, record_event: row } = delivery;
-  const base = { subscriptionId: subscription.id, firstAttemptAt: delivery.first_attempt_at };
-  if (!subscription.enabled) return { ...base, outcome: { kind: 'skipped', reason: 'the subscription is disabled' } };
+  },
+} satisfies Prisma.WebhookDeliverySelect;
+
+type ClaimedDelivery = Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect }>;
+
+async function attempt(deps: WebhookWorkerDeps, delivery: ClaimedDelivery, now: Date): Promise<Outcome> {
+  const { subscription } = delivery;
+  if (!subscription.enabled) return { kind: 'skipped', reason: 'the subscription is disabled' };
   const actor = actorOfKey(subscription.api_key, now);
-  if (!actor) return { ...base, outcome: { kind: 'skipped', reason: 'the subscribing API key is revoked or expired' } };
-  const type = row.type as RecordEventType;
-  const event: RecordEvent = {
-    id: row.event_id,
-    type,
-    dealershipId: row.dealership_id,
-    subject: row.subject as RecordEventSubject,
-    recordId: row.record_id,
-    occurredAt: row.occurred_at,
-  };
-  const needed = READ_PERMISSION_OF_EVENT[type];
-  if (!reachesDealership(actor, event.dealershipId) || !needed || !actor.permissions.has(needed)) {
-    return {
-      ...base,
-      outcome: { kind: 'skipped', reason: `the subscribing API key cannot read this record (it needs ${needed} for its dealership)` },
-    };
+  if (!actor) return { kind: 'skipped', reason: 'the subscribing API key is revoked or expired' };
+  const event = eventOfRow(delivery.record_event);
+  const needed = event ? READ_PERMISSION_OF_EVENT[event.type] : undefined;
+  if (!event || !reachesDealership(actor, event.dealershipId) || !needed || !actor.permissions.has(needed)) {
+    return { kind: 'skipped', reason: `the subscribing API key cannot read this record (it needs ${needed} for its dealership)` };
   }
   const data = await deps.render(actor, event);
-  if (data === null || data === undefined) return { ...base, outcome: { kind: 'skipped', reason: 'the record can no longer be read' } };
+  if (data === null || data === undefined) return { kind: 'skipped', reason: 'the record can no longer be read' };
 
-  const body = JSON.stringify({ type, timestamp: event.occurredAt.toISOString(), data });
+  const body = JSON.stringify({ type: event.type, timestamp: event.occurredAt.toISOString(), data });
   const timestamp = Math.floor(now.getTime() / 1000);
   const secrets = [openWebhookSecret(deps.config.secretsKeyring, subscription.secret)];
   if (subscription.previous_secret && subscription.previous_secret_until && subscription.previous_secret_until > now) {
@@ -178,30 +146,23 @@ async function attempt(
       'user-agent': 'dealership-gateway-webhooks',
     },
   };
-  const send =
-    deps.send ??
-    ((request: WebhookPost) =>
-      postWebhook(request, {
-        mode: deps.config.mode,
-        allowed: allowedAddresses(deps.config.webhookAllowedAddresses),
-        timeoutMs: WEBHOOK_TIMEOUT_MS,
-      }));
+  const rules = { mode: deps.config.mode, allowed: allowedAddresses(deps.config.webhookAllowedAddresses), timeoutMs: WEBHOOK_TIMEOUT_MS };
+  const send = deps.send ?? ((request: WebhookPost) => postWebhook(request, rules));
   const started = performance.now();
   try {
     const answer = await send(post);
-    return { ...base, outcome: { kind: 'sent', answer, latencyMs: Math.round(performance.now() - started) } };
+    return { kind: 'sent', answer, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ...base,
-      outcome: { kind: 'error', reason: reason.slice(0, MAX_ERROR_LENGTH), latencyMs: Math.round(performance.now() - started) },
-    };
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+    return { kind: 'error', reason, latencyMs: Math.round(performance.now() - started) };
   }
 }
 
 async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Claimed, report: RoundReport): Promise<void> {
   const { db, logger } = deps;
-  const { outcome, subscriptionId, firstAttemptAt } = await attempt(deps, claim);
+  const delivery = await db.webhookDelivery.findUniqueOrThrow({ where: { id: claim.id }, select: deliverySelect });
+  const outcome = await attempt(deps, delivery, deps.now());
+  const subscriptionId = delivery.subscription.id;
   const now = deps.now();
   if (outcome.kind === 'skipped') {
     await db.webhookDelivery.updateMany({
@@ -214,7 +175,7 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
   const status = outcome.kind === 'sent' ? outcome.answer.status : null;
   const ok = status !== null && status >= 200 && status < 300;
   const reason = outcome.kind === 'error' ? outcome.reason : ok ? null : `the receiver answered ${status}`;
-  const first = firstAttemptAt ?? now;
+  const first = delivery.first_attempt_at ?? now;
   await db.webhookAttempt.create({
     data: { delivery_id: claim.id, attempt: claim.attempts, status, latency_ms: outcome.latencyMs, error: reason, at: now },
   });
@@ -234,7 +195,7 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
     const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
     if (done.count === 1) {
       const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
-      const disabledReason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
+      const disabled_reason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
         0,
         MAX_ERROR_LENGTH,
       );
@@ -242,11 +203,10 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
       await forDealerships(db, null).$transaction(async (tx) => {
         const disabled = await tx.webhookSubscription.updateManyAndReturn({
           where: { id: subscriptionId, enabled: true },
-          data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason: disabledReason },
+          data: { enabled: false, disabled_at: now, updated_at: now, disabled_reason },
           select: { id: true, dealership_id: true, url: true },
         });
-        for (const subscription of disabled)
-          await enqueueWebhookDisabledNotice(tx, { ...subscription, disabled_reason: disabledReason }, now);
+        for (const subscription of disabled) await enqueueWebhookDisabledNotice(tx, { ...subscription, disabled_reason }, now);
       });
       logger.warn(
         { webhook_subscription_id: subscriptionId, delivery_id: claim.id, attempts: claim.attempts, reason },
@@ -256,7 +216,7 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
     report.failed += 1;
     return;
   }
-  const retryAt = new Date(now.getTime() + webhookRetryDelayMs(claim.attempts, policy));
+  const retryAt = new Date(now.getTime() + Math.round(retryDelayMs(claim.attempts, policy) * (0.75 + Math.random() * 0.5)));
   await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, due_at: retryAt } });
   report.retried += 1;
   logger.info(

@@ -47,12 +47,6 @@ export interface OutboxDeps {
   metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
-interface DeliveryReport {
-  sent: number;
-  retried: number;
-  failed: number;
-}
-
 export function retryDelayMs(
   attempts: number,
   policy: Pick<DeliveryPolicy, 'backoffBaseMs' | 'backoffMaxMs'> = defaultDeliveryPolicy,
@@ -136,27 +130,20 @@ async function renewLease(deps: OutboxDeps, message: ClaimedMessage, leaseMs: nu
 async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, leaseMs: number, send: () => Promise<void>): Promise<void> {
   let lost = false;
   let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(
-    () => {
-      renewing = renewing.then(async () => {
-        try {
-          if (!(await renewLease(deps, message, leaseMs)) && !lost) {
-            lost = true;
-            deps.logger.warn(
-              { outbox_id: message.id, attempts: message.attempts },
-              'lost the claim on a notification while sending it; it may be sent twice (same Message-ID)',
-            );
-          }
-        } catch (error) {
-          deps.logger.warn(
-            { err: error, outbox_id: message.id },
-            'renewing the lease on a notification failed; retrying at the next renewal',
-          );
-        }
-      });
-    },
-    Math.max(Math.floor(leaseMs / 3), MIN_RENEWAL_MS),
-  );
+  const renew = async (): Promise<void> => {
+    try {
+      if (!(await renewLease(deps, message, leaseMs)) && !lost) {
+        lost = true;
+        deps.logger.warn(
+          { outbox_id: message.id, attempts: message.attempts },
+          'lost the claim on a notification while sending it; it may be sent twice (same Message-ID)',
+        );
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error, outbox_id: message.id }, 'renewing the lease on a notification failed; retrying at the next renewal');
+    }
+  };
+  const timer = setInterval(() => (renewing = renewing.then(renew)), Math.max(Math.floor(leaseMs / 3), MIN_RENEWAL_MS));
   timer.unref();
   try {
     await send();
@@ -166,69 +153,63 @@ async function sendWhileHolding(deps: OutboxDeps, message: ClaimedMessage, lease
   }
 }
 
-export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryReport> {
-  const { db, mailer, logger } = deps;
+/** A trace of its own, linked to the queuing request's span (OpenTelemetry's convention for queued work). */
+function sendTraced(deps: OutboxDeps, message: ClaimedMessage, messageId: string, leaseMs: number): Promise<void> {
+  const attributes = {
+    'messaging.system': 'smtp',
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'send',
+    'messaging.message.id': messageId,
+    'outbox.id': message.id,
+    'outbox.attempt': message.attempts,
+  };
+  const options = { kind: SpanKind.PRODUCER, links: linksTo(message.traceparent), attributes };
+  return tracer().startActiveSpan(`outbox send ${message.kind}`, options, ROOT_CONTEXT, async (span) => {
+    try {
+      await sendWhileHolding(deps, message, leaseMs, () =>
+        deps.mailer.send({
+          to: message.recipient,
+          subject: message.subject,
+          text: message.body,
+          messageId,
+          traceparent: currentTraceparent(),
+        }),
+      );
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the mail server refused or could not be reached' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+export async function deliverDueMessages(deps: OutboxDeps): Promise<{ sent: number; retried: number; failed: number }> {
+  const { db, logger } = deps;
   const policy = { ...defaultDeliveryPolicy, ...deps.policy };
-  const report: DeliveryReport = { sent: 0, retried: 0, failed: 0 };
+  const report = { sent: 0, retried: 0, failed: 0 };
 
   for (let handled = 0; handled < policy.batchSize; handled += 1) {
     if (deps.mayClaim && !deps.mayClaim()) break;
     const message = await claimNext(deps, policy.leaseMs);
     if (!message) break;
     const messageId = outboxMessageId(message, deps.mailFrom);
-
+    const logged = { outbox_id: message.id, attempts: message.attempts };
     try {
-      // A trace of its own, linked to the queuing request's span (OpenTelemetry's convention for queued work).
-      await tracer().startActiveSpan(
-        `outbox send ${message.kind}`,
-        {
-          kind: SpanKind.PRODUCER,
-          links: linksTo(message.traceparent),
-          attributes: {
-            'messaging.system': 'smtp',
-            'messaging.operation.type': 'send',
-            'messaging.operation.name': 'send',
-            'messaging.message.id': messageId,
-            'outbox.id': message.id,
-            'outbox.attempt': message.attempts,
-          },
-        },
-        ROOT_CONTEXT,
-        async (span) => {
-          try {
-            await sendWhileHolding(deps, message, policy.leaseMs, () =>
-              mailer.send({
-                to: message.recipient,
-                subject: message.subject,
-                text: message.body,
-                messageId,
-                traceparent: currentTraceparent(),
-              }),
-            );
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: 'the mail server refused or could not be reached' });
-            throw error;
-          } finally {
-            span.end();
-          }
-        },
-      );
+      await sendTraced(deps, message, messageId, policy.leaseMs);
     } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+      const last_error = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
       if (message.attempts >= policy.maxAttempts) {
-        await db.outboxMessage.updateMany({ where: heldBy(message), data: { status: 'failed', locked_until: null, last_error: reason } });
+        await db.outboxMessage.updateMany({ where: heldBy(message), data: { status: 'failed', locked_until: null, last_error } });
         report.failed += 1;
         deps.metrics?.deliveryFailed('failed');
-        logger.error({ outbox_id: message.id, attempts: message.attempts, err: error }, 'notification failed for good');
+        logger.error({ ...logged, err: error }, 'notification failed for good');
       } else {
         const retryAt = new Date(deps.now().getTime() + retryDelayMs(message.attempts, policy));
-        await db.outboxMessage.updateMany({ where: heldBy(message), data: { due_at: retryAt, locked_until: null, last_error: reason } });
+        await db.outboxMessage.updateMany({ where: heldBy(message), data: { due_at: retryAt, locked_until: null, last_error } });
         report.retried += 1;
         deps.metrics?.deliveryFailed('retry');
-        logger.warn(
-          { outbox_id: message.id, attempts: message.attempts, retry_at: retryAt.toISOString(), err: error },
-          'notification failed; will retry',
-        );
+        logger.warn({ ...logged, retry_at: retryAt.toISOString(), err: error }, 'notification failed; will retry');
       }
       continue;
     }
@@ -248,29 +229,21 @@ export async function deliverDueMessages(deps: OutboxDeps): Promise<DeliveryRepo
   return report;
 }
 
-interface OutboxWorkerOptions {
-  db: Db;
+interface OutboxWorkerOptions extends Pick<OutboxDeps, 'db' | 'logger' | 'now' | 'policy' | 'metrics'> {
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'engine'> & Partial<Pick<Config, 'outboxLeaseMs' | 'outboxPollIntervalMs'>>;
-  logger: Logger;
-  now: Clock;
   intervalMs?: number;
   mailer?: Mailer;
-  policy?: Partial<DeliveryPolicy>;
-  metrics?: Pick<GatewayMetrics, 'deliveryFailed'>;
 }
 
 export function startOutboxWorker(options: OutboxWorkerOptions): BackgroundTask {
   const { logger, config } = options;
   const mailer = options.mailer ?? createMailer(config, logger);
   const deps: OutboxDeps = {
-    db: options.db,
+    ...options,
     engine: config.engine,
     mailer,
-    logger,
-    now: options.now,
     mailFrom: config.mailFrom,
     policy: { ...(config.outboxLeaseMs !== undefined ? { leaseMs: config.outboxLeaseMs } : {}), ...options.policy },
-    ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   const task = startDeliveryTask(
     'outbox',

@@ -11,7 +11,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
 import { apiError } from '../errors.ts';
-import { isRecordEventType, subjectOfEvent, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
+import { eventOfRow, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
 import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
 
 interface KeyWithdrawn {
@@ -63,20 +63,7 @@ async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: str
     select: { event_id: true, type: true, dealership_id: true, record_id: true, occurred_at: true },
   });
   if (rows.length > RESUME_LIMIT) throw tooFarBehind();
-  return rows.flatMap((row) =>
-    isRecordEventType(row.type)
-      ? [
-          {
-            id: row.event_id,
-            type: row.type,
-            dealershipId: row.dealership_id,
-            subject: subjectOfEvent(row.type),
-            recordId: row.record_id,
-            occurredAt: row.occurred_at,
-          },
-        ]
-      : [],
-  );
+  return rows.flatMap((row) => eventOfRow(row) ?? []);
 }
 
 /** Through the verdict cache: a subscription keeps its context, and so its first verdict, while open. */

@@ -2,10 +2,9 @@
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
+import { postcodeText } from '../geocoding.ts';
 import { normalizePhone } from '../phone.ts';
 import type { LeadColumns } from './validation.ts';
-
-type Tx = ScopedTx;
 
 type LeadPerson = Pick<LeadColumns, 'name' | 'last_name' | 'email' | 'phone' | 'sms_verified' | 'golden'> & {
   phoneNormalized?: boolean;
@@ -29,7 +28,7 @@ type CandidateRow = Omit<Candidate, 'id' | 'sms_verified' | 'high_priority'> & R
 
 /** Raw, since every lead runs it; SQLite answers booleans as 0/1 (and integers maybe as bigint), hence the conversions. */
 async function candidateContacts(
-  tx: Tx,
+  tx: ScopedTx,
   dealership_id: number,
   match: { email_normalized: string | null; phone: string | null },
   take: number,
@@ -50,17 +49,12 @@ async function candidateContacts(
   }));
 }
 
-function postcodeText(postcode: number | null | undefined): string | null {
-  if (postcode === null || postcode === undefined) return null;
-  return String(postcode).padStart(4, '0');
-}
-
-export async function attachContact(tx: Tx, dealership_id: number, person: LeadPerson, now: Date): Promise<number> {
+export async function attachContact(tx: ScopedTx, dealership_id: number, person: LeadPerson, now: Date): Promise<number> {
   const email = person.email?.trim() || null;
   const email_normalized = email?.toLowerCase() ?? null;
   // A number that does not parse (strict validation off) is matched as written.
   const phone = person.phone ? (person.phoneNormalized ? person.phone : (normalizePhone(person.phone) ?? person.phone.trim())) : null;
-  const postcode = postcodeText(person.postcode);
+  const postcode = person.postcode == null ? null : postcodeText(person.postcode);
 
   // One statement reads both kinds of candidate, oldest first, instead of a look-up by e-mail and another by phone.
   const candidates = await candidateContacts(tx, dealership_id, { email_normalized, phone }, CANDIDATES_READ);
@@ -111,7 +105,7 @@ export async function attachContact(tx: Tx, dealership_id: number, person: LeadP
 
 /** Verified and high priority only ever rise. */
 export async function raiseContactFlags(
-  tx: Tx,
+  tx: ScopedTx,
   contactId: number,
   flags: { sms_verified?: boolean; golden?: boolean },
   now: Date,

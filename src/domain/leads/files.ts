@@ -94,12 +94,9 @@ interface LeadFileEntry {
   file?: string | null;
 }
 
-export function decodeLeadFiles(
-  files: readonly LeadFileEntry[],
-  options: { maxBytes: number; existingCount?: number; path?: string },
-): DecodedLeadFile[] {
-  const base = options.path ?? 'lead.lead_files_attributes';
-  const allowed = MAX_LEAD_FILES - (options.existingCount ?? 0);
+export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxBytes: number; existingCount: number }): DecodedLeadFile[] {
+  const base = 'lead.lead_files_attributes';
+  const allowed = MAX_LEAD_FILES - options.existingCount;
   if (files.length > allowed) {
     throw invalidInput(
       base,
@@ -145,26 +142,19 @@ export async function storeLeadFiles(
   files: readonly DecodedLeadFile[],
   now: Date,
 ): Promise<StoredLeadFile[]> {
-  const stored: StoredLeadFile[] = [];
+  if (files.length === 0) return [];
   const folder = `leads/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
   const keyed = files.map(({ bytes, ...file }) => ({ bytes, file: { ...file, storage_key: `${folder}/${randomUUID()}` } }));
-  if (keyed.length === 0) return stored;
+  const stored = keyed.map(({ file }) => file);
   await insertRows(
     db,
     'pending_lead_files',
-    keyed.map(({ file }) => ({ storage_key: file.storage_key, created_at: now })),
+    stored.map(({ storage_key }) => ({ storage_key, created_at: now })),
   );
   try {
-    for (const { bytes, file } of keyed) {
-      await storage.put(file.storage_key, bytes);
-      stored.push(file);
-    }
+    for (const { bytes, file } of keyed) await storage.put(file.storage_key, bytes);
   } catch (error) {
-    await removeLeadFiles(
-      db,
-      storage,
-      keyed.map(({ file }) => file),
-    );
+    await removeLeadFiles(db, storage, stored);
     throw error;
   }
   return stored;

@@ -72,6 +72,15 @@ export interface KeyLookUp<T> {
   expired: boolean;
 }
 
+const recordOf = (claim: IdempotencyClaim, response_status: number, response_body: string, created_at: Date) => ({
+  api_key_id: claim.apiKeyId,
+  key: claim.key,
+  request_hash: claim.hash,
+  response_status,
+  response_body,
+  created_at,
+});
+
 export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<KeyLookUp<T>> {
   const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
   if (!record || record.created_at < claim.expiredBefore) return { claim, answer: null, expired: record !== null };
@@ -92,17 +101,7 @@ export async function recordAnswer(
       where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } },
     });
   }
-  await tx.idempotencyRecord.create({
-    data: {
-      api_key_id: claim.apiKeyId,
-      key: claim.key,
-      request_hash: claim.hash,
-      response_status: status,
-      response_body: JSON.stringify(body),
-      created_at: now,
-    },
-    select: { id: true },
-  });
+  await tx.idempotencyRecord.create({ data: recordOf(claim, status, JSON.stringify(body), now), select: { id: true } });
 }
 
 const PENDING_STATUS = 0;
@@ -171,14 +170,7 @@ export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
       continue;
     }
     try {
-      const data = {
-        api_key_id: claim.apiKeyId,
-        key: claim.key,
-        request_hash: claim.hash,
-        response_status: PENDING_STATUS,
-        response_body: '',
-        created_at: write.now,
-      };
+      const data = recordOf(claim, PENDING_STATUS, '', write.now);
       claimedId = (await db.idempotencyRecord.create({ data, select: { id: true } })).id;
     } catch (error) {
       // Another request with this key claimed it a moment before: read what it holds.
@@ -225,10 +217,9 @@ export function purgeExpiredIdempotencyRecords(db: Db, engine: Engine, now: Cloc
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 
 export function startIdempotencyPurge(
-  options: { db: Db; engine: Engine; now: Clock; ttlMs: number; logger: Logger },
+  { db, engine, now, ttlMs, logger }: { db: Db; engine: Engine; now: Clock; ttlMs: number; logger: Logger },
   intervalMs = IDEMPOTENCY_PURGE_INTERVAL_MS,
 ): BackgroundTask {
-  const { db, engine, now, ttlMs, logger } = options;
   return startPurgeTask(() => purgeExpiredIdempotencyRecords(db, engine, now, ttlMs), intervalMs, logger, {
     purged: 'purged expired idempotency records',
     failed: 'purging expired idempotency records failed; retrying at the next round',

@@ -149,7 +149,7 @@ export const leadFileInputSchema = z
     description: `An attachment (at most ${MAX_LEAD_FILES} per lead). Only documents and images are accepted; the type is read from the bytes.`,
   });
 
-export const leadPaymentInputSchema = z
+const leadPaymentInputSchema = z
   .object({
     amount: z
       .number({ error: 'must be a number' })
@@ -164,7 +164,7 @@ export const leadPaymentInputSchema = z
   })
   .meta({ id: 'LeadPaymentInput', description: 'A payment made with a lead, to store with it.' });
 
-export const leadAddressInputSchema = z
+const leadAddressInputSchema = z
   .object({
     street: optionalText().nullish(),
     city: optionalText().nullish(),
@@ -273,8 +273,6 @@ export const leadInputSchema = z.object({
 
 export type LeadInputData = z.input<typeof leadInputSchema>;
 export type LeadInputValues = z.output<typeof leadInputSchema>;
-export type LeadPaymentInputValues = z.output<typeof leadPaymentInputSchema>;
-export type LeadAddressInputValues = z.output<typeof leadAddressInputSchema>;
 
 /** The dealership first: without it nothing else about the lead can be decided. */
 export const REQUIRED_ON_CREATE = ['dealership_id', 'email', 'phone', 'category', 'source'] as const;

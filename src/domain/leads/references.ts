@@ -6,13 +6,6 @@ import { invalidInput } from '../../errors.ts';
 import { nameMatch, recordNamed, recordNameWhere, slugOnly } from '../record-names.ts';
 import type { LeadColumns, ValidLead } from './validation.ts';
 
-type Tx = ScopedTx;
-
-interface LeadDealership {
-  id: number;
-  slug: string;
-}
-
 type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
 
 const notInDealership = (field: string, thing: string, dealershipId: number) =>
@@ -24,8 +17,8 @@ const leadCarFields = { id: true, year: true, make: true, model: true, stocknum:
 
 /** Completes website_id, car_id and model_id from the names the request gave. */
 export async function resolveLeadReferences(
-  tx: Tx,
-  dealership: LeadDealership,
+  tx: ScopedTx,
+  dealership: { id: number; slug: string },
   valid: ValidLead,
   stored?: StoredReferences,
 ): Promise<{ user_id?: number | null; car?: LeadCar }> {
@@ -86,7 +79,7 @@ export async function resolveLeadReferences(
 
   if (valid.payment) {
     const { car_id, payment_processor_id } = valid.payment;
-    if (typeof car_id === 'number' && !(await carOfDealership(tx, car_id, dealership_id))) {
+    if (typeof car_id === 'number' && !(await tx.car.findFirst({ where: { id: car_id, dealership_id }, select: { id: true } }))) {
       throw notInDealership('payment_attributes.car_id', 'a car', dealership_id);
     }
     if (typeof payment_processor_id === 'number') {
@@ -105,12 +98,8 @@ export async function resolveLeadReferences(
   return { ...linked, user_id: user?.id ?? null };
 }
 
-async function carOfDealership(tx: Tx, id: number, dealership_id: number): Promise<boolean> {
-  return (await tx.car.findFirst({ where: { id, dealership_id }, select: { id: true } })) !== null;
-}
-
 /** A mismatch is blamed on a field the request sent. */
-async function checkNewVehicle(tx: Tx, columns: LeadColumns, stored?: StoredReferences): Promise<void> {
+async function checkNewVehicle(tx: ScopedTx, columns: LeadColumns, stored?: StoredReferences): Promise<void> {
   // What the request sent, fixed before model_id may be filled in below.
   const sentFields = new Set((['model_id', 'model_variant_id', 'colour_id'] as const).filter((field) => columns[field] !== undefined));
   const sent = (field: 'model_id' | 'model_variant_id' | 'colour_id') => sentFields.has(field);

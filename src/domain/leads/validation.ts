@@ -13,10 +13,8 @@ import {
   NEVER_CLEARED,
   REQUIRED_ON_CREATE,
   leadInputSchema,
-  type LeadAddressInputValues,
   type LeadInputData,
   type LeadInputValues,
-  type LeadPaymentInputValues,
   type NeverClearedField,
 } from './input-record.ts';
 import { TEAM_MEMBER_ENQUIRY, listedValue, type LeadSourceLists } from './values.ts';
@@ -34,9 +32,7 @@ export type LeadColumns = {
   dob?: Date | null;
 };
 
-export type ValidPayment = Omit<LeadPaymentInputValues, 'amount'> & { amount?: number };
-
-export type ValidAddress = LeadAddressInputValues;
+type ValidPayment = Omit<NonNullable<LeadInputValues['payment_attributes']>, 'amount'> & { amount?: number };
 
 export interface ValidLead {
   /** Absent on update: a lead stays with its dealership. */
@@ -44,7 +40,7 @@ export interface ValidLead {
   columns: LeadColumns;
   files: DecodedLeadFile[];
   payment?: ValidPayment | null;
-  address?: ValidAddress | null;
+  address?: LeadInputValues['address_attributes'];
   phoneNormalized?: boolean;
 }
 
