@@ -80,7 +80,12 @@ export const conflict = (error: string, message: string): GraphQLError => apiErr
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Another message and extensions for the error at the same place of the document. */
-function rebuilt(at: GraphQLError | undefined, message: string, extensions: Record<string, unknown>, originalError?: Error): GraphQLError {
+export function rebuilt(
+  at: GraphQLError | undefined,
+  message: string,
+  extensions: Record<string, unknown>,
+  originalError?: Error,
+): GraphQLError {
   return new GraphQLError(message, {
     nodes: at?.nodes,
     source: at?.source,
