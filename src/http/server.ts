@@ -172,29 +172,17 @@ async function answer(app: Yoga, req: IncomingMessage, headers: Headers, request
 
 const DRAINING_RETRY_AFTER_SECONDS = 1;
 
-function refusal(error: { error: string; message: string; limit?: number }, requestId: string, retryAfterSeconds: number): PlainAnswer {
+function unavailable(requestId: string, retryAfterSeconds: number, message: string, limit?: number): PlainAnswer {
+  const error = { error: 'unavailable', message, ...(limit === undefined ? {} : { limit }) };
   return jsonAnswer(503, error, requestId, { 'retry-after': String(retryAfterSeconds), connection: 'close' });
 }
 
-function shuttingDown(requestId: string): PlainAnswer {
-  return refusal(
-    { error: 'unavailable', message: 'This instance is shutting down: send the request again (another instance answers it).' },
+const shuttingDown = (requestId: string): PlainAnswer =>
+  unavailable(
     requestId,
     DRAINING_RETRY_AFTER_SECONDS,
+    'This instance is shutting down: send the request again (another instance answers it).',
   );
-}
-
-function uploadsFull(requestId: string, limit: number): PlainAnswer {
-  return refusal(
-    {
-      error: 'unavailable',
-      message: `This instance is receiving as many request bodies as it takes at once (${limit}): send the request again after Retry-After seconds.`,
-      limit,
-    },
-    requestId,
-    BUSY_RETRY_AFTER_SECONDS,
-  );
-}
 
 function writePlain(res: ServerResponse, answer: PlainAnswer): void {
   if (res.headersSent || res.destroyed) return;
@@ -370,7 +358,9 @@ function boundUpload(state: ConnectionState, req: IncomingMessage, res: ServerRe
   setImmediate(() => {
     if (body.settled() || res.headersSent || state.bodies.admitUpload(res)) return;
     body.stop();
-    writePlain(res, uploadsFull(requestId, state.bodies.maxUploads));
+    const limit = state.bodies.maxUploads;
+    const message = `This instance is receiving as many request bodies as it takes at once (${limit}): send the request again after Retry-After seconds.`;
+    writePlain(res, unavailable(requestId, BUSY_RETRY_AFTER_SECONDS, message, limit));
   });
 }
 
