@@ -80,7 +80,12 @@ export const conflict = (error: string, message: string): GraphQLError => apiErr
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Another message and extensions for the error at the same place of the document. */
-function rebuilt(at: GraphQLError | undefined, message: string, extensions: Record<string, unknown>, originalError?: Error): GraphQLError {
+export function rebuilt(
+  at: GraphQLError | undefined,
+  message: string,
+  extensions: Record<string, unknown>,
+  originalError?: Error,
+): GraphQLError {
   return new GraphQLError(message, {
     nodes: at?.nodes,
     source: at?.source,
@@ -164,7 +169,8 @@ function escapeControlCharacters(text: string): string {
 
 const CURSOR_REASON = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
 
-function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
+/** The cursor argument the document gives (`after`, `before`), `after/before` for both, null for none. */
+function cursorArgumentUnder(nodes: readonly ASTNode[] | undefined): string | null {
   const names = new Set<string>();
   for (const node of nodes ?? []) {
     visit(node, {
@@ -173,7 +179,7 @@ function cursorArgumentsUnder(nodes: readonly ASTNode[] | undefined): string[] {
       },
     });
   }
-  return [...names].sort();
+  return names.size === 0 ? null : names.size === 1 ? [...names][0]! : 'after/before';
 }
 
 /** Pothos relay/Prisma PothosValidationErrors carry no code and may echo the cursor: coded BAD_USER_INPUT, cursor not echoed. */
@@ -192,8 +198,7 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
     else reason = reason || 'is not valid';
   } else if (/cursor/i.test(refused.message)) {
     // The plugins do not say which cursor they could not read; the document does when it gives one.
-    const cursors = cursorArgumentsUnder(error.nodes);
-    field = cursors.length === 1 ? cursors[0]! : 'after/before';
+    field = cursorArgumentUnder(error.nodes) ?? 'after/before';
     reason = CURSOR_REASON;
   } else {
     return null;
@@ -206,9 +211,8 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
 function prismaCursorError(error: GraphQLError): GraphQLError | null {
   const cause = error.originalError;
   if (cause?.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
-  const cursors = cursorArgumentsUnder(error.nodes);
-  if (cursors.length === 0) return null;
-  const field = cursors.length === 1 ? cursors[0]! : 'after/before';
+  const field = cursorArgumentUnder(error.nodes);
+  if (!field) return null;
   return rebuilt(error, `${field}: ${CURSOR_REASON}`, {
     code: 'BAD_USER_INPUT',
     error: 'invalid_input',

@@ -93,12 +93,8 @@ export function routeProcessOutput(logger: Logger): void {
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]) =>
       logger[level]({ source: 'console' }, format(...args));
-  console.log = lineOf('info');
-  console.info = lineOf('info');
-  console.debug = lineOf('debug');
-  console.trace = lineOf('debug');
-  console.warn = lineOf('warn');
-  console.error = lineOf('error');
+  const [debug, info, warn, error] = [lineOf('debug'), lineOf('info'), lineOf('warn'), lineOf('error')];
+  Object.assign(console, { log: info, info, debug, trace: debug, warn, error });
   // Node prints warnings through a listener of its own; this one replaces it.
   process.removeAllListeners('warning');
   process.on('warning', (warning: Error & { code?: string }) => {

@@ -70,12 +70,14 @@ export const httpOrigin = text
   }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
   .transform((value) => value.replace(/\/+$/, ''));
 
-export const commaList = z.string().transform((value) =>
+/** A comma-separated list's entries, each trimmed, empty ones left out. */
+export const listEntries = (value: string): string[] =>
   value
     .split(',')
     .map((entry) => entry.trim())
-    .filter((entry) => entry !== ''),
-);
+    .filter((entry) => entry !== '');
+
+export const commaList = z.string().transform(listEntries);
 
 export const parsedWith = <T>(parse: (value: string) => { value: T } | { problems: readonly string[] }) =>
   z.string().transform((value, context) => {

@@ -2,6 +2,7 @@
 // The first key encrypts, all decrypt, so keys rotate by adding one, re-encrypting, then removing the old.
 // The column's name is authenticated with the value, so an envelope copied into another column does not decrypt.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { listEntries } from './declare.ts';
 
 export interface EncryptionKey {
   id: string;
@@ -36,10 +37,7 @@ export function keyringOf(keys: readonly EncryptionKey[]): Keyring {
 export function parseEncryptionKeys(text: string): { keys: EncryptionKey[] } | { problems: string[] } {
   const keys: EncryptionKey[] = [];
   const problems: string[] = [];
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const entries = listEntries(text);
   if (entries.length === 0) problems.push('lists no key');
   entries.forEach((entry, index) => {
     const separator = entry.indexOf(':');

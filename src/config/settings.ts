@@ -8,6 +8,7 @@ import {
   HOUR_MS,
   httpOrigin,
   inMs,
+  listEntries,
   parsedWith,
   positiveWholeNumber,
   setting,
@@ -72,10 +73,7 @@ function databaseUrlProblem(value: string): string | null {
  * sandboxed frames and files) is refused, since any page can make its requests carry it.
  */
 function corsOrigins(value: string): { value: string[] } | { problems: string[] } {
-  const entries = value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
+  const entries = listEntries(value);
   if (entries.includes('*'))
     return entries.length > 1 ? { problems: ['must be * alone or a list of origins, not both'] } : { value: ['*'] };
   const origins: string[] = [];

@@ -201,11 +201,11 @@ function sameRead(batch: PendingCounts, request: Omit<PendingCounts, 'ids' | 'wa
   );
 }
 
-async function runCounts(batch: PendingCounts): Promise<Args[]> {
-  const ids = [...batch.ids];
+async function runCounts({ plan, read, ids }: Pick<PendingCounts, 'plan' | 'read' | 'ids'>): Promise<Args[]> {
+  const all = [...ids];
   const rows: Args[] = [];
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-    rows.push(...(await batch.read(batch.model, countArgs(batch.plan, ids.slice(start, start + IDS_PER_STATEMENT)))));
+  for (let start = 0; start < all.length; start += IDS_PER_STATEMENT) {
+    rows.push(...(await read(plan.model, countArgs(plan, all.slice(start, start + IDS_PER_STATEMENT)))));
   }
   return rows;
 }
@@ -232,18 +232,14 @@ function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, chain: read
   } catch {
     shape = '';
   }
-  const request = { chain, transaction, model: plan.model, shape };
   // A count whose arguments cannot be compared (or no chain to compare) is read on its own.
-  let batch = shape && chain.length > 0 ? pendingCounts.find((pending) => sameRead(pending, request)) : undefined;
+  if (!shape || chain.length === 0) return runCounts({ plan, read, ids: new Set(ids) });
+  const request = { chain, transaction, model: plan.model, shape };
+  let batch = pendingCounts.find((pending) => sameRead(pending, request));
   if (!batch) {
     batch = { ...request, plan, read, ids: new Set(), waiting: [] };
-    if (shape && chain.length > 0) {
-      if (pendingCounts.length === 0) setImmediate(flushCounts);
-      pendingCounts.push(batch);
-    } else {
-      for (const id of ids) batch.ids.add(id);
-      return runCounts(batch);
-    }
+    if (pendingCounts.length === 0) setImmediate(flushCounts);
+    pendingCounts.push(batch);
   }
   for (const id of ids) batch.ids.add(id);
   const joined = batch;

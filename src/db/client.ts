@@ -9,6 +9,7 @@ import { engineOf, sqlitePath } from '../config/index.ts';
 import { boundedRelations } from './bounded-relations.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
+import type { DatabaseTarget } from './traced-adapter.ts';
 
 // The PostgreSQL driver is loaded only on PostgreSQL, so a SQLite instance never pays for it at start-up.
 const requirePackage = createRequire(import.meta.url);
@@ -41,18 +42,6 @@ export function statementsSentBy(db: Db): number | undefined {
   return statementsByDb.get(db)?.sent;
 }
 
-function wrapped<F extends { provider: string; adapterName: string; connect(): Promise<unknown> }>(
-  factory: F,
-  options: DbOptions,
-  tally: { sent: number },
-): F {
-  const around = options.aroundStatement;
-  return statementWrappedFactory(factory, <T>(sql: string, run: () => Promise<T>): Promise<T> => {
-    tally.sent += 1;
-    return around ? around(sql, run) : run();
-  });
-}
-
 // Any other format makes Prisma capture a stack trace on every query, for messages that are masked anyway.
 const ERROR_FORMAT = 'minimal' as const;
 
@@ -70,7 +59,15 @@ function parameterList(params: string): readonly unknown[] {
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+  const clientOptions = { log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES };
   const tally = { sent: 0 };
+  const { aroundStatement: around, traced } = options;
+  // Every statement is counted (and traced, with traces on) on its way to the driver.
+  const counted = <F extends object>(factory: F, target: DatabaseTarget): F =>
+    statementWrappedFactory(traced ? tracedAdapterFactory(factory, target) : factory, <T>(sql: string, run: () => Promise<T>) => {
+      tally.sent += 1;
+      return around ? around(sql, run) : run();
+    });
   let client: Db;
   let pool: pg.Pool | undefined;
   if (engineOf(databaseUrl) === 'postgresql') {
@@ -89,24 +86,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     });
     const { PrismaPg } = requirePackage('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
     const pgAdapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const factory = wrapped(options.traced ? tracedAdapterFactory(pgAdapter, postgresTarget(databaseUrl)) : pgAdapter, options, tally);
-    client = new PostgresPrismaClient({
-      adapter: factory,
-      log,
-      errorFormat: ERROR_FORMAT,
-      queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
-    }) as unknown as Db;
+    client = new PostgresPrismaClient({ adapter: counted(pgAdapter, postgresTarget(databaseUrl)), ...clientOptions }) as unknown as Db;
   } else {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
-    const factory = wrapped(options.traced ? tracedAdapterFactory(sqliteAdapter, { system: 'sqlite' }) : sqliteAdapter, options, tally);
-    client = new PrismaClient({
-      adapter: factory,
-      log,
-      errorFormat: ERROR_FORMAT,
-      queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES,
-    });
+    client = new PrismaClient({ adapter: counted(sqliteAdapter, { system: 'sqlite' }), ...clientOptions });
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;

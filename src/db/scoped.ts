@@ -374,7 +374,7 @@ function applyPlan(plan: ResultPlan, result: unknown): void {
 
 const READS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
 const FILTERED_WRITES = new Set(['update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert']);
-const CREATES = new Set(['create', 'createMany', 'createManyAndReturn']);
+const WRITES_DATA = new Set(['create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'updateManyAndReturn']);
 
 function scopedClient(db: Db, scope: Scope): Db {
   const extended = db.$extends({
@@ -387,9 +387,7 @@ function scopedClient(db: Db, scope: Scope): Db {
             const where = scope.restrict(model, scopedArgs.where);
             if (where !== undefined) scopedArgs.where = where;
           }
-          if (CREATES.has(operation)) scope.checkData(model, scopedArgs.data);
-          if (operation === 'update' || operation === 'updateMany' || operation === 'updateManyAndReturn')
-            scope.checkData(model, scopedArgs.data);
+          if (WRITES_DATA.has(operation)) scope.checkData(model, scopedArgs.data);
           if (operation === 'upsert') {
             scope.checkData(model, scopedArgs.create);
             scope.checkData(model, scopedArgs.update);

@@ -6,7 +6,7 @@ import { tracer } from '../telemetry/tracing.ts';
 
 type DatabaseSystem = 'sqlite' | 'postgresql';
 
-interface DatabaseTarget {
+export interface DatabaseTarget {
   system: DatabaseSystem;
   namespace?: string;
   address?: string;

@@ -3,15 +3,9 @@
 import type { Plugin } from 'graphql-yoga';
 // p-queue, not p-limit: a waiter must leave the queue once its wait is over or its client is gone.
 import PQueue from 'p-queue';
+import type { Config } from '../config/index.ts';
 import { sentRequest, type Context } from '../context.ts';
 import { instanceBusy } from '../errors.ts';
-
-interface ExecutionSlotSettings {
-  /** 0: no bound, nothing waits. */
-  slots: number;
-  queueMax: number;
-  waitMs: number;
-}
 
 export interface ExecutionSlots {
   readonly plugin: Plugin<Context>;
@@ -22,7 +16,7 @@ export interface ExecutionSlots {
 type ExecuteFn = Parameters<NonNullable<Plugin['onExecute']>>[0]['executeFn'];
 
 /** The slot is taken when execution starts and given back when its promise settles, whatever it settles with. */
-export function executionSlots({ slots, queueMax, waitMs }: ExecutionSlotSettings): ExecutionSlots {
+export function executionSlots({ slots, queueMax, waitMs }: Config['executionSlots']): ExecutionSlots {
   if (slots === 0) return { plugin: {}, inUse: () => 0, waiting: () => 0 };
   const queue = new PQueue({ concurrency: slots });
   const refused = () => ({ errors: [instanceBusy()] });

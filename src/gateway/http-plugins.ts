@@ -53,20 +53,15 @@ export function useBodyLimit(limitBytes: number, anonymousLimitBytes: number = l
     onRequest({ request, url, endResponse }) {
       const declared = Number(request.headers.get('content-length') ?? '0');
       const limit = bodyLimitOf(request.headers, url, limitBytes, anonymousLimitBytes);
-      if (declared > limit) endResponse(bodyTooLarge(limit, limit < limitBytes));
+      if (declared <= limit) return;
+      const keyless = limit < limitBytes ? ', the limit for a request without an API key' : '';
+      endResponse(restError(413, { error: 'payload_too_large', message: `The request body is over ${limit} bytes${keyless}.` }));
     },
   };
 }
 
 export function bodyLimitOf(headers: Headers, url: URL, limitBytes: number, anonymousLimitBytes: number): number {
   return carriesApiKey(headers, url) ? limitBytes : Math.min(limitBytes, anonymousLimitBytes);
-}
-
-function bodyTooLarge(limit: number, anonymous: boolean): Response {
-  const message = anonymous
-    ? `The request body is over ${limit} bytes, the limit for a request without an API key.`
-    : `The request body is over ${limit} bytes.`;
-  return restError(413, { error: 'payload_too_large', message });
 }
 
 /** The argument each variable is passed to directly (`update_car(car: $input)`: input is car). */

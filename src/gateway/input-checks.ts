@@ -132,17 +132,12 @@ function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operati
 }
 
 /** Values GraphQL refuses itself (a wrong type, a missing variable) are left to it: its error names them. */
-function findInputProblem(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  rawVariables: Record<string, unknown> | null | undefined,
-  operationName: string | null | undefined,
-): InputProblem | null {
+function findInputProblem({ schema, document, variableValues, operationName }: ExecutionArgs): InputProblem | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
   const fields = argumentFieldsOf(schema, document, operation);
   if (fields.length === 0) return null;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
   if ('errors' in coerced && coerced.errors) return null;
   const variables = coerced.coerced;
   for (const { definition, node } of fields) {
@@ -170,21 +165,12 @@ function refusedParams(params: { variables?: unknown; extensions?: unknown }): E
   return { errors: [error] };
 }
 
+type OperationStart = { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void };
+
 /** Refuses an operation whose inputs break src/domain/input-limits.ts, or a request holding a refused key. */
 export function useInputChecks(): Plugin {
-  const check = ({
-    args,
-    setResultAndStopExecution,
-  }: {
-    args: ExecutionArgs;
-    setResultAndStopExecution(result: ExecutionResult): void;
-  }): void => {
-    const problem = findInputProblem(
-      args.schema,
-      args.document,
-      args.variableValues as Record<string, unknown> | undefined,
-      args.operationName,
-    );
+  const check = ({ args, setResultAndStopExecution }: OperationStart): void => {
+    const problem = findInputProblem(args);
     if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
   };
   return {

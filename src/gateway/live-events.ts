@@ -47,27 +47,6 @@ const wireMessage = z.object({
   }),
 });
 
-function tooManySubscriptions(limit: number) {
-  return apiError(
-    'RATE_LIMITED',
-    'too_many_subscriptions',
-    `This API key already holds ${limit} open subscriptions on this instance, its limit: close one before opening another.`,
-    { limit },
-  );
-}
-
-function atCapacity(limit: number) {
-  return apiError(
-    'UNAVAILABLE',
-    'subscriptions_at_capacity',
-    `This instance already holds ${limit} open subscriptions, its limit: open the subscription again in a moment (another instance may answer it).`,
-    { limit },
-  );
-}
-
-const shuttingDown = () =>
-  apiError('UNAVAILABLE', 'unavailable', 'This instance is shutting down: open the subscription again (another instance answers it).');
-
 class EventStream implements AsyncIterableIterator<RecordEvent> {
   private readonly queued: RecordEvent[] = [];
   private waiting: ((result: IteratorResult<RecordEvent>) => void) | null = null;
@@ -225,10 +204,21 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
       });
     },
     open(apiKeyId, onKeyChange) {
-      if (closed) throw shuttingDown();
+      if (closed)
+        throw apiError(
+          'UNAVAILABLE',
+          'unavailable',
+          'This instance is shutting down: open the subscription again (another instance answers it).',
+        );
       const open = openByKey.get(apiKeyId) ?? 0;
-      if (open >= perKeyLimit) throw tooManySubscriptions(perKeyLimit);
-      if (streams.size >= instanceLimit) throw atCapacity(instanceLimit);
+      if (open >= perKeyLimit) {
+        const message = `This API key already holds ${perKeyLimit} open subscriptions on this instance, its limit: close one before opening another.`;
+        throw apiError('RATE_LIMITED', 'too_many_subscriptions', message, { limit: perKeyLimit });
+      }
+      if (streams.size >= instanceLimit) {
+        const message = `This instance already holds ${instanceLimit} open subscriptions, its limit: open the subscription again in a moment (another instance may answer it).`;
+        throw apiError('UNAVAILABLE', 'subscriptions_at_capacity', message, { limit: instanceLimit });
+      }
       openByKey.set(apiKeyId, open + 1);
       const stream = new EventStream(
         apiKeyId,

@@ -56,6 +56,10 @@ const OWED_GENERATION_RETRY_MS = 250;
 function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 'current' | 'advance'>): CacheGeneration {
   let owed = 0;
   let retry: NodeJS.Timeout | null = null;
+  const payLater = (): void => {
+    retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
+    retry.unref();
+  };
   const pay = async (): Promise<void> => {
     retry = null;
     try {
@@ -63,8 +67,7 @@ function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 
       owed = 0;
       logger.info('published the cache generation a write owed: the response cache is in use again');
     } catch {
-      retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
-      retry.unref();
+      payLater();
     }
   };
   return {
@@ -82,10 +85,7 @@ function redisGeneration(redis: Redis, logger: Logger, epoch?: Pick<CacheEpoch, 
         await redis.incr(GENERATION_KEY);
       } catch {
         owed += 1;
-        if (retry === null) {
-          retry = setTimeout(() => void pay(), OWED_GENERATION_RETRY_MS);
-          retry.unref();
-        }
+        if (retry === null) payLater();
         await epoch
           ?.advance()
           .catch((error: unknown) =>
@@ -178,11 +178,7 @@ declare module '../web/request-state.ts' {
 
 /** Whether an operation may be answered from, or stored in, a cache: a query, and nothing else. */
 export function isCacheableRead(document: DocumentNode, operationName: string | null | undefined): boolean {
-  return isReadOperation(getOperationAST(document, operationName)?.operation);
-}
-
-function isReadOperation(operation: string | undefined): boolean {
-  return operation === 'query';
+  return getOperationAST(document, operationName)?.operation === 'query';
 }
 
 /** The response cache's store for one execution: it notes on the request when the result it served or stored expires. */
@@ -216,7 +212,7 @@ function onlyReadsCached(generation: CacheGeneration): Plugin<YogaContext> {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName)?.operation;
-      if (isReadOperation(operation)) return;
+      if (operation === 'query') return;
       requestState(args.contextValue.request).notRead = true;
       if (operation !== 'mutation') return;
       setExecuteFn(async (executionArgs) => {

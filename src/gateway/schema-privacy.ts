@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import { actorFromRequest } from '../context.ts';
-import { forbidden, unauthenticated, withExtensions } from '../errors.ts';
+import { forbidden, rebuilt, unauthenticated, withExtensions } from '../errors.ts';
 
 const SUGGESTION = /\s*Did you mean [^?]*\?$/;
 
@@ -16,14 +16,7 @@ function hideSuggestion(error: GraphQLError): GraphQLError {
   if (!SUGGESTION.test(error.message)) return error;
   const original = error.originalError;
   const originalError = original instanceof GraphQLError ? hideSuggestion(original) : original;
-  return new GraphQLError(error.message.replace(SUGGESTION, ''), {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError,
-    extensions: error.extensions,
-  });
+  return rebuilt(error, error.message.replace(SUGGESTION, ''), error.extensions, originalError);
 }
 
 export function useSchemaPrivacy({ production, keys }: { production: boolean; keys: KeyVerifier }): Plugin<Record<string, unknown>> {

@@ -53,12 +53,6 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-function finishRequestSpan(span: Span, status: number, requestId: string): string | null {
-  span.setAttributes({ 'http.response.status_code': status, 'request.id': requestId });
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
-  return currentTraceparent(trace.setSpan(context.active(), span));
-}
-
 export function useTracing(graphqlEndpoint: string): TracingPlugins {
   const first: Plugin = {
     instrumentation: {
@@ -109,7 +103,10 @@ export function useTracing(graphqlEndpoint: string): TracingPlugins {
     onResponse({ request, response, setResponse }) {
       const span = requestSpan();
       if (!span) return;
-      const traceparent = finishRequestSpan(span, response.status, recordOf(request)?.id ?? '');
+      const { status } = response;
+      span.setAttributes({ 'http.response.status_code': status, 'request.id': recordOf(request)?.id ?? '' });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+      const traceparent = currentTraceparent(trace.setSpan(context.active(), span));
       const answer = traceparent ? withHeaders(response, (headers) => headers.set('traceparent', traceparent)) : response;
       // @defer's payloads: the request lasts until its last payload is sent, as its log line says.
       if (requestState(sentRequest(request)).incremental && isStreamedAnswer(answer)) {

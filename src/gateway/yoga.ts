@@ -28,14 +28,14 @@ import { useSecurityHeaders } from './security-headers.ts';
 import { pathMethods } from './path-methods.ts';
 import { useRateLimits } from '../rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
-import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
+import { createMetrics } from '../telemetry/metrics.ts';
 import { useMetricsEndpoint } from './metrics-endpoint.ts';
 import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
 import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
 import { useIncrementalDelivery } from './incremental.ts';
-import { executionSlots, type ExecutionSlots } from './execution-slots.ts';
+import { executionSlots } from './execution-slots.ts';
 import { useMcp } from './mcp.ts';
 import { useTrustedDocuments } from './trusted-documents.ts';
 
@@ -44,16 +44,6 @@ export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 const GRAPHQL_ENDPOINT = '/graphql';
 
 type YogaOptions = YogaServerOptions<Record<string, never>, Context>;
-
-function responseCaches(deps: AppDeps, rateLimits: ReturnType<typeof useRateLimits>, metrics: GatewayMetrics) {
-  if (!deps.readCache) return { readCache: [], answerCache: null };
-  const { generation, answers } = deps.readCache;
-  const { costOf, spendServedAnswer } = rateLimits;
-  return {
-    readCache: useReadCache(deps.readCache, deps.now, metrics),
-    answerCache: useAnswerCache(deps, { generation, answers, costOf, spendServedAnswer, metrics }, GRAPHQL_ENDPOINT),
-  };
-}
 
 // Yoga's error lines carry their request's id, at the level of the code answered: an unavailable database only warns.
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
@@ -72,21 +62,18 @@ function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   };
 }
 
-interface AppParts {
-  rateLimits: ReturnType<typeof useRateLimits>;
-  http: ReturnType<typeof useHttpConventions>;
-  metrics: GatewayMetrics;
-  telemetry: ReturnType<typeof useRequestTelemetry>;
-  tracing: ReturnType<typeof useTracing>;
-  caches: ReturnType<typeof responseCaches>;
-  slots: ExecutionSlots;
-  sendThrough: (request: Request) => Promise<Response>;
-}
-
-function appPlugins(
-  deps: AppDeps,
-  { rateLimits, http, metrics, telemetry, tracing, caches: { readCache, answerCache }, slots, sendThrough }: AppParts,
-): YogaOptions['plugins'] {
+function appPlugins(deps: AppDeps, sendThrough: (request: Request) => Promise<Response>): YogaOptions['plugins'] {
+  const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
+  const http = useHttpConventions();
+  const metrics = deps.metrics ?? createMetrics(deps);
+  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
+  const tracing = useTracing(GRAPHQL_ENDPOINT);
+  const { costOf, spendServedAnswer } = rateLimits;
+  const answerCache = deps.readCache
+    ? useAnswerCache(deps, { ...deps.readCache, costOf, spendServedAnswer, metrics }, GRAPHQL_ENDPOINT)
+    : null;
+  const slots = executionSlots(deps.config.executionSlots);
+  metrics.readExecutionSlots(slots);
   const documentOptions = {
     publicUrl: deps.config.publicUrl,
     contactEmail: deps.config.apiContactEmail,
@@ -141,7 +128,7 @@ function appPlugins(
     // Once the query limits have costed the operation; before the cache, so a cached answer is counted too.
     rateLimits.operations,
     // After the checks and limits: only a document that passed them is ever answered, or stored, by the cache.
-    ...readCache,
+    ...(deps.readCache ? useReadCache(deps.readCache, deps.now, metrics) : []),
     // The last onExecute: only an operation every check let through and the cache did not answer waits, for its execution alone.
     slots.plugin,
     useLiveStreams(deps.config.subscriptionHeartbeatMs),
@@ -154,14 +141,6 @@ function appPlugins(
 }
 
 export function createApp(deps: AppDeps): Yoga {
-  const rateLimits = useRateLimits(deps, GRAPHQL_ENDPOINT);
-  const http = useHttpConventions();
-  const metrics = deps.metrics ?? createMetrics(deps);
-  const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
-  const tracing = useTracing(GRAPHQL_ENDPOINT);
-  const caches = responseCaches(deps, rateLimits, metrics);
-  const slots = executionSlots(deps.config.executionSlots);
-  metrics.readExecutionSlots(slots);
   let app: Yoga | undefined;
   const sendThrough = async (request: Request): Promise<Response> => {
     if (!app) throw new Error('a request was sent through the app before it was built');
@@ -189,7 +168,7 @@ export function createApp(deps: AppDeps): Yoga {
     healthCheckEndpoint: ' disabled',
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
-    plugins: appPlugins(deps, { rateLimits, http, metrics, telemetry, tracing, caches, slots, sendThrough }),
+    plugins: appPlugins(deps, sendThrough),
   });
   return app;
 }

@@ -172,29 +172,17 @@ async function answer(app: Yoga, req: IncomingMessage, headers: Headers, request
 
 const DRAINING_RETRY_AFTER_SECONDS = 1;
 
-function refusal(error: { error: string; message: string; limit?: number }, requestId: string, retryAfterSeconds: number): PlainAnswer {
+function unavailable(requestId: string, retryAfterSeconds: number, message: string, limit?: number): PlainAnswer {
+  const error = { error: 'unavailable', message, ...(limit === undefined ? {} : { limit }) };
   return jsonAnswer(503, error, requestId, { 'retry-after': String(retryAfterSeconds), connection: 'close' });
 }
 
-function shuttingDown(requestId: string): PlainAnswer {
-  return refusal(
-    { error: 'unavailable', message: 'This instance is shutting down: send the request again (another instance answers it).' },
+const shuttingDown = (requestId: string): PlainAnswer =>
+  unavailable(
     requestId,
     DRAINING_RETRY_AFTER_SECONDS,
+    'This instance is shutting down: send the request again (another instance answers it).',
   );
-}
-
-function uploadsFull(requestId: string, limit: number): PlainAnswer {
-  return refusal(
-    {
-      error: 'unavailable',
-      message: `This instance is receiving as many request bodies as it takes at once (${limit}): send the request again after Retry-After seconds.`,
-      limit,
-    },
-    requestId,
-    BUSY_RETRY_AFTER_SECONDS,
-  );
-}
 
 function writePlain(res: ServerResponse, answer: PlainAnswer): void {
   if (res.headersSent || res.destroyed) return;
@@ -206,7 +194,12 @@ function readToEnd(req: IncomingMessage): Promise<void> {
   return finished(req).catch(() => undefined);
 }
 
+/** The server's own state, with its settings, log and lifecycle: what every part of it reads. */
 interface ConnectionState {
+  settings: HttpServerSettings;
+  reservedConnections: number;
+  logger: Logger;
+  lifecycle: Lifecycle;
   unanswered: Map<Socket, number>;
   acceptedWhileDraining: WeakSet<Socket>;
   idle: IdleConnections;
@@ -217,10 +210,18 @@ interface ConnectionState {
   markListenerClosed: () => void;
 }
 
-function connectionState(maxUploads: number): ConnectionState {
+function connectionState(settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): ConnectionState {
+  const { maxUploads, reservedConnections } = connectionBoundsOf(settings.httpMaxConnections, {
+    maxUploads: settings.httpMaxUploads,
+    reservedConnections: settings.httpReservedConnections,
+  });
   let resolveListenerClosed: () => void = () => undefined;
   const listenerClosed = new Promise<void>((resolve) => (resolveListenerClosed = resolve));
   const state: ConnectionState = {
+    settings,
+    reservedConnections,
+    logger,
+    lifecycle,
     unanswered: new Map(),
     acceptedWhileDraining: new WeakSet(),
     idle: new IdleConnections(),
@@ -239,12 +240,8 @@ function connectionState(maxUploads: number): ConnectionState {
 const DRAIN_ANSWER_HOLD_MAX_MS = 1_000;
 
 /** An answer written while the socket is open in a drain sends its client straight back into a queue about to be reset. */
-function whenListenerClosed(
-  state: ConnectionState,
-  lifecycle: Lifecycle,
-  write: () => Promise<void> | undefined,
-): Promise<void> | undefined {
-  if (!lifecycle.draining || state.isListenerClosed) return write();
+function whenListenerClosed(state: ConnectionState, write: () => Promise<void> | undefined): Promise<void> | undefined {
+  if (!state.lifecycle.draining || state.isListenerClosed) return write();
   return new Promise<void>((resolve) => {
     const cap = setTimeout(resolve, DRAIN_ANSWER_HOLD_MAX_MS);
     void state.listenerClosed.then(() => {
@@ -290,59 +287,51 @@ async function writeStream(res: ServerResponse, body: ReadableStream<Uint8Array>
   res.end();
 }
 
-function writeResponse(
-  state: ConnectionState,
-  lifecycle: Lifecycle,
-  req: IncomingMessage,
-  res: ServerResponse,
-  response: Response,
-): Promise<void> | undefined {
+function copyHead(res: ServerResponse, response: Response): void {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    res.appendHeader(name, value);
+  });
+}
+
+function writeResponse(state: ConnectionState, req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
   // The content type first: `body` on whatwg-node's Response makes a stream over the bytes.
   if (isStreamedAnswer(response) && response.body) {
-    res.statusCode = response.status;
-    response.headers.forEach((value, name) => {
-      res.appendHeader(name, value);
-    });
-    if (lifecycle.draining) res.setHeader('connection', 'close');
+    copyHead(res, response);
+    if (state.lifecycle.draining) res.setHeader('connection', 'close');
     return writeStream(res, response.body);
   }
   const body = bodyToSend(response);
-  if (body instanceof Promise) return body.then((bytes) => writeWhole(state, lifecycle, req, res, response, bytes));
-  writeWhole(state, lifecycle, req, res, response, body);
+  if (body instanceof Promise) return body.then((bytes) => writeWhole(state, req, res, response, bytes));
+  writeWhole(state, req, res, response, body);
   return undefined;
 }
 
 function writeWhole(
   state: ConnectionState,
-  lifecycle: Lifecycle,
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
   body: string | Uint8Array,
 ): void {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => {
-    res.appendHeader(name, value);
-  });
+  copyHead(res, response);
   // Decided when the answer is written: a request received before the shutdown still tells its client to stop here.
-  const closing = lifecycle.draining || req.socket.readableEnded;
+  const closing = state.lifecycle.draining || req.socket.readableEnded;
   if (closing && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
   res.end(body);
 }
 
 function writeInternalError(res: ServerResponse, requestId: string, draining: boolean): void {
   if (res.writableEnded || res.destroyed) return;
-  if (!res.headersSent) {
-    res.writeHead(500, {
-      ...PROTECTIVE_HEADERS,
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-store',
-      [REQUEST_ID_HEADER]: requestId,
-      ...(draining ? { connection: 'close' } : {}),
-    });
-  }
-  res.end(JSON.stringify({ error: 'internal_error', message: 'Unexpected error.', request_id: requestId }));
+  const answer = jsonAnswer(
+    500,
+    { error: 'internal_error', message: 'Unexpected error.' },
+    requestId,
+    draining ? { connection: 'close' } : {},
+  );
+  if (res.headersSent) res.end(answer.body);
+  else writePlain(res, answer);
 }
 
 function countRequest(state: ConnectionState, socket: Socket, res: ServerResponse): void {
@@ -369,18 +358,14 @@ function boundUpload(state: ConnectionState, req: IncomingMessage, res: ServerRe
   setImmediate(() => {
     if (body.settled() || res.headersSent || state.bodies.admitUpload(res)) return;
     body.stop();
-    writePlain(res, uploadsFull(requestId, state.bodies.maxUploads));
+    const limit = state.bodies.maxUploads;
+    const message = `This instance is receiving as many request bodies as it takes at once (${limit}): send the request again after Retry-After seconds.`;
+    writePlain(res, unavailable(requestId, BUSY_RETRY_AFTER_SECONDS, message, limit));
   });
 }
 
-function requestHandler(
-  app: Yoga,
-  settings: HttpServerSettings,
-  logger: Logger,
-  lifecycle: Lifecycle,
-  state: ConnectionState,
-  turns: TurnBudget,
-) {
+function requestHandler(app: Yoga, state: ConnectionState, turns: TurnBudget) {
+  const { settings, logger, lifecycle } = state;
   return (req: IncomingMessage, res: ServerResponse): void => {
     countRequest(state, req.socket, res);
     const { headers, requestId } = requestHeaders(req);
@@ -393,12 +378,10 @@ function requestHandler(
     // Started within the turn's budget, so that a busy turn does not keep new connections from being accepted.
     turns.admit(() => {
       answer(app, req, headers, requestId, received)
-        .then((response) =>
-          response === null ? undefined : whenListenerClosed(state, lifecycle, () => writeResponse(state, lifecycle, req, res, response)),
-        )
+        .then((response) => (response === null ? undefined : whenListenerClosed(state, () => writeResponse(state, req, res, response))))
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
-          return whenListenerClosed(state, lifecycle, () => {
+          return whenListenerClosed(state, () => {
             writeInternalError(res, requestId, lifecycle.draining);
             return undefined;
           });
@@ -417,25 +400,17 @@ function serverOptions(settings: HttpServerSettings) {
   };
 }
 
-function keepReserve(state: ConnectionState, maxConnections: number, reserved: number, logger: Logger): void {
-  const free = maxConnections - state.unanswered.size;
+function keepReserve(state: ConnectionState): void {
+  const reserved = state.reservedConnections;
+  const free = state.settings.httpMaxConnections - state.unanswered.size;
   if (free >= reserved) return;
   const closed = state.idle.closeLongestIdle(reserved - free);
   if (closed > 0)
-    logger.debug({ closed, open: state.unanswered.size, reserved }, 'closed idle keep-alive connections to keep the reserve free');
+    state.logger.debug({ closed, open: state.unanswered.size, reserved }, 'closed idle keep-alive connections to keep the reserve free');
 }
 
-function trackConnections(
-  server: Server,
-  settings: HttpServerSettings,
-  logger: Logger,
-  lifecycle: Lifecycle,
-  state: ConnectionState,
-  onClose: () => void,
-): void {
-  const { reservedConnections } = connectionBoundsOf(settings.httpMaxConnections, {
-    reservedConnections: settings.httpReservedConnections,
-  });
+function trackConnections(server: Server, state: ConnectionState, onClose: () => void): void {
+  const { settings, logger, lifecycle } = state;
   server.on('connection', (socket: Socket) => {
     state.acceptedCount += 1;
     if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
@@ -445,7 +420,7 @@ function trackConnections(
       state.idle.forget(socket);
       onClose();
     });
-    keepReserve(state, settings.httpMaxConnections, reservedConnections, logger);
+    keepReserve(state);
   });
   server.on('drop', () => {
     state.acceptedCount += 1;
@@ -459,7 +434,7 @@ const QUIET_LOOK_INTERVAL_MS = 5;
 
 // Closing resets connections the kernel accepted and the process has not, so it waits for a quiet
 // period with an empty accept queue; `maxMs` caps that while connections keep arriving.
-function closeListener(server: Server, state: ConnectionState, logger: Logger, maxMs: number, onClosed: () => void): void {
+function closeListener(server: Server, state: ConnectionState, maxMs: number, onClosed: () => void): void {
   const started = Date.now();
   const quietMs = Math.min(LISTENER_QUIET_MS, maxMs / 2);
   let seen = state.acceptedCount;
@@ -484,7 +459,7 @@ function closeListener(server: Server, state: ConnectionState, logger: Logger, m
       return;
     }
     if (!quiet)
-      logger.warn(
+      state.logger.warn(
         { ms: Date.now() - started },
         'connections kept arriving after the shutdown began: closed the listening socket anyway (those still waiting to be accepted were reset)',
       );
@@ -516,11 +491,10 @@ function cutConnections(state: ConnectionState): number {
 }
 
 export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): GatewayServer {
-  const { maxUploads } = connectionBoundsOf(settings.httpMaxConnections, { maxUploads: settings.httpMaxUploads });
-  const state = connectionState(maxUploads);
+  const state = connectionState(settings, logger, lifecycle);
   const { unanswered } = state;
   const turns = new TurnBudget();
-  const server = createServer(serverOptions(settings), requestHandler(app, settings, logger, lifecycle, state, turns));
+  const server = createServer(serverOptions(settings), requestHandler(app, state, turns));
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
   // HTTP/1.1 frames a request by its length: a client may half-close and still wait for the answer (Node's own, untyped).
@@ -530,7 +504,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   const settleDrain = (): void => {
     if (listenerDone && unanswered.size === 0) onDrained?.();
   };
-  trackConnections(server, settings, logger, lifecycle, state, settleDrain);
+  trackConnections(server, state, settleDrain);
   server.on('connection', () => turns.noteConnection());
 
   let drained: Promise<void> | undefined;
@@ -549,7 +523,7 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
       drained ??= new Promise<void>((resolve) => {
         lifecycle.draining = true;
         onDrained = resolve;
-        closeListener(server, state, logger, maxIdleLingerMs, () => {
+        closeListener(server, state, maxIdleLingerMs, () => {
           listenerDone = true;
           settleDrain();
         });

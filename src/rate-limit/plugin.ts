@@ -90,22 +90,21 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       if (meter.verdict) setHeaders(response, rateLimitHeaders(meter.verdict, deps.now().getTime()), setResponse);
     },
   };
+  /** The operation's cost, spent on the request's meter: its verdict, or null when no limit counts it. */
+  const spend = async (meter: Meter, actor: Actor | null, cost: number | undefined, redeems: boolean): Promise<Verdict | null> => {
+    meter.cost = cost;
+    const verdict = await limiter.spendOperation({ actor, cost, redeemsSignOnToken: redeems, clientAddress: meter.clientAddress });
+    if (verdict) meter.verdict = mergedVerdict(meter.verdict, verdict);
+    return verdict;
+  };
   const spendOperation = async ({ args, setResultAndStopExecution }: OperationStart): Promise<void> => {
     const context = args.contextValue as Partial<Context>;
     if (!context.request) return;
     const meter = meterOf(context.request);
     if (!meter) return;
-    const cost = operationCost(context);
-    meter.cost = cost;
-    const verdict = await limiter.spendOperation({
-      actor: context.actor ?? null,
-      cost,
-      redeemsSignOnToken: redeemsSignOnToken(args.document, args.operationName),
-      clientAddress: meter.clientAddress,
-    });
-    if (!verdict) return;
-    meter.verdict = mergedVerdict(meter.verdict, verdict);
-    if (verdict.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
+    const redeems = redeemsSignOnToken(args.document, args.operationName);
+    const verdict = await spend(meter, context.actor ?? null, operationCost(context), redeems);
+    if (verdict?.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
   };
   const operations: Plugin = {
     onExecute: (payload) => spendOperation(payload),
@@ -119,12 +118,9 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
     async spendServedAnswer(request, actor, cost) {
       const meter = meterOf(request);
       if (!meter) return null;
-      meter.cost = cost;
       // Only queries are ever served this way, and the sign-on redemption is a mutation.
-      const verdict = await limiter.spendOperation({ actor, cost, redeemsSignOnToken: false, clientAddress: meter.clientAddress });
-      if (!verdict) return null;
-      meter.verdict = mergedVerdict(meter.verdict, verdict);
-      return verdict.refusedBy ? refusal(request, verdict) : null;
+      const verdict = await spend(meter, actor, cost, false);
+      return verdict?.refusedBy ? refusal(request, verdict) : null;
     },
   };
 }

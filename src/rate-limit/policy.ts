@@ -75,14 +75,16 @@ interface RateLimiter {
 export function createRateLimiter(settings: RateLimitSettings, counters: CounterStore, now: () => Date): RateLimiter {
   const authFailures = (address: string, amount: number): Counted =>
     counted('auth-failures', `auth-failures:${address}`, amount, settings.authFailures, settings.addressWindowMs);
+  const spend = (entries: readonly Counted[]): Promise<SpendOutcome> =>
+    counters.spend(
+      entries.map((entry) => entry.spend),
+      now().getTime(),
+    );
   return {
     async checkAddress(clientAddress) {
       if (settings.authFailures === 0) return null;
       const entries = [authFailures(clientAddress, 0)];
-      const outcome = await counters.spend(
-        entries.map((entry) => entry.spend),
-        now().getTime(),
-      );
+      const outcome = await spend(entries);
       // Almost every request passes: the verdict's states are built only for a refusal.
       return outcome.allowed ? null : verdictOf(entries, outcome);
     },
@@ -94,13 +96,7 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
     async spendAnonymous(clientAddress) {
       if (settings.anonymousRequests === 0) return null;
       const entries = [counted('anonymous', `anonymous:${clientAddress}`, 1, settings.anonymousRequests, ANONYMOUS_WINDOW_MS)];
-      return verdictOf(
-        entries,
-        await counters.spend(
-          entries.map((entry) => entry.spend),
-          now().getTime(),
-        ),
-      );
+      return verdictOf(entries, await spend(entries));
     },
     async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }) {
       const entries: Counted[] = [];
@@ -119,11 +115,7 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
         entries.push(counted('sign-on', `sign-on:${clientAddress}`, 1, settings.signOnRedemptions, settings.addressWindowMs));
       }
       if (entries.length === 0) return null;
-      const outcome = await counters.spend(
-        entries.map((entry) => entry.spend),
-        now().getTime(),
-      );
-      return verdictOf(entries, outcome);
+      return verdictOf(entries, await spend(entries));
     },
   };
 }

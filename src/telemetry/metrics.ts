@@ -29,27 +29,16 @@ interface ExecutionSlotCounts {
   waiting(): number;
 }
 
-function registerExecutionSlotGauges(registry: Registry): (slots: ExecutionSlotCounts) => void {
-  let read: ExecutionSlotCounts = { inUse: () => 0, waiting: () => 0 };
+/** A gauge read at scrape time. */
+function gauge(registry: Registry, name: string, help: string, read: () => number | Promise<number>): void {
   new Gauge({
-    name: 'gateway_execution_slots_in_use',
-    help: 'Operations executing now on this instance, at most EXECUTION_SLOTS (see docs/operations.md, "Execution slots").',
+    name,
+    help,
     registers: [registry],
-    collect() {
-      this.set(read.inUse());
+    async collect() {
+      this.set(await read());
     },
   });
-  new Gauge({
-    name: 'gateway_execution_waiting_operations',
-    help: 'Operations waiting for an execution slot on this instance, at most EXECUTION_QUEUE_MAX.',
-    registers: [registry],
-    collect() {
-      this.set(read.waiting());
-    },
-  });
-  return (slots) => {
-    read = slots;
-  };
 }
 
 interface MetricsSources {
@@ -133,22 +122,18 @@ function registerOutboxGauges(registry: Registry, { db, now, logger }: Pick<Metr
     );
     return outboxReading;
   };
-  new Gauge({
-    name: 'gateway_outbox_pending_messages',
-    help: 'Notifications waiting in the outbox (all instances share it), read at scrape time.',
-    registers: [registry],
-    async collect() {
-      this.set((await readOutbox()).pending);
-    },
-  });
-  new Gauge({
-    name: 'gateway_outbox_oldest_pending_age_seconds',
-    help: 'Age of the oldest pending notification (0 when none), read at scrape time.',
-    registers: [registry],
-    async collect() {
-      this.set((await readOutbox()).oldestAgeSeconds);
-    },
-  });
+  gauge(
+    registry,
+    'gateway_outbox_pending_messages',
+    'Notifications waiting in the outbox (all instances share it), read at scrape time.',
+    async () => (await readOutbox()).pending,
+  );
+  gauge(
+    registry,
+    'gateway_outbox_oldest_pending_age_seconds',
+    'Age of the oldest pending notification (0 when none), read at scrape time.',
+    async () => (await readOutbox()).oldestAgeSeconds,
+  );
 }
 
 function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typeof poolOf>>): void {
@@ -162,30 +147,38 @@ function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typ
       this.set({ state: 'idle' }, pool.idleCount);
     },
   });
-  new Gauge({
-    name: 'gateway_db_pool_waiting_requests',
-    help: 'Queries waiting for a PostgreSQL connection (the pool is at DATABASE_POOL_MAX).',
-    registers: [registry],
-    collect() {
-      this.set(pool.waitingCount);
-    },
-  });
+  gauge(
+    registry,
+    'gateway_db_pool_waiting_requests',
+    'Queries waiting for a PostgreSQL connection (the pool is at DATABASE_POOL_MAX).',
+    () => pool.waitingCount,
+  );
 }
 
 export function createMetrics({ db, now, logger, redisAvailable }: MetricsSources): GatewayMetrics {
   const registry = registryWithNodeMetrics();
   const { requests, latency, graphqlErrors, refusals, cacheLookups, deliveryFailures } = eventMetrics(registry);
   registerOutboxGauges(registry, { db, now, logger });
-  const readExecutionSlots = registerExecutionSlotGauges(registry);
+  let slots: ExecutionSlotCounts = { inUse: () => 0, waiting: () => 0 };
+  gauge(
+    registry,
+    'gateway_execution_slots_in_use',
+    'Operations executing now on this instance, at most EXECUTION_SLOTS (see docs/operations.md, "Execution slots").',
+    () => slots.inUse(),
+  );
+  gauge(
+    registry,
+    'gateway_execution_waiting_operations',
+    'Operations waiting for an execution slot on this instance, at most EXECUTION_QUEUE_MAX.',
+    () => slots.waiting(),
+  );
   if (redisAvailable) {
-    new Gauge({
-      name: 'gateway_redis_available',
-      help: '1 while Redis answers this instance, 0 while its circuit breaker is open (caches bypassed, rate limits counted per instance).',
-      registers: [registry],
-      collect() {
-        this.set(redisAvailable() ? 1 : 0);
-      },
-    });
+    gauge(
+      registry,
+      'gateway_redis_available',
+      '1 while Redis answers this instance, 0 while its circuit breaker is open (caches bypassed, rate limits counted per instance).',
+      () => (redisAvailable() ? 1 : 0),
+    );
   }
   // SQLite has no pool (one connection, its queries run one after another): these exist only on PostgreSQL.
   const pool = poolOf(db);
@@ -211,7 +204,9 @@ export function createMetrics({ db, now, logger, redisAvailable }: MetricsSource
     rateLimited: (door) => refusals.inc({ door }),
     cacheLookup: (outcome, tier) => cacheLookups.inc({ tier, outcome }),
     deliveryFailed: (outcome) => deliveryFailures.inc({ outcome }),
-    readExecutionSlots,
+    readExecutionSlots(read) {
+      slots = read;
+    },
     scrape: () => registry.metrics(),
   };
 }
