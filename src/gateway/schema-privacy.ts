@@ -10,8 +10,7 @@ const SUGGESTION = /\s*Did you mean [^?]*\?$/;
 
 const INTROSPECTION_DISABLED = /^GraphQL introspection has been disabled/;
 
-// Not armor's block-field-suggestions: it trims validation messages only; Yoga drops graphql's hideSuggestions.
-// The original too: the error model matches both messages, and Yoga masks an original that is no GraphQLError.
+// Not armor's block-field-suggestions (validation messages only); the original too, as the error model reads both.
 function hideSuggestion(error: GraphQLError): GraphQLError {
   if (!SUGGESTION.test(error.message)) return error;
   const original = error.originalError;

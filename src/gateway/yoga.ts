@@ -45,7 +45,6 @@ const GRAPHQL_ENDPOINT = '/graphql';
 
 type YogaOptions = YogaServerOptions<Record<string, never>, Context>;
 
-// Yoga's error lines carry their request's id, at the level of the code answered: an unavailable database only warns.
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
   return {
     debug: (...args) => {
@@ -161,11 +160,10 @@ export function createApp(deps: AppDeps): Yoga {
     graphiql: deps.config.explorers ? graphiqlOptions : false,
     renderGraphiQL: async () => (await graphiqlPage()).html,
     landingPage: false,
-    // Not Yoga's body limit: it re-streams every POST body, yet the HTTP server and useBodyLimit cap bodies first.
+    // Not Yoga's body limit (it re-streams every POST body; ours cap first) nor its health check (any URL ending in it).
     maxRequestBodySize: false,
-    cors: false,
-    // Not Yoga's health check: it answers any URL ending in its endpoint; a serialised URL never holds a space.
     healthCheckEndpoint: ' disabled',
+    cors: false,
     maskedErrors: { maskError: maskUnexpectedError },
     logging: yogaLogging(deps.logger),
     plugins: appPlugins(deps, sendThrough),
