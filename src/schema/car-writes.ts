@@ -9,8 +9,21 @@ import { carRecord } from '../domain/car-record.ts';
 import { updateCar, type UpdateCarResult } from '../domain/car-updates.ts';
 import { carColumnFields } from './car.ts';
 import { inputFromZod } from './input-from-zod.ts';
+import type { Context } from '../context.ts';
 
 const CarInput = inputFromZod(builder, 'CarInput', carRecord);
+
+/** The graph's Car beside a write's answer, so a normalised client cache updates the Car it holds. */
+function carNode<Parent>(what: string, idOf: (parent: Parent) => number) {
+  return {
+    type: 'Car',
+    nullable: true,
+    ...graphOnly,
+    description: `${what} as the graph’s Car (with its global id), so a normalised client cache updates the Car it holds.`,
+    resolve: (query: { include?: object; select?: object }, parent: Parent, _args: object, context: Context) =>
+      context.db.car.findUniqueOrThrow({ ...query, where: { id: idOf(parent) } }),
+  } as const;
+}
 
 /** The stored car as written by update_car: the fields of 2.1 (dates as year-month-day) and the record's own. */
 const CarRecord = builder.prismaObject('Car', {
@@ -40,13 +53,7 @@ const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').
       description: 'Fields of the request left unchanged because the car has them in locked_fields.',
       resolve: (result) => result.skippedFields,
     }),
-    node: t.prismaField({
-      type: 'Car',
-      nullable: true,
-      ...graphOnly,
-      description: 'The updated car as the graph’s Car (with its global id), so a normalised client cache updates the Car it holds.',
-      resolve: (query, result, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: result.carId } }),
-    }),
+    node: t.prismaField(carNode('The updated car', (result) => result.carId)),
   }),
 });
 
@@ -78,13 +85,7 @@ const CarReservation = builder.prismaObject('Car', {
     stocknum: t.exposeString('stocknum'),
     reserved: t.exposeBoolean('reserved'),
     reserved_at: t.expose('reserved_at', { type: 'DateTime', nullable: true }),
-    node: t.prismaField({
-      type: 'Car',
-      nullable: true,
-      ...graphOnly,
-      description: 'The car as the graph’s Car (with its global id), so a normalised client cache updates the Car it holds.',
-      resolve: (query, car, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: car.id } }),
-    }),
+    node: t.prismaField(carNode('The car', (car) => car.id)),
   }),
 });
 
