@@ -180,55 +180,64 @@ function afresh<T>(item: LiveItem, read: (event: RecordEvent) => Promise<T>): Pr
   return read(item);
 }
 
+const leadFound = async (db: ScopedDb, id: number) => (await db.lead.count({ where: { id } })) > 0;
+const carFound = async (db: ScopedDb, id: number) => (await db.car.count({ where: { id } })) > 0;
+const leadEventFound = async (db: ScopedDb, id: number) => (await db.leadEvent.count({ where: { id } })) > 0;
+const phoneCallFound = async (db: ScopedDb, id: number) => (await db.phoneCall.count({ where: { id } })) > 0;
+
 const AFRESH =
   'Each event is the record read afresh when it is sent, as the key would read it with `node(id:)`: null if it was removed meanwhile. Live events are at most once (docs/subscriptions.md).';
 
-type PrismaQuery = { include?: never; select?: never };
-
-/** What a subscription reads of its record's table: Prisma's delegates differ only in their record's types. */
-interface LiveTable {
-  count(args: { where: { id: number } }): Promise<number>;
-  findUnique(args: PrismaQuery & { where: { id: number } }): Promise<never>;
-}
-
-/** A record type's table, for the check before an event is sent and for the record it answers. */
-const liveRecords = {
-  Lead: (db: ScopedDb) => db.lead,
-  Car: (db: ScopedDb) => db.car,
-  LeadEvent: (db: ScopedDb) => db.leadEvent,
-  PhoneCall: (db: ScopedDb) => db.phoneCall,
-};
-
-function recordSubscription(name: string, type: RecordEventType, record: keyof typeof liveRecords, what: string): void {
-  const table = liveRecords[record] as unknown as (db: ScopedDb) => LiveTable;
-  const found = async (db: ScopedDb, id: number) => (await table(db).count({ where: { id } })) > 0;
+function leadSubscription(name: string, type: RecordEventType, what: string): void {
   builder.subscriptionField(name, (t) =>
     t.prismaField({
-      type: record,
+      type: 'Lead',
       nullable: true,
       description: `${what} ${AFRESH}`,
-      subscribe: (_root, _args, context) => eventsFor(context, type, found),
+      subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
       resolve: (query, item, _args, context) =>
-        afresh(item, (event) => table(context.db).findUnique({ ...(query as PrismaQuery), where: { id: event.recordId } })),
+        afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
     }),
   );
 }
 
-const KEY_REACHES = 'from now on in a dealership the key reaches.';
-recordSubscription('leadCreated', 'lead.created', 'Lead', `Each lead created ${KEY_REACHES}`);
-recordSubscription('leadUpdated', 'lead.updated', 'Lead', `Each lead updated ${KEY_REACHES}`);
-recordSubscription('carUpdated', 'car.updated', 'Car', `Each car updated ${KEY_REACHES}`);
-recordSubscription('carReserved', 'car.reserved', 'Car', `Each car reserved ${KEY_REACHES}`);
-recordSubscription('carReleased', 'car.released', 'Car', `Each car whose reservation is released ${KEY_REACHES}`);
-recordSubscription(
-  'leadEventCreated',
-  'lead_event.created',
-  'LeadEvent',
-  'Each messaging event recorded from now on against a lead of a dealership the key reaches.',
+function carSubscription(name: string, type: RecordEventType, what: string): void {
+  builder.subscriptionField(name, (t) =>
+    t.prismaField({
+      type: 'Car',
+      nullable: true,
+      description: `${what} ${AFRESH}`,
+      subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
+      resolve: (query, item, _args, context) =>
+        afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
+    }),
+  );
+}
+
+leadSubscription('leadCreated', 'lead.created', 'Each lead created from now on in a dealership the key reaches.');
+leadSubscription('leadUpdated', 'lead.updated', 'Each lead updated from now on in a dealership the key reaches.');
+carSubscription('carUpdated', 'car.updated', 'Each car updated from now on in a dealership the key reaches.');
+carSubscription('carReserved', 'car.reserved', 'Each car reserved from now on in a dealership the key reaches.');
+carSubscription('carReleased', 'car.released', 'Each car whose reservation is released from now on in a dealership the key reaches.');
+
+builder.subscriptionField('leadEventCreated', (t) =>
+  t.prismaField({
+    type: 'LeadEvent',
+    nullable: true,
+    description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
+    subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
+  }),
 );
-recordSubscription(
-  'phoneCallCreated',
-  'phone_call.created',
-  'PhoneCall',
-  'Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again).',
+
+builder.subscriptionField('phoneCallCreated', (t) =>
+  t.prismaField({
+    type: 'PhoneCall',
+    nullable: true,
+    description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
+    subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
+  }),
 );
