@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import { INT32, INT32_REASON } from '../domain/input-limits.ts';
 import { isPlainObject } from '../domain/json-columns.ts';
+import { keyPath } from '../web/refused-keys.ts';
 
 export interface ArgumentProblem {
   field: string;
@@ -33,9 +34,6 @@ export const SCALAR_REASONS = {
 } as const;
 
 type Read = { value: unknown } | { problem: ArgumentProblem };
-
-const keyPath = (path: string, key: string): string =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 function readScalar(value: unknown, typeName: string, path: string): Read {
   const problem = (reason: string): Read => ({ problem: { field: path, reason } });
@@ -116,10 +114,8 @@ const queryObjectReason = (name: string): string => `must be an object: ${name}[
 const BOTH_REASON = 'is both a value and a group of keys';
 
 /**
- * An input object argument as the query string gives it: nested keys (`data[leadId]=12`) or one
- * JSON text; undefined when it is not there (or only blank). The objects it builds have no
- * prototype, so no key can reach past them (the REST door refuses `__proto__`, `constructor` and
- * `prototype` before this runs: src/web/refused-keys.ts).
+ * An input object argument as the query string gives it: nested keys (`data[leadId]=12`) or one JSON text;
+ * undefined when it is not there (or only blank). Its objects have no prototype for a key to reach past.
  */
 function queryObject(query: URLSearchParams, name: string): Read | undefined {
   const problem: Read = { problem: { field: name, reason: queryObjectReason(name) } };

@@ -1,6 +1,6 @@
 // Sofa reads JSON bodies only: Rails-style multipart parts (`lead[files][0][file]`) become the JSON body, a file its base64 text.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
-import { FREE_FORM_JSON, isObject, type JsonSchema } from './input-schemas.ts';
+import { FREE_FORM_JSON, isObject, withoutNull, type JsonSchema } from './input-schemas.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
 /** More parts than any form of the API has fields. */
@@ -30,6 +30,8 @@ type Node = Map<string, Node | unknown>;
 /** Object keys that are all list indexes become a list, in index order (`[0]`, `[1]` … as Rails' nested attributes). */
 function toJson(node: Node): unknown {
   const entries = [...node.entries()].map(([key, value]) => [key, value instanceof Map ? toJson(value as Node) : value] as const);
+  // `name[]` appends were gathered under a marker key: the node is that list.
+  if (entries.length === 1 && entries[0]?.[0] === '\u0000list') return entries[0][1];
   if (entries.length > 0 && entries.every(([key]) => /^\d+$/.test(key))) {
     return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, value]) => value);
   }
@@ -81,16 +83,7 @@ export async function railsFormBody(form: FormData): Promise<{ body: Record<stri
       }
     }
   }
-  return { body: unwrapLists(toJson(root)) as Record<string, unknown> };
-}
-
-/** `name[]` appends were gathered under a marker key; the node is that list. */
-function unwrapLists(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unwrapLists);
-  if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value);
-  if (entries.length === 1 && entries[0]?.[0] === '\u0000list') return entries[0][1];
-  return Object.fromEntries(entries.map(([key, item]) => [key, unwrapLists(item)]));
+  return { body: toJson(root) as Record<string, unknown> };
 }
 
 // ─── the same form, described for the OpenAPI document ───
@@ -125,16 +118,12 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
   const properties: Record<string, JsonSchema> = {};
   const patternProperties: Record<string, JsonSchema | false> = {};
   const resolve = (schema: JsonSchema): JsonSchema => {
+    const described = schema.description ? { description: schema.description } : {};
     const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
-    if (ref) return resolve({ ...(components[ref] ?? {}), ...(schema.description ? { description: schema.description } : {}) });
+    if (ref) return resolve({ ...(components[ref] ?? {}), ...described });
     const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null') : [];
-    if (branches.length === 1 && branches[0])
-      return resolve({ ...branches[0], ...(schema.description ? { description: schema.description } : {}) });
-    if (Array.isArray(schema.type)) {
-      const types = (schema.type as string[]).filter((type) => type !== 'null');
-      return { ...schema, type: types.length === 1 ? types[0] : types };
-    }
-    return schema;
+    if (branches.length === 1 && branches[0]) return resolve({ ...branches[0], ...described });
+    return Array.isArray(schema.type) ? withoutNull(schema) : schema;
   };
   const omitted: string[] = [];
   // The form requires what the JSON body does: a required key, or a part under a required record's key.
@@ -153,18 +142,22 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     const refuse = (namePattern: string): void => {
       patternProperties[namePattern] = false;
     };
+    // Free-form JSON: any key, nested as deep as the JSON is.
+    const freeForm = (...alsoRefused: string[]): void => {
+      patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
+        type: 'string',
+        description: 'A value of the free-form object, by its keys.',
+      };
+      for (const namePattern of alsoRefused) refuse(namePattern);
+      refuse(`^${keyPattern}(?:\\[[^\\[\\]]+\\])*\\[\\]`);
+    };
     if (schema[FREE_FORM_JSON] === true) {
       // Stored as sent: a form's text stays text there, so only a field that takes text at every key can be a form's.
       if (JSON.stringify(schema).match(/"type":"(?:number|integer|boolean)"/)) {
         omitted.push(key);
         return;
       }
-      patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
-        type: 'string',
-        description: 'A value of the free-form object, by its keys.',
-      };
-      refuse(`^${keyPattern}$`);
-      refuse(`^${keyPattern}(?:\\[[^\\[\\]]+\\])*\\[\\]`);
+      freeForm(`^${keyPattern}$`);
       needsSomePart();
       return;
     }
@@ -187,12 +180,7 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
           mustBeSent && requiredFields.includes(name),
         );
       if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
-        // Free-form JSON: any key, nested as deep as the JSON is.
-        patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
-          type: 'string',
-          description: 'A value of the free-form object, by its keys.',
-        };
-        refuse(`^${keyPattern}(?:\\[[^\\[\\]]+\\])*\\[\\]`);
+        freeForm();
       }
       refuse(`^${keyPattern}$`);
       needsSomePart();

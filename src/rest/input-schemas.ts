@@ -33,6 +33,20 @@ export interface InputSchemaOptions {
 
 export const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The schema without the null a declaration allows (nullable type list or `anyOf` branch). */
+export function withoutNull(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((type) => type !== 'null');
+    return { ...schema, type: types.length === 1 ? types[0] : types };
+  }
+  if (Array.isArray(schema.anyOf)) {
+    const branches = (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null');
+    const { anyOf: _anyOf, ...rest } = schema;
+    return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches };
+  }
+  return schema;
+}
+
 /** The last schema of a chain of pipes (`text.pipe(trim).pipe(enum)` → the enum). */
 function pipeEnd(schema: z.core.$ZodType): z.core.$ZodType {
   let end = schema;

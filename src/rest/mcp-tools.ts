@@ -37,8 +37,6 @@ interface OperationObject {
   requestBody?: { required?: boolean; content: Record<string, { schema?: JsonSchema }> };
 }
 
-const COMPONENT_PREFIX = '#/components/schemas/';
-
 /** A schema with its `$ref`s to the document's components moved into its own `$defs`: a tool's schema stands alone. */
 function standalone(
   schemas: Record<string, JsonSchema>,
@@ -47,19 +45,12 @@ function standalone(
   const defs: JsonSchema = {};
   const pending: string[] = [];
   const rewrite = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(rewrite);
-    if (!isObject(node)) return node;
-    return Object.fromEntries(
-      Object.entries(node).map(([key, value]) => {
-        if (key !== '$ref' || typeof value !== 'string' || !value.startsWith(COMPONENT_PREFIX)) return [key, rewrite(value)];
-        const name = value.slice(COMPONENT_PREFIX.length);
-        if (!(name in defs)) {
-          defs[name] = {};
-          pending.push(name);
-        }
-        return [key, `#/$defs/${name}`];
-      }),
-    );
+    const text = JSON.stringify(node);
+    for (const [, name = ''] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      if (!(name in defs)) pending.push(name);
+      defs[name] ??= {};
+    }
+    return JSON.parse(text.replace(/("\$ref":")#\/components\/schemas\//g, '$1#/$defs/'));
   };
   const properties = rewrite(schemas) as Record<string, JsonSchema>;
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) defs[name] = rewrite(components[name]);

@@ -20,7 +20,14 @@ import { restMayCall } from '../auth/api-view.ts';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
-import { applyInputLimits, recordArguments, withPortablePatterns, type InputSchemaOptions, type JsonSchema } from './input-schemas.ts';
+import {
+  applyInputLimits,
+  recordArguments,
+  withoutNull,
+  withPortablePatterns,
+  type InputSchemaOptions,
+  type JsonSchema,
+} from './input-schemas.ts';
 import { restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
@@ -177,20 +184,6 @@ class SchemaWriter {
   }
 }
 
-/** A query string or path carries text, never null: a parameter's schema without the null a declaration allows. */
-function withoutNull(schema: JsonSchema): JsonSchema {
-  if (Array.isArray(schema.type)) {
-    const types = (schema.type as string[]).filter((type) => type !== 'null');
-    return { ...schema, type: types.length === 1 ? types[0] : types };
-  }
-  if (Array.isArray(schema.anyOf)) {
-    const branches = (schema.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null');
-    const { anyOf: _anyOf, ...rest } = schema;
-    return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches };
-  }
-  return schema;
-}
-
 interface OperationExample {
   /** The path and query parameters of the demo call, by name. */
   parameters?: Record<string, unknown>;
@@ -237,6 +230,7 @@ function parameterExample(source: OperationSource, name: string, schema: JsonSch
 }
 
 function parameterOf(source: OperationSource, name: string, where: 'path' | 'query') {
+  // A query string or path carries text, never null.
   const schema = withoutNull(argumentSchema(source, name));
   const { description: schemaDescription, examples: _examples, ...bare } = schema;
   const description = source.argsByName.get(name)?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);

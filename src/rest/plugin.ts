@@ -192,12 +192,7 @@ async function finishResponse(
     body = null;
     headers = new Headers({ location: headerValue(location), 'cache-control': 'no-store' });
   }
-  if (route.deprecated) {
-    const values = deprecationHeaders(route.deprecated);
-    headers.set('deprecation', values.deprecation);
-    headers.set('sunset', values.sunset);
-    if (values.link) headers.set('link', values.link);
-  }
+  for (const [name, value] of Object.entries(route.deprecated ? deprecationHeaders(route.deprecated) : {})) headers.set(name, value);
   if (ignored.length > 0) {
     // Rails-era clients are told which parameters were ignored.
     const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));

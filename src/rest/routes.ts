@@ -30,10 +30,7 @@ export interface RestRoute {
   spec: string;
   summary: string;
   successStatus?: 200 | 201 | 202 | 302;
-  /**
-   * Path and query parameters that are not plain strings. Query strings carry only text, so the
-   * REST layer parses these deliberately (see parseParam) and answers 422 naming the parameter.
-   */
+  /** Path and query parameters that are not plain strings: parsed by parseParam, a 422 naming the one at fault. */
   params?: Record<string, ParamType>;
   /** A read's path and query parameters in a call that succeeds on the demo data (prisma/seed.ts), for the tests' requests. */
   demo?: Readonly<Record<string, string | number>>;
@@ -41,11 +38,7 @@ export interface RestRoute {
   query?: readonly string[];
   /** The JSON body's wrapper key(s), e.g. ['car'] for {"car": {...}}. */
   body?: readonly string[];
-  /**
-   * The zod record (src/domain) that declares the operation's arguments with the rules that check
-   * them, on the day `now` (a year's range can depend on it): the OpenAPI document describes each
-   * argument it names from it (src/rest/input-schemas.ts), any other from its GraphQL type.
-   */
+  /** The zod record (src/domain) of the arguments on the day `now`: the OpenAPI document describes those it names from it. */
   input?: (now: Date) => z.ZodObject;
   /** Accept application/x-www-form-urlencoded bodies too (telephony providers post forms). */
   acceptsForm?: boolean;
@@ -57,11 +50,7 @@ export interface RestRoute {
   errors?: readonly number[];
   /** The group the operation is listed under in the OpenAPI document (one of restTags). */
   tag: RestTag;
-  /**
-   * What the operation's error statuses mean for it, with the `error` codes it answers (the spec's
-   * error table, section 7, and this service's own cases); the OpenAPI document and docs/rest.md list them.
-   * A status not described here gets the general description.
-   */
+  /** What its error statuses mean for it, with their `error` codes (the spec's section 7); others get the general description. */
   outcomes?: Partial<Record<number, string>>;
 }
 
@@ -80,6 +69,28 @@ export const restTags = {
 } as const;
 
 export type RestTag = keyof typeof restTags;
+
+/** A route of one webhook subscription, `/api/v1/webhook_subscriptions/:id…`. */
+function subscriptionRoute(
+  method: HttpMethod,
+  path: string,
+  field: RestRoute['field'],
+  summary: string,
+  more: Partial<RestRoute> = {},
+): RestRoute {
+  const outcomes = { 404: '`webhook_subscription_not_found`.' };
+  return {
+    method,
+    path: `/api/v1/webhook_subscriptions/:id${path}`,
+    field,
+    spec: 'webhooks',
+    summary,
+    tag: 'webhooks',
+    params: { id: 'integer' },
+    outcomes,
+    ...more,
+  };
+}
 
 export const restRoutes: readonly RestRoute[] = [
   {
@@ -389,86 +400,38 @@ export const restRoutes: readonly RestRoute[] = [
     },
     errors: [400, 401, 403, 409, 422],
   },
-  {
-    method: 'GET',
-    path: '/api/v1/webhook_subscriptions/:id/deliveries',
-    field: 'Query.webhook_deliveries',
-    demo: { id: 1 },
-    spec: 'webhooks',
-    summary: "A subscription's delivery log, newest first",
-    tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes: { 404: '`webhook_subscription_not_found`.' },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook_subscriptions/:id/rotate_secret',
-    field: 'Mutation.rotate_webhook_secret',
-    spec: 'webhooks',
-    summary: 'Rotate the signing secret; the old one signs too for a grace period',
-    tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes: { 404: '`webhook_subscription_not_found`.', 409: '`webhook_secret_rotated_meanwhile`.' },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook_subscriptions/:id/disable',
-    field: 'Mutation.disable_webhook_subscription',
-    spec: 'webhooks',
-    summary: 'Stop deliveries',
-    tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes: { 404: '`webhook_subscription_not_found`.' },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook_subscriptions/:id/enable',
-    field: 'Mutation.enable_webhook_subscription',
-    spec: 'webhooks',
-    summary: 'Start deliveries again',
-    tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes: { 404: '`webhook_subscription_not_found`.' },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/webhook_subscriptions/:id',
-    field: 'Mutation.delete_webhook_subscription',
-    spec: 'webhooks',
-    summary: 'Remove a subscription with its delivery log',
-    tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes: { 404: '`webhook_subscription_not_found`.' },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook_subscriptions/:id/deliveries/:delivery_id/redeliver',
-    field: 'Mutation.redeliver_webhook',
-    spec: 'webhooks',
-    summary: 'Send a delivery again, with the same webhook-id',
-    tag: 'webhooks',
-    params: { id: 'integer', delivery_id: 'integer' },
-    outcomes: {
-      404: '`webhook_subscription_not_found` or `webhook_delivery_not_found`.',
-      409: '`webhook_subscription_disabled`: enable it first.',
+  subscriptionRoute('GET', '/deliveries', 'Query.webhook_deliveries', "A subscription's delivery log, newest first", { demo: { id: 1 } }),
+  subscriptionRoute(
+    'POST',
+    '/rotate_secret',
+    'Mutation.rotate_webhook_secret',
+    'Rotate the signing secret; the old one signs too for a grace period',
+    {
+      outcomes: { 404: '`webhook_subscription_not_found`.', 409: '`webhook_secret_rotated_meanwhile`.' },
     },
-  },
+  ),
+  subscriptionRoute('POST', '/disable', 'Mutation.disable_webhook_subscription', 'Stop deliveries'),
+  subscriptionRoute('POST', '/enable', 'Mutation.enable_webhook_subscription', 'Start deliveries again'),
+  subscriptionRoute('DELETE', '', 'Mutation.delete_webhook_subscription', 'Remove a subscription with its delivery log'),
+  subscriptionRoute(
+    'POST',
+    '/deliveries/:delivery_id/redeliver',
+    'Mutation.redeliver_webhook',
+    'Send a delivery again, with the same webhook-id',
+    {
+      params: { id: 'integer', delivery_id: 'integer' },
+      outcomes: {
+        404: '`webhook_subscription_not_found` or `webhook_delivery_not_found`.',
+        409: '`webhook_subscription_disabled`: enable it first.',
+      },
+    },
+  ),
 ];
 
-const routeByField = new Map<string, RestRoute>(restRoutes.map((route) => [route.field, route]));
-
-/**
- * Whether the route takes an Idempotency-Key header (a retry answers the first result; documented in
- * the OpenAPI document): every write does but those src/schema/idempotent-writes.ts lists with their reason.
- */
+/** Whether the route takes an Idempotency-Key header: every write but those src/schema/idempotent-writes.ts lists. */
 export function routeTakesIdempotencyKey(route: RestRoute): boolean {
   const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
   return operation === 'Mutation' && takesIdempotencyKey(name);
-}
-
-/** The route a root field (`Query.car_performance`) answers, if any. */
-export function routeOfField(coordinate: string): RestRoute | undefined {
-  return routeByField.get(coordinate);
 }
 
 /** The root field a route answers with in `schema` (the graph's or the REST door's), if it has it. */
@@ -477,10 +440,7 @@ export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLFie
   return (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
 }
 
-/**
- * Who may call the route: what its root field declares (src/auth/field-access.ts). The REST door has
- * no access table of its own; the graph's declaration is the only one.
- */
+/** Who may call the route: what its root field declares (src/auth/field-access.ts), the only declaration. */
 export function accessOfRoute(route: RestRoute, schema: GraphQLSchema): FieldAccess {
   const field = rootFieldIn(route, schema);
   if (!field) throw new Error(`${route.field} is not a field of the schema`);
@@ -538,11 +498,7 @@ export function matchPath(pathname: string): MatchedRoute[] {
   return matches;
 }
 
-/**
- * Whether the request presents an API key: in Authorization, or as ?token= on a route that takes its
- * key there (the phone webhook). The sign-on handoff's ?token= is a sign-on token, not a key: a
- * request with only that is keyless, and limited and capped as such.
- */
+/** Whether the request presents an API key: the sign-on handoff's ?token= is a sign-on token, so that request is keyless. */
 export function carriesApiKey(headers: Headers, url: URL): boolean {
   if (headers.has('authorization')) return true;
   return url.searchParams.has('token') && matchPath(url.pathname).some(({ route }) => route.tokenInQuery === true);
@@ -551,10 +507,7 @@ export function carriesApiKey(headers: Headers, url: URL): boolean {
 const TRUE_SPELLINGS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_SPELLINGS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
-/**
- * A parameter's text in its canonical spelling, or an error reason. Booleans accept the usual
- * spellings in any case (true/false, 1/0, yes/no, on/off, t/f, y/n); integers are optional-sign digits.
- */
+/** A parameter's text in its canonical spelling, or an error reason; booleans in any case of the usual spellings. */
 export function parseParam(type: ParamType, raw: string): { value: string } | { reason: string } {
   const text = raw.trim();
   if (type === 'boolean') {

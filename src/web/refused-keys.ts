@@ -7,7 +7,7 @@ export const REFUSED_KEY_REASON = 'is not a key any input may have (__proto__, c
 
 export const isRefusedKey = (key: string): boolean => REFUSED_KEYS.has(key);
 
-function childPath(path: string, key: string): string {
+export function keyPath(path: string, key: string): string {
   if (path === '') return key;
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
@@ -17,7 +17,7 @@ export function refusedName(name: string): string | null {
   let path = '';
   for (const part of name.split(/[[\]]+/)) {
     if (part === '') continue;
-    path = childPath(path, part);
+    path = keyPath(path, part);
     if (isRefusedKey(part)) return path;
   }
   return null;
@@ -34,7 +34,7 @@ export function refusedKeyIn(value: unknown, path = ''): string | null {
       continue;
     }
     for (const [key, entry] of Object.entries(item)) {
-      const place = childPath(at, key);
+      const place = keyPath(at, key);
       if (isRefusedKey(key)) return place;
       queue.push([entry, place]);
     }
