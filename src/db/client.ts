@@ -8,8 +8,13 @@ import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgr
 import { engineOf, sqlitePath } from '../config/index.ts';
 import { boundedRelations } from './bounded-relations.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
-import { postgresTarget, statementWrappedFactory, tracedAdapterFactory, type AroundStatement } from './traced-adapter.ts';
-import type { DatabaseTarget } from './traced-adapter.ts';
+import {
+  postgresTarget,
+  statementWrappedFactory,
+  tracedAdapterFactory,
+  type AroundStatement,
+  type DatabaseTarget,
+} from './traced-adapter.ts';
 
 // The PostgreSQL driver is loaded only on PostgreSQL, so a SQLite instance never pays for it at start-up.
 const requirePackage = createRequire(import.meta.url);
