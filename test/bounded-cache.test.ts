@@ -4,17 +4,17 @@
 // benchmark measures RSS: docs/benchmarks.md).
 import { describe, expect, it } from 'vitest';
 import { memoryAnswerStore, type CachedAnswer } from '../src/gateway/answer-cache.ts';
-import { BoundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/lib/bounded-cache.ts';
+import { boundedCache, ENTRY_OVERHEAD_BYTES, type CacheBounds } from '../src/lib/bounded-cache.ts';
 import { COMPRESSION_MEMO_BOUNDS } from '../src/gateway/compression.ts';
 import { MEMORY_CACHE_BOUNDS, memoryReadStore } from '../src/gateway/response-cache.ts';
 
 const small: CacheBounds = { maxEntries: 1_000, maxBytes: 256 * 1024 };
 
-describe('BoundedCache', () => {
+describe('boundedCache', () => {
   it('counts keys and bookkeeping, not only values, and drops the least recently used first', () => {
-    const cache = new BoundedCache<string>({ maxEntries: 3, maxBytes: 1_000_000 }, (value) => value.length);
+    const cache = boundedCache<string>({ maxEntries: 3, maxBytes: 1_000_000 }, (value) => value.length);
     cache.set('a', 'x');
-    expect(cache.bytes).toBe(2 + 1 + ENTRY_OVERHEAD_BYTES);
+    expect(cache.calculatedSize).toBe(2 + 1 + ENTRY_OVERHEAD_BYTES);
     cache.set('b', 'y');
     cache.set('c', 'z');
     expect(cache.get('a')).toBe('x'); // now the most recent
@@ -22,11 +22,11 @@ describe('BoundedCache', () => {
     expect(cache.get('b')).toBeUndefined();
     expect(cache.size).toBe(3);
     cache.set('a', 'longer');
-    expect(cache.bytes).toBe(3 * (2 + ENTRY_OVERHEAD_BYTES) + 1 + 1 + 6);
+    expect(cache.calculatedSize).toBe(3 * (2 + ENTRY_OVERHEAD_BYTES) + 1 + 1 + 6);
   });
 
   it('keeps nothing bigger than a sixteenth of its bytes', () => {
-    const cache = new BoundedCache<string>({ maxEntries: 10, maxBytes: 1_600 }, (value) => value.length);
+    const cache = boundedCache<string>({ maxEntries: 10, maxBytes: 1_600 }, (value) => value.length);
     cache.set('big', 'v'.repeat(200));
     expect(cache.size).toBe(0);
   });
@@ -40,7 +40,7 @@ const tiers: Record<string, { bounds: CacheBounds; flood(count: number): { size:
       const store = memoryReadStore(small);
       for (let n = 0; n < count; n += 1)
         void store.set(`${'k'.repeat(200)}${n}`, { result: { data: { n } }, expiresAt: Date.now() + 60_000 }, 60_000);
-      return { size: store.cache.size, bytes: store.cache.bytes };
+      return { size: store.cache.size, bytes: store.cache.calculatedSize };
     },
   },
   'answer tier': {
@@ -58,15 +58,15 @@ const tiers: Record<string, { bounds: CacheBounds; flood(count: number): { size:
         };
         store.set(`GET /api/v1/x?q=${'q'.repeat(300)}${n}`, answer);
       }
-      return { size: store.cache.size, bytes: store.cache.bytes };
+      return { size: store.cache.size, bytes: store.cache.calculatedSize };
     },
   },
   'compression memo': {
     bounds: { ...COMPRESSION_MEMO_BOUNDS, maxBytes: 128 * 1024 },
     flood(count) {
-      const memo = new BoundedCache<Buffer>({ ...COMPRESSION_MEMO_BOUNDS, maxBytes: 128 * 1024 }, (compressed) => compressed.byteLength);
+      const memo = boundedCache<Buffer>({ ...COMPRESSION_MEMO_BOUNDS, maxBytes: 128 * 1024 }, (compressed) => compressed.byteLength);
       for (let n = 0; n < count; n += 1) memo.set(`br:"${'e'.repeat(64)}${n}"`, Buffer.alloc(20));
-      return { size: memo.size, bytes: memo.bytes };
+      return { size: memo.size, bytes: memo.calculatedSize };
     },
   },
 };

@@ -2,7 +2,7 @@
 // drift; execution itself is not filtered (docs/api-view.md says why).
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
-import { BoundedCache } from '../lib/bounded-cache.ts';
+import { boundedCache, type BoundedCache } from '../lib/bounded-cache.ts';
 import { accessOfField, hardGuardOf, type FieldAccess } from './field-access.ts';
 import type { Permission } from './permissions.ts';
 
@@ -56,7 +56,7 @@ const viewsBySchema = new WeakMap<GraphQLSchema, BoundedCache<GraphQLSchema>>();
 export function graphViewOf(schema: GraphQLSchema, permissions: ReadonlySet<Permission>): GraphQLSchema {
   let views = viewsBySchema.get(schema);
   if (!views) {
-    views = new BoundedCache<GraphQLSchema>(VIEW_BOUNDS, () => VIEW_BYTES);
+    views = boundedCache<GraphQLSchema>(VIEW_BOUNDS, () => VIEW_BYTES);
     viewsBySchema.set(schema, views);
   }
   const name = permissionSetName(permissions);

@@ -2,7 +2,7 @@
 // nor the key's expiry or its secret's retirement; a change made elsewhere is seen at once with Redis,
 // otherwise within the TTL, the stated bound.
 import { createHash } from 'node:crypto';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, deleteWhere, type CacheBounds } from '../lib/bounded-cache.ts';
 import { lastUseIsStale, lookUpKey, recordKeyUse } from './api-keys.ts';
 import type { Actor } from './api-keys.ts';
 import type { Db } from '../db/client.ts';
@@ -52,7 +52,7 @@ function verdictBytes(verdict: Verdict): number {
 }
 
 export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, changes = null }: KeyVerifierOptions): KeyVerifier {
-  const verdicts = new BoundedCache<Verdict>(bounds, verdictBytes);
+  const verdicts = boundedCache<Verdict>(bounds, verdictBytes);
   // Several requests with one key at the same moment share one lookup.
   const inFlight = new Map<string, Promise<Verdict>>();
   const changeListeners = new Set<(apiKeyId: number) => void>();
@@ -62,7 +62,7 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
   function forget(apiKeyId: number): void {
     changesHeard += 1;
     inFlight.clear();
-    verdicts.deleteWhere((verdict) => verdict.actor?.apiKeyId === apiKeyId);
+    deleteWhere(verdicts, (verdict) => verdict.actor?.apiKeyId === apiKeyId);
   }
 
   function changed(apiKeyId: number): void {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { peekRequestBody, readBody, responseFromBytes } from '../web/bodies.ts';
 import type { Actor } from '../auth/api-keys.ts';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, type BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { actorFromRequest } from '../context.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';
@@ -37,7 +37,7 @@ export interface AnswerStore {
 }
 
 export function memoryAnswerStore(bounds: CacheBounds): AnswerStore & { readonly cache: BoundedCache<CachedAnswer> } {
-  const cache = new BoundedCache<CachedAnswer>(
+  const cache = boundedCache<CachedAnswer>(
     bounds,
     (answer) => answer.body.byteLength + answer.headers.reduce((sum, [name, value]) => sum + 2 * (name.length + value.length), 0),
   );

@@ -3,7 +3,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { hasBody, readBody, responseFromBytes, withHeaders } from '../web/bodies.ts';
 import { isStreamedAnswer } from './incremental.ts';
 
@@ -39,8 +39,7 @@ function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
 }
 
 export function useCompression(): Plugin {
-  const memo = new BoundedCache<Buffer>(COMPRESSION_MEMO_BOUNDS, (compressed) => compressed.byteLength);
-  const remember = (id: string, compressed: Buffer): void => memo.set(id, compressed);
+  const memo = boundedCache<Buffer>(COMPRESSION_MEMO_BOUNDS, (compressed) => compressed.byteLength);
 
   return {
     async onResponse({ request, response: received, setResponse }) {
@@ -64,7 +63,7 @@ export function useCompression(): Plugin {
       let compressed = memoId ? memo.get(memoId) : undefined;
       if (!compressed) {
         compressed = await compress(body, encoding);
-        if (memoId) remember(memoId, compressed);
+        if (memoId) memo.set(memoId, compressed);
       }
       headers.set('content-encoding', encoding);
       headers.delete('content-length');

@@ -24,7 +24,7 @@ import type { Permission } from '../auth/permissions.ts';
 import { actorFromRequest } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { logError, unauthenticated } from '../errors.ts';
-import { BoundedCache } from '../lib/bounded-cache.ts';
+import { boundedCache, type BoundedCache } from '../lib/bounded-cache.ts';
 import { restError, restErrorResponse } from '../rest/errors.ts';
 import { isObject } from '../rest/input-schemas.ts';
 import { restCallOf, toolsOfDocument, type RestTool } from '../rest/mcp-tools.ts';
@@ -248,7 +248,7 @@ export function useMcp(deps: McpDeps): Plugin {
 
   return {
     onSchemaChange({ schema }) {
-      current = { schema, views: new BoundedCache<ToolView>(VIEW_BOUNDS, (view) => JSON.stringify(view.tools).length) };
+      current = { schema, views: boundedCache<ToolView>(VIEW_BOUNDS, (view) => JSON.stringify(view.tools).length) };
     },
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== MCP_PATH) return undefined;

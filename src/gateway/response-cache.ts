@@ -14,7 +14,7 @@ import { sentRequest, type Context } from '../context.ts';
 import { requestState, type RequestState } from '../web/request-state.ts';
 import { memoryAnswerStore, type AnswerStore } from './answer-cache.ts';
 import { cacheScope, type CacheGeneration } from './cache-scope.ts';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, type BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import type { CacheEpoch } from '../domain/shared-settings.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
@@ -112,7 +112,7 @@ const HEAP_BYTES_PER_JSON_CHARACTER = 3;
 
 /** @envelop/response-cache's in-memory cache bounds entries, not bytes, and keeps time by the process clock. */
 export function memoryReadStore(bounds: CacheBounds): ReadStore & { clear(): void; readonly cache: BoundedCache<StoredRead> } {
-  const cache = new BoundedCache<StoredRead>(bounds, (read) => JSON.stringify(read.result).length * HEAP_BYTES_PER_JSON_CHARACTER);
+  const cache = boundedCache<StoredRead>(bounds, (read) => JSON.stringify(read.result).length * HEAP_BYTES_PER_JSON_CHARACTER);
   return {
     cache,
     get: (id) => Promise.resolve(cache.get(id) ?? null),

@@ -6,7 +6,7 @@ import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yog
 import { sentRequest, verifyPresentedKey } from '../context.ts';
 import { noteErrorLogger, requestLogger } from '../telemetry/request-record.ts';
 import { documentNotTrusted, persistedQueryNotFound } from '../errors.ts';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { queryLimits } from '../schema/graphql-limits.ts';
 import { documentHash, findTrustedDocument, isDocumentHash, recordDocumentUses, type DocumentUse } from '../domain/trusted-documents.ts';
 import type { AppDeps, DocumentUseLog } from './app.ts';
@@ -59,9 +59,9 @@ export function createDocumentUseLog(deps: Pick<AppDeps, 'db' | 'logger'>): Docu
 
 export function useTrustedDocuments(deps: Pick<AppDeps, 'db' | 'keys' | 'now' | 'logger' | 'documentUses'>): Plugin[] {
   // Releases never change once published, so a found document stays right; a miss is always asked of the database.
-  const found = new BoundedCache<{ body: string; releaseId: number }>(FOUND_BOUNDS, (document) => document.body.length * 2);
+  const found = boundedCache<{ body: string; releaseId: number }>(FOUND_BOUNDS, (document) => document.body.length * 2);
   // APQ's documents are the client's cache, not a registry: per instance, bounded; a miss costs the client one retry with the text.
-  const automatic = new BoundedCache<string>(APQ_BOUNDS, (body) => body.length * 2);
+  const automatic = boundedCache<string>(APQ_BOUNDS, (body) => body.length * 2);
   const resolvedById = new WeakSet<Request>();
   const uses = deps.documentUses ?? createDocumentUseLog(deps);
 

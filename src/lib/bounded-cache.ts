@@ -1,5 +1,6 @@
 // LRU bounded in entries and in bytes, counting keys and per-entry overhead too: a bound on values
-// alone lets a stream of small distinct answers grow the process without end.
+// alone lets a stream of small distinct answers grow the process without end. lru-cache keeps the order.
+import { LRUCache } from 'lru-cache';
 
 export const ENTRY_OVERHEAD_BYTES = 160;
 
@@ -8,58 +9,18 @@ export interface CacheBounds {
   maxBytes: number;
 }
 
-export class BoundedCache<V> {
-  readonly #entries = new Map<string, { value: V; bytes: number }>();
-  readonly #bounds: CacheBounds;
-  readonly #sizeOf: (value: V) => number;
-  #bytes = 0;
+export type BoundedCache<V extends object | string> = LRUCache<string, V>;
 
-  constructor(bounds: CacheBounds, sizeOf: (value: V) => number) {
-    this.#bounds = bounds;
-    this.#sizeOf = sizeOf;
-  }
+/** A value too big for a sixteenth of the bound is not kept, so one entry cannot flush the cache. */
+export function boundedCache<V extends object | string>(bounds: CacheBounds, sizeOf: (value: V) => number): BoundedCache<V> {
+  return new LRUCache<string, V>({
+    max: bounds.maxEntries,
+    maxSize: bounds.maxBytes,
+    maxEntrySize: bounds.maxBytes / 16,
+    sizeCalculation: (value, key) => Math.ceil(key.length * 2 + sizeOf(value) + ENTRY_OVERHEAD_BYTES),
+  });
+}
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  get(key: string): V | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.value;
-  }
-
-  /** A value too big for a sixteenth of the bound is not kept, so one entry cannot flush the cache. */
-  set(key: string, value: V): void {
-    this.delete(key);
-    const bytes = key.length * 2 + this.#sizeOf(value) + ENTRY_OVERHEAD_BYTES;
-    if (bytes > this.#bounds.maxBytes / 16) return;
-    while (this.#entries.size > 0 && (this.#entries.size >= this.#bounds.maxEntries || this.#bytes + bytes > this.#bounds.maxBytes)) {
-      this.delete(this.#entries.keys().next().value as string);
-    }
-    this.#entries.set(key, { value, bytes });
-    this.#bytes += bytes;
-  }
-
-  deleteWhere(matches: (value: V) => boolean): void {
-    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.delete(key);
-  }
-
-  delete(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
-  }
-
-  clear(): void {
-    this.#entries.clear();
-    this.#bytes = 0;
-  }
+export function deleteWhere<V extends object | string>(cache: BoundedCache<V>, matches: (value: V) => boolean): void {
+  for (const [key, value] of [...cache.entries()]) if (matches(value)) cache.delete(key);
 }

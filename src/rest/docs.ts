@@ -12,7 +12,7 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { actorFromRequest } from '../context.ts';
 import { unauthenticated } from '../errors.ts';
-import { BoundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
 import { explorerPagePolicy } from './explorers.ts';
 import { Response } from '../web/fetch-api.ts';
 
@@ -131,7 +131,7 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
   // Written when first asked for, not at start-up: integrators fetch it rarely, and it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
-  const keyViews = new BoundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
+  const keyViews = boundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
   const fileCache = new Map<string, ArrayBuffer>();
   const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
     const name = permissionSetName(permissions);
