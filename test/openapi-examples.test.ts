@@ -11,8 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import operationExamples from '../src/rest/openapi-examples.json' with { type: 'json' };
 import { openApiPath } from '../src/rest/openapi.ts';
 import { getSchema } from '../src/schema/index.ts';
-import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
-import type { RecordEventType } from '../src/domain/record-events.ts';
+import { readPermissionOfEvent } from '../src/domain/webhooks.ts';
+import { RECORD_EVENT_TYPES, type RecordEventType } from '../src/domain/record-events.ts';
 import { accessOfRoute, matchPath, restRoutes, type RestRoute } from '../src/rest/routes.ts';
 import type { TestApp } from './support/app.ts';
 import { assertValidAgainst, openApiDocument } from './support/contract.ts';
@@ -192,9 +192,9 @@ describe('every operation on the demo data', () => {
       // A subscription's event types, and a delivery's, need their records' read permissions too (docs/webhooks.md).
       const readsDeliveries = target.field === 'Query.webhook_deliveries' || target.field === 'Mutation.redeliver_webhook';
       const events = readsDeliveries
-        ? (Object.keys(READ_PERMISSION_OF_EVENT) as RecordEventType[])
+        ? [...RECORD_EVENT_TYPES]
         : ((target.body as { subscription?: { events?: RecordEventType[] } } | undefined)?.subscription?.events ?? []);
-      const permissions = [...accessOfRoute(route, getSchema()).permissions, ...events.map((type) => READ_PERMISSION_OF_EVENT[type])];
+      const permissions = [...accessOfRoute(route, getSchema()).permissions, ...events.map((type) => readPermissionOfEvent(type))];
       const { key } = await makeKey(app.db, { permissions: [...new Set(permissions)] });
       // Writes run once, with the narrow key: a second reservation or lead would answer otherwise.
       const response = await call(target, key);

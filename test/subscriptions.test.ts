@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventSubject, type RecordEventType } from '../src/domain/record-events.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { allPermissions } from '../src/auth/permissions.ts';
-import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
+import { readPermissionOfEvent } from '../src/domain/webhooks.ts';
 import { revokeKey } from '../src/auth/api-keys.ts';
 import { removeDealerships, removePermissions } from '../src/auth/key-admin.ts';
 import { createKeyVerifier, type KeyVerifier } from '../src/auth/key-cache.ts';
@@ -309,9 +309,9 @@ describe('every record event type', () => {
       expect(await reader.nextEvent()).toEqual({ data: { [fieldOf(type)]: { databaseId: event.recordId } } });
     });
 
-    it(`${type}: ${fieldOf(type)} is refused to a key holding every permission but ${READ_PERMISSION_OF_EVENT[type]}`, async () => {
+    it(`${type}: ${fieldOf(type)} is refused to a key holding every permission but ${readPermissionOfEvent(type)}`, async () => {
       const key = await makeKey(app.db, {
-        permissions: allPermissions.filter((permission) => permission !== READ_PERMISSION_OF_EVENT[type]),
+        permissions: allPermissions.filter((permission) => permission !== readPermissionOfEvent(type)),
       });
       await expectRefused(await subscribe(`subscription { ${fieldOf(type)} { databaseId } }`, key.key));
     });

@@ -5,10 +5,9 @@
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { readPermissionOf } from '../src/auth/record-access.ts';
 import { open } from '../src/config/secrets.ts';
-import { NODE_TYPE_OF_SUBJECT, RECORD_EVENT_TYPES, subjectOfEvent, type RecordEventType } from '../src/domain/record-events.ts';
-import { READ_PERMISSION_OF_EVENT } from '../src/domain/webhooks.ts';
+import { RECORD_EVENT_TYPES, type RecordEventType } from '../src/domain/record-events.ts';
+import { readPermissionOfEvent } from '../src/domain/webhooks.ts';
 import { deliverDueWebhooks } from '../src/notifications/webhook-worker.ts';
 import { createTestApp, testKeyring, type TestApp } from './support/app.ts';
 import { makeFailedDelivery, makeWebhookSubscription } from './support/fixtures-events.ts';
@@ -213,12 +212,6 @@ describe('managing a subscription', () => {
 });
 
 describe('each event type’s read permission', () => {
-  it('is the permission that reads its record by node(id:), declared once', () => {
-    for (const type of RECORD_EVENT_TYPES) {
-      expect(READ_PERMISSION_OF_EVENT[type], type).toBe(readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]));
-    }
-  });
-
   /** A dealership of its own, a subscription to `type` made by `apiKeyId`, and one failed delivery of that type. */
   async function hookWithDelivery(type: RecordEventType, apiKeyId: number) {
     const at = app.clock.now();
@@ -228,7 +221,7 @@ describe('each event type’s read permission', () => {
   }
 
   for (const type of RECORD_EVENT_TYPES) {
-    const permission = READ_PERMISSION_OF_EVENT[type];
+    const permission = readPermissionOfEvent(type);
     for (const holds of [true, false]) {
       it(`${type}, a key ${holds ? 'with' : 'without'} ${permission}: subscribing, the delivery, the delivery log and redelivery`, async () => {
         const permissions: Permission[] = allPermissions.filter((held) => holds || held !== permission);

@@ -21,22 +21,17 @@ const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
 const MAX_URL_LENGTH = 2_000;
 const MAX_LOGGED_DELIVERIES = 100;
 
-/** The read permission each event's record type declares, read when asked: the schema is built after this module. */
-export const READ_PERMISSION_OF_EVENT: Readonly<Record<RecordEventType, Permission>> = Object.defineProperties(
-  {} as Record<RecordEventType, Permission>,
-  Object.fromEntries(
-    RECORD_EVENT_TYPES.map((type) => [type, { enumerable: true, get: () => readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]) }]),
-  ),
-);
+/** The read permission the event's record type declares, read when asked: the schema is built after this module. */
+export const readPermissionOfEvent = (type: RecordEventType): Permission => readPermissionOf(NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)]);
 
 /** The event types whose records the key may read: the only ones it may subscribe to or see deliveries of. */
 function readableEventTypes(actor: Actor): RecordEventType[] {
-  return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(READ_PERMISSION_OF_EVENT[type]));
+  return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(readPermissionOfEvent(type)));
 }
 
 function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[], field: string): void {
   events.forEach((type, index) => {
-    const permission = READ_PERMISSION_OF_EVENT[type];
+    const permission = readPermissionOfEvent(type);
     if (!actor.permissions.has(permission)) {
       throw invalidInput(`${field}[${index}]`, `${type} needs ${permission}, which this API key does not hold`);
     }

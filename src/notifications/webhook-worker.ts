@@ -13,7 +13,7 @@ import { forDealerships } from '../db/scoped.ts';
 import { eventOfRow, type RecordEvent } from '../domain/record-events.ts';
 import { openPreviousWebhookSecret, openWebhookSecret } from '../domain/stored-secrets.ts';
 import { allowedAddresses } from '../domain/webhook-address.ts';
-import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { readPermissionOfEvent } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
 import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import { enqueueWebhookDisabledNotice } from './outbox.ts';
@@ -123,7 +123,7 @@ async function attempt(deps: WebhookWorkerDeps, delivery: ClaimedDelivery, now: 
   const actor = actorOfKey(subscription.api_key, now);
   if (!actor) return { kind: 'skipped', reason: 'the subscribing API key is revoked or expired' };
   const event = eventOfRow(delivery.record_event);
-  const needed = event ? READ_PERMISSION_OF_EVENT[event.type] : undefined;
+  const needed = event ? readPermissionOfEvent(event.type) : undefined;
   if (!event || !reachesDealership(actor, event.dealershipId) || !needed || !actor.permissions.has(needed)) {
     return { kind: 'skipped', reason: `the subscribing API key cannot read this record (it needs ${needed} for its dealership)` };
   }

@@ -34,7 +34,7 @@ import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
 import { deprecationHeaderDocs } from './deprecation.ts';
 import { RECORD_EVENT_TYPES, type RecordEventType } from '../domain/record-events.ts';
-import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { readPermissionOfEvent } from '../domain/webhooks.ts';
 import { webhookPayloadShape } from './webhook-payload-shape.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
@@ -566,7 +566,7 @@ function webhookOf(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEven
       summary: `The \`${type}\` event, POSTed to a subscribed URL`,
       description:
         `Sent to each enabled subscription to \`${type}\` of the record's dealership, signed per Standard Webhooks. ` +
-        `The subscribing key needs \`${READ_PERMISSION_OF_EVENT[type]}\` (and reach to the dealership) when the delivery is sent, or the delivery is skipped. ` +
+        `The subscribing key needs \`${readPermissionOfEvent(type)}\` (and reach to the dealership) when the delivery is sent, or the delivery is skipped. ` +
         'Delivery is at least once, in event order per record (docs/webhooks.md).',
       tags: ['webhooks'],
       security: [],
@@ -598,9 +598,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     if (operation) paths[openApiPath(route.path)] = { ...paths[openApiPath(route.path)], [route.method.toLowerCase()]: operation };
   }
   // A key's view lists the event types it may subscribe to.
-  const events = RECORD_EVENT_TYPES.filter(
-    (type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(READ_PERMISSION_OF_EVENT[type])),
-  );
+  const events = RECORD_EVENT_TYPES.filter((type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(readPermissionOfEvent(type))));
   const webhooks = Object.fromEntries(events.map((type) => [type, webhookOf(schema, writer, type)]));
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const listsTag = (name: string): boolean => routes.some((route) => route.tag === name) || (name === 'webhooks' && events.length > 0);

@@ -12,7 +12,7 @@ import type { Permission } from '../auth/permissions.ts';
 import { reachesDealership, requireActor } from '../auth/scope.ts';
 import { apiError } from '../errors.ts';
 import { eventOfRow, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
-import { READ_PERMISSION_OF_EVENT } from '../domain/webhooks.ts';
+import { readPermissionOfEvent } from '../domain/webhooks.ts';
 
 interface KeyWithdrawn {
   withdrawn: GraphQLError;
@@ -90,7 +90,7 @@ async function eventsFor(
   type: RecordEventType,
   found: (db: ScopedDb, id: number) => Promise<boolean>,
 ): Promise<AsyncIterableIterator<LiveItem>> {
-  const permission = READ_PERMISSION_OF_EVENT[type];
+  const permission = readPermissionOfEvent(type);
   const opened = requireActor(context);
   const request = context.request;
   const done: IteratorResult<LiveItem> = { value: undefined, done: true };
