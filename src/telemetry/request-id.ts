@@ -1,8 +1,8 @@
-// A request's id (`Request-Id`, its log lines, its error body): the caller's X-Request-Id or Request-Id when
-// safe in a header and a log line, else its `traceparent`'s trace id (one id in the tracing system too), else a new UUID.
+// A request's id (`Request-Id`, its log lines, its error body): the caller's X-Request-Id or Request-Id when safe in
+// a header and a log line (a longer one is replaced, never cut: a cut id names nothing), else its `traceparent`'s trace
+// id, else a new UUID. Parsed here, not by @opentelemetry/core: loading it would slow every start-up with tracing off.
 import { randomUUID } from 'node:crypto';
 
-/** Anything longer is replaced, never cut: a cut id would name nothing. */
 export const MAX_REQUEST_ID_LENGTH = 128;
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-/+=@]+$/;
