@@ -5,6 +5,14 @@ import type { Plugin } from 'graphql-yoga';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import { actorFromRequest } from '../context.ts';
 import { forbidden, rebuilt, unauthenticated, withExtensions } from '../errors.ts';
+import { requestState } from '../web/request-state.ts';
+
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** Introspection refused: with a valid key (403) or none (401). */
+    introspectionRefusedWithKey?: boolean;
+  }
+}
 
 const SUGGESTION = /\s*Did you mean [^?]*\?$/;
 
@@ -20,13 +28,12 @@ function hideSuggestion(error: GraphQLError): GraphQLError {
 
 export function useSchemaPrivacy({ production, keys }: { production: boolean; keys: KeyVerifier }): Plugin<Record<string, unknown>> {
   if (!production) return {};
-  const keyed = new WeakMap<Request, boolean>(); // refused introspection: with a valid key (403) or none (401)
   const refused = new WeakSet<Error>();
   const isDisabled = async (request: Request): Promise<boolean> => {
     // A key that cannot be checked (the database is down) fails the request when its context is built.
     const actor = await actorFromRequest(keys, request).catch(() => undefined);
     if (actor === undefined || actor?.permissions.has('read:schema')) return false;
-    keyed.set(request, actor !== null);
+    requestState(request).introspectionRefusedWithKey = actor !== null;
     return true;
   };
   // Made only for a document that introspects, not for every request the rule applies to.
@@ -43,7 +50,7 @@ export function useSchemaPrivacy({ production, keys }: { production: boolean; ke
     },
     onValidate({ context }) {
       return ({ result, setResult }) => {
-        const withKey = keyed.get(context.request);
+        const withKey = requestState(context.request).introspectionRefusedWithKey;
         // Yoga keeps a document's validation result for the next request: it may hold another's refusal.
         const introspects = (error: Error) => refused.has(error) || INTROSPECTION_DISABLED.test(error.message);
         const errors = withKey !== undefined && result.some(introspects) ? result.filter((error) => !introspects(error)) : result;
