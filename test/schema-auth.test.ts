@@ -3,7 +3,7 @@
 import { isObjectType, type GraphQLNamedType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { accessOfField } from '../src/auth/field-access.ts';
-import { permissionOfType } from '../src/auth/record-access.ts';
+import { permissionOfType } from './support/guards.ts';
 import { accessOfRoute, restRoutes } from '../src/rest/routes.ts';
 import { getSchema } from '../src/schema/index.ts';
 

@@ -16,7 +16,7 @@ import {
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions, type Permission } from '../src/auth/permissions.ts';
-import { guardedFields } from '../src/auth/record-access.ts';
+import { guardedFields } from './support/guards.ts';
 import { relationsOf } from '../src/db/datamodel.ts';
 import { dealershipScope, forDealerships, isScoped, modelNames, type ModelName } from '../src/db/scoped.ts';
 import type { Db } from '../src/db/client.ts';

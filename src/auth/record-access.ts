@@ -1,6 +1,6 @@
 // A record's read permission, declared once on its type (`readPermission`), guards everything that
 // hands the record out. A guard answers null, never throws: a REST body fails wholly on any error.
-import type { GraphQLField, GraphQLFieldResolver, GraphQLNamedType, GraphQLSchema } from 'graphql';
+import type { GraphQLFieldResolver } from 'graphql';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { invalidInput, unauthenticated } from '../errors.ts';
 import type { Actor } from './api-keys.ts';
@@ -28,28 +28,8 @@ export function readPermissionOf(typeName: string): Permission {
   return permission;
 }
 
-export function permissionOfType(type: GraphQLNamedType): Permission | undefined {
-  return (type.extensions as Partial<RelationGuard> | undefined)?.guardedBy;
-}
-
-export interface RelationGuard {
-  guardedBy: Permission;
-}
-
 interface GuardContext {
   actor: Actor | null;
-}
-
-export function guardedFields(
-  schema: GraphQLSchema,
-): { type: string; field: GraphQLField<unknown, GuardContext>; permission: Permission }[] {
-  return Object.values(schema.getTypeMap()).flatMap((type) => {
-    if (!('getFields' in type) || type.name.startsWith('__')) return [];
-    return Object.values(type.getFields()).flatMap((field) => {
-      const permission = (field.extensions as Partial<RelationGuard> | undefined)?.guardedBy;
-      return permission ? [{ type: type.name, field: field as GraphQLField<unknown, GuardContext>, permission }] : [];
-    });
-  });
 }
 
 type Resolver = GraphQLFieldResolver<unknown, GuardContext, Record<string, unknown>>;

@@ -13,9 +13,14 @@ import SchemaBuilder, {
 } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import type { Permission } from '../auth/permissions.ts';
-import { declareReadPermission, guardNodeLookup, guardRelation, type RelationGuard } from '../auth/record-access.ts';
+import { declareReadPermission, guardNodeLookup, guardRelation } from '../auth/record-access.ts';
 import { describedOrFromGlossary } from './glossary.ts';
 import { checkKeyExceptions, keyedWrite } from './idempotent-writes.ts';
+
+/** On a type or field: the permission its relations and `node(id:)` are guarded by (tests walk it too). */
+interface RelationGuard {
+  guardedBy: Permission;
+}
 
 declare global {
   export namespace PothosSchemaTypes {
