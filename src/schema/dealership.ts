@@ -279,25 +279,16 @@ const DealershipSearchResult = builder.prismaObject('Location', {
         description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
         resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
       }),
-      // The search only answers locations with an address (it cannot rank the others).
-      address: t.field({
+      // The search only answers locations with an address (it cannot rank the others) and contact details.
+      address: t.relation('address', {
         type: LocationAddress,
         description: 'The location’s address.',
-        select: (_args, _context, nested) => ({ address: nested(true) }),
-        resolve: (location) => {
-          if (!location.address) throw new Error(`location ${location.id} has no address`);
-          return location.address;
-        },
+        onNull: (location) => new Error(`location ${location.id} has no address`),
       }),
-      // The search only answers locations with contact details.
-      contact_detail: t.field({
+      contact_detail: t.relation('contact_detail', {
         type: DealershipSearchContactDetail,
         description: "The location's contact details (a location without them is not a search result).",
-        select: (_args, _context, nested) => ({ contact_detail: nested(true) }),
-        resolve: (location) => {
-          if (!location.contact_detail) throw new Error(`location ${location.id} has no contact details`);
-          return location.contact_detail;
-        },
+        onNull: (location) => new Error(`location ${location.id} has no contact details`),
       }),
       website: t.field({
         type: Website,

@@ -118,6 +118,14 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     return name.endsWith('Edge') && node && fields.has('cursor') ? this.fieldTypeName(node.type) : null;
   }
 
+  /** The Relay texts naming a connection's or an edge's node type, for its type and fields. */
+  private relayTexts(name: string): Record<string, string> | null {
+    const connectionOf = this.connectionNode(name);
+    if (connectionOf) return connectionTexts(connectionOf, this.fieldsOf(name).has('totalCountCapped'));
+    const edgeOf = this.edgeNode(name);
+    return edgeOf ? edgeTexts(edgeOf) : null;
+  }
+
   /** A type's own declaration or, for a variant of a Prisma model, the model's. */
   private declarationOf(name: string): Declaration {
     const config = this.config(name);
@@ -159,10 +167,8 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
       this.nodeTypes.set(typeConfig.name, readPermission);
       description = appendSentence(description, `Fetching it by \`node(id:)\` needs the \`${readPermission}\` permission.`);
     }
-    const connectionOf = this.connectionNode(typeConfig.name);
-    const edgeOf = this.edgeNode(typeConfig.name);
-    if (connectionOf) description ||= connectionTexts(connectionOf, false).type;
-    else if (edgeOf) description ||= edgeTexts(edgeOf).type;
+    const relayTexts = this.relayTexts(typeConfig.name);
+    if (relayTexts) description ||= relayTexts.type;
     const guardedBy = this.relationPermission(typeConfig.name);
     const extensions = { ...typeConfig.extensions, ...(guardedBy && { guardedBy }), ...(variantOf && { variantOf }) };
     return { ...typeConfig, description, extensions };
@@ -188,16 +194,9 @@ class RecordPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
       const sentence = rootAccessSentence(typeof scopes === 'object' && scopes !== null ? scopes : undefined);
       return sentence ? { ...config, description: appendSentence(config.description, sentence) } : config;
     }
-    const connectionOf = this.connectionNode(parent);
-    const edgeOf = this.edgeNode(parent);
-    if (connectionOf) {
-      const texts = connectionTexts(connectionOf, this.fieldsOf(parent).has('totalCountCapped'));
-      config.description ||= texts[config.name as keyof typeof texts];
-      return config;
-    }
-    if (edgeOf) {
-      const texts = edgeTexts(edgeOf);
-      config.description ||= texts[config.name as keyof typeof texts];
+    const relayTexts = this.relayTexts(parent);
+    if (relayTexts) {
+      config.description ||= relayTexts[config.name];
       return config;
     }
     const permission = (returned && this.relationPermission(returned)) || (connectionNode && this.relationPermission(connectionNode));
