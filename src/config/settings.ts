@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseUrl } from '../lib/parse-url.ts';
 import { DEFAULT_THIRD_PARTY_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_SOURCES } from '../domain/leads/values.ts';
 import {
   commaList,
@@ -74,14 +75,11 @@ function databaseUrlProblem(value: string): string | null {
   if (!/^postgres(ql)?:\/\//.test(value)) {
     return 'must start with file: (SQLite, e.g. file:./data/dealership.db) or postgresql:// (PostgreSQL, e.g. postgresql://user@host:5432/dealership)';
   }
-  try {
-    const url = new URL(value);
-    if (url.hostname === '') return 'must name a host, e.g. postgresql://user@host:5432/dealership';
-    if (url.pathname.length <= 1) return 'must name a database, e.g. postgresql://user@host:5432/dealership';
-    return null;
-  } catch {
-    return 'is not a valid URL: check for characters that need %-encoding in the password';
-  }
+  const url = parseUrl(value);
+  if (!url) return 'is not a valid URL: check for characters that need %-encoding in the password';
+  if (url.hostname === '') return 'must name a host, e.g. postgresql://user@host:5432/dealership';
+  if (url.pathname.length <= 1) return 'must name a database, e.g. postgresql://user@host:5432/dealership';
+  return null;
 }
 
 /**
@@ -95,12 +93,7 @@ function corsOrigins(value: string): { value: string[] } | { problems: string[] 
     return entries.length > 1 ? { problems: ['must be * alone or a list of origins, not both'] } : { value: ['*'] };
   const origins: string[] = [];
   for (const entry of entries) {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
+    const url = parseUrl(entry);
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
       return { problems: [`must list origins such as https://shop.example.com (scheme, host and port only), not "${entry}"`] };
     }
