@@ -1,5 +1,6 @@
 // A schema sees only a set value (or a default): an unset variable is never checked.
 import { z } from 'zod';
+import { parseUrl } from '../lib/parse-url.ts';
 
 export interface SettingDeclaration {
   readonly schema: z.ZodType<unknown, string>;
@@ -61,12 +62,8 @@ export const trueOrFalse = text
 
 export const httpOrigin = text
   .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-    } catch {
-      return false;
-    }
+    const url = parseUrl(value);
+    return (url?.protocol === 'http:' || url?.protocol === 'https:') && url.hostname !== '';
   }, 'must be an http:// or https:// URL, e.g. https://api.example.com')
   .transform((value) => value.replace(/\/+$/, ''));
 

@@ -20,26 +20,22 @@ export class ConfigError extends Error {
 
 const DEVELOPMENT_MODE_HINT = ' (or start in development mode, APP_MODE=development or --dev, for a local demo only)';
 
-interface SettingsRead<K extends SettingName> {
-  mode: AppMode;
-  settings: Partial<Pick<Settings, K>>;
-  problems: SettingProblem[];
-  developmentDefaults: string[];
-}
-
-function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): SettingsRead<K> {
+/** The chosen settings (with APP_MODE and NODE_ENV), by name and landed at their fields; the rules between them run on the valid ones. */
+function readSettings<K extends SettingName>(
+  env: NodeJS.ProcessEnv,
+  names: readonly K[],
+  problemsBetween: (settings: Partial<Pick<Settings, K>>) => SettingProblem[] = () => [],
+) {
   // A bad APP_MODE is reported with the other settings (and means production meanwhile).
   const mode: AppMode = env.APP_MODE?.trim() === 'development' ? 'development' : 'production';
   const settings: Partial<Record<SettingName, unknown>> = {};
+  const landed: Record<string, unknown> = {};
   const problems: SettingProblem[] = [];
   const developmentDefaults: string[] = [];
-  const chosen = SETTING_NAMES.filter(
-    (name) => name === 'APP_MODE' || name === 'NODE_ENV' || (names as readonly SettingName[]).includes(name),
-  );
-  for (const name of chosen) {
+  for (const name of SETTING_NAMES) {
+    if (name !== 'APP_MODE' && name !== 'NODE_ENV' && !(names as readonly SettingName[]).includes(name)) continue;
     const declaration: SettingDeclaration = SETTINGS[name];
     const raw = env[name];
-    const given = declaration.emptyIsAValue ? raw : unsetIfEmpty(raw);
     if (declaration.required !== undefined && unsetIfEmpty(raw) === undefined) {
       if (mode === 'production') {
         problems.push({ setting: name, message: `is required: ${declaration.required}${DEVELOPMENT_MODE_HINT}` });
@@ -47,61 +43,30 @@ function readSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: read
       }
       developmentDefaults.push(name);
     }
+    const given = declaration.emptyIsAValue ? raw : unsetIfEmpty(raw);
     const text = given ?? (mode === 'development' ? declaration.developmentDefault : undefined) ?? declaration.default;
-    if (text === undefined) {
-      settings[name] = undefined;
-      continue;
-    }
-    const result = declaration.schema.safeParse(text);
-    if (result.success) settings[name] = result.data;
-    else {
+    const result = text === undefined ? { success: true as const, data: undefined } : declaration.schema.safeParse(text);
+    if (!result.success) {
       // A confidential value is never repeated.
       const got = raw !== undefined && raw !== '' && !declaration.confidential ? ` (got "${raw}")` : '';
       for (const issue of result.error.issues) problems.push({ setting: name, message: `${issue.message}${got}` });
+      continue;
     }
+    settings[name] = result.data;
+    const [record = '', inRecord] = declaration.field?.split('.') ?? [];
+    if (inRecord !== undefined) landed[record] = { ...(landed[record] as object | undefined), [inRecord]: result.data ?? null };
+    else if (record !== '') landed[record] = result.data ?? null;
   }
   if (mode === 'development' && env.NODE_ENV === 'production') {
     problems.push({ setting: 'APP_MODE', message: 'development cannot be combined with NODE_ENV=production: remove one of them' });
   }
-  return { mode, settings: settings as Partial<Pick<Settings, K>>, problems, developmentDefaults };
-}
-
-function parseSettings<K extends SettingName>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<Settings, K> & { mode: AppMode } {
-  const read = readSettings(env, names);
-  if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return { ...(read.settings as Pick<Settings, K>), mode: read.mode };
-}
-
-function land<T extends Partial<Settings>>(settings: T): Landed<Pick<typeof SETTINGS, keyof T & SettingName>> {
-  const config: Record<string, unknown> = {};
-  for (const name of SETTING_NAMES) {
-    const { field }: SettingDeclaration = SETTINGS[name];
-    if (field === undefined || !(name in settings)) continue;
-    const value = (settings as Partial<Settings>)[name] ?? null;
-    const [record, inRecord] = field.split('.') as [string, string | undefined];
-    if (inRecord === undefined) config[record] = value;
-    else config[record] = { ...(config[record] as object | undefined), [inRecord]: value };
-  }
-  return config as Landed<Pick<typeof SETTINGS, keyof T & SettingName>>;
+  problems.push(...problemsBetween(settings as Partial<Pick<Settings, K>>));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { mode, settings: settings as Pick<Settings, K>, landed: landed as Landed<Pick<typeof SETTINGS, K>>, developmentDefaults };
 }
 
 const redisKeyPrefixOf = (settings: Pick<Settings, 'REDIS_KEY_PREFIX' | 'RATE_LIMIT_REDIS_PREFIX'>): string | null =>
   settings.REDIS_KEY_PREFIX ?? settings.RATE_LIMIT_REDIS_PREFIX ?? null;
-
-function keyValueList(text: string | undefined): Record<string, string> {
-  if (!text) return {};
-  return Object.fromEntries(
-    text.split(',').map((pair) => {
-      const at = pair.indexOf('=');
-      const value = pair.slice(at + 1).trim();
-      let decoded = value;
-      try {
-        decoded = decodeURIComponent(value);
-      } catch {}
-      return [pair.slice(0, at).trim(), decoded];
-    }),
-  );
-}
 
 function tracingOf(settings: Settings, production: boolean) {
   const otlpUrl =
@@ -115,7 +80,7 @@ function tracingOf(settings: Settings, production: boolean) {
     otlpProtocol: settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL,
     serviceName: settings.OTEL_SERVICE_NAME,
     deploymentEnvironment: settings.DEPLOYMENT_ENVIRONMENT ?? (production ? 'production' : 'development'),
-    resourceAttributes: keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES),
+    resourceAttributes: settings.OTEL_RESOURCE_ATTRIBUTES ?? {},
   };
 }
 
@@ -144,13 +109,13 @@ function httpConnectionBounds(settings: Partial<Settings>) {
   return { httpMaxUploads: maxUploads, httpReservedConnections: reservedConnections };
 }
 
-function configOf({ mode, developmentDefaults, ...settings }: Settings & { mode: AppMode; developmentDefaults: readonly string[] }) {
+function configOf({ mode, developmentDefaults, settings, landed }: ReturnType<typeof readSettings<SettingName>>) {
   const engine = engineOf(settings.DATABASE_URL);
   const production = settings.NODE_ENV === 'production';
   return {
-    ...land(settings),
+    ...landed,
     mode,
-    developmentDefaults,
+    developmentDefaults: developmentDefaults as readonly string[],
     engine,
     production,
     // Readable lines are for a person at a terminal running the demo; anything else gets JSON.
@@ -195,28 +160,22 @@ function problemsBetweenSettings(settings: Partial<Settings>): SettingProblem[] 
       message: `must be 0 (no budget) or at least GRAPHQL_MAX_COST (${maxCost}), the cost one operation may have (got "${keyCost}")`,
     });
   }
+  if (streams === undefined || connections === undefined) return problems;
+  const { httpMaxUploads: uploads, httpReservedConnections: reserved } = httpConnectionBounds(settings);
   // Each open stream holds a connection: as many streams as connections would leave none for anything else.
-  if (streams !== undefined && connections !== undefined && streams >= connections) {
+  if (streams >= connections) {
     problems.push({
       setting: 'SUBSCRIPTIONS_PER_INSTANCE',
       message: `must be less than HTTP_MAX_CONNECTIONS (${connections}), so that open streams leave connections for other requests (got "${streams}")`,
     });
-  }
-  return problems;
-}
-
-/** Streams, uploads and the reserve must fit together, or the reserve would be gone when the other two are full. */
-function connectionBoundProblems(settings: Partial<Settings>): SettingProblem[] {
-  const { HTTP_MAX_CONNECTIONS: connections, SUBSCRIPTIONS_PER_INSTANCE: streams } = settings;
-  if (connections === undefined || streams === undefined || streams >= connections) return [];
-  const { httpMaxUploads: uploads, httpReservedConnections: reserved } = httpConnectionBounds(settings);
-  if (streams + uploads + reserved <= connections) return [];
-  return [
-    {
+  } else if (streams + uploads + reserved > connections) {
+    // Streams, uploads and the reserve must fit together, or the reserve would be gone when the other two are full.
+    problems.push({
       setting: 'HTTP_RESERVED_CONNECTIONS',
       message: `(${reserved}) + SUBSCRIPTIONS_PER_INSTANCE (${streams}) + HTTP_MAX_UPLOADS (${uploads}) must be at most HTTP_MAX_CONNECTIONS (${connections}): lower one of them, or raise HTTP_MAX_CONNECTIONS`,
-    },
-  ];
+    });
+  }
+  return problems;
 }
 
 export function processEnvironment(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -224,34 +183,37 @@ export function processEnvironment(argv: readonly string[] = process.argv, env: 
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const read = readSettings(env, SETTING_NAMES);
-  const problems = [...read.problems, ...problemsBetweenSettings(read.settings), ...connectionBoundProblems(read.settings)];
-  if (problems.length > 0) throw new ConfigError(problems);
-  return configOf({ ...(read.settings as Settings), mode: read.mode, developmentDefaults: read.developmentDefaults });
+  return configOf(readSettings(env, SETTING_NAMES, problemsBetweenSettings));
 }
 
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env) {
-  const settings = parseSettings(env, ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'RATE_LIMIT_REDIS_PREFIX', 'API_KEY_CACHE_TTL_MS']);
-  return { ...land(settings), engine: engineOf(settings.DATABASE_URL), redisKeyPrefix: redisKeyPrefixOf(settings) };
+  const { settings, landed } = readSettings(env, [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'REDIS_KEY_PREFIX',
+    'RATE_LIMIT_REDIS_PREFIX',
+    'API_KEY_CACHE_TTL_MS',
+  ]);
+  return { ...landed, engine: engineOf(settings.DATABASE_URL), redisKeyPrefix: redisKeyPrefixOf(settings) };
 }
 
 export function loadCliTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  return land(parseSettings(env, ['CLI_TIMEOUT_MS'])).cliTimeoutMs;
+  return readSettings(env, ['CLI_TIMEOUT_MS']).landed.cliTimeoutMs;
 }
 
 export function loadSecretsConfig(env: NodeJS.ProcessEnv = process.env) {
-  const settings = parseSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
-  return { ...land(settings), engine: engineOf(settings.DATABASE_URL), mode: settings.mode };
+  const { settings, landed, mode } = readSettings(env, ['DATABASE_URL', 'SECRETS_ENCRYPTION_KEYS']);
+  return { ...landed, engine: engineOf(settings.DATABASE_URL), mode };
 }
 
 export function loadSessionSecretConfig(env: NodeJS.ProcessEnv = process.env) {
-  const settings = parseSettings(env, ['DATABASE_URL', 'SESSION_SIGNING_SECRET']);
-  return { ...land(settings), engine: engineOf(settings.DATABASE_URL) };
+  const { settings, landed } = readSettings(env, ['DATABASE_URL', 'SESSION_SIGNING_SECRET']);
+  return { ...landed, engine: engineOf(settings.DATABASE_URL) };
 }
 
 /** The declared defaults of some settings, as the loader lands them: a default is written only in its declaration. */
 export function settingDefaults<K extends SettingName>(...names: K[]): Landed<Pick<typeof SETTINGS, K>> {
-  return land(parseSettings({}, names) as Partial<Settings>) as unknown as Landed<Pick<typeof SETTINGS, K>>;
+  return readSettings({}, names).landed;
 }
 
 export const DEFAULT_RATE_LIMITS: Config['rateLimits'] = settingDefaults(

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseUrl } from '../lib/parse-url.ts';
 import { DEFAULT_THIRD_PARTY_MARKETING_SOURCES, DEFAULT_THIRD_PARTY_SOURCES } from '../domain/leads/values.ts';
 import {
   commaList,
@@ -51,20 +52,34 @@ const SESSION_SIGNING_SECRET_MIN_LENGTH = 32;
 /** A Redis key prefix: printable ASCII without spaces, so it reads the same in every Redis tool. */
 const redisKeyPrefix = text.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces');
 
+/** `name=value,…`, the values percent-encoded, as OpenTelemetry's variables write them. */
+const nameValuePairs = (message: string) => text.regex(/^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, message);
+
+function decodedPairs(pairs: string): Record<string, string> {
+  return Object.fromEntries(
+    pairs.split(',').map((pair) => {
+      const at = pair.indexOf('=');
+      const value = pair.slice(at + 1).trim();
+      let decoded = value;
+      try {
+        decoded = decodeURIComponent(value);
+      } catch {}
+      return [pair.slice(0, at), decoded];
+    }),
+  );
+}
+
 function databaseUrlProblem(value: string): string | null {
   if (value.startsWith('file:'))
     return value.length > 'file:'.length ? null : 'must name a file after file:, e.g. file:./data/dealership.db';
   if (!/^postgres(ql)?:\/\//.test(value)) {
     return 'must start with file: (SQLite, e.g. file:./data/dealership.db) or postgresql:// (PostgreSQL, e.g. postgresql://user@host:5432/dealership)';
   }
-  try {
-    const url = new URL(value);
-    if (url.hostname === '') return 'must name a host, e.g. postgresql://user@host:5432/dealership';
-    if (url.pathname.length <= 1) return 'must name a database, e.g. postgresql://user@host:5432/dealership';
-    return null;
-  } catch {
-    return 'is not a valid URL: check for characters that need %-encoding in the password';
-  }
+  const url = parseUrl(value);
+  if (!url) return 'is not a valid URL: check for characters that need %-encoding in the password';
+  if (url.hostname === '') return 'must name a host, e.g. postgresql://user@host:5432/dealership';
+  if (url.pathname.length <= 1) return 'must name a database, e.g. postgresql://user@host:5432/dealership';
+  return null;
 }
 
 /**
@@ -78,12 +93,7 @@ function corsOrigins(value: string): { value: string[] } | { problems: string[] 
     return entries.length > 1 ? { problems: ['must be * alone or a list of origins, not both'] } : { value: ['*'] };
   const origins: string[] = [];
   for (const entry of entries) {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
+    const url = parseUrl(entry);
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
       return { problems: [`must list origins such as https://shop.example.com (scheme, host and port only), not "${entry}"`] };
     }
@@ -178,10 +188,7 @@ export const SETTINGS = {
     meaning: "the full URL spans are posted to, when it is not the endpoint's `/v1/traces`. Setting it turns traces on",
   }),
   OTEL_EXPORTER_OTLP_HEADERS: setting({
-    schema: text.regex(
-      /^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/,
-      'must be name=value pairs separated by commas, e.g. authorization=Bearer%20abc',
-    ),
+    schema: nameValuePairs('must be name=value pairs separated by commas, e.g. authorization=Bearer%20abc'),
     defaultInWords: 'none',
     meaning:
       "headers sent with each export to the collector, as `name=value,name2=value2` (values percent-encoded), e.g. a vendor's API key",
@@ -204,10 +211,7 @@ export const SETTINGS = {
     meaning: 'the `service.name` of every span',
   }),
   OTEL_RESOURCE_ATTRIBUTES: setting({
-    schema: text.regex(
-      /^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/,
-      'must be key=value pairs separated by commas, e.g. deployment.environment=production',
-    ),
+    schema: nameValuePairs('must be key=value pairs separated by commas, e.g. deployment.environment=production').transform(decodedPairs),
     defaultInWords: 'none',
     meaning:
       "more attributes of every span's resource, as `key=value,key2=value2` (e.g. `deployment.environment=production,service.instance.id=gw-1`)",
