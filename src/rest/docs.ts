@@ -126,21 +126,20 @@ const documentHeaders = () => ({
   vary: 'Authorization',
 });
 
+const documentText = (schema: GraphQLSchema, options: OpenApiOptions): string =>
+  JSON.stringify(buildOpenApiDocument(schema, options), null, 2);
+
 /** Serves the OpenAPI document always (a key's view of it to a request with a key), and Swagger UI when `explorers` is on. */
 export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, keys: KeyVerifier): Plugin {
   // Written when first asked for, not at start-up: integrators fetch it rarely, and it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
   const keyViews = boundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
-  const fileCache = new Map<string, ArrayBuffer>();
+  const fileCache = new Map<string, ReturnType<typeof readFileSync>>();
   const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
     const name = permissionSetName(permissions);
-    let bytes = keyViews.get(name);
-    if (!bytes) {
-      const document = buildOpenApiDocument(served, { ...documentOptions, viewOf: permissions });
-      bytes = new TextEncoder().encode(JSON.stringify(document, null, 2));
-      keyViews.set(name, bytes);
-    }
+    const bytes = keyViews.get(name) ?? new TextEncoder().encode(documentText(served, { ...documentOptions, viewOf: permissions }));
+    keyViews.set(name, bytes);
     return bytes;
   };
   return {
@@ -162,7 +161,7 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
           );
           return;
         }
-        documentJson ??= JSON.stringify(buildOpenApiDocument(schema, documentOptions), null, 2);
+        documentJson ??= documentText(schema, documentOptions);
         endResponse(new Response(documentJson, { headers: documentHeaders() }));
       } else if (!explorers) {
         return;
@@ -177,12 +176,8 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
           endResponse(jsonResponse(404, { error: 'not_found', message: 'No such path.' }));
           return;
         }
-        let bytes = fileCache.get(name);
-        if (!bytes) {
-          const file = readFileSync(path.join(swaggerDir, name));
-          bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
-          fileCache.set(name, bytes);
-        }
+        const bytes = fileCache.get(name) ?? readFileSync(path.join(swaggerDir, name));
+        fileCache.set(name, bytes);
         endResponse(new Response(bytes, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } }));
       }
     },

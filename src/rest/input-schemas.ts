@@ -18,7 +18,7 @@ const DECLARATION_ONLY_KEYS = ['asJson', 'valueList', 'id'] as const;
 
 /** The keywords that apply to one JSON type, for moving a wrapper's keyword into the branch it is about. */
 const KEYWORDS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
-  string: ['pattern', 'minLength', 'maxLength', 'format', 'contentEncoding', 'contentMediaType'],
+  string: ['pattern', 'minLength', 'maxLength', 'format', 'contentEncoding', 'contentMediaType', 'enum'],
   integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
   number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
   array: ['items', 'minItems', 'maxItems', 'uniqueItems'],
@@ -126,15 +126,9 @@ export function applyInputLimits(
     for (const [type, keywords] of Object.entries(KEYWORDS_BY_TYPE)) {
       const branch = (schema.anyOf as JsonSchema[]).find((candidate) => candidate.type === type);
       if (!branch) continue;
-      for (const keyword of keywords) {
-        if (keyword in schema) {
-          branch[keyword] = schema[keyword];
-          delete schema[keyword];
-        }
-      }
-      if (schema.enum && type === 'string') {
-        branch.enum = schema.enum;
-        delete schema.enum;
+      for (const keyword of keywords.filter((name) => name in schema)) {
+        branch[keyword] = schema[keyword];
+        delete schema[keyword];
       }
     }
   }
@@ -155,12 +149,8 @@ export function applyInputLimits(
     if (isObject(inner)) applyInputLimits(inner, innerName, innerOwner, options, seen, freeJson);
   };
   for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) walk(property, key, owner);
-  if (isObject(schema.additionalProperties)) walk(schema.additionalProperties, name, owner);
-  if (isObject(schema.propertyNames)) walk(schema.propertyNames, name, owner);
-  walk(schema.items, name, owner);
-  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const branch of (schema[keyword] ?? []) as unknown[]) walk(branch, name, owner);
-  }
+  const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((keyword) => (schema[keyword] ?? []) as unknown[]);
+  for (const inner of [schema.additionalProperties, schema.propertyNames, schema.items, ...branches]) walk(inner, name, owner);
   const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
   if (ref && !seen.has(ref)) {
     seen.add(ref);
@@ -235,9 +225,7 @@ export function portablePattern(source: string): string {
         written += portableCharacter(Number.parseInt(digits[1], 16), source);
       } else if (next === '0' && !/[0-9]/.test(source[index + 1] ?? '')) {
         written += '\\x00';
-      } else if ('tnrfv'.includes(next)) {
-        written += `\\${next}`;
-      } else if (ESCAPED_EVERYWHERE.has(next) || (next === '-' && inClass)) {
+      } else if ('tnrfv'.includes(next) || ESCAPED_EVERYWHERE.has(next) || (next === '-' && inClass)) {
         written += `\\${next}`;
       } else if (next === '-' || next === '/') {
         written += next;

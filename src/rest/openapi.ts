@@ -22,6 +22,7 @@ import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import {
   applyInputLimits,
+  isObject,
   recordArguments,
   withoutNull,
   withPortablePatterns,
@@ -120,21 +121,17 @@ function errorDescriptionOf(route: RestRoute, access: FieldAccess, status: numbe
 /** The error statuses a route can answer with: its own list, else what its shape implies and its outcomes describe. */
 export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[] {
   if (route.errors) return [...route.errors].sort();
-  const statuses = new Set<number>();
-  if (access.access !== 'public') statuses.add(401);
-  if (access.permissions.length > 0 && (access.deniedStatus === 403 || access.alsoNeeds.length > 0)) statuses.add(403);
-  if (/:/.test(route.path)) {
-    statuses.add(400); // a path parameter that is not percent-encoded UTF-8
-    statuses.add(404);
-  }
-  // Every text input has a maximum length, path parameters included, and any route refuses a query key no input may have.
-  statuses.add(422);
-  if (route.body) {
-    statuses.add(400);
-    statuses.add(413);
-  }
-  for (const status of Object.keys(route.outcomes ?? {})) statuses.add(Number(status));
-  return [...statuses].sort();
+  const statuses = [
+    ...(access.access !== 'public' ? [401] : []),
+    ...(access.permissions.length > 0 && (access.deniedStatus === 403 || access.alsoNeeds.length > 0) ? [403] : []),
+    // A path parameter that is not percent-encoded UTF-8, or names nothing.
+    ...(/:/.test(route.path) ? [400, 404] : []),
+    // Every text input has a maximum length, path parameters included, and any route refuses a query key no input may have.
+    422,
+    ...(route.body ? [400, 413] : []),
+    ...Object.keys(route.outcomes ?? {}).map(Number),
+  ];
+  return [...new Set(statuses)].sort();
 }
 
 interface FieldLike {
@@ -249,31 +246,29 @@ function parameterOf(source: OperationSource, name: string, where: 'path' | 'que
 
 // No examples: Swagger UI would send them with each "Try it out" (a key that does not exist, one
 // Idempotency-Key whatever the body, an ETag that matches nothing).
+const optionalParameter = (name: string, where: 'query' | 'header', description: string, schema: JsonSchema) =>
+  ({ name, in: where, required: false, description, schema }) as const;
 const extraParameters = {
-  token: {
-    name: 'token',
-    in: 'query',
-    required: false,
-    description: `The API key, for providers that cannot send an Authorization header (\`${EXAMPLE_API_KEY}\` is of its form).`,
-    schema: { type: 'string', pattern: KEY_PATTERN.source },
-  },
-  idempotencyKey: {
-    name: IDEMPOTENCY_HEADER,
-    in: 'header',
-    required: false,
-    description:
-      `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
+  token: optionalParameter(
+    'token',
+    'query',
+    `The API key, for providers that cannot send an Authorization header (\`${EXAMPLE_API_KEY}\` is of its form).`,
+    { type: 'string', pattern: KEY_PATTERN.source },
+  ),
+  idempotencyKey: optionalParameter(
+    IDEMPOTENCY_HEADER,
+    'header',
+    `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, new for each new request: a retry with the same key and body answers the first ` +
       'result without doing the work again; the same key with another body is 422 `idempotency_key_reused`. A UUID ' +
       '(`7f9c2ba4-e88f-4d1c-9a57-5c1d0e0c3a11`) is a good one.',
-    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
-  },
-  ifNoneMatch: {
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
-    description: 'The ETag of an earlier answer (e.g. `"3q2-7Kx9bV"`): 304 with no body while it is unchanged.',
-    schema: { type: 'string' },
-  },
+    { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+  ),
+  ifNoneMatch: optionalParameter(
+    'If-None-Match',
+    'header',
+    'The ETag of an earlier answer (e.g. `"3q2-7Kx9bV"`): 304 with no body while it is unchanged.',
+    { type: 'string' },
+  ),
 };
 
 /** Successful GET answers carry an ETag and honour If-None-Match. */
@@ -319,16 +314,13 @@ function responsesOf(source: OperationSource, field: GraphQLField<unknown, unkno
   const { route } = source;
   const status = route.successStatus ?? 200;
   const response = source.example?.response;
-  const deprecationHeaders = route.deprecated ? deprecationHeaderDocs(route.deprecated) : {};
+  // Every answer names its request, and a deprecated operation's every answer says so.
+  const answerHeaders = { ...requestIdHeader, ...(route.deprecated ? deprecationHeaderDocs(route.deprecated) : {}) };
   const success =
     status === 302
       ? {
           description: 'Redirect to the Location header.',
-          headers: {
-            Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' },
-            ...requestIdHeader,
-            ...deprecationHeaders,
-          },
+          headers: { Location: { schema: { type: 'string', format: 'uri' }, description: 'Where to go.' }, ...answerHeaders },
         }
       : {
           description: 'Success.',
@@ -337,8 +329,7 @@ function responsesOf(source: OperationSource, field: GraphQLField<unknown, unkno
               ? { ETag: { schema: { type: 'string' }, description: 'Names this exact answer, for If-None-Match.' } }
               : {}),
             ...rateLimitHeaders,
-            ...requestIdHeader,
-            ...deprecationHeaders,
+            ...answerHeaders,
           },
           content: {
             'application/json': { schema: source.writer.of(field.type), ...(response !== undefined ? { example: response } : {}) },
@@ -351,8 +342,7 @@ function responsesOf(source: OperationSource, field: GraphQLField<unknown, unkno
       description: errorDescriptionOf(route, access, code),
       headers: {
         ...(code === 429 ? { ...rateLimitHeaders, ...retryAfterHeader } : code === 503 ? retryAfterHeader : {}),
-        ...requestIdHeader,
-        ...deprecationHeaders,
+        ...answerHeaders,
       },
       content: { 'application/json': { schema: ref('schemas', 'Error'), example: errorExample(route, code) } },
     },
@@ -386,16 +376,18 @@ function accessTextOf(access: FieldAccess): string {
   );
 }
 
-function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchemaOptions, now: Date): Record<string, unknown> | null {
+/** The route's operation, or null when the schema has no such root field or the key's view may not call it. */
+function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchemaOptions, options: OpenApiOptions & { now: Date }) {
   const field = rootFieldIn(route, writer.schema);
   if (!field) return null;
   const access = accessOfField(field);
+  if (options.viewOf && !restMayCall(access, options.viewOf)) return null;
   const source: OperationSource = {
     route,
     writer,
     inputs,
     argsByName: new Map(field.args.map((arg) => [arg.name, arg])),
-    declared: route.input ? recordArguments(route.input(now), field.name, inputs) : undefined,
+    declared: route.input ? recordArguments(route.input(options.now), field.name, inputs) : undefined,
     example: examples[route.field],
   };
   // Written in this order (parameters, body, responses): each may add components to the writer.
@@ -531,12 +523,10 @@ const webhookHeaderParameters = [
 /** An event type's payload `data`: the REST body's own component when it has the same fields. */
 function webhookDataSchema(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType): JsonSchema {
   const { recordType, fields } = webhookPayloadShape(schema, type);
-  const names = fields.map((field) => field.name);
   const restBody = writer.components[recordType.name]?.properties;
-  const restNames = typeof restBody === 'object' && restBody !== null ? Object.keys(restBody) : null;
-  if (restNames && restNames.length === names.length && restNames.every((name) => names.includes(name))) {
-    return ref('schemas', recordType.name);
-  }
+  const restNames = isObject(restBody) ? Object.keys(restBody).sort().join() : null;
+  const names = fields.map((field) => field.name);
+  if (restNames === names.sort().join()) return ref('schemas', recordType.name);
   const component = `${recordType.name}WebhookData`;
   writer.components[component] ??= writer.object(
     `The ${recordType.name} as the subscribing key reads it when the delivery is sent (personal data null without \`read:personal_data\`), each field as the REST door names and types it.`,
@@ -586,22 +576,20 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
   // The REST door's own schema: the shapes its bodies have, without the graph-only fields.
   const writer = new SchemaWriter(restSchema(schema));
   const inputs: InputSchemaOptions = { components: writer.components, valueLists: options.leadSources ?? leadSourceLists() };
-  const mayCall = (route: RestRoute): boolean => {
-    const field = rootFieldIn(route, writer.schema);
-    return field !== undefined && restMayCall(accessOfField(field), viewOf ?? new Set());
-  };
-  const routes = viewOf ? restRoutes.filter(mayCall) : restRoutes;
-  const now = options.now ?? new Date();
+  const written = { ...options, now: options.now ?? new Date() };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const operation = operationOf(route, writer, inputs, now);
-    if (operation) paths[openApiPath(route.path)] = { ...paths[openApiPath(route.path)], [route.method.toLowerCase()]: operation };
+  const listedTags = new Set<string>();
+  for (const route of restRoutes) {
+    const operation = operationOf(route, writer, inputs, written);
+    if (!operation) continue;
+    paths[openApiPath(route.path)] = { ...paths[openApiPath(route.path)], [route.method.toLowerCase()]: operation };
+    listedTags.add(route.tag);
   }
   // A key's view lists the event types it may subscribe to.
   const events = RECORD_EVENT_TYPES.filter((type) => !viewOf || (viewOf.has('manage:webhook') && viewOf.has(readPermissionOfEvent(type))));
   const webhooks = Object.fromEntries(events.map((type) => [type, webhookOf(schema, writer, type)]));
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
-  const listsTag = (name: string): boolean => routes.some((route) => route.tag === name) || (name === 'webhooks' && events.length > 0);
+  if (events.length > 0) listedTags.add('webhooks');
   // The server's patterns are JavaScript's; every client's engine reads the document's.
   return withPortablePatterns({
     openapi: '3.1.0',
@@ -609,7 +597,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: OpenApiOpti
     servers: [{ url: publicUrl, description: 'This service' }],
     security: [{ bearer: [] }],
     tags: Object.entries(restTags)
-      .filter(([name]) => !viewOf || listsTag(name))
+      .filter(([name]) => !viewOf || listedTags.has(name))
       .map(([name, description]) => ({ name, description })),
     ...(viewOf ? { 'x-permissions': [...viewOf].sort() } : {}),
     paths,
