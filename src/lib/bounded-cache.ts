@@ -1,5 +1,4 @@
-// LRU bounded in entries and in bytes, counting keys and per-entry overhead too: a bound on values
-// alone lets a stream of small distinct answers grow the process without end. lru-cache keeps the order.
+// LRU (lru-cache) bounded in entries and bytes, keys and bookkeeping counted: values alone would let small answers pile up.
 import { LRUCache } from 'lru-cache';
 
 export const ENTRY_OVERHEAD_BYTES = 160;
@@ -11,10 +10,25 @@ export interface CacheBounds {
 
 export type BoundedCache<V extends object | string> = LRUCache<string, V>;
 
+// The entry bound is kept here, not as lru-cache's `max`: that preallocates `max` slots and rewrites them all on every
+// clear(), and every write clears the response cache's tiers. Here, emptying a cache costs what it has held.
+class EntryBoundedCache<V extends object | string> extends LRUCache<string, V> {
+  constructor(
+    private readonly maxEntries: number,
+    options: LRUCache.Options<string, V, unknown>,
+  ) {
+    super(options);
+  }
+
+  override set(key: string, value: V, options?: LRUCache.SetOptions<string, V, unknown>): this {
+    if (this.size >= this.maxEntries && !this.has(key)) this.pop();
+    return super.set(key, value, options);
+  }
+}
+
 /** A value too big for a sixteenth of the bound is not kept, so one entry cannot flush the cache. */
 export function boundedCache<V extends object | string>(bounds: CacheBounds, sizeOf: (value: V) => number): BoundedCache<V> {
-  return new LRUCache<string, V>({
-    max: bounds.maxEntries,
+  return new EntryBoundedCache<V>(bounds.maxEntries, {
     maxSize: bounds.maxBytes,
     maxEntrySize: bounds.maxBytes / 16,
     sizeCalculation: (value, key) => Math.ceil(key.length * 2 + sizeOf(value) + ENTRY_OVERHEAD_BYTES),
