@@ -212,6 +212,18 @@ describe('managing a subscription', () => {
 });
 
 describe('each event type’s read permission', () => {
+  it('is the one docs/webhooks.md names for its record: read:lead for leads, their events and calls, read:car for cars', () => {
+    expect(Object.fromEntries(RECORD_EVENT_TYPES.map((type) => [type, readPermissionOfEvent(type)]))).toEqual({
+      'lead.created': 'read:lead',
+      'lead.updated': 'read:lead',
+      'lead_event.created': 'read:lead',
+      'phone_call.created': 'read:lead',
+      'car.updated': 'read:car',
+      'car.reserved': 'read:car',
+      'car.released': 'read:car',
+    });
+  });
+
   /** A dealership of its own, a subscription to `type` made by `apiKeyId`, and one failed delivery of that type. */
   async function hookWithDelivery(type: RecordEventType, apiKeyId: number) {
     const at = app.clock.now();
