@@ -16,7 +16,8 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allPermissions } from '../src/auth/permissions.ts';
 import { DEFAULT_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../src/domain/input-limits.ts';
-import { restRoutes } from '../src/rest/routes.ts';
+import { pathParamNames, restRoutes, rootFieldIn, typedParams } from '../src/rest/routes.ts';
+import { restSchema } from '../src/rest/rest-schema.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { createTestApp, expectAnswer, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
@@ -49,17 +50,16 @@ async function storedRows(): Promise<Record<string, number>> {
   return { leads, contacts, outbox, phoneCalls, partnerTokens, cars };
 }
 
-const pathParamsOf = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
 const pathWith = (path: string, values: Record<string, string>): string =>
   path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_whole, name: string) => values[name] ?? '1');
 
 describe('a path parameter that is not percent-encoded UTF-8', () => {
-  const routes = restRoutes.filter((route) => pathParamsOf(route.path).length > 0);
+  const routes = restRoutes.filter((route) => pathParamNames(route.path).length > 0);
 
   it('is a 400 with the JSON error body on every route, before the key is even looked at', async () => {
     expect(routes.length).toBeGreaterThanOrEqual(15);
     for (const route of routes) {
-      for (const name of pathParamsOf(route.path)) {
+      for (const name of pathParamNames(route.path)) {
         for (const bad of ['%E0%A4%A', '%', '%zz', '%ED%A0%80', '%C0%AF']) {
           const path = pathWith(route.path, { [name]: bad });
           await expectAnswer(
@@ -82,10 +82,11 @@ describe('a path parameter that is not percent-encoded UTF-8', () => {
 });
 
 describe('an integer parameter outside 32 bits', () => {
+  const served = restSchema(getSchema());
   const integerParams = restRoutes.flatMap((route) =>
-    Object.entries(route.params ?? {})
+    typedParams(route, rootFieldIn(route, served)!)
       .filter(([, type]) => type === 'integer')
-      .map(([name]) => ({ route, name, inPath: pathParamsOf(route.path).includes(name) })),
+      .map(([name]) => ({ route, name, inPath: pathParamNames(route.path).includes(name) })),
   );
 
   it('is a 422 naming the parameter on every route, like a longer number', async () => {

@@ -13,7 +13,8 @@ import { openApiPath } from '../src/rest/openapi.ts';
 import { getSchema } from '../src/schema/index.ts';
 import { readPermissionOfEvent } from '../src/domain/webhooks.ts';
 import { RECORD_EVENT_TYPES, type RecordEventType } from '../src/domain/record-events.ts';
-import { accessOfRoute, matchPath, restRoutes, type RestRoute } from '../src/rest/routes.ts';
+import { accessOfRoute, matchPath, restRoutes, rootFieldIn, typedParams, type RestRoute } from '../src/rest/routes.ts';
+import { restSchema } from '../src/rest/rest-schema.ts';
 import type { TestApp } from './support/app.ts';
 import { assertValidAgainst, openApiDocument } from './support/contract.ts';
 import { createDemoApp, DEMO_READ_PATHS } from './support/demo.ts';
@@ -55,8 +56,9 @@ function routeOf(field: string): RestRoute {
  */
 function parametersOf(route: RestRoute, target: Call): Record<string, unknown> {
   const url = new URL(target.path, 'http://gateway.test');
+  const types = new Map(typedParams(route, rootFieldIn(route, restSchema(getSchema()))!));
   const typed = (name: string, text: string): unknown =>
-    route.params?.[name] === 'integer' ? Number(text) : route.params?.[name] === 'boolean' ? text === 'true' : text;
+    types.get(name) === 'integer' ? Number(text) : types.get(name) === 'boolean' ? text === 'true' : text;
   const parameters: Record<string, unknown> = {};
   const match = matchPath(url.pathname).find((candidate) => candidate.route === route);
   for (const [name, text] of Object.entries(match?.params ?? {})) parameters[name] = typed(name, text);

@@ -174,18 +174,17 @@ interface RestArguments {
  * unknown body keys and query parameters are ignored (and named, like Rails' strong parameters); a
  * number or boolean may come as its text; a scalar given twice or bracketed is a 422; an input object
  * may come in the query (`?data[leadId]=12` or `?data={…}`) and then reaches Sofa in the body.
- * `alsoRead` names query parameters the route handles itself (e.g. `token`), which are not ignored.
  */
 export function readRestArguments(
   field: GraphQLField<unknown, unknown>,
-  request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown; alsoRead?: readonly string[] },
+  request: { pathParams: Readonly<Record<string, string>>; query: URLSearchParams; body: unknown },
 ): RestArguments {
   const ignored: string[] = [];
   const readFromQuery: string[] = [];
   const argNames = new Set(field.args.map((arg) => arg.name));
   for (const key of new Set(request.query.keys())) {
     const base = key.replace(/\[.*$/s, '');
-    if (!argNames.has(base) && !request.alsoRead?.includes(base)) ignored.push(key);
+    if (!argNames.has(base)) ignored.push(key);
   }
   const done = (problem: ArgumentProblem | null, body?: Record<string, unknown>): RestArguments => ({
     body,

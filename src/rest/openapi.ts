@@ -29,7 +29,7 @@ import {
   type InputSchemaOptions,
   type JsonSchema,
 } from './input-schemas.ts';
-import { restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
+import { pathParamNames, restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -200,13 +200,12 @@ interface OperationSource {
   example: OperationExample | undefined;
 }
 
-/** An argument's schema: its declaration's, else its REST parameter type's (a JSON type) or its GraphQL type's, with the limits on every input. */
+/** An argument's schema: its declaration's, else its GraphQL type's, with the limits on every input. */
 function argumentSchema(source: OperationSource, name: string): JsonSchema {
   const fromDeclaration = source.declared?.properties[name];
   if (fromDeclaration) return fromDeclaration;
-  const type = source.route.params?.[name];
   const arg = source.argsByName.get(name);
-  const schema = type ? { type } : arg ? source.writer.of(arg.type) : { type: 'string' };
+  const schema = arg ? source.writer.of(arg.type) : { type: 'string' };
   return applyInputLimits(schema, name, '', source.inputs);
 }
 
@@ -276,9 +275,8 @@ const isConditional = (route: RestRoute): boolean => route.method === 'GET' && (
 
 function parametersOf(source: OperationSource) {
   const { route } = source;
-  const pathNames = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
   return [
-    ...pathNames.map((name) => parameterOf(source, name, 'path')),
+    ...pathParamNames(route.path).map((name) => parameterOf(source, name, 'path')),
     ...(route.query ?? []).map((name) => parameterOf(source, name, 'query')),
     ...(route.tokenInQuery ? [extraParameters.token] : []),
     ...(routeTakesIdempotencyKey(route) ? [extraParameters.idempotencyKey] : []),

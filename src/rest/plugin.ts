@@ -8,7 +8,7 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 
 import { requestLogger } from '../telemetry/request-record.ts';
 import { logError, permissionDenied, unauthenticated } from '../errors.ts';
-import { matchPath, parseParam, restRoutes, rootFieldIn, type MatchedRoute } from './routes.ts';
+import { matchPath, parseParam, restRoutes, rootFieldIn, typedParams, type MatchedRoute } from './routes.ts';
 import { accessOfField, refusalOf, type FieldAccess } from '../auth/field-access.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { readRestArguments, type ArgumentProblem } from './arguments.ts';
@@ -66,12 +66,7 @@ async function prepareRequest(
   // Sofa takes JSON bodies only and passes every argument strictly (src/rest/arguments.ts is Rails' leniency).
   const read = await readBody(request, route, headers);
   if (read instanceof Response) return read;
-  const args = readRestArguments(field, {
-    pathParams: params,
-    query: url.searchParams,
-    body: read,
-    alsoRead: Object.keys(route.params ?? {}),
-  });
+  const args = readRestArguments(field, { pathParams: params, query: url.searchParams, body: read });
   ignored.push(...args.ignored);
   if (args.problem) return invalidInput(args.problem);
   for (const name of args.readFromQuery) {
@@ -81,7 +76,7 @@ async function prepareRequest(
   if (body !== undefined) ownHeaders().set('content-type', 'application/json');
 
   // Sofa coerces query text loosely (any Boolean but "true" is false): typed parameters are parsed here, 422 naming them.
-  for (const [name, type] of Object.entries(route.params ?? {})) {
+  for (const [name, type] of typedParams(route, field)) {
     const fromPath = params[name];
     const raw = fromPath ?? url.searchParams.get(name);
     if (raw === null) continue;

@@ -1,6 +1,6 @@
 // Sofa's routes carry no methods per path (405, Allow), typed parameters, bodies or docs: the table of the documented paths does.
 import { z } from 'zod';
-import type { GraphQLField, GraphQLSchema } from 'graphql';
+import { getNamedType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import type { RouteDeprecation } from './deprecation.ts';
 import { carRecord, carRecordAt } from '../domain/car-record.ts';
@@ -18,7 +18,9 @@ import { webhookSubscriptionInput } from '../domain/webhooks.ts';
 import { takesIdempotencyKey } from '../schema/idempotent-writes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type ParamType = 'integer' | 'boolean' | 'string';
+/** The parameters read from text by parseParam (Sofa coerces query text loosely), by their argument's type; the others stay text. */
+const PARAM_TYPES = { Int: 'integer', Boolean: 'boolean' } as const;
+type ParamType = (typeof PARAM_TYPES)[keyof typeof PARAM_TYPES];
 
 export interface RestRoute {
   method: HttpMethod;
@@ -30,8 +32,6 @@ export interface RestRoute {
   spec: string;
   summary: string;
   successStatus?: 200 | 201 | 202 | 302;
-  /** Path and query parameters that are not plain strings: parsed by parseParam, a 422 naming the one at fault. */
-  params?: Record<string, ParamType>;
   /** A read's path and query parameters in a call that succeeds on the demo data (prisma/seed.ts), for the tests' requests. */
   demo?: Readonly<Record<string, string | number>>;
   /** The query parameters the operation reads (documentation and the OpenAPI document). */
@@ -78,7 +78,6 @@ function subscriptionRoute(
   summary: string,
   more: Partial<RestRoute> = {},
 ): RestRoute {
-  const outcomes = { 404: '`webhook_subscription_not_found`.' };
   return {
     method,
     path: `/api/v1/webhook_subscriptions/:id${path}`,
@@ -86,8 +85,7 @@ function subscriptionRoute(
     spec: 'webhooks',
     summary,
     tag: 'webhooks',
-    params: { id: 'integer' },
-    outcomes,
+    outcomes: { 404: '`webhook_subscription_not_found`.' },
     ...more,
   };
 }
@@ -105,7 +103,6 @@ export const restRoutes: readonly RestRoute[] = [
       409: '`stocknum_taken`: another car of the dealership has that stock number.',
       422: '`invalid_input`: `field` names the value at fault, including a `car.dealership_id` the key cannot use.',
     },
-    params: { id: 'integer' },
     body: ['car'],
     input: (now) =>
       z.object({
@@ -165,7 +162,6 @@ export const restRoutes: readonly RestRoute[] = [
     tag: 'offers',
     outcomes: { 404: '`manufacturer_not_found`.' },
     summary: "List a manufacturer's offers",
-    params: { id: 'integer' },
   },
   {
     method: 'GET',
@@ -179,7 +175,6 @@ export const restRoutes: readonly RestRoute[] = [
       404: '`website_not_found`; `offer_not_found`: no offer with that id on the website.',
     },
     summary: 'Show a website offer',
-    params: { website_id: 'integer', id: 'integer' },
   },
   {
     method: 'GET',
@@ -200,7 +195,6 @@ export const restRoutes: readonly RestRoute[] = [
       404: "`lead_not_found`: no lead with that id among the key's dealerships.",
       409: '`lead_too_old`: the lead is more than 3 days (72 hours) old.',
     },
-    params: { id: 'integer' },
     body: ['lead'],
     input: (now) => leadRequests(now).update,
   },
@@ -258,7 +252,6 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Show a contact',
     tag: 'contacts',
     outcomes: { 404: '`dealership_not_found`; `contact_not_found`.' },
-    params: { dealership_id: 'integer', id: 'integer' },
   },
   {
     method: 'GET',
@@ -269,7 +262,6 @@ export const restRoutes: readonly RestRoute[] = [
     summary: "List a dealership's contacts",
     tag: 'contacts',
     outcomes: { 404: '`dealership_not_found`.' },
-    params: { dealership_id: 'integer', page: 'integer', per_page: 'integer', after_id: 'integer' },
     query: ['page', 'per_page', 'after_id'],
     input: () => contactListRequest,
   },
@@ -293,7 +285,6 @@ export const restRoutes: readonly RestRoute[] = [
       422: '`geolocation_error`: the postcode is not a known Australian postcode; `invalid_input` for another parameter (such as a `limit` outside 1–20).',
     },
     summary: "Search a manufacturer's sales locations by postcode",
-    params: { id: 'integer', limit: 'integer' },
     query: ['postcode', 'limit'],
     // The search's own rule (not the graph) requires the postcode: see postcodeSearchRequest.
     input: () => withRequired(postcodeSearchRequest, ['postcode']),
@@ -360,7 +351,6 @@ export const restRoutes: readonly RestRoute[] = [
       404: '`car_not_found`: no car has that id, slug or custom slug.',
       409: '`car_already_reserved`.',
     },
-    params: { reserved: 'boolean' },
     query: ['reserved'],
   },
   {
@@ -372,7 +362,6 @@ export const restRoutes: readonly RestRoute[] = [
     summary: "List a website's models",
     tag: 'new vehicles',
     outcomes: { 403: '`forbidden`: the key lacks `index:model`, or is not authorised for the website.', 404: '`website_not_found`.' },
-    params: { version: 'integer' },
     query: ['version'],
     input: () => websiteModelsRequest,
   },
@@ -419,7 +408,6 @@ export const restRoutes: readonly RestRoute[] = [
     'Mutation.redeliver_webhook',
     'Send a delivery again, with the same webhook-id',
     {
-      params: { id: 'integer', delivery_id: 'integer' },
       outcomes: {
         404: '`webhook_subscription_not_found` or `webhook_delivery_not_found`.',
         409: '`webhook_subscription_disabled`: enable it first.',
@@ -438,6 +426,18 @@ export function routeTakesIdempotencyKey(route: RestRoute): boolean {
 export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLField<unknown, unknown> | undefined {
   const [operation, name] = route.field.split('.') as ['Query' | 'Mutation', string];
   return (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
+}
+
+/** The `:name` parameters of a path, in order. */
+export const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
+
+/** The path and query parameters that are not plain text, in the route's order: a 422 names the first that does not parse. */
+export function typedParams(route: RestRoute, field: GraphQLField<unknown, unknown>): [string, ParamType][] {
+  const types = new Map(field.args.map((arg) => [arg.name, PARAM_TYPES[getNamedType(arg.type).name as keyof typeof PARAM_TYPES]]));
+  return [...pathParamNames(route.path), ...(route.query ?? [])].flatMap((name) => {
+    const type = types.get(name);
+    return type ? [[name, type] as [string, ParamType]] : [];
+  });
 }
 
 /** Who may call the route: what its root field declares (src/auth/field-access.ts), the only declaration. */
@@ -516,12 +516,9 @@ export function parseParam(type: ParamType, raw: string): { value: string } | { 
     if (FALSE_SPELLINGS.has(lower)) return { value: 'false' };
     return { reason: `must be true or false, got "${raw}"` };
   }
-  if (type === 'integer') {
-    // Integer parameters are GraphQL Ints: 32-bit signed, so a larger number is refused here, by name.
-    if (!/^[+-]?\d+$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
-    const value = Number(text);
-    if (value < INT32.min || value > INT32.max) return { reason: INT32_REASON };
-    return { value: String(value) };
-  }
-  return { value: raw };
+  // Integer parameters are GraphQL Ints: 32-bit signed, so a larger number is refused here, by name.
+  if (!/^[+-]?\d+$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
+  const value = Number(text);
+  if (value < INT32.min || value > INT32.max) return { reason: INT32_REASON };
+  return { value: String(value) };
 }
