@@ -155,7 +155,6 @@ class SchemaWriter {
   }
 
   private nonNull(type: GraphQLType): JsonSchema {
-    if (isNonNullType(type)) return this.nonNull(type.ofType);
     if (isListType(type)) return { type: 'array', items: this.of(type.ofType) };
     if (isScalarType(type)) return { ...(scalarSchemas[type.name] ?? { type: 'string' }) };
     if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };

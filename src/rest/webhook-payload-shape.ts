@@ -1,6 +1,7 @@
 // The fields of a webhook payload's `data`, as the REST door types and names them: declared once so
 // the delivery and the OpenAPI document cannot disagree.
-import { getNamedType, isLeafType, isObjectType, type GraphQLField, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isLeafType, isNonNullType, isObjectType } from 'graphql';
+import type { GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { NODE_TYPE_OF_SUBJECT, subjectOfEvent, type RecordEventType } from '../domain/record-events.ts';
 import { enumsAsText, restFieldNames } from './rest-schema.ts';
 
@@ -28,7 +29,7 @@ export function webhookPayloadShape(
     .filter(
       (field) =>
         isLeafType(getNamedType(field.type)) &&
-        field.args.every((arg) => !arg.type.toString().endsWith('!')) &&
+        field.args.every((arg) => !isNonNullType(arg.type)) &&
         field.extensions?.graphOnly !== true &&
         field.deprecationReason === undefined,
     )
