@@ -2,6 +2,7 @@
 // operationId, its input the operation's path and query parameters and JSON body, so no tool is kept by hand.
 import { IDEMPOTENCY_HEADER } from '../domain/leads/idempotency.ts';
 import { isObject, type JsonSchema } from './input-schemas.ts';
+import type { OpenApiOperation } from './openapi.ts';
 
 /** The argument holding the JSON body, and the one sent as the Idempotency-Key header. */
 const BODY_ARGUMENT = 'body';
@@ -19,22 +20,6 @@ export interface RestTool {
   queryParameters: readonly string[];
   takesBody: boolean;
   takesIdempotencyKey: boolean;
-}
-
-interface ParameterObject {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required?: boolean;
-  description?: string;
-  schema?: JsonSchema;
-}
-
-interface OperationObject {
-  operationId: string;
-  summary?: string;
-  description?: string;
-  parameters?: ParameterObject[];
-  requestBody?: { required?: boolean; content: Record<string, { schema?: JsonSchema }> };
 }
 
 /** A schema with its `$ref`s to the document's components moved into its own `$defs`: a tool's schema stands alone. */
@@ -57,7 +42,7 @@ function standalone(
   return Object.keys(defs).length > 0 ? { ...properties, $defs: defs } : properties;
 }
 
-function toolOf(method: string, path: string, operation: OperationObject, components: Record<string, unknown>): RestTool {
+function toolOf(method: string, path: string, operation: OpenApiOperation, components: Record<string, unknown>): RestTool {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const queryParameters: string[] = [];
@@ -68,23 +53,22 @@ function toolOf(method: string, path: string, operation: OperationObject, compon
     if (isRequired) required.push(name);
   };
   for (const parameter of operation.parameters ?? []) {
-    const schema = parameter.schema ?? {};
     if (parameter.in === 'header') {
       // The other headers (If-None-Match) mean nothing to a tool's single answer.
       if (parameter.name !== IDEMPOTENCY_HEADER) continue;
       takesIdempotencyKey = true;
-      add(IDEMPOTENCY_ARGUMENT, schema, parameter.description, false);
+      add(IDEMPOTENCY_ARGUMENT, parameter.schema, parameter.description, false);
     } else if (parameter.in === 'query' && parameter.name === 'token') {
       // The key in the query is for providers without headers: a tool call carries the caller's Authorization.
     } else {
       if (parameter.in === 'query') queryParameters.push(parameter.name);
-      add(parameter.name, schema, parameter.description, parameter.required === true || parameter.in === 'path');
+      add(parameter.name, parameter.schema, parameter.description, parameter.required);
     }
   }
   const body = operation.requestBody?.content['application/json']?.schema;
-  if (body) add(BODY_ARGUMENT, body, 'The JSON request body.', operation.requestBody?.required === true);
+  if (body) add(BODY_ARGUMENT, body, 'The JSON request body.', true);
   const { $defs, ...standaloneProperties } = standalone(properties, components);
-  const title = operation.summary ?? operation.operationId;
+  const title = operation.summary;
   return {
     name: operation.operationId,
     title,
@@ -116,7 +100,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** The tools of an OpenAPI document written by buildOpenApiDocument, in its order of paths. */
 export function toolsOfDocument(document: Record<string, unknown>): RestTool[] {
   // The document is this service's own: its shape is buildOpenApiDocument's.
-  const paths = document.paths as Record<string, Partial<Record<(typeof METHODS)[number], OperationObject>>>;
+  const paths = document.paths as Record<string, Partial<Record<(typeof METHODS)[number], OpenApiOperation>>>;
   const components = ((document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas ?? {}) as Record<string, unknown>;
   return Object.entries(paths).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {

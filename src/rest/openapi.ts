@@ -419,6 +419,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchema
   };
 }
 
+export type OpenApiOperation = NonNullable<ReturnType<typeof operationOf>>;
+
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
