@@ -197,9 +197,7 @@ export function readRestArguments(
   }
   const sent = request.body as Record<string, unknown> | undefined;
   let body: Record<string, unknown> | undefined = sent ? {} : undefined;
-  if (sent && body) {
-    for (const key of Object.keys(sent)) if (!argNames.has(key)) ignored.push(key);
-  }
+  for (const key of Object.keys(sent ?? {})) if (!argNames.has(key)) ignored.push(key);
   for (const arg of field.args) {
     if (arg.name in request.pathParams) continue;
     const inQuery = request.query.getAll(arg.name).filter((value) => value !== '');
