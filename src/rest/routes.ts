@@ -455,20 +455,15 @@ export interface MatchedRoute {
 }
 
 const compiled = restRoutes.map((route) => {
-  const names: string[] = [];
   const source = route.path
     .split('/')
     .map((segment) =>
-      segment.replace(/:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g, (_whole, name: string | undefined, literal: string | undefined) => {
-        if (name) {
-          names.push(name);
-          return '([^/]+?)';
-        }
-        return (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      }),
+      segment.replace(/:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g, (_whole, name: string | undefined, literal: string | undefined) =>
+        name ? '([^/]+?)' : (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      ),
     )
     .join('/');
-  return { route, names, pattern: new RegExp(`^${source}$`) };
+  return { route, names: pathParamNames(route.path), pattern: new RegExp(`^${source}$`) };
 });
 
 /** A path segment's text, or null when its percent-escapes are not UTF-8 (decodeURIComponent throws). */
