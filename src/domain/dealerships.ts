@@ -57,18 +57,11 @@ export async function partnerDealershipMappings(db: ScopedDb): Promise<BoundedLi
       take,
       ...(after === undefined ? {} : { cursor: { id: after }, skip: 1 }),
     });
-    for (const location of locations) {
-      const partnerDealershipId = location.partner_dealership_id?.trim();
-      const partnerAccountId = location.partner_account_id?.trim();
-      if (!partnerDealershipId || !partnerAccountId) continue;
-      mappings.push({
-        id: location.id,
-        name: location.name,
-        dealership_id: location.dealership_id,
-        dealership_name: location.dealership.name,
-        partner_dealership_id: partnerDealershipId,
-        partner_account_id: partnerAccountId,
-      });
+    for (const { dealership, ...location } of locations) {
+      const partner_dealership_id = location.partner_dealership_id?.trim();
+      const partner_account_id = location.partner_account_id?.trim();
+      if (!partner_dealership_id || !partner_account_id) continue;
+      mappings.push({ ...location, dealership_name: dealership.name, partner_dealership_id, partner_account_id });
     }
     const last = locations.at(-1);
     if (!last || locations.length < take || mappings.length >= WHOLE_LIST_TAKE) break;

@@ -188,21 +188,17 @@ export async function websiteModels(
   return {
     website_id: website.id,
     version,
-    models: rows.map(({ position, override_url, model }) => {
-      const prices = model.variants.flatMap((variant) => (variant.price === null ? [] : [variant.price]));
+    models: rows.map(({ position, override_url, model: { manufacturer, variants, ...model } }) => {
+      const prices = variants.flatMap((variant) => (variant.price === null ? [] : [variant.price]));
       return {
-        id: model.id,
-        name: model.name,
-        slug: model.slug,
-        new_slug: model.new_slug,
-        path: model.path,
+        ...model,
         override_url,
         position,
-        manufacturer: model.manufacturer.name,
+        manufacturer: manufacturer.name,
         // The lowest price among the model's variants; null when none has a price.
         price_from: prices.length > 0 ? Math.min(...prices) : null,
         // Version 1 lists models without their variants.
-        variants: version === 2 ? [...model.variants].sort(cheapestFirst) : null,
+        variants: version === 2 ? [...variants].sort(cheapestFirst) : null,
       };
     }),
   };

@@ -149,12 +149,11 @@ export async function listReleaseDocuments(db: Db, app: string, version: string)
 export async function documentUsage(db: Db, app?: string) {
   const rows = await db.documentReleaseEntry.findMany({
     where: app ? { release: { app: checkAppName(app) } } : {},
-    include: { release: { select: { app: true, version: true, published_at: true } }, document: { select: { operation_name: true } } },
+    include: { release: { select: { app: true, version: true } }, document: { select: { operation_name: true } } },
   });
   return rows
     .map((row) => ({
-      app: row.release.app,
-      version: row.release.version,
+      ...row.release,
       hash: row.hash,
       operation_name: row.document.operation_name,
       use_count: row.use_count,
@@ -208,13 +207,7 @@ export async function activeDocuments(db: Db, now: Date, days: number) {
   for (const release of releases) if (!latest.has(release.app)) latest.set(release.app, release.id);
   const rows = await db.documentReleaseEntry.findMany({
     where: { OR: [{ release_id: { in: [...latest.values()] } }, { last_used_at: { gte: new Date(now.getTime() - days * 86_400_000) } }] },
-    include: { release: { select: { app: true, version: true } }, document: { select: { body: true, operation_name: true } } },
+    include: { release: { select: { app: true, version: true } }, document: { select: { operation_name: true, body: true } } },
   });
-  return rows.map((row) => ({
-    app: row.release.app,
-    version: row.release.version,
-    hash: row.hash,
-    operation_name: row.document.operation_name,
-    body: row.document.body,
-  }));
+  return rows.map((row) => ({ ...row.release, hash: row.hash, ...row.document }));
 }
