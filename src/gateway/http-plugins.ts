@@ -7,7 +7,6 @@ import type { AppDeps } from './app.ts';
 import { jsonResponse, restError } from '../rest/errors.ts';
 import { finalBytes, peekRequestBody } from '../web/bodies.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
-import { recordOf } from '../telemetry/request-record.ts';
 import { carriesApiKey } from '../rest/routes.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
 import { mapIncremental } from './incremental.ts';
@@ -202,26 +201,11 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
     },
     last: {
       async onResponse({ request, response, setResponse }) {
-        let answer = response;
-        if (answer.status === 404 && !(answer.headers.get('content-type') ?? '').includes('json')) {
-          const headers = new Headers(answer.headers);
-          headers.set('content-type', 'application/json; charset=utf-8');
-          headers.delete('content-length');
-          // Built after the request record's error bodies are stamped (src/telemetry), so it is stamped here.
-          const record = recordOf(request);
-          if (record) record.errorCode ??= 'not_found';
-          answer = new Response(
-            JSON.stringify({ error: 'not_found', message: 'No such path.', ...(record ? { request_id: record.id } : {}) }),
-            { status: 404, headers },
-          );
-        }
-        if (headRequests.has(request)) {
-          const length = answer.body ? (await finalBytes(answer)).byteLength : 0;
-          const headers = new Headers(answer.headers);
-          if (!headers.has('content-length')) headers.set('content-length', String(length));
-          answer = new Response(null, { status: answer.status, headers });
-        }
-        if (answer !== response) setResponse(answer);
+        if (!headRequests.has(request)) return;
+        const length = response.body ? (await finalBytes(response)).byteLength : 0;
+        const headers = new Headers(response.headers);
+        if (!headers.has('content-length')) headers.set('content-length', String(length));
+        setResponse(new Response(null, { status: response.status, headers }));
       },
     },
   };

@@ -1,10 +1,16 @@
-// One record per request, finished when the answer is ready, feeds both the request's log line and the
-// metrics; every answer gets its `Request-Id`, every error body the id (`request_id`, GraphQL's
+// One record per request, finished when the answer is ready, feeds the request's log line, the metrics
+// and its trace; every answer gets its `Request-Id`, every error body the id (`request_id`, GraphQL's
 // `extensions.request_id`). The door, the metric label, comes from closed sets only, never from a
 // caller's text: the REST route template, the GraphQL operation's type and root field (`query
 // car_performance`, `query (several root fields)`, `query (introspection)`), a service path, or `unmatched`.
-import { GraphQLError, getOperationAST, type ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+// With traces off every tracing step returns at its first line. `first`'s instrumentation runs the whole request
+// (every plugin's hooks) in its SERVER span's context, its onRequest names the span once the request is rewritten;
+// each GraphQL execution is a child span, active while it executes; `last` ends the request span with the final
+// status and answers its `traceparent`.
+// Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
+import { context as traceContext, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
+import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
@@ -20,13 +26,14 @@ import { whenBodyEnds, withHeaders } from '../web/bodies.ts';
 import { requestState } from '../web/request-state.ts';
 import { isStreamedAnswer } from './incremental.ts';
 import { mapErrors, onEachResult } from './http-plugins.ts';
+import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requestSpan, tracer } from '../telemetry/tracing.ts';
 
 export const REQUEST_ID_HEADER = 'request-id';
 
 const UNMATCHED_DOOR = 'unmatched';
 
 /** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
-export const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
+const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
@@ -61,12 +68,43 @@ function operationDoor(ran: RequestRecord['operation']): string | null {
 }
 
 interface RequestTelemetry {
-  /** Right after useHttpConventions().first. */
+  /** Right after useHttpConventions().first and the security headers, before anything else may answer. */
   first: Plugin;
-  /** Right before useHttpConventions().last, which works out a HEAD answer's Content-Length from the body. */
+  /** Right before useHttpConventions().last, which works out a HEAD answer's Content-Length from the body; Yoga's 404 made JSON too. */
   errorBodies: Plugin;
-  /** Last of all: the record is finished from the final answer. */
+  /** Last of all: the record is finished, and the request span ended, from the final answer. */
   last: Plugin;
+}
+
+/** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
+function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
+  if (pathname === graphqlEndpoint || SERVICE_PATHS.has(pathname)) return pathname;
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  const match = matchPath(pathname).find((candidate) => candidate.route.method === wanted);
+  return match ? openApiPath(match.route.path) : null;
+}
+
+/** OpenTelemetry's HTTP server attributes of a request; the server is the one the client addressed (Host). */
+function httpAttributes(request: Request, url: URL): Attributes {
+  const userAgent = request.headers.get('user-agent');
+  return {
+    'http.request.method': request.method,
+    'url.scheme': url.protocol.slice(0, -1),
+    'url.path': url.pathname,
+    'server.address': url.hostname,
+    'server.port': url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    ...(userAgent ? { 'user_agent.original': userAgent } : {}),
+  };
+}
+
+/** `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
+function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
+  const operation = getOperationAST(document, operationName);
+  const type = operation?.operation ?? 'query';
+  const name = operationName ?? operation?.name?.value;
+  return tracer().startSpan(name ? `${type} ${name}` : type, {
+    attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
+  });
 }
 
 function doorOf(request: Request, pathname: string, record: RequestRecord, status: number, graphqlEndpoint: string): string {
@@ -88,6 +126,18 @@ function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord
     record.errorCode ??= errorNameOf(error);
     return withRequestId(error, record.id) as GraphQLError;
   });
+}
+
+/** Yoga's own 404, of a path nothing answers: not JSON. */
+function isBareNotFound(response: Response): boolean {
+  return response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json');
+}
+
+function notFoundAnswer(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json; charset=utf-8');
+  headers.delete('content-length');
+  return new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
 }
 
 /** An error answer the app built as JSON itself (the REST door's, a 429 before GraphQL ran), uncompressed. */
@@ -143,15 +193,51 @@ async function logRequest(
 
 export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
   const first: Plugin = {
-    onRequest({ request }) {
-      startRecord(request);
+    instrumentation: {
+      request({ request }, wrapped) {
+        if (!isTracing()) return wrapped();
+        const parent = contextFromHeaders(request.headers);
+        const attributes = httpAttributes(request, parsedUrl(request));
+        const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent);
+        return traceContext.with(requestContext(parent, span), wrapped);
+      },
     },
-    onExecute({ args }) {
-      const context = args.contextValue as Partial<Context>;
-      if (!context.request) return;
-      const record = recordOf(sentRequest(context.request));
+    onRequest({ request, url }) {
+      const record = startRecord(request);
+      const span = requestSpan();
+      if (!span) return;
+      // As rewritten: a HEAD is answered as the GET, a trailing slash as the path without it.
+      const route = routeOf(request.method, url.pathname, graphqlEndpoint);
+      span.updateName(`${request.method} ${route ?? ''}`.trim());
+      span.setAttributes({ ...httpAttributes(request, url), ...(route ? { 'http.route': route } : {}) });
+      // Only a sampled span is in the tracing system for a log line to point at.
+      if (span.spanContext().traceFlags & TraceFlags.SAMPLED) {
+        const { traceId, spanId } = span.spanContext();
+        record.trace = { trace_id: traceId, span_id: spanId };
+      }
+    },
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const { request } = args.contextValue as Partial<Context>;
+      const record = request && recordOf(sentRequest(request));
       // The first operation is the request's (a REST path runs exactly one).
       if (record && !record.operation) record.operation = { document: args.document, operationName: args.operationName };
+      if (!isTracing()) return undefined;
+      const span = startOperationSpan(args.document, args.operationName);
+      const active = trace.setSpan(traceContext.active(), span);
+      setExecuteFn((executeArgs) => traceContext.with(active, () => executeFn(executeArgs)));
+      return {
+        onExecuteDone({ result }) {
+          // Payloads (@defer, @stream): the operation ends with its last one.
+          if (isAsyncIterable(result)) return { onEnd: () => span.end() };
+          const errors = 'errors' in result ? result.errors : undefined;
+          if (errors && errors.length > 0) {
+            const code = errors[0]?.extensions?.code;
+            span.setAttribute('graphql.error.count', errors.length);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === 'string' ? code : 'GraphQL error' });
+          }
+          span.end();
+        },
+      };
     },
     onResultProcess: onEachResult((result, request) => {
       const record = recordOf(sentRequest(request));
@@ -161,9 +247,9 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
 
   const errorBodies: Plugin = {
     async onResponse({ request, response, setResponse }) {
+      const answer = isBareNotFound(response) ? notFoundAnswer(response) : response;
       const record = recordOf(request);
-      if (!record) return;
-      const stamped = await stampErrorBody(response, record, metrics);
+      const stamped = record ? await stampErrorBody(answer, record, metrics) : answer;
       if (stamped !== response) setResponse(stamped);
     },
   };
@@ -171,7 +257,14 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
-      const answer = withHeaders(response, (headers) => headers.set(REQUEST_ID_HEADER, record.id));
+      const span = requestSpan();
+      span?.setAttributes({ 'http.response.status_code': response.status, 'request.id': record.id });
+      if (span && response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.status}` });
+      const traceparent = span ? currentTraceparent(trace.setSpan(traceContext.active(), span)) : null;
+      const answer = withHeaders(response, (headers) => {
+        headers.set(REQUEST_ID_HEADER, record.id);
+        if (traceparent) headers.set('traceparent', traceparent);
+      });
       const finish = async (): Promise<void> => {
         const seconds = (performance.now() - record.startedAt) / 1000;
         const pathname = parsedUrl(request).pathname;
@@ -184,11 +277,17 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       };
       // @defer's payloads: the request is over when its last payload is sent (or its client leaves), not at the first.
       if (requestState(sentRequest(request)).incremental && isStreamedAnswer(answer)) {
-        setResponse(whenBodyEnds(answer, () => void finish()));
+        setResponse(
+          whenBodyEnds(answer, () => {
+            void finish();
+            span?.end();
+          }),
+        );
         return;
       }
       if (answer !== response) setResponse(answer);
       await finish();
+      span?.end();
     },
   };
   return { first, errorBodies, last };

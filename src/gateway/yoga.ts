@@ -32,7 +32,6 @@ import { createMetrics } from '../telemetry/metrics.ts';
 import { useMetricsEndpoint } from './metrics-endpoint.ts';
 import { useRequestTelemetry } from './request-telemetry.ts';
 import { errorLogger, noteErrorLogger, requestLogger, useErrorLoggers } from '../telemetry/request-record.ts';
-import { useTracing } from './tracing-plugin.ts';
 import { useLiveStreams } from './live-streams.ts';
 import { useIncrementalDelivery } from './incremental.ts';
 import { executionSlots } from './execution-slots.ts';
@@ -66,7 +65,6 @@ function appPlugins(deps: AppDeps, sendThrough: (request: Request) => Promise<Re
   const http = useHttpConventions();
   const metrics = deps.metrics ?? createMetrics(deps);
   const telemetry = useRequestTelemetry(deps, metrics, GRAPHQL_ENDPOINT);
-  const tracing = useTracing(GRAPHQL_ENDPOINT);
   const { costOf, spendServedAnswer } = rateLimits;
   const answerCache = deps.readCache
     ? useAnswerCache(deps, { ...deps.readCache, costOf, spendServedAnswer, metrics }, GRAPHQL_ENDPOINT)
@@ -93,8 +91,6 @@ function appPlugins(deps: AppDeps, sendThrough: (request: Request) => Promise<Re
       }),
     }),
     telemetry.first,
-    // After the request record is started (its log lines carry the request span's ids), before anything else may answer.
-    tracing.first,
     // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.
     ...(deps.keyCalls ? [useKeyCallLog(deps.keyCalls, GRAPHQL_ENDPOINT)] : []),
     // ETags are computed on the plain body, then compression runs (onResponse hooks run in order).
@@ -135,7 +131,6 @@ function appPlugins(deps: AppDeps, sendThrough: (request: Request) => Promise<Re
     http.last,
     // After every other answer-changing hook: the record is finished from the answer as sent.
     telemetry.last,
-    tracing.last,
   ];
 }
 
