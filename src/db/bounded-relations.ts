@@ -8,12 +8,8 @@
 // The extra reads go through the `query` continuation with changed request parameters (Prisma has no
 // public way for an extension to run another operation in the query's transaction), so the scoped
 // client's conditions and the transaction apply to them as to any nested read.
-import { datamodel, relationsOf } from './datamodel.ts';
+import { type Args, countSelection, datamodel, isObject, relationsOf } from './datamodel.ts';
 import { groupBy } from '../lib/group-by.ts';
-
-type Args = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface ListRelation {
   target: string;
@@ -85,18 +81,6 @@ interface LevelPlan {
   children: Map<string, LevelPlan>;
 }
 
-function countedRelations(shape: ModelShape, value: unknown): Map<string, Args | true> {
-  const counted = new Map<string, Args | true>();
-  if (value === true) {
-    for (const field of shape.lists.keys()) counted.set(field, true);
-  } else if (isObject(value) && isObject(value.select)) {
-    for (const [field, spec] of Object.entries(value.select)) {
-      if (spec === true || isObject(spec)) counted.set(field, spec);
-    }
-  }
-  return counted;
-}
-
 const isPage = (value: unknown): value is Args =>
   isObject(value) && (value.take !== undefined || value.skip !== undefined || value.cursor !== undefined);
 
@@ -114,7 +98,9 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
         if (!value) continue;
         changed ??= { ...selection };
         delete changed._count;
-        for (const [relation, spec] of countedRelations(shape, value)) plan.counts.set(relation, spec);
+        for (const [relation, spec] of Object.entries(countSelection(model, value) ?? {})) {
+          if (spec === true || isObject(spec)) plan.counts.set(relation, spec);
+        }
         continue;
       }
       const relation = shape.relations.get(field);

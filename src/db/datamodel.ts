@@ -45,3 +45,15 @@ const relationsByModel = new Map(
 export function relationsOf(model: string): ReadonlyMap<string, Relation> {
   return relationsByModel.get(model) ?? new Map();
 }
+
+/** Query arguments, and any nested part of them. */
+export type Args = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The relations a `_count` selection counts, with what each was given: `true` is every list relation; null for no selection. */
+export function countSelection(model: string, value: unknown): Args | null {
+  if (value !== true) return isObject(value) && isObject(value.select) ? value.select : null;
+  const lists = [...relationsOf(model)].filter(([, relation]) => relation.isList);
+  return Object.fromEntries(lists.map(([field]) => [field, true]));
+}

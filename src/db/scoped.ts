@@ -6,7 +6,7 @@ import type PrismaTypes from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
 import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
-import { datamodel, relationsOf } from './datamodel.ts';
+import { type Args, countSelection, datamodel, isObject, relationsOf } from './datamodel.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -127,10 +127,7 @@ function inScopeByConstruction(model: string, field: string): boolean {
   return false;
 }
 
-type Args = Record<string, unknown>;
 type Where = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface Probe {
   select: Args;
@@ -277,18 +274,11 @@ class Scope {
   }
 
   private count(model: string, value: unknown): unknown {
-    const relations = relationsOf(model);
-    let counted: Args;
-    if (value === true) {
-      counted = Object.fromEntries([...relations].filter(([, relation]) => relation.isList).map(([field]) => [field, true]));
-    } else if (isObject(value) && isObject(value.select)) {
-      counted = value.select;
-    } else {
-      return value;
-    }
+    const counted = countSelection(model, value);
+    if (!counted) return value;
     const select: Args = {};
     for (const [field, spec] of Object.entries(counted)) {
-      const relation = relations.get(field);
+      const relation = relationsOf(model).get(field);
       if (!relation || !spec || inScopeByConstruction(model, field)) {
         select[field] = spec;
         continue;
@@ -429,11 +419,8 @@ export function forDealerships(db: Db, dealershipIds: readonly number[] | null):
   if (dealershipIds === null) return db as ScopedDb;
   const ids = [...new Set(dealershipIds)].sort((a, b) => a - b);
   const cacheKey = ids.join(',');
-  let clients = clientsByDb.get(db);
-  if (!clients) {
-    clients = new Map();
-    clientsByDb.set(db, clients);
-  }
+  const clients = clientsByDb.get(db) ?? new Map<string, ScopedDb>();
+  clientsByDb.set(db, clients);
   let client = clients.get(cacheKey);
   if (!client) {
     if (clients.size >= MAX_CACHED_SCOPES) clients.delete(clients.keys().next().value as string);
