@@ -137,16 +137,19 @@ export async function addDealerships(db: Db, id: number, dealershipIds: readonly
   );
 }
 
-/** Removing the last dealership would widen the key to every dealership, so that is refused. */
+/**
+ * Removing the last dealership would widen the key to every dealership, so that is refused. The key's
+ * row is written first: it locks the key, so two removals at once are counted one after the other.
+ */
 export async function removeDealerships(db: Db, id: number, dealershipIds: readonly number[]): Promise<void> {
   await assertKeyExists(db, id);
-  const remaining = await db.apiKeyDealership.count({
-    where: { api_key_id: id, dealership_id: { notIn: [...dealershipIds] } },
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({ where: { id }, data: { updated_at: new Date() }, select: { id: true } });
+    await tx.apiKeyDealership.deleteMany({ where: { api_key_id: id, dealership_id: { in: [...dealershipIds] } } });
+    if ((await tx.apiKeyDealership.count({ where: { api_key_id: id } })) === 0) {
+      throw invalidInput('dealership', 'a key cannot lose its last dealership (that would open every dealership); revoke it instead');
+    }
   });
-  if (remaining === 0) {
-    throw invalidInput('dealership', 'a key cannot lose its last dealership (that would open every dealership); revoke it instead');
-  }
-  await db.apiKeyDealership.deleteMany({ where: { api_key_id: id, dealership_id: { in: [...dealershipIds] } } });
 }
 
 /** The key runs only the trusted documents of these applications (and of those it was locked to already). */
