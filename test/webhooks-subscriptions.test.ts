@@ -147,6 +147,17 @@ describe('POST /api/v1/webhook_subscriptions', () => {
     }
   });
 
+  it('keeps a dealership at 20 subscriptions, also when creates arrive at once: the rest are 409 and not stored', async () => {
+    const full = await makeDealership(app.db);
+    const key = (await makeKey(app.db, { permissions: ['manage:webhook', 'read:lead'], dealershipIds: [full.id] })).key;
+    const answers = await Promise.all(Array.from({ length: 24 }, () => create(key, subscription({ events: ['lead.created'] }))));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(20).fill(201), ...Array<number>(4).fill(409)]);
+    const refused = answers.find((answer) => answer.status === 409);
+    expect(await refused?.json()).toMatchObject({ error: 'too_many_webhook_subscriptions' });
+    expect(await app.db.webhookSubscription.count({ where: { dealership_id: full.id } })).toBe(20);
+  });
+
   it('needs manage:webhook (403 without it, 401 without a key)', async () => {
     expect((await create(noPermission)).status).toBe(403);
     expect((await app.request('/api/v1/webhook_subscriptions', { method: 'POST', json: { subscription: subscription() } })).status).toBe(

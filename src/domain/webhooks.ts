@@ -6,7 +6,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { readPermissionOf } from '../auth/record-access.ts';
 import type { Config } from '../config/index.ts';
-import type { Prisma } from '../db/client.ts';
+import { lockedTransaction, type Prisma } from '../db/client.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
 import { INT32 } from './input-limits.ts';
@@ -121,7 +121,7 @@ async function findSubscription(db: ScopedDb, id: number): Promise<SubscriptionR
 export async function createWebhookSubscription(
   db: ScopedDb,
   actor: Actor,
-  config: Pick<Config, 'mode' | 'webhookAllowedAddresses' | 'secretsKeyring'>,
+  config: Pick<Config, 'mode' | 'webhookAllowedAddresses' | 'secretsKeyring' | 'engine'>,
   input: z.input<typeof webhookSubscriptionInput>,
   now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
@@ -140,20 +140,26 @@ export async function createWebhookSubscription(
   // The scoped client answers a dealership the key does not reach like a missing one.
   const dealership = await db.dealership.findUnique({ where: { id: dealershipId }, select: { id: true } });
   if (!dealership) throw invalidInput('subscription.dealership_id', 'is not a dealership this API key can access');
-  if ((await db.webhookSubscription.count({ where: { dealership_id: dealershipId } })) >= MAX_SUBSCRIPTIONS_PER_DEALERSHIP) {
-    throw conflict('too_many_webhook_subscriptions', `A dealership has at most ${MAX_SUBSCRIPTIONS_PER_DEALERSHIP} webhook subscriptions.`);
-  }
   const secret = newSecret();
-  const row = await db.webhookSubscription.create({
-    data: {
-      dealership_id: dealershipId,
-      api_key_id: actor.apiKeyId,
-      url,
-      events,
-      secret: sealWebhookSecret(config.secretsKeyring, secret),
-      created_at: now,
-      updated_at: now,
-    },
+  // The count and the insert as one, so that creates at once cannot pass the limit together.
+  const row = await lockedTransaction(db, config.engine, { kind: 'dealershipWebhooks', id: dealershipId }, async (tx) => {
+    if ((await tx.webhookSubscription.count({ where: { dealership_id: dealershipId } })) >= MAX_SUBSCRIPTIONS_PER_DEALERSHIP) {
+      throw conflict(
+        'too_many_webhook_subscriptions',
+        `A dealership has at most ${MAX_SUBSCRIPTIONS_PER_DEALERSHIP} webhook subscriptions.`,
+      );
+    }
+    return tx.webhookSubscription.create({
+      data: {
+        dealership_id: dealershipId,
+        api_key_id: actor.apiKeyId,
+        url,
+        events,
+        secret: sealWebhookSecret(config.secretsKeyring, secret),
+        created_at: now,
+        updated_at: now,
+      },
+    });
   });
   return { subscription: subscriptionView(row, now), secret };
 }
