@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type pg from 'pg';
-import { PrismaClient, type Prisma } from '../generated/prisma/sqlite/client.ts';
+import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
-import { engineOf, sqlitePath, type Engine } from '../config/index.ts';
+import { engineOf, sqlitePath } from '../config/index.ts';
 import { boundedRelations } from './bounded-relations.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
 import {
@@ -114,20 +114,4 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
 /** P2002 on either engine: the database settled a race. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
-}
-
-const WRITE_LOCKS = { dealershipWebhooks: 1 } as const;
-
-/** A check and its write (a count under a limit) after every other holder of the lock, where no row it writes can be locked. */
-// PostgreSQL: a two-key advisory lock (Prisma has no SELECT … FOR UPDATE); SQLite runs one transaction at a time.
-export function lockedTransaction<Tx extends Pick<Prisma.TransactionClient, '$executeRaw'>, R>(
-  db: { $transaction(run: (tx: Tx) => Promise<NoInfer<R>>): Promise<NoInfer<R>> },
-  engine: Engine,
-  lock: { kind: keyof typeof WRITE_LOCKS; id: number },
-  run: (tx: Tx) => Promise<R>,
-): Promise<R> {
-  return db.$transaction(async (tx) => {
-    if (engine === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCKS[lock.kind]}::int, ${lock.id}::int)`;
-    return run(tx);
-  });
 }

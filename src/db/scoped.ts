@@ -4,6 +4,7 @@
 // How each model belongs to a dealership is data (`dealershipScope`); relations come from the datamodel.
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { notFound } from '../errors.ts';
+import type { Engine } from '../config/index.ts';
 import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
 import { type Args, countSelection, datamodel, isObject, relationsOf } from './datamodel.ts';
@@ -404,6 +405,22 @@ export type ScopedTx = Scoped<Prisma.TransactionClient>;
 export type ScopedDb = {
   $transaction<R>(fn: (tx: ScopedTx) => Promise<R>, options?: Parameters<Db['$transaction']>[1]): Promise<R>;
 } & Scoped<Db>;
+
+const WRITE_LOCKS = { dealershipWebhooks: 1 } as const;
+
+/** A check and its write (a count under a limit) after every other holder of the lock, where no row it writes can be locked. */
+// PostgreSQL: a two-key advisory lock (Prisma has no SELECT … FOR UPDATE); SQLite runs one transaction at a time.
+export function lockedTransaction<R>(
+  db: ScopedDb,
+  engine: Engine,
+  lock: { kind: keyof typeof WRITE_LOCKS; id: number },
+  run: (tx: ScopedTx) => Promise<R>,
+): Promise<R> {
+  return db.$transaction(async (tx) => {
+    if (engine === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCKS[lock.kind]}::int, ${lock.id}::int)`;
+    return run(tx);
+  });
+}
 
 /** For the one lookup that tells "not yours" (403) from "missing". */
 export interface DbClients {
