@@ -1,7 +1,7 @@
 // API keys: `dlr_<lookup id>_<secret><checksum>`. The prefix lets secret scanners find leaked keys, the
 // checksum rejects mistyped keys without the database, and only a SHA-256 is stored: the secret is
 // random enough that a slow password hash would add latency and no safety.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Db } from '../db/client.ts';
 import { isPermission, type Permission } from './permissions.ts';
@@ -49,7 +49,7 @@ function base62Checksum(text: string): string {
 }
 
 function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 interface NewSecret {

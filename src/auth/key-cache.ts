@@ -1,7 +1,7 @@
 // Verifying API keys without a database round trip per request. A verdict outlives neither the TTL
 // nor the key's expiry or its secret's retirement; a change made elsewhere is seen at once with Redis,
 // otherwise within the TTL, the stated bound.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { boundedCache, deleteWhere, type CacheBounds } from '../lib/bounded-cache.ts';
 import { lastUseIsStale, lookUpKey, recordKeyUse } from './api-keys.ts';
 import type { Actor } from './api-keys.ts';
@@ -37,7 +37,7 @@ interface Verdict {
 }
 
 // Verdicts are filed under a digest of the presented key, so the cache never holds a usable secret.
-const digest = (key: string): string => createHash('sha256').update(key).digest('base64url');
+const digest = (key: string): string => hash('sha256', key, 'base64url');
 
 // Bounded in bytes too, so a key restricted to many dealerships counts for what it holds.
 const KEY_CACHE_BOUNDS: CacheBounds = { maxEntries: 10_000, maxBytes: 8 * 1024 * 1024 };

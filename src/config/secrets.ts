@@ -1,7 +1,7 @@
 // AES-256-GCM envelopes `v1.<key id>.<iv>.<tag>.<ciphertext>` in the same column, so no schema change and each value names its key.
 // The first key encrypts, all decrypt, so keys rotate by adding one, re-encrypting, then removing the old.
 // The column's name is authenticated with the value, so an envelope copied into another column does not decrypt.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
 import { listEntries } from './declare.ts';
 
 export interface EncryptionKey {
@@ -24,7 +24,7 @@ const ENVELOPE_PATTERN = /^v1\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{16})\.([A-Z
 /** Derived from a public phrase: what it encrypts is as good as plaintext, so it is for development mode only. */
 export const DEVELOPMENT_KEY: EncryptionKey = {
   id: 'dev',
-  key: createHash('sha256').update('dealership-gateway development key: not a secret').digest(),
+  key: hash('sha256', 'dealership-gateway development key: not a secret', 'buffer'),
 };
 
 export function keyringOf(keys: readonly EncryptionKey[]): Keyring {

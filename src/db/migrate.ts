@@ -1,6 +1,6 @@
 // Not Prisma's `migrate deploy`: it needs a native schema engine these machines cannot download.
 // Concurrent starts take SQLite's write lock or a transaction-level advisory lock before reading what was applied.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -23,7 +23,7 @@ export function readMigrations(engine: Engine, dir = migrationsDir): Migration[]
     .sort()
     .map((name) => {
       const sql = readFileSync(path.join(dir, name, `${engine}.sql`), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return { name, sql, checksum: hash('sha256', sql, 'hex') };
     });
 }
 

@@ -1,5 +1,5 @@
 // Only a SHA-256 of a token is stored, so a database leak gives nothing redeemable; 256 random bits need no salt or slow hash.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
@@ -20,7 +20,7 @@ const TOKEN_BYTES = 32;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 function hashPartnerToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** The e-mail is optional in the graph on purpose: missing is the spec's own `email_required`, not `invalid_input`. */

@@ -1,5 +1,5 @@
 // Providers retry deliveries, so one call must be recorded once however often it arrives.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { Actor } from '../auth/api-keys.ts';
 import { isUniqueViolation } from '../db/client.ts';
@@ -43,7 +43,7 @@ function storedNumber(raw: string, field: string): { value: string; e164: boolea
 }
 
 function sha256(parts: readonly (string | number)[]): string {
-  return createHash('sha256').update(parts.join('\n')).digest('hex');
+  return hash('sha256', parts.join('\n'), 'hex');
 }
 
 /** Per API key, so one key can never pre-empt the calls another reports. */

@@ -1,6 +1,6 @@
 // Trusted documents: the GraphQL documents client applications publish per version, found by their
 // SHA-256, the keys locked to them, and their use (docs/trusted-documents.md).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { getOperationAST, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
@@ -17,7 +17,7 @@ const HASH = /^[0-9a-f]{64}$/;
 const MAX_DOCUMENTS = 5_000;
 const MAX_DOCUMENT_CHARACTERS = 100_000;
 
-export const documentHash = (text: string): string => createHash('sha256').update(text).digest('hex');
+export const documentHash = (text: string): string => hash('sha256', text, 'hex');
 
 export const isDocumentHash = (value: string): boolean => HASH.test(value);
 

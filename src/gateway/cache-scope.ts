@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Actor } from '../auth/api-keys.ts';
 
 /** The generation every entry name carries; null while it cannot be known (Redis down): no caching then. */
@@ -17,7 +17,7 @@ export function cacheScope(actor: Actor): string {
     const dealerships = actor.dealershipIds?.join(',') ?? '*';
     // A key locked to documents must not be served an answer it was given for a document sent before the lock.
     const documents = actor.documentApps?.join(',') ?? '*';
-    scope = createHash('sha256').update(`${actor.apiKeyId}|${permissions}|${dealerships}|${documents}`).digest('base64url');
+    scope = hash('sha256', `${actor.apiKeyId}|${permissions}|${dealerships}|${documents}`, 'base64url');
     scopeByActor.set(actor, scope);
   }
   return scope;

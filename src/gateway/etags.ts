@@ -1,5 +1,5 @@
 // Strong ETags on every successful GET of both doors: Yoga's response cache tags only its cached results, @envelop's none.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { readBody, withHeaders } from '../web/bodies.ts';
 import { Response } from '../web/fetch-api.ts';
@@ -20,7 +20,7 @@ export function useETags(): Plugin {
       // A stream (a subscription's, @defer's payloads) is sent as it comes: a digest would hold it back to its end.
       if (isStreamedAnswer(received)) return;
       const { bytes: body, answer: response } = await readBody(received, setResponse);
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      const etag = `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
       const ifNoneMatch = request.headers.get('if-none-match');
       if (ifNoneMatch && matchesETag(ifNoneMatch, etag)) {
         const headers = new Headers({ etag });

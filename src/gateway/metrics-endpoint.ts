@@ -1,7 +1,7 @@
 // GET /metrics, for a bearer token only; without METRICS_TOKEN the path does not exist, so an instance
 // never shows its metrics by accident. Answered before the rate limits: a scrape is never refused for
 // the callers' traffic.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { jsonResponse } from '../rest/errors.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
@@ -12,7 +12,7 @@ export const METRICS_PATH = '/metrics';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** Compared as digests, so the comparison takes the same time whatever the token's length or content. */
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+const digest = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 export function useMetricsEndpoint(metrics: GatewayMetrics, token: string | null): Plugin {
   const expected = token === null ? null : digest(token);

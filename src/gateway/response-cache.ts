@@ -4,7 +4,7 @@
 // that began before a write is filed under a generation nobody asks for again, and a generation
 // cannot miss a dependency as per-entity invalidation can. What changes without a mutation through
 // this service is bounded by a TTL per type. With REDIS_URL entries and generation live in Redis.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -232,9 +232,11 @@ type CacheKeyBuilder = NonNullable<Parameters<typeof useResponseCache<YogaContex
 function responseCacheKey(generation: CacheGeneration): CacheKeyBuilder {
   return async ({ documentString, variableValues, operationName, sessionId }) => {
     const current = await generation.current();
-    const name = createHash('sha256')
-      .update(JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]))
-      .digest('base64url');
+    const name = hash(
+      'sha256',
+      JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]),
+      'base64url',
+    );
     return current === null ? `${UNCACHEABLE}${name}` : name;
   };
 }

@@ -1,6 +1,6 @@
 // The explorers' GraphiQL page and the Content-Security-Policy it runs under: the page carries its
 // code inline, so the policy admits exactly its scripts by hash rather than any inline script.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const graphiqlOptions = {
   title: 'Dealership API',
@@ -9,12 +9,7 @@ export const graphiqlOptions = {
 } as const;
 
 function inlineScriptHashes(html: string): string[] {
-  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-    ([, script]) =>
-      `'sha256-${createHash('sha256')
-        .update(script ?? '', 'utf8')
-        .digest('base64')}'`,
-  );
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, script]) => `'sha256-${hash('sha256', script ?? '', 'base64')}'`);
 }
 
 interface GraphiqlPage {

@@ -1,6 +1,6 @@
 // The client's own description of a file is never used: the type is sniffed from the bytes, and only
 // documents and images are accepted, since dealership staff open these files.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { invalidInput } from '../../errors.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
@@ -118,7 +118,7 @@ export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxB
       file_type: fileType,
       bytes,
       byte_size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: hash('sha256', bytes, 'hex'),
       content_type: contentType,
     };
   });

@@ -3,7 +3,7 @@
 // lead, so a concurrent duplicate rolls back and answers the first's answer. Other writes cannot
 // join the write's transaction, so they claim the key first with a pending record; a failed write
 // frees it, and a claim never completed is taken over after ABANDONED_CLAIM_MS.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Engine } from '../../config/index.ts';
 import { sqlNow, type Clock } from '../../db/clock.ts';
@@ -46,9 +46,7 @@ function canonicalJson(value: unknown): string {
 
 /** The same lead sent through REST or GraphQL hashes the same. */
 export function requestHash(operation: string, input: unknown): string {
-  return createHash('sha256')
-    .update(`${operation}\n${canonicalJson(input)}`)
-    .digest('hex');
+  return hash('sha256', `${operation}\n${canonicalJson(input)}`, 'hex');
 }
 
 const idempotencyKeyReused = () =>
