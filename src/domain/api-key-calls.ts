@@ -95,15 +95,16 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
   let dropped = 0;
   let flushing: Promise<number> = Promise.resolve(0);
 
-  function keep(name: string, counter: Counter): void {
+  /** A counter object is made only for a combination not kept yet: nearly every call adds to one that is. */
+  function keep(name: string, calls: number, lastAtMs: number, counter: () => Counter): void {
     const current = pending.get(name);
     if (current) {
-      current.calls += counter.calls;
-      current.lastAtMs = Math.max(current.lastAtMs, counter.lastAtMs);
+      current.calls += calls;
+      current.lastAtMs = Math.max(current.lastAtMs, lastAtMs);
     } else if (pending.size < MAX_BUFFERED_COUNTERS) {
-      pending.set(name, counter);
+      pending.set(name, counter());
     } else {
-      dropped += counter.calls;
+      dropped += calls;
     }
   }
 
@@ -120,7 +121,7 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
       await (engine === 'postgresql' ? upsertPostgres(db, counters) : upsertSqlite(db, counters));
       return counters.length;
     } catch (error) {
-      for (const [name, counter] of batch) keep(name, counter);
+      for (const [name, counter] of batch) keep(name, counter.calls, counter.lastAtMs, () => counter);
       logger.warn({ err: error, counters: counters.length }, 'writing the API key call log failed; keeping the counts for the next flush');
       return 0;
     }
@@ -141,7 +142,7 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
     record(call) {
       const atMs = now().getTime();
       const minuteMs = atMs - (atMs % MINUTE_MS);
-      keep(counterName(minuteMs, call), { ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs });
+      keep(counterName(minuteMs, call), 1, atMs, () => ({ ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs }));
     },
     flush,
     async stop() {
