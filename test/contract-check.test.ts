@@ -34,8 +34,7 @@ import {
   todaysContract,
   type ContractSnapshot,
 } from '../scripts/contract/release.ts';
-import { openApiPath } from '../src/rest/openapi.ts';
-import { restRoutes } from '../src/rest/routes.ts';
+import { openApiPath, restRoutes } from '../src/rest/routes.ts';
 import { runScript } from './support/processes.ts';
 
 const TODAY = '2026-12-01';

@@ -2,9 +2,9 @@
 // schema, so that adding a route never means editing a document by hand.
 import type { GraphQLSchema } from 'graphql';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/config/index.ts';
-import { errorStatusesOf, openApiPath } from '../../src/rest/openapi.ts';
+import { errorStatusesOf } from '../../src/rest/openapi.ts';
+import { accessOfRoute, openApiPath, restRoutes, rootFieldIn } from '../../src/rest/routes.ts';
 import { restSchema } from '../../src/rest/rest-schema.ts';
-import { accessOfRoute, restRoutes, rootFieldIn } from '../../src/rest/routes.ts';
 import { restCallCost, type ListSize } from '../../src/schema/graphql-limits.ts';
 import { getSchema } from '../../src/schema/index.ts';
 

@@ -15,7 +15,6 @@ import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
-import { openApiPath } from '../rest/openapi.ts';
 import { matchPath } from '../rest/routes.ts';
 import { rootFieldNames } from './root-fields.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
@@ -81,7 +80,7 @@ function routeOf(method: string, pathname: string, graphqlEndpoint: string): str
   if (pathname === graphqlEndpoint || SERVICE_PATHS.has(pathname)) return pathname;
   const wanted = method === 'HEAD' ? 'GET' : method;
   const match = matchPath(pathname).find((candidate) => candidate.route.method === wanted);
-  return match ? openApiPath(match.route.path) : null;
+  return match ? match.template : null;
 }
 
 /** OpenTelemetry's HTTP server attributes of a request; the server is the one the client addressed (Host). */
@@ -112,7 +111,7 @@ function doorOf(request: Request, pathname: string, record: RequestRecord, statu
   if (pathname === graphqlEndpoint) return operationDoor(record.operation) ?? `${method} ${graphqlEndpoint}`;
   const matches = matchPath(pathname);
   const match = matches.find((candidate) => candidate.route.method === request.method) ?? matches[0];
-  if (match) return `${method} ${openApiPath(match.route.path)}`;
+  if (match) return `${method} ${match.template}`;
   if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
   if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
   return UNMATCHED_DOOR;

@@ -29,7 +29,7 @@ import {
   type InputSchemaOptions,
   type JsonSchema,
 } from './input-schemas.ts';
-import { pathParamNames, restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
+import { openApiPath, pathParamNames, restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -420,11 +420,6 @@ function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchema
 }
 
 export type OpenApiOperation = NonNullable<ReturnType<typeof operationOf>>;
-
-/** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
-export function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-}
 
 export interface OpenApiOptions {
   /** This service's public origin (PUBLIC_URL): the document's server. */

@@ -428,6 +428,11 @@ export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLFie
   return (operation === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[name];
 }
 
+/** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
 /** The `:name` parameters of a path, in order. */
 export const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
 
@@ -449,6 +454,8 @@ export function accessOfRoute(route: RestRoute, schema: GraphQLSchema): FieldAcc
 
 export interface MatchedRoute {
   route: RestRoute;
+  /** The route's path as OpenAPI writes it: the label of its metrics and spans. */
+  template: string;
   params: Record<string, string>;
   /** A path parameter whose percent-escapes do not decode to UTF-8 text (`%E0%A4%A`), if any. */
   malformedParam?: string;
@@ -463,7 +470,7 @@ const compiled = restRoutes.map((route) => {
       ),
     )
     .join('/');
-  return { route, names: pathParamNames(route.path), pattern: new RegExp(`^${source}$`) };
+  return { route, template: openApiPath(route.path), names: pathParamNames(route.path), pattern: new RegExp(`^${source}$`) };
 });
 
 /** A path segment's text, or null when its percent-escapes are not UTF-8 (decodeURIComponent throws). */
@@ -475,10 +482,27 @@ function decodePathSegment(segment: string): string | null {
   }
 }
 
+// A request's path is matched by several plugins in turn (the door, its limits, its log and telemetry): the
+// recent paths' matches are kept, read-only, so the route table is walked once per path, not once per plugin.
+const recentMatches = new Map<string, readonly MatchedRoute[]>();
+const RECENT_PATHS = 256;
+const RECENT_PATH_MAX_LENGTH = 256;
+
 /** The routes whose path matches, whatever their method (for 405 and Allow). */
-export function matchPath(pathname: string): MatchedRoute[] {
+export function matchPath(pathname: string): readonly MatchedRoute[] {
+  const recent = recentMatches.get(pathname);
+  if (recent) return recent;
+  const matches = walkRoutes(pathname);
+  if (pathname.length <= RECENT_PATH_MAX_LENGTH) {
+    if (recentMatches.size >= RECENT_PATHS) recentMatches.clear();
+    recentMatches.set(pathname, matches);
+  }
+  return matches;
+}
+
+function walkRoutes(pathname: string): MatchedRoute[] {
   const matches: MatchedRoute[] = [];
-  for (const { route, names, pattern } of compiled) {
+  for (const { route, template, names, pattern } of compiled) {
     const found = pattern.exec(pathname);
     if (!found) continue;
     const params: Record<string, string> = {};
@@ -488,7 +512,7 @@ export function matchPath(pathname: string): MatchedRoute[] {
       if (decoded === null) malformedParam ??= name;
       else params[name] = decoded;
     });
-    matches.push({ route, params, ...(malformedParam ? { malformedParam } : {}) });
+    matches.push({ route, template, params, ...(malformedParam ? { malformedParam } : {}) });
   }
   return matches;
 }

@@ -4,7 +4,7 @@
 // dialect of OpenAPI 3.1), not by hand.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { matchPath } from '../../src/rest/routes.ts';
 import { getSchema } from '../../src/schema/index.ts';
 
@@ -54,7 +54,7 @@ export async function assertMatchesContract(method: string, url: string, respons
   const pathname = new URL(url, 'http://gateway.test').pathname;
   const match = matchPath(pathname).find((candidate) => candidate.route.method === method.toUpperCase());
   if (!match) return;
-  const path = openApiPath(match.route.path);
+  const path = match.template;
   const paths = openApiDocument().paths as Record<string, Record<string, { responses: Responses }>>;
   const operation = paths[path]?.[method.toLowerCase()];
   if (!operation) return; // a documented path whose operation is not built in this schema answers 404
