@@ -1,10 +1,11 @@
 // Spec 4.13's list at depth, on both doors: keyset pages (`after_id`) walk a dealership's contacts
 // with no gap and no repeat, agree with page/per_page, and are one range of the index whatever the
-// depth; `page` reaches 10,000 contacts deep (page × per_page) and a page beyond is 422 naming `page`;
+// depth; `page` answers any page, a deep one by reading its ids first (along the index) and then its rows;
 // the graph's connection pages by cursor (its SQL has no OFFSET) and walks the same contacts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
+import { KEYS_FIRST_SKIP } from '../src/db/bounded-relations.ts';
 
 const LIST = `query ($dealership_id: Int!, $page: Int, $per_page: Int, $after_id: Int) {
   contacts(dealership_id: $dealership_id, page: $page, per_page: $per_page, after_id: $after_id) { id: databaseId dealership_id }
@@ -149,5 +150,79 @@ describe('Dealership.contacts, the connection', () => {
       after = connection.pageInfo.endCursor;
     }
     expect(walked).toEqual(bigIds);
+  });
+});
+
+describe('a deep page by page/per_page', () => {
+  let deep: { id: number };
+  let deepIds: number[];
+  const OFFSET = /\bOFFSET\b/i;
+  const BY_IDS = /[`"]contacts[`"]\.[`"]id[`"] IN \(/;
+  const NAME_COLUMN = /[`"]first_name[`"]/;
+
+  beforeAll(async () => {
+    deep = await makeDealership(app.db);
+    await app.db.contact.createMany({
+      data: Array.from({ length: KEYS_FIRST_SKIP * 1.5 + 200 }, (_, index) => ({
+        dealership_id: index % 4 === 1 ? other.id : deep.id,
+        first_name: `Deep ${index % 7}`,
+      })),
+    });
+    deepIds = (await app.db.contact.findMany({ where: { dealership_id: deep.id }, select: { id: true }, orderBy: { id: 'asc' } })).map(
+      (row) => row.id,
+    );
+    expect(deepIds.length).toBeGreaterThan(KEYS_FIRST_SKIP + 50);
+  });
+
+  const pageIds = async (query: string): Promise<number[]> => {
+    const response = await app.request(listPath(deep.id, query), { key: full.key });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { id: number; dealership_id: number; first_name: string }[];
+    expect(body.every((contact) => contact.dealership_id === deep.id && contact.first_name.startsWith('Deep '))).toBe(true);
+    return body.map((contact) => contact.id);
+  };
+
+  it('answers the same contacts at every depth, on both doors, the deep ones in two statements', async () => {
+    const perPage = 50;
+    const last = Math.ceil(deepIds.length / perPage);
+    for (const page of [KEYS_FIRST_SKIP / perPage, KEYS_FIRST_SKIP / perPage + 1, last, last + 1]) {
+      app.queries.length = 0;
+      const ids = await pageIds(`?page=${page}&per_page=${perPage}`);
+      expect(ids).toEqual(deepIds.slice((page - 1) * perPage, page * perPage));
+      const reads = app.queries.filter((sql) => CONTACT_LIST.test(sql));
+      if ((page - 1) * perPage < KEYS_FIRST_SKIP) {
+        expect(reads).toHaveLength(1);
+        expect(reads[0]).toMatch(NAME_COLUMN);
+        continue;
+      }
+      // The ids along the index, with the OFFSET and no other column; then the rows of those ids alone.
+      const [keys, rows] = reads;
+      expect(keys).toMatch(OFFSET);
+      expect(keys).not.toMatch(NAME_COLUMN);
+      expect(keys).toMatch(/dealership_id/);
+      expect(keys).not.toMatch(BY_IDS);
+      if (ids.length > 0) {
+        expect(rows).toMatch(NAME_COLUMN);
+        expect(rows).toMatch(BY_IDS);
+        expect(rows).toMatch(/dealership_id/);
+      }
+      const graph = await app.graphql<{ contacts: { id: number }[] }>(LIST, { dealership_id: deep.id, page, per_page: perPage }, full.key);
+      expect(graph.errors).toBeUndefined();
+      expect(graph.data?.contacts.map((contact) => contact.id)).toEqual(ids);
+    }
+    expect(await pageIds(`?after_id=${deepIds[10]}&page=${KEYS_FIRST_SKIP / 20 + 1}&per_page=20`)).toEqual(
+      deepIds.slice(11 + KEYS_FIRST_SKIP, 31 + KEYS_FIRST_SKIP),
+    );
+  });
+
+  it('keeps any order and selection of a deep findMany, the id left out when it was not selected', async () => {
+    const orderBy = [{ first_name: 'desc' as const }, { id: 'asc' as const }];
+    const where = { dealership_id: deep.id };
+    const all = await app.db.contact.findMany({ where, orderBy, select: { id: true, first_name: true } });
+    const skip = KEYS_FIRST_SKIP + 3;
+    const page = await app.db.contact.findMany({ where, orderBy, skip, take: 40, select: { first_name: true, vehicles: true } });
+    expect(page).toEqual(all.slice(skip, skip + 40).map(({ first_name }) => ({ first_name, vehicles: [] })));
+    const backwards = await app.db.contact.findMany({ where, orderBy, skip, take: -5, select: { id: true } });
+    expect(backwards.map((row) => row.id)).toEqual(all.slice(all.length - skip - 5, all.length - skip).map((row) => row.id));
   });
 });

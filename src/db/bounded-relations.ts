@@ -358,6 +358,36 @@ type Continue = (args: unknown, parameters?: RequestParameters) => Promise<unkno
 
 const lowerFirst = (name: string) => `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
 
+/** From this many rows skipped, a root page reads its keys first. */
+export const KEYS_FIRST_SKIP = 1_000;
+
+interface DeepPage {
+  column: string;
+  keys: Args;
+  rows(keys: unknown[]): Args;
+  /** The key was selected only to put the rows in the keys' order, and is removed again. */
+  addedKey: boolean;
+}
+
+// An OFFSET walks every skipped row, and PostgreSQL reads them whole (sorting them, past work_mem, on disk)
+// unless the statement asks for the key alone, which an index on the filter and the key answers by itself.
+function deepPage(model: string, args: Args): DeepPage | null {
+  const key = shapes.get(model)?.primaryKey;
+  if (typeof args.skip !== 'number' || args.skip < KEYS_FIRST_SKIP || args.distinct !== undefined || key?.length !== 1) return null;
+  const column = key[0] as string;
+  if (isObject(args.omit) && args.omit[column]) return null;
+  const { select, include: _include, omit: _omit, ...page } = args;
+  const { skip: _skip, take: _take, cursor: _cursor, ...rows } = args;
+  const addedKey = isObject(select) && !select[column];
+  if (addedKey) rows.select = { ...select, [column]: true };
+  return {
+    column,
+    addedKey,
+    keys: { ...page, select: { [column]: true } },
+    rows: (keys) => ({ ...rows, where: { AND: [rows.where ?? {}, { [column]: { in: keys } }] } }),
+  };
+}
+
 // Prisma binds `this` to the client's query extensions: the same list is the same dealership scope.
 async function answerWithBoundedRelations(
   this: unknown,
@@ -369,6 +399,15 @@ async function answerWithBoundedRelations(
     __internalParams?: RequestParameters;
   },
 ): Promise<unknown> {
+  const deep = call.model && call.operation === 'findMany' && isObject(call.args) ? deepPage(call.model, call.args) : null;
+  if (deep) {
+    const { column } = deep;
+    const keys = ((await call.query(deep.keys)) as Args[]).map((row) => row[column]);
+    const rows = (await answerWithBoundedRelations.call(this, { ...call, args: deep.rows(keys) })) as Args[];
+    const byKey = new Map(rows.map((row) => [row[column], row]));
+    if (deep.addedKey) for (const row of rows) delete row[column];
+    return keys.flatMap((key) => byKey.get(key) ?? []);
+  }
   const planned = call.model && RETURNS_ROWS.has(call.operation) && isObject(call.args) ? planLevel(call.model, call.args) : null;
   if (!planned) return call.query(call.args);
   const result = await call.query(planned.args);
