@@ -358,8 +358,8 @@ type Continue = (args: unknown, parameters?: RequestParameters) => Promise<unkno
 
 const lowerFirst = (name: string) => `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
 
-/** From this many rows skipped, a root page reads its keys first. */
-export const KEYS_FIRST_SKIP = 1_000;
+/** From this many rows skipped, a root page reads its keys first; below, a second statement costs more than it saves. */
+export const KEYS_FIRST_SKIP = 200;
 
 interface DeepPage {
   column: string;
