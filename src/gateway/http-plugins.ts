@@ -11,6 +11,7 @@ import { carriesApiKey } from '../rest/routes.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
 import { mapIncremental } from './incremental.ts';
 import { acceptsAny } from '../web/accept.ts';
+import { requestState } from '../web/request-state.ts';
 
 const READY_TIMEOUT_MS = 800;
 
@@ -173,9 +174,15 @@ function isParsedUrl(url: URL): boolean {
   return Object.getPrototypeOf(url) !== Object.prototype;
 }
 
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** The GET a HEAD request was rewritten to: its answer goes without its body. */
+    head?: true;
+  }
+}
+
 /** `first` must be the first plugin and `last` the last: it sees the final answer, after ETags and compression. */
 export function useHttpConventions(): { first: Plugin; last: Plugin } {
-  const headRequests = new WeakSet<Request>();
   return {
     first: {
       onRequest({ request, setRequest, url }) {
@@ -194,14 +201,14 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
           // A streamed body must say it is sent half-duplex (the WHATWG fetch rule Node follows).
           ...(request.body && !isHead ? { duplex: 'half' } : {}),
         } as RequestInit);
-        if (isHead) headRequests.add(rewritten);
+        if (isHead) requestState(rewritten).head = true;
         setRequest(rewritten);
         if (isParsedUrl(url)) url.pathname = trimmed;
       },
     },
     last: {
       async onResponse({ request, response, setResponse }) {
-        if (!headRequests.has(request)) return;
+        if (!requestState(request).head) return;
         const length = response.body ? (await finalBytes(response)).byteLength : 0;
         const headers = new Headers(response.headers);
         if (!headers.has('content-length')) headers.set('content-length', String(length));

@@ -7,6 +7,7 @@ import { sentRequest, verifyPresentedKey } from '../context.ts';
 import { noteErrorLogger, requestLogger } from '../telemetry/request-record.ts';
 import { documentNotTrusted, persistedQueryNotFound } from '../errors.ts';
 import { boundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { requestState } from '../web/request-state.ts';
 import { queryLimits } from '../schema/graphql-limits.ts';
 import { documentHash, findTrustedDocument, isDocumentHash, recordDocumentUses, type DocumentUse } from '../domain/trusted-documents.ts';
 import type { AppDeps, DocumentUseLog } from './app.ts';
@@ -57,12 +58,18 @@ export function createDocumentUseLog(deps: Pick<AppDeps, 'db' | 'logger'>): Docu
   };
 }
 
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** The document was looked up by its id (APQ's second step needs no check of its text then). */
+    documentResolvedById?: true;
+  }
+}
+
 export function useTrustedDocuments(deps: Pick<AppDeps, 'db' | 'keys' | 'now' | 'logger' | 'documentUses'>): Plugin[] {
   // Releases never change once published, so a found document stays right; a miss is always asked of the database.
   const found = boundedCache<{ body: string; releaseId: number }>(FOUND_BOUNDS, (document) => document.body.length * 2);
   // APQ's documents are the client's cache, not a registry: per instance, bounded; a miss costs the client one retry with the text.
   const automatic = boundedCache<string>(APQ_BOUNDS, (body) => body.length * 2);
-  const resolvedById = new WeakSet<Request>();
   const uses = deps.documentUses ?? createDocumentUseLog(deps);
 
   // Not actorFromRequest: a request refused here, before its context, is no call of its key (src/gateway/key-call-log.ts).
@@ -78,7 +85,7 @@ export function useTrustedDocuments(deps: Pick<AppDeps, 'db' | 'keys' | 'now' | 
   async function lookUp(id: string, request: Request): Promise<string | null> {
     const actor = await actorOf(request);
     const apps = actor?.documentApps ?? null;
-    resolvedById.add(request);
+    requestState(request).documentResolvedById = true;
     const sent = apps ? undefined : automatic.get(id);
     if (sent !== undefined) return sent;
     const version = clientVersionOf(request);
@@ -116,7 +123,7 @@ export function useTrustedDocuments(deps: Pick<AppDeps, 'db' | 'keys' | 'now' | 
       async onParams({ params, request }) {
         const id = documentIdOf(params);
         const text = params.query;
-        if (id === null || typeof text !== 'string' || resolvedById.has(request)) return;
+        if (id === null || typeof text !== 'string' || requestState(request).documentResolvedById) return;
         if (documentHash(text) !== id)
           throw createGraphQLError('PersistedQueryMismatch: the hash is not the SHA-256 of the query text.', {
             extensions: { code: 'BAD_USER_INPUT', error: 'invalid_input', field: 'extensions.persistedQuery.sha256Hash' },

@@ -33,6 +33,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { connectionPageSize } from './builder.ts';
 import { DEFAULT_GRAPHQL_MAX_COST } from '../config/index.ts';
 import { apiError, invalidInput } from '../errors.ts';
+import { requestState, type RequestState } from '../web/request-state.ts';
 
 export const queryLimits = {
   /** Characters in the document (variables travel apart and are bounded by the body limit). */
@@ -305,11 +306,18 @@ function soleRootField(
   }
 }
 
-const costByContext = new WeakMap<object, number>();
+declare module '../web/request-state.ts' {
+  interface RequestState {
+    /** Yoga read the operation's parameters from the client: the GraphQL door. */
+    fromGraphqlDoor?: true;
+    /** The estimated cost of the request's operation (either door), set just before it executes. */
+    operationCost?: number;
+  }
+}
 
 /** The estimated cost of the operation run with this context (either door); undefined before execution. */
-export function operationCost(context: object): number | undefined {
-  return costByContext.get(context);
+export function operationCost(context: { request?: Request }): number | undefined {
+  return context.request ? requestState(context.request).operationCost : undefined;
 }
 
 /** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
@@ -366,21 +374,21 @@ function directivesRule(max: number, refused: WeakSet<ValidationContext>): Valid
 
 /** Only operations whose parameters Yoga read from the client (the GraphQL door) are refused; every cost is kept. */
 export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
-  const fromGraphqlDoor = new WeakSet<Request>();
   const refused = new WeakSet<ValidationContext>();
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
     const variables = args.variableValues as Record<string, unknown> | undefined;
-    const context = args.contextValue as { request?: Request };
-    const fromRestDoor = !context.request || !fromGraphqlDoor.has(context.request);
+    const { request } = args.contextValue as { request?: Request };
+    const state: RequestState = request ? requestState(request) : {};
+    const fromRestDoor = !state.fromGraphqlDoor;
     // The REST door: a route's fixed document, costed by the records it answers, is within the walk's limits by construction.
     const root = fromRestDoor ? soleRootField(args.schema, args.document, args.operationName, variables) : undefined;
     if (root) {
-      costByContext.set(context, restCallCost(root.field, root.args));
+      state.operationCost = restCallCost(root.field, root.args);
       return;
     }
     const shape = keptOperationShape(args.schema, args.document, args.operationName, variables);
     if (!shape) return;
-    costByContext.set(context, shape.cost);
+    state.operationCost = shape.cost;
     if (fromRestDoor) return;
     // Refused, not cut to the ceiling: the client would miss records it believes it asked for.
     const page = shape.oversizedPage;
@@ -402,7 +410,7 @@ export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
       addPlugin({ onValidate: ({ addValidationRule }) => addValidationRule(directivesRule(limits.maxDirectives, refused)) });
     },
     onParams({ params, request, setResult }) {
-      fromGraphqlDoor.add(request);
+      requestState(request).fromGraphqlDoor = true;
       // Before parsing, on the text Yoga read (armor's character limit needs a parser plugin to hand it over).
       if (typeof params.query === 'string' && params.query.length > limits.maxCharacters) {
         setResult({ errors: [limitError('characters', limits.maxCharacters, params.query.length)] });
