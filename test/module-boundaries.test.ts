@@ -5,6 +5,8 @@
 // - the start-up bundle (what every start loads, built as `npm run build` builds it) holds neither the
 //   demo seed (a chunk loaded only when SEED_DEMO_DATA seeds an empty database) nor the OpenTelemetry
 //   SDK (chunks loaded only when traces are on); @opentelemetry/api alone is in it;
+// - per-request state lives on the one request record (src/web/request-state.ts): no other module keeps
+//   a map or set keyed by the Request;
 // - the service's code never imports the demo data: only the process entry (src/index.ts) loads it,
 //   when SEED_DEMO_DATA is on, and hands the seeder to the service.
 import { readFileSync } from 'node:fs';
@@ -25,6 +27,12 @@ describe('module boundaries', () => {
         .flatMap((line, index) => (/^(export\s+)?(let|var)\s/.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
     );
     expect(found).toEqual([]);
+  });
+
+  it('no module but the request record keeps a map or set keyed by the Request', () => {
+    const keyedByRequest = /\bWeak(Map|Set)<\s*Request\b|\bnew (Weak)?(Map|Set)<\s*Request\b/;
+    const found = typescriptSources('src').filter((file) => keyedByRequest.test(readFileSync(path.join(root, file), 'utf8')));
+    expect(found).toEqual(['src/web/request-state.ts']);
   });
 
   it('no module under src/ but the process entry imports the demo data', () => {
