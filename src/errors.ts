@@ -79,6 +79,14 @@ export const conflict = (error: string, message: string): GraphQLError => apiErr
 
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/** 429: which limit (the reason) and how many seconds to wait. */
+export const rateLimited = (retryAfter: number, reason = 'Too many requests.', extra: Record<string, unknown> = {}): GraphQLError =>
+  apiError('RATE_LIMITED', 'rate_limited', `${reason} Retry after ${retryAfter} s.`, {
+    ...extra,
+    retry_after: retryAfter,
+    http: { status: 429 },
+  });
+
 /** Another message and extensions for the error at the same place of the document. */
 export function rebuilt(
   at: GraphQLError | undefined,

@@ -4,6 +4,8 @@ import { conflict } from '../errors.ts';
 import { findCarForKey } from './cars.ts';
 import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
 
+export const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
+
 export async function setCarReserved(
   clients: DbClients & { events: RecordEventPublisher },
   input: { id: string; reserved: boolean },
@@ -25,7 +27,7 @@ export async function setCarReserved(
       where: { id: carId, reserved: false },
       data: { reserved: true, reserved_at: now, updated_at: now },
     });
-    if (count === 0) throw conflict('car_already_reserved', 'The car is already reserved.');
+    if (count === 0) throw carAlreadyReserved();
     return recordCarEvent(tx, 'car.reserved', carId, now);
   });
   publishCommitted(clients.events, [event]);

@@ -18,7 +18,7 @@ function validateCarInput(car: CarInput, now: Date) {
   return { data, ...(images ? { images } : {}), supplied, matchByStocknum: match_existing_car_by_stocknum === true };
 }
 
-const stocknumTaken = (stocknum: string) =>
+export const stocknumTaken = (stocknum: string) =>
   conflict('stocknum_taken', `Another car of the dealership already has stock number "${stocknum}".`);
 
 async function replacePhotos(

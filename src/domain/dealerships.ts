@@ -96,6 +96,7 @@ export type RankedLocation = Awaited<ReturnType<typeof rankLocationsByPostcode>>
 
 const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
+export const unknownPostcode = (postcode: string): Error => geolocationError(`no place is known for ${postcode}`);
 
 interface BrandMatcher {
   lowerName: string;
@@ -158,7 +159,7 @@ export async function rankLocationsByPostcode(
   const brands = manufacturers.map((candidate) => brandMatcher(candidate.name));
   const brand = brands[index] as BrandMatcher;
   const origin = await geocoder.locate(postcode);
-  if (!origin) throw geolocationError(`no place is known for ${postcode}`);
+  if (!origin) throw unknownPostcode(postcode);
 
   // The tenant boundary, through the scoped client; showrooms without coordinates are placed at their postcode's centre.
   const dealerships = await db.dealership.findMany({

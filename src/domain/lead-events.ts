@@ -94,6 +94,8 @@ const leadEventSchema = z.object({
     })),
 });
 
+export const noLeadFound = () => apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
+
 export const leadEventRequest = z.object({
   service: z
     .string()
@@ -158,7 +160,7 @@ export async function createLeadEvent(
     data: { leadId, messageDetail },
   } = parseRecord(leadEventRequest, input, '');
   const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true, dealership_id: true } });
-  if (!lead) throw apiError('NOT_FOUND', 'no_lead_found', 'No lead found with that leadId.');
+  if (!lead) throw noLeadFound();
   const { created, recorded } = await db.$transaction(async (tx) => {
     const created = await tx.leadEvent.create({ ...query, data: { ...messageDetail, service, lead_id: lead.id, created_at: now } });
     const recorded = await recordEvent(tx, { type: 'lead_event.created', dealershipId: lead.dealership_id, recordId: created.id }, now);

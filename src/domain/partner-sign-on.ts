@@ -58,9 +58,7 @@ export async function createPartnerToken(
     where: { email_normalized: text.toLowerCase() },
     select: { id: true },
   });
-  if (!user) {
-    throw apiError('NOT_FOUND', 'no_platform_account', 'There is no platform account for that e-mail address.');
-  }
+  if (!user) throw noPlatformAccount();
 
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
   const expiresAt = new Date(now.getTime() + PARTNER_TOKEN_TTL_MS);
@@ -72,7 +70,11 @@ export async function createPartnerToken(
   return { redirect_url: redirect.toString(), expires_at: expiresAt };
 }
 
-const tokenNotFound = () => apiError('NOT_FOUND', 'token_not_found', 'This sign-on link is not valid.');
+export const noPlatformAccount = () =>
+  apiError('NOT_FOUND', 'no_platform_account', 'There is no platform account for that e-mail address.');
+export const tokenNotFound = () => apiError('NOT_FOUND', 'token_not_found', 'This sign-on link is not valid.');
+export const tokenExpired = () =>
+  apiError('GONE', 'token_expired', 'This sign-on link has expired. Start the sign-on again from the partner.');
 
 /** The conditional update is the only check that counts, so of concurrent redemptions exactly one wins. */
 export async function redeemPartnerToken(
@@ -98,7 +100,7 @@ export async function redeemPartnerToken(
   if (spent.count !== 1) {
     if (row.used_at)
       throw apiError('GONE', 'token_used', 'This sign-on link has already been used. Start the sign-on again from the partner.');
-    throw apiError('GONE', 'token_expired', 'This sign-on link has expired. Start the sign-on again from the partner.');
+    throw tokenExpired();
   }
 
   const session = await signSessionValue({ sub: String(row.user.id), email: row.user.email }, config.sessionSigningSecret, now);

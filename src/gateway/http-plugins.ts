@@ -4,7 +4,7 @@ import { createGraphQLError, shouldRenderGraphiQL } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
 import { connectionArgumentError, DATABASE_RETRY_AFTER_SECONDS, finishedError, variableInputError, withExtensions } from '../errors.ts';
 import type { AppDeps } from './app.ts';
-import { jsonResponse, restError } from '../rest/errors.ts';
+import { jsonResponse, payloadTooLarge, restError } from '../rest/errors.ts';
 import { finalBytes, peekRequestBody } from '../web/bodies.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
 import { carriesApiKey } from '../rest/routes.ts';
@@ -55,7 +55,7 @@ export function useBodyLimit(limitBytes: number, anonymousLimitBytes: number = l
       const limit = bodyLimitOf(request.headers, url, limitBytes, anonymousLimitBytes);
       if (declared <= limit) return;
       const keyless = limit < limitBytes ? ', the limit for a request without an API key' : '';
-      endResponse(restError(413, { error: 'payload_too_large', message: `The request body is over ${limit} bytes${keyless}.` }));
+      endResponse(restError(413, payloadTooLarge(limit, keyless)));
     },
   };
 }

@@ -22,6 +22,7 @@ import { bodyLimitOf } from '../gateway/http-plugins.ts';
 import { isStreamedAnswer } from '../gateway/incremental.ts';
 import { ArrivingBodies, IdleConnections } from './connection-bounds.ts';
 import { BUSY_RETRY_AFTER_SECONDS } from '../errors.ts';
+import { internalError, payloadTooLarge } from '../rest/errors.ts';
 
 export type HttpServerSettings = Pick<
   Config,
@@ -161,8 +162,7 @@ async function answer(app: Yoga, req: IncomingMessage, headers: Headers, request
     return serverAnswer(400, { error: 'malformed_request', message: 'The Host header and request target do not make a URL.' }, requestId);
   const body = received.body ? await received.body.result : undefined;
   if (body === null) return null;
-  if (body === 'too_large')
-    return serverAnswer(413, { error: 'payload_too_large', message: `The request body is over ${bodyLimitBytes} bytes.` }, requestId);
+  if (body === 'too_large') return serverAnswer(413, payloadTooLarge(bodyLimitBytes), requestId);
   const request = requestOver(url, req.method ?? 'GET', headers, body && body.length > 0 ? body : undefined);
   recordSocketAddress(request, req.socket.remoteAddress);
   if (body && body.length > 0) recordRequestBody(request, body);
@@ -324,12 +324,7 @@ function writeWhole(
 
 function writeInternalError(res: ServerResponse, requestId: string, draining: boolean): void {
   if (res.writableEnded || res.destroyed) return;
-  const answer = jsonAnswer(
-    500,
-    { error: 'internal_error', message: 'Unexpected error.' },
-    requestId,
-    draining ? { connection: 'close' } : {},
-  );
+  const answer = jsonAnswer(500, internalError(), requestId, draining ? { connection: 'close' } : {});
   if (res.headersSent) res.end(answer.body);
   else writePlain(res, answer);
 }

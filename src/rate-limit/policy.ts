@@ -6,7 +6,7 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
 import { rootFieldNodes } from '../gateway/root-fields.ts';
 import { ANONYMOUS_WINDOW_MS, type RateLimitSettings } from '../config/index.ts';
-import { apiError } from '../errors.ts';
+import { rateLimited } from '../errors.ts';
 import type { CounterStore, Spend, SpendOutcome } from './counters.ts';
 
 type PolicyName = 'key' | 'dealership' | 'cost' | 'auth-failures' | 'sign-on' | 'anonymous';
@@ -172,10 +172,5 @@ export function mergedVerdict(earlier: Verdict | undefined, later: Verdict): Ver
 export function rateLimitedError(verdict: Verdict, nowMs: number) {
   const refusedBy = verdict.refusedBy ?? verdict.states[0];
   const retryAfter = refusedBy ? Math.max(1, seconds(refusedBy.resetAt - nowMs)) : 1;
-  const reason = refusedBy ? refusalReasons[refusedBy.policy](refusedBy) : 'Too many requests.';
-  return apiError('RATE_LIMITED', 'rate_limited', `${reason} Retry after ${retryAfter} s.`, {
-    policy: refusedBy?.policy,
-    retry_after: retryAfter,
-    http: { status: 429 },
-  });
+  return rateLimited(retryAfter, refusedBy && refusalReasons[refusedBy.policy](refusedBy), { policy: refusedBy?.policy });
 }

@@ -11,6 +11,18 @@ interface RestErrorBody {
   field?: string;
 }
 
+// The door's own refusals, worded once: the door answers them and the OpenAPI document shows them.
+export const malformedJson = (): RestErrorBody => ({ error: 'malformed_json', message: 'The request body is not valid JSON.' });
+export const malformedPathParameter = (name: string): RestErrorBody => ({
+  error: 'malformed_request',
+  message: `The path parameter ${name} is not valid percent-encoded UTF-8.`,
+});
+export const payloadTooLarge = (limitBytes: number, whichLimit = ''): RestErrorBody => ({
+  error: 'payload_too_large',
+  message: `The request body is over ${limitBytes} bytes${whichLimit}.`,
+});
+export const internalError = (): RestErrorBody => ({ error: 'internal_error', message: 'Unexpected error.' });
+
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -66,7 +78,7 @@ function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody;
   if (http?.status === 400) {
     return { status: 400, body: { error: 'malformed_request', message: 'The request could not be read.' } };
   }
-  return { status: 500, body: { error: 'internal_error', message: 'Unexpected error.' } };
+  return { status: 500, body: internalError() };
 }
 
 /** The status the REST door answers an error with (the key call log counts GraphQL outcomes by it). */

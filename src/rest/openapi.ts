@@ -3,6 +3,7 @@
 // The OpenAPI 3.1 document of the REST door, from the route table, the zod records of the routes'
 // arguments and the GraphQL types of the routed root fields (the REST body IS the root field's result).
 import {
+  type GraphQLError,
   isEnumType,
   isInputObjectType,
   isListType,
@@ -17,7 +18,12 @@ import {
 import { KEY_PATTERN } from '../auth/api-keys.ts';
 import { permissionCatalogue, type Permission } from '../auth/permissions.ts';
 import { restMayCall } from '../auth/api-view.ts';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../domain/leads/idempotency.ts';
+import {
+  IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  idempotencyKeyReused,
+} from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import {
@@ -29,7 +35,16 @@ import {
   type InputSchemaOptions,
   type JsonSchema,
 } from './input-schemas.ts';
-import { openApiPath, pathParamNames, restRoutes, restTags, rootFieldIn, routeTakesIdempotencyKey, type RestRoute } from './routes.ts';
+import {
+  openApiPath,
+  parseParam,
+  pathParamNames,
+  restRoutes,
+  restTags,
+  rootFieldIn,
+  routeTakesIdempotencyKey,
+  type RestRoute,
+} from './routes.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
@@ -37,6 +52,15 @@ import { deprecationHeaderDocs } from './deprecation.ts';
 import { RECORD_EVENT_TYPES, type RecordEventType } from '../domain/record-events.ts';
 import { readPermissionOfEvent } from '../domain/webhooks.ts';
 import { webhookPayloadShape } from './webhook-payload-shape.ts';
+import { databaseUnavailable, forbidden, invalidDealership, invalidInput, notFound, rateLimited, unauthenticated } from '../errors.ts';
+import { internalError, malformedJson, malformedPathParameter, payloadTooLarge } from './errors.ts';
+import { SETTINGS } from '../config/index.ts';
+import { unknownPostcode } from '../domain/dealerships.ts';
+import { noPlatformAccount, tokenExpired, tokenNotFound } from '../domain/partner-sign-on.ts';
+import { noLeadFound } from '../domain/lead-events.ts';
+import { leadTooOld } from '../domain/leads/update.ts';
+import { stocknumTaken } from '../domain/car-updates.ts';
+import { carAlreadyReserved } from '../domain/car-reservations.ts';
 
 /** An API key of the right form, for examples (no such key exists). */
 const EXAMPLE_API_KEY = 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y';
@@ -72,28 +96,28 @@ const errorDescriptions: Record<number, string> = {
 /** The example code of the statuses whose description names none. */
 const uncodedErrors: Record<number, string> = { 404: 'not_found', 409: 'conflict', 410: 'token_expired' };
 
-/** A realistic body per `error` code, for the document's examples (messages as the service words them). */
-const errorMessages: Record<string, string> = {
-  malformed_json: 'The request body is not valid JSON.',
-  malformed_request: 'The path parameter id is not valid percent-encoded UTF-8.',
-  unauthorized: 'A valid API key is required: send "Authorization: Bearer <key>".',
-  forbidden: 'This API key does not have the permission this operation needs.',
-  invalid_dealership: 'The car belongs to a dealership this API key cannot use.',
-  payload_too_large: 'The request body is over 10485760 bytes.',
-  invalid_input: 'id: must be a whole number, got "abc"',
-  email_required: 'email: is required',
-  geolocation_error: 'postcode: 9999 is not a known Australian postcode',
-  idempotency_key_reused: 'This Idempotency-Key was used with another request body.',
-  no_platform_account: 'There is no platform account for that e-mail address.',
-  no_lead_found: 'No lead with that id.',
-  lead_too_old: 'The lead is more than 3 days old and can no longer be updated.',
-  stocknum_taken: 'Another car of this dealership has that stock number.',
-  car_already_reserved: 'The car is already reserved.',
-  token_not_found: 'This sign-on link is not valid.',
-  token_expired: 'This sign-on link has expired. Start the sign-on again from the partner.',
-  rate_limited: 'Too many requests: retry after the number of seconds in Retry-After.',
-  internal_error: 'Unexpected error.',
-  unavailable: 'The database is not answering: retry the request in a few seconds.',
+/** The body of each `error` code the examples show, built by the code that answers it. */
+const errorSamples: Record<string, () => { message: string }> = {
+  malformed_json: malformedJson,
+  malformed_request: () => malformedPathParameter('id'),
+  unauthorized: unauthenticated,
+  forbidden: () => forbidden(),
+  invalid_dealership: invalidDealership,
+  payload_too_large: () => payloadTooLarge(Number(SETTINGS.BODY_LIMIT_BYTES.default)),
+  invalid_input: () => invalidInput('id', (parseParam('integer', 'abc') as { reason: string }).reason),
+  email_required: () => invalidInput('email', 'is required', 'email_required'),
+  geolocation_error: () => unknownPostcode('9999') as GraphQLError,
+  idempotency_key_reused: idempotencyKeyReused,
+  no_platform_account: noPlatformAccount,
+  no_lead_found: noLeadFound,
+  lead_too_old: leadTooOld,
+  stocknum_taken: () => stocknumTaken('MEL1002'),
+  car_already_reserved: carAlreadyReserved,
+  token_not_found: tokenNotFound,
+  token_expired: tokenExpired,
+  rate_limited: () => rateLimited(30),
+  internal_error: internalError,
+  unavailable: () => databaseUnavailable(),
 };
 
 const firstCode = (text: string | undefined): string | undefined => /`([a-z_]+)`/.exec(text ?? '')?.[1];
@@ -102,7 +126,7 @@ const firstCode = (text: string | undefined): string | undefined => /`([a-z_]+)`
 function errorExample(route: RestRoute, status: number): Record<string, string> {
   const code = firstCode(route.outcomes?.[status]) ?? uncodedErrors[status] ?? firstCode(errorDescriptions[status]) ?? 'error';
   const thing = /^(.+)_not_found$/.exec(code)?.[1];
-  const message = errorMessages[code] ?? (thing ? `No ${thing.replace(/_/g, ' ')} with that identifier.` : 'The request failed.');
+  const message = errorSamples[code]?.().message ?? (thing ? notFound(thing).message : 'The request failed.');
   const field = /^([a-z_.]+): /.exec(message)?.[1];
   return { error: code, message, ...(status === 422 && field ? { field } : {}), request_id: EXAMPLE_REQUEST_ID };
 }

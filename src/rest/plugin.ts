@@ -13,7 +13,7 @@ import { accessOfField, refusalOf, type FieldAccess } from '../auth/field-access
 import type { Permission } from '../auth/permissions.ts';
 import { readRestArguments, type ArgumentProblem } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
-import { restError, restErrorResponse } from './errors.ts';
+import { malformedJson, malformedPathParameter, restError, restErrorResponse } from './errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
@@ -151,7 +151,7 @@ async function readBody(request: Request, route: MatchedRoute['route'], headers:
   try {
     body = JSON.parse(text) as unknown;
   } catch {
-    return restError(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' });
+    return restError(400, malformedJson());
   }
   const refused = refusedKeyIn(body);
   return refused ? refusedKeyError(refused) : body;
@@ -259,7 +259,7 @@ type Door = Map<MatchedRoute['route'], { field: GraphQLField<unknown, unknown>; 
 function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
   const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
   if (malformed) {
-    return restError(400, { error: 'malformed_request', message: `The path parameter ${malformed} is not valid percent-encoded UTF-8.` });
+    return restError(400, malformedPathParameter(malformed));
   }
   const match = matches.find((candidate) => candidate.route.method === method);
   if (!match) {

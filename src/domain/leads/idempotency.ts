@@ -49,7 +49,7 @@ export function requestHash(operation: string, input: unknown): string {
   return hash('sha256', `${operation}\n${canonicalJson(input)}`, 'hex');
 }
 
-const idempotencyKeyReused = () =>
+export const idempotencyKeyReused = () =>
   apiError(
     'BAD_USER_INPUT',
     'idempotency_key_reused',

@@ -15,7 +15,7 @@ import { validateLead, type LeadInputData, type ValidationOptions } from './vali
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
 import { insertRows } from '../../db/insert-rows.ts';
 
-const leadTooOld = () =>
+export const leadTooOld = () =>
   apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
 
 function isUpdatable(createdAt: Date, now: Date): boolean {
