@@ -8,7 +8,7 @@ import { accessOfRoute, openApiPath, restRoutes } from '../src/rest/routes.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { assertMatchesContract, openApiDocument } from './support/contract.ts';
 import { LINTED_PUBLIC_URL, lintOpenApiDocument } from '../scripts/openapi-lint.ts';
-import { buildOpenApiDocument } from '../src/rest/openapi.ts';
+import { buildOpenApiDocument, UNSAMPLED_ERROR_MESSAGE } from '../src/rest/openapi.ts';
 
 type Operation = {
   parameters?: { name: string; in: string }[];
@@ -108,6 +108,18 @@ describe('what the document tells an integrator', () => {
   };
   const full = () => served as unknown as Full;
   const operations = () => Object.values(full().paths).flatMap((byMethod) => Object.values(byMethod));
+
+  it('shows every error status of every operation with a message the service answers, none a placeholder', () => {
+    const examples = operations().flatMap((operation) =>
+      Object.entries(operation.responses)
+        .filter(([status]) => Number(status) >= 400)
+        .map(([status, response]) => ({ status, example: response.content?.['application/json']?.example as { message?: string } })),
+    );
+    expect(examples.length).toBeGreaterThan(100);
+    expect(examples.filter(({ example }) => typeof example?.message !== 'string' || example.message === UNSAMPLED_ERROR_MESSAGE)).toEqual(
+      [],
+    );
+  });
 
   it('names this service, from PUBLIC_URL, as its server, with a contact and a licence', () => {
     expect(full().servers).toEqual([{ url: 'http://localhost:4000', description: 'This service' }]);

@@ -18,6 +18,13 @@ import { allowedAddresses, checkWebhookUrl } from './webhook-address.ts';
 
 /** A dealership's subscriptions at most: each one is a delivery per event. */
 const MAX_SUBSCRIPTIONS_PER_DEALERSHIP = 20;
+
+export const tooManyWebhookSubscriptions = () =>
+  conflict('too_many_webhook_subscriptions', `A dealership has at most ${MAX_SUBSCRIPTIONS_PER_DEALERSHIP} webhook subscriptions.`);
+export const secretRotatedMeanwhile = () =>
+  conflict('webhook_secret_rotated_meanwhile', 'The secret was rotated by another request at the same time; try again.');
+export const subscriptionDisabled = () =>
+  conflict('webhook_subscription_disabled', 'The subscription is disabled: enable it before redelivering.');
 const MAX_URL_LENGTH = 2_000;
 const MAX_LOGGED_DELIVERIES = 100;
 
@@ -144,10 +151,7 @@ export async function createWebhookSubscription(
   // The count and the insert as one, so that creates at once cannot pass the limit together.
   const row = await lockedTransaction(db, config.engine, { kind: 'dealershipWebhooks', id: dealershipId }, async (tx) => {
     if ((await tx.webhookSubscription.count({ where: { dealership_id: dealershipId } })) >= MAX_SUBSCRIPTIONS_PER_DEALERSHIP) {
-      throw conflict(
-        'too_many_webhook_subscriptions',
-        `A dealership has at most ${MAX_SUBSCRIPTIONS_PER_DEALERSHIP} webhook subscriptions.`,
-      );
+      throw tooManyWebhookSubscriptions();
     }
     return tx.webhookSubscription.create({
       data: {
@@ -189,8 +193,7 @@ export async function rotateWebhookSecret(
       updated_at: now,
     },
   });
-  if (count !== 1)
-    throw conflict('webhook_secret_rotated_meanwhile', 'The secret was rotated by another request at the same time; try again.');
+  if (count !== 1) throw secretRotatedMeanwhile();
   return { subscription: subscriptionView(await findSubscription(db, id), now), secret };
 }
 
@@ -258,8 +261,7 @@ export async function redeliverWebhook(
   now: Date,
 ): Promise<WebhookDeliveryView> {
   const subscription = await findSubscription(db, subscriptionId);
-  if (!subscription.enabled)
-    throw conflict('webhook_subscription_disabled', 'The subscription is disabled: enable it before redelivering.');
+  if (!subscription.enabled) throw subscriptionDisabled();
   const { count } = await db.webhookDelivery.updateMany({
     where: { id: deliveryId, subscription_id: subscriptionId, record_event: { type: { in: readableEventTypes(actor) } } },
     data: { status: 'pending', due_at: now, locked_until: null, first_attempt_at: null },

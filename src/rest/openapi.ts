@@ -3,7 +3,6 @@
 // The OpenAPI 3.1 document of the REST door, from the route table, the zod records of the routes'
 // arguments and the GraphQL types of the routed root fields (the REST body IS the root field's result).
 import {
-  type GraphQLError,
   isEnumType,
   isInputObjectType,
   isListType,
@@ -50,7 +49,7 @@ import { restSchema } from './rest-schema.ts';
 import operationExamples from './openapi-examples.json' with { type: 'json' };
 import { deprecationHeaderDocs } from './deprecation.ts';
 import { RECORD_EVENT_TYPES, type RecordEventType } from '../domain/record-events.ts';
-import { readPermissionOfEvent } from '../domain/webhooks.ts';
+import { readPermissionOfEvent, secretRotatedMeanwhile, subscriptionDisabled, tooManyWebhookSubscriptions } from '../domain/webhooks.ts';
 import { webhookPayloadShape } from './webhook-payload-shape.ts';
 import { databaseUnavailable, forbidden, invalidDealership, invalidInput, notFound, rateLimited, unauthenticated } from '../errors.ts';
 import { internalError, malformedJson, malformedPathParameter, payloadTooLarge } from './errors.ts';
@@ -96,6 +95,9 @@ const errorDescriptions: Record<number, string> = {
 /** The example code of the statuses whose description names none. */
 const uncodedErrors: Record<number, string> = { 404: 'not_found', 409: 'conflict', 410: 'token_expired' };
 
+/** What an example says for an `error` code with no sample below (test/openapi.test.ts allows none). */
+export const UNSAMPLED_ERROR_MESSAGE = 'The request failed.';
+
 /** The body of each `error` code the examples show, built by the code that answers it. */
 const errorSamples: Record<string, () => { message: string }> = {
   malformed_json: malformedJson,
@@ -106,7 +108,7 @@ const errorSamples: Record<string, () => { message: string }> = {
   payload_too_large: () => payloadTooLarge(Number(SETTINGS.BODY_LIMIT_BYTES.default)),
   invalid_input: () => invalidInput('id', (parseParam('integer', 'abc') as { reason: string }).reason),
   email_required: () => invalidInput('email', 'is required', 'email_required'),
-  geolocation_error: () => unknownPostcode('9999') as GraphQLError,
+  geolocation_error: () => unknownPostcode('9999'),
   idempotency_key_reused: idempotencyKeyReused,
   no_platform_account: noPlatformAccount,
   no_lead_found: noLeadFound,
@@ -116,6 +118,9 @@ const errorSamples: Record<string, () => { message: string }> = {
   token_not_found: tokenNotFound,
   token_expired: tokenExpired,
   rate_limited: () => rateLimited(30),
+  too_many_webhook_subscriptions: tooManyWebhookSubscriptions,
+  webhook_secret_rotated_meanwhile: secretRotatedMeanwhile,
+  webhook_subscription_disabled: subscriptionDisabled,
   internal_error: internalError,
   unavailable: () => databaseUnavailable(),
 };
@@ -126,7 +131,7 @@ const firstCode = (text: string | undefined): string | undefined => /`([a-z_]+)`
 function errorExample(route: RestRoute, status: number): Record<string, string> {
   const code = firstCode(route.outcomes?.[status]) ?? uncodedErrors[status] ?? firstCode(errorDescriptions[status]) ?? 'error';
   const thing = /^(.+)_not_found$/.exec(code)?.[1];
-  const message = errorSamples[code]?.().message ?? (thing ? notFound(thing).message : 'The request failed.');
+  const message = errorSamples[code]?.().message ?? (thing ? notFound(thing).message : UNSAMPLED_ERROR_MESSAGE);
   const field = /^([a-z_.]+): /.exec(message)?.[1];
   return { error: code, message, ...(status === 422 && field ? { field } : {}), request_id: EXAMPLE_REQUEST_ID };
 }
