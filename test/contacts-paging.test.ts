@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeDealership, makeKey } from './support/fixtures.ts';
 import { KEYS_FIRST_SKIP } from '../src/db/bounded-relations.ts';
+import { forDealerships } from '../src/db/scoped.ts';
 
 const LIST = `query ($dealership_id: Int!, $page: Int, $per_page: Int, $after_id: Int) {
   contacts(dealership_id: $dealership_id, page: $page, per_page: $per_page, after_id: $after_id) { id: databaseId dealership_id }
@@ -213,6 +214,13 @@ describe('a deep page by page/per_page', () => {
     expect(await pageIds(`?after_id=${deepIds[10]}&page=${KEYS_FIRST_SKIP / 20 + 1}&per_page=20`)).toEqual(
       deepIds.slice(11 + KEYS_FIRST_SKIP, 31 + KEYS_FIRST_SKIP),
     );
+  });
+
+  it('reads both statements through the scoped client: a restricted client skips and answers only its dealership’s rows', async () => {
+    const scoped = forDealerships(app.db, [deep.id]);
+    // No dealership in the query's own conditions: only the scope keeps the other dealerships' ids out of the first statement.
+    const page = await scoped.contact.findMany({ orderBy: { id: 'asc' }, skip: KEYS_FIRST_SKIP, take: 30, select: { id: true } });
+    expect(page.map((row) => row.id)).toEqual(deepIds.slice(KEYS_FIRST_SKIP, KEYS_FIRST_SKIP + 30));
   });
 
   it('keeps any order and selection of a deep findMany, the id left out when it was not selected', async () => {

@@ -372,8 +372,9 @@ interface DeepPage {
 // An OFFSET walks every skipped row, and PostgreSQL reads them whole (sorting them, past work_mem, on disk)
 // unless the statement asks for the key alone, which an index on the filter and the key answers by itself.
 function deepPage(model: string, args: Args): DeepPage | null {
+  if (typeof args.skip !== 'number' || args.skip < KEYS_FIRST_SKIP || args.distinct !== undefined) return null;
   const key = shapes.get(model)?.primaryKey;
-  if (typeof args.skip !== 'number' || args.skip < KEYS_FIRST_SKIP || args.distinct !== undefined || key?.length !== 1) return null;
+  if (key?.length !== 1) return null;
   const column = key[0] as string;
   if (isObject(args.omit) && args.omit[column]) return null;
   const { select, include: _include, omit: _omit, ...page } = args;
