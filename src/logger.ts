@@ -5,25 +5,11 @@ import type { LogFormat, LogLevel } from './config/index.ts';
 import { cutText } from './web/header-value.ts';
 
 // Defence in depth: a mail logged instead of sent, or an object logged whole, must not leak anyone's details.
-const REDACTED_PATHS = [
-  'mail.to',
-  'mail.subject',
-  'mail.text',
-  'email',
-  'phone',
-  'recipient',
-  'authorization',
-  'password',
-  'token',
-  '*.email',
-  '*.phone',
-  '*.recipient',
-  '*.authorization',
-  '*.password',
-  '*.token',
-  'headers.authorization',
-  'req.headers.authorization',
-];
+// Censored by name at any depth, in the same walk that caps the fields: pino's own redaction re-parses its paths
+// and clones every top-level value of every line.
+const REDACTED_NAMES = new Set(['email', 'phone', 'recipient', 'authorization', 'password', 'token']);
+const REDACTED_MAIL_FIELDS = new Set(['to', 'subject', 'text']);
+const CENSOR = '[redacted]';
 
 // Fields can echo caller text, and one request must not write megabytes of log: strings, lists, message and line are capped.
 export const LOGGED_STRING_MAX = 200;
@@ -32,17 +18,32 @@ const LOGGED_MESSAGE_MAX = 1_000;
 export const LOGGED_LINE_MAX = 16 * 1024;
 const CAPPED_DEPTH = 6;
 
-function capped(value: unknown, depth = 0): unknown {
+const isRedacted = (name: string, parent: string): boolean =>
+  REDACTED_NAMES.has(name) || (parent === 'mail' && REDACTED_MAIL_FIELDS.has(name));
+
+/** An error as pino's serialiser writes it (its stack whole), its fields of those names censored. */
+function censoredError(error: Error): unknown {
+  const fields = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const name of Object.keys(fields)) if (REDACTED_NAMES.has(name)) fields[name] = CENSOR;
+  return fields;
+}
+
+function capped(value: unknown, depth = 0, parent = ''): unknown {
   if (typeof value === 'string') return cutText(value, LOGGED_STRING_MAX);
   if (value === null || typeof value !== 'object' || depth >= CAPPED_DEPTH) return value;
   if (Array.isArray(value)) {
-    const items = value.slice(0, LOGGED_LIST_MAX).map((item: unknown) => capped(item, depth + 1));
+    const items = value.slice(0, LOGGED_LIST_MAX).map((item: unknown) => capped(item, depth + 1, parent));
     if (value.length > LOGGED_LIST_MAX) items.push(`… ${value.length - LOGGED_LIST_MAX} more`);
     return items;
   }
   // Instances of classes (Error, Date, Buffer) are left to pino's serialisers.
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [cutText(name, LOGGED_STRING_MAX), capped(item, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [
+      cutText(name, LOGGED_STRING_MAX),
+      isRedacted(name, parent) ? CENSOR : capped(item, depth + 1, name),
+    ]),
+  );
 }
 
 function cappedLine(line: string): string {
@@ -57,7 +58,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       level,
       base: { service: 'dealership-gateway' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: censoredError },
       formatters: { log: (object) => capped(object) as Record<string, unknown> },
       hooks: {
         logMethod(args, method) {

@@ -358,13 +358,27 @@ describe('the logger', () => {
       messageId: '<1@dealership.local>',
     });
     logger.info({ lead: { email: 'jo@example.com', phone: '0412 345 678' }, authorization: 'Bearer secret-key' }, 'an object logged whole');
+    logger.info({ request: { headers: { authorization: 'Bearer deep-key' } }, rows: [{ recipient: 'ann@example.com' }] }, 'deeper');
+    logger.error({ err: Object.assign(new Error('refused'), { token: 'sign-on-token' }) }, 'an error with a secret field');
     const text = written.join('');
-    expect(written).toHaveLength(2);
-    for (const secret of ['kim.owner@example.com', 'Jo Bloggs', '0412 345 678', 'jo@example.com', 'secret-key'])
+    expect(written).toHaveLength(4);
+    for (const secret of [
+      'kim.owner@example.com',
+      'Jo Bloggs',
+      '0412 345 678',
+      'jo@example.com',
+      'secret-key',
+      'deep-key',
+      'ann@example.com',
+      'sign-on-token',
+    ])
       expect(text, secret).not.toContain(secret);
     expect(JSON.parse(written[0] ?? '{}')).toMatchObject({
       mail: { to: '[redacted]', subject: '[redacted]', text: '[redacted]', messageId: '<1@dealership.local>' },
     });
+    // The error keeps what pino's serialiser writes: its type, message and whole stack.
+    expect(JSON.parse(written[3] ?? '{}').err).toMatchObject({ type: 'Error', message: 'refused', token: '[redacted]' });
+    expect(JSON.parse(written[3] ?? '{}').err.stack).toContain('request-ids.test.ts');
   });
 });
 
