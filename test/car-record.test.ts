@@ -1,7 +1,11 @@
 // The car input record's rules (src/domain/car-record.ts), without HTTP or a database: what each
 // field accepts, what it stores, and the 422 (field and message) for what it refuses.
 import { describe, expect, it } from 'vitest';
-import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput } from '../src/domain/car-record.ts';
+import { LOCKABLE_CAR_FIELDS, carRecordAt, type CarInput } from '../src/domain/car-record.ts';
+import { parseRecord } from '../src/domain/input-records.ts';
+
+/** As updateCar parses the body. */
+const parseCarRecord = (car: unknown, now: Date) => parseRecord(carRecordAt(now), car, 'car');
 
 const now = new Date('2026-06-15T00:00:00Z');
 const minimal: CarInput = { stocknum: 'U1', dealership_id: 3, make: 'Mazda', model: 'CX-5', year: 2021 };

@@ -2,7 +2,7 @@
 // stored (row, photos, price history), locks, matching by stock number, the dealership rules, every
 // refusal leaving the car exactly as it was, and the access matrix.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CarInput } from '../src/domain/car-updates.ts';
+import type { CarInput } from '../src/domain/car-record.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeCar, makeDealership, makeKey, makeLocation } from './support/fixtures.ts';
 import { carInput, makeCarPhotos } from './support/fixtures-cars.ts';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { calendarDatePattern, parseDayMonthYear } from './dates.ts';
 import { HTTP_URL_PATTERN, httpUrl } from './http-url.ts';
-import { NON_BLANK, fieldRule, parseRecord } from './input-records.ts';
+import { NON_BLANK, fieldRule } from './input-records.ts';
 
 /** The latest accepted is two years on: models come out early. */
 const FIRST_MODEL_YEAR = 1886;
@@ -166,14 +166,9 @@ export const carRecord = carFields
   );
 
 export type CarInput = z.input<typeof carRecord>;
-type CarRecord = z.output<typeof carRecord>;
 
 export function carRecordAt(now: Date) {
   const latestYear = now.getUTCFullYear() + 2;
   const range = `must be between ${FIRST_MODEL_YEAR} and ${latestYear}`;
   return carRecord.extend({ year: carRecord.shape.year.min(FIRST_MODEL_YEAR, range).max(latestYear, range) });
-}
-
-export function parseCarRecord(car: unknown, now: Date): CarRecord {
-  return parseRecord(carRecordAt(now), car, 'car');
 }

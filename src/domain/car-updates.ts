@@ -5,18 +5,11 @@ import { reachesDealership } from '../auth/scope.ts';
 import { isUniqueViolation, type Prisma } from '../db/client.ts';
 import type { ScopedDb, ScopedTx } from '../db/scoped.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
-import { LOCKABLE_CAR_FIELDS, parseCarRecord, type CarInput } from './car-record.ts';
+import { LOCKABLE_CAR_FIELDS, carRecordAt, type CarInput } from './car-record.ts';
+import { parseRecord } from './input-records.ts';
 import { jsonStrings } from './json-columns.ts';
 import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 import { insertRows } from '../db/insert-rows.ts';
-
-export type { CarInput } from './car-record.ts';
-
-function validateCarInput(car: CarInput, now: Date) {
-  const { images, match_existing_car_by_stocknum, ...data } = parseCarRecord(car, now);
-  const supplied = LOCKABLE_CAR_FIELDS.filter((name) => car[name] !== undefined);
-  return { data, ...(images ? { images } : {}), supplied, matchByStocknum: match_existing_car_by_stocknum === true };
-}
 
 export const stocknumTaken = (stocknum: string) =>
   conflict('stocknum_taken', `Another car of the dealership already has stock number "${stocknum}".`);
@@ -46,7 +39,8 @@ export type UpdateCarResult = Awaited<ReturnType<typeof updateCar>>;
 
 /** With match_existing_car_by_stocknum, the car with the body's stocknum in its dealership, whatever `id` says. */
 export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number; car: CarInput }, now: Date, events: RecordEventPublisher) {
-  const changes = validateCarInput(input.car, now);
+  const { images, match_existing_car_by_stocknum, ...changes } = parseRecord(carRecordAt(now), input.car, 'car');
+  const supplied = LOCKABLE_CAR_FIELDS.filter((name) => input.car[name] !== undefined);
   const targetDealershipId = input.car.dealership_id;
   // A dealership that does not exist answers the same as one the key cannot reach.
   const noSuchDealership = () => invalidInput('car.dealership_id', 'is not a dealership this API key can access');
@@ -57,7 +51,7 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
       const dealership = await tx.dealership.findUnique({ where: { id: targetDealershipId }, select: { id: true } });
       if (!dealership) throw noSuchDealership();
 
-      const where: Prisma.CarWhereInput = changes.matchByStocknum
+      const where: Prisma.CarWhereInput = match_existing_car_by_stocknum
         ? { dealership_id: targetDealershipId, stocknum: input.car.stocknum.trim() }
         : { id: input.id };
       // Writing first takes the row lock before the car is read, so concurrent updates cannot lose a price change.
@@ -78,10 +72,9 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
       });
 
       const locked = new Set(jsonStrings(current.locked_fields));
-      const skippedFields = changes.supplied.filter((name) => locked.has(name));
-      const data: Prisma.CarUncheckedUpdateInput = { ...changes.data };
+      const skippedFields = supplied.filter((name) => locked.has(name));
+      const data: Prisma.CarUncheckedUpdateInput = { ...changes };
       for (const name of skippedFields) delete data[name as keyof Prisma.CarUncheckedUpdateInput];
-      const images = locked.has('images') ? undefined : changes.images;
 
       const dealershipId = (data.dealership_id as number | undefined) ?? current.dealership_id;
       const locationId = data.location_id !== undefined ? (data.location_id as number | null) : current.location_id;
@@ -111,7 +104,7 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
           data: { car_id: current.id, dapprice: updated.dapprice, egcprice: updated.egcprice, created_at: now },
         });
       }
-      if (images) await replacePhotos(tx, current.id, current.photos, images, now);
+      if (images && !locked.has('images')) await replacePhotos(tx, current.id, current.photos, images, now);
       const event = await recordEvent(tx, { type: 'car.updated', dealershipId, recordId: current.id }, now);
       return { result: { carId: current.id, skippedFields }, event };
     });

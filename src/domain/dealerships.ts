@@ -98,26 +98,23 @@ const geolocationError = (reason: string): Error =>
   apiError('BAD_USER_INPUT', 'geolocation_error', `postcode: ${reason}`, { field: 'postcode' });
 export const unknownPostcode = (postcode: string): Error => geolocationError(`no place is known for ${postcode}`);
 
-interface BrandMatcher {
-  lowerName: string;
-  /** The trimmed name as a whole word of a lower-cased text; null for a blank name, which names nothing. */
-  word: RegExp | null;
-}
+/** The trimmed name as a whole word of a lower-cased text; null for a blank name, which names nothing. */
+type BrandWord = RegExp | null;
 
-function brandMatcher(brand: string): BrandMatcher {
+function brandWord(brand: string): BrandWord {
   const word = brand
     .trim()
     .toLowerCase()
     .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return { lowerName: brand.toLowerCase(), word: word === '' ? null : new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'u') };
+  return word === '' ? null : new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'u');
 }
 
-const namesBrand = (name: string, brand: BrandMatcher): boolean => brand.word?.test(name.toLowerCase()) ?? false;
+const namesBrand = (name: string, brand: BrandWord): boolean => brand?.test(name.toLowerCase()) ?? false;
 
 /** A location records no brand: a showroom naming another manufacturer and not this one sells that brand; one naming none sells all. */
-function sellsManufacturer(locationName: string, manufacturer: BrandMatcher, allManufacturers: readonly BrandMatcher[]): boolean {
+function sellsManufacturer(locationName: string, manufacturer: BrandWord, allManufacturers: readonly BrandWord[]): boolean {
   if (namesBrand(locationName, manufacturer)) return true;
-  return !allManufacturers.some((brand) => brand.lowerName !== manufacturer.lowerName && namesBrand(locationName, brand));
+  return !allManufacturers.some((brand) => brand !== manufacturer && namesBrand(locationName, brand));
 }
 
 const LIMIT_RANGE = (issue: { input?: unknown }) =>
@@ -156,8 +153,8 @@ export async function rankLocationsByPostcode(
   const manufacturers = await db.manufacturer.findMany({ select: { id: true, name: true } });
   const index = manufacturers.findIndex((candidate) => candidate.id === input.manufacturerId);
   if (index < 0) throw notFound('manufacturer');
-  const brands = manufacturers.map((candidate) => brandMatcher(candidate.name));
-  const brand = brands[index] as BrandMatcher;
+  const brands = manufacturers.map((candidate) => brandWord(candidate.name));
+  const brand = brands[index] ?? null;
   const origin = await geocoder.locate(postcode);
   if (!origin) throw unknownPostcode(postcode);
 

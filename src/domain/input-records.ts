@@ -10,9 +10,7 @@ declare module 'zod' {
   }
 }
 
-type PathSegment = PropertyKey;
-
-export function fieldPath(at: string, path: readonly PathSegment[]): string {
+export function fieldPath(at: string, path: readonly PropertyKey[]): string {
   let text = at;
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;
@@ -124,8 +122,9 @@ export function jsonShapeOf(field: z.core.$ZodType): z.core.$ZodType | undefined
   return jsonShapes.get(field);
 }
 
+const stripId = ({ id: _id, ...meta }: z.core.GlobalMeta): z.core.GlobalMeta => meta;
+
 function withoutAbsence(schema: z.core.$ZodType): z.core.$ZodType {
-  const { id: _id, ...meta } = declaredMeta(schema);
   let core = schema;
   for (;;) {
     const type = core._zod.def.type;
@@ -142,7 +141,17 @@ function withoutAbsence(schema: z.core.$ZodType): z.core.$ZodType {
       break;
     }
   }
-  return core === schema ? schema : (core as z.ZodType).meta(meta);
+  return core === schema ? schema : (core as z.ZodType).meta(stripId(declaredMeta(schema)));
+}
+
+function withFields<Shape extends z.core.$ZodShape>(
+  record: z.ZodObject<Shape>,
+  fields: readonly (keyof Shape & string)[],
+  change: (schema: z.core.$ZodType) => z.core.$ZodType,
+): z.ZodObject {
+  return record.extend(
+    Object.fromEntries(fields.map((field) => [field, change(record.shape[field] as z.core.$ZodType)])),
+  ) as unknown as z.ZodObject;
 }
 
 /** So that the domain, not GraphQL, names a missing field with its own error. */
@@ -150,23 +159,12 @@ export function withRequired<Shape extends z.core.$ZodShape>(
   record: z.ZodObject<Shape>,
   fields: readonly (keyof Shape & string)[],
 ): z.ZodObject {
-  return record.extend(
-    Object.fromEntries(fields.map((field) => [field, withoutAbsence(record.shape[field] as z.core.$ZodType)])),
-  ) as unknown as z.ZodObject;
+  return withFields(record, fields, withoutAbsence);
 }
 
 export function withoutNull<Shape extends z.core.$ZodShape>(
   record: z.ZodObject<Shape>,
   fields: readonly (keyof Shape & string)[],
 ): z.ZodObject {
-  return record.extend(
-    Object.fromEntries(
-      fields.map((field) => {
-        const schema = record.shape[field] as z.core.$ZodType;
-        return [field, (withoutAbsence(schema) as z.ZodType).optional().meta(stripId(declaredMeta(schema)))];
-      }),
-    ),
-  ) as unknown as z.ZodObject;
+  return withFields(record, fields, (schema) => (withoutAbsence(schema) as z.ZodType).optional().meta(stripId(declaredMeta(schema))));
 }
-
-const stripId = ({ id: _id, ...meta }: z.core.GlobalMeta): z.core.GlobalMeta => meta;

@@ -195,9 +195,7 @@ export async function websiteModels(
         override_url,
         position,
         manufacturer: manufacturer.name,
-        // The lowest price among the model's variants; null when none has a price.
         price_from: prices.length > 0 ? Math.min(...prices) : null,
-        // Version 1 lists models without their variants.
         variants: version === 2 ? [...variants].sort(cheapestFirst) : null,
       };
     }),

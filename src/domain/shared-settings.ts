@@ -16,21 +16,25 @@ const sameText = (a: string, b: string): boolean => a.length === b.length && tim
 const SESSION_SECRET_ROTATION_HINT =
   'to change it for every instance, run `npm run --silent secrets -- record-session-secret` with the new SESSION_SIGNING_SECRET, then restart every instance with it';
 
-/** Concurrent first starts: the primary key lets one win and the others compare with it. */
+/** The setting's value, recorded as `made` if it has none: of concurrent first starts the primary key lets one record it, and all read that. */
+async function recordedSetting(db: Db, name: string, made: () => string): Promise<{ value: string; recorded: boolean }> {
+  const stored = await db.sharedSetting.findUnique({ where: { name } });
+  if (stored) return { value: stored.value, recorded: false };
+  const value = made();
+  try {
+    await db.sharedSetting.create({ data: { name, value } });
+    return { value, recorded: true };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return { value: (await db.sharedSetting.findUniqueOrThrow({ where: { name } })).value, recorded: false };
+  }
+}
+
 export async function checkSessionSecret(db: Db, secret: string): Promise<'recorded' | 'matches'> {
   const fingerprint = sessionSecretFingerprint(secret);
-  const where = { name: SESSION_SECRET_FINGERPRINT_SETTING };
-  let stored = await db.sharedSetting.findUnique({ where });
-  if (!stored) {
-    try {
-      await db.sharedSetting.create({ data: { ...where, value: fingerprint } });
-      return 'recorded';
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      stored = await db.sharedSetting.findUnique({ where });
-    }
-  }
-  if (stored && sameText(stored.value, fingerprint)) return 'matches';
+  const stored = await recordedSetting(db, SESSION_SECRET_FINGERPRINT_SETTING, () => fingerprint);
+  if (stored.recorded) return 'recorded';
+  if (sameText(stored.value, fingerprint)) return 'matches';
   throw new ConfigError([
     {
       setting: 'SESSION_SIGNING_SECRET',
@@ -52,18 +56,7 @@ const REDIS_KEY_PREFIX_SETTING = 'redis_key_prefix';
 /** Made once per database, so deployments with their own databases on one Redis never read each other's entries. */
 export async function redisKeyPrefixOf(db: Db, configured: string | null): Promise<string> {
   if (configured !== null) return configured;
-  const where = { name: REDIS_KEY_PREFIX_SETTING };
-  const stored = await db.sharedSetting.findUnique({ where });
-  if (stored) return stored.value;
-  const made = `dgw:${randomBytes(6).toString('base64url')}:`;
-  try {
-    await db.sharedSetting.create({ data: { ...where, value: made } });
-    return made;
-  } catch (error) {
-    // Concurrent first starts: one recorded its id; every instance takes that one.
-    if (!isUniqueViolation(error)) throw error;
-    return (await db.sharedSetting.findUniqueOrThrow({ where })).value;
-  }
+  return (await recordedSetting(db, REDIS_KEY_PREFIX_SETTING, () => `dgw:${randomBytes(6).toString('base64url')}:`)).value;
 }
 
 const CACHE_EPOCH_SETTING = 'cache_epoch';

@@ -84,14 +84,12 @@ function operationName(body: string): string | null {
   return getOperationAST(parse(body))?.name?.value ?? null;
 }
 
-interface PublishInput {
-  app: string | undefined;
-  version: string | undefined;
-  documents: readonly ManifestDocument[];
-}
-
 /** All or nothing: a version is published once, with every document valid against `schema`. */
-export async function publishRelease(db: Db, schema: GraphQLSchema, input: PublishInput) {
+export async function publishRelease(
+  db: Db,
+  schema: GraphQLSchema,
+  input: { app: string | undefined; version: string | undefined; documents: readonly ManifestDocument[] },
+) {
   const app = checkAppName(input.app);
   const version = checkVersion(input.version);
   if (input.documents.length === 0) throw invalidInput('manifest', 'holds no documents');
@@ -199,14 +197,14 @@ export type ActiveDocument = Awaited<ReturnType<typeof activeDocuments>>[number]
 
 /** Active: in its application's latest release, or used within `days` of `now`. */
 export async function activeDocuments(db: Db, now: Date, days: number) {
-  const releases = await db.documentRelease.findMany({
+  const latest = await db.documentRelease.findMany({
     orderBy: [{ published_at: 'desc' }, { id: 'desc' }],
-    select: { id: true, app: true },
+    distinct: ['app'],
+    select: { id: true },
   });
-  const latest = new Map<string, number>();
-  for (const release of releases) if (!latest.has(release.app)) latest.set(release.app, release.id);
+  const usedSince = new Date(now.getTime() - days * 86_400_000);
   const rows = await db.documentReleaseEntry.findMany({
-    where: { OR: [{ release_id: { in: [...latest.values()] } }, { last_used_at: { gte: new Date(now.getTime() - days * 86_400_000) } }] },
+    where: { OR: [{ release_id: { in: latest.map((release) => release.id) } }, { last_used_at: { gte: usedSince } }] },
     include: { release: { select: { app: true, version: true } }, document: { select: { operation_name: true, body: true } } },
   });
   return rows.map((row) => ({ ...row.release, hash: row.hash, ...row.document }));

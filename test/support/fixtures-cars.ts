@@ -1,6 +1,6 @@
 // Factories for the car write tests: complete update bodies and a car's photos.
 import type { Db } from '../../src/db/client.ts';
-import type { CarInput } from '../../src/domain/car-updates.ts';
+import type { CarInput } from '../../src/domain/car-record.ts';
 
 /** A complete, valid body for update_car (every field of spec 2.1 and the sample-only ones). */
 export function carInput(dealershipId: number, overrides: Partial<CarInput> = {}): CarInput {

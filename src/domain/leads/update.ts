@@ -39,15 +39,13 @@ export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInp
   if (!lead) throw notFound('lead');
   if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
 
+  const options = { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources };
   // Checked here so a mistake costs no file write; checked again under the row lock below.
-  const valid = validateLead(input, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources, existing: lead });
+  const valid = validateLead(input, { ...options, existing: lead });
   const files = await storeLeadFiles(db, storage, valid.files, now);
   let committed = false;
   try {
-    const { record, event } = await db.$transaction(
-      (tx) => writeUpdate(tx, id, input, files, { now, maxFileBytes: deps.maxFileBytes, leadSources: deps.leadSources }),
-      TRANSACTION_OPTIONS,
-    );
+    const { record, event } = await db.$transaction((tx) => writeUpdate(tx, id, input, files, options), TRANSACTION_OPTIONS);
     committed = true;
     publishCommitted(deps.events, [event]);
     return record;
@@ -78,10 +76,9 @@ async function writeUpdate(
   }
 
   const dealership = await tx.dealership.findUniqueOrThrow({ where: { id: current.dealership_id }, select: { id: true, slug: true } });
-  const columns = { ...valid.columns };
-  const { user_id } = await resolveLeadReferences(tx, dealership, { ...valid, columns }, current);
+  const { user_id } = await resolveLeadReferences(tx, dealership, valid, current);
 
-  const { charge_breakdown, ...scalar } = columns;
+  const { charge_breakdown, ...scalar } = valid.columns;
   const data: Prisma.LeadUncheckedUpdateInput = { ...scalar, updated_at: now };
   if (charge_breakdown !== undefined) data.charge_breakdown = charge_breakdown === null ? PrismaValues.DbNull : charge_breakdown;
   if (user_id !== undefined) data.user_id = user_id;
@@ -112,9 +109,7 @@ async function writeUpdate(
     'lead_files',
     files.map((file) => ({ ...file, lead_id: id, created_at: now })),
   );
-  if (current.contact_id !== null) {
-    await raiseContactFlags(tx, current.contact_id, { sms_verified: columns.sms_verified, golden: columns.golden }, now);
-  }
+  if (current.contact_id !== null) await raiseContactFlags(tx, current.contact_id, valid.columns, now);
   const event = await recordEvent(tx, { type: 'lead.updated', dealershipId: current.dealership_id, recordId: id }, now);
   return { record: await loadLeadRecord(tx, id), event };
 }

@@ -136,9 +136,9 @@ function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existi
 
 function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, existing: ExistingLead | undefined): ValidPayment {
   const { amount, ...rest } = payment;
-  if ((amount === undefined || amount === null) && !existing?.has_payment)
-    throw invalidInput(path('payment_attributes.amount'), 'is required');
-  return amount === undefined || amount === null ? rest : { ...rest, amount };
+  if (amount !== undefined && amount !== null) return { ...rest, amount };
+  if (!existing?.has_payment) throw invalidInput(path('payment_attributes.amount'), 'is required');
+  return rest;
 }
 
 export function validateLead(input: LeadInputData, options: ValidationOptions): ValidLead {
