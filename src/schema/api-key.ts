@@ -7,7 +7,7 @@ import type { Actor } from '../auth/api-keys.ts';
 import { requireActor } from '../auth/scope.ts';
 import { keyDealerships } from '../domain/key-dealerships.ts';
 import { truncatedFieldDescription } from '../domain/whole-lists.ts';
-import { dealershipFields, dealershipStaffList, Location } from './dealership.ts';
+import { dealershipFields, Location, User } from './dealership.ts';
 import { idOrder } from './field-builders.ts';
 
 const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
@@ -20,7 +20,12 @@ const ApiKeyDetailsDealership = builder.prismaObject('Dealership', {
   ...answeredByItsRoot('apikey_details answers every valid key its own dealerships, whatever its permissions'),
   fields: (t) => ({
     ...dealershipFields(t),
-    users: dealershipStaffList(t),
+    // A plain list, in user id order, where the graph's Dealership pages its staff.
+    users: t.field({
+      type: [User],
+      select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
+      resolve: (dealership) => dealership.users.map((link) => link.user),
+    }),
     locations: t.relation('locations', {
       type: Location,
       query: idOrder,

@@ -100,15 +100,13 @@ export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer
 /** A Node fetched again through its integer key; null, never an error, for a record the key cannot reach. */
 export const nodeById = { id: { field: 'id' }, nullable: true } as const;
 
-const NODE_ID_REMOVAL = '2027-06-30';
-
 /** `node_id`, the global id's former name, kept deprecated until the removal day. */
 export function keepNodeIdField<Shape extends { id: number }>(ref: ObjectRef<Types, Shape>): void {
   builder.objectField(ref, 'node_id', (t) =>
     t.id({
       ...graphOnly,
       description: 'The record’s global id under its former name: the same value as `id`.',
-      deprecationReason: `Use id. Removal after ${NODE_ID_REMOVAL}.`,
+      deprecationReason: 'Use id. Removal after 2027-06-30.',
       resolve: (record) => encodeGlobalID(ref.name, record.id),
     }),
   );

@@ -307,8 +307,13 @@ const CarNode = builder.prismaNode('Car', {
 });
 keepNodeIdField(CarNode);
 
-builder.queryField('car', (t) =>
-  t.prismaField({
+/** The `cars` filters, for the page and for its totalCount alike: Prisma leaves out an undefined filter. */
+function carListWhere(args: { dealership_id?: number | null; make?: string | null; status?: string | null }) {
+  return { dealership_id: args.dealership_id ?? undefined, make: args.make || undefined, status: args.status || undefined };
+}
+
+builder.queryFields((t) => ({
+  car: t.prismaField({
     type: 'Car',
     nullable: true,
     description: 'A car by ID, slug or custom slug; null when there is none among the dealerships the key reaches.',
@@ -320,19 +325,7 @@ builder.queryField('car', (t) =>
       return recordNamed(await context.db.car.findMany({ ...query, where: recordNameWhere(name) }), name);
     },
   }),
-);
-
-/** The `cars` filters, for the page and for its totalCount alike. */
-function carListWhere(args: { dealership_id?: number | null; make?: string | null; status?: string | null }) {
-  return {
-    ...(args.dealership_id === null || args.dealership_id === undefined ? {} : { dealership_id: args.dealership_id }),
-    ...(args.make ? { make: args.make } : {}),
-    ...(args.status ? { status: args.status } : {}),
-  };
-}
-
-builder.queryField('cars', (t) =>
-  t.prismaConnection(
+  cars: t.prismaConnection(
     {
       type: 'Car',
       cursor: 'id',
@@ -345,13 +338,8 @@ builder.queryField('cars', (t) =>
       },
       // Capped (TOTAL_COUNT_CAP): a platform-wide key's count would otherwise read every car.
       totalCount: (_connection, args, context) => context.db.car.count({ where: carListWhere(args), take: CAPPED_COUNT_TAKE }),
-      resolve: (query, _root, args, context) =>
-        context.db.car.findMany({
-          ...query,
-          where: carListWhere(args),
-          orderBy: { id: 'asc' },
-        }),
+      resolve: (query, _root, args, context) => context.db.car.findMany({ ...query, where: carListWhere(args), orderBy: { id: 'asc' } }),
     },
     { fields: cappedCountFields },
   ),
-);
+}));

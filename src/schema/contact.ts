@@ -54,8 +54,8 @@ const ContactListEntry = builder.prismaObject('Contact', {
   }),
 });
 
-builder.queryField('contact', (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  contact: t.prismaField({
     type: Contact,
     description: 'One contact of a dealership. 404 dealership_not_found / contact_not_found.',
     authScopes: { permission: 'read:contact' },
@@ -70,10 +70,7 @@ builder.queryField('contact', (t) =>
       return contact;
     },
   }),
-);
-
-builder.queryField('contacts', (t) =>
-  t.prismaField({
+  contacts: t.prismaField({
     type: [ContactListEntry],
     description:
       `The REST operation's shape: a page of a dealership's contacts, by id, as an array: page ≥ 1 (default 1), per_page 1–200 (default 50); ` +
@@ -95,7 +92,7 @@ builder.queryField('contacts', (t) =>
     },
     resolve: async (query, _root, args, context) => context.db.contact.findMany({ ...query, ...(await contactListArgs(context.db, args)) }),
   }),
-);
+}));
 
 // The graph's list of a dealership's contacts: a connection like the graph's other lists, where the
 // root field `contacts` keeps the REST operation's page/per_page array. Contact is read:contact data

@@ -94,16 +94,6 @@ const Website = builder.prismaNode('Website', {
 });
 keepNodeIdField(Website);
 
-/** A location's own columns, declared once: Location has them all, the search's result picks its own. */
-function locationColumnFields(t: PrismaFieldBuilder<'Location'>) {
-  return {
-    databaseId: t.exposeInt('id'),
-    dealership_id: t.exposeInt('dealership_id'),
-    name: t.exposeString('name'),
-    location_type: t.exposeString('location_type'),
-  };
-}
-
 /** A dealership's business details: null for a key without index:dealership. */
 const dealershipData = guardedBy('index:dealership');
 
@@ -116,7 +106,10 @@ export const Location = builder.prismaNode('Location', {
   ...readAlongItsHolder('index:dealership', 'a car’s, an offer’s or a key’s location is part of that record'),
   ...nodeById,
   fields: (t) => ({
-    ...locationColumnFields(t),
+    databaseId: t.exposeInt('id'),
+    dealership_id: t.exposeInt('dealership_id'),
+    name: t.exposeString('name'),
+    location_type: t.exposeString('location_type'),
     partner_dealership_id: t.exposeString('partner_dealership_id', dealershipData),
     partner_account_id: t.exposeString('partner_account_id', dealershipData),
     address: t.relation('address', { type: LocationAddress, ...dealershipData, description: 'The location’s address.' }),
@@ -147,15 +140,6 @@ export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
   };
 }
 
-/** A dealership's staff as a plain list, in user id order: the key details' REST shape. */
-export function dealershipStaffList(t: PrismaFieldBuilder<'Dealership'>) {
-  return t.field({
-    type: [User],
-    select: (_args, _context, nested) => ({ users: { select: { user: nested(true) }, orderBy: { user_id: 'asc' } } }),
-    resolve: (dealership) => dealership.users.map((link) => link.user),
-  });
-}
-
 export const Dealership = builder.prismaNode('Dealership', {
   readPermission: 'index:dealership',
   ...nodeById,
@@ -181,8 +165,8 @@ export const Dealership = builder.prismaNode('Dealership', {
 });
 keepNodeIdField(Dealership);
 
-builder.queryField('dealership', (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  dealership: t.prismaField({
     type: Dealership,
     nullable: true,
     description: 'A dealership the key reaches; null when it does not exist or is not reachable.',
@@ -190,10 +174,7 @@ builder.queryField('dealership', (t) =>
     args: { id: t.arg.int({ required: true, description: 'The dealership’s id.' }) },
     resolve: (query, _root, args, context) => context.db.dealership.findUnique({ ...query, where: { id: args.id } }),
   }),
-);
-
-builder.queryField('dealerships', (t) =>
-  t.prismaConnection(
+  dealerships: t.prismaConnection(
     {
       type: Dealership,
       cursor: 'id',
@@ -204,7 +185,7 @@ builder.queryField('dealerships', (t) =>
     },
     { fields: cappedCountFields },
   ),
-);
+}));
 
 // ───────────────────────────── 4.14 partner mappings ─────────────────────────────
 
@@ -268,41 +249,38 @@ const DealershipSearchResult = builder.prismaObject('Location', {
     reason: "A search result: `distance_km` and `website_url` are the search's, and address, contact details and website are never null.",
   },
   description: 'A dealership location found by the postcode search.',
-  fields: (t) => {
-    const { dealership_id, name } = locationColumnFields(t);
-    return {
-      databaseId: t.exposeInt('id', { description: 'The location id.' }),
-      dealership_id,
-      name,
-      website_url: t.string({
-        nullable: true,
-        description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
-        resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
-      }),
-      // The search only answers locations with an address (it cannot rank the others) and contact details.
-      address: t.relation('address', {
-        type: LocationAddress,
-        description: 'The location’s address.',
-        onNull: (location) => new Error(`location ${location.id} has no address`),
-      }),
-      contact_detail: t.relation('contact_detail', {
-        type: DealershipSearchContactDetail,
-        description: "The location's contact details (a location without them is not a search result).",
-        onNull: (location) => new Error(`location ${location.id} has no contact details`),
-      }),
-      website: t.field({
-        type: Website,
-        description:
-          "Where to send the searcher: the location's own website, else its dealership's first website (lowest id). " +
-          'A location whose dealership has no website is not a search result.',
-        resolve: (location) => searchAnswerOf(location).website,
-      }),
-      distance_km: t.float({
-        description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
-        resolve: (location) => searchAnswerOf(location).distance_km,
-      }),
-    };
-  },
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The location id.' }),
+    dealership_id: t.exposeInt('dealership_id'),
+    name: t.exposeString('name'),
+    website_url: t.string({
+      nullable: true,
+      description: "The location's own website's address; null when the location has none (its `website` is then its dealership's).",
+      resolve: (location) => searchAnswerOf(location).own_website?.url ?? null,
+    }),
+    // The search only answers locations with an address (it cannot rank the others) and contact details.
+    address: t.relation('address', {
+      type: LocationAddress,
+      description: 'The location’s address.',
+      onNull: (location) => new Error(`location ${location.id} has no address`),
+    }),
+    contact_detail: t.relation('contact_detail', {
+      type: DealershipSearchContactDetail,
+      description: "The location's contact details (a location without them is not a search result).",
+      onNull: (location) => new Error(`location ${location.id} has no contact details`),
+    }),
+    website: t.field({
+      type: Website,
+      description:
+        "Where to send the searcher: the location's own website, else its dealership's first website (lowest id). " +
+        'A location whose dealership has no website is not a search result.',
+      resolve: (location) => searchAnswerOf(location).website,
+    }),
+    distance_km: t.float({
+      description: "Distance from the postcode's centre in kilometres (great-circle, to 0.1 km).",
+      resolve: (location) => searchAnswerOf(location).distance_km,
+    }),
+  }),
 });
 
 /** What the search worked out for each answered location (distance, websites), set per request on the row it answers. */

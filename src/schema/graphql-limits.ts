@@ -47,8 +47,6 @@ export const queryLimits = {
   maxCost: DEFAULT_GRAPHQL_MAX_COST,
 } as const;
 
-type QueryLimits = { readonly [K in keyof typeof queryLimits]: number };
-
 /** Items assumed for a list nothing bounds (a car's photos); connections use their page size. */
 export const ASSUMED_LIST_SIZE = 10;
 
@@ -105,7 +103,6 @@ function limitError(limit: Limit, max: number, found: number) {
   return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found, http: { status: 200 } });
 }
 
-/** A Relay connection: paged by first/last, answering its items through `edges`. */
 function isConnection(field: GraphQLField<unknown, unknown>): boolean {
   const type = getNamedType(field.type);
   return field.args.some((arg) => arg.name === 'first') && isObjectType(type) && 'edges' in type.getFields();
@@ -240,24 +237,16 @@ function keptOperationShape(
   // Variables here were parsed from JSON (a REST route was costed before), so their JSON text is all of them.
   const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
   if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
-  let byDocument = shapesBySchema.get(schema);
-  if (!byDocument) {
-    byDocument = new WeakMap();
-    shapesBySchema.set(schema, byDocument);
-  }
-  let shapes = byDocument.get(document);
-  if (!shapes) {
-    shapes = new Map();
-    byDocument.set(document, shapes);
-  }
+  const byDocument = shapesBySchema.get(schema) ?? new WeakMap();
+  shapesBySchema.set(schema, byDocument);
+  const shapes = byDocument.get(document) ?? new Map();
+  byDocument.set(document, shapes);
   const key = `${operationName ?? ''}\n${variablesText}`;
   if (shapes.has(key)) return shapes.get(key) ?? null;
   const shape = operationShape(schema, document, operationName, rawVariables);
   if (shapes.size < SHAPES_PER_DOCUMENT) shapes.set(key, shape);
   return shape;
 }
-
-const REST_CALL_BASE_COST = 1;
 
 /** The items of each list of records not inside another list: a page of contacts, not each contact's vehicles. */
 function answeredRecords(
@@ -283,7 +272,7 @@ function answeredRecords(
 
 /** One, plus one per record answered at the size asked (`contacts?per_page=200` is 201), whatever its fields. */
 export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readonly<Record<string, unknown>>): number {
-  return REST_CALL_BASE_COST + answeredRecords(field.type, args, field, new Set());
+  return 1 + answeredRecords(field.type, args, field, new Set());
 }
 
 /** The root field an operation runs and its arguments, when it runs exactly one (a REST call does). */
@@ -373,7 +362,7 @@ function directivesRule(max: number, refused: WeakSet<ValidationContext>): Valid
 }
 
 /** Only operations whose parameters Yoga read from the client (the GraphQL door) are refused; every cost is kept. */
-export function useQueryLimits(limits: QueryLimits = queryLimits): Plugin {
+export function useQueryLimits(limits: { readonly [K in keyof typeof queryLimits]: number } = queryLimits): Plugin {
   const refused = new WeakSet<ValidationContext>();
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
     const variables = args.variableValues as Record<string, unknown> | undefined;

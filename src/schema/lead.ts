@@ -154,6 +154,7 @@ const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
     'name, email and phone are always sent back to the key that wrote the lead (empty when not stored); the other personal data ' +
     '(last_name, user_email, customer_address, dob, address) is null without read:personal_data.',
   fields: (t) => ({
+    ...leadColumnFields(t),
     // The writer's own echo: the fields a lead is identified by, never hidden from the key that wrote them.
     name: t.string({ description: 'The customer’s full name.', resolve: (lead) => textOrEmpty(lead.name) }),
     email: t.string({ description: 'The customer’s e-mail address.', resolve: (lead) => textOrEmpty(lead.email) }),
@@ -167,8 +168,6 @@ const LeadRecordRef = builder.objectRef<LeadRecord>('LeadRecord').implement({
     files: t.expose('files', { type: [LeadFileRef] }),
   }),
 });
-
-builder.objectFields(LeadRecordRef, leadColumnFields);
 
 const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').implement({
   description: 'The answer of create_lead and update_lead: {"lead": {...}}.',
@@ -201,8 +200,8 @@ function writeDeps(context: Context): LeadWriteDeps {
   };
 }
 
-builder.mutationField('create_lead', (t) =>
-  t.field({
+builder.mutationFields((t) => ({
+  create_lead: t.field({
     type: LeadPayload,
     description:
       `Creates a lead, its contact link and its notifications in one transaction. 404 dealership_not_found for a dealership the key cannot use. ` +
@@ -215,10 +214,7 @@ builder.mutationField('create_lead', (t) =>
       return { lead: await createLead(writeDeps(context), args.lead, idempotencyKey) };
     },
   }),
-);
-
-builder.mutationField('update_lead', (t) =>
-  t.field({
+  update_lead: t.field({
     type: LeadPayload,
     description:
       'Updates a lead of up to 3 days (72 hours) old; only the fields sent change. ' +
@@ -231,7 +227,7 @@ builder.mutationField('update_lead', (t) =>
     },
     resolve: async (_root, args, context) => ({ lead: await updateLead(writeDeps(context), args.id, args.lead) }),
   }),
-);
+}));
 
 // ───────────────────────────── the graph ─────────────────────────────
 
@@ -285,8 +281,8 @@ builder.prismaObjectField('Car', 'leads', (t) =>
   }),
 );
 
-builder.queryField('lead', (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  lead: t.prismaField({
     type: 'Lead',
     nullable: true,
     description:
@@ -295,10 +291,7 @@ builder.queryField('lead', (t) =>
     args: { id: t.arg.int({ required: true, description: 'The lead id.' }) },
     resolve: (query, _root, args, context) => context.db.lead.findUnique({ ...query, where: { id: args.id } }),
   }),
-);
-
-builder.queryField('leads', (t) =>
-  t.prismaConnection(
+  leads: t.prismaConnection(
     {
       type: 'Lead',
       cursor: 'id',
@@ -320,4 +313,4 @@ builder.queryField('leads', (t) =>
     },
     { fields: cappedCountFields },
   ),
-);
+}));

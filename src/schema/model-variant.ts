@@ -41,22 +41,17 @@ export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage')
   }),
 });
 
-interface BannerData {
-  key: string | null;
-  url: string | null;
-  height: number;
-  width: number;
-}
-
-const ModelVariantBannerData = builder.objectRef<BannerData>('ModelVariantBannerData').implement({
-  description: 'The banner image of a model variant.',
-  fields: (t) => ({
-    key: t.exposeString('key', { nullable: true }),
-    url: t.exposeString('url', { nullable: true }),
-    height: t.exposeInt('height'),
-    width: t.exposeInt('width'),
-  }),
-});
+const ModelVariantBannerData = builder
+  .objectRef<{ key: string | null; url: string | null; height: number; width: number }>('ModelVariantBannerData')
+  .implement({
+    description: 'The banner image of a model variant.',
+    fields: (t) => ({
+      key: t.exposeString('key', { nullable: true }),
+      url: t.exposeString('url', { nullable: true }),
+      height: t.exposeInt('height'),
+      width: t.exposeInt('width'),
+    }),
+  });
 
 function categoryFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, CategoryRow>) {
   return { databaseId: t.exposeInt('id'), name: t.exposeString('name'), slug: t.exposeString('slug'), position: t.exposeInt('position') };

@@ -25,9 +25,6 @@ import { pagedById, type PrismaFieldBuilder } from './field-builders.ts';
 import { Location } from './dealership.ts';
 import { CatalogueImage, modelPageFields, type ModelPages } from './model-variant.ts';
 
-/** The `t` of every type of the offer record, so they share its field definitions. */
-type OfferFieldBuilder = PrismaFieldBuilder<'Offer'>;
-
 /** A website offer's model: the model's names and path, and where that website sends its pages. */
 const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string | null }>('WebsiteOfferModel').implement({
   variantOf: { record: 'Model', reason: "The website form (4.6) gives the model's `override_url`." },
@@ -42,7 +39,7 @@ const WebsiteOfferModel = builder.objectRef<ModelPages & { override_url: string 
 });
 
 /** The fields every form of the offer record shares (2.5). */
-function commonOfferFields(t: OfferFieldBuilder) {
+function commonOfferFields(t: PrismaFieldBuilder<'Offer'>) {
   return {
     databaseId: t.exposeInt('id'),
     manufacturer_id: t.exposeInt('manufacturer_id'),
@@ -83,25 +80,8 @@ function commonOfferFields(t: OfferFieldBuilder) {
   };
 }
 
-function listOfferFields(t: OfferFieldBuilder) {
-  return {
-    images: t.field({
-      type: [CatalogueImage],
-      description: 'The offer’s images.',
-      select: { images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], select: { url: true, thumb_url: true } } },
-      resolve: (offer) => offer.images.map((image) => imageVersions(image.url, image.thumb_url)),
-    }),
-    image_or_model_image: t.field({
-      type: CatalogueImage,
-      description: "The offer's image, else the image of its model's first variant that has one.",
-      select: imageOrModelImageSelect,
-      resolve: (offer) => imageOrModelImage(offer),
-    }),
-  };
-}
-
 /** Only the website form's REST body has these; the graph's Offer has them as `graphOnly` (`shown`). */
-function websiteOfferFields(t: OfferFieldBuilder, shown: { extensions?: typeof graphOnly.extensions } = {}) {
+function websiteOfferFields(t: PrismaFieldBuilder<'Offer'>, shown: { extensions?: typeof graphOnly.extensions } = {}) {
   return {
     category: t.string({ ...shown, description: 'Empty when the offer has no category.', resolve: (offer) => textOrEmpty(offer.category) }),
     // Any index:offer key reads it; a location's other fields need index:dealership.
@@ -154,7 +134,18 @@ const Offer = builder.prismaObject('Offer', {
   description: 'A manufacturer’s offer on a model.',
   fields: (t) => ({
     ...commonOfferFields(t),
-    ...listOfferFields(t),
+    images: t.field({
+      type: [CatalogueImage],
+      description: 'The offer’s images.',
+      select: { images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], select: { url: true, thumb_url: true } } },
+      resolve: (offer) => offer.images.map((image) => imageVersions(image.url, image.thumb_url)),
+    }),
+    image_or_model_image: t.field({
+      type: CatalogueImage,
+      description: "The offer's image, else the image of its model's first variant that has one.",
+      select: imageOrModelImageSelect,
+      resolve: (offer) => imageOrModelImage(offer),
+    }),
     ...websiteOfferFields(t, graphOnly),
     kind: t.exposeString('kind', { ...graphOnly, description: 'manufacturer or website.' }),
     website_id: t.exposeInt('website_id', { ...graphOnly, nullable: true }),
@@ -163,8 +154,8 @@ const Offer = builder.prismaObject('Offer', {
   }),
 });
 
-builder.queryField('manufacturer_offers', (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  manufacturer_offers: t.prismaField({
     type: [Offer],
     description:
       "The manufacturer's running offers (expiring today or later), by id. A key restricted to dealerships sees the offers that run at one of them. 404 manufacturer_not_found.",
@@ -179,10 +170,7 @@ builder.queryField('manufacturer_offers', (t) =>
       });
     },
   }),
-);
-
-builder.queryField('website_offer', (t) =>
-  t.prismaField({
+  website_offer: t.prismaField({
     type: WebsiteOffer,
     description:
       'One offer of a website. 404 website_not_found; 403 for a key not authorised for the website; 404 offer_not_found for an offer of another website.',
@@ -197,7 +185,7 @@ builder.queryField('website_offer', (t) =>
         where: await websiteOfferWhere(context, requireActor(context), args.website_id, args.id),
       }),
   }),
-);
+}));
 
 // ─── the graph: manufacturers, their models and offers ───
 
@@ -230,21 +218,18 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
 });
 keepNodeIdField(ManufacturerNode);
 
-builder.queryField('manufacturers', (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  manufacturers: t.prismaField({
     type: ['Manufacturer'],
     description: 'Every manufacturer, by id. Manufacturers and their models are catalogue data, not any dealership’s.',
     authScopes: { permission: 'index:offer' },
     resolve: (query, _root, _args, context) => context.db.manufacturer.findMany({ ...query, orderBy: { id: 'asc' } }),
   }),
-);
-
-builder.queryField('manufacturer', (t) =>
-  t.prismaField({
+  manufacturer: t.prismaField({
     type: 'Manufacturer',
     nullable: true,
     authScopes: { permission: 'index:offer' },
     args: { id: t.arg.int({ required: true, description: 'The manufacturer’s id.' }) },
     resolve: (query, _root, args, context) => context.db.manufacturer.findUnique({ ...query, where: { id: args.id } }),
   }),
-);
+}));

@@ -20,8 +20,8 @@ const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').i
   }),
 });
 
-builder.mutationField('create_partner_token', (t) =>
-  t.field({
+builder.mutationFields((t) => ({
+  create_partner_token: t.field({
     type: PartnerToken,
     description:
       "Creates a 10-minute, single-use sign-on token for the platform user with this e-mail, and the URL to send the user's browser to.",
@@ -29,10 +29,7 @@ builder.mutationField('create_partner_token', (t) =>
     args: argsFromZod(builder, t.arg, 'create_partner_token', partnerTokenRequest),
     resolve: (_root, args, context) => createPartnerToken(context.db, requireActor(context), context.config, args, context.now()),
   }),
-);
-
-builder.mutationField('redeem_partner_token', (t) =>
-  t.field({
+  redeem_partner_token: t.field({
     type: PartnerSignOn,
     description:
       "Spends a sign-on token once and answers the platform URL with a signed, 2-minute session value. Public: the user's browser has no API key; the token is the credential.",
@@ -44,4 +41,4 @@ builder.mutationField('redeem_partner_token', (t) =>
     // Public: the browser holds no key; the single-use token names the one row the escape hatch reads.
     resolve: (_root, args, context) => redeemPartnerToken(context.unscopedDb, context.config, args.token, context.now()),
   }),
-);
+}));

@@ -43,11 +43,7 @@ export interface RecordVariant {
   reason: string;
 }
 
-interface Declaration {
-  readPermission?: Permission;
-  readAlongItsHolder?: string;
-  variantOf?: RecordVariant;
-}
+type Declaration = Pick<PothosSchemaTypes.ObjectTypeOptions, 'readPermission' | 'readAlongItsHolder' | 'variantOf'>;
 
 const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
 

@@ -4,7 +4,7 @@
 // A client reconnecting with `Last-Event-ID` is first sent the stored events it missed.
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { GraphQLError } from 'graphql';
-import { builder } from './builder.ts';
+import { builder, type Types } from './builder.ts';
 import type { Context } from '../context.ts';
 import type { ScopedDb } from '../db/scoped.ts';
 import type { Actor } from '../auth/api-keys.ts';
@@ -14,11 +14,7 @@ import { apiError } from '../errors.ts';
 import { eventOfRow, type RecordEvent, type RecordEventType } from '../domain/record-events.ts';
 import { readPermissionOfEvent } from '../domain/webhooks.ts';
 
-interface KeyWithdrawn {
-  withdrawn: GraphQLError;
-}
-
-type LiveItem = RecordEvent | KeyWithdrawn;
+type LiveItem = RecordEvent | { withdrawn: GraphQLError };
 
 const keyNoLongerValid = () =>
   apiError('UNAUTHENTICATED', 'unauthorized', 'This API key is no longer valid (revoked or expired): the subscription has ended.');
@@ -33,8 +29,6 @@ const permissionWithdrawn = (permission: Permission) =>
 
 /** The most events a reconnecting stream is sent from before it reconnected; further behind, it is refused. */
 export const RESUME_LIMIT = 1_000;
-
-const LAST_EVENT_ID = 'last-event-id';
 
 const unknownLastEventId = () =>
   apiError(
@@ -113,7 +107,7 @@ async function eventsFor(
     withdrawn ??= error;
     void stream.return?.();
   };
-  const lastEventId = request.headers.get(LAST_EVENT_ID)?.trim() ?? '';
+  const lastEventId = request.headers.get('last-event-id')?.trim() ?? '';
   let missed: RecordEvent[] = [];
   if (lastEventId !== '') {
     try {
@@ -188,40 +182,37 @@ const phoneCallFound = async (db: ScopedDb, id: number) => (await db.phoneCall.c
 const AFRESH =
   'Each event is the record read afresh when it is sent, as the key would read it with `node(id:)`: null if it was removed meanwhile. Live events are at most once (docs/subscriptions.md).';
 
-function leadSubscription(name: string, type: RecordEventType, what: string): void {
-  builder.subscriptionField(name, (t) =>
-    t.prismaField({
-      type: 'Lead',
-      nullable: true,
-      description: `${what} ${AFRESH}`,
-      subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
-      resolve: (query, item, _args, context) =>
-        afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
-    }),
-  );
+type SubscriptionFieldBuilder = PothosSchemaTypes.SubscriptionFieldBuilder<Types, Types['Root']>;
+
+function leadSubscription(t: SubscriptionFieldBuilder, type: RecordEventType, what: string) {
+  return t.prismaField({
+    type: 'Lead',
+    nullable: true,
+    description: `${what} ${AFRESH}`,
+    subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
+  });
 }
 
-function carSubscription(name: string, type: RecordEventType, what: string): void {
-  builder.subscriptionField(name, (t) =>
-    t.prismaField({
-      type: 'Car',
-      nullable: true,
-      description: `${what} ${AFRESH}`,
-      subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
-      resolve: (query, item, _args, context) =>
-        afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
-    }),
-  );
+function carSubscription(t: SubscriptionFieldBuilder, type: RecordEventType, what: string) {
+  return t.prismaField({
+    type: 'Car',
+    nullable: true,
+    description: `${what} ${AFRESH}`,
+    subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
+    resolve: (query, item, _args, context) =>
+      afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
+  });
 }
 
-leadSubscription('leadCreated', 'lead.created', 'Each lead created from now on in a dealership the key reaches.');
-leadSubscription('leadUpdated', 'lead.updated', 'Each lead updated from now on in a dealership the key reaches.');
-carSubscription('carUpdated', 'car.updated', 'Each car updated from now on in a dealership the key reaches.');
-carSubscription('carReserved', 'car.reserved', 'Each car reserved from now on in a dealership the key reaches.');
-carSubscription('carReleased', 'car.released', 'Each car whose reservation is released from now on in a dealership the key reaches.');
-
-builder.subscriptionField('leadEventCreated', (t) =>
-  t.prismaField({
+builder.subscriptionFields((t) => ({
+  leadCreated: leadSubscription(t, 'lead.created', 'Each lead created from now on in a dealership the key reaches.'),
+  leadUpdated: leadSubscription(t, 'lead.updated', 'Each lead updated from now on in a dealership the key reaches.'),
+  carUpdated: carSubscription(t, 'car.updated', 'Each car updated from now on in a dealership the key reaches.'),
+  carReserved: carSubscription(t, 'car.reserved', 'Each car reserved from now on in a dealership the key reaches.'),
+  carReleased: carSubscription(t, 'car.released', 'Each car whose reservation is released from now on in a dealership the key reaches.'),
+  leadEventCreated: t.prismaField({
     type: 'LeadEvent',
     nullable: true,
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
@@ -229,10 +220,7 @@ builder.subscriptionField('leadEventCreated', (t) =>
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
   }),
-);
-
-builder.subscriptionField('phoneCallCreated', (t) =>
-  t.prismaField({
+  phoneCallCreated: t.prismaField({
     type: 'PhoneCall',
     nullable: true,
     description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
@@ -240,4 +228,4 @@ builder.subscriptionField('phoneCallCreated', (t) =>
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
   }),
-);
+}));

@@ -110,27 +110,24 @@ const WebhookSubscriptionDeleted = builder.objectRef<{ id: number; deleted: true
 
 const manage = { permission: 'manage:webhook' } as const;
 
-builder.queryField('webhook_subscriptions', (t) =>
-  t.field({
+builder.queryFields((t) => ({
+  webhook_subscriptions: t.field({
     type: [WebhookSubscription],
     description: "The webhook subscriptions of the key's dealerships (GET /api/v1/webhook_subscriptions).",
     authScopes: manage,
     resolve: (_root, _args, context) => listWebhookSubscriptions(context.db, context.now()),
   }),
-);
-
-builder.queryField('webhook_deliveries', (t) =>
-  t.field({
+  webhook_deliveries: t.field({
     type: [WebhookDelivery],
     description: "A subscription's delivery log, newest first, at most 100 (GET /api/v1/webhook_subscriptions/{id}/deliveries).",
     authScopes: manage,
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
     resolve: (_root, args, context) => webhookDeliveries(context.db, requireActor(context), args.id),
   }),
-);
+}));
 
-builder.mutationField('create_webhook_subscription', (t) =>
-  t.field({
+builder.mutationFields((t) => ({
+  create_webhook_subscription: t.field({
     type: WebhookSubscriptionSecret,
     description: 'Subscribes a URL to event types of a dealership; answers the signing secret, once (POST /api/v1/webhook_subscriptions).',
     authScopes: manage,
@@ -138,10 +135,7 @@ builder.mutationField('create_webhook_subscription', (t) =>
     resolve: (_root, args, context) =>
       createWebhookSubscription(context.db, requireActor(context), context.config, args.subscription, context.now()),
   }),
-);
-
-builder.mutationField('rotate_webhook_secret', (t) =>
-  t.field({
+  rotate_webhook_secret: t.field({
     type: WebhookSubscriptionSecret,
     description:
       'A new signing secret, answered once; the old one keeps signing beside it for WEBHOOK_SECRET_GRACE_HOURS (POST /api/v1/webhook_subscriptions/{id}/rotate_secret).',
@@ -149,40 +143,28 @@ builder.mutationField('rotate_webhook_secret', (t) =>
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
     resolve: (_root, args, context) => rotateWebhookSecret(context.db, context.config, args.id, context.now()),
   }),
-);
-
-builder.mutationField('disable_webhook_subscription', (t) =>
-  t.field({
+  disable_webhook_subscription: t.field({
     type: WebhookSubscription,
     description: 'Stops deliveries; pending ones are skipped (POST /api/v1/webhook_subscriptions/{id}/disable).',
     authScopes: manage,
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
     resolve: (_root, args, context) => setWebhookEnabled(context.db, args.id, false, context.now()),
   }),
-);
-
-builder.mutationField('enable_webhook_subscription', (t) =>
-  t.field({
+  enable_webhook_subscription: t.field({
     type: WebhookSubscription,
     description: 'Starts deliveries again, for events from now on (POST /api/v1/webhook_subscriptions/{id}/enable).',
     authScopes: manage,
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
     resolve: (_root, args, context) => setWebhookEnabled(context.db, args.id, true, context.now()),
   }),
-);
-
-builder.mutationField('delete_webhook_subscription', (t) =>
-  t.field({
+  delete_webhook_subscription: t.field({
     type: WebhookSubscriptionDeleted,
     description: 'Removes a subscription with its deliveries and their log (DELETE /api/v1/webhook_subscriptions/{id}).',
     authScopes: manage,
     args: { id: t.arg.int({ required: true, description: 'The subscription id.' }) },
     resolve: (_root, args, context) => deleteWebhookSubscription(context.db, args.id),
   }),
-);
-
-builder.mutationField('redeliver_webhook', (t) =>
-  t.field({
+  redeliver_webhook: t.field({
     type: WebhookDelivery,
     description:
       'Sends a delivery again at the next round, with the same webhook-id (POST /api/v1/webhook_subscriptions/{id}/deliveries/{delivery_id}/redeliver).',
@@ -193,4 +175,4 @@ builder.mutationField('redeliver_webhook', (t) =>
     },
     resolve: (_root, args, context) => redeliverWebhook(context.db, requireActor(context), args.id, args.delivery_id, context.now()),
   }),
-);
+}));
