@@ -10,7 +10,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { INT32, INT32_REASON } from '../domain/input-limits.ts';
-import { isPlainObject } from '../domain/json-columns.ts';
+import { isPlainObject, jsonColumnValue } from '../domain/json-columns.ts';
 import { keyPath } from '../web/refused-keys.ts';
 
 export interface ArgumentProblem {
@@ -101,12 +101,6 @@ function readValue(value: unknown, type: GraphQLInputType, path: string, ignored
   return isScalarType(type) ? readScalar(value, type.name, path) : { value };
 }
 
-/** Arguments whose value is one piece of text or a scalar (not an object the query may spell as `name[key]=…`). */
-function takesSingleValue(type: GraphQLInputType): boolean {
-  const named = getNamedType(type);
-  return isEnumType(named) || (isScalarType(named) && ['String', 'ID', 'Int', 'Float', 'Boolean'].includes(named.name));
-}
-
 /** The reason an input object in the query string cannot be read, naming both spellings. */
 const queryObjectReason = (name: string): string => `must be an object: ${name}[key]=… (nested as ${name}[key][key]=…) or JSON text`;
 
@@ -137,26 +131,19 @@ function queryObject(query: URLSearchParams, name: string): Read | undefined {
         if (index === path.length - 1) {
           if (held !== undefined) return { problem: { field: place, reason: isPlainObject(held) ? BOTH_REASON : 'is sent twice' } };
           at[segment] = value;
-        } else if (held === undefined) {
-          const created: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-          at[segment] = created;
-          at = created;
-        } else if (isPlainObject(held)) {
-          at = held;
-        } else {
+        } else if (held !== undefined && !isPlainObject(held)) {
           return { problem: { field: place, reason: BOTH_REASON } };
+        } else {
+          at[segment] ??= Object.create(null);
+          at = at[segment] as Record<string, unknown>;
         }
       }
     }
     return { value: root };
   }
   if (texts.length > 1) return { problem: { field: name, reason: 'must be given once, as a single value' } };
-  try {
-    const value: unknown = JSON.parse(texts[0]!);
-    return isPlainObject(value) ? { value } : problem;
-  } catch {
-    return problem;
-  }
+  const value = jsonColumnValue(texts[0]);
+  return isPlainObject(value) ? { value } : problem;
 }
 
 interface RestArguments {
@@ -202,10 +189,10 @@ export function readRestArguments(
     if (arg.name in request.pathParams) continue;
     const inQuery = request.query.getAll(arg.name).filter((value) => value !== '');
     const bracketed = [...request.query.keys()].some((key) => key.startsWith(`${arg.name}[`));
-    if (takesSingleValue(arg.type) && (inQuery.length > 1 || bracketed)) {
-      return done({ field: arg.name, reason: 'must be given once, as a single value' });
-    }
     const named = getNamedType(arg.type);
+    // One piece of text or a scalar, not an object the query may spell as `name[key]=…`.
+    const single = isEnumType(named) || (isScalarType(named) && ['String', 'ID', 'Int', 'Float', 'Boolean'].includes(named.name));
+    if (single && (inQuery.length > 1 || bracketed)) return done({ field: arg.name, reason: 'must be given once, as a single value' });
     if (isInputObjectType(named)) {
       const fromQuery = queryObject(request.query, arg.name);
       if (fromQuery) {

@@ -11,12 +11,6 @@ export interface RouteDeprecation {
   link?: string;
 }
 
-interface DeprecationHeaders {
-  deprecation: string;
-  sunset: string;
-  link?: string;
-}
-
 function dayOf(text: string): Date {
   const day = isoCalendarDay(text);
   if (!day) throw new Error(`"${text}" is not a day written YYYY-MM-DD`);
@@ -24,7 +18,7 @@ function dayOf(text: string): Date {
 }
 
 /** The header values a deprecated route answers with (its days at 00:00 UTC). */
-export function deprecationHeaders(deprecation: RouteDeprecation): DeprecationHeaders {
+export function deprecationHeaders(deprecation: RouteDeprecation) {
   return {
     deprecation: `@${dayOf(deprecation.since).getTime() / 1000}`,
     sunset: dayOf(deprecation.sunset).toUTCString(),
@@ -32,7 +26,6 @@ export function deprecationHeaders(deprecation: RouteDeprecation): DeprecationHe
   };
 }
 
-/** The OpenAPI response headers of a deprecated operation, with its own values as examples. */
 export function deprecationHeaderDocs(deprecation: RouteDeprecation): Record<string, Record<string, unknown>> {
   const values = deprecationHeaders(deprecation);
   return {

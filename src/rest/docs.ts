@@ -12,7 +12,7 @@ import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { actorFromRequest } from '../context.ts';
 import { unauthenticated } from '../errors.ts';
-import { boundedCache, type CacheBounds } from '../lib/bounded-cache.ts';
+import { boundedCache } from '../lib/bounded-cache.ts';
 import { explorerPagePolicy } from './explorers.ts';
 import { Response } from '../web/fetch-api.ts';
 
@@ -115,9 +115,6 @@ export function isDocsPath(pathname: string): boolean {
   return pathname.startsWith(`${DOCS_PATH}/`) && Object.hasOwn(assets, pathname.slice(DOCS_PATH.length + 1));
 }
 
-/** The keys' views of the document, one per distinct permission set. */
-const KEY_VIEW_BOUNDS: CacheBounds = { maxEntries: 64, maxBytes: 16 * 1024 * 1024 };
-
 // A new object per answer: the Response may keep it as its headers, and a later hook adds the ETag,
 // which a shared object would carry to the next answer.
 const documentHeaders = () => ({
@@ -134,7 +131,8 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
   // Written when first asked for, not at start-up: integrators fetch it rarely, and it walks the whole REST schema.
   let schema: GraphQLSchema | undefined;
   let documentJson: string | undefined;
-  const keyViews = boundedCache<Uint8Array<ArrayBuffer>>(KEY_VIEW_BOUNDS, (bytes) => bytes.byteLength);
+  // The keys' views of the document, one per distinct permission set.
+  const keyViews = boundedCache<Uint8Array<ArrayBuffer>>({ maxEntries: 64, maxBytes: 16 * 1024 * 1024 }, (bytes) => bytes.byteLength);
   const fileCache = new Map<string, ReturnType<typeof readFileSync>>();
   const keyView = (served: GraphQLSchema, permissions: ReadonlySet<Permission>): Uint8Array<ArrayBuffer> => {
     const name = permissionSetName(permissions);

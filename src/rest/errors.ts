@@ -75,9 +75,7 @@ function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody;
     };
   }
   const http = (error as Partial<GraphQLError> | null)?.extensions?.http as { status?: number } | undefined;
-  if (http?.status === 400) {
-    return { status: 400, body: { error: 'malformed_request', message: 'The request could not be read.' } };
-  }
+  if (http?.status === 400) return { status: 400, body: { error: 'malformed_request', message: 'The request could not be read.' } };
   return { status: 500, body: internalError() };
 }
 

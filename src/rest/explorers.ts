@@ -8,15 +8,6 @@ export const graphiqlOptions = {
   subscriptionsProtocol: 'SSE',
 } as const;
 
-function inlineScriptHashes(html: string): string[] {
-  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, script]) => `'sha256-${hash('sha256', script ?? '', 'base64')}'`);
-}
-
-interface GraphiqlPage {
-  html: string;
-  policy: string;
-}
-
 // GraphiQL introspects only on load or when asked, yet a key sees its own view of the schema: leaving
 // a changed headers editor asks again, so the docs and completion follow the key.
 const KEY_VIEW_SCRIPT = `<script>
@@ -39,21 +30,20 @@ const KEY_VIEW_SCRIPT = `<script>
 })();
 </script>`;
 
-function withKeyView(html: string): string {
-  const end = html.lastIndexOf('</body>');
-  if (end < 0) throw new Error('the GraphiQL page has no </body>');
-  return `${html.slice(0, end)}${KEY_VIEW_SCRIPT}\n${html.slice(end)}`;
-}
-
-let rendering: Promise<GraphiqlPage> | undefined;
-let rendered: GraphiqlPage | undefined;
+let rendered: { html: string; policy: string } | undefined;
+let rendering: Promise<NonNullable<typeof rendered>> | undefined;
 
 /** Rendered when a browser first asks, not at start-up: the renderer is large. Monaco's workers need blob:. */
-export function graphiqlPage(): Promise<GraphiqlPage> {
+export function graphiqlPage(): Promise<NonNullable<typeof rendered>> {
   rendering ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
-    const html = withKeyView(renderGraphiQL(graphiqlOptions));
+    const page = renderGraphiQL(graphiqlOptions);
+    const end = page.lastIndexOf('</body>');
+    if (end < 0) throw new Error('the GraphiQL page has no </body>');
+    const html = `${page.slice(0, end)}${KEY_VIEW_SCRIPT}\n${page.slice(end)}`;
     const policy = explorerPagePolicy({
-      scripts: inlineScriptHashes(html),
+      scripts: [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+        ([, script]) => `'sha256-${hash('sha256', script ?? '', 'base64')}'`,
+      ),
       extra: ['worker-src blob:'],
       images: "'self' data: blob:",
     });

@@ -1,6 +1,6 @@
 // Sofa reads JSON bodies only: Rails-style multipart parts (`lead[files][0][file]`) become the JSON body, a file its base64 text.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
-import { FREE_FORM_JSON, isObject, withoutNull, type JsonSchema } from './input-schemas.ts';
+import { FREE_FORM_JSON, escapeRegex, isObject, withoutNull, type JsonSchema } from './input-schemas.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
 /** More parts than any form of the API has fields. */
@@ -56,39 +56,27 @@ export async function railsFormBody(form: FormData): Promise<{ body: Record<stri
     }
     const leaf = typeof value === 'string' ? value : Buffer.from(await value.arrayBuffer()).toString('base64');
     let node = root;
-    for (const [index, name] of names.entries()) {
-      const last = index === names.length - 1;
-      if (last) {
-        if (name === '') {
-          const list = node.get('\u0000list');
-          if (Array.isArray(list)) list.push(leaf);
-          else if (node.size === 0) node.set('\u0000list', [leaf]);
-          else return { problem: { field, reason: 'mixes a list (name[]) with named fields' } };
-        } else if (node.has(name)) {
-          return { problem: { field, reason: 'is sent twice' } };
-        } else {
-          node.set(name, leaf);
-        }
-        break;
-      }
+    for (const name of names.slice(0, -1)) {
       const next = node.get(name);
-      if (next instanceof Map) {
-        node = next as Node;
-      } else if (next === undefined) {
-        const created: Node = new Map();
-        node.set(name, created);
-        node = created;
-      } else {
-        return { problem: { field, reason: 'is both a value and a group of fields' } };
-      }
+      if (next !== undefined && !(next instanceof Map)) return { problem: { field, reason: 'is both a value and a group of fields' } };
+      if (next === undefined) node.set(name, new Map());
+      node = node.get(name) as Node;
+    }
+    const name = names.at(-1) ?? '';
+    if (name === '') {
+      const list = node.get('\u0000list');
+      if (Array.isArray(list)) list.push(leaf);
+      else if (node.size === 0) node.set('\u0000list', [leaf]);
+      else return { problem: { field, reason: 'mixes a list (name[]) with named fields' } };
+    } else if (node.has(name)) {
+      return { problem: { field, reason: 'is sent twice' } };
+    } else {
+      node.set(name, leaf);
     }
   }
   return { body: toJson(root) as Record<string, unknown> };
 }
 
-// ─── the same form, described for the OpenAPI document ───
-
-const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `true` as `[Tt][Rr][Uu][Ee]`: JSON Schema patterns have no case-insensitive flag. */
 const anyCase = (text: string): string =>
   [...text].map((char) => (/[a-z]/i.test(char) ? `[${char.toUpperCase()}${char.toLowerCase()}]` : escapeRegex(char))).join('');
@@ -142,7 +130,6 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
     const refuse = (namePattern: string): void => {
       patternProperties[namePattern] = false;
     };
-    // Free-form JSON: any key, nested as deep as the JSON is.
     const freeForm = (...alsoRefused: string[]): void => {
       patternProperties[`^${keyPattern}(?:\\[[^\\[\\]]+\\])+$`] = {
         type: 'string',
@@ -161,14 +148,6 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
       needsSomePart();
       return;
     }
-    const place = (leaf: JsonSchema): void => {
-      if (pattern !== null) patternProperties[`^${pattern}$`] = leaf;
-      else {
-        properties[key] = leaf;
-        if (mustBeSent) required.push(key);
-      }
-      refuse(`^${keyPattern}\\[`);
-    };
     if (schema.type === 'object') {
       const fields = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
       const requiredFields = Array.isArray(schema.required) ? (schema.required as string[]) : [];
@@ -179,9 +158,7 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
           pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`,
           mustBeSent && requiredFields.includes(name),
         );
-      if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) {
-        freeForm();
-      }
+      if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) freeForm();
       refuse(`^${keyPattern}$`);
       needsSomePart();
       return;
@@ -205,7 +182,13 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
       }
       return;
     }
-    place(formLeaf(schema));
+    const leaf = formLeaf(schema);
+    if (pattern !== null) patternProperties[`^${pattern}$`] = leaf;
+    else {
+      properties[key] = leaf;
+      if (mustBeSent) required.push(key);
+    }
+    refuse(`^${keyPattern}\\[`);
   };
   const bodyRequired = Array.isArray(body.required) ? (body.required as string[]) : [];
   for (const [name, field] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>))

@@ -31,6 +31,8 @@ export interface InputSchemaOptions {
   valueLists: LeadSourceLists;
 }
 
+export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The schema without the null a declaration allows (nullable type list or `anyOf` branch). */
@@ -45,13 +47,6 @@ export function withoutNull(schema: JsonSchema): JsonSchema {
     return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches };
   }
   return schema;
-}
-
-/** The last schema of a chain of pipes (`text.pipe(trim).pipe(enum)` → the enum). */
-function pipeEnd(schema: z.core.$ZodType): z.core.$ZodType {
-  let end = schema;
-  while (end._zod.def.type === 'pipe') end = (end._zod.def as z.core.$ZodPipeDef).out;
-  return end;
 }
 
 function zodJsonSchema(schema: z.core.$ZodType, freeJson: boolean): JsonSchema {
@@ -69,14 +64,12 @@ function zodJsonSchema(schema: z.core.$ZodType, freeJson: boolean): JsonSchema {
         delete json.$schema;
         return;
       }
-      const def = zodSchema._zod.def;
-      if (def.type === 'pipe') {
-        // Text read into a value list (`category`): the list, as the REST door takes it.
-        const end = pipeEnd(zodSchema);
-        if (end._zod.def.type === 'enum') {
-          json.type = 'string';
-          json.enum = Object.values((end._zod.def as z.core.$ZodEnumDef).entries);
-        }
+      // Text read into a value list (`category`, `text.pipe(trim).pipe(enum)`): the list, as the REST door takes it.
+      let end: z.core.$ZodType = zodSchema;
+      while (end._zod.def.type === 'pipe') end = (end._zod.def as z.core.$ZodPipeDef).out;
+      if (end !== zodSchema && end._zod.def.type === 'enum') {
+        json.type = 'string';
+        json.enum = Object.values((end._zod.def as z.core.$ZodEnumDef).entries);
       }
       if (Array.isArray(json.enum) && json.type === 'number' && json.enum.every((value) => Number.isInteger(value))) json.type = 'integer';
       if (freeJson) json['x-free-json'] = true;
@@ -161,11 +154,7 @@ export function applyInputLimits(
 }
 
 /** An operation's parameters and body from its zod record; a nested record with `.meta({ id })` becomes a component. */
-export function recordArguments(
-  record: z.ZodObject,
-  owner: string,
-  options: InputSchemaOptions,
-): { properties: Record<string, JsonSchema>; required: string[] } {
+export function recordArguments(record: z.ZodObject, owner: string, options: InputSchemaOptions) {
   const json = hoistDefinitions(zodJsonSchema(record, false), options.components);
   applyInputLimits(json, '', owner, options);
   return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: (json.required ?? []) as string[] };
@@ -192,14 +181,6 @@ const SHORTHAND_CLASSES: Readonly<Record<string, { inside: string | null; outsid
 
 const ESCAPED_EVERYWHERE = new Set([...'^$\\.*+?()[]{}|']);
 
-/** One character as every engine reads it in a pattern: `\xHH` up to U+00FF, else the character itself. */
-function portableCharacter(codePoint: number, source: string): string {
-  if (codePoint >= 0xd800 && codePoint <= 0xdfff) {
-    throw new Error(`the pattern ${source} names a surrogate, which Go's and Rust's regular expressions refuse`);
-  }
-  return codePoint <= 0xff ? `\\x${codePoint.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCodePoint(codePoint);
-}
-
 /** The same pattern in the syntax RE2, Rust's regex and ECMA-262 share; throws for what it cannot say. */
 export function portablePattern(source: string): string {
   let written = '';
@@ -222,7 +203,11 @@ export function portablePattern(source: string): string {
           : new RegExp(`^([0-9A-Fa-f]{${next === 'x' ? 2 : 4}})`).exec(source.slice(index + 1));
         if (!digits?.[1]) return refuse(`a malformed \\${next} escape`);
         index += digits[0].length;
-        written += portableCharacter(Number.parseInt(digits[1], 16), source);
+        const codePoint = Number.parseInt(digits[1], 16);
+        if (codePoint >= 0xd800 && codePoint <= 0xdfff) {
+          throw new Error(`the pattern ${source} names a surrogate, which Go's and Rust's regular expressions refuse`);
+        }
+        written += codePoint <= 0xff ? `\\x${codePoint.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCodePoint(codePoint);
       } else if (next === '0' && !/[0-9]/.test(source[index + 1] ?? '')) {
         written += '\\x00';
       } else if ('tnrfv'.includes(next) || ESCAPED_EVERYWHERE.has(next) || (next === '-' && inClass)) {

@@ -8,25 +8,10 @@ import type { OpenApiOperation } from './openapi.ts';
 const BODY_ARGUMENT = 'body';
 const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 
-export interface RestTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: JsonSchema & { type: 'object' };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
-  method: string;
-  /** The OpenAPI path, `{name}` where a path parameter goes. */
-  path: string;
-  queryParameters: readonly string[];
-  takesBody: boolean;
-  takesIdempotencyKey: boolean;
-}
+export type RestTool = ReturnType<typeof toolOf>;
 
 /** A schema with its `$ref`s to the document's components moved into its own `$defs`: a tool's schema stands alone. */
-function standalone(
-  schemas: Record<string, JsonSchema>,
-  components: Record<string, unknown>,
-): Record<string, JsonSchema> & { $defs?: JsonSchema } {
+function standalone<Schema extends JsonSchema>(schema: Schema, components: Record<string, unknown>): Schema {
   const defs: JsonSchema = {};
   const pending: string[] = [];
   const rewrite = (node: unknown): unknown => {
@@ -37,12 +22,13 @@ function standalone(
     }
     return JSON.parse(text.replace(/("\$ref":")#\/components\/schemas\//g, '$1#/$defs/'));
   };
-  const properties = rewrite(schemas) as Record<string, JsonSchema>;
+  const rewritten = rewrite(schema) as Schema;
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) defs[name] = rewrite(components[name]);
-  return Object.keys(defs).length > 0 ? { ...properties, $defs: defs } : properties;
+  return Object.keys(defs).length > 0 ? { ...rewritten, $defs: defs } : rewritten;
 }
 
-function toolOf(method: string, path: string, operation: OpenApiOperation, components: Record<string, unknown>): RestTool {
+/** `path` is the OpenAPI path, `{name}` where a path parameter goes. */
+function toolOf(method: string, path: string, operation: OpenApiOperation, components: Record<string, unknown>) {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const queryParameters: string[] = [];
@@ -67,25 +53,17 @@ function toolOf(method: string, path: string, operation: OpenApiOperation, compo
   }
   const body = operation.requestBody?.content['application/json']?.schema;
   if (body) add(BODY_ARGUMENT, body, 'The JSON request body.', true);
-  const { $defs, ...standaloneProperties } = standalone(properties, components);
-  const title = operation.summary;
   return {
     name: operation.operationId,
-    title,
+    title: operation.summary,
     description: [operation.summary, operation.description].filter(Boolean).join('\n\n'),
-    inputSchema: {
-      type: 'object',
-      properties: standaloneProperties,
-      required,
-      additionalProperties: false,
-      ...($defs ? { $defs } : {}),
-    },
+    inputSchema: standalone({ type: 'object' as const, properties, required, additionalProperties: false }, components),
     annotations: {
-      title,
+      title: operation.summary,
       readOnlyHint: method === 'GET',
       destructiveHint: method === 'DELETE',
       idempotentHint: method === 'GET' || method === 'PUT' || method === 'DELETE',
-      openWorldHint: false,
+      openWorldHint: false as const,
     },
     method,
     path,

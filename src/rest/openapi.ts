@@ -421,9 +421,6 @@ function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchema
   const body = route.body ? requestBodyOf(source, route.body) : undefined;
   const responses = responsesOf(source, field, access);
   const { permissions, deniedStatus } = access;
-  const deprecation = route.deprecated
-    ? `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`
-    : '';
   return {
     operationId: field.name,
     summary: route.summary,
@@ -431,7 +428,8 @@ function operationOf(route: RestRoute, writer: SchemaWriter, inputs: InputSchema
       accessTextOf(access),
       ...permissions.map((name) => `\`${name}\`: ${permissionCatalogue[name]}`),
       field.description,
-      deprecation,
+      route.deprecated &&
+        `Deprecated since ${route.deprecated.since}: answers carry \`Deprecation\` and \`Sunset\`; the path may stop answering from ${route.deprecated.sunset}.`,
     ]
       .filter(Boolean)
       .join('\n\n'),

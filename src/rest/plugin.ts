@@ -17,6 +17,7 @@ import { malformedJson, malformedPathParameter, restError, restErrorResponse } f
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { restSchema } from './rest-schema.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
+import { jsonColumnValue } from '../domain/json-columns.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
 import { cutText, headerValue } from '../web/header-value.ts';
@@ -58,8 +59,12 @@ async function prepareRequest(
     }
   }
   // Sofa reads the input before any resolver runs: the caller is checked here first, so a refused one learns nothing of it.
-  const refused = await refuseCaller(deps, caller, field);
-  if (refused) return refused;
+  const fieldAccess = accessOfField(field);
+  if (fieldAccess.access !== 'public') {
+    const actor = await actorFromRequest(deps.keys, caller);
+    const refused = actor ? permissionRefusal(fieldAccess, actor.permissions) : restErrorResponse([unauthenticated()]);
+    if (refused) return refused;
+  }
 
   const refusedQuery = refusedQueryParameter(url.searchParams);
   if (refusedQuery) return refusedQuery;
@@ -99,7 +104,8 @@ function refusedQueryParameter(query: URLSearchParams): Response | null {
     if (refused) return refusedKeyError(refused);
     if (!/^\s*[[{]/.test(value)) continue;
     if (jsonNestingExceeds(value)) return invalidInput({ field: cutText(name, IGNORED_HEADER_NAME_LENGTH), reason: nestingReason() });
-    const inText = refusedKeyIn(jsonOrUndefined(value), name);
+    // Text that is not JSON is text, which no parser reads into an object.
+    const inText = refusedKeyIn(jsonColumnValue(value), name);
     if (inText) return refusedKeyError(inText);
   }
   return null;
@@ -113,25 +119,13 @@ function invalidInput({ field, reason }: ArgumentProblem): Response {
   return restError(422, { error: 'invalid_input', message: `${field}: ${reason}`, field });
 }
 
-function jsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined; // not JSON: text, which no parser reads into an object
-  }
-}
-
 /** The body as JSON, or the 400/422 that ends the request: Sofa reads JSON only, legacy clients send forms too. */
 async function readBody(request: Request, route: MatchedRoute['route'], headers: Headers): Promise<unknown> {
   if (request.method === 'GET' || request.body === null) return undefined;
   const contentType = (headers.get('content-type') ?? '').toLowerCase();
   if (route.body && contentType.startsWith('multipart/form-data')) {
-    let form: FormData;
-    try {
-      form = await request.formData();
-    } catch {
-      return restError(400, { error: 'malformed_request', message: 'The multipart/form-data body could not be read.' });
-    }
+    const form = await request.formData().catch(() => null);
+    if (!form) return restError(400, { error: 'malformed_request', message: 'The multipart/form-data body could not be read.' });
     const parsed = await railsFormBody(form);
     return 'problem' in parsed ? invalidInput(parsed.problem) : parsed.body;
   }
@@ -162,13 +156,6 @@ const IGNORED_HEADER_NAMES = 20;
 const IGNORED_HEADER_NAME_LENGTH = 100;
 const IGNORED_LOGGED_NAMES = 20;
 
-function ignoredParametersHeader(ignored: readonly string[]): string {
-  return ignored
-    .slice(0, IGNORED_HEADER_NAMES)
-    .map((name) => headerValue(name, { maxCodePoints: IGNORED_HEADER_NAME_LENGTH, alsoEscape: '%,' }))
-    .join(', ');
-}
-
 /** Sofa answers every result as a JSON body, with no deprecation and silently dropped unknown parameters: its answer, finished. */
 async function finishResponse(
   deps: RestDeps,
@@ -195,16 +182,12 @@ async function finishResponse(
       { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
       'ignored parameters the operation does not take',
     );
-    headers.set('x-ignored-parameters', ignoredParametersHeader(ignored));
+    const named = ignored
+      .slice(0, IGNORED_HEADER_NAMES)
+      .map((name) => headerValue(name, { maxCodePoints: IGNORED_HEADER_NAME_LENGTH, alsoEscape: '%,' }));
+    headers.set('x-ignored-parameters', named.join(', '));
   }
   return new Response(body, { status: response.status, headers });
-}
-
-async function refuseCaller(deps: RestDeps, request: Request, field: GraphQLField<unknown, unknown>): Promise<Response | null> {
-  const fieldAccess = accessOfField(field);
-  if (fieldAccess.access === 'public') return null;
-  const actor = await actorFromRequest(deps.keys, request);
-  return actor ? permissionRefusal(fieldAccess, actor.permissions) : restErrorResponse([unauthenticated()]);
 }
 
 /** The REST door's answer to a key without the operation's permissions, or null: the MCP door refuses a hidden tool with it. */
@@ -258,9 +241,7 @@ type Door = Map<MatchedRoute['route'], { field: GraphQLField<unknown, unknown>; 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
 function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
   const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
-  if (malformed) {
-    return restError(400, malformedPathParameter(malformed));
-  }
+  if (malformed) return restError(400, malformedPathParameter(malformed));
   const match = matches.find((candidate) => candidate.route.method === method);
   if (!match) {
     const methods = new Set<string>(matches.map((candidate) => candidate.route.method));

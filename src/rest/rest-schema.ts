@@ -12,7 +12,6 @@ import {
   isListType,
   isNonNullType,
   lexicographicSortSchema,
-  type GraphQLEnumType,
   type GraphQLNamedOutputType,
   type GraphQLType,
 } from 'graphql';
@@ -23,11 +22,6 @@ const routedFields = new Set<string>(restRoutes.map((route) => route.field));
 type Extended = { extensions?: Readonly<Record<string, unknown>> | null };
 const isGraphOnly = (field: Extended): boolean => field.extensions?.graphOnly === true;
 
-const isRestText = (type: GraphQLType): boolean => {
-  const named = getNamedType(type);
-  return isEnumType(named) && named.extensions.restAsText === true;
-};
-
 /** The same wrapping (list, non-null) around another named type. */
 function rewrap<Type extends GraphQLType>(type: Type, named: GraphQLNamedOutputType): Type {
   if (isNonNullType(type)) return new GraphQLNonNull(rewrap(type.ofType, named)) as Type;
@@ -35,18 +29,15 @@ function rewrap<Type extends GraphQLType>(type: Type, named: GraphQLNamedOutputT
   return named as Type;
 }
 
-/** The field's description with the values it takes, which the String type no longer says. */
-function withValues(description: string | null | undefined, type: GraphQLType): string {
-  const values = (getNamedType(type) as GraphQLEnumType).getValues().map((value) => String(value.value));
-  return [description, `One of: ${values.join('; ')}.`].filter(Boolean).join(' ');
-}
-
-/** `restAsText` enums become String, with their values described: webhook payloads are read with them too. */
+/** `restAsText` enums become String, their values in the description: webhook payloads are read with them too. */
 export function enumsAsText(schema: GraphQLSchema): GraphQLSchema {
-  const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config =>
-    isRestText(config.type)
-      ? { ...config, type: rewrap(config.type, GraphQLString), description: withValues(config.description, config.type) }
-      : config;
+  const retype = <Config extends { type: GraphQLType; description?: string | null | undefined }>(config: Config): Config => {
+    const named = getNamedType(config.type);
+    if (!isEnumType(named) || named.extensions.restAsText !== true) return config;
+    const values = named.getValues().map((value) => String(value.value));
+    const description = [config.description, `One of: ${values.join('; ')}.`].filter(Boolean).join(' ');
+    return { ...config, type: rewrap(config.type, GraphQLString), description };
+  };
   return mapSchema(schema, {
     [MapperKind.COMPOSITE_FIELD]: retype,
     [MapperKind.INPUT_OBJECT_FIELD]: retype,

@@ -16,11 +16,13 @@ import { documentedPartnerTokenRequest } from '../domain/partner-sign-on.ts';
 import { phoneCallReport } from '../domain/phone-calls.ts';
 import { webhookSubscriptionInput } from '../domain/webhooks.ts';
 import { takesIdempotencyKey } from '../schema/idempotent-writes.ts';
+import { escapeRegex } from './input-schemas.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The parameters read from text by parseParam (Sofa coerces query text loosely), by their argument's type; the others stay text. */
 const PARAM_TYPES = { Int: 'integer', Boolean: 'boolean' } as const;
 type ParamType = (typeof PARAM_TYPES)[keyof typeof PARAM_TYPES];
+const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 
 export interface RestRoute {
   method: HttpMethod;
@@ -85,8 +87,8 @@ function subscriptionRoute(
     spec: 'webhooks',
     summary,
     tag: 'webhooks',
-    outcomes: { 404: '`webhook_subscription_not_found`.' },
     ...more,
+    outcomes: { 404: '`webhook_subscription_not_found`.', ...more.outcomes },
   };
 }
 
@@ -395,9 +397,7 @@ export const restRoutes: readonly RestRoute[] = [
     '/rotate_secret',
     'Mutation.rotate_webhook_secret',
     'Rotate the signing secret; the old one signs too for a grace period',
-    {
-      outcomes: { 404: '`webhook_subscription_not_found`.', 409: '`webhook_secret_rotated_meanwhile`.' },
-    },
+    { outcomes: { 409: '`webhook_secret_rotated_meanwhile`.' } },
   ),
   subscriptionRoute('POST', '/disable', 'Mutation.disable_webhook_subscription', 'Stop deliveries'),
   subscriptionRoute('POST', '/enable', 'Mutation.enable_webhook_subscription', 'Start deliveries again'),
@@ -430,11 +430,11 @@ export function rootFieldIn(route: RestRoute, schema: GraphQLSchema): GraphQLFie
 
 /** The OpenAPI path of a route: `/cars/:id/performance.json` → `/cars/{id}/performance.json`. */
 export function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+  return path.replace(PATH_PARAM, '{$1}');
 }
 
 /** The `:name` parameters of a path, in order. */
-export const pathParamNames = (path: string): string[] => [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '');
+export const pathParamNames = (path: string): string[] => [...path.matchAll(PATH_PARAM)].map((match) => match[1] ?? '');
 
 /** The path and query parameters that are not plain text, in the route's order: a 422 names the first that does not parse. */
 export function typedParams(route: RestRoute, field: GraphQLField<unknown, unknown>): [string, ParamType][] {
@@ -461,26 +461,12 @@ export interface MatchedRoute {
   malformedParam?: string;
 }
 
-const compiled = restRoutes.map((route) => {
-  const source = route.path
-    .split('/')
-    .map((segment) =>
-      segment.replace(/:([A-Za-z_][A-Za-z0-9_]*)|([^:]+)/g, (_whole, name: string | undefined, literal: string | undefined) =>
-        name ? '([^/]+?)' : (literal ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      ),
-    )
-    .join('/');
-  return { route, template: openApiPath(route.path), names: pathParamNames(route.path), pattern: new RegExp(`^${source}$`) };
-});
-
-/** A path segment's text, or null when its percent-escapes are not UTF-8 (decodeURIComponent throws). */
-function decodePathSegment(segment: string): string | null {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return null;
-  }
-}
+const compiled = restRoutes.map((route) => ({
+  route,
+  template: openApiPath(route.path),
+  names: pathParamNames(route.path),
+  pattern: new RegExp(`^${escapeRegex(route.path).replace(PATH_PARAM, '([^/]+?)')}$`),
+}));
 
 // A request's path is matched by several plugins in turn (the door, its limits, its log and telemetry): the
 // recent paths' matches are kept, read-only, so the route table is walked once per path, not once per plugin.
@@ -492,15 +478,6 @@ const RECENT_PATH_MAX_LENGTH = 256;
 export function matchPath(pathname: string): readonly MatchedRoute[] {
   const recent = recentMatches.get(pathname);
   if (recent) return recent;
-  const matches = walkRoutes(pathname);
-  if (pathname.length <= RECENT_PATH_MAX_LENGTH) {
-    if (recentMatches.size >= RECENT_PATHS) recentMatches.clear();
-    recentMatches.set(pathname, matches);
-  }
-  return matches;
-}
-
-function walkRoutes(pathname: string): MatchedRoute[] {
   const matches: MatchedRoute[] = [];
   for (const { route, template, names, pattern } of compiled) {
     const found = pattern.exec(pathname);
@@ -508,11 +485,17 @@ function walkRoutes(pathname: string): MatchedRoute[] {
     const params: Record<string, string> = {};
     let malformedParam: string | undefined;
     names.forEach((name, index) => {
-      const decoded = decodePathSegment(found[index + 1] ?? '');
-      if (decoded === null) malformedParam ??= name;
-      else params[name] = decoded;
+      try {
+        params[name] = decodeURIComponent(found[index + 1] ?? '');
+      } catch {
+        malformedParam ??= name;
+      }
     });
     matches.push({ route, template, params, ...(malformedParam ? { malformedParam } : {}) });
+  }
+  if (pathname.length <= RECENT_PATH_MAX_LENGTH) {
+    if (recentMatches.size >= RECENT_PATHS) recentMatches.clear();
+    recentMatches.set(pathname, matches);
   }
   return matches;
 }
