@@ -33,11 +33,13 @@ function isPlainResult(result: unknown): result is ExecutionResult {
   return typeof result === 'object' && result !== null && !(Symbol.asyncIterator in result);
 }
 
-type ExecuteFn = (args: ExecutionArgs) => unknown;
-
 // Introspection alone runs on the view; mixed with other root fields it runs on the whole schema, and
 // its introspection fields are answered again from the view.
-async function executeWithView(executeFn: ExecuteFn, args: ExecutionArgs, viewOf: () => ExecutionArgs['schema']): Promise<unknown> {
+async function executeWithView(
+  executeFn: (args: ExecutionArgs) => unknown,
+  args: ExecutionArgs,
+  viewOf: () => ExecutionArgs['schema'],
+): Promise<unknown> {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== 'query') return executeFn(args);
   const fields = rootFieldNodes(args.document, operation);

@@ -29,7 +29,6 @@ export interface AppDeps {
   /** The time; tests move it to check expiries. */
   now: () => Date;
   keys: KeyVerifier;
-  /** null: reads are never cached. */
   readCache: ReadCacheOptions | null;
   files: FileStorage;
   geocoder: Geocoder;
@@ -51,16 +50,11 @@ export async function createContext(deps: AppDeps, request: Request): Promise<Co
   const actor = await actorFromRequest(deps.keys, request);
   let requestLog: Logger | undefined;
   // Made on first use: most requests write no line of their own, and a child logger is not free.
-  return contextFor(
-    deps,
-    actor,
-    request,
-    () => {
-      requestLog ??= requestLogger(deps.logger, sentRequest(request));
-      return requestLog;
-    },
-    () => verifyPresentedKey(deps.keys, request),
-  );
+  const logger = (): Logger => {
+    requestLog ??= requestLogger(deps.logger, sentRequest(request));
+    return requestLog;
+  };
+  return contextFor(deps, actor, request, logger, () => verifyPresentedKey(deps.keys, request));
 }
 
 type ContextDeps = Pick<AppDeps, 'config' | 'db' | 'now' | 'files' | 'geocoder' | 'events' | 'liveEvents'>;

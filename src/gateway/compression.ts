@@ -17,7 +17,6 @@ const gzipAsync = promisify(gzip);
 
 type Encoding = 'br' | 'gzip';
 
-/** Brotli first; q=0 refuses an encoding. */
 export function chooseEncoding(acceptEncoding: string | null): Encoding | null {
   if (!acceptEncoding) return null;
   const accepted = new Map<string, number>();
@@ -69,12 +68,8 @@ export function useCompression(): Plugin {
       headers.delete('content-length');
       // The bytes differ per encoding, so the validator is only weakly the same answer (as nginx does).
       if (etag && !etag.startsWith('W/')) headers.set('etag', `W/${etag}`);
-      setResponse(
-        responseFromBytes(new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength), {
-          status: response.status,
-          headers,
-        }),
-      );
+      const bytes = new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength);
+      setResponse(responseFromBytes(bytes, { status: response.status, headers }));
     },
   };
 }

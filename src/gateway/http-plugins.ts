@@ -169,11 +169,6 @@ export function useReadableGraphQLParams(): Plugin {
   };
 }
 
-function isParsedUrl(url: URL): boolean {
-  // The adapter's lazy Proxy parses on first read; once parsed, setRequest no longer updates it.
-  return Object.getPrototypeOf(url) !== Object.prototype;
-}
-
 declare module '../web/request-state.ts' {
   interface RequestState {
     /** The GET a HEAD request was rewritten to: its answer goes without its body. */
@@ -203,7 +198,8 @@ export function useHttpConventions(): { first: Plugin; last: Plugin } {
         } as RequestInit);
         if (isHead) requestState(rewritten).head = true;
         setRequest(rewritten);
-        if (isParsedUrl(url)) url.pathname = trimmed;
+        // The adapter's lazy Proxy parses on first read; once parsed, setRequest no longer updates it.
+        if (Object.getPrototypeOf(url) !== Object.prototype) url.pathname = trimmed;
       },
     },
     last: {
@@ -228,20 +224,9 @@ export function useGraphQLAccept(graphqlEndpoint: string, explorers: boolean): P
       if (url.pathname !== graphqlEndpoint || (request.method !== 'GET' && request.method !== 'POST')) return;
       if (explorers && shouldRenderGraphiQL(request)) return;
       if (acceptsAny(request.headers.get('accept'), GRAPHQL_ANSWER_TYPES)) return;
-      endResponse(
-        jsonResponse(
-          406,
-          {
-            errors: [
-              {
-                message: `Accept admits none of the media types a GraphQL answer is sent in: ${GRAPHQL_ANSWER_TYPES.join(', ')}.`,
-                extensions: { code: 'NOT_ACCEPTABLE', error: 'not_acceptable' },
-              },
-            ],
-          },
-          { accept: 'application/graphql-response+json, application/json' },
-        ),
-      );
+      const message = `Accept admits none of the media types a GraphQL answer is sent in: ${GRAPHQL_ANSWER_TYPES.join(', ')}.`;
+      const body = { errors: [{ message, extensions: { code: 'NOT_ACCEPTABLE', error: 'not_acceptable' } }] };
+      endResponse(jsonResponse(406, body, { accept: 'application/graphql-response+json, application/json' }));
     },
   };
 }

@@ -5,7 +5,6 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createGraphQLError, isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import { BREAK, visit, type DocumentNode, type ExecutionResult, type GraphQLError } from 'graphql';
 import { sentRequest, type Context } from '../context.ts';
-import type { Logger } from 'pino';
 import { logError, maskUnexpectedError } from '../errors.ts';
 import { requestState } from '../web/request-state.ts';
 import { acceptsAny } from '../web/accept.ts';
@@ -16,8 +15,6 @@ declare module '../web/request-state.ts' {
     incremental?: true;
   }
 }
-
-const UNEXPECTED_MESSAGE = 'Unexpected error.';
 
 const INCREMENTAL_ANSWER_TYPES = ['multipart/mixed', 'text/event-stream'] as const;
 
@@ -65,16 +62,22 @@ export function mapIncremental(request: Request, result: unknown, map: ResultMap
   return mapAsyncIterator(result[Symbol.asyncIterator](), (payload) => mapParts(map(payload), map));
 }
 
-/** Masked as Yoga masks a payload's top-level errors, and logged as it logs them, under the request's logger. */
-function maskedWith(logger: Logger | undefined): ResultMap {
-  return (result) => {
+/** Each payload's parts masked as Yoga masks a payload's top-level errors, and logged as it logs them, under the request's logger. */
+function maskedPayloads({ logger }: Partial<Context>) {
+  const masked: ResultMap = (result) => {
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => {
-      const masked = maskUnexpectedError(error, UNEXPECTED_MESSAGE) as GraphQLError;
-      if (masked !== error && logger) logError(logger, error, 'an unexpected error in a deferred part');
-      return masked;
+      const unexpected = maskUnexpectedError(error, 'Unexpected error.') as GraphQLError;
+      if (unexpected !== error && logger) logError(logger, error, 'an unexpected error in a deferred part');
+      return unexpected;
     });
     return { ...result, errors };
+  };
+  return {
+    onNext({ result, setResult }: { result: ExecutionResult; setResult(result: ExecutionResult): void }) {
+      const mapped = mapParts(result, masked);
+      if (mapped !== result) setResult(mapped);
+    },
   };
 }
 
@@ -86,41 +89,24 @@ export function useIncrementalDelivery(): Plugin<Record<string, unknown>> {
     // A subscription's events may be payloads too (each event its own); its stream is otherwise left as it is.
     onSubscribe({ args }) {
       if (!asksIncrementalDelivery(args.document)) return undefined;
-      const masked = maskedWith((args.contextValue as Partial<Context>).logger);
-      return {
-        onSubscribeResult: () => ({
-          onNext({ result, setResult }) {
-            const mapped = mapParts(result, masked);
-            if (mapped !== result) setResult(mapped);
-          },
-        }),
-      };
+      const payloads = maskedPayloads(args.contextValue as Partial<Context>);
+      return { onSubscribeResult: () => payloads };
     },
     onExecute({ args, setResultAndStopExecution }) {
       const { request } = args.contextValue as Partial<Context>;
       if (!request || !asksIncrementalDelivery(args.document)) return undefined;
       // Refused before running (and, by its place in yoga.ts, before it is costed or charged): a mutation would commit, then 406.
       if (!acceptsAny(request.headers.get('accept'), INCREMENTAL_ANSWER_TYPES)) {
-        setResultAndStopExecution({
-          errors: [
-            createGraphQLError(`@defer and @stream answer in ${INCREMENTAL_ANSWER_TYPES.join(' or ')}, which Accept does not admit.`, {
-              extensions: { http: { status: 406 }, code: 'NOT_ACCEPTABLE', error: 'not_acceptable' },
-            }),
-          ],
-        });
+        const message = `@defer and @stream answer in ${INCREMENTAL_ANSWER_TYPES.join(' or ')}, which Accept does not admit.`;
+        const extensions = { http: { status: 406 }, code: 'NOT_ACCEPTABLE', error: 'not_acceptable' };
+        setResultAndStopExecution({ errors: [createGraphQLError(message, { extensions })] });
         return undefined;
       }
       return {
         onExecuteDone({ result }) {
           if (!isAsyncIterable(result)) return undefined;
           requestState(sentRequest(request)).incremental = true;
-          const masked = maskedWith((args.contextValue as Partial<Context>).logger);
-          return {
-            onNext({ result: payload, setResult }) {
-              const mapped = mapParts(payload, masked);
-              if (mapped !== payload) setResult(mapped);
-            },
-          };
+          return maskedPayloads(args.contextValue as Partial<Context>);
         },
       };
     },

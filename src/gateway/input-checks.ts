@@ -26,7 +26,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from '../domain/input-limits.ts';
 import { invalidInput } from '../errors.ts';
-import { REFUSED_KEY_REASON, isRefusedKey, refusedKeyIn } from '../web/refused-keys.ts';
+import { REFUSED_KEY_REASON, isRefusedKey, keyPath, refusedKeyIn } from '../web/refused-keys.ts';
 
 interface InputProblem {
   field: string;
@@ -36,9 +36,6 @@ interface InputProblem {
 /** Date and DateTime arrive as parsed Dates: only these are text as sent. */
 const TEXT_SCALARS = new Set(['String', 'ID']);
 const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
-
-const keyPath = (path: string, key: string): string =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
 function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
@@ -155,16 +152,6 @@ function findInputProblem({ schema, document, variableValues, operationName }: E
   return null;
 }
 
-/** Checked as soon as the parameters are read, however they came, before anything else reads them. */
-function refusedParams(params: { variables?: unknown; extensions?: unknown }): ExecutionResult | null {
-  const field = refusedKeyIn(params.variables, 'variables') ?? refusedKeyIn(params.extensions, 'extensions');
-  if (field === null) return null;
-  const error = createGraphQLError(`${field}: ${REFUSED_KEY_REASON}`, {
-    extensions: { http: { status: 422 }, code: 'BAD_USER_INPUT', error: 'invalid_input', field },
-  });
-  return { errors: [error] };
-}
-
 type OperationStart = { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void };
 
 /** Refuses an operation whose inputs break src/domain/input-limits.ts, or a request holding a refused key. */
@@ -174,9 +161,12 @@ export function useInputChecks(): Plugin {
     if (problem) setResultAndStopExecution({ errors: [invalidInput(problem.field, problem.reason)] });
   };
   return {
+    // Checked as soon as the parameters are read, however they came, before anything else reads them.
     onParams({ params, setResult }) {
-      const refused = refusedParams(params);
-      if (refused) setResult(refused);
+      const field = refusedKeyIn(params.variables, 'variables') ?? refusedKeyIn(params.extensions, 'extensions');
+      if (field === null) return;
+      const extensions = { http: { status: 422 }, code: 'BAD_USER_INPUT', error: 'invalid_input', field };
+      setResult({ errors: [createGraphQLError(`${field}: ${REFUSED_KEY_REASON}`, { extensions })] });
     },
     onExecute: check,
     // A subscription's arguments are checked when it opens.

@@ -30,10 +30,6 @@ export interface LiveEventHub extends RecordEventPublisher, RecordEventSource {
   keyChanged(apiKeyId: number): void;
 }
 
-interface KeyChangeNotices {
-  onChange(listener: (apiKeyId: number) => void): () => void;
-}
-
 /** `origin`: the publishing instance, which delivered the event itself. */
 const wireMessage = z.object({
   origin: z.string(),
@@ -107,7 +103,7 @@ interface LiveEventHubOptions {
   logger: Logger;
   redis?: RedisConnections | null;
   /** Absent, a stream sees a changed key only at its next event or heartbeat. */
-  keyChanges?: KeyChangeNotices | null;
+  keyChanges?: { onChange(listener: (apiKeyId: number) => void): () => void } | null;
 }
 
 export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
@@ -154,13 +150,10 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
   if (redis && channel) {
     redis.subscriber.on('message', (from: string, message: string) => {
       if (from !== channel) return;
-      let parsed: z.infer<typeof wireMessage> | null = null;
+      let parsed: z.infer<typeof wireMessage> | undefined;
       try {
-        const result = wireMessage.safeParse(JSON.parse(message));
-        parsed = result.success ? result.data : null;
-      } catch {
-        parsed = null;
-      }
+        parsed = wireMessage.safeParse(JSON.parse(message)).data;
+      } catch {}
       if (!parsed) {
         logger.warn({ channel }, 'ignored a message on the record events channel that is not a record event');
         return;
@@ -204,12 +197,10 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
       });
     },
     open(apiKeyId, onKeyChange) {
-      if (closed)
-        throw apiError(
-          'UNAVAILABLE',
-          'unavailable',
-          'This instance is shutting down: open the subscription again (another instance answers it).',
-        );
+      if (closed) {
+        const message = 'This instance is shutting down: open the subscription again (another instance answers it).';
+        throw apiError('UNAVAILABLE', 'unavailable', message);
+      }
       const open = openByKey.get(apiKeyId) ?? 0;
       if (open >= perKeyLimit) {
         const message = `This API key already holds ${perKeyLimit} open subscriptions on this instance, its limit: close one before opening another.`;

@@ -17,14 +17,7 @@ const EVENT_STREAM_TYPE = 'text/event-stream';
 const HEARTBEAT = ':\n\n';
 
 /** Yoga's type, which its index does not export. */
-type ResultProcessor = Parameters<NonNullable<Plugin['onResultProcess']>>[0]['setResultProcessor'] extends (
-  processor: infer P,
-  type: string,
-) => void
-  ? P
-  : never;
-
-const oneLine = (value: string): string => value.replace(/[\r\n]/g, '');
+type ResultProcessor = Parameters<Parameters<NonNullable<Plugin['onResultProcess']>>[0]['setResultProcessor']>[0];
 
 function eventStreamOf(heartbeatMs: number, eventIdOf: () => string | undefined): ResultProcessor {
   return (result, fetchAPI) => {
@@ -51,7 +44,7 @@ function eventStreamOf(heartbeatMs: number, eventIdOf: () => string | undefined)
         }
         const eventId = eventIdOf();
         const data = await processRegularResult(next.value, fetchAPI, 'application/json').text();
-        controller.enqueue(encoder.encode(`${eventId ? `id: ${oneLine(eventId)}\n` : ''}event: next\ndata: ${data}\n\n`));
+        controller.enqueue(encoder.encode(`${eventId ? `id: ${eventId.replace(/[\r\n]/g, '')}\n` : ''}event: next\ndata: ${data}\n\n`));
       },
       async cancel() {
         clearInterval(heartbeat);

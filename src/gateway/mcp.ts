@@ -17,7 +17,6 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { permissionSetName } from '../auth/api-view.ts';
-import type { Actor } from '../auth/api-keys.ts';
 import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -97,21 +96,13 @@ function viewOf(tools: SchemaTools, options: OpenApiOptions, permissions: Readon
   return view;
 }
 
-/** A refusal of the call, as a JSON-RPC error: the REST door's status and code in its data. */
-async function refusedCall(response: Response): Promise<McpError> {
-  const body = (await response.json()) as { error: string; message: string };
-  return new McpError(ErrorCode.InvalidParams, body.message, { status: response.status, error: body.error });
-}
-
 /** The REST answer as the tool's result: its JSON body as structured content, an error status as isError. */
 async function toolResult(response: Response): Promise<CallToolResult> {
   const text = await response.text();
   let body: unknown;
   try {
-    body = text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    body = undefined; // not JSON: the text alone
-  }
+    body = JSON.parse(text);
+  } catch {} // not JSON: the text alone
   const { status } = response;
   const location = response.headers.get('location');
   if (status >= 300 && status < 400 && location) {
@@ -140,13 +131,6 @@ function callHeaders(request: Request, idempotencyKey: string | undefined, hasBo
   if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
   if (hasBody) headers.set('content-type', 'application/json');
   return headers;
-}
-
-// Not the SDK's AjvJsonSchemaValidator: its message is ajv's errorsText, which names no field for an argument the tool does not take.
-function argumentChecker(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
-  return ajv;
 }
 
 /** The first error as the REST door's 422 words one: the argument's path (`body.lead.email`) and why. */
@@ -178,7 +162,9 @@ function invalidArguments({ field, reason }: { field: string; reason: string }):
 export function useMcp(deps: McpDeps): Plugin {
   let current: SchemaTools | undefined;
   const validators = new WeakMap<RestTool, ValidateFunction>();
-  const ajv = argumentChecker();
+  // Not the SDK's AjvJsonSchemaValidator: its message is ajv's errorsText, which names no field for an argument the tool does not take.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
   const validatorOf = (tool: RestTool): ValidateFunction => {
     let validate = validators.get(tool);
     if (!validate) {
@@ -188,36 +174,33 @@ export function useMcp(deps: McpDeps): Plugin {
     return validate;
   };
 
-  const callTool = async (
-    request: Request,
-    actor: Actor,
-    view: ToolView,
-    name: string,
-    args: Record<string, unknown> | undefined,
-  ): Promise<CallToolResult> => {
-    if (!current) throw new Error('the MCP door was used before Yoga initialised it');
-    const tool = view.byName.get(name);
-    if (!tool) {
-      const access = accessOf(current, name);
-      const refusal = access ? permissionRefusal(access, actor.permissions) : null;
-      if (refusal) throw await refusedCall(refusal);
-      throw new McpError(ErrorCode.InvalidParams, `No tool named ${name}.`, { status: 404, error: 'not_found' });
-    }
-    const input: Record<string, unknown> = args ?? {};
-    const validate = validatorOf(tool);
-    if (!validate(input)) return invalidArguments(argumentProblem(validate.errors ?? []));
-    const call = restCallOf(tool, input, new URL(request.url).origin);
-    if ('problem' in call) return invalidArguments(call.problem);
-    const inner = requestOver(call.url, tool.method, callHeaders(request, call.idempotencyKey, call.body !== undefined), call.body);
-    carrySocketAddress(request, inner);
-    return toolResult(await deps.sendThrough(inner));
-  };
-
   const answer = async (request: Request): Promise<Response> => {
-    if (!current) throw new Error('the MCP door was used before Yoga initialised it');
+    const tools = current;
+    if (!tools) throw new Error('the MCP door was used before Yoga initialised it');
     const actor = await actorFromRequest(deps.keys, request);
     if (!actor) return restErrorResponse([unauthenticated()]);
-    const view = viewOf(current, deps.documentOptions, actor.permissions);
+    const view = viewOf(tools, deps.documentOptions, actor.permissions);
+    const callTool = async (name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
+      const tool = view.byName.get(name);
+      if (!tool) {
+        const access = accessOf(tools, name);
+        const refusal = access ? permissionRefusal(access, actor.permissions) : null;
+        if (refusal) {
+          // As a JSON-RPC error: the REST door's status and code in its data.
+          const body = (await refusal.json()) as { error: string; message: string };
+          throw new McpError(ErrorCode.InvalidParams, body.message, { status: refusal.status, error: body.error });
+        }
+        throw new McpError(ErrorCode.InvalidParams, `No tool named ${name}.`, { status: 404, error: 'not_found' });
+      }
+      const input: Record<string, unknown> = args ?? {};
+      const validate = validatorOf(tool);
+      if (!validate(input)) return invalidArguments(argumentProblem(validate.errors ?? []));
+      const call = restCallOf(tool, input, new URL(request.url).origin);
+      if ('problem' in call) return invalidArguments(call.problem);
+      const inner = requestOver(call.url, tool.method, callHeaders(request, call.idempotencyKey, call.body !== undefined), call.body);
+      carrySocketAddress(request, inner);
+      return toolResult(await deps.sendThrough(inner));
+    };
     // The low-level Server, not McpServer: McpServer's tools take zod schemas, these are the OpenAPI document's JSON Schemas.
     const server = new Server(
       { name: 'dealership-gateway', version: view.version },
@@ -226,7 +209,7 @@ export function useMcp(deps: McpDeps): Plugin {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...view.tools] }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       try {
-        return await callTool(request, actor, view, params.name, params.arguments);
+        return await callTool(params.name, params.arguments);
       } catch (error) {
         if (error instanceof McpError) throw error;
         logError(requestLogger(deps.logger, request), error, 'an MCP tool call failed');

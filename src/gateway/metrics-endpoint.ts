@@ -25,13 +25,8 @@ export function useMetricsEndpoint(metrics: GatewayMetrics, token: string | null
       }
       const presented = BEARER.exec(request.headers.get('authorization') ?? '')?.[1];
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
-        endResponse(
-          jsonResponse(
-            401,
-            { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' },
-            { 'www-authenticate': 'Bearer' },
-          ),
-        );
+        const body = { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' };
+        endResponse(jsonResponse(401, body, { 'www-authenticate': 'Bearer' }));
         return undefined;
       }
       return metrics

@@ -3,17 +3,17 @@
 // `extensions.request_id`). The door, the metric label, comes from closed sets only, never from a
 // caller's text: the REST route template, the GraphQL operation's type and root field (`query
 // car_performance`, `query (several root fields)`, `query (introspection)`), a service path, or `unmatched`.
-// With traces off every tracing step returns at its first line. `first`'s instrumentation runs the whole request
-// (every plugin's hooks) in its SERVER span's context, its onRequest names the span once the request is rewritten;
-// each GraphQL execution is a child span, active while it executes; `last` ends the request span with the final
-// status and answers its `traceparent`.
+// `first`'s instrumentation runs the whole request (every plugin's hooks) in its SERVER span's context, its
+// onRequest names the span once the request is rewritten; each GraphQL execution is a child span, active while
+// it executes; `last` ends the request span with the final status and answers its `traceparent`.
 // Not @envelop/opentelemetry: it loads the SDK with itself (traces off would pay for it) and names its spans and attributes `graphql.execute.*`, not by OpenTelemetry's GraphQL conventions.
-import { context as traceContext, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
-import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { context as traceContext, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
+import { GraphQLError, getOperationAST, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
+import { isPlainObject } from '../domain/json-columns.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
 import { matchPath } from '../rest/routes.ts';
 import { rootFieldNames } from './root-fields.ts';
@@ -29,15 +29,12 @@ import { contextFromHeaders, currentTraceparent, isTracing, requestContext, requ
 
 export const REQUEST_ID_HEADER = 'request-id';
 
-const UNMATCHED_DOOR = 'unmatched';
-
 /** The service's own paths (health, metrics, docs): a closed set, used as labels and span routes as they are. */
 const SERVICE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', METRICS_PATH, OPENAPI_PATH, DOCS_PATH]);
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 type GraphQLErrorLike = GraphQLError | { message: string; extensions?: Record<string, unknown> };
 
-/** extensions.code, as GraphQL clients switch on it. */
 function codeOf(error: GraphQLErrorLike): string {
   const code = error.extensions?.code;
   return typeof code === 'string' && code.length <= 64 ? code : 'INTERNAL_SERVER_ERROR';
@@ -46,11 +43,6 @@ function codeOf(error: GraphQLErrorLike): string {
 function errorNameOf(error: GraphQLErrorLike): string {
   const name = error.extensions?.error;
   return typeof name === 'string' ? name : codeOf(error);
-}
-
-function withRequestId(error: GraphQLErrorLike, requestId: string): GraphQLErrorLike {
-  const extensions = { ...error.extensions, request_id: requestId };
-  return error instanceof GraphQLError ? withExtensions(error, extensions) : { ...error, extensions };
 }
 
 /** Combinations of root fields are not a small set. */
@@ -64,15 +56,6 @@ function operationDoor(ran: RequestRecord['operation']): string | null {
   const fields = rootFieldNames(ran.document, ran.operationName);
   if (fields.length === 0) return `${operation.operation} ${INTROSPECTION_ONLY}`;
   return `${operation.operation} ${fields.length === 1 ? fields[0] : SEVERAL_ROOT_FIELDS}`;
-}
-
-interface RequestTelemetry {
-  /** Right after useHttpConventions().first and the security headers, before anything else may answer. */
-  first: Plugin;
-  /** Right before useHttpConventions().last, which works out a HEAD answer's Content-Length from the body; Yoga's 404 made JSON too. */
-  errorBodies: Plugin;
-  /** Last of all: the record is finished, and the request span ended, from the final answer. */
-  last: Plugin;
 }
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
@@ -96,16 +79,6 @@ function httpAttributes(request: Request, url: URL): Attributes {
   };
 }
 
-/** `<type> <name>`, or the type alone for an unnamed operation (OpenTelemetry's GraphQL conventions). */
-function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
-  const operation = getOperationAST(document, operationName);
-  const type = operation?.operation ?? 'query';
-  const name = operationName ?? operation?.name?.value;
-  return tracer().startSpan(name ? `${type} ${name}` : type, {
-    attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
-  });
-}
-
 function doorOf(request: Request, pathname: string, record: RequestRecord, status: number, graphqlEndpoint: string): string {
   const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
   if (pathname === graphqlEndpoint) return operationDoor(record.operation) ?? `${method} ${graphqlEndpoint}`;
@@ -114,7 +87,7 @@ function doorOf(request: Request, pathname: string, record: RequestRecord, statu
   if (match) return `${method} ${match.template}`;
   if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
   if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
-  return UNMATCHED_DOOR;
+  return 'unmatched';
 }
 
 /** Counts each error once. */
@@ -123,16 +96,16 @@ function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord
     if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
     metrics.graphqlError(codeOf(error));
     record.errorCode ??= errorNameOf(error);
-    return withRequestId(error, record.id) as GraphQLError;
+    const extensions = { ...error.extensions, request_id: record.id };
+    return (
+      error instanceof GraphQLError ? withExtensions(error, extensions) : { ...(error as GraphQLErrorLike), extensions }
+    ) as GraphQLError;
   });
 }
 
-/** Yoga's own 404, of a path nothing answers: not JSON. */
-function isBareNotFound(response: Response): boolean {
-  return response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json');
-}
-
-function notFoundAnswer(response: Response): Response {
+/** Yoga's own 404, of a path nothing answers, is not JSON: it gets the JSON body of every other 404. */
+function jsonNotFound(response: Response): Response {
+  if (response.status !== 404 || (response.headers.get('content-type') ?? '').includes('json')) return response;
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
   headers.delete('content-length');
@@ -144,15 +117,12 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
   if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
   const text = await response.text();
-  let body: unknown;
+  let fields: unknown = null;
   try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
+    fields = JSON.parse(text);
+  } catch {}
   let stamped: unknown = null;
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const fields = body as Record<string, unknown>;
+  if (isPlainObject(fields)) {
     if (typeof fields.error === 'string') {
       record.errorCode ??= fields.error;
       stamped = fields.request_id === undefined ? { ...fields, request_id: record.id } : null;
@@ -167,30 +137,8 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   return new Response(out, { status: response.status, statusText: response.statusText, headers });
 }
 
-async function logRequest(
-  deps: AppDeps,
-  request: Request,
-  record: RequestRecord,
-  finished: { pathname: string; door: string; status: number; seconds: number },
-): Promise<void> {
-  const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
-  (record.logger ?? deps.logger).info(
-    {
-      ...(record.logger ? {} : requestBindings(record)),
-      method: request.method,
-      path: finished.pathname,
-      door: finished.door,
-      status: finished.status,
-      ms: Math.round(finished.seconds * 10_000) / 10,
-      key_id: actor?.apiKeyId ?? null,
-      scope: actor ? (actor.dealershipIds?.length ?? 'all') : null,
-      error_code: record.errorCode ?? null,
-    },
-    'request',
-  );
-}
-
-export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string): RequestTelemetry {
+export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, graphqlEndpoint: string) {
+  /** Right after useHttpConventions().first and the security headers, before anything else may answer. */
   const first: Plugin = {
     instrumentation: {
       request({ request }, wrapped) {
@@ -210,10 +158,8 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       span.updateName(`${request.method} ${route ?? ''}`.trim());
       span.setAttributes({ ...httpAttributes(request, url), ...(route ? { 'http.route': route } : {}) });
       // Only a sampled span is in the tracing system for a log line to point at.
-      if (span.spanContext().traceFlags & TraceFlags.SAMPLED) {
-        const { traceId, spanId } = span.spanContext();
-        record.trace = { trace_id: traceId, span_id: spanId };
-      }
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      if (traceFlags & TraceFlags.SAMPLED) record.trace = { trace_id: traceId, span_id: spanId };
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       const { request } = args.contextValue as Partial<Context>;
@@ -221,7 +167,12 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       // The first operation is the request's (a REST path runs exactly one).
       if (record && !record.operation) record.operation = { document: args.document, operationName: args.operationName };
       if (!isTracing()) return undefined;
-      const span = startOperationSpan(args.document, args.operationName);
+      const operation = getOperationAST(args.document, args.operationName);
+      const type = operation?.operation ?? 'query';
+      const name = args.operationName ?? operation?.name?.value;
+      const span = tracer().startSpan(name ? `${type} ${name}` : type, {
+        attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) },
+      });
       const active = trace.setSpan(traceContext.active(), span);
       setExecuteFn((executeArgs) => traceContext.with(active, () => executeFn(executeArgs)));
       return {
@@ -244,15 +195,17 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
     }),
   };
 
+  /** Right before useHttpConventions().last, which works out a HEAD answer's Content-Length from the body; Yoga's 404 made JSON too. */
   const errorBodies: Plugin = {
     async onResponse({ request, response, setResponse }) {
-      const answer = isBareNotFound(response) ? notFoundAnswer(response) : response;
+      const answer = jsonNotFound(response);
       const record = recordOf(request);
       const stamped = record ? await stampErrorBody(answer, record, metrics) : answer;
       if (stamped !== response) setResponse(stamped);
     },
   };
 
+  /** Last of all: the record is finished, and the request span ended, from the final answer. */
   const last: Plugin = {
     async onResponse({ request, response, setResponse }) {
       const record = recordOf(request) ?? startRecord(request);
@@ -272,7 +225,21 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
         if (answer.status === 429) metrics.rateLimited(door);
         // Nothing more is worked out for a line that would not be written (LOG_LEVEL above info).
         if (!deps.logger.isLevelEnabled('info')) return;
-        await logRequest(deps, request, record, { pathname, door, status: answer.status, seconds });
+        const actor = await (presentedKeyVerdict(request) ?? Promise.resolve(null)).catch(() => null);
+        (record.logger ?? deps.logger).info(
+          {
+            ...(record.logger ? {} : requestBindings(record)),
+            method: request.method,
+            path: pathname,
+            door,
+            status: answer.status,
+            ms: Math.round(seconds * 10_000) / 10,
+            key_id: actor?.apiKeyId ?? null,
+            scope: actor ? (actor.dealershipIds?.length ?? 'all') : null,
+            error_code: record.errorCode ?? null,
+          },
+          'request',
+        );
       };
       // @defer's payloads: the request is over when its last payload is sent (or its client leaves), not at the first.
       if (requestState(sentRequest(request)).incremental && isStreamedAnswer(answer)) {

@@ -37,18 +37,6 @@ const ENTRY_PREFIX = 'cache:entry:';
 /** Entry names that must not be stored: made while the generation was unknown. */
 const UNCACHEABLE = 'uncacheable:';
 
-function memoryGeneration(onAdvance: () => void = () => undefined): CacheGeneration {
-  let generation = 0;
-  return {
-    current: () => Promise.resolve(String(generation)),
-    advance: () => {
-      generation += 1;
-      onAdvance();
-      return Promise.resolve();
-    },
-  };
-}
-
 const OWED_GENERATION_RETRY_MS = 250;
 
 // A write whose generation Redis did not take leaves this instance owing it (no caching here until it
@@ -102,7 +90,7 @@ interface StoredRead {
 }
 
 /** A store that cannot be reached answers a miss, never an error. */
-export interface ReadStore {
+interface ReadStore {
   get(id: string): Promise<StoredRead | null>;
   set(id: string, read: StoredRead, ttlMs: number): Promise<void>;
 }
@@ -154,11 +142,14 @@ export const MEMORY_CACHE_BOUNDS: CacheBounds = { maxEntries: 50_000, maxBytes: 
 export function inMemoryReadCache(): ReadCacheOptions {
   const store = memoryReadStore(MEMORY_CACHE_BOUNDS);
   const answers = memoryAnswerStore(MEMORY_CACHE_BOUNDS);
-  const generation = memoryGeneration(() => {
+  let generation = 0;
+  const advance = (): Promise<void> => {
+    generation += 1;
     store.clear();
     answers.clear();
-  });
-  return { generation, store, answers };
+    return Promise.resolve();
+  };
+  return { generation: { current: () => Promise.resolve(String(generation)), advance }, store, answers };
 }
 
 export function redisReadCache(redis: Redis, logger: Logger, epoch?: CacheEpoch): ReadCacheOptions {
@@ -181,31 +172,6 @@ export function isCacheableRead(document: DocumentNode, operationName: string | 
   return getOperationAST(document, operationName)?.operation === 'query';
 }
 
-/** The response cache's store for one execution: it notes on the request when the result it served or stored expires. */
-function cacheOf(store: ReadStore, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>) {
-  return ({ request }: Partial<YogaContext>): Cache => {
-    const state: RequestState = request ? requestState(sentRequest(request)) : {};
-    return {
-      async get(id) {
-        if (id.startsWith(UNCACHEABLE)) return null;
-        const read = await store.get(id);
-        const live = read !== null && read.expiresAt > now().getTime();
-        metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
-        if (!live) return null;
-        state.cacheExpiresAt = read.expiresAt;
-        return read.result;
-      },
-      async set(id, result, _entities, ttl) {
-        if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
-        state.cacheExpiresAt = now().getTime() + ttl;
-        await store.set(id, { result, expiresAt: state.cacheExpiresAt }, ttl);
-      },
-      // Generations replace invalidation by entity.
-      invalidate() {},
-    };
-  };
-}
-
 // A mutation starts a new generation once it has run, whatever it did (a failed one may have written
 // part of its work). This decision runs before the response cache's own onExecute (plugin order).
 function onlyReadsCached(generation: CacheGeneration): Plugin<YogaContext> {
@@ -226,21 +192,6 @@ function onlyReadsCached(generation: CacheGeneration): Plugin<YogaContext> {
   };
 }
 
-type CacheKeyBuilder = NonNullable<Parameters<typeof useResponseCache<YogaContext>>[0]['buildResponseCacheKey']>;
-
-/** An entry's name: the generation, the key's scope, the operation and its variables, hashed. */
-function responseCacheKey(generation: CacheGeneration): CacheKeyBuilder {
-  return async ({ documentString, variableValues, operationName, sessionId }) => {
-    const current = await generation.current();
-    const name = hash(
-      'sha256',
-      JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]),
-      'base64url',
-    );
-    return current === null ? `${UNCACHEABLE}${name}` : name;
-  };
-}
-
 // The plugin rebuilds the whole schema with mapSchema when it is set, which no answer needs until an
 // operation runs: the first execution hands it the schema instead (its only other hook is onExecute).
 function schemaReadOnFirstExecution(plugin: Plugin<YogaContext>): Plugin<YogaContext> {
@@ -252,11 +203,9 @@ function schemaReadOnFirstExecution(plugin: Plugin<YogaContext>): Plugin<YogaCon
       unread = payload;
     },
     onExecute(payload) {
-      if (unread) {
-        const schemaChange = unread;
-        unread = null;
-        onSchemaChange?.(schemaChange);
-      }
+      const schemaChange = unread;
+      unread = null;
+      if (schemaChange) onSchemaChange?.(schemaChange);
       return onExecute?.(payload);
     },
   };
@@ -271,7 +220,26 @@ export function useReadCache(
     onlyReadsCached(generation),
     schemaReadOnFirstExecution(
       useResponseCache<YogaContext>({
-        cache: cacheOf(store, now, metrics),
+        cache: ({ request }: Partial<YogaContext>): Cache => {
+          const state: RequestState = request ? requestState(sentRequest(request)) : {};
+          return {
+            async get(id) {
+              if (id.startsWith(UNCACHEABLE)) return null;
+              const read = await store.get(id);
+              const live = read !== null && read.expiresAt > now().getTime();
+              metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
+              if (!live) return null;
+              state.cacheExpiresAt = read.expiresAt;
+              return read.result;
+            },
+            async set(id, result, _entities, ttl) {
+              if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
+              state.cacheExpiresAt = now().getTime() + ttl;
+              await store.set(id, { result, expiresAt: state.cacheExpiresAt }, ttl);
+            },
+            invalidate() {},
+          };
+        },
         session: (context) => (context.actor ? cacheScope(context.actor) : null),
         enabled: (context) => context.actor !== null && !requestState(context.request).notRead,
         ttl: cacheTtls.default,
@@ -283,7 +251,13 @@ export function useReadCache(
         includeExtensionMetadata: false,
         // The plugin's default also prints a plain-text console line per answer with errors.
         shouldCacheResult: ({ result }) => !result.errors,
-        buildResponseCacheKey: responseCacheKey(generation),
+        // An entry's name: the generation, the key's scope, the operation and its variables, hashed.
+        async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId }) {
+          const current = await generation.current();
+          const entry = JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]);
+          const name = hash('sha256', entry, 'base64url');
+          return current === null ? `${UNCACHEABLE}${name}` : name;
+        },
       }),
     ),
   ];

@@ -33,7 +33,6 @@ const ALLOWED_REQUEST_HEADERS = [
   'Last-Event-ID',
   'Mcp-Protocol-Version',
 ] as const;
-const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** For answers that are not pages: load nothing, be framed by nothing. */
 export const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
@@ -63,10 +62,10 @@ export function carriesCredential(request: Request, url: URL): boolean {
 interface CorsOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
-  methodsOf?: (pathname: string) => readonly string[] | null;
+  methodsOf: (pathname: string) => readonly string[] | null;
 }
 
-export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS }: CorsOptions): Plugin {
+export function useSecurityHeaders({ origins, methodsOf }: CorsOptions): Plugin {
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
   // `null` is what sandboxed frames and file: pages send: any page can produce it, so it is never allowed.
@@ -98,18 +97,14 @@ export function useSecurityHeaders({ origins, methodsOf = () => ALLOWED_METHODS 
         );
         return;
       }
-      endResponse(
-        new Response(null, {
-          status: 204,
-          headers: {
-            allow,
-            'access-control-allow-origin': allowOrigin,
-            'access-control-allow-methods': methods.join(', '),
-            'access-control-allow-headers': ALLOWED_REQUEST_HEADERS.join(', '),
-            'access-control-max-age': String(PREFLIGHT_MAX_AGE),
-          },
-        }),
-      );
+      const headers = {
+        allow,
+        'access-control-allow-origin': allowOrigin,
+        'access-control-allow-methods': methods.join(', '),
+        'access-control-allow-headers': ALLOWED_REQUEST_HEADERS.join(', '),
+        'access-control-max-age': String(PREFLIGHT_MAX_AGE),
+      };
+      endResponse(new Response(null, { status: 204, headers }));
     },
     onResponse({ request, response, setResponse }) {
       const url = parsedUrl(request);

@@ -3,7 +3,6 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Actor } from '../auth/api-keys.ts';
-import type { Context } from '../context.ts';
 import type { RecordEvent, RecordEventSubject } from '../domain/record-events.ts';
 import { NODE_TYPE_OF_SUBJECT, unheardEvents } from '../domain/record-events.ts';
 import type { PayloadRenderer } from '../notifications/webhook-worker.ts';
@@ -31,16 +30,14 @@ export function createPayloadRenderer(
     return document;
   };
   const request = new Request('http://webhooks.internal/');
-  const contextOf = (actor: Actor): Context => contextFor({ ...deps, events: unheardEvents }, actor, request, () => deps.logger);
 
   return async (actor: Actor, event: RecordEvent): Promise<unknown> => {
     const result = await execute({
       schema: payloadSchema,
       document: documentOf(event),
       variableValues: { id: encodeGlobalID(NODE_TYPE_OF_SUBJECT[event.subject], event.recordId) },
-      contextValue: contextOf(actor),
+      contextValue: contextFor({ ...deps, events: unheardEvents }, actor, request, () => deps.logger),
     });
-    const record = (result.data as { record?: unknown } | null | undefined)?.record;
-    return record ?? null;
+    return (result.data as { record?: unknown } | null | undefined)?.record ?? null;
   };
 }
