@@ -3,7 +3,7 @@
 // random enough that a slow password hash would add latency and no safety.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import type { Db } from '../db/client.ts';
+import type { Db, Prisma } from '../db/client.ts';
 import { isPermission, type Permission } from './permissions.ts';
 
 export const KEY_PREFIX = 'dlr_';
@@ -52,13 +52,7 @@ function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-interface NewSecret {
-  key: string;
-  lookupId: string;
-  hash: string;
-}
-
-export function generateKey(): NewSecret {
+export function generateKey() {
   const lookupId = randomBase62(LOOKUP_LENGTH);
   const body = `${KEY_PREFIX}${lookupId}_${randomBase62(SECRET_LENGTH)}`;
   const key = body + base62Checksum(body);
@@ -79,13 +73,6 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-interface VerifiedKey {
-  actor: Actor;
-  /** The earliest of the key's expiry and its secret's retirement; null: neither is set. */
-  validUntil: Date | null;
-  lastUsedAt: Date | null;
-}
-
 /** The columns an Actor is read from. */
 export const ACTOR_COLUMNS = {
   id: true,
@@ -94,16 +81,9 @@ export const ACTOR_COLUMNS = {
   permissions: { select: { permission: true } },
   dealerships: { select: { dealership_id: true } },
   document_apps: { select: { app: true } },
-} as const;
+} as const satisfies Prisma.ApiKeySelect;
 
-interface ActorRow {
-  id: number;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  permissions: { permission: string }[];
-  dealerships: { dealership_id: number }[];
-  document_apps: { app: string }[];
-}
+type ActorRow = Prisma.ApiKeyGetPayload<{ select: typeof ACTOR_COLUMNS }>;
 
 /** null: the key is revoked or expired at `now`. */
 export function actorOfKey(key: ActorRow, now: Date): Actor | null {
@@ -118,7 +98,7 @@ export function actorOfKey(key: ActorRow, now: Date): Actor | null {
   };
 }
 
-export async function lookUpKey(db: Db, key: string, now: Date): Promise<VerifiedKey | null> {
+export async function lookUpKey(db: Db, key: string, now: Date) {
   const lookupId = parseKey(key);
   if (!lookupId) return null;
   const secret = await db.apiKeySecret.findUnique({
@@ -132,6 +112,7 @@ export async function lookUpKey(db: Db, key: string, now: Date): Promise<Verifie
   const deadlines = [apiKey.expires_at, secret.retires_at, apiKey.revoked_at].filter((date): date is Date => date !== null);
   return {
     actor,
+    // The earliest of the key's expiry and its secret's retirement; null: neither is set.
     validUntil: deadlines.length > 0 ? new Date(Math.min(...deadlines.map((date) => date.getTime()))) : null,
     lastUsedAt: apiKey.last_used_at,
   };

@@ -1,5 +1,5 @@
 // Administration of API keys for the CLI (scripts/keys.ts): the lifecycle around issue/rotate/revoke.
-import type { Db } from '../db/client.ts';
+import type { Db, Prisma } from '../db/client.ts';
 import { notFound, invalidInput } from '../errors.ts';
 import { isPermission, type Permission } from './permissions.ts';
 import { KEY_PREFIX, parseKey } from './api-keys.ts';
@@ -28,13 +28,9 @@ const summaryInclude = {
   dealerships: { select: { dealership_id: true }, orderBy: { dealership_id: 'asc' } },
   document_apps: { select: { app: true }, orderBy: { app: 'asc' } },
   secrets: { select: { lookup_id: true, created_at: true, retires_at: true }, orderBy: { id: 'asc' } },
-} as const;
+} as const satisfies Prisma.ApiKeyInclude;
 
-type KeyRow = NonNullable<Awaited<ReturnType<typeof loadKey>>>;
-
-function loadKey(db: Db, id: number) {
-  return db.apiKey.findUnique({ where: { id }, include: summaryInclude });
-}
+type KeyRow = Prisma.ApiKeyGetPayload<{ include: typeof summaryInclude }>;
 
 function summarise(row: KeyRow, now: Date): KeySummary {
   const status = row.revoked_at && row.revoked_at <= now ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
@@ -58,7 +54,7 @@ function summarise(row: KeyRow, now: Date): KeySummary {
 }
 
 export async function showKey(db: Db, id: number, now: Date): Promise<KeySummary> {
-  const row = await loadKey(db, id);
+  const row = await db.apiKey.findUnique({ where: { id }, include: summaryInclude });
   if (!row) throw notFound('api_key');
   return summarise(row, now);
 }

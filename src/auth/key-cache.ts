@@ -75,9 +75,7 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
     const found = await lookUpKey(db, key, at);
     const until = Math.min(at.getTime() + ttlMs, found?.validUntil?.getTime() ?? Number.POSITIVE_INFINITY);
     const verdict: Verdict = { actor: found?.actor ?? null, expiresAt: until, lastUsedAt: found?.lastUsedAt ?? null };
-    if (ttlMs > 0 && changesHeard === before) {
-      verdicts.set(id, verdict);
-    }
+    if (ttlMs > 0 && changesHeard === before) verdicts.set(id, verdict);
     return verdict;
   }
 

@@ -19,7 +19,6 @@ interface ListRelation {
 interface ModelShape {
   key: string;
   primaryKey: readonly string[];
-  relations: ReadonlyMap<string, { target: string; isList: boolean }>;
   lists: Map<string, ListRelation>;
 }
 
@@ -27,9 +26,8 @@ interface ModelShape {
 const shapes = new Map<string, ModelShape>();
 for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
   const key = fields.filter((field) => field.isId).map((field) => field.name);
-  const relations = relationsOf(model);
   const lists = new Map<string, ListRelation>();
-  for (const [name, { target, isList, back }] of relations) {
+  for (const [name, { target, isList, back }] of relationsOf(model)) {
     if (!isList) continue;
     const from = back?.relationFromFields ?? [];
     const to = back?.relationToFields ?? [];
@@ -38,23 +36,14 @@ for (const [model, { fields, primaryKey }] of Object.entries(datamodel)) {
     }
     lists.set(name, { target, foreignKey: from[0] as string });
   }
-  shapes.set(model, { key: key[0] ?? 'id', primaryKey: primaryKey?.fields ?? key, relations, lists });
+  shapes.set(model, { key: key[0] ?? 'id', primaryKey: primaryKey?.fields ?? key, lists });
 }
 
-interface ListRelationShape {
-  model: string;
-  /** The parent's key, which the foreign key refers to. */
-  key: string;
-  relation: string;
-  target: string;
-  foreignKey: string;
-  primaryKey: readonly string[];
-}
-
-export function listRelations(): ListRelationShape[] {
+export function listRelations() {
   return [...shapes].flatMap(([model, shape]) =>
     [...shape.lists].map(([relation, list]) => ({
       model,
+      // The parent's key, which the foreign key refers to.
       key: shape.key,
       relation,
       target: list.target,
@@ -103,7 +92,7 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
         }
         continue;
       }
-      const relation = shape.relations.get(field);
+      const relation = relationsOf(model).get(field);
       if (!relation || !isObject(value)) continue;
       const list = shape.lists.get(field);
       if (list && isPage(value)) {
@@ -172,12 +161,14 @@ interface PendingCounts {
   plan: LevelPlan;
   read: ReadRows;
   ids: Set<unknown>;
-  waiting: { resolve: (rows: Args[]) => void; reject: (error: unknown) => void }[];
+  rows: Promise<Args[]>;
+  /** Called once the turn ends, with the read of every id added meanwhile. */
+  settle: (rows: Promise<Args[]>) => void;
 }
 
 let pendingCounts: PendingCounts[] = [];
 
-function sameRead(batch: PendingCounts, request: Omit<PendingCounts, 'ids' | 'waiting' | 'plan' | 'read'>): boolean {
+function sameRead(batch: PendingCounts, request: Pick<PendingCounts, 'chain' | 'transaction' | 'model' | 'shape'>): boolean {
   return (
     batch.model === request.model &&
     batch.shape === request.shape &&
@@ -199,19 +190,10 @@ async function runCounts({ plan, read, ids }: Pick<PendingCounts, 'plan' | 'read
 function flushCounts(): void {
   const batches = pendingCounts;
   pendingCounts = [];
-  for (const batch of batches) {
-    runCounts(batch).then(
-      (rows) => {
-        for (const { resolve } of batch.waiting) resolve(rows);
-      },
-      (error: unknown) => {
-        for (const { reject } of batch.waiting) reject(error);
-      },
-    );
-  }
+  for (const batch of batches) batch.settle(runCounts(batch));
 }
 
-function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, chain: readonly unknown[], transaction: unknown): Promise<Args[]> {
+function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, { chain, transaction }: CountBatching): Promise<Args[]> {
   let shape: string;
   try {
     shape = JSON.stringify([...plan.counts]);
@@ -223,20 +205,21 @@ function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, chain: read
   const request = { chain, transaction, model: plan.model, shape };
   let batch = pendingCounts.find((pending) => sameRead(pending, request));
   if (!batch) {
-    batch = { ...request, plan, read, ids: new Set(), waiting: [] };
+    let settle: PendingCounts['settle'] = () => undefined;
+    const rows = new Promise<Args[]>((resolve) => (settle = resolve));
+    batch = { ...request, plan, read, ids: new Set(), rows, settle };
     if (pendingCounts.length === 0) setImmediate(flushCounts);
     pendingCounts.push(batch);
   }
   for (const id of ids) batch.ids.add(id);
-  const joined = batch;
-  return new Promise((resolve, reject) => joined.waiting.push({ resolve, reject }));
+  return batch.rows;
 }
 
-async function fillCounts(plan: LevelPlan, rows: Args[], read: ReadRows, chain: readonly unknown[], transaction: unknown): Promise<void> {
+async function fillCounts(plan: LevelPlan, rows: Args[], read: ReadRows, batching: CountBatching): Promise<void> {
   const ids = [...new Set(rows.map((row) => row[plan.key]).filter((id) => id !== null && id !== undefined))];
   const countsById = new Map<unknown, Args>();
   if (ids.length > 0) {
-    for (const row of await readCounts(plan, ids, read, chain, transaction)) {
+    for (const row of await readCounts(plan, ids, read, batching)) {
       if (isObject(row._count)) countsById.set(row[plan.key], row._count);
     }
   }
@@ -326,7 +309,7 @@ async function completeLevels(plan: LevelPlan, result: unknown, read: ReadRows, 
   await Promise.all(
     [...levels].map(async ([level, rows]) => {
       await Promise.all([
-        level.counts.size > 0 ? fillCounts(level, rows, read, batching.chain, batching.transaction) : undefined,
+        level.counts.size > 0 ? fillCounts(level, rows, read, batching) : undefined,
         ...[...level.pages].map(([relation, page]) => fillPages(level, relation, page, rows, read, batching)),
       ]);
       if (level.addedKey) for (const row of rows) delete row[level.key];
@@ -356,22 +339,12 @@ interface RequestParameters {
 
 type Continue = (args: unknown, parameters?: RequestParameters) => Promise<unknown>;
 
-const lowerFirst = (name: string) => `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
-
 /** From this many rows skipped, a root page reads its keys first; below, a second statement costs more than it saves. */
 export const KEYS_FIRST_SKIP = 200;
 
-interface DeepPage {
-  column: string;
-  keys: Args;
-  rows(keys: unknown[]): Args;
-  /** The key was selected only to put the rows in the keys' order, and is removed again. */
-  addedKey: boolean;
-}
-
 // An OFFSET walks every skipped row, and PostgreSQL reads them whole (sorting them, past work_mem, on disk)
 // unless the statement asks for the key alone, which an index on the filter and the key answers by itself.
-function deepPage(model: string, args: Args): DeepPage | null {
+function deepPage(model: string, args: Args) {
   if (typeof args.skip !== 'number' || args.skip < KEYS_FIRST_SKIP || args.distinct !== undefined) return null;
   const key = shapes.get(model)?.primaryKey;
   if (key?.length !== 1) return null;
@@ -379,13 +352,14 @@ function deepPage(model: string, args: Args): DeepPage | null {
   if (isObject(args.omit) && args.omit[column]) return null;
   const { select, include: _include, omit: _omit, ...page } = args;
   const { skip: _skip, take: _take, cursor: _cursor, ...rows } = args;
+  // The key selected only to put the rows in the keys' order is removed again.
   const addedKey = isObject(select) && !select[column];
   if (addedKey) rows.select = { ...select, [column]: true };
   return {
     column,
     addedKey,
     keys: { ...page, select: { [column]: true } },
-    rows: (keys) => ({ ...rows, where: { AND: [rows.where ?? {}, { [column]: { in: keys } }] } }),
+    rows: (keys: unknown[]) => ({ ...rows, where: { AND: [rows.where ?? {}, { [column]: { in: keys } }] } }),
   };
 }
 
@@ -416,7 +390,7 @@ async function answerWithBoundedRelations(
   // A batch transaction ($transaction([...])) has run every one of its statements by now.
   const transaction = parameters.transaction?.kind === 'itx' ? parameters.transaction : undefined;
   const read: ReadRows = async (model, args) => {
-    const jsModelName = lowerFirst(model);
+    const jsModelName = `${model.charAt(0).toLowerCase()}${model.slice(1)}`;
     const rows = await call.query(args, {
       ...parameters,
       args,

@@ -35,16 +35,14 @@ interface DbOptions {
 
 const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
-const poolByDb = new WeakMap<Db, pg.Pool>();
+const factsByDb = new WeakMap<Db, { pool: pg.Pool | undefined; tally: { sent: number } }>();
 
 export function poolOf(db: Db): pg.Pool | undefined {
-  return poolByDb.get(db);
+  return factsByDb.get(db)?.pool;
 }
 
-const statementsByDb = new WeakMap<Db, { sent: number }>();
-
 export function statementsSentBy(db: Db): number | undefined {
-  return statementsByDb.get(db)?.sent;
+  return factsByDb.get(db)?.tally.sent;
 }
 
 // Any other format makes Prisma capture a stack trace on every query, for messages that are masked anyway.
@@ -96,7 +94,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const file = sqlitePath(databaseUrl);
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const sqliteAdapter = serialisedSqliteAdapter(`file:${file}`, options.statementTimeoutMs);
-    client = new PrismaClient({ adapter: counted(sqliteAdapter, { system: 'sqlite' }), ...clientOptions });
+    client = new PrismaClient({ adapter: counted(sqliteAdapter, { 'db.system.name': 'sqlite' }), ...clientOptions });
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;
@@ -106,8 +104,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   }
   // A query-only extension leaves the client's API as it was, so it keeps the base type.
   const db = client.$extends(boundedRelations) as unknown as Db;
-  if (pool) poolByDb.set(db, pool);
-  statementsByDb.set(db, tally);
+  factsByDb.set(db, { pool, tally });
   return db;
 }
 

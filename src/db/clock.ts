@@ -11,14 +11,6 @@ const CLOCK_SYNC_INTERVAL_MS = 60_000;
 // The sample with the shortest round trip has the least queueing in it.
 const SAMPLES_PER_SYNC = 3;
 
-interface DatabaseClock {
-  now: Clock;
-  offsetMs(): number;
-  sync(): Promise<void>;
-  start(logger: Logger, intervalMs?: number): void;
-  stop(): void;
-}
-
 const databaseClocks = new WeakSet<Clock>();
 
 async function readDatabaseMs(db: Db, engine: Engine): Promise<number> {
@@ -32,7 +24,7 @@ async function readDatabaseMs(db: Db, engine: Engine): Promise<number> {
   return ms;
 }
 
-export function createDatabaseClock(db: Db, engine: Engine, processNow: () => number = Date.now): DatabaseClock {
+export function createDatabaseClock(db: Db, engine: Engine, processNow: () => number = Date.now) {
   let offset = 0;
   let timer: NodeJS.Timeout | undefined;
   const now: Clock = () => new Date(processNow() + offset);
@@ -54,7 +46,7 @@ export function createDatabaseClock(db: Db, engine: Engine, processNow: () => nu
     now,
     offsetMs: () => offset,
     sync,
-    start(logger, intervalMs = CLOCK_SYNC_INTERVAL_MS) {
+    start(logger: Logger, intervalMs = CLOCK_SYNC_INTERVAL_MS) {
       if (timer) return;
       timer = setInterval(() => {
         sync().catch((error: unknown) =>

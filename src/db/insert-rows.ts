@@ -38,9 +38,8 @@ export async function insertRowReturning<Row>(
 ): Promise<Row> {
   const columns = Object.keys(row).filter((column) => row[column] !== undefined);
   const values = columns.map((column) => boundValue(row[column] ?? null));
-  const [inserted] = await client.$queryRaw<Row[]>`INSERT INTO ${PrismaValues.raw(table)} (${PrismaValues.raw(
-    columns.join(', '),
-  )}) VALUES (${PrismaValues.join(values)}) RETURNING ${returning}`;
+  const into = PrismaValues.raw(`${table} (${columns.join(', ')})`);
+  const [inserted] = await client.$queryRaw<Row[]>`INSERT INTO ${into} VALUES (${PrismaValues.join(values)}) RETURNING ${returning}`;
   if (!inserted) throw new Error(`insertRowReturning(${table}): the database answered no row`);
   return inserted;
 }

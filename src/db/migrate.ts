@@ -8,16 +8,10 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { engineOf, projectRoot, sqlitePath, type Engine } from '../config/index.ts';
 
-interface Migration {
-  name: string;
-  sql: string;
-  checksum: string;
-}
-
 export const migrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 const POSTGRES_LOCK_KEY = 7_201_984;
 
-export function readMigrations(engine: Engine, dir = migrationsDir): Migration[] {
+export function readMigrations(engine: Engine, dir = migrationsDir) {
   return readdirSync(dir)
     .filter((entry) => /^\d{14}_[a-z0-9_]+$/.test(entry))
     .sort()
@@ -27,7 +21,7 @@ export function readMigrations(engine: Engine, dir = migrationsDir): Migration[]
     });
 }
 
-function assertUnchanged(migration: Migration, appliedChecksum: string | undefined): boolean {
+function assertUnchanged(migration: { name: string; checksum: string }, appliedChecksum: string | undefined): boolean {
   if (appliedChecksum === undefined) return false;
   if (appliedChecksum !== migration.checksum) {
     throw new Error(`migration ${migration.name} was changed after it was applied; add a new migration instead`);
@@ -42,13 +36,10 @@ export async function migrate(databaseUrl: string, whileLocked?: () => Promise<v
     : migrateSqlite(databaseUrl, dir, whileLocked);
 }
 
-const appliedSqlite = (sqlite: Database.Database): Map<string, string> =>
-  new Map(
-    (sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[]).map((row) => [
-      row.name,
-      row.checksum,
-    ]),
-  );
+function appliedSqlite(sqlite: Database.Database): Map<string, string> {
+  const rows = sqlite.prepare('SELECT name, checksum FROM _gateway_migrations').all() as { name: string; checksum: string }[];
+  return new Map(rows.map((row) => [row.name, row.checksum]));
+}
 
 function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
   const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();

@@ -116,16 +116,13 @@ function inScopeByConstruction(model: string, field: string): boolean {
   const relation = relationsOf(model).get(field);
   if (!relation) return true;
   const targetRule = ruleOf(relation.target);
-  if (targetRule.kind === 'global') return true;
   const rule = ruleOf(model);
-  if ((rule.kind === 'dealership' || rule.kind === 'owner') && rule.relation === field) return true;
-  if (
-    (targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') &&
-    targetRule.relation === relation.back?.name
-  ) {
-    return true;
-  }
-  return false;
+  return (
+    targetRule.kind === 'global' ||
+    ((rule.kind === 'dealership' || rule.kind === 'owner') && rule.relation === field) ||
+    ((targetRule.kind === 'dealership' || targetRule.kind === 'owner' || targetRule.kind === 'links') &&
+      targetRule.relation === relation.back?.name)
+  );
 }
 
 type Where = Record<string, unknown>;
@@ -135,13 +132,7 @@ interface Probe {
   check: (row: Args) => boolean;
 }
 
-interface RowCheck {
-  check: (row: Args) => boolean;
-}
-
-interface ResultPlan {
-  relations: Map<string, { check?: RowCheck['check']; strip: string[]; plan?: ResultPlan }>;
-}
+type ResultPlan = Map<string, { check?: Probe['check']; strip: string[]; plan?: ResultPlan }>;
 
 class Scope {
   private readonly wheres = new Map<string, Where | null>();
@@ -156,28 +147,18 @@ class Scope {
   }
 
   where(model: string): Where | null {
-    if (this.wheres.has(model)) return this.wheres.get(model) ?? null;
-    const rule = ruleOf(model);
-    let where: Where | null;
-    switch (rule.kind) {
-      case 'dealership-itself':
-        where = { id: { in: [...this.dealershipIds] } };
-        break;
-      case 'any':
-        where = { OR: rule.of.map((way) => this.belongingWhere(model, way)) };
-        break;
-      case 'global':
-        where = null;
-        break;
-      default:
-        where = this.belongingWhere(model, rule);
-    }
-    this.wheres.set(model, where);
-    return where;
+    if (!this.wheres.has(model)) this.wheres.set(model, this.whereOfRule(model, ruleOf(model)));
+    return this.wheres.get(model) ?? null;
   }
 
-  private belongingWhere(model: string, rule: BelongingRule): Where {
+  private whereOfRule(model: string, rule: ScopeRule): Where | null {
     switch (rule.kind) {
+      case 'dealership-itself':
+        return { id: { in: [...this.dealershipIds] } };
+      case 'any':
+        return { OR: rule.of.map((way) => this.whereOfRule(model, way)) };
+      case 'global':
+        return null;
       case 'dealership':
         return { [rule.column]: { in: [...this.dealershipIds] } };
       case 'owner':
@@ -193,11 +174,7 @@ class Scope {
     return where;
   }
 
-  private probe(model: string): Probe {
-    return this.probeOfRule(model, ruleOf(model));
-  }
-
-  private probeOfRule(model: string, rule: ScopeRule): Probe {
+  private probe(model: string, rule = ruleOf(model)): Probe {
     switch (rule.kind) {
       case 'dealership':
         return { select: { [rule.column]: true }, check: (row) => this.reaches(row[rule.column]) };
@@ -219,7 +196,7 @@ class Scope {
         };
       }
       case 'any': {
-        const ways = rule.of.map((way) => this.probeOfRule(model, way));
+        const ways = rule.of.map((way) => this.probe(model, way));
         return {
           select: Object.assign({}, ...ways.map((way) => way.select)),
           check: (row) => ways.some((way) => way.check(row)),
@@ -240,7 +217,7 @@ class Scope {
   }
 
   nested(model: string, args: Args): ResultPlan | null {
-    const plan: ResultPlan = { relations: new Map() };
+    const plan: ResultPlan = new Map();
     for (const key of ['select', 'include'] as const) {
       const selection = args[key];
       if (!isObject(selection)) continue;
@@ -256,7 +233,7 @@ class Scope {
         const relationArgs: Args = isObject(value) ? { ...value } : {};
         const childPlan = this.nested(relation.target, relationArgs);
         const needsScope = !inScopeByConstruction(model, field);
-        let check: RowCheck['check'] | undefined;
+        let check: Probe['check'] | undefined;
         let strip: string[] = [];
         if (needsScope && relation.isList) {
           relationArgs.where = this.restrict(relation.target, relationArgs.where);
@@ -268,10 +245,10 @@ class Scope {
           check = probe.check;
         }
         scoped[field] = value === true && Object.keys(relationArgs).length === 0 ? true : relationArgs;
-        if (childPlan || check) plan.relations.set(field, { check, strip, plan: childPlan ?? undefined });
+        if (childPlan || check) plan.set(field, { check, strip, plan: childPlan ?? undefined });
       }
     }
-    return plan.relations.size > 0 ? plan : null;
+    return plan.size > 0 ? plan : null;
   }
 
   private count(model: string, value: unknown): unknown {
@@ -314,34 +291,22 @@ class Scope {
 }
 
 function addProbe(relationArgs: Args, probe: Args, where: string): string[] {
-  const added: string[] = [];
-  const select = relationArgs.select;
-  if (isObject(select)) {
-    const merged: Args = { ...select };
-    for (const [key, value] of Object.entries(probe)) {
-      if (merged[key] === undefined || merged[key] === false) {
-        merged[key] = value;
-        added.push(key);
-      } else if (value !== true) {
-        // The relation the check goes through is already selected for another purpose.
-        throw new Error(`dealership scope: ${where} selects ${key}; select it through its own relation field instead`);
-      }
-    }
-    relationArgs.select = merged;
-    return added;
-  }
   // Without `select` every scalar is in the row already; relations the check goes through are included.
-  const relationsNeeded = Object.entries(probe).filter(([, value]) => value !== true);
-  if (relationsNeeded.length === 0) return added;
-  const include: Args = isObject(relationArgs.include) ? { ...relationArgs.include } : {};
-  for (const [key, value] of relationsNeeded) {
-    if (include[key] !== undefined && include[key] !== false) {
-      throw new Error(`dealership scope: ${where} includes ${key}; include it through its own relation field instead`);
+  const mode = isObject(relationArgs.select) ? 'select' : 'include';
+  const needed = Object.entries(probe).filter(([, value]) => mode === 'select' || value !== true);
+  if (needed.length === 0) return [];
+  const merged: Args = isObject(relationArgs[mode]) ? { ...relationArgs[mode] } : {};
+  const added: string[] = [];
+  for (const [key, value] of needed) {
+    if (merged[key] === undefined || merged[key] === false) {
+      merged[key] = value;
+      added.push(key);
+    } else if (value !== true) {
+      // The relation the check goes through is already selected for another purpose.
+      throw new Error(`dealership scope: ${where} ${mode}s ${key}; ${mode} it through its own relation field instead`);
     }
-    include[key] = value;
-    added.push(key);
   }
-  relationArgs.include = include;
+  relationArgs[mode] = merged;
   return added;
 }
 
@@ -351,7 +316,7 @@ function applyPlan(plan: ResultPlan, result: unknown): void {
     return;
   }
   if (!isObject(result)) return;
-  for (const [field, { check, strip, plan: child }] of plan.relations) {
+  for (const [field, { check, strip, plan: child }] of plan) {
     const related = result[field];
     if (related === null || related === undefined) continue;
     if (check && isObject(related) && !check(related)) {

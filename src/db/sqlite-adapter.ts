@@ -18,9 +18,7 @@ class Lock {
 
   acquire(): Promise<() => void> {
     let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const released = new Promise<void>((resolve) => (release = resolve));
     const acquired = this.#tail.then(() => release);
     this.#tail = this.#tail.then(() => released);
     return acquired;
@@ -62,12 +60,6 @@ function columnsOf(statement: Statement): ReturnType<Statement['columns']> {
 // A better-sqlite3 statement can be bound only once, so a kept one takes the arguments on each call.
 function reusable(statement: Statement): Statement {
   const columns = () => columnsOf(statement);
-  const bound = (args: unknown[]) => ({
-    reader: statement.reader,
-    run: () => statement.run(...args),
-    columns,
-    raw: () => ({ all: () => statement.raw(true).all(...args) }),
-  });
   return {
     get reader() {
       return statement.reader;
@@ -77,7 +69,12 @@ function reusable(statement: Statement): Statement {
     },
     run: (...args: unknown[]) => statement.run(...args),
     columns,
-    bind: (args: unknown[]) => bound(args),
+    bind: (args: unknown[]) => ({
+      reader: statement.reader,
+      run: () => statement.run(...args),
+      columns,
+      raw: () => ({ all: () => statement.raw(true).all(...args) }),
+    }),
   } as unknown as Statement;
 }
 

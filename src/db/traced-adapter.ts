@@ -4,44 +4,27 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { tracer } from '../telemetry/tracing.ts';
 
-type DatabaseSystem = 'sqlite' | 'postgresql';
-
-export interface DatabaseTarget {
-  system: DatabaseSystem;
-  namespace?: string;
-  address?: string;
-  port?: number;
-}
+export type DatabaseTarget = Record<string, string | number>;
 
 /** Never the URL's user or password. */
 export function postgresTarget(databaseUrl: string): DatabaseTarget {
   const url = new URL(databaseUrl);
   return {
-    system: 'postgresql',
-    ...(url.pathname.length > 1 ? { namespace: decodeURIComponent(url.pathname.slice(1)) } : {}),
-    ...(url.hostname ? { address: url.hostname } : {}),
-    port: url.port ? Number(url.port) : 5432,
+    'db.system.name': 'postgresql',
+    ...(url.pathname.length > 1 ? { 'db.namespace': decodeURIComponent(url.pathname.slice(1)) } : {}),
+    ...(url.hostname ? { 'server.address': url.hostname } : {}),
+    'server.port': url.port ? Number(url.port) : 5432,
   };
 }
 
-function targetAttributes(target: DatabaseTarget): Record<string, string | number> {
-  return {
-    'db.system.name': target.system,
-    ...(target.namespace !== undefined ? { 'db.namespace': target.namespace } : {}),
-    ...(target.address !== undefined ? { 'server.address': target.address } : {}),
-    ...(target.port !== undefined ? { 'server.port': target.port } : {}),
-  };
-}
-
-/** `SELECT`, `INSERT` … and the first table named, for the span's name (`SELECT cars`). */
 function statementSummary(sql: string): { operation: string; table: string | null } {
   const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
-  // Identifiers quoted as Prisma writes them: "public"."cars" (PostgreSQL), `main`.`cars` (SQLite).
+  // For the span's name (`SELECT cars`); identifiers quoted as Prisma writes them: "public"."cars" (PostgreSQL), `main`.`cars` (SQLite).
   const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:["`]?\w+["`]?\.)?["`]?(\w+)["`]?/i.exec(sql)?.[1] ?? null;
   return { operation, table };
 }
 
-function traced<T>(target: Record<string, string | number>, sql: string, run: () => Promise<T>): Promise<T> {
+function traced<T>(target: DatabaseTarget, sql: string, run: () => Promise<T>): Promise<T> {
   if (!trace.getSpan(context.active())) return run();
   const { operation, table } = statementSummary(sql);
   return tracer().startActiveSpan(
@@ -83,6 +66,5 @@ export function statementWrappedFactory<F extends object>(factory: F, around: Ar
 }
 
 export function tracedAdapterFactory<F extends object>(factory: F, target: DatabaseTarget): F {
-  const attributes = targetAttributes(target);
-  return statementWrappedFactory(factory, (sql, run) => traced(attributes, sql, run));
+  return statementWrappedFactory(factory, (sql, run) => traced(target, sql, run));
 }

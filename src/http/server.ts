@@ -16,6 +16,7 @@ import { bodyToSend, recordRequestBody } from '../web/bodies.ts';
 import { requestIdFor } from '../telemetry/request-id.ts';
 import { REQUEST_ID_HEADER } from '../gateway/request-telemetry.ts';
 import { requestOver, Response } from '../web/fetch-api.ts';
+import { parseUrl } from '../lib/parse-url.ts';
 import { acceptQueueLength } from './accept-queue.ts';
 import { TurnBudget } from './turn-budget.ts';
 import { bodyLimitOf } from '../gateway/http-plugins.ts';
@@ -28,8 +29,7 @@ export type HttpServerSettings = Pick<
   Config,
   'bodyLimitBytes' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'
 > &
-  Partial<Pick<Config, 'anonymousBodyLimitBytes'>> &
-  Partial<Pick<Config, 'httpMaxUploads' | 'httpReservedConnections'>>;
+  Partial<Pick<Config, 'anonymousBodyLimitBytes' | 'httpMaxUploads' | 'httpReservedConnections'>>;
 
 export interface GatewayServer {
   readonly server: Server;
@@ -41,14 +41,10 @@ export interface GatewayServer {
   openConnections(): number;
 }
 
-interface BodyRead {
-  readonly result: Promise<Buffer | 'too_large' | null>;
-  settled(): boolean;
-  stop(): void;
-}
+type BodyRead = ReturnType<typeof readBody>;
 
 // Events rather than `for await`: an async iterator per request costs more than most small bodies.
-function readBody(req: IncomingMessage, limit: number): BodyRead {
+function readBody(req: IncomingMessage, limit: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
@@ -113,15 +109,6 @@ function serverAnswer(status: number, error: { error: string; message: string },
   return new Response(body, { status, headers });
 }
 
-/** Null when the Host header and target make no URL: the parser would throw, a 500 outside the app. */
-function requestUrl(req: IncomingMessage): URL | null {
-  try {
-    return new URL(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
-  } catch {
-    return null;
-  }
-}
-
 function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: string } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -136,20 +123,17 @@ function requestHeaders(req: IncomingMessage): { headers: Headers; requestId: st
   return { headers, requestId };
 }
 
-interface Received {
-  url: URL | null;
-  bodyLimitBytes: number;
-  body: BodyRead | undefined;
-}
-
 function hasBody(req: IncomingMessage): boolean {
   const declared = Number(req.headers['content-length'] ?? '0');
   return req.method !== 'GET' && req.method !== 'HEAD' && (declared > 0 || req.headers['transfer-encoding'] !== undefined);
 }
 
+type Received = ReturnType<typeof receive>;
+
 /** Starts reading the body at once, so that how fast it arrives is the client's alone. */
-function receive(req: IncomingMessage, headers: Headers, settings: HttpServerSettings): Received {
-  const url = requestUrl(req);
+function receive(req: IncomingMessage, headers: Headers, settings: HttpServerSettings) {
+  // Null when the Host header and target make no URL: the parser would throw, a 500 outside the app.
+  const url = parseUrl(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
   if (!url) return { url, bodyLimitBytes: settings.bodyLimitBytes, body: undefined };
   const bodyLimitBytes = bodyLimitOf(headers, url, settings.bodyLimitBytes, settings.anonymousBodyLimitBytes ?? settings.bodyLimitBytes);
   const declared = Number(req.headers['content-length'] ?? '0');
@@ -385,16 +369,6 @@ function requestHandler(app: Yoga, state: ConnectionState, turns: TurnBudget) {
   };
 }
 
-function serverOptions(settings: HttpServerSettings) {
-  return {
-    headersTimeout: settings.httpHeadersTimeoutMs,
-    requestTimeout: settings.httpRequestTimeoutMs,
-    keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
-    // Node's default check interval would let a slow client outlive a short timeout by up to half a minute.
-    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
-  };
-}
-
 function keepReserve(state: ConnectionState): void {
   const reserved = state.reservedConnections;
   const free = state.settings.httpMaxConnections - state.unanswered.size;
@@ -489,7 +463,14 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   const state = connectionState(settings, logger, lifecycle);
   const { unanswered } = state;
   const turns = new TurnBudget();
-  const server = createServer(serverOptions(settings), requestHandler(app, state, turns));
+  const options = {
+    headersTimeout: settings.httpHeadersTimeoutMs,
+    requestTimeout: settings.httpRequestTimeoutMs,
+    keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
+    // Node's default check interval would let a slow client outlive a short timeout by up to half a minute.
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
+  };
+  const server = createServer(options, requestHandler(app, state, turns));
   server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
   // HTTP/1.1 frames a request by its length: a client may half-close and still wait for the answer (Node's own, untyped).

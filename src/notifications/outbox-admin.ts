@@ -69,14 +69,12 @@ export async function retryOutboxMessage(db: Db, id: number, now: Date): Promise
   return entryOf(await db.outboxMessage.findUniqueOrThrow({ where: { id } }));
 }
 
-interface OutboxPurge {
-  olderThanDays: number;
-  failed: boolean;
-  dryRun: boolean;
-}
-
 /** Pending messages are never touched. */
-export async function purgeOutbox(db: Db, purge: OutboxPurge, now: Date): Promise<{ sent: number; failed: number }> {
+export async function purgeOutbox(
+  db: Db,
+  purge: { olderThanDays: number; failed: boolean; dryRun: boolean },
+  now: Date,
+): Promise<{ sent: number; failed: number }> {
   const before = new Date(now.getTime() - purge.olderThanDays * 86_400_000);
   const sentWhere: Prisma.OutboxMessageWhereInput = { status: 'sent', sent_at: { lt: before } };
   const failedWhere: Prisma.OutboxMessageWhereInput = { status: 'failed', created_at: { lt: before } };

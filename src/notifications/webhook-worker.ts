@@ -50,16 +50,6 @@ type Claimed = Parameters<typeof heldBy>[0];
 const CANDIDATE_PAGE = 50;
 const CANDIDATE_PAGES = 4;
 
-async function subscriptionsWithDueDeliveries(db: Db, now: Date): Promise<number[]> {
-  const groups = await db.webhookDelivery.groupBy({
-    by: ['subscription_id'],
-    where: claimable(now),
-    _min: { due_at: true },
-    orderBy: { _min: { due_at: 'asc' } },
-  });
-  return groups.map((group) => group.subscription_id);
-}
-
 /** A record whose first pending delivery waits holds back only its own later ones; the next page leaves it out. */
 async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionId: number): Promise<Claimed | null> {
   const { db } = deps;
@@ -231,7 +221,13 @@ export async function deliverDueWebhooks(deps: WebhookWorkerDeps): Promise<Round
   let handled = 0;
   while (handled < policy.batchSize) {
     let claimedThisTurn = false;
-    for (const subscriptionId of await subscriptionsWithDueDeliveries(deps.db, deps.now())) {
+    const due = await deps.db.webhookDelivery.groupBy({
+      by: ['subscription_id'],
+      where: claimable(deps.now()),
+      _min: { due_at: true },
+      orderBy: { _min: { due_at: 'asc' } },
+    });
+    for (const { subscription_id: subscriptionId } of due) {
       if (handled >= policy.batchSize || (deps.mayClaim && !deps.mayClaim())) return report;
       const claim = await claimNext(deps, policy.leaseMs, subscriptionId);
       if (!claim) continue;

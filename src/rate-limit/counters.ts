@@ -30,10 +30,6 @@ function windowOf(spend: Spend, now: number): { index: number; resetAt: number }
   return { index, resetAt: (index + 1) * spend.windowMs };
 }
 
-function hasRoom(used: number, amount: number, limit: number): boolean {
-  return used + Math.max(amount, 1) <= limit;
-}
-
 // Beyond this the oldest counters are forgotten: lenient, never wrong towards a client.
 const MAX_MEMORY_COUNTERS = 100_000;
 
@@ -58,7 +54,7 @@ export function memoryCounters(maxCounters = MAX_MEMORY_COUNTERS): CounterStore 
         const name = `${spend.name}:${window.index}`;
         return { spend, name, resetAt: window.resetAt, used: counters.get(name)?.used ?? 0 };
       });
-      const allowed = entries.every(({ spend, used }) => spend.limit === Infinity || hasRoom(used, spend.amount, spend.limit));
+      const allowed = entries.every(({ spend, used }) => spend.limit === Infinity || used + Math.max(spend.amount, 1) <= spend.limit);
       if (allowed) {
         for (const entry of entries) {
           entry.used += entry.spend.amount;

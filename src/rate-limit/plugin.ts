@@ -38,13 +38,6 @@ interface RateLimitPlugins {
   spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;
 }
 
-function setHeaders(response: Response, headers: Record<string, string>, setResponse: (response: Response) => void): void {
-  const answer = withHeaders(response, (target) => {
-    for (const [name, value] of Object.entries(headers)) target.set(name, value);
-  });
-  if (answer !== response) setResponse(answer);
-}
-
 interface OperationStart {
   args: ExecutionArgs;
   setResultAndStopExecution(result: ExecutionResult): void;
@@ -87,7 +80,12 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       const presented = presentedKeyVerdict(request);
       // A verification that failed (the database down) is not a refused key.
       if (presented && (await presented.catch(() => undefined)) === null) await limiter.recordAuthFailure(meter.clientAddress);
-      if (meter.verdict) setHeaders(response, rateLimitHeaders(meter.verdict, deps.now().getTime()), setResponse);
+      if (!meter.verdict) return;
+      const headers = rateLimitHeaders(meter.verdict, deps.now().getTime());
+      const answer = withHeaders(response, (target) => {
+        for (const [name, value] of Object.entries(headers)) target.set(name, value);
+      });
+      if (answer !== response) setResponse(answer);
     },
   };
   /** The operation's cost, spent on the request's meter: its verdict, or null when no limit counts it. */

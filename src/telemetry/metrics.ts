@@ -49,15 +49,6 @@ interface MetricsSources {
   redisAvailable?: () => boolean;
 }
 
-function registryWithNodeMetrics(): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  // Three of them are gauges named like counters (`_total`), which Prometheus' conventions (and
-  // `promtool check metrics`) reject; each is the sum of a gauge kept by type (nodejs_active_handles…).
-  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
-  return registry;
-}
-
 function eventMetrics(registry: Registry) {
   return {
     requests: new Counter({
@@ -156,7 +147,11 @@ function registerPoolGauges(registry: Registry, pool: NonNullable<ReturnType<typ
 }
 
 export function createMetrics({ db, now, logger, redisAvailable }: MetricsSources): GatewayMetrics {
-  const registry = registryWithNodeMetrics();
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // Three of them are gauges named like counters (`_total`), which Prometheus' conventions (and
+  // `promtool check metrics`) reject; each is the sum of a gauge kept by type (nodejs_active_handles…).
+  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
   const { requests, latency, graphqlErrors, refusals, cacheLookups, deliveryFailures } = eventMetrics(registry);
   registerOutboxGauges(registry, { db, now, logger });
   let slots: ExecutionSlotCounts = { inUse: () => 0, waiting: () => 0 };

@@ -16,11 +16,9 @@ export function acceptableRequestId(value: string | null): string | null {
 }
 
 function traceIdOf(traceparent: string | null): string | null {
-  if (traceparent === null) return null;
-  const match = TRACEPARENT.exec(traceparent.trim());
-  const traceId = match?.[1];
-  if (!traceId || /^0+$/.test(traceId) || traceparent.trim().startsWith('ff')) return null;
-  return traceId;
+  const trimmed = traceparent?.trim() ?? '';
+  const traceId = TRACEPARENT.exec(trimmed)?.[1];
+  return traceId && !/^0+$/.test(traceId) && !trimmed.startsWith('ff') ? traceId : null;
 }
 
 export function requestIdFor(headers: Headers): string {
