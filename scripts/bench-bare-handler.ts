@@ -495,7 +495,7 @@ export function createBareHandler(db: Db, now: () => Date, services: BareService
     const at = now();
     const actor = await authenticate(db, req, at);
     if (!actor) return send(res, 401, UNAUTHORIZED);
-    // Who may call it, as its root field declares and the REST door checks it (refuseCaller).
+    // Who may call it, as its root field declares and the REST door checks it (prepareRequest in src/rest/plugin.ts).
     const refused = refusalOf(accessOfRoute(matched.restRoute, getSchema()), actor.permissions);
     if (refused) return sendError(res, permissionDenied(refused.status, refused.further));
     const request: BareRequest = { db, actor, at, services, params: matched.params, query: url.searchParams };

@@ -125,13 +125,22 @@ async function figuresOf(
   const viewsByCar = new Map(views.map((row) => [row.car_id, row._sum.views ?? 0]));
 
   for (const car of cars) {
-    const { advertised_price: _advertised, dapprice: _dap, egcprice: _egc, ...columns } = car;
     const carPhotos = photosByCar.get(car.id) ?? [];
     const [listing, ...changes] = pricesByCar.get(car.id) ?? [];
     const milestonePhoto = carPhotos[PHOTO_MILESTONE - 1];
     const latestChange = changes.at(-1);
     result.set(car.id, {
-      ...columns,
+      id: car.id,
+      car_type: car.car_type,
+      status: car.status,
+      make: car.make,
+      model: car.model,
+      vin: car.vin,
+      stocknum: car.stocknum,
+      slug: car.slug,
+      created_at: car.created_at,
+      updated_at: car.updated_at,
+      sold_date: car.sold_date,
       // A sold car stops ageing on the day it was sold.
       days_old: wholeDaysBetween(car.created_at, car.sold_date ?? now),
       leads_count: leadsCount(car.id),
