@@ -211,6 +211,30 @@ function schemaReadOnFirstExecution(plugin: Plugin<YogaContext>): Plugin<YogaCon
   };
 }
 
+/** The response cache's store for one execution: it notes on the request when the result it served or stored expires. */
+function cacheOf(store: ReadStore, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>) {
+  return ({ request }: Partial<YogaContext>): Cache => {
+    const state: RequestState = request ? requestState(sentRequest(request)) : {};
+    return {
+      async get(id) {
+        if (id.startsWith(UNCACHEABLE)) return null;
+        const read = await store.get(id);
+        const live = read !== null && read.expiresAt > now().getTime();
+        metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
+        if (!live) return null;
+        state.cacheExpiresAt = read.expiresAt;
+        return read.result;
+      },
+      async set(id, result, _entities, ttl) {
+        if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
+        state.cacheExpiresAt = now().getTime() + ttl;
+        await store.set(id, { result, expiresAt: state.cacheExpiresAt }, ttl);
+      },
+      invalidate() {},
+    };
+  };
+}
+
 export function useReadCache(
   { generation, store }: ReadCacheOptions,
   now: () => Date,
@@ -220,26 +244,7 @@ export function useReadCache(
     onlyReadsCached(generation),
     schemaReadOnFirstExecution(
       useResponseCache<YogaContext>({
-        cache: ({ request }: Partial<YogaContext>): Cache => {
-          const state: RequestState = request ? requestState(sentRequest(request)) : {};
-          return {
-            async get(id) {
-              if (id.startsWith(UNCACHEABLE)) return null;
-              const read = await store.get(id);
-              const live = read !== null && read.expiresAt > now().getTime();
-              metrics.cacheLookup(live ? 'hit' : 'miss', 'result');
-              if (!live) return null;
-              state.cacheExpiresAt = read.expiresAt;
-              return read.result;
-            },
-            async set(id, result, _entities, ttl) {
-              if (id.startsWith(UNCACHEABLE) || !Number.isFinite(ttl) || ttl <= 0) return;
-              state.cacheExpiresAt = now().getTime() + ttl;
-              await store.set(id, { result, expiresAt: state.cacheExpiresAt }, ttl);
-            },
-            invalidate() {},
-          };
-        },
+        cache: cacheOf(store, now, metrics),
         session: (context) => (context.actor ? cacheScope(context.actor) : null),
         enabled: (context) => context.actor !== null && !requestState(context.request).notRead,
         ttl: cacheTtls.default,
@@ -251,7 +256,6 @@ export function useReadCache(
         includeExtensionMetadata: false,
         // The plugin's default also prints a plain-text console line per answer with errors.
         shouldCacheResult: ({ result }) => !result.errors,
-        // An entry's name: the generation, the key's scope, the operation and its variables, hashed.
         async buildResponseCacheKey({ documentString, variableValues, operationName, sessionId }) {
           const current = await generation.current();
           const entry = JSON.stringify([current, sessionId, operationName ?? null, documentString, variableValues ?? null]);

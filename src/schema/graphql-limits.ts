@@ -237,10 +237,16 @@ function keptOperationShape(
   // Variables here were parsed from JSON (a REST route was costed before), so their JSON text is all of them.
   const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
   if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
-  const byDocument = shapesBySchema.get(schema) ?? new WeakMap();
-  shapesBySchema.set(schema, byDocument);
-  const shapes = byDocument.get(document) ?? new Map();
-  byDocument.set(document, shapes);
+  let byDocument = shapesBySchema.get(schema);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    shapesBySchema.set(schema, byDocument);
+  }
+  let shapes = byDocument.get(document);
+  if (!shapes) {
+    shapes = new Map();
+    byDocument.set(document, shapes);
+  }
   const key = `${operationName ?? ''}\n${variablesText}`;
   if (shapes.has(key)) return shapes.get(key) ?? null;
   const shape = operationShape(schema, document, operationName, rawVariables);
