@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { insertRowReturning, insertRows } from '../src/db/insert-rows.ts';
 import { Prisma as PrismaValues } from '../src/generated/prisma/sqlite/client.ts';
 import type { Prisma } from '../src/db/client.ts';
-import { jsonColumnValue } from '../src/domain/json-columns.ts';
+import { parsedJson } from '../src/lib/json.ts';
 import { migratedDatabaseForFile } from './support/migrated-database.ts';
 import { typescriptSources } from './support/source-files.ts';
 
@@ -111,7 +111,7 @@ describe('insertRows', () => {
   });
 });
 
-describe('jsonColumnValue', () => {
+describe('parsedJson', () => {
   it('reads a JSON column from a raw statement as Prisma reads it, on either engine', async () => {
     const dealership = await testDatabase.db.dealership.create({ data: { name: 'Json Column Motors', slug: 'json-column-motors' } });
     const key = await testDatabase.db.apiKey.create({ data: { name: 'json column key' } });
@@ -130,8 +130,8 @@ describe('jsonColumnValue', () => {
     const [row] = await testDatabase.db.$queryRaw<
       { events: unknown }[]
     >`SELECT events FROM webhook_subscriptions WHERE id = ${subscription.id}`;
-    expect(jsonColumnValue(row?.events)).toEqual(events);
-    expect(jsonColumnValue('not json')).toBeNull();
-    expect(jsonColumnValue(events)).toBe(events);
+    expect(parsedJson(row?.events)).toEqual(events);
+    expect(parsedJson('not json')).toBeNull();
+    expect(parsedJson(events)).toBe(events);
   });
 });

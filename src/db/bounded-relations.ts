@@ -8,7 +8,8 @@
 // The extra reads go through the `query` continuation with changed request parameters (Prisma has no
 // public way for an extension to run another operation in the query's transaction), so the scoped
 // client's conditions and the transaction apply to them as to any nested read.
-import { type Args, countSelection, datamodel, isObject, relationsOf } from './datamodel.ts';
+import { type Args, countSelection, datamodel, relationsOf } from './datamodel.ts';
+import { isPlainObject } from '../lib/json.ts';
 import { groupBy } from '../lib/group-by.ts';
 
 interface ListRelation {
@@ -71,7 +72,7 @@ interface LevelPlan {
 }
 
 const isPage = (value: unknown): value is Args =>
-  isObject(value) && (value.take !== undefined || value.skip !== undefined || value.cursor !== undefined);
+  isPlainObject(value) && (value.take !== undefined || value.skip !== undefined || value.cursor !== undefined);
 
 function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } | null {
   const shape = shapes.get(model);
@@ -80,7 +81,7 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
   const plan: LevelPlan = { model, key: shape.key, addedKey: false, counts: new Map(), pages: new Map(), children: new Map() };
   for (const mode of ['select', 'include'] as const) {
     const selection = args[mode];
-    if (!isObject(selection)) continue;
+    if (!isPlainObject(selection)) continue;
     let changed: Args | null = null;
     for (const [field, value] of Object.entries(selection)) {
       if (field === '_count') {
@@ -88,12 +89,12 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
         changed ??= { ...selection };
         delete changed._count;
         for (const [relation, spec] of Object.entries(countSelection(model, value) ?? {})) {
-          if (spec === true || isObject(spec)) plan.counts.set(relation, spec);
+          if (spec === true || isPlainObject(spec)) plan.counts.set(relation, spec);
         }
         continue;
       }
       const relation = relationsOf(model).get(field);
-      if (!relation || !isObject(value)) continue;
+      if (!relation || !isPlainObject(value)) continue;
       const list = shape.lists.get(field);
       if (list && isPage(value)) {
         changed ??= { ...selection };
@@ -120,7 +121,7 @@ function planLevel(model: string, args: Args): { args: Args; plan: LevelPlan } |
 }
 
 function collectRows(plan: LevelPlan, result: unknown, into: Map<LevelPlan, Args[]>): void {
-  const rows = Array.isArray(result) ? result.filter(isObject) : isObject(result) ? [result] : [];
+  const rows = Array.isArray(result) ? result.filter(isPlainObject) : isPlainObject(result) ? [result] : [];
   if (rows.length === 0) return;
   if (plan.counts.size > 0 || plan.pages.size > 0) {
     const list = into.get(plan) ?? [];
@@ -145,8 +146,8 @@ function countArgs(plan: LevelPlan, ids: unknown[]): Args {
       continue;
     }
     const bound = { [list.foreignKey]: { in: ids } };
-    const where = isObject(spec) && spec.where !== undefined ? { AND: [spec.where, bound] } : bound;
-    select[relation] = { ...(isObject(spec) ? spec : {}), where };
+    const where = isPlainObject(spec) && spec.where !== undefined ? { AND: [spec.where, bound] } : bound;
+    select[relation] = { ...(isPlainObject(spec) ? spec : {}), where };
   }
   return { where: { [plan.key]: { in: ids } }, select: { [plan.key]: true, _count: { select } } };
 }
@@ -220,7 +221,7 @@ async function fillCounts(plan: LevelPlan, rows: Args[], read: ReadRows, batchin
   const countsById = new Map<unknown, Args>();
   if (ids.length > 0) {
     for (const row of await readCounts(plan, ids, read, batching)) {
-      if (isObject(row._count)) countsById.set(row[plan.key], row._count);
+      if (isPlainObject(row._count)) countsById.set(row[plan.key], row._count);
     }
   }
   const none = Object.fromEntries([...plan.counts.keys()].map((relation) => [relation, 0]));
@@ -263,8 +264,8 @@ async function fillPages(
     const skipped = typeof skip === 'number' ? skip : 0;
     const need = skipped + take;
     // The rows are told apart by their parent: its key is read with them where the page does not select it.
-    const addedForeignKey = isObject(rest.select) && !rest.select[page.foreignKey];
-    const select = addedForeignKey && isObject(rest.select) ? { select: { ...rest.select, [page.foreignKey]: true } } : {};
+    const addedForeignKey = isPlainObject(rest.select) && !rest.select[page.foreignKey];
+    const select = addedForeignKey && isPlainObject(rest.select) ? { select: { ...rest.select, [page.foreignKey]: true } } : {};
     const parents = [...rowsByParent.keys()];
     const cutShort: unknown[] = [];
     for (let start = 0; start < parents.length; start += IDS_PER_STATEMENT) {
@@ -349,11 +350,11 @@ function deepPage(model: string, args: Args) {
   const key = shapes.get(model)?.primaryKey;
   if (key?.length !== 1) return null;
   const column = key[0] as string;
-  if (isObject(args.omit) && args.omit[column]) return null;
+  if (isPlainObject(args.omit) && args.omit[column]) return null;
   const { select, include: _include, omit: _omit, ...page } = args;
   const { skip: _skip, take: _take, cursor: _cursor, ...rows } = args;
   // The key selected only to put the rows in the keys' order is removed again.
-  const addedKey = isObject(select) && !select[column];
+  const addedKey = isPlainObject(select) && !select[column];
   if (addedKey) rows.select = { ...select, [column]: true };
   return {
     column,
@@ -374,7 +375,7 @@ async function answerWithBoundedRelations(
     __internalParams?: RequestParameters;
   },
 ): Promise<unknown> {
-  const deep = call.model && call.operation === 'findMany' && isObject(call.args) ? deepPage(call.model, call.args) : null;
+  const deep = call.model && call.operation === 'findMany' && isPlainObject(call.args) ? deepPage(call.model, call.args) : null;
   if (deep) {
     const { column } = deep;
     const keys = ((await call.query(deep.keys)) as Args[]).map((row) => row[column]);
@@ -383,7 +384,7 @@ async function answerWithBoundedRelations(
     if (deep.addedKey) for (const row of rows) delete row[column];
     return keys.flatMap((key) => byKey.get(key) ?? []);
   }
-  const planned = call.model && RETURNS_ROWS.has(call.operation) && isObject(call.args) ? planLevel(call.model, call.args) : null;
+  const planned = call.model && RETURNS_ROWS.has(call.operation) && isPlainObject(call.args) ? planLevel(call.model, call.args) : null;
   if (!planned) return call.query(call.args);
   const result = await call.query(planned.args);
   const parameters = call.__internalParams ?? {};
@@ -404,7 +405,7 @@ async function answerWithBoundedRelations(
       unpacker: undefined,
       argsMapper: undefined,
     });
-    return Array.isArray(rows) ? rows.filter(isObject) : [];
+    return Array.isArray(rows) ? rows.filter(isPlainObject) : [];
   };
   const chain: readonly unknown[] = Array.isArray(this) ? this : [];
   await completeLevels(planned.plan, result, read, { chain, transaction: transaction?.id });

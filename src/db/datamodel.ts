@@ -1,5 +1,6 @@
 // The data model's relations, as the scoped client and the bounded relations both read them.
 import { getDatamodel } from '../generated/pothos-types.ts';
+import { isPlainObject } from '../lib/json.ts';
 
 interface Field {
   name: string;
@@ -49,11 +50,9 @@ export function relationsOf(model: string): ReadonlyMap<string, Relation> {
 /** Query arguments, and any nested part of them. */
 export type Args = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The relations a `_count` selection counts, with what each was given: `true` is every list relation; null for no selection. */
 export function countSelection(model: string, value: unknown): Args | null {
-  if (value !== true) return isObject(value) && isObject(value.select) ? value.select : null;
+  if (value !== true) return isPlainObject(value) && isPlainObject(value.select) ? value.select : null;
   const lists = [...relationsOf(model)].filter(([, relation]) => relation.isList);
   return Object.fromEntries(lists.map(([field]) => [field, true]));
 }

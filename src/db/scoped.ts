@@ -7,7 +7,8 @@ import { notFound } from '../errors.ts';
 import type { Engine } from '../config/index.ts';
 import type { Db, Prisma } from './client.ts';
 import { RETURNS_ROWS } from './bounded-relations.ts';
-import { type Args, countSelection, datamodel, isObject, relationsOf } from './datamodel.ts';
+import { type Args, countSelection, datamodel, relationsOf } from './datamodel.ts';
+import { isPlainObject } from '../lib/json.ts';
 
 export type ModelName = keyof PrismaTypes & string;
 
@@ -184,7 +185,7 @@ class Scope {
         const owner = this.probe(relationsOf(model).get(rule.relation)?.target ?? '');
         return {
           select: { [rule.relation]: { select: owner.select } },
-          check: (row) => isObject(row[rule.relation]) && owner.check(row[rule.relation] as Args),
+          check: (row) => isPlainObject(row[rule.relation]) && owner.check(row[rule.relation] as Args),
         };
       }
       case 'links': {
@@ -211,7 +212,7 @@ class Scope {
   restrict(model: string, where: unknown): Where | undefined {
     const scope = this.where(model);
     if (!scope) return where as Where | undefined;
-    if (!isObject(where)) return scope;
+    if (!isPlainObject(where)) return scope;
     const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
     return { ...where, AND: [...and, scope] };
   }
@@ -220,7 +221,7 @@ class Scope {
     const plan: ResultPlan = new Map();
     for (const key of ['select', 'include'] as const) {
       const selection = args[key];
-      if (!isObject(selection)) continue;
+      if (!isPlainObject(selection)) continue;
       const scoped: Args = { ...selection };
       args[key] = scoped;
       for (const [field, value] of Object.entries(selection)) {
@@ -230,7 +231,7 @@ class Scope {
         }
         const relation = relationsOf(model).get(field);
         if (!relation || !value) continue;
-        const relationArgs: Args = isObject(value) ? { ...value } : {};
+        const relationArgs: Args = isPlainObject(value) ? { ...value } : {};
         const childPlan = this.nested(relation.target, relationArgs);
         const needsScope = !inScopeByConstruction(model, field);
         let check: Probe['check'] | undefined;
@@ -261,7 +262,7 @@ class Scope {
         select[field] = spec;
         continue;
       }
-      const countArgs: Args = isObject(spec) ? { ...spec } : {};
+      const countArgs: Args = isPlainObject(spec) ? { ...spec } : {};
       countArgs.where = this.restrict(relation.target, countArgs.where);
       select[field] = countArgs;
     }
@@ -275,27 +276,27 @@ class Scope {
       for (const row of data) this.checkData(model, row);
       return;
     }
-    if (!isObject(data)) return;
+    if (!isPlainObject(data)) return;
     if (rule.kind === 'dealership-itself') throw notFound('dealership');
     if (rule.kind === 'any') throw new Error(`dealership scope: ${model} rows are not written through a caller's client`);
     if (rule.kind !== 'dealership') return;
     const column = data[rule.column];
-    const named = isObject(column) && 'set' in column ? column.set : column;
+    const named = isPlainObject(column) && 'set' in column ? column.set : column;
     if (named !== undefined && named !== null && !this.reaches(named)) throw notFound('dealership');
     const relation = data[rule.relation];
-    if (isObject(relation)) {
+    if (isPlainObject(relation)) {
       const connect = relation.connect;
-      if (!isObject(connect) || !this.reaches(connect.id) || Object.keys(relation).length !== 1) throw notFound('dealership');
+      if (!isPlainObject(connect) || !this.reaches(connect.id) || Object.keys(relation).length !== 1) throw notFound('dealership');
     }
   }
 }
 
 function addProbe(relationArgs: Args, probe: Args, where: string): string[] {
   // Without `select` every scalar is in the row already; relations the check goes through are included.
-  const mode = isObject(relationArgs.select) ? 'select' : 'include';
+  const mode = isPlainObject(relationArgs.select) ? 'select' : 'include';
   const needed = Object.entries(probe).filter(([, value]) => mode === 'select' || value !== true);
   if (needed.length === 0) return [];
-  const merged: Args = isObject(relationArgs[mode]) ? { ...relationArgs[mode] } : {};
+  const merged: Args = isPlainObject(relationArgs[mode]) ? { ...relationArgs[mode] } : {};
   const added: string[] = [];
   for (const [key, value] of needed) {
     if (merged[key] === undefined || merged[key] === false) {
@@ -315,16 +316,16 @@ function applyPlan(plan: ResultPlan, result: unknown): void {
     for (const row of result) applyPlan(plan, row);
     return;
   }
-  if (!isObject(result)) return;
+  if (!isPlainObject(result)) return;
   for (const [field, { check, strip, plan: child }] of plan) {
     const related = result[field];
     if (related === null || related === undefined) continue;
-    if (check && isObject(related) && !check(related)) {
+    if (check && isPlainObject(related) && !check(related)) {
       result[field] = null;
       continue;
     }
     if (child) applyPlan(child, related);
-    if (isObject(related)) for (const key of strip) delete related[key];
+    if (isPlainObject(related)) for (const key of strip) delete related[key];
   }
 }
 
@@ -338,7 +339,7 @@ function scopedClient(db: Db, scope: Scope): Db {
     query: {
       $allModels: {
         async $allOperations({ model, operation, args, query }) {
-          const scopedArgs: Args = isObject(args) ? { ...args } : {};
+          const scopedArgs: Args = isPlainObject(args) ? { ...args } : {};
           if (READS.has(operation) || FILTERED_WRITES.has(operation)) {
             const where = scope.restrict(model, scopedArgs.where);
             if (where !== undefined) scopedArgs.where = where;

@@ -1,18 +1,5 @@
 // The database does not hold the free JSON columns to their documented shape, so a read keeps what fits.
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** PostgreSQL's driver answers the parsed value, SQLite the text Prisma stored. */
-export function jsonColumnValue(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return null;
-  }
-}
+import { isPlainObject } from '../lib/json.ts';
 
 export function jsonStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
