@@ -24,14 +24,14 @@ export const UNSCOPED_CLIENT_HOLDERS: Readonly<Record<string, string>> = {
 
 /** Modules of src/schema, src/domain and src/notifications that run raw statements, which pass the scoped client by. */
 export const RAW_STATEMENT_MODULES: Readonly<Record<string, string>> = {
-  'src/domain/leads/create.ts': "The new lead's row and its files, in the dealership `reachesDealership` checked the key reaches.",
+  'src/domain/leads/create.ts':
+    "The new lead's row and its files, in the dealership `reachesDealership` checked the key reaches; an updated lead's files, of the lead the caller has just read through its scoped client.",
   'src/domain/leads/contacts.ts': "The contacts of that dealership that match the lead's e-mail or phone.",
   'src/notifications/outbox.ts':
     "The notifications and their recipients: the lead's dealership with its users' addresses (read after `reachesDealership`), the user a lead names, a disabled subscription's dealership's users.",
   'src/domain/record-events.ts':
     "The change's event and its dealership's webhook subscriptions and deliveries; the caller has just written to that dealership.",
-  'src/domain/leads/update.ts, src/domain/car-updates.ts':
-    'The files of the lead, the photos of the car, that the caller has just read through its scoped client.',
+  'src/domain/car-updates.ts': 'The photos of the car the caller has just read through its scoped client.',
   'src/domain/leads/files.ts': 'Pending attachment records, which belong to no dealership until their lead commits.',
   'src/domain/leads/idempotency.ts, src/domain/api-key-calls.ts':
     "The service's own records (Idempotency-Key answers and their purge, the key-call log).",

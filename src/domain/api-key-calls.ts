@@ -8,22 +8,11 @@ import { Prisma } from '../generated/prisma/sqlite/client.ts';
 import type { Db } from '../db/client.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../db/background-task.ts';
 
-type Door = 'rest' | 'graphql';
-
 export const NO_OPERATION = '-';
 
-export interface KeyCall {
-  apiKeyId: number;
-  operation: string;
-  door: Door;
-  status: number;
-}
+export type KeyCall = { apiKeyId: number; operation: string; door: 'rest' | 'graphql'; status: number };
 
-interface Counter extends KeyCall {
-  minute: Date;
-  calls: number;
-  lastAtMs: number;
-}
+type Counter = KeyCall & { minute: Date; calls: number; lastAtMs: number };
 
 const MINUTE_MS = 60_000;
 export const KEY_CALL_FLUSH_INTERVAL_MS = 5_000;
@@ -32,23 +21,13 @@ const MAX_BUFFERED_COUNTERS = 10_000;
 /** Well under PostgreSQL's parameter limit. */
 const ROWS_PER_STATEMENT = 500;
 
+type KeyCallDeps = { db: Db; engine: Engine; now: Clock; logger: Logger };
+
 export interface KeyCallLog {
   record(call: KeyCall): void;
   /** Flushes never overlap. */
   flush(): Promise<number>;
   stop(): Promise<void>;
-}
-
-interface KeyCallLogOptions {
-  db: Db;
-  engine: Engine;
-  now: Clock;
-  logger: Logger;
-  flushIntervalMs: number | null;
-}
-
-function counterName(minuteMs: number, call: KeyCall): string {
-  return `${minuteMs}\u0000${call.apiKeyId}\u0000${call.door}\u0000${call.status}\u0000${call.operation}`;
 }
 
 /** The counters as rows of one INSERT … ON CONFLICT: a minute's row gains the calls, and keeps the latest time. */
@@ -89,7 +68,7 @@ async function upsertSqlite(db: Db, counters: readonly Counter[]): Promise<void>
   );
 }
 
-export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
+export function createKeyCallLog(options: KeyCallDeps & { flushIntervalMs: number | null }): KeyCallLog {
   const { db, engine, now, logger } = options;
   let pending = new Map<string, Counter>();
   let dropped = 0;
@@ -142,7 +121,8 @@ export function createKeyCallLog(options: KeyCallLogOptions): KeyCallLog {
     record(call) {
       const atMs = now().getTime();
       const minuteMs = atMs - (atMs % MINUTE_MS);
-      keep(counterName(minuteMs, call), 1, atMs, () => ({ ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs }));
+      const name = `${minuteMs}\u0000${call.apiKeyId}\u0000${call.door}\u0000${call.status}\u0000${call.operation}`;
+      keep(name, 1, atMs, () => ({ ...call, minute: new Date(minuteMs), calls: 1, lastAtMs: atMs }));
     },
     flush,
     async stop() {
@@ -170,7 +150,7 @@ export function purgeOldKeyCalls(db: Db, engine: Engine, now: Clock, retentionMs
 }
 
 export function startKeyCallPurge(
-  { db, engine, now, retentionMs, logger }: { db: Db; engine: Engine; now: Clock; retentionMs: number; logger: Logger },
+  { db, engine, now, retentionMs, logger }: KeyCallDeps & { retentionMs: number },
   intervalMs = KEY_CALL_PURGE_INTERVAL_MS,
 ): BackgroundTask {
   return startPurgeTask(() => purgeOldKeyCalls(db, engine, now, retentionMs), intervalMs, logger, {

@@ -11,28 +11,9 @@ const PHOTO_MILESTONE = 20;
 
 export type CarPerformanceLead = Pick<Prisma.LeadModel, 'id' | 'created_at' | 'source' | 'lead_status' | 'lead_state'>;
 
-export type CarPerformancePriceChange = Pick<Prisma.CarPriceChangeModel, 'dapprice' | 'egcprice'> & {
-  updated_at: Prisma.CarPriceChangeModel['created_at'];
-};
-
-export type CarFigures = Omit<PerformanceCar, 'advertised_price' | 'dapprice' | 'egcprice'> & {
-  days_old: number;
-  leads_count: number;
-  photos_count: number;
-  phone_calls: number;
-  price_changes_count: number;
-  days_to_twenty_photos: number | null;
-  views: number;
-  start_price: number | null;
-  last_price_change: Date | null;
-  price_type: string;
-  price_changes: CarPerformancePriceChange[];
-};
-
-export type CarPerformance = CarFigures & {
-  leads: CarPerformanceLead[];
-  leads_truncated: boolean;
-};
+export type CarFigures = Awaited<ReturnType<typeof figuresOf>> extends Map<number, infer Figures> ? Figures : never;
+export type CarPerformancePriceChange = CarFigures['price_changes'][number];
+export type CarPerformance = Awaited<ReturnType<typeof carPerformance>>;
 
 /** Never negative: a clock skew must not produce "-1 days". */
 function wholeDaysBetween(from: Date, to: Date): number {
@@ -115,8 +96,7 @@ async function figuresOf(
   ids: readonly number[],
   leadsCounted: Promise<(carId: number) => number>,
   now: Date,
-): Promise<Map<number, CarFigures>> {
-  const result = new Map<number, CarFigures>();
+) {
   const [cars, { photos, calls, prices, views }, leadsCount] = await Promise.all([carsRead, carFigureFacts(db, ids), leadsCounted]);
   const byCar = (row: { car_id: number | null }) => row.car_id;
   const photosByCar = groupBy(photos, byCar);
@@ -124,12 +104,12 @@ async function figuresOf(
   const callsByCar = new Map(calls.map((row) => [row.car_id, row._count._all]));
   const viewsByCar = new Map(views.map((row) => [row.car_id, row._sum.views ?? 0]));
 
-  for (const car of cars) {
+  const figures = cars.map((car) => {
     const carPhotos = photosByCar.get(car.id) ?? [];
     const [listing, ...changes] = pricesByCar.get(car.id) ?? [];
     const milestonePhoto = carPhotos[PHOTO_MILESTONE - 1];
     const latestChange = changes.at(-1);
-    result.set(car.id, {
+    const carFigures = {
       id: car.id,
       car_type: car.car_type,
       status: car.status,
@@ -154,17 +134,13 @@ async function figuresOf(
       last_price_change: latestChange?.created_at ?? null,
       price_type: priceType(car),
       price_changes: changes.map((row) => ({ updated_at: row.created_at, dapprice: row.dapprice, egcprice: row.egcprice })),
-    });
-  }
-  return result;
+    };
+    return [car.id, carFigures] as const;
+  });
+  return new Map(figures);
 }
 
-export async function carPerformance(
-  clients: DbClients,
-  identifier: string,
-  lookupBy: CarLookupBy | null | undefined,
-  now: Date,
-): Promise<CarPerformance> {
+export async function carPerformance(clients: DbClients, identifier: string, lookupBy: CarLookupBy | null | undefined, now: Date) {
   const { db } = clients;
   const car = await findCarForKey(clients, identifier, lookupBy, performanceCarSelect);
   const leadsRead = leadsOfCar(db, car.id);
@@ -189,10 +165,7 @@ async function carFiguresOf(db: ScopedDb, carIds: readonly number[], now: Date):
   return figuresOf(db, db.car.findMany({ where: { id: { in: ids } }, select: performanceCarSelect }), ids, counted, now);
 }
 
-interface LoadContext {
-  db: ScopedDb;
-  now: () => Date;
-}
+type LoadContext = { db: ScopedDb; now: () => Date };
 
 /** Batched per request and tick (setImmediate: after the resolvers of the current pass have all asked), never cached. */
 function batchedByCar<Value>(

@@ -1,8 +1,8 @@
 // Reserving a reserved car is 409; releasing is idempotent.
-import type { DbClients, ScopedTx } from '../db/scoped.ts';
+import type { DbClients } from '../db/scoped.ts';
 import { conflict } from '../errors.ts';
 import { findCarForKey } from './cars.ts';
-import { publishCommitted, recordEvent, type RecordEvent, type RecordEventPublisher } from './record-events.ts';
+import { publishCommitted, recordEvent, type RecordEventPublisher } from './record-events.ts';
 
 export const carAlreadyReserved = () => conflict('car_already_reserved', 'The car is already reserved.');
 
@@ -11,30 +11,20 @@ export async function setCarReserved(
   input: { id: string; reserved: boolean },
   now: Date,
 ): Promise<number> {
-  const { db } = clients;
+  const { reserved } = input;
   const { id: carId } = await findCarForKey(clients, input.id, null, { id: true });
-  const event = await db.$transaction(async (tx): Promise<RecordEvent | null> => {
-    if (!input.reserved) {
-      // Releasing a free car changes nothing, so it tells nobody.
-      const { count } = await tx.car.updateMany({
-        where: { id: carId, reserved: true },
-        data: { reserved: false, reserved_at: null, updated_at: now },
-      });
-      return count === 0 ? null : recordCarEvent(tx, 'car.released', carId, now);
-    }
+  const event = await clients.db.$transaction(async (tx) => {
     // Checked in the same statement that writes, so of concurrent reservations exactly one finds the car free.
     const { count } = await tx.car.updateMany({
-      where: { id: carId, reserved: false },
-      data: { reserved: true, reserved_at: now, updated_at: now },
+      where: { id: carId, reserved: !reserved },
+      data: { reserved, reserved_at: reserved ? now : null, updated_at: now },
     });
-    if (count === 0) throw carAlreadyReserved();
-    return recordCarEvent(tx, 'car.reserved', carId, now);
+    if (count === 0 && reserved) throw carAlreadyReserved();
+    // Releasing a free car changes nothing, so it tells nobody.
+    if (count === 0) return null;
+    const car = await tx.car.findUniqueOrThrow({ where: { id: carId }, select: { dealership_id: true } });
+    return recordEvent(tx, { type: reserved ? 'car.reserved' : 'car.released', dealershipId: car.dealership_id, recordId: carId }, now);
   });
   publishCommitted(clients.events, [event]);
   return carId;
-}
-
-async function recordCarEvent(tx: ScopedTx, type: 'car.reserved' | 'car.released', carId: number, now: Date): Promise<RecordEvent> {
-  const car = await tx.car.findUniqueOrThrow({ where: { id: carId }, select: { dealership_id: true } });
-  return recordEvent(tx, { type, dealershipId: car.dealership_id, recordId: carId }, now);
 }

@@ -1,8 +1,7 @@
 // A car outside the key's dealerships is not found, like one that does not exist, except where the spec gives that its own outcome.
 import { idOrSlug, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
 import type { Prisma } from '../db/client.ts';
-import type { ScopedDb } from '../db/scoped.ts';
-import type { DbClients } from '../db/scoped.ts';
+import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { invalidDealership, isApiError, notFound } from '../errors.ts';
 
 export const CAR_LOOKUP_BYS = ['vin'] as const;
@@ -10,6 +9,8 @@ export type CarLookupBy = (typeof CAR_LOOKUP_BYS)[number];
 export const CAR_LOOKUP_BY_MEANINGS: Readonly<Record<CarLookupBy, string>> = {
   vin: 'The id is the car’s vehicle identification number.',
 };
+
+type SelectedCar<Select extends Prisma.CarSelect> = Prisma.CarGetPayload<{ select: Select }>;
 
 function carWhere(identifier: string, lookupBy?: CarLookupBy | null): Prisma.CarWhereInput {
   if (lookupBy === 'vin') return { vin: identifier.trim().toUpperCase() };
@@ -22,7 +23,7 @@ export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   select: Select,
-): Promise<Prisma.CarGetPayload<{ select: Select }>> {
+): Promise<SelectedCar<Select>> {
   if (lookupBy === 'vin') {
     const car = await db.car.findFirst({ where: carWhere(identifier, lookupBy), select, orderBy: { created_at: 'desc' } });
     if (!car) throw notFound('car');
@@ -31,11 +32,8 @@ export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   const name = idOrSlug(identifier);
   // The naming columns are read along, to pick among the cars the text matches.
   const withNames: Prisma.CarSelect = { ...select, slug: true, custom_slug: true };
-  const candidates = (await db.car.findMany({ where: recordNameWhere(name), select: withNames })) as unknown as (Prisma.CarGetPayload<{
-    select: Select;
-  }> &
-    NamedRecord)[];
-  const car = recordNamed(candidates, name);
+  const candidates = await db.car.findMany({ where: recordNameWhere(name), select: withNames });
+  const car = recordNamed(candidates as unknown as (SelectedCar<Select> & NamedRecord)[], name);
   if (!car) throw notFound('car');
   return car;
 }
@@ -46,7 +44,7 @@ export async function findCarForKey<Select extends Prisma.CarSelect & { id: true
   identifier: string,
   lookupBy: CarLookupBy | null | undefined,
   select: Select,
-): Promise<Prisma.CarGetPayload<{ select: Select }>> {
+): Promise<SelectedCar<Select>> {
   try {
     return await findCar(clients.db, identifier, lookupBy, select);
   } catch (error) {

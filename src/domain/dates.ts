@@ -22,9 +22,7 @@ export function parseDayMonthYear(text: string, field: string): Date {
   const trimmed = text.trim();
   const dmy = DAY_MONTH_YEAR.exec(trimmed);
   const ymd = dmy ? null : YEAR_MONTH_DAY.exec(trimmed);
-  if (!dmy && !ymd) {
-    throw invalidInput(field, `must be a date written day/month/year, e.g. "31/12/2026" (or "2026-12-31"), got "${text}"`);
-  }
+  if (!dmy && !ymd) throw invalidInput(field, `must be a date written day/month/year, e.g. "31/12/2026" (or "2026-12-31"), got "${text}"`);
   const [day, month, year] = dmy ? [dmy[1], dmy[2], dmy[3]] : [ymd?.[3], ymd?.[2], ymd?.[1]];
   const date = calendarDate(Number(year), Number(month), Number(day));
   if (!date) throw invalidInput(field, `is not a real calendar date, got "${text}"`);

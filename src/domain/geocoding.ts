@@ -3,10 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Prisma } from '../generated/prisma/sqlite/client.ts';
 
-export interface GeoPoint {
-  lat: number;
-  long: number;
-}
+export type GeoPoint = { lat: number; long: number };
 
 export interface Geocoder {
   locate(postcode: string): Promise<GeoPoint | null>;
@@ -42,13 +39,8 @@ export function distanceKmSql(origin: GeoPoint, lat: Prisma.Sql, long: Prisma.Sq
   return Prisma.sql`(${sqlDouble(2 * EARTH_RADIUS_KM)} * asin(CASE WHEN sqrt(${h}) > 1 THEN 1 ELSE sqrt(${h}) END))`;
 }
 
-interface BoundingBox {
-  lat: { min: number; max: number };
-  long: { min: number; max: number } | null;
-}
-
 /** Enlarged so rounding never leaves a point out (it only prefilters); no longitude bound near a pole or the antimeridian. */
-export function boundingBox(origin: GeoPoint, radiusKm: number): BoundingBox {
+export function boundingBox(origin: GeoPoint, radiusKm: number) {
   const angle = (radiusKm / EARTH_RADIUS_KM) * 1.01;
   const dLat = (angle * 180) / Math.PI;
   const lat = { min: origin.lat - dLat, max: origin.lat + dLat };
@@ -59,7 +51,7 @@ export function boundingBox(origin: GeoPoint, radiusKm: number): BoundingBox {
   return { lat, long: long.min < -180 || long.max > 180 ? null : long };
 }
 
-export function inBoxSql(box: BoundingBox, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
+export function inBoxSql(box: ReturnType<typeof boundingBox>, lat: Prisma.Sql, long: Prisma.Sql): Prisma.Sql {
   const latitude = Prisma.sql`${lat} BETWEEN ${sqlDouble(box.lat.min)} AND ${sqlDouble(box.lat.max)}`;
   return box.long ? Prisma.sql`${latitude} AND ${long} BETWEEN ${sqlDouble(box.long.min)} AND ${sqlDouble(box.long.max)}` : latitude;
 }

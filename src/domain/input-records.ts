@@ -86,27 +86,17 @@ export function declaredMeta(schema: z.core.$ZodType): z.core.GlobalMeta {
   return Object.assign({}, ...layers.reverse()) as z.core.GlobalMeta;
 }
 
+const ABSENCE_WRAPPERS: ReadonlySet<string> = new Set(['optional', 'nullable', 'default', 'prefault']);
+const WRAPPERS: ReadonlySet<string> = new Set([...ABSENCE_WRAPPERS, 'nonoptional', 'readonly', 'catch']);
+
 /** A preprocess is read as the schema it feeds. */
 export function innerOf(schema: z.core.$ZodType): z.core.$ZodType | undefined {
   const def = schema._zod.def;
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'nonoptional':
-    case 'readonly':
-    case 'catch':
-      return (def as z.core.$ZodOptionalDef).innerType;
-    case 'pipe': {
-      const pipe = def as z.core.$ZodPipeDef;
-      return pipe.in._zod.def.type === 'transform' ? pipe.out : pipe.in;
-    }
-    case 'lazy':
-      return (def as z.core.$ZodLazyDef).getter();
-    default:
-      return undefined;
-  }
+  if (WRAPPERS.has(def.type)) return (def as z.core.$ZodOptionalDef).innerType;
+  if (def.type === 'lazy') return (def as z.core.$ZodLazyDef).getter();
+  if (def.type !== 'pipe') return undefined;
+  const pipe = def as z.core.$ZodPipeDef;
+  return pipe.in._zod.def.type === 'transform' ? pipe.out : pipe.in;
 }
 
 export const NON_BLANK = /\S/;
@@ -126,20 +116,12 @@ const stripId = ({ id: _id, ...meta }: z.core.GlobalMeta): z.core.GlobalMeta => 
 
 function withoutAbsence(schema: z.core.$ZodType): z.core.$ZodType {
   let core = schema;
-  for (;;) {
-    const type = core._zod.def.type;
-    if (type === 'optional' || type === 'nullable' || type === 'default' || type === 'prefault') {
-      core = (core._zod.def as z.core.$ZodOptionalDef).innerType;
-    } else if (type === 'pipe') {
-      // `z.string().nullish().transform(…)`: the absence is allowed on the pipe's way in.
-      const pipe = core._zod.def as z.core.$ZodPipeDef;
-      const into = withoutAbsence(pipe.in);
-      if (into === pipe.in) break;
-      core = z.pipe(into as z.ZodType, pipe.out as z.ZodType);
-      break;
-    } else {
-      break;
-    }
+  while (ABSENCE_WRAPPERS.has(core._zod.def.type)) core = (core._zod.def as z.core.$ZodOptionalDef).innerType;
+  if (core._zod.def.type === 'pipe') {
+    // `z.string().nullish().transform(…)`: the absence is allowed on the pipe's way in.
+    const pipe = core._zod.def as z.core.$ZodPipeDef;
+    const into = withoutAbsence(pipe.in);
+    if (into !== pipe.in) core = z.pipe(into as z.ZodType, pipe.out as z.ZodType);
   }
   return core === schema ? schema : (core as z.ZodType).meta(stripId(declaredMeta(schema)));
 }

@@ -146,23 +146,18 @@ export function parseSentDate(text: string): Date | null {
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
 }
 
-type LeadEventQuery = { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect };
-
 export async function createLeadEvent(
   db: ScopedDb,
   events: RecordEventPublisher,
   input: z.input<typeof leadEventRequest>,
   now: Date,
-  query: LeadEventQuery = {},
+  query: { include?: Prisma.LeadEventInclude; select?: Prisma.LeadEventSelect } = {},
 ) {
-  const {
-    service,
-    data: { leadId, messageDetail },
-  } = parseRecord(leadEventRequest, input, '');
-  const lead = await db.lead.findUnique({ where: { id: leadId }, select: { id: true, dealership_id: true } });
+  const { service, data } = parseRecord(leadEventRequest, input, '');
+  const lead = await db.lead.findUnique({ where: { id: data.leadId }, select: { id: true, dealership_id: true } });
   if (!lead) throw noLeadFound();
   const { created, recorded } = await db.$transaction(async (tx) => {
-    const created = await tx.leadEvent.create({ ...query, data: { ...messageDetail, service, lead_id: lead.id, created_at: now } });
+    const created = await tx.leadEvent.create({ ...query, data: { ...data.messageDetail, service, lead_id: lead.id, created_at: now } });
     const recorded = await recordEvent(tx, { type: 'lead_event.created', dealershipId: lead.dealership_id, recordId: created.id }, now);
     return { created, recorded };
   });

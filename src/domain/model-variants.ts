@@ -8,43 +8,12 @@ import { groupBy } from '../lib/group-by.ts';
 import { NON_BLANK, parseRecord } from './input-records.ts';
 import { findAuthorisedWebsite } from './websites.ts';
 
-/** A specification category as answered: its columns (a specification field has the same four). */
-export type CategoryRow = Pick<Prisma.SpecificationCategoryModel, 'id' | 'name' | 'slug' | 'position'>;
+/** A specification category's columns; a specification field has the same four. */
+const categoryColumns = { id: true, name: true, slug: true, position: true } as const;
 
-export type SpecificationFieldEntry = Pick<Prisma.SpecificationFieldModel, 'id' | 'name' | 'slug' | 'position'> & {
-  value: Prisma.SpecificationValueModel['value'];
-};
-
-export interface SpecificationGroup {
-  category: CategoryRow;
-  fields: SpecificationFieldEntry[];
-}
-
-export type AvailabilityOptionEntry = Pick<Prisma.VariantAvailabilityModel, 'id' | 'availability'> & {
-  configurable_option: Pick<Prisma.ConfigurableOptionModel, 'id' | 'code' | 'description' | 'recommended_retail_price_cents' | 'position'>;
-};
-
-export interface AvailabilityGroup {
-  category: CategoryRow;
-  options: AvailabilityOptionEntry[];
-}
-
-/** The selection the grouping functions below need, for Prisma `select`s of a ModelVariant. */
+/** The selections the grouping functions below need, for Prisma `select`s of a ModelVariant. */
 export const specificationValuesSelect = {
-  specification_values: {
-    select: {
-      value: true,
-      field: {
-        select: {
-          id: true,
-          name: true,
-          slug: true,
-          position: true,
-          category: { select: { id: true, name: true, slug: true, position: true } },
-        },
-      },
-    },
-  },
+  specification_values: { select: { value: true, field: { select: { ...categoryColumns, category: { select: categoryColumns } } } } },
 } satisfies Prisma.ModelVariantSelect;
 
 export const availabilitiesSelect = {
@@ -59,12 +28,20 @@ export const availabilitiesSelect = {
           description: true,
           recommended_retail_price_cents: true,
           position: true,
-          category: { select: { id: true, name: true, slug: true, position: true } },
+          category: { select: categoryColumns },
         },
       },
     },
   },
 } satisfies Prisma.ModelVariantSelect;
+
+type SelectedVariant = Prisma.ModelVariantGetPayload<{ select: typeof specificationValuesSelect & typeof availabilitiesSelect }>;
+
+export type CategoryRow = SelectedVariant['specification_values'][number]['field']['category'];
+export type SpecificationGroup = ReturnType<typeof specificationGroups>[number];
+export type SpecificationFieldEntry = SpecificationGroup['fields'][number];
+export type AvailabilityGroup = ReturnType<typeof availabilityGroups>[number];
+export type AvailabilityOptionEntry = AvailabilityGroup['options'][number];
 
 const byPosition = (a: { position: number; id: number }, b: { position: number; id: number }): number =>
   a.position - b.position || a.id - b.id;
@@ -80,21 +57,13 @@ function groupByCategory<Entry>(
   })).sort((a, b) => byPosition(a.category, b.category));
 }
 
-export function specificationGroups(
-  values: readonly { value: string; field: CategoryRow & { category: CategoryRow } }[],
-): SpecificationGroup[] {
+export function specificationGroups(values: SelectedVariant['specification_values']) {
   const items = values.map(({ value, field: { category, ...field } }) => ({ category, entry: { ...field, value } }));
   return groupByCategory(items, (field) => field).map(({ category, entries }) => ({ category, fields: entries }));
 }
 
 /** Options by their own position; two availabilities of one position by the availability's id. */
-export function availabilityGroups(
-  rows: readonly {
-    id: number;
-    availability: AvailabilityOptionEntry['availability'];
-    option: AvailabilityOptionEntry['configurable_option'] & { category: CategoryRow };
-  }[],
-): AvailabilityGroup[] {
+export function availabilityGroups(rows: SelectedVariant['availabilities']) {
   const items = rows.map(({ id, availability, option: { category, ...option } }) => ({
     category,
     entry: { id, availability, configurable_option: option },
@@ -132,7 +101,6 @@ export async function shownVariantWhere(
 
 /** The versions of GET /api/v1/websites/{website_id}/models; 1 when the query omits it. */
 const websiteModelsVersions = [1, 2] as const;
-type WebsiteModelsVersion = (typeof websiteModelsVersions)[number];
 
 export type WebsiteModelVariantSummary = Pick<Prisma.ModelVariantModel, 'id' | 'slug' | 'name' | 'price'>;
 
@@ -164,7 +132,7 @@ export async function websiteModels(
   websiteIdentifier: string,
   requestedVersion: number | null | undefined,
 ) {
-  const version: WebsiteModelsVersion = parseRecord(websiteModelsRequest.shape.version, requestedVersion, 'version') ?? 1;
+  const version = parseRecord(websiteModelsRequest.shape.version, requestedVersion, 'version') ?? 1;
   const website = await findAuthorisedWebsite(clients, actor, websiteIdentifier);
   const rows = await clients.db.websiteModel.findMany({
     where: { website_id: website.id },

@@ -2,38 +2,19 @@
 import type sanitizeHtml from 'sanitize-html';
 import type { Actor } from '../auth/api-keys.ts';
 import type { Prisma } from '../db/client.ts';
-import type { ScopedDb } from '../db/scoped.ts';
+import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { notFound } from '../errors.ts';
 import { findAuthorisedWebsite } from './websites.ts';
-import type { DbClients } from '../db/scoped.ts';
 import { WHOLE_LIST_TAKE } from './whole-lists.ts';
 
 const DAY_MS = 86_400_000;
 
+const BLOCK_TAGS = ['p', 'blockquote', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'h5', 'h6'];
+const INLINE_TAGS = ['a', 'br', 'strong', 'b', 'em', 'i', 'u', 's', 'sup', 'sub'];
+
 /** Basic formatting only: no scripts, styles, images, iframes or attributes except a link's href. */
 const descriptionPolicy: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'p',
-    'br',
-    'strong',
-    'b',
-    'em',
-    'i',
-    'u',
-    's',
-    'sup',
-    'sub',
-    'ul',
-    'ol',
-    'li',
-    'h2',
-    'h3',
-    'h4',
-    'h5',
-    'h6',
-    'blockquote',
-    'a',
-  ],
+  allowedTags: [...BLOCK_TAGS, ...INLINE_TAGS],
   allowedAttributes: { a: ['href'] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   allowProtocolRelative: false,
@@ -84,12 +65,9 @@ export function expiryInWords(expiresAt: Date, now: Date): string {
   return `in ${days} days`;
 }
 
-export interface ImageVersions {
-  url: string | null;
-  thumb: { url: string | null };
-}
+export type ImageVersions = ReturnType<typeof imageVersions>;
 
-export function imageVersions(url: string | null | undefined, thumbUrl: string | null | undefined): ImageVersions {
+export function imageVersions(url: string | null | undefined, thumbUrl: string | null | undefined) {
   return { url: url ?? null, thumb: { url: thumbUrl ?? url ?? null } };
 }
 
@@ -108,11 +86,7 @@ export const imageOrModelImageSelect = {
   },
 } satisfies Prisma.OfferSelect;
 
-export function imageOrModelImage(offer: {
-  image_url: string | null;
-  image_thumb_url: string | null;
-  model: { variants: { image_url: string | null; image_thumb_url: string | null }[] };
-}): ImageVersions {
+export function imageOrModelImage(offer: Prisma.OfferGetPayload<{ select: typeof imageOrModelImageSelect }>): ImageVersions {
   if (offer.image_url) return imageVersions(offer.image_url, offer.image_thumb_url);
   const variant = offer.model.variants[0];
   return imageVersions(variant?.image_url, variant?.image_thumb_url);

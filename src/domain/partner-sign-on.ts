@@ -38,8 +38,6 @@ export const partnerTokenRequest = z.object({
     .describe('The e-mail of the platform user signing on.'),
 });
 
-type PartnerTokenRequest = z.input<typeof partnerTokenRequest>;
-
 export const documentedPartnerTokenRequest = withRequired(partnerTokenRequest, ['email']);
 
 export type PartnerTokenGrant = Awaited<ReturnType<typeof createPartnerToken>>;
@@ -49,15 +47,12 @@ export async function createPartnerToken(
   db: ScopedDb,
   actor: Actor,
   config: Pick<Config, 'publicUrl'>,
-  request: PartnerTokenRequest,
+  request: z.input<typeof partnerTokenRequest>,
   now: Date,
 ) {
   const { email: text } = parseRecord(partnerTokenRequest, request, '');
 
-  const user = await db.user.findFirst({
-    where: { email_normalized: text.toLowerCase() },
-    select: { id: true },
-  });
+  const user = await db.user.findFirst({ where: { email_normalized: text.toLowerCase() }, select: { id: true } });
   if (!user) throw noPlatformAccount();
 
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
@@ -147,11 +142,7 @@ const CLOCK_SKEW_SECONDS = 30;
 /** Single use of `jti` is the platform's to enforce. */
 export async function verifySessionValue(value: string, secret: string, now: Date): Promise<SessionClaims | null> {
   // Only HS256 is accepted (no "none", no key confusion); the expiry has no tolerance; sessionClaims checks the rest.
-  const verified = await jwtVerify(value, signingKey(secret), {
-    algorithms: ['HS256'],
-    typ: 'JWT',
-    currentDate: now,
-  }).catch(() => null);
+  const verified = await jwtVerify(value, signingKey(secret), { algorithms: ['HS256'], typ: 'JWT', currentDate: now }).catch(() => null);
   const claims = sessionClaims.safeParse(verified?.payload).data;
   // jose checks a future iat only together with a maximum age; here, with the clocks' skew allowed.
   if (!claims || claims.iat > Math.floor(now.getTime() / 1000) + CLOCK_SKEW_SECONDS) return null;

@@ -15,9 +15,7 @@ export async function carPaymentProcessors(
 ): Promise<ProcessorRow[]> {
   const car = await findCar(db, carIdentifier, null, { id: true, dealership_id: true });
   const wanted = websiteIdentifier?.trim();
-  if (!wanted) {
-    return db.paymentProcessor.findMany({ where: { dealership_id: car.dealership_id }, orderBy: { id: 'asc' } });
-  }
+  if (!wanted) return db.paymentProcessor.findMany({ where: { dealership_id: car.dealership_id }, orderBy: { id: 'asc' } });
   const website = await findWebsite(db, wanted);
   if (!website || website.dealership_id !== car.dealership_id) throw notFound('website');
   const candidates = await db.paymentProcessor.findMany({

@@ -24,12 +24,7 @@ export const phoneCallReport = z.object({
   CallSid: z.string().nullish().describe("Twilio's name for call_id (form posts); call_id wins when both are sent."),
 });
 
-type PhoneCallInput = z.input<typeof phoneCallReport>;
-
-export interface PhoneCallReceipt {
-  status: 'accepted' | 'duplicate';
-  id: number;
-}
+export type PhoneCallReceipt = { status: 'accepted' | 'duplicate'; id: number };
 
 /** A number that is not valid is still kept (withheld callers arrive as "anonymous"); only E.164 numbers match. */
 function storedNumber(raw: string, field: string): { value: string; e164: boolean } {
@@ -73,7 +68,7 @@ async function attributedCarId(db: ScopedDb, dealershipId: number, caller: strin
 export async function recordPhoneCall(
   clients: DbClients & { events: RecordEventPublisher },
   actor: Actor,
-  input: PhoneCallInput,
+  input: z.input<typeof phoneCallReport>,
   now: Date,
 ): Promise<PhoneCallReceipt> {
   const { db, unscopedDb } = clients;

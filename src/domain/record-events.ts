@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../db/client.ts';
 import type { ScopedTx } from '../db/scoped.ts';
 import { Prisma as PrismaValues } from '../generated/prisma/sqlite/client.ts';
-import { jsonColumnValue, jsonStrings } from './json-columns.ts';
+import { jsonStrings } from './json-columns.ts';
+import { parsedJson } from '../lib/json.ts';
 import { insertRowReturning, insertRows } from '../db/insert-rows.ts';
 
 export const RECORD_EVENT_TYPES = [
@@ -33,9 +34,7 @@ export interface RecordEvent {
   occurredAt: Date;
 }
 
-export interface RecordEventPublisher {
-  publish(event: RecordEvent): void;
-}
+export type RecordEventPublisher = { publish(event: RecordEvent): void };
 
 export const unheardEvents: RecordEventPublisher = { publish: () => undefined };
 
@@ -83,7 +82,7 @@ export async function recordEvent(
       ? []
       : await tx.$queryRaw<{ id: number | bigint; events: unknown }[]>`
           SELECT id, events FROM webhook_subscriptions WHERE dealership_id = ${change.dealershipId} AND enabled = TRUE ORDER BY id`;
-  const subscribed = subscriptions.filter((subscription) => jsonStrings(jsonColumnValue(subscription.events)).includes(change.type));
+  const subscribed = subscriptions.filter((subscription) => jsonStrings(parsedJson(subscription.events)).includes(change.type));
   await insertRows(
     tx,
     'webhook_deliveries',

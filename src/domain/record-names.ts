@@ -2,16 +2,9 @@
 // means the same record whatever the others are called.
 import { rowIdFromText } from './input-limits.ts';
 
-export interface NamedRecord {
-  id: number;
-  slug: string;
-  custom_slug: string | null;
-}
+export type NamedRecord = { id: number; slug: string; custom_slug: string | null };
 
-interface RecordName {
-  id: number | null;
-  slug: string | null;
-}
+type RecordName = { id: number | null; slug: string | null };
 
 type RecordNameCondition = { id: number } | { slug: string } | { custom_slug: string };
 

@@ -25,10 +25,6 @@ function websiteOrigin(url: string): string | null {
   return parsed.origin;
 }
 
-function hasLivePage(car: { status: string; sold_date: Date | null; show_on_dealer_website: boolean }): boolean {
-  return car.show_on_dealer_website && car.sold_date === null && car.status.trim().toLowerCase() !== 'sold';
-}
-
 /** The stock listing instead when no car has that stock number, or it is sold or hidden from the website. */
 export async function carRedirectLocation(db: Db, input: z.input<typeof carRedirectRequest>): Promise<string> {
   const { website_id: websiteId, stocknum, fbclid: sentFbclid } = parseRecord(carRedirectRequest, input, '');
@@ -47,7 +43,7 @@ export async function carRedirectLocation(db: Db, input: z.input<typeof carRedir
   });
 
   const target = new URL(origin);
-  if (car && hasLivePage(car)) {
+  if (car?.show_on_dealer_website && car.sold_date === null && car.status.trim().toLowerCase() !== 'sold') {
     // A slug is stored text other systems write too: half a surrogate pair would make encodeURIComponent throw.
     target.pathname = CAR_PAGE_PATH + encodeURIComponent(wellFormed(car.custom_slug?.trim() || car.slug));
   } else {

@@ -63,11 +63,7 @@ const CACHE_EPOCH_SETTING = 'cache_epoch';
 export const CACHE_EPOCH_POLL_MS = 1_000;
 
 /** For writes whose cache generation Redis missed: an instance cut off from Redis still invalidates the others. */
-export interface CacheEpoch {
-  current(): string;
-  advance(): Promise<void>;
-  stop(): void;
-}
+export type CacheEpoch = { current(): string; advance(): Promise<void>; stop(): void };
 
 export function watchCacheEpoch(db: Db, pollMs: number): CacheEpoch {
   const where = { name: CACHE_EPOCH_SETTING };

@@ -93,12 +93,7 @@ export async function storedSecretsCensus(db: Db): Promise<Record<string, Record
   return census;
 }
 
-interface ReencryptionResult {
-  column: string;
-  reencrypted: number;
-  encryptedPlaintext: number;
-  unchanged: number;
-}
+type ReencryptionResult = { column: string; reencrypted: number; encryptedPlaintext: number; unchanged: number };
 
 /** A value under a key the keyring lacks stops the run before it changes; safe to rerun beside running instances. */
 export async function reencryptStoredSecrets(

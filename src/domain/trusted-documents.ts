@@ -4,12 +4,9 @@ import { hash } from 'node:crypto';
 import { getOperationAST, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 import { conflict, invalidInput, notFound } from '../errors.ts';
-import { isPlainObject } from './json-columns.ts';
+import { isPlainObject } from '../lib/json.ts';
 
-interface ManifestDocument {
-  hash: string;
-  body: string;
-}
+type ManifestDocument = { hash: string; body: string };
 
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const VERSION = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/;
@@ -65,15 +62,14 @@ function documentProblems(schema: GraphQLSchema, documents: readonly ManifestDoc
     else if (documentHash(body) !== hash) errors.push('the id is not the SHA-256 of the document text');
     if (body.length > MAX_DOCUMENT_CHARACTERS) errors.push(`the text is over ${MAX_DOCUMENT_CHARACTERS} characters`);
     else {
-      let found: readonly GraphQLError[];
       try {
         const document = parse(body);
-        found = validate(schema, document);
+        const found = validate(schema, document);
         if (found.length === 0 && !getOperationAST(document)) errors.push('the document must hold exactly one operation');
+        errors.push(...found.map((error) => error.message));
       } catch (error) {
-        found = [error as GraphQLError];
+        errors.push((error as GraphQLError).message);
       }
-      errors.push(...found.map((error) => error.message));
     }
     if (errors.length > 0) problems.push({ hash, errors });
   }
@@ -177,12 +173,7 @@ export async function findTrustedDocument(
   return entry ? { body: entry.document.body, releaseId: entry.release_id } : null;
 }
 
-export interface DocumentUse {
-  releaseId: number;
-  hash: string;
-  count: number;
-  lastUsedAt: Date;
-}
+export type DocumentUse = { releaseId: number; hash: string; count: number; lastUsedAt: Date };
 
 export async function recordDocumentUses(db: Db, uses: readonly DocumentUse[]): Promise<void> {
   for (const use of uses) {

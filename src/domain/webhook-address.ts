@@ -83,11 +83,7 @@ export const SPECIAL_USE_RANGES: readonly SpecialUseRange[] = [
   { block: 'fec0::/10', name: 'Reserved by IETF (deprecated site-local)', reference: 'RFC 3879' },
 ];
 
-export interface IpAddress {
-  family: 4 | 6;
-  value: bigint;
-  text: string;
-}
+export type IpAddress = { family: 4 | 6; value: bigint; text: string };
 
 const BITS = { 4: 32n, 6: 128n } as const;
 
@@ -115,23 +111,16 @@ function ipv4Text(value: bigint): string {
   return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 255n)).join('.');
 }
 
-interface TableRow {
-  range: SpecialUseRange;
-  family: 4 | 6;
-  prefix: bigint;
-  network: bigint;
-}
-
-function rowOf(range: SpecialUseRange): TableRow {
+function rowOf(range: SpecialUseRange) {
   const [address = '', length = ''] = range.block.split('/');
   const parsed = parseIpAddress(address);
   if (!parsed) throw new Error(`${range.block} is not a range`);
   return { range, family: parsed.family, prefix: BigInt(length), network: parsed.value };
 }
 
-const TABLE: readonly TableRow[] = SPECIAL_USE_RANGES.map(rowOf).sort((a, b) => Number(b.prefix - a.prefix));
+const TABLE = SPECIAL_USE_RANGES.map(rowOf).sort((a, b) => Number(b.prefix - a.prefix));
 
-function inRow(address: IpAddress, row: TableRow): boolean {
+function inRow(address: IpAddress, row: ReturnType<typeof rowOf>): boolean {
   const shift = BITS[row.family] - row.prefix;
   return row.family === address.family && address.value >> shift === row.network >> shift;
 }
@@ -167,10 +156,7 @@ export function refusedAddress(address: string, allowed: BlockList): string | nu
   return `${parsed.text} is a private, loopback, link-local or reserved address (${refusal})`;
 }
 
-export interface WebhookUrlRules {
-  mode: Config['mode'];
-  allowed: BlockList;
-}
+export type WebhookUrlRules = { mode: Config['mode']; allowed: BlockList };
 
 type CheckedWebhookUrl = { url: URL; problem: null } | { url: null; problem: string };
 

@@ -59,10 +59,7 @@ export const webhookSubscriptionInput = z.object({
     .string()
     .max(MAX_URL_LENGTH)
     // The OpenAPI contract: every deployment accepts this form; checkWebhookUrl checks where it points.
-    .meta({
-      pattern: WEBHOOK_URL_PATTERN,
-      examples: ['https://crm.example.com/webhooks'],
-    })
+    .meta({ pattern: WEBHOOK_URL_PATTERN, examples: ['https://crm.example.com/webhooks'] })
     .describe(
       'Where deliveries are POSTed: an https URL (http is accepted only in development mode), without credentials, whose host is not, and does not resolve to, a private, loopback or link-local address (docs/webhooks.md, "Where webhooks may go").',
     ),
@@ -87,12 +84,10 @@ export const webhookSubscriptionInput = z.object({
     .describe('The dealership whose events are delivered; may be left out when the key reaches exactly one dealership.'),
 });
 
-type SubscriptionRow = Awaited<ReturnType<ScopedDb['webhookSubscription']['findFirstOrThrow']>>;
-
 /** A subscription as its owners see it: never its secrets. */
 export type WebhookSubscriptionView = ReturnType<typeof subscriptionView>;
 
-function subscriptionView(row: SubscriptionRow, now: Date) {
+function subscriptionView(row: Prisma.WebhookSubscriptionModel, now: Date) {
   const stillSigning = row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now;
   return {
     id: row.id,
@@ -109,17 +104,14 @@ function subscriptionView(row: SubscriptionRow, now: Date) {
 }
 
 /** A subscription with its signing secret: answered only when the secret is made (create, rotate). */
-export interface WebhookSubscriptionWithSecret {
-  subscription: WebhookSubscriptionView;
-  secret: string;
-}
+export type WebhookSubscriptionWithSecret = { subscription: WebhookSubscriptionView; secret: string };
 
 /** Standard Webhooks' secret form: `whsec_` and base64 of 24 random bytes (192 bits). */
 function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-async function findSubscription(db: ScopedDb, id: number): Promise<SubscriptionRow> {
+async function findSubscription(db: ScopedDb, id: number): Promise<Prisma.WebhookSubscriptionModel> {
   const row = await db.webhookSubscription.findUnique({ where: { id } });
   if (!row) throw notFound('webhook_subscription');
   return row;
@@ -267,9 +259,5 @@ export async function redeliverWebhook(
     data: { status: 'pending', due_at: now, locked_until: null, first_attempt_at: null },
   });
   if (count === 0) throw notFound('webhook_delivery');
-  const row = await db.webhookDelivery.findUniqueOrThrow({
-    where: { id: deliveryId },
-    select: deliverySelect,
-  });
-  return deliveryView(row);
+  return deliveryView(await db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, select: deliverySelect }));
 }

@@ -4,10 +4,7 @@ export const WHOLE_LIST_BOUND = 200;
 
 export const WHOLE_LIST_TAKE = WHOLE_LIST_BOUND + 1;
 
-export interface BoundedList<T> {
-  entries: T[];
-  truncated: boolean;
-}
+export type BoundedList<T> = { entries: T[]; truncated: boolean };
 
 export function boundedList<T>(rows: readonly T[]): BoundedList<T> {
   return { entries: rows.slice(0, WHOLE_LIST_BOUND), truncated: rows.length > WHOLE_LIST_BOUND };

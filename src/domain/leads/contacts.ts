@@ -13,16 +13,10 @@ type LeadPerson = Pick<LeadColumns, 'name' | 'last_name' | 'email' | 'phone' | '
 
 const CANDIDATES_READ = 20;
 
-interface Candidate {
-  id: number;
-  first_name: string;
-  last_name: string | null;
-  email_normalized: string | null;
-  phone: string | null;
-  postcode: string | null;
-  sms_verified: boolean;
-  high_priority: boolean;
-}
+type Candidate = Pick<
+  Prisma.ContactModel,
+  'id' | 'first_name' | 'last_name' | 'email_normalized' | 'phone' | 'postcode' | 'sms_verified' | 'high_priority'
+>;
 
 type CandidateRow = Omit<Candidate, 'id' | 'sms_verified' | 'high_priority'> & Record<'id' | 'sms_verified' | 'high_priority', unknown>;
 
@@ -97,9 +91,7 @@ export async function attachContact(tx: ScopedTx, dealership_id: number, person:
   if (!contact.postcode && postcode) data.postcode = postcode;
   if (person.sms_verified && !contact.sms_verified) data.sms_verified = true;
   if (person.golden && !contact.high_priority) data.high_priority = true;
-  if (Object.keys(data).length > 0) {
-    await tx.contact.update({ where: { id: contact.id }, data: { ...data, updated_at: now } });
-  }
+  if (Object.keys(data).length > 0) await tx.contact.update({ where: { id: contact.id }, data: { ...data, updated_at: now } });
   return contact.id;
 }
 

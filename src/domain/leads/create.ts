@@ -111,15 +111,7 @@ async function writeLead(
     created_at: now,
     updated_at: now,
   });
-  if (valid.payment?.amount !== undefined) {
-    await tx.leadPayment.create({ data: { ...valid.payment, amount: valid.payment.amount, lead_id: lead.id, created_at: now } });
-  }
-  if (valid.address) await tx.leadAddress.create({ data: { ...valid.address, lead_id: lead.id } });
-  await insertRows(
-    tx,
-    'lead_files',
-    files.map((file) => ({ ...file, lead_id: lead.id, created_at: now })),
-  );
+  await writeLeadParts(tx, lead.id, valid, files, now);
 
   await enqueueLeadNotifications(tx, lead, dealership, now, car);
   const event = await recordEvent(tx, { type: 'lead.created', dealershipId: dealership.id, recordId: lead.id }, now);
@@ -127,4 +119,33 @@ async function writeLead(
   const record = withParts ? await loadLeadRecord(tx, lead.id) : newLeadRecord(lead);
   if (key) await recordAnswer(tx, key, CREATED, record, now);
   return { record, event };
+}
+
+/** A part left out stays as it is and null removes it; files sent are added. */
+export async function writeLeadParts(tx: ScopedTx, lead_id: number, valid: ValidLead, files: readonly StoredLeadFile[], now: Date) {
+  if (valid.payment === null) {
+    await tx.leadPayment.deleteMany({ where: { lead_id } });
+  } else if (valid.payment) {
+    const { amount, ...rest } = valid.payment;
+    // amount is absent only when the lead has a payment already (validation requires it otherwise).
+    if (amount === undefined) {
+      await tx.leadPayment.updateMany({ where: { lead_id }, data: rest });
+    } else {
+      await tx.leadPayment.upsert({
+        where: { lead_id },
+        create: { ...rest, amount, lead_id, created_at: now },
+        update: { ...rest, amount },
+      });
+    }
+  }
+  if (valid.address === null) {
+    await tx.leadAddress.deleteMany({ where: { lead_id } });
+  } else if (valid.address) {
+    await tx.leadAddress.upsert({ where: { lead_id }, create: { ...valid.address, lead_id }, update: valid.address });
+  }
+  await insertRows(
+    tx,
+    'lead_files',
+    files.map((file) => ({ ...file, lead_id, created_at: now })),
+  );
 }

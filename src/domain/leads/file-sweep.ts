@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { startPeriodicTask, type BackgroundTask } from '../../db/background-task.ts';
 import { isUniqueViolation, type Db } from '../../db/client.ts';
 import type { FileStorage } from '../../storage/file-storage.ts';
+import { jsonObject } from '../json-columns.ts';
+import { parsedJson } from '../../lib/json.ts';
 
 const LEASE_SETTING = 'file_sweep_lease';
 const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
@@ -12,35 +14,17 @@ const FILE_SWEEP_INTERVAL_MS = 60 * 60_000;
 const LEASE_MS = 10 * 60_000;
 const BATCH = 500;
 
-export interface FileSweepDeps {
-  db: Db;
-  files: FileStorage;
-  now: () => Date;
-  logger: Logger;
-  graceMs: number;
-  holder: string;
-}
+export type FileSweepDeps = { db: Db; files: FileStorage; now: () => Date; logger: Logger; graceMs: number; holder: string };
 
-interface Lease {
-  holder: string | null;
-  until: number;
-  sweptAt: number;
-}
-
-const FREE: Lease = { holder: null, until: 0, sweptAt: 0 };
+type Lease = { holder: string | null; until: number; sweptAt: number };
 
 function readLease(value: string | undefined): Lease {
-  if (value === undefined) return FREE;
-  try {
-    const lease = JSON.parse(value) as Partial<Lease>;
-    return {
-      holder: typeof lease.holder === 'string' ? lease.holder : null,
-      until: Number(lease.until) || 0,
-      sweptAt: Number(lease.sweptAt) || 0,
-    };
-  } catch {
-    return FREE;
-  }
+  const lease: Partial<Record<keyof Lease, unknown>> = jsonObject(parsedJson(value));
+  return {
+    holder: typeof lease.holder === 'string' ? lease.holder : null,
+    until: Number(lease.until) || 0,
+    sweptAt: Number(lease.sweptAt) || 0,
+  };
 }
 
 async function swapLease(db: Db, seen: string | undefined, next: Lease): Promise<boolean> {

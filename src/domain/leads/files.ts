@@ -8,17 +8,8 @@ import type { Db } from '../../db/client.ts';
 import { MAX_LEAD_FILES, type LeadFileType } from './values.ts';
 import { insertRows } from '../../db/insert-rows.ts';
 
-export interface DecodedLeadFile {
-  file_type: LeadFileType;
-  bytes: Buffer;
-  byte_size: number;
-  sha256: string;
-  content_type: string;
-}
-
-export interface StoredLeadFile extends Omit<DecodedLeadFile, 'bytes'> {
-  storage_key: string;
-}
+export type DecodedLeadFile = ReturnType<typeof decodeLeadFiles>[number];
+export type StoredLeadFile = Omit<DecodedLeadFile, 'bytes'> & { storage_key: string };
 
 /** Its declared type is ignored. */
 const DATA_URL_PREFIX = /^data:[^,;]*(;[^,;]*)*;base64,/i;
@@ -89,12 +80,9 @@ function isPlainText(bytes: Buffer): boolean {
 }
 
 /** Stated here rather than imported, since the input record reads this module's leadFilePattern. */
-interface LeadFileEntry {
-  file_type?: LeadFileType | null;
-  file?: string | null;
-}
+type LeadFileEntry = { file_type?: LeadFileType | null; file?: string | null };
 
-export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxBytes: number; existingCount: number }): DecodedLeadFile[] {
+export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxBytes: number; existingCount: number }) {
   const base = 'lead.lead_files_attributes';
   const allowed = MAX_LEAD_FILES - options.existingCount;
   if (files.length > allowed) {
@@ -114,13 +102,7 @@ export function decodeLeadFiles(files: readonly LeadFileEntry[], options: { maxB
     if (!contentType) {
       throw invalidInput(`${at}.file`, 'must be a PDF, Word (.doc, .docx), RTF, plain text or image (PNG, JPEG, GIF, WebP) file');
     }
-    return {
-      file_type: fileType,
-      bytes,
-      byte_size: bytes.length,
-      sha256: hash('sha256', bytes, 'hex'),
-      content_type: contentType,
-    };
+    return { file_type: fileType, bytes, byte_size: bytes.length, sha256: hash('sha256', bytes, 'hex'), content_type: contentType };
   });
 }
 

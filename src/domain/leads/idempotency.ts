@@ -56,12 +56,7 @@ export const idempotencyKeyReused = () =>
     `This ${IDEMPOTENCY_HEADER} was already used by this API key for a different request; use a new key for a new request.`,
   );
 
-export interface IdempotencyClaim {
-  apiKeyId: number;
-  key: string;
-  hash: string;
-  expiredBefore: Date;
-}
+export type IdempotencyClaim = { apiKeyId: number; key: string; hash: string; expiredBefore: Date };
 
 export interface KeyLookUp<T> {
   claim: IdempotencyClaim;
@@ -70,17 +65,14 @@ export interface KeyLookUp<T> {
   expired: boolean;
 }
 
-const recordOf = (claim: IdempotencyClaim, response_status: number, response_body: string, created_at: Date) => ({
-  api_key_id: claim.apiKeyId,
-  key: claim.key,
-  request_hash: claim.hash,
-  response_status,
-  response_body,
-  created_at,
-});
+const keyColumns = (claim: IdempotencyClaim) => ({ api_key_id: claim.apiKeyId, key: claim.key });
+
+function recordOf(claim: IdempotencyClaim, response_status: number, response_body: string, created_at: Date) {
+  return { ...keyColumns(claim), request_hash: claim.hash, response_status, response_body, created_at };
+}
 
 export async function lookUpKey<T>(db: ScopedTx, claim: IdempotencyClaim): Promise<KeyLookUp<T>> {
-  const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } } });
+  const record = await db.idempotencyRecord.findUnique({ where: { api_key_id_key: keyColumns(claim) } });
   if (!record || record.created_at < claim.expiredBefore) return { claim, answer: null, expired: record !== null };
   if (record.request_hash !== claim.hash) throw idempotencyKeyReused();
   return { claim, answer: JSON.parse(record.response_body) as T, expired: false };
@@ -94,11 +86,7 @@ export async function recordAnswer(
   body: unknown,
   now: Date,
 ): Promise<void> {
-  if (expired) {
-    await tx.idempotencyRecord.deleteMany({
-      where: { api_key_id: claim.apiKeyId, key: claim.key, created_at: { lt: claim.expiredBefore } },
-    });
-  }
+  if (expired) await tx.idempotencyRecord.deleteMany({ where: { ...keyColumns(claim), created_at: { lt: claim.expiredBefore } } });
   await tx.idempotencyRecord.create({ data: recordOf(claim, status, JSON.stringify(body), now), select: { id: true } });
 }
 
@@ -147,7 +135,7 @@ interface KeyedWrite<T> {
 
 export async function underIdempotencyKey<T>(write: KeyedWrite<T>): Promise<T> {
   const { db, claim } = write;
-  const where = { api_key_id_key: { api_key_id: claim.apiKeyId, key: claim.key } };
+  const where = { api_key_id_key: keyColumns(claim) };
   const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
   let claimedId: number | null = null;
   while (claimedId === null) {

@@ -3,10 +3,6 @@ import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { jsonObject, jsonStrings } from '../json-columns.ts';
 
-type AsJson<Row> = {
-  [Column in keyof Row]: Row[Column] extends Date ? string : Row[Column] extends Date | null ? string | null : Row[Column];
-};
-
 const paymentFields = {
   id: true,
   amount: true,
@@ -31,30 +27,20 @@ const fileFields = {
   created_at: true,
 } satisfies Prisma.LeadFileSelect;
 
+export type LeadRecord = ReturnType<typeof newLeadRecord>;
 export type LeadRecordPayment = Prisma.LeadPaymentGetPayload<{ select: typeof paymentFields }>;
 export type LeadRecordAddress = Prisma.LeadAddressGetPayload<{ select: typeof addressFields }>;
-type LeadFileRow = Prisma.LeadFileGetPayload<{ select: typeof fileFields }>;
-export type LeadRecordFile = AsJson<LeadFileRow>;
-
-export type LeadRecord = AsJson<Omit<Prisma.LeadModel, 'tags' | 'fields' | 'charge_breakdown' | 'dob'>> & {
-  tags: string[];
-  fields: Record<string, unknown>;
-  charge_breakdown: unknown;
-  dob: string | null;
-  payment: LeadRecordPayment | null;
-  address: LeadRecordAddress | null;
-  files: LeadRecordFile[];
-};
+export type LeadRecordFile = LeadRecord['files'][number];
 
 interface LeadParts {
   payment: LeadRecordPayment | null;
   address: LeadRecordAddress | null;
-  files: LeadFileRow[];
+  files: Prisma.LeadFileGetPayload<{ select: typeof fileFields }>[];
 }
 
 const NO_PARTS: LeadParts = { payment: null, address: null, files: [] };
 
-export function newLeadRecord(lead: Prisma.LeadModel, parts = NO_PARTS): LeadRecord {
+export function newLeadRecord(lead: Prisma.LeadModel, parts = NO_PARTS) {
   const { dob, created_at, updated_at, tags, fields, charge_breakdown, ...columns } = lead;
   return {
     ...columns,

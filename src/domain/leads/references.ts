@@ -14,6 +14,7 @@ const notInDealership = (field: string, thing: string, dealershipId: number) =>
 type LeadCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
 
 const leadCarFields = { id: true, year: true, make: true, model: true, stocknum: true } as const;
+const websiteNames = { id: true, slug: true, custom_slug: true } as const;
 
 /** Completes website_id, car_id and model_id from the names the request gave. */
 export async function resolveLeadReferences(
@@ -30,20 +31,14 @@ export async function resolveLeadReferences(
   }
 
   if (typeof columns.website_id === 'number') {
-    const website = await tx.website.findFirst({
-      where: { id: columns.website_id, dealership_id },
-      select: { id: true, slug: true, custom_slug: true },
-    });
+    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: websiteNames });
     if (!website) throw notInDealership('website_id', 'a website', dealership_id);
     if (columns.website_slug && nameMatch(website, slugOnly(columns.website_slug)) === null) {
       throw invalidInput('lead.website_slug', `is not the slug of website ${columns.website_id}`);
     }
   } else if (columns.website_id === undefined && columns.website_slug) {
     const name = slugOnly(columns.website_slug);
-    const candidates = await tx.website.findMany({
-      where: { dealership_id, ...recordNameWhere(name) },
-      select: { id: true, slug: true, custom_slug: true },
-    });
+    const candidates = await tx.website.findMany({ where: { dealership_id, ...recordNameWhere(name) }, select: websiteNames });
     const website = recordNamed(candidates, name);
     if (!website) throw notInDealership('website_slug', 'a website', dealership_id);
     columns.website_id = website.id;
@@ -54,16 +49,13 @@ export async function resolveLeadReferences(
     if (!location) throw notInDealership('location_id', 'a location', dealership_id);
   }
 
-  let car: LeadCar | undefined;
+  let car: LeadCar | null = null;
   if (typeof columns.car_id === 'number') {
-    car = (await tx.car.findFirst({ where: { id: columns.car_id, dealership_id }, select: leadCarFields })) ?? undefined;
+    car = await tx.car.findFirst({ where: { id: columns.car_id, dealership_id }, select: leadCarFields });
     if (!car) throw notInDealership('car_id', 'a car', dealership_id);
   } else if (columns.car_id === undefined && columns.stocknum) {
-    car =
-      (await tx.car.findUnique({
-        where: { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } },
-        select: leadCarFields,
-      })) ?? undefined;
+    const where = { dealership_id_stocknum: { dealership_id, stocknum: columns.stocknum } };
+    car = await tx.car.findUnique({ where, select: leadCarFields });
     columns.car_id = car?.id ?? null;
   }
 

@@ -6,14 +6,13 @@ import { apiError, invalidInput, notFound } from '../../errors.ts';
 // The runtime values (DbNull) are the same objects for both engines' clients: one Prisma runtime.
 import { Prisma as PrismaValues } from '../../generated/prisma/sqlite/client.ts';
 import { raiseContactFlags } from './contacts.ts';
-import { TRANSACTION_OPTIONS, type LeadWriteDeps } from './create.ts';
+import { TRANSACTION_OPTIONS, writeLeadParts, type LeadWriteDeps } from './create.ts';
 import { removeLeadFiles, settleLeadFiles, storeLeadFiles, type StoredLeadFile } from './files.ts';
 import { loadLeadRecord, type LeadRecord } from './record.ts';
 import { publishCommitted, recordEvent, type RecordEvent } from '../record-events.ts';
 import { resolveLeadReferences } from './references.ts';
 import { validateLead, type LeadInputData, type ValidationOptions } from './validation.ts';
 import { LEAD_UPDATE_WINDOW_MS, MAX_LEAD_FILES } from './values.ts';
-import { insertRows } from '../../db/insert-rows.ts';
 
 export const leadTooOld = () =>
   apiError('CONFLICT', 'lead_too_old', 'This lead is more than 3 days old and can no longer be updated through the API.');
@@ -84,31 +83,7 @@ async function writeUpdate(
   if (user_id !== undefined) data.user_id = user_id;
   await tx.lead.update({ where: { id }, data });
 
-  if (valid.payment === null) {
-    await tx.leadPayment.deleteMany({ where: { lead_id: id } });
-  } else if (valid.payment) {
-    const { amount, ...rest } = valid.payment;
-    // amount is absent only when the lead has a payment already (validation requires it otherwise).
-    if (amount === undefined) {
-      await tx.leadPayment.updateMany({ where: { lead_id: id }, data: rest });
-    } else {
-      await tx.leadPayment.upsert({
-        where: { lead_id: id },
-        create: { ...rest, amount, lead_id: id, created_at: now },
-        update: { ...rest, amount },
-      });
-    }
-  }
-  if (valid.address === null) {
-    await tx.leadAddress.deleteMany({ where: { lead_id: id } });
-  } else if (valid.address) {
-    await tx.leadAddress.upsert({ where: { lead_id: id }, create: { ...valid.address, lead_id: id }, update: valid.address });
-  }
-  await insertRows(
-    tx,
-    'lead_files',
-    files.map((file) => ({ ...file, lead_id: id, created_at: now })),
-  );
+  await writeLeadParts(tx, id, valid, files, now);
   if (current.contact_id !== null) await raiseContactFlags(tx, current.contact_id, valid.columns, now);
   const event = await recordEvent(tx, { type: 'lead.updated', dealershipId: current.dealership_id, recordId: id }, now);
   return { record: await loadLeadRecord(tx, id), event };

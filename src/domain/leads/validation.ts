@@ -4,7 +4,7 @@
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseRecord } from '../input-records.ts';
-import { isPlainObject } from '../json-columns.ts';
+import { isPlainObject } from '../../lib/json.ts';
 import { normalizePhone } from '../phone.ts';
 import { decodeLeadFiles, type DecodedLeadFile } from './files.ts';
 import {
@@ -28,9 +28,7 @@ type ColumnField = Exclude<
 
 export type LeadColumns = {
   [Field in ColumnField]?: Field extends NeverClearedField ? NonNullable<LeadInputValues[Field]> : LeadInputValues[Field];
-} & {
-  dob?: Date | null;
-};
+} & { dob?: Date | null };
 
 type ValidPayment = Omit<NonNullable<LeadInputValues['payment_attributes']>, 'amount'> & { amount?: number };
 
@@ -47,17 +45,9 @@ export interface ValidLead {
 export type ExistingLead = Pick<
   Prisma.LeadModel,
   'dealership_id' | 'category' | 'fields' | 'team_member_id' | 'disable_strict_validation'
-> & {
-  has_payment: boolean;
-  file_count: number;
-};
+> & { has_payment: boolean; file_count: number };
 
-export interface ValidationOptions {
-  now: Date;
-  maxFileBytes: number;
-  leadSources: LeadSourceLists;
-  existing?: ExistingLead;
-}
+export type ValidationOptions = { now: Date; maxFileBytes: number; leadSources: LeadSourceLists; existing?: ExistingLead };
 
 export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && EMAIL_ADDRESS.test(text);

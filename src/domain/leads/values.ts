@@ -97,10 +97,7 @@ export const MAX_NOTIFICATION_DELAY_MINUTES = 7 * 24 * 60;
 
 export const LEAD_UPDATE_WINDOW_MS = 72 * 60 * 60 * 1000;
 
-export interface LeadSourceLists {
-  sources: readonly string[];
-  marketingSources: readonly string[];
-}
+export type LeadSourceLists = { sources: readonly string[]; marketingSources: readonly string[] };
 
 export function leadSourceLists(
   thirdPartySources: readonly string[] = DEFAULT_THIRD_PARTY_SOURCES,
