@@ -17,11 +17,7 @@ export const connectionPageSize = { default: 20, max: 100 } as const;
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: {
-    public: boolean;
-    authenticated: boolean;
-    permission: Permission;
-  };
+  AuthScopes: { public: boolean; authenticated: boolean; permission: Permission };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     Date: { Input: Date; Output: Date | string };

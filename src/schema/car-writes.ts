@@ -49,9 +49,8 @@ const UpdateCarPayload = builder.objectRef<UpdateCarResult>('UpdateCarPayload').
       description: 'The stored car after the update, with the record’s own fields.',
       resolve: (query, result, _args, context) => context.db.car.findUniqueOrThrow({ ...query, where: { id: result.carId } }),
     }),
-    skipped_fields: t.stringList({
+    skipped_fields: t.exposeStringList('skippedFields', {
       description: 'Fields of the request left unchanged because the car has them in locked_fields.',
-      resolve: (result) => result.skippedFields,
     }),
     node: t.prismaField(carNode('The updated car', (result) => result.carId)),
   }),

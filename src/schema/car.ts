@@ -163,9 +163,7 @@ const CarPaymentProcessor = builder.objectRef<ProcessorRow>('CarPaymentProcessor
 
 const CarPaymentProcessors = builder.objectRef<{ payment_processors: ProcessorRow[] }>('CarPaymentProcessors').implement({
   description: 'The payment processors a website can take a car’s payments with.',
-  fields: (t) => ({
-    payment_processors: t.expose('payment_processors', { type: [CarPaymentProcessor] }),
-  }),
+  fields: (t) => ({ payment_processors: t.expose('payment_processors', { type: [CarPaymentProcessor] }) }),
 });
 
 builder.queryField('car_payment_processors', (t) =>
@@ -178,9 +176,7 @@ builder.queryField('car_payment_processors', (t) =>
       id: t.arg.string({ required: true, description: 'The car’s id.' }),
       website: t.arg.string({ description: 'The website (id, slug or custom slug) the car is sold through.' }),
     },
-    resolve: async (_root, args, context) => ({
-      payment_processors: await carPaymentProcessors(context.db, args.id, args.website),
-    }),
+    resolve: async (_root, args, context) => ({ payment_processors: await carPaymentProcessors(context.db, args.id, args.website) }),
   }),
 );
 
@@ -284,7 +280,6 @@ const CarNode = builder.prismaNode('Car', {
     model_variant_id: t.exposeInt('model_variant_id', { nullable: true }),
     custom_slug: t.exposeString('custom_slug', { nullable: true }),
     sold_date: t.expose('sold_date', { type: 'Date', nullable: true }),
-    // Null without index:dealership.
     dealership: t.relation('dealership', { type: Dealership, nullable: true }),
     // Any reader of the car sees where it is; the location's other fields need index:dealership.
     location: t.relation('location', { type: Location, nullable: true, description: 'The dealership location the car is at.' }),

@@ -17,12 +17,11 @@ const ContactVehicle = builder.prismaObject('ContactVehicle', {
   fields: (t) => ({ ...vehicleFields(t), model: t.exposeString('model', { description: 'The model name.' }) }),
 });
 
+const listForm = "The list form (4.12) has a vehicle's `raw_model`, which the contact's own form does not.";
+
 const ContactListVehicle = builder.prismaObject('ContactVehicle', {
   variant: 'ContactListVehicle',
-  variantOf: {
-    record: 'Contact vehicle',
-    reason: "The list form (4.12) has a vehicle's `raw_model`, which the contact's own form does not.",
-  },
+  variantOf: { record: 'Contact vehicle', reason: listForm },
   description: "A contact's vehicle, as the contact list answers it (model name under `raw_model`).",
   fields: (t) => ({ ...vehicleFields(t), raw_model: t.exposeString('model') }),
 });
@@ -45,7 +44,7 @@ keepNodeIdField(Contact);
 
 const ContactListEntry = builder.prismaObject('Contact', {
   variant: 'ContactListEntry',
-  variantOf: { record: 'Contact', reason: "The list form (4.12) has a vehicle's `raw_model`, which the contact's own form does not." },
+  variantOf: { record: 'Contact', reason: listForm },
   description: 'A contact as the contact list answers it (vehicles with `raw_model`).',
   fields: (t) => ({
     ...contactFields(t),

@@ -1,6 +1,8 @@
 // Dealerships, their locations and websites, and the operations over them: partner mappings (4.14),
 // postcode search (4.15) and plugins (4.17).
+import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { answeredByItsRoot, readAlongItsHolder } from '../auth/record-access.ts';
+import type { Prisma } from '../db/client.ts';
 import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
 import { guardedBy } from '../auth/field-guards.ts';
 import { CAPPED_COUNT_TAKE, cappedCountFields, pagedById, type PrismaFieldBuilder } from './field-builders.ts';
@@ -94,7 +96,6 @@ const Website = builder.prismaNode('Website', {
 });
 keepNodeIdField(Website);
 
-/** A dealership's business details: null for a key without index:dealership. */
 const dealershipData = guardedBy('index:dealership');
 
 /**
@@ -131,13 +132,18 @@ export const User = builder.prismaObject('User', {
   }),
 });
 
+// A dealership's staff: a connection paging its DealershipUser links by user id, answering each link's user.
+const staffLinks = prismaConnectionHelpers(builder, 'DealershipUser', {
+  cursor: 'dealership_id_user_id',
+  query: { orderBy: { user_id: 'asc' } },
+  // `id` keeps the nested selection non-empty when only the page info or the count is asked: Prisma refuses an empty one.
+  select: (nodeSelection) => ({ user: nodeSelection({ select: { id: true } }) }),
+  resolveNode: (link) => link.user as Prisma.UserModel,
+});
+
 /** A dealership's own fields, declared once for Dealership and the key details' variant of it. */
 export function dealershipFields(t: PrismaFieldBuilder<'Dealership'>) {
-  return {
-    databaseId: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-  };
+  return { databaseId: t.exposeInt('id'), name: t.exposeString('name'), slug: t.exposeString('slug') };
 }
 
 export const Dealership = builder.prismaNode('Dealership', {
@@ -145,22 +151,25 @@ export const Dealership = builder.prismaNode('Dealership', {
   ...nodeById,
   fields: (t) => ({
     ...dealershipFields(t),
-    locations: t.relatedConnection('locations', {
-      type: Location,
-      ...pagedById,
-      description: 'The dealership’s locations, by id.',
-    }),
-    websites: t.relatedConnection('websites', {
-      type: Website,
-      ...pagedById,
-      description: 'The dealership’s websites, by id.',
-    }),
-    // Null without read:car, as stock is wherever it is reached from.
-    cars: t.relatedConnection('cars', {
-      ...pagedById,
-      nullable: true,
-      description: 'The dealership’s cars, by id.',
-    }),
+    locations: t.relatedConnection('locations', { type: Location, ...pagedById, description: 'The dealership’s locations, by id.' }),
+    websites: t.relatedConnection('websites', { type: Website, ...pagedById, description: 'The dealership’s websites, by id.' }),
+    cars: t.relatedConnection('cars', { ...pagedById, nullable: true, description: 'The dealership’s cars, by id.' }),
+    users: t.connection(
+      {
+        type: User,
+        description: 'The dealership’s staff (platform users), by user id.',
+        args: staffLinks.getArgs(),
+        select: (args, context, nestedSelection) => ({
+          _count: { select: { users: true } },
+          users: staffLinks.getQuery(args, context, nestedSelection),
+        }),
+        resolve: (dealership, args, context) => ({
+          ...staffLinks.resolve(dealership.users, args, context),
+          totalCount: dealership._count.users,
+        }),
+      },
+      { name: 'DealershipUsersConnection', fields: (connection) => ({ totalCount: connection.exposeInt('totalCount') }) },
+    ),
   }),
 });
 keepNodeIdField(Dealership);
@@ -208,12 +217,11 @@ const PartnerDealershipRef = builder.objectRef<PartnerDealershipMapping>('Partne
 const PartnerDealerships = builder.objectRef<BoundedList<PartnerDealershipMapping>>('PartnerDealerships').implement({
   description: 'The dealership locations the vehicle-data partner knows, with its ids for them.',
   fields: (t) => ({
-    dealerships: t.field({
+    dealerships: t.expose('entries', {
       type: [PartnerDealershipRef],
       description: 'The mappings, by dealership then location id (at most the bound `dealerships_truncated` states).',
-      resolve: (list) => list.entries,
     }),
-    dealerships_truncated: t.boolean({ description: truncatedFieldDescription('dealerships'), resolve: (list) => list.truncated }),
+    dealerships_truncated: t.exposeBoolean('truncated', { description: truncatedFieldDescription('dealerships') }),
   }),
 });
 
@@ -356,8 +364,6 @@ builder.queryField('dealership_plugins', (t) =>
     description: 'The plugins of a dealership the key reaches, by plugin name.',
     authScopes: { permission: 'index:plugin' },
     args: { dealership_slug: t.arg.string({ required: true, description: 'The dealership, by slug.' }) },
-    resolve: async (_root, args, context) => ({
-      plugins: await dealershipPlugins(context.db, args.dealership_slug),
-    }),
+    resolve: async (_root, args, context) => ({ plugins: await dealershipPlugins(context.db, args.dealership_slug) }),
   }),
 );

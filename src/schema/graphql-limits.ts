@@ -26,7 +26,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import type { ExecutionArgs, GraphQLError } from 'graphql';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -103,11 +103,6 @@ function limitError(limit: Limit, max: number, found: number) {
   return apiError('BAD_REQUEST', error, describe(max, found), { limit, max, found, http: { status: 200 } });
 }
 
-function isConnection(field: GraphQLField<unknown, unknown>): boolean {
-  const type = getNamedType(field.type);
-  return field.args.some((arg) => arg.name === 'first') && isObjectType(type) && 'edges' in type.getFields();
-}
-
 function clampSize(value: unknown, fallback: number, max: number | undefined): number {
   const size = typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : fallback;
   return max === undefined ? size : Math.min(size, max);
@@ -121,14 +116,13 @@ function declaredListSize(field: GraphQLField<unknown, unknown> | undefined, arg
   return clampSize(requested, declared.defaultSize, declared.maxSize);
 }
 
-/** A list's size: its declared listSize, else the page around it, else ASSUMED_LIST_SIZE. */
 function listMultiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pageSize: number | undefined): number {
   if (!isListType(getNullableType(field.type))) return 1;
   return declaredListSize(field, args) ?? pageSize ?? ASSUMED_LIST_SIZE;
 }
 
 /** Invalid variables stop execution with their own error; until then, the walk counts with the defaults. */
-function coercedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, raw: Record<string, unknown> | null | undefined) {
+function coercedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, raw: ExecutionArgs['variableValues']) {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {});
   return 'coerced' in coerced && coerced.coerced ? coerced.coerced : {};
 }
@@ -162,7 +156,8 @@ class CostWalk {
     } catch {
       // An invalid argument stops execution with its own error.
     }
-    const connection = isConnection(field);
+    const type = getNamedType(field.type);
+    const connection = field.args.some((arg) => arg.name === 'first') && isObjectType(type) && 'edges' in type.getFields();
     if (connection && !this.oversizedPage) {
       for (const argument of ['first', 'last'] as const) {
         const size = args[argument];
@@ -170,7 +165,7 @@ class CostWalk {
       }
     }
     const childPageSize = connection ? clampSize(args.first ?? args.last, connectionPageSize.default, connectionPageSize.max) : undefined;
-    const children = node.selectionSet ? this.selectionSet(node.selectionSet, getNamedType(field.type), childPageSize) : 0;
+    const children = node.selectionSet ? this.selectionSet(node.selectionSet, type, childPageSize) : 0;
     return 1 + listMultiplier(field, args, pageSize) * children;
   }
 
@@ -210,8 +205,8 @@ class CostWalk {
 export function operationShape(
   schema: GraphQLSchema,
   document: DocumentNode,
-  operationName: string | null | undefined,
-  rawVariables: Record<string, unknown> | null | undefined,
+  operationName: ExecutionArgs['operationName'],
+  rawVariables: ExecutionArgs['variableValues'],
 ): OperationShape | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
@@ -228,15 +223,10 @@ const SHAPES_PER_DOCUMENT = 16;
 const MAX_KEPT_VARIABLES_CHARACTERS = 512;
 const shapesBySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationShape | null>>>();
 
-function keptOperationShape(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  rawVariables: Record<string, unknown> | null | undefined,
-): OperationShape | null {
+function keptOperationShape({ schema, document, operationName, variableValues }: ExecutionArgs): OperationShape | null {
   // Variables here were parsed from JSON (a REST route was costed before), so their JSON text is all of them.
-  const variablesText = rawVariables ? JSON.stringify(rawVariables) : '';
-  if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, rawVariables);
+  const variablesText = variableValues ? JSON.stringify(variableValues) : '';
+  if (variablesText.length > MAX_KEPT_VARIABLES_CHARACTERS) return operationShape(schema, document, operationName, variableValues);
   let byDocument = shapesBySchema.get(schema);
   if (!byDocument) {
     byDocument = new WeakMap();
@@ -249,7 +239,7 @@ function keptOperationShape(
   }
   const key = `${operationName ?? ''}\n${variablesText}`;
   if (shapes.has(key)) return shapes.get(key) ?? null;
-  const shape = operationShape(schema, document, operationName, rawVariables);
+  const shape = operationShape(schema, document, operationName, variableValues);
   if (shapes.size < SHAPES_PER_DOCUMENT) shapes.set(key, shape);
   return shape;
 }
@@ -282,12 +272,7 @@ export function restCallCost(field: GraphQLField<unknown, unknown>, args: Readon
 }
 
 /** The root field an operation runs and its arguments, when it runs exactly one (a REST call does). */
-function soleRootField(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  rawVariables: Record<string, unknown> | null | undefined,
-) {
+function soleRootField({ schema, document, operationName, variableValues }: ExecutionArgs) {
   const operation = getOperationAST(document, operationName);
   const rootType = operation ? schema.getRootType(operation.operation) : undefined;
   const [selection, ...others] = operation?.selectionSet.selections ?? [];
@@ -295,7 +280,7 @@ function soleRootField(
   const field = rootType.getFields()[selection.name.value];
   if (!field) return undefined;
   try {
-    return { field, args: getArgumentValues(field, selection, coercedVariables(schema, operation, rawVariables)) };
+    return { field, args: getArgumentValues(field, selection, coercedVariables(schema, operation, variableValues)) };
   } catch {
     return { field, args: {} };
   }
@@ -316,10 +301,7 @@ export function operationCost(context: { request?: Request }): number | undefine
 }
 
 /** Where an operation starts: a query's or mutation's execution, or a subscription's opening (the same arguments). */
-interface OperationStart {
-  args: ExecutionArgs;
-  setResultAndStopExecution(result: ExecutionResult): void;
-}
+type OperationStart = Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>;
 
 type ArmorLimit = 'depth' | 'aliases' | 'directives';
 
@@ -371,17 +353,15 @@ function directivesRule(max: number, refused: WeakSet<ValidationContext>): Valid
 export function useQueryLimits(limits: { readonly [K in keyof typeof queryLimits]: number } = queryLimits): Plugin {
   const refused = new WeakSet<ValidationContext>();
   const limitOperation = ({ args, setResultAndStopExecution }: OperationStart): void => {
-    const variables = args.variableValues as Record<string, unknown> | undefined;
     const { request } = args.contextValue as { request?: Request };
     const state: RequestState = request ? requestState(request) : {};
     const fromRestDoor = !state.fromGraphqlDoor;
-    // The REST door: a route's fixed document, costed by the records it answers, is within the walk's limits by construction.
-    const root = fromRestDoor ? soleRootField(args.schema, args.document, args.operationName, variables) : undefined;
+    const root = fromRestDoor ? soleRootField(args) : undefined;
     if (root) {
       state.operationCost = restCallCost(root.field, root.args);
       return;
     }
-    const shape = keptOperationShape(args.schema, args.document, args.operationName, variables);
+    const shape = keptOperationShape(args);
     if (!shape) return;
     state.operationCost = shape.cost;
     if (fromRestDoor) return;

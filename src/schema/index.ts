@@ -13,7 +13,6 @@ import './phone-call.ts';
 import './car-writes.ts';
 import './contact.ts';
 import './dealership.ts';
-import './dealership-users.ts';
 import './redirect.ts';
 import './subscriptions.ts';
 import './webhooks.ts';

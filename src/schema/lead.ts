@@ -14,7 +14,9 @@ import { jsonObject, jsonStrings } from '../domain/json-columns.ts';
 import type { LeadRecord, LeadRecordAddress, LeadRecordFile, LeadRecordPayment } from '../domain/leads/record.ts';
 import { updateLead } from '../domain/leads/update.ts';
 import { DOCUMENT_REQUEST, DOCUMENT_TYPES } from '../domain/leads/values.ts';
-import { LeadInput, LeadUpdateInput } from './lead-inputs.ts';
+import { documentTypeSchema, leadCategorySchema, leadFileTypeSchema, leadInputSchema } from '../domain/leads/input-record.ts';
+import type { z } from 'zod';
+import { inputFromZod, type AnyEnumRef } from './input-from-zod.ts';
 import { LeadCategoryEnum, LeadDocumentTypeEnum, LeadFileTypeEnum } from './lead-values.ts';
 import { CAPPED_COUNT_TAKE, cappedCountFields } from './field-builders.ts';
 
@@ -81,7 +83,7 @@ function leadColumnFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, LeadCol
     time_on_site_seconds: int('time_on_site_seconds'),
     time_to_submit_seconds: int('time_to_submit_seconds'),
     fields: t.field({ type: 'JSONObject', resolve: (lead) => jsonObject(lead.fields) }),
-    charge_breakdown: t.field({ type: 'JSON', nullable: true, resolve: (lead) => lead.charge_breakdown ?? null }),
+    charge_breakdown: t.expose('charge_breakdown', { type: 'JSON', nullable: true }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
   };
@@ -183,6 +185,27 @@ const LeadPayload = builder.objectRef<{ lead: LeadRecord }>('LeadPayload').imple
   }),
 });
 
+// The inputs, from the lead's one zod declaration. Every field may be left out: what is required is the
+// domain's rule, so a missing field is a 422 naming it on both doors.
+const enums = new Map<z.core.$ZodType, AnyEnumRef<Types>>([
+  [leadCategorySchema, LeadCategoryEnum],
+  [leadFileTypeSchema, LeadFileTypeEnum],
+  [documentTypeSchema, LeadDocumentTypeEnum],
+]);
+
+const LeadInput = inputFromZod(builder, 'LeadInput', leadInputSchema, {
+  enums,
+  description: 'A new lead: email, phone, dealership_id, category and source are required.',
+});
+
+const LeadUpdateInput = inputFromZod(builder, 'LeadUpdateInput', leadInputSchema, {
+  enums,
+  description:
+    'Changes to a lead (the names and rules of a new lead): a field left out keeps its value, null clears an optional one ' +
+    '(payment_attributes / address_attributes: null removes them); email, phone, category and source cannot be cleared. ' +
+    'Files sent are added to the lead’s files.',
+});
+
 function writeDeps(context: Context): LeadWriteDeps {
   return {
     db: context.db,
@@ -238,7 +261,6 @@ const LeadRef = builder.prismaNode('Lead', {
     'A sales lead. Personal data is null without read:personal_data; the contact and the car need read:contact and read:car ' +
     '(null without), so read:lead does not open them.',
   fields: (t) => ({
-    // Guarded by their types' permissions: null without read:contact / read:car.
     contact: t.relation('contact', { nullable: true }),
     car: t.relation('car', { nullable: true }),
     // The parts are LeadRecord's types too; the Prisma rows have their fields (see LeadPaymentPart).

@@ -3,10 +3,10 @@
 // manufacturers. Each record is one type: what the REST bodies leave out of it is `graphOnly`. The two
 // `category` objects have distinct type names so each list keeps its full nested shape.
 import { deniedAsUnauthorized } from '../auth/field-access.ts';
-import { builder, graphOnly, nodeById, keepNodeIdField } from './builder.ts';
+import { builder, graphOnly, nodeById, keepNodeIdField, type Types } from './builder.ts';
 import { readAlongItsHolder } from '../auth/record-access.ts';
-import type { Types } from './builder.ts';
 import { requireActor } from '../auth/scope.ts';
+import type { Prisma } from '../db/client.ts';
 import {
   availabilitiesSelect,
   availabilityGroups,
@@ -35,23 +35,20 @@ const CatalogueImageThumb = builder.objectRef<ImageVersions['thumb']>('Catalogue
 /** `{ url, thumb { url } }`, the image shape of model variants and offers. */
 export const CatalogueImage = builder.objectRef<ImageVersions>('CatalogueImage').implement({
   description: 'A catalogue image and its thumbnail.',
-  fields: (t) => ({
-    url: t.exposeString('url', { nullable: true }),
-    thumb: t.expose('thumb', { type: CatalogueImageThumb }),
-  }),
+  fields: (t) => ({ url: t.exposeString('url', { nullable: true }), thumb: t.expose('thumb', { type: CatalogueImageThumb }) }),
 });
 
-const ModelVariantBannerData = builder
-  .objectRef<{ key: string | null; url: string | null; height: number; width: number }>('ModelVariantBannerData')
-  .implement({
-    description: 'The banner image of a model variant.',
-    fields: (t) => ({
-      key: t.exposeString('key', { nullable: true }),
-      url: t.exposeString('url', { nullable: true }),
-      height: t.exposeInt('height'),
-      width: t.exposeInt('width'),
-    }),
-  });
+type BannerColumns = Pick<Prisma.ModelVariantModel, 'banner_key' | 'banner_url' | 'banner_height' | 'banner_width'>;
+
+const ModelVariantBannerData = builder.objectRef<BannerColumns>('ModelVariantBannerData').implement({
+  description: 'The banner image of a model variant.',
+  fields: (t) => ({
+    key: t.exposeString('banner_key', { nullable: true }),
+    url: t.exposeString('banner_url', { nullable: true }),
+    height: t.exposeInt('banner_height'),
+    width: t.exposeInt('banner_width'),
+  }),
+});
 
 function categoryFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, CategoryRow>) {
   return { databaseId: t.exposeInt('id'), name: t.exposeString('name'), slug: t.exposeString('slug'), position: t.exposeInt('position') };
@@ -66,10 +63,7 @@ const ModelVariantAvailabilityCategory = categoryType('ModelVariantAvailabilityC
 
 const ModelVariantSpecificationField = builder.objectRef<SpecificationFieldEntry>('ModelVariantSpecificationField').implement({
   description: 'One specification and its value.',
-  fields: (t) => ({
-    ...categoryFields(t),
-    value: t.exposeString('value', { description: 'The specification’s value, as text.' }),
-  }),
+  fields: (t) => ({ ...categoryFields(t), value: t.exposeString('value', { description: 'The specification’s value, as text.' }) }),
 });
 
 const ModelVariantSpecification = builder.objectRef<SpecificationGroup>('ModelVariantSpecification').implement({
@@ -161,12 +155,7 @@ const ModelVariantNode = builder.prismaNode('ModelVariant', {
       banner_data: t.field({
         type: ModelVariantBannerData,
         select: { banner_key: true, banner_url: true, banner_height: true, banner_width: true },
-        resolve: (variant) => ({
-          key: variant.banner_key,
-          url: variant.banner_url,
-          height: variant.banner_height,
-          width: variant.banner_width,
-        }),
+        resolve: (variant) => variant,
       }),
       specifications: t.field({
         type: [ModelVariantSpecification],
@@ -190,12 +179,7 @@ keepNodeIdField(ModelVariantNode);
 // ─── the model ───
 
 /** What a REST body shows of a model wherever it names one: its names and the path of its pages. */
-export interface ModelPages {
-  name: string;
-  slug: string;
-  new_slug: string;
-  path: string;
-}
+export type ModelPages = Pick<Prisma.ModelModel, 'name' | 'slug' | 'new_slug' | 'path'>;
 
 /** A model's names and page path, declared once for the Model type and the REST shapes that add to them. */
 export function modelPageFields(t: PothosSchemaTypes.ObjectFieldBuilder<Types, ModelPages>) {

@@ -163,11 +163,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.int({ required: true, description: 'The manufacturer’s id.' }) },
     resolve: async (query, _root, args, context) => {
       await requireManufacturer(context.db, args.id);
-      return context.db.offer.findMany({
-        ...query,
-        where: manufacturerOffersWhere(args.id, context.now()),
-        orderBy: { id: 'asc' },
-      });
+      return context.db.offer.findMany({ ...query, where: manufacturerOffersWhere(args.id, context.now()), orderBy: { id: 'asc' } });
     },
   }),
   website_offer: t.prismaField({
@@ -197,22 +193,15 @@ const ManufacturerNode = builder.prismaNode('Manufacturer', {
     databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
-    models: t.relatedConnection('models', {
-      ...pagedById,
-      description: 'Its models, by id.',
-    }),
+    models: t.relatedConnection('models', { ...pagedById, description: 'Its models, by id.' }),
     // Offer is index:offer data wherever it is reached, so without it the
     // connection is null. The count is taken under the rows' own `where` (the builder's
     // filterConnectionTotalCount), so it counts only the running offers the key's dealerships see.
     offers: t.relatedConnection('offers', {
-      cursor: 'id',
+      ...pagedById,
       nullable: true,
-      totalCount: true,
       description: 'Its running manufacturer offers, as manufacturer_offers lists them; null without index:offer.',
-      query: (_args, context) => ({
-        where: runningManufacturerOffersWhere(context.now()),
-        orderBy: { id: 'asc' },
-      }),
+      query: (_args, context) => ({ where: runningManufacturerOffersWhere(context.now()), orderBy: { id: 'asc' } }),
     }),
   }),
 });

@@ -15,9 +15,7 @@ const PartnerToken = builder.objectRef<PartnerTokenGrant>('PartnerToken').implem
 
 const PartnerSignOn = builder.objectRef<{ location: string }>('PartnerSignOn').implement({
   description: 'The platform URL the browser is redirected to (REST answers it as a 302 Location).',
-  fields: (t) => ({
-    location: t.exposeString('location', { description: 'The absolute URL the browser is sent to.' }),
-  }),
+  fields: (t) => ({ location: t.exposeString('location', { description: 'The absolute URL the browser is sent to.' }) }),
 });
 
 builder.mutationFields((t) => ({

@@ -59,10 +59,7 @@ const connectionTexts = (nodeType: string, capped: boolean) => ({
     : 'How many records the whole list holds, over all its pages.',
 });
 
-const edgeTexts = (nodeType: string) => ({
-  type: `One ${nodeType} of a page, with its cursor.`,
-  node: `The ${nodeType}.`,
-});
+const edgeTexts = (nodeType: string) => ({ type: `One ${nodeType} of a page, with its cursor.`, node: `The ${nodeType}.` });
 
 function appendSentence(description: string | null | undefined, sentence: string): string {
   const text = (description ?? '').trim();

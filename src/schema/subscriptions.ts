@@ -16,63 +16,48 @@ import { readPermissionOfEvent } from '../domain/webhooks.ts';
 
 type LiveItem = RecordEvent | { withdrawn: GraphQLError };
 
-const keyNoLongerValid = () =>
-  apiError('UNAUTHENTICATED', 'unauthorized', 'This API key is no longer valid (revoked or expired): the subscription has ended.');
-
-const permissionWithdrawn = (permission: Permission) =>
-  apiError(
-    'FORBIDDEN',
-    'forbidden',
-    `This API key no longer has the ${permission} permission this subscription needs: the subscription has ended.`,
-    { permission },
-  );
-
 /** The most events a reconnecting stream is sent from before it reconnected; further behind, it is refused. */
 export const RESUME_LIMIT = 1_000;
-
-const unknownLastEventId = () =>
-  apiError(
-    'BAD_USER_INPUT',
-    'unknown_last_event_id',
-    'Last-Event-ID: no event with this id is stored for this API key: subscribe without it, and read what changed meanwhile with a query.',
-    { field: 'Last-Event-ID' },
-  );
-
-const tooFarBehind = () =>
-  apiError(
-    'BAD_USER_INPUT',
-    'last_event_id_too_old',
-    `Last-Event-ID: more than ${RESUME_LIMIT} events of this subscription came after it: subscribe without it, and read what changed meanwhile with a query.`,
-    { field: 'Last-Event-ID', limit: RESUME_LIMIT },
-  );
 
 /** Refused when the named event is not found or too many came after it. */
 async function eventsSince(db: ScopedDb, type: RecordEventType, lastEventId: string): Promise<RecordEvent[]> {
   const last = await db.recordEvent.findFirst({ where: { event_id: lastEventId }, select: { id: true } });
-  if (!last) throw unknownLastEventId();
+  if (!last) {
+    throw apiError(
+      'BAD_USER_INPUT',
+      'unknown_last_event_id',
+      'Last-Event-ID: no event with this id is stored for this API key: subscribe without it, and read what changed meanwhile with a query.',
+      { field: 'Last-Event-ID' },
+    );
+  }
   const rows = await db.recordEvent.findMany({
     where: { id: { gt: last.id }, type },
     orderBy: { id: 'asc' },
     take: RESUME_LIMIT + 1,
     select: { event_id: true, type: true, dealership_id: true, record_id: true, occurred_at: true },
   });
-  if (rows.length > RESUME_LIMIT) throw tooFarBehind();
+  if (rows.length > RESUME_LIMIT) {
+    throw apiError(
+      'BAD_USER_INPUT',
+      'last_event_id_too_old',
+      `Last-Event-ID: more than ${RESUME_LIMIT} events of this subscription came after it: subscribe without it, and read what changed meanwhile with a query.`,
+      { field: 'Last-Event-ID', limit: RESUME_LIMIT },
+    );
+  }
   return rows.flatMap((row) => eventOfRow(row) ?? []);
 }
 
 /** Through the verdict cache: a subscription keeps its context, and so its first verdict, while open. */
 async function keyNow(context: Context, opened: Actor, permission: Permission): Promise<Actor | GraphQLError> {
   const actor = await context.actorNow();
-  if (!actor || actor.apiKeyId !== opened.apiKeyId) return keyNoLongerValid();
-  if (!actor.permissions.has(permission)) return permissionWithdrawn(permission);
+  if (!actor || actor.apiKeyId !== opened.apiKeyId) {
+    return apiError('UNAUTHENTICATED', 'unauthorized', 'This API key is no longer valid (revoked or expired): the subscription has ended.');
+  }
+  if (!actor.permissions.has(permission)) {
+    const message = `This API key no longer has the ${permission} permission this subscription needs: the subscription has ended.`;
+    return apiError('FORBIDDEN', 'forbidden', message, { permission });
+  }
   return actor;
-}
-
-/** graphql-js resolves every event with the context the subscription opened with: it follows the key. */
-function adopt(context: Context, actor: Actor): void {
-  if (context.actor === actor) return;
-  context.actAs(actor);
-  RequestCache.clearForContext(context);
 }
 
 /**
@@ -82,7 +67,7 @@ function adopt(context: Context, actor: Actor): void {
 async function eventsFor(
   context: Context,
   type: RecordEventType,
-  found: (db: ScopedDb, id: number) => Promise<boolean>,
+  countById: (db: ScopedDb, id: number) => Promise<number>,
 ): Promise<AsyncIterableIterator<LiveItem>> {
   const permission = readPermissionOfEvent(type);
   const opened = requireActor(context);
@@ -150,9 +135,13 @@ async function eventsFor(
           withdraw(verdict);
           continue;
         }
-        adopt(context, verdict);
+        // graphql-js resolves every event with the context the subscription opened with: it follows the key.
+        if (context.actor !== verdict) {
+          context.actAs(verdict);
+          RequestCache.clearForContext(context);
+        }
         if (finished || withdrawn) return finish();
-        if (reachesDealership(verdict, event.dealershipId) && (await found(context.db, event.recordId))) {
+        if (reachesDealership(verdict, event.dealershipId) && (await countById(context.db, event.recordId)) > 0) {
           context.answering.eventId = event.id;
           return { value: event, done: false };
         }
@@ -174,11 +163,6 @@ function afresh<T>(item: LiveItem, read: (event: RecordEvent) => Promise<T>): Pr
   return read(item);
 }
 
-const leadFound = async (db: ScopedDb, id: number) => (await db.lead.count({ where: { id } })) > 0;
-const carFound = async (db: ScopedDb, id: number) => (await db.car.count({ where: { id } })) > 0;
-const leadEventFound = async (db: ScopedDb, id: number) => (await db.leadEvent.count({ where: { id } })) > 0;
-const phoneCallFound = async (db: ScopedDb, id: number) => (await db.phoneCall.count({ where: { id } })) > 0;
-
 const AFRESH =
   'Each event is the record read afresh when it is sent, as the key would read it with `node(id:)`: null if it was removed meanwhile. Live events are at most once (docs/subscriptions.md).';
 
@@ -189,7 +173,7 @@ function leadSubscription(t: SubscriptionFieldBuilder, type: RecordEventType, wh
     type: 'Lead',
     nullable: true,
     description: `${what} ${AFRESH}`,
-    subscribe: (_root, _args, context) => eventsFor(context, type, leadFound),
+    subscribe: (_root, _args, context) => eventsFor(context, type, (db, id) => db.lead.count({ where: { id } })),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.lead.findUnique({ ...query, where: { id: event.recordId } })),
   });
@@ -200,7 +184,7 @@ function carSubscription(t: SubscriptionFieldBuilder, type: RecordEventType, wha
     type: 'Car',
     nullable: true,
     description: `${what} ${AFRESH}`,
-    subscribe: (_root, _args, context) => eventsFor(context, type, carFound),
+    subscribe: (_root, _args, context) => eventsFor(context, type, (db, id) => db.car.count({ where: { id } })),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.car.findUnique({ ...query, where: { id: event.recordId } })),
   });
@@ -216,7 +200,7 @@ builder.subscriptionFields((t) => ({
     type: 'LeadEvent',
     nullable: true,
     description: `Each messaging event recorded from now on against a lead of a dealership the key reaches. ${AFRESH}`,
-    subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', leadEventFound),
+    subscribe: (_root, _args, context) => eventsFor(context, 'lead_event.created', (db, id) => db.leadEvent.count({ where: { id } })),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.leadEvent.findUnique({ ...query, where: { id: event.recordId } })),
   }),
@@ -224,7 +208,7 @@ builder.subscriptionFields((t) => ({
     type: 'PhoneCall',
     nullable: true,
     description: `Each phone call recorded from now on to a tracking number of a dealership the key reaches (a repeated delivery of a call is not sent again). ${AFRESH}`,
-    subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', phoneCallFound),
+    subscribe: (_root, _args, context) => eventsFor(context, 'phone_call.created', (db, id) => db.phoneCall.count({ where: { id } })),
     resolve: (query, item, _args, context) =>
       afresh(item, (event) => context.db.phoneCall.findUnique({ ...query, where: { id: event.recordId } })),
   }),
