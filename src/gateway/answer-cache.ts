@@ -80,11 +80,7 @@ async function requestIdentity(request: Request, url: URL, graphqlEndpoint: stri
 }
 
 /** `capture` keeps the answer as the handler made it; `serve` goes after the checks every request passes. */
-export function useAnswerCache(
-  deps: { keys: KeyVerifier; now: () => Date },
-  parts: AnswerCacheParts,
-  graphqlEndpoint: string,
-): { capture: Plugin; serve: Plugin } {
+export function useAnswerCache(deps: { keys: KeyVerifier; now: () => Date }, parts: AnswerCacheParts, graphqlEndpoint: string) {
   // With Redis another instance advances the generation: the first request to see it drops the old answers.
   let seenGeneration: string | null = null;
 
@@ -112,10 +108,7 @@ export function useAnswerCache(
         return;
       }
       const refusal = await parts.spendServedAnswer(request, actor, answer.cost);
-      if (refusal) {
-        endResponse(refusal);
-        return;
-      }
+      if (refusal) return endResponse(refusal);
       // Logged, measured and audited under the operation, like a request that executed it.
       const record = recordOf(request);
       if (record && !record.operation) record.operation = answer.operation;

@@ -35,11 +35,7 @@ function isPlainResult(result: unknown): result is ExecutionResult {
 
 // Introspection alone runs on the view; mixed with other root fields it runs on the whole schema, and
 // its introspection fields are answered again from the view.
-async function executeWithView(
-  executeFn: (args: ExecutionArgs) => unknown,
-  args: ExecutionArgs,
-  viewOf: () => ExecutionArgs['schema'],
-): Promise<unknown> {
+async function executeWithView(executeFn: (args: ExecutionArgs) => unknown, args: ExecutionArgs, viewOf: () => ExecutionArgs['schema']) {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== 'query') return executeFn(args);
   const fields = rootFieldNodes(args.document, operation);

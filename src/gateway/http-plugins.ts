@@ -20,15 +20,9 @@ export function useHealthChecks(deps: AppDeps): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET') return undefined;
-      if (url.pathname === '/health') {
-        endResponse(jsonResponse(200, { status: 'ok' }));
-        return undefined;
-      }
+      if (url.pathname === '/health') return endResponse(jsonResponse(200, { status: 'ok' }));
       if (url.pathname !== '/ready') return undefined;
-      if (deps.lifecycle?.draining) {
-        endResponse(jsonResponse(503, { status: 'draining' }));
-        return undefined;
-      }
+      if (deps.lifecycle?.draining) return endResponse(jsonResponse(503, { status: 'draining' }));
       // Bounded: a database that does not answer must read as "not ready", not as a probe that timed out.
       let timer: NodeJS.Timeout | undefined;
       const tooLate = new Promise<never>((_, reject) => {

@@ -26,19 +26,15 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { JSON_TEXT_MAX_LENGTH, MAX_JSON_DEPTH, UNLIMITED_TEXT_FIELDS, textMaxLength, textProblem } from '../domain/input-limits.ts';
 import { invalidInput } from '../errors.ts';
+import type { ArgumentProblem } from '../rest/arguments.ts';
 import { REFUSED_KEY_REASON, isRefusedKey, keyPath, refusedKeyIn } from '../web/refused-keys.ts';
-
-interface InputProblem {
-  field: string;
-  reason: string;
-}
 
 /** Date and DateTime arrive as parsed Dates: only these are text as sent. */
 const TEXT_SCALARS = new Set(['String', 'ID']);
 const JSON_SCALARS = new Set(['JSON', 'JSONObject']);
 
 /** Depth problems name the JSON field itself (`lead.fields`); text problems name the text's place in it. */
-function jsonProblem(value: unknown, root: string, path: string, depth: number): InputProblem | null {
+function jsonProblem(value: unknown, root: string, path: string, depth: number): ArgumentProblem | null {
   if (typeof value === 'string') {
     // A whole value as one string is JSON text (?data={…}): the domain checks it, the request size bounds it.
     const reason = textProblem(value, depth === 0 ? Number.POSITIVE_INFINITY : JSON_TEXT_MAX_LENGTH);
@@ -64,7 +60,7 @@ function jsonProblem(value: unknown, root: string, path: string, depth: number):
 }
 
 /** `name` picks the length limit (a list's entries share it); `owner` finds the fields left unlimited. */
-function valueProblem(value: unknown, type: GraphQLInputType, path: string, name: string, owner: string): InputProblem | null {
+function valueProblem(value: unknown, type: GraphQLInputType, path: string, name: string, owner: string): ArgumentProblem | null {
   if (value === null || value === undefined) return null;
   if (isNonNullType(type)) return valueProblem(value, type.ofType, path, name, owner);
   if (isListType(type)) {
@@ -129,7 +125,7 @@ function argumentFieldsOf(schema: GraphQLSchema, document: DocumentNode, operati
 }
 
 /** Values GraphQL refuses itself (a wrong type, a missing variable) are left to it: its error names them. */
-function findInputProblem({ schema, document, variableValues, operationName }: ExecutionArgs): InputProblem | null {
+function findInputProblem({ schema, document, variableValues, operationName }: ExecutionArgs): ArgumentProblem | null {
   const operation = getOperationAST(document, operationName);
   if (!operation) return null;
   const fields = argumentFieldsOf(schema, document, operation);

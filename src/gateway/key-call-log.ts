@@ -1,11 +1,10 @@
-// Counts each call of an accepted API key by root field, door and status into the key call log, the
-// same operation on either door. GraphQL's status is the one the REST door gives its first error, so
-// both doors' refusals read alike. A request turned away before its key was looked at is not counted.
+// Counts each call of an accepted API key by root field, door and status, the same operation on either door. GraphQL's status is
+// the one the REST door gives its first error, so the doors' refusals read alike. A request refused before its key was read is not counted.
 import type { Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import { NO_OPERATION, type KeyCallLog } from '../domain/api-key-calls.ts';
 import { restStatusOf } from '../rest/errors.ts';
-import { matchPath } from '../rest/routes.ts';
+import { routeFor } from '../rest/routes.ts';
 import { recordOf } from '../telemetry/request-record.ts';
 import { parsedUrl } from '../web/fetch-api.ts';
 import { requestState } from '../web/request-state.ts';
@@ -16,12 +15,6 @@ declare module '../web/request-state.ts' {
     /** On the request as the client sent it: the status the REST door gives the first GraphQL error. */
     executionErrorStatus?: number;
   }
-}
-
-function routeOperation(method: string, pathname: string): string | undefined {
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  const field = matchPath(pathname).find((match) => match.route.method === wanted)?.route.field;
-  return field?.slice(field.indexOf('.') + 1);
 }
 
 export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin {
@@ -50,8 +43,8 @@ export function useKeyCallLog(log: KeyCallLog, graphqlEndpoint: string): Plugin 
           // The one executed, or the one whose answer the answer cache served.
           const ran = recordOf(request)?.operation;
           const ranFields = ran ? rootFieldNames(ran.document, ran.operationName) : [];
-          const operations =
-            ranFields.length > 0 ? ranFields : [(door === 'rest' && routeOperation(request.method, pathname)) || NO_OPERATION];
+          const routed = door === 'rest' ? routeFor(request.method, pathname)?.route.field.split('.')[1] : undefined;
+          const operations = ranFields.length > 0 ? ranFields : [routed ?? NO_OPERATION];
           for (const operation of operations) log.record({ apiKeyId: actor.apiKeyId, operation, door, status });
         },
         () => undefined,

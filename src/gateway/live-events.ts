@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { apiError } from '../errors.ts';
+import { parsedJson } from '../lib/json.ts';
 import type { RedisConnections } from '../redis/client.ts';
 import { RECORD_EVENT_TYPES, type RecordEvent, type RecordEventPublisher, type RecordEventSource } from '../domain/record-events.ts';
 
@@ -150,10 +151,7 @@ export function createLiveEventHub(options: LiveEventHubOptions): LiveEventHub {
   if (redis && channel) {
     redis.subscriber.on('message', (from: string, message: string) => {
       if (from !== channel) return;
-      let parsed: z.infer<typeof wireMessage> | undefined;
-      try {
-        parsed = wireMessage.safeParse(JSON.parse(message)).data;
-      } catch {}
+      const parsed = wireMessage.safeParse(parsedJson(message)).data;
       if (!parsed) {
         logger.warn({ channel }, 'ignored a message on the record events channel that is not a record event');
         return;

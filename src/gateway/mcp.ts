@@ -21,11 +21,11 @@ import { accessOfField, type FieldAccess } from '../auth/field-access.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { actorFromRequest } from '../context.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { isPlainObject, parsedJson } from '../lib/json.ts';
 import { logError, unauthenticated } from '../errors.ts';
 import { boundedCache, type BoundedCache } from '../lib/bounded-cache.ts';
-import { restError, restErrorResponse } from '../rest/errors.ts';
-import { isObject } from '../rest/input-schemas.ts';
+import type { ArgumentProblem } from '../rest/arguments.ts';
+import { invalidInputBody, methodNotAllowed, restErrorResponse, unavailableAnswer } from '../rest/errors.ts';
 import { restCallOf, toolsOfDocument, type RestTool } from '../rest/mcp-tools.ts';
 import { buildOpenApiDocument, type OpenApiOptions } from '../rest/openapi.ts';
 import { permissionRefusal } from '../rest/plugin.ts';
@@ -99,18 +99,15 @@ function viewOf(tools: SchemaTools, options: OpenApiOptions, permissions: Readon
 /** The REST answer as the tool's result: its JSON body as structured content, an error status as isError. */
 async function toolResult(response: Response): Promise<CallToolResult> {
   const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {} // not JSON: the text alone
+  const body = parsedJson(text);
   const { status } = response;
   const location = response.headers.get('location');
   if (status >= 300 && status < 400 && location) {
     const redirect = { status, location };
     return { content: [{ type: 'text', text: JSON.stringify(redirect) }], structuredContent: redirect };
   }
-  if (status < 400) return { content: [{ type: 'text', text }], ...(isObject(body) ? { structuredContent: body } : {}) };
-  const problem = isObject(body) ? body : { error: 'error', message: text };
+  if (status < 400) return { content: [{ type: 'text', text }], ...(isPlainObject(body) ? { structuredContent: body } : {}) };
+  const problem = isPlainObject(body) ? body : { error: 'error', message: text };
   const retryAfter = response.headers.get('retry-after');
   return {
     isError: true,
@@ -134,7 +131,7 @@ function callHeaders(request: Request, idempotencyKey: string | undefined, hasBo
 }
 
 /** The first error as the REST door's 422 words one: the argument's path (`body.lead.email`) and why. */
-function argumentProblem(errors: readonly ErrorObject[]): { field: string; reason: string } {
+function argumentProblem(errors: readonly ErrorObject[]): ArgumentProblem {
   const [error] = errors;
   if (!error) return { field: 'arguments', reason: 'are not valid' };
   const path = error.instancePath
@@ -150,13 +147,9 @@ function argumentProblem(errors: readonly ErrorObject[]): { field: string; reaso
   return { field: path.length > 0 ? path.join('.') : 'arguments', reason: error.message ?? 'is not valid' };
 }
 
-function invalidArguments({ field, reason }: { field: string; reason: string }): CallToolResult {
-  const message = `${field}: ${reason}`;
-  return {
-    isError: true,
-    content: [{ type: 'text', text: message }],
-    structuredContent: { status: 422, error: 'invalid_input', message, field },
-  };
+function invalidArguments(problem: ArgumentProblem): CallToolResult {
+  const body = invalidInputBody(problem);
+  return { isError: true, content: [{ type: 'text', text: body.message }], structuredContent: { status: 422, ...body } };
 }
 
 export function useMcp(deps: McpDeps): Plugin {
@@ -237,14 +230,11 @@ export function useMcp(deps: McpDeps): Plugin {
       if (url.pathname !== MCP_PATH) return undefined;
       if (request.method !== 'POST') {
         // Stateless: no stream for the server to send on later (GET) and no session to end (DELETE).
-        endResponse(restError(405, { error: 'method_not_allowed', message: 'Use POST for this path.' }, { allow: 'POST' }));
-        return undefined;
+        return endResponse(methodNotAllowed('POST'));
       }
-      return answer(request).then(endResponse, (error: unknown) => {
-        if (!isDatabaseUnavailable(error)) throw error;
-        logError(requestLogger(deps.logger, request), error, 'the database did not answer');
-        endResponse(restErrorResponse([error]));
-      });
+      return answer(request)
+        .catch((error: unknown) => unavailableAnswer(error, requestLogger(deps.logger, request)))
+        .then(endResponse);
     },
   };
 }

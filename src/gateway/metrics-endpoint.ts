@@ -1,9 +1,8 @@
-// GET /metrics, for a bearer token only; without METRICS_TOKEN the path does not exist, so an instance
-// never shows its metrics by accident. Answered before the rate limits: a scrape is never refused for
-// the callers' traffic.
+// GET /metrics, for a bearer token only; without METRICS_TOKEN the path does not exist, so an instance never shows its metrics by
+// accident. Answered before the rate limits: a scrape is never refused for the callers' traffic.
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { jsonResponse } from '../rest/errors.ts';
+import { jsonResponse, methodNotAllowed } from '../rest/errors.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { Response } from '../web/fetch-api.ts';
 
@@ -19,15 +18,11 @@ export function useMetricsEndpoint(metrics: GatewayMetrics, token: string | null
   return {
     onRequest({ request, url, endResponse }) {
       if (expected === null || url.pathname !== METRICS_PATH) return undefined;
-      if (request.method !== 'GET') {
-        endResponse(jsonResponse(405, { error: 'method_not_allowed', message: 'Use GET for this path.' }, { allow: 'GET, HEAD' }));
-        return undefined;
-      }
+      if (request.method !== 'GET') return endResponse(methodNotAllowed('GET, HEAD', 'GET'));
       const presented = BEARER.exec(request.headers.get('authorization') ?? '')?.[1];
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
         const body = { error: 'unauthorized', message: 'The metrics need the bearer token set in METRICS_TOKEN.' };
-        endResponse(jsonResponse(401, body, { 'www-authenticate': 'Bearer' }));
-        return undefined;
+        return endResponse(jsonResponse(401, body, { 'www-authenticate': 'Bearer' }));
       }
       return metrics
         .scrape()

@@ -13,9 +13,10 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { presentedKeyVerdict, sentRequest, type Context } from '../context.ts';
 import type { AppDeps } from './app.ts';
 import { withExtensions } from '../errors.ts';
-import { isPlainObject } from '../domain/json-columns.ts';
+import { isPlainObject, parsedJson } from '../lib/json.ts';
 import { OPENAPI_PATH, DOCS_PATH } from '../rest/docs.ts';
-import { matchPath } from '../rest/routes.ts';
+import { noSuchPath } from '../rest/errors.ts';
+import { matchPath, routeFor } from '../rest/routes.ts';
 import { rootFieldNames } from './root-fields.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { METRICS_PATH } from './metrics-endpoint.ts';
@@ -45,25 +46,19 @@ function errorNameOf(error: GraphQLErrorLike): string {
   return typeof name === 'string' ? name : codeOf(error);
 }
 
-/** Combinations of root fields are not a small set. */
-const SEVERAL_ROOT_FIELDS = '(several root fields)';
-const INTROSPECTION_ONLY = '(introspection)';
-
-/** The root field as the schema names it (an alias is the caller's text); validated, so one of the schema's. */
+/** The root field as the schema names it (an alias is the caller's text), validated; combinations of fields are not a small set. */
 function operationDoor(ran: RequestRecord['operation']): string | null {
   const operation = ran && getOperationAST(ran.document, ran.operationName);
   if (!ran || !operation) return null;
   const fields = rootFieldNames(ran.document, ran.operationName);
-  if (fields.length === 0) return `${operation.operation} ${INTROSPECTION_ONLY}`;
-  return `${operation.operation} ${fields.length === 1 ? fields[0] : SEVERAL_ROOT_FIELDS}`;
+  if (fields.length === 0) return `${operation.operation} (introspection)`;
+  return `${operation.operation} ${fields.length === 1 ? fields[0] : '(several root fields)'}`;
 }
 
 /** The route template a request matched (`/api/v1/cars/{id}/performance.json`), or null: never the raw path. */
 function routeOf(method: string, pathname: string, graphqlEndpoint: string): string | null {
   if (pathname === graphqlEndpoint || SERVICE_PATHS.has(pathname)) return pathname;
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  const match = matchPath(pathname).find((candidate) => candidate.route.method === wanted);
-  return match ? match.template : null;
+  return routeFor(method, pathname)?.template ?? null;
 }
 
 /** OpenTelemetry's HTTP server attributes of a request; the server is the one the client addressed (Host). */
@@ -82,8 +77,7 @@ function httpAttributes(request: Request, url: URL): Attributes {
 function doorOf(request: Request, pathname: string, record: RequestRecord, status: number, graphqlEndpoint: string): string {
   const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
   if (pathname === graphqlEndpoint) return operationDoor(record.operation) ?? `${method} ${graphqlEndpoint}`;
-  const matches = matchPath(pathname);
-  const match = matches.find((candidate) => candidate.route.method === request.method) ?? matches[0];
+  const match = routeFor(request.method, pathname) ?? matchPath(pathname)[0];
   if (match) return `${method} ${match.template}`;
   if (status !== 404 && SERVICE_PATHS.has(pathname)) return `${method} ${pathname}`;
   if (status !== 404 && pathname.startsWith(`${DOCS_PATH}/`)) return `${method} ${DOCS_PATH}/{asset}`;
@@ -109,7 +103,7 @@ function jsonNotFound(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
   headers.delete('content-length');
-  return new Response(JSON.stringify({ error: 'not_found', message: 'No such path.' }), { status: 404, headers });
+  return new Response(JSON.stringify(noSuchPath()), { status: 404, headers });
 }
 
 /** An error answer the app built as JSON itself (the REST door's, a 429 before GraphQL ran), uncompressed. */
@@ -117,10 +111,7 @@ async function stampErrorBody(response: Response, record: RequestRecord, metrics
   if (response.status < 400 || !response.body || response.headers.has('content-encoding')) return response;
   if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
   const text = await response.text();
-  let fields: unknown = null;
-  try {
-    fields = JSON.parse(text);
-  } catch {}
+  const fields = parsedJson(text);
   let stamped: unknown = null;
   if (isPlainObject(fields)) {
     if (typeof fields.error === 'string') {
@@ -153,7 +144,6 @@ export function useRequestTelemetry(deps: AppDeps, metrics: GatewayMetrics, grap
       const record = startRecord(request);
       const span = requestSpan();
       if (!span) return;
-      // As rewritten: a HEAD is answered as the GET, a trailing slash as the path without it.
       const route = routeOf(request.method, url.pathname, graphqlEndpoint);
       span.updateName(`${request.method} ${route ?? ''}`.trim());
       span.setAttributes({ ...httpAttributes(request, url), ...(route ? { 'http.route': route } : {}) });

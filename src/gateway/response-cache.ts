@@ -177,10 +177,9 @@ export function isCacheableRead(document: DocumentNode, operationName: string | 
 function onlyReadsCached(generation: CacheGeneration): Plugin<YogaContext> {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      const operation = getOperationAST(args.document, args.operationName)?.operation;
-      if (operation === 'query') return;
+      if (isCacheableRead(args.document, args.operationName)) return;
       requestState(args.contextValue.request).notRead = true;
-      if (operation !== 'mutation') return;
+      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
       setExecuteFn(async (executionArgs) => {
         try {
           return await executeFn(executionArgs);
@@ -235,11 +234,7 @@ function cacheOf(store: ReadStore, now: () => Date, metrics: Pick<GatewayMetrics
   };
 }
 
-export function useReadCache(
-  { generation, store }: ReadCacheOptions,
-  now: () => Date,
-  metrics: Pick<GatewayMetrics, 'cacheLookup'>,
-): Plugin<YogaContext>[] {
+export function useReadCache({ generation, store }: ReadCacheOptions, now: () => Date, metrics: Pick<GatewayMetrics, 'cacheLookup'>) {
   return [
     onlyReadsCached(generation),
     schemaReadOnFirstExecution(

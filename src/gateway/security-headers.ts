@@ -4,8 +4,11 @@ import type { Plugin } from 'graphql-yoga';
 import { withHeaders } from '../web/bodies.ts';
 import { graphiqlPolicy } from '../rest/explorers.ts';
 import { jsonResponse } from '../rest/errors.ts';
-import { DOCS_PAGE_POLICY, DOCS_PATH } from '../rest/docs.ts';
+import { DOCS_PAGE_POLICY, DOCS_PATH, isDocsPath, OPENAPI_PATH } from '../rest/docs.ts';
+import { matchPath, methodsOf } from '../rest/routes.ts';
 import { parsedUrl, Response } from '../web/fetch-api.ts';
+import { METRICS_PATH } from './metrics-endpoint.ts';
+import { MCP_PATH } from './mcp.ts';
 
 /** Response headers a page on an allowed origin may read (rate limits, deprecation, tracing). */
 export const EXPOSED_HEADERS = [
@@ -59,13 +62,30 @@ export function carriesCredential(request: Request, url: URL): boolean {
   return request.headers.has('authorization') || url.searchParams.has('token');
 }
 
-interface CorsOptions {
+interface SecurityHeaderOptions {
   /** Exact origins, or ['*'] for any; empty: no browser page on another origin may read answers. */
   origins: readonly string[];
-  methodsOf: (pathname: string) => readonly string[] | null;
+  graphqlEndpoint: string;
+  explorers: boolean;
+  metrics: boolean;
 }
 
-export function useSecurityHeaders({ origins, methodsOf }: CorsOptions): Plugin {
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const READ_ONLY = ['GET', 'HEAD'] as const;
+
+/** From the tables that route requests, so OPTIONS and a preflight never offer a method that does not work. */
+function pathMethods(path: string, { graphqlEndpoint, explorers, metrics }: SecurityHeaderOptions): readonly string[] | null {
+  if (path === graphqlEndpoint) return ['GET', 'HEAD', 'POST'];
+  if (path === MCP_PATH) return ['POST'];
+  if (path === '/health' || path === '/ready' || path === OPENAPI_PATH) return READ_ONLY;
+  if ((metrics && path === METRICS_PATH) || (explorers && isDocsPath(path))) return READ_ONLY;
+  const methods = methodsOf(matchPath(path));
+  return methods.size > 0 ? METHOD_ORDER.filter((method) => methods.has(method)) : null;
+}
+
+/** After useHttpConventions().first: a trailing slash is gone from the path, which answers like the path without it. */
+export function useSecurityHeaders(options: SecurityHeaderOptions): Plugin {
+  const { origins } = options;
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
   // `null` is what sandboxed frames and file: pages send: any page can produce it, so it is never allowed.
@@ -78,24 +98,17 @@ export function useSecurityHeaders({ origins, methodsOf }: CorsOptions): Plugin 
   return {
     onRequest({ request, endResponse }) {
       if (request.method !== 'OPTIONS') return;
-      const methods = methodsOf(parsedUrl(request).pathname);
+      const methods = pathMethods(parsedUrl(request).pathname, options);
       // An unknown path offers no methods, to a preflight either: it gets the 404 of every unknown path.
       if (!methods) return;
       const allow = [...methods, 'OPTIONS'].join(', ');
       const origin = request.headers.get('origin');
-      if (origin === null) {
-        endResponse(new Response(null, { status: 204, headers: { allow } }));
-        return;
-      }
+      if (origin === null) return endResponse(new Response(null, { status: 204, headers: { allow } }));
       const allowOrigin = allowedOrigin(origin);
       if (!allowOrigin) {
-        endResponse(
-          jsonResponse(403, {
-            error: 'origin_not_allowed',
-            message: 'Pages on this origin may not call the API from a browser (the operator lists the allowed origins in CORS_ORIGINS).',
-          }),
-        );
-        return;
+        const message =
+          'Pages on this origin may not call the API from a browser (the operator lists the allowed origins in CORS_ORIGINS).';
+        return endResponse(jsonResponse(403, { error: 'origin_not_allowed', message }));
       }
       const headers = {
         allow,

@@ -25,7 +25,6 @@ import { useCompression } from './compression.ts';
 import { useSchemaPrivacy } from './schema-privacy.ts';
 import { useKeyView } from './api-view.ts';
 import { useSecurityHeaders } from './security-headers.ts';
-import { pathMethods } from './path-methods.ts';
 import { useRateLimits } from '../rate-limit/plugin.ts';
 import { useKeyCallLog } from './key-call-log.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
@@ -45,14 +44,15 @@ const GRAPHQL_ENDPOINT = '/graphql';
 type YogaOptions = YogaServerOptions<Record<string, never>, Context>;
 
 function yogaLogging(logger: AppDeps['logger']): YogaOptions['logging'] {
+  const line =
+    (level: 'debug' | 'info' | 'warn') =>
+    (...args: unknown[]): void => {
+      if (logger.isLevelEnabled(level)) logger[level](args.map(String).join(' '));
+    };
   return {
-    debug: (...args) => {
-      if (logger.isLevelEnabled('debug')) logger.debug(args.map(String).join(' '));
-    },
-    info: (...args) => {
-      if (logger.isLevelEnabled('info')) logger.info(args.map(String).join(' '));
-    },
-    warn: (...args) => logger.warn(args.map(String).join(' ')),
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
     error: (...args) => {
       const error = args.find((arg) => arg instanceof Error);
       logError(errorLogger(logger, error), error, args.map(String).join(' '));
@@ -84,11 +84,9 @@ function appPlugins(deps: AppDeps, sendThrough: (request: Request) => Promise<Re
     http.first,
     useSecurityHeaders({
       origins: deps.config.corsOrigins,
-      methodsOf: pathMethods({
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        explorers: deps.config.explorers,
-        metrics: deps.config.metricsToken !== null,
-      }),
+      graphqlEndpoint: GRAPHQL_ENDPOINT,
+      explorers: deps.config.explorers,
+      metrics: deps.config.metricsToken !== null,
     }),
     telemetry.first,
     // Its onExecute comes before the query limits, the rate limits and the cache, which may end an operation.

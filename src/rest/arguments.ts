@@ -10,7 +10,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { INT32, INT32_REASON } from '../domain/input-limits.ts';
-import { isPlainObject, jsonColumnValue } from '../domain/json-columns.ts';
+import { isPlainObject, parsedJson } from '../lib/json.ts';
 import { keyPath } from '../web/refused-keys.ts';
 
 export interface ArgumentProblem {
@@ -142,7 +142,7 @@ function queryObject(query: URLSearchParams, name: string): Read | undefined {
     return { value: root };
   }
   if (texts.length > 1) return { problem: { field: name, reason: 'must be given once, as a single value' } };
-  const value = jsonColumnValue(texts[0]);
+  const value = parsedJson(texts[0]);
   return isPlainObject(value) ? { value } : problem;
 }
 

@@ -1,7 +1,7 @@
 // Sofa's routes cannot be deprecated: a path's days, answered as `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
 import { isoCalendarDay } from '../domain/dates.ts';
 
-export type IsoDay = `${number}-${number}-${number}`;
+type IsoDay = `${number}-${number}-${number}`;
 
 export interface RouteDeprecation {
   since: IsoDay;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.ts';
-import { jsonResponse, restErrorResponse } from './errors.ts';
+import { noSuchPath, restError, restErrorResponse } from './errors.ts';
 import { permissionSetName } from '../auth/api-view.ts';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -152,12 +152,8 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
         if (request.headers.has('authorization')) {
           // A key that is not valid gets the 401 of every other path, not the public document.
           const actor = await actorFromRequest(keys, request);
-          endResponse(
-            actor
-              ? new Response(keyView(schema, actor.permissions), { headers: documentHeaders() })
-              : restErrorResponse([unauthenticated()]),
-          );
-          return;
+          if (!actor) return endResponse(restErrorResponse([unauthenticated()]));
+          return endResponse(new Response(keyView(schema, actor.permissions), { headers: documentHeaders() }));
         }
         documentJson ??= documentText(schema, documentOptions);
         endResponse(new Response(documentJson, { headers: documentHeaders() }));
@@ -170,10 +166,7 @@ export function useApiDocs(explorers: boolean, documentOptions: OpenApiOptions, 
       } else if (url.pathname.startsWith(`${DOCS_PATH}/`)) {
         const name = url.pathname.slice(DOCS_PATH.length + 1);
         const type = assets[name];
-        if (!type) {
-          endResponse(jsonResponse(404, { error: 'not_found', message: 'No such path.' }));
-          return;
-        }
+        if (!type) return endResponse(restError(404, noSuchPath()));
         const bytes = fileCache.get(name) ?? readFileSync(path.join(swaggerDir, name));
         fileCache.set(name, bytes);
         endResponse(new Response(bytes, { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } }));

@@ -1,8 +1,9 @@
 // Sofa answers GraphQL errors: the REST door's are one body {"error", "message"[, "field"]} with a status per code.
 import type { GraphQLError } from 'graphql';
-import { databaseUnavailable, isApiError, statusByCode, variableInputError } from '../errors.ts';
+import type { Logger } from 'pino';
+import { databaseUnavailable, isApiError, logError, statusByCode, variableInputError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import { SCALAR_REASONS } from './arguments.ts';
+import { SCALAR_REASONS, type ArgumentProblem } from './arguments.ts';
 import { Response } from '../web/fetch-api.ts';
 
 interface RestErrorBody {
@@ -22,6 +23,8 @@ export const payloadTooLarge = (limitBytes: number, whichLimit = ''): RestErrorB
   message: `The request body is over ${limitBytes} bytes${whichLimit}.`,
 });
 export const internalError = (): RestErrorBody => ({ error: 'internal_error', message: 'Unexpected error.' });
+export const noSuchPath = (): RestErrorBody => ({ error: 'not_found', message: 'No such path.' });
+export const invalidInputBody = ({ field, reason }: ArgumentProblem) => ({ error: 'invalid_input', message: `${field}: ${reason}`, field });
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -33,6 +36,10 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function restError(status: number, body: RestErrorBody, headers?: Record<string, string>): Response {
   return jsonResponse(status, body, headers);
 }
+
+/** `allow` is every method the path answers; the message may name fewer (`use`). */
+export const methodNotAllowed = (allow: string, use = allow): Response =>
+  restError(405, { error: 'method_not_allowed', message: `Use ${use} for this path.` }, { allow });
 
 /** GraphQL's words for "the value is not of this type", by the type's name, in the integrator's words. */
 const TYPE_REASONS: Readonly<Record<string, string>> = {
@@ -61,10 +68,7 @@ export function plainReason(reason: string): string {
 function toStatusAndBody(error: unknown): { status: number; body: RestErrorBody; headers?: Record<string, string> } {
   // GraphQL's input errors quote the whole value sent: the REST body words them as field and reason.
   const input = variableInputError(error);
-  if (input) {
-    const reason = plainReason(input.reason);
-    return { status: 422, body: { error: 'invalid_input', message: `${input.field}: ${reason}`, field: input.field } };
-  }
+  if (input) return { status: 422, body: invalidInputBody({ field: input.field, reason: plainReason(input.reason) }) };
   if (!isApiError(error) && isDatabaseUnavailable(error)) return toStatusAndBody(databaseUnavailable());
   if (isApiError(error)) {
     const { code, error: name, field, retry_after: retryAfter } = error.extensions;
@@ -88,4 +92,11 @@ export function restStatusOf(error: unknown): number {
 export function restErrorResponse(errors: readonly unknown[]): Response {
   const { status, body, headers } = toStatusAndBody(errors[0]);
   return restError(status, body, headers);
+}
+
+/** The 503 of a database that failed where no errorHandler sees it (the key check), logged; any other error is thrown again. */
+export function unavailableAnswer(error: unknown, logger: Logger): Response {
+  if (!isDatabaseUnavailable(error)) throw error;
+  logError(logger, error, 'the database did not answer');
+  return restErrorResponse([error]);
 }

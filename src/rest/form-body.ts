@@ -1,6 +1,7 @@
 // Sofa reads JSON bodies only: Rails-style multipart parts (`lead[files][0][file]`) become the JSON body, a file its base64 text.
 import { BOOLEAN_SPELLINGS, INTEGER_TEXT, NUMBER_TEXT, type ArgumentProblem } from './arguments.ts';
-import { FREE_FORM_JSON, escapeRegex, isObject, withoutNull, type JsonSchema } from './input-schemas.ts';
+import { FREE_FORM_JSON, escapeRegex, withoutNull, type JsonSchema } from './input-schemas.ts';
+import { isPlainObject } from '../lib/json.ts';
 import { REFUSED_KEY_REASON, refusedName } from '../web/refused-keys.ts';
 
 /** More parts than any form of the API has fields. */
@@ -149,21 +150,18 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
       return;
     }
     if (schema.type === 'object') {
-      const fields = isObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+      const fields = isPlainObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
       const requiredFields = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-      for (const [name, field] of Object.entries(fields))
-        visit(
-          field,
-          `${key}[${name}]`,
-          pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`,
-          mustBeSent && requiredFields.includes(name),
-        );
-      if (Object.keys(fields).length === 0 || isObject(schema.additionalProperties)) freeForm();
+      for (const [name, field] of Object.entries(fields)) {
+        const fieldPattern = pattern === null ? null : `${pattern}\\[${escapeRegex(name)}\\]`;
+        visit(field, `${key}[${name}]`, fieldPattern, mustBeSent && requiredFields.includes(name));
+      }
+      if (Object.keys(fields).length === 0 || isPlainObject(schema.additionalProperties)) freeForm();
       refuse(`^${keyPattern}$`);
       needsSomePart();
       return;
     }
-    if (schema.type === 'array' && isObject(schema.items)) {
+    if (schema.type === 'array' && isPlainObject(schema.items)) {
       const items = resolve(schema.items);
       if (items.type === 'object') {
         // A record in a list is spelled by a pattern: none of its keys can be named as required.
@@ -216,10 +214,10 @@ export function railsFormSchema(body: JsonSchema, components: Readonly<Record<st
 /** A JSON body as the form fields that stand for it (for the document's example). */
 export function railsFormFields(body: unknown, key = ''): Record<string, string | string[]> {
   if (Array.isArray(body)) {
-    if (body.every((item) => !isObject(item) && !Array.isArray(item))) return { [`${key}[]`]: body.map((item) => String(item)) };
+    if (body.every((item) => !isPlainObject(item) && !Array.isArray(item))) return { [`${key}[]`]: body.map((item) => String(item)) };
     return Object.assign({}, ...body.map((item, index) => railsFormFields(item, `${key}[${index}]`)));
   }
-  if (isObject(body))
+  if (isPlainObject(body))
     return Object.assign({}, ...Object.entries(body).map(([name, value]) => railsFormFields(value, key === '' ? name : `${key}[${name}]`)));
   return body === null || body === undefined ? {} : { [key]: String(body) };
 }

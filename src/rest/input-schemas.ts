@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { INT32, JSON_TEXT_MAX_LENGTH, TEXT_PATTERN, UNLIMITED_TEXT_FIELDS, textMaxLength } from '../domain/input-limits.ts';
 import { NON_BLANK, jsonShapeOf } from '../domain/input-records.ts';
+import { isPlainObject } from '../lib/json.ts';
 import type { LeadSourceLists } from '../domain/leads/values.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -32,8 +33,6 @@ export interface InputSchemaOptions {
 }
 
 export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-export const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The schema without the null a declaration allows (nullable type list or `anyOf` branch). */
 export function withoutNull(schema: JsonSchema): JsonSchema {
@@ -139,7 +138,7 @@ export function applyInputLimits(
     schema.maximum = Math.min(typeof schema.maximum === 'number' ? schema.maximum : INT32.max, INT32.max);
   }
   const walk = (inner: unknown, innerName: string, innerOwner: string): void => {
-    if (isObject(inner)) applyInputLimits(inner, innerName, innerOwner, options, seen, freeJson);
+    if (isPlainObject(inner)) applyInputLimits(inner, innerName, innerOwner, options, seen, freeJson);
   };
   for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) walk(property, key, owner);
   const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((keyword) => (schema[keyword] ?? []) as unknown[]);
@@ -246,12 +245,12 @@ export function portablePattern(source: string): string {
 export function withPortablePatterns<T>(value: T, respell: (pattern: string) => string = portablePattern): T {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
-    if (!isObject(node)) return node;
+    if (!isPlainObject(node)) return node;
     return Object.fromEntries(
       Object.entries(node).map(([key, inner]) => {
         if (key === 'example' || key === 'examples') return [key, inner];
         if (key === 'pattern' && typeof inner === 'string') return [key, respell(inner)];
-        if (key === 'patternProperties' && isObject(inner)) {
+        if (key === 'patternProperties' && isPlainObject(inner)) {
           return [key, Object.fromEntries(Object.entries(inner).map(([pattern, schema]) => [respell(pattern), rewrite(schema)]))];
         }
         return [key, rewrite(inner)];

@@ -1,7 +1,9 @@
 // The MCP tools of a key: one per operation of its OpenAPI view (buildOpenApiDocument), named by its
 // operationId, its input the operation's path and query parameters and JSON body, so no tool is kept by hand.
 import { IDEMPOTENCY_HEADER } from '../domain/leads/idempotency.ts';
-import { isObject, type JsonSchema } from './input-schemas.ts';
+import { isPlainObject } from '../lib/json.ts';
+import type { ArgumentProblem } from './arguments.ts';
+import type { JsonSchema } from './input-schemas.ts';
 import type { OpenApiOperation } from './openapi.ts';
 
 /** The argument holding the JSON body, and the one sent as the Idempotency-Key header. */
@@ -92,7 +94,7 @@ function appendQuery(query: URLSearchParams, name: string, value: unknown): void
   if (value === undefined || value === null) return;
   if (Array.isArray(value)) {
     for (const item of value) appendQuery(query, `${name}[]`, item);
-  } else if (isObject(value)) {
+  } else if (isPlainObject(value)) {
     // The deepObject style the document declares for object parameters (`data[key]=value`).
     for (const [key, item] of Object.entries(value)) appendQuery(query, `${name}[${key}]`, item);
   } else {
@@ -105,7 +107,7 @@ export function restCallOf(
   tool: RestTool,
   args: Record<string, unknown>,
   origin: string,
-): { url: URL; body?: string; idempotencyKey?: string } | { problem: { field: string; reason: string } } {
+): { url: URL; body?: string; idempotencyKey?: string } | { problem: ArgumentProblem } {
   let dotSegment: string | undefined;
   const path = tool.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
     const value = args[name];

@@ -24,10 +24,10 @@ import {
   idempotencyKeyReused,
 } from '../domain/leads/idempotency.ts';
 import { leadSourceLists, type LeadSourceLists } from '../domain/leads/values.ts';
+import { isPlainObject } from '../lib/json.ts';
 import { railsFormFields, railsFormSchema } from './form-body.ts';
 import {
   applyInputLimits,
-  isObject,
   recordArguments,
   withoutNull,
   withPortablePatterns,
@@ -125,6 +125,8 @@ const errorSamples: Record<string, () => { message: string }> = {
   unavailable: () => databaseUnavailable(),
 };
 
+const codeList = (names: readonly string[], separator = ', '): string => names.map((name) => `\`${name}\``).join(separator);
+
 const firstCode = (text: string | undefined): string | undefined => /`([a-z_]+)`/.exec(text ?? '')?.[1];
 
 /** The example body of an error status: the first `error` code the route's outcome names, worded as the service words it. */
@@ -139,7 +141,7 @@ function errorExample(route: RestRoute, status: number): Record<string, string> 
 function errorDescriptionOf(route: RestRoute, access: FieldAccess, status: number): string {
   const own = route.outcomes?.[status];
   if (own) return own;
-  const permissions = access.permissions.map((name) => `\`${name}\``).join(' or ');
+  const permissions = codeList(access.permissions, ' or ');
   if (status === 403 && permissions) return `\`forbidden\`: the key lacks ${permissions}.`;
   if (status === 401 && permissions && access.deniedStatus === 401) {
     return `\`unauthorized\`: a missing or invalid key, or a key without ${permissions} (the message says which).`;
@@ -395,9 +397,9 @@ function accessTextOf(access: FieldAccess): string {
   const { permissions, alsoNeeds, deniedStatus } = access;
   if (access.access === 'public') return 'No API key: anyone may call it.';
   if (access.access === 'authenticated') return 'Any valid API key.';
-  const also = alsoNeeds.length > 0 ? `, without ${alsoNeeds.map((name) => `\`${name}\``).join(' or ')} 403 \`forbidden\`` : '';
+  const also = alsoNeeds.length > 0 ? `, without ${codeList(alsoNeeds, ' or ')} 403 \`forbidden\`` : '';
   return (
-    `Needs a key with ${permissions.map((name) => `\`${name}\``).join(' and ')}; without \`${access.access}\` the answer is ` +
+    `Needs a key with ${codeList(permissions, ' and ')}; without \`${access.access}\` the answer is ` +
     `${deniedStatus} \`${deniedStatus === 401 ? 'unauthorized' : 'forbidden'}\`${also}.`
   );
 }
@@ -460,8 +462,6 @@ export interface OpenApiOptions {
   /** A key's permissions: the document is that key's view, with only the operations it may call and what they reach. */
   viewOf?: ReadonlySet<Permission>;
 }
-
-const codeList = (names: Iterable<string>): string => [...names].map((name) => `\`${name}\``).join(', ');
 
 function documentInfo(publicUrl: string, contactEmail: string | null | undefined, viewOf: ReadonlySet<Permission> | undefined) {
   const view = viewOf
@@ -545,7 +545,7 @@ const webhookHeaderParameters = [
 function webhookDataSchema(schema: GraphQLSchema, writer: SchemaWriter, type: RecordEventType): JsonSchema {
   const { recordType, fields } = webhookPayloadShape(schema, type);
   const restBody = writer.components[recordType.name]?.properties;
-  const restNames = isObject(restBody) ? Object.keys(restBody).sort().join() : null;
+  const restNames = isPlainObject(restBody) ? Object.keys(restBody).sort().join() : null;
   const names = fields.map((field) => field.name);
   if (restNames === names.sort().join()) return ref('schemas', recordType.name);
   const component = `${recordType.name}WebhookData`;

@@ -7,19 +7,27 @@ import type { Logger } from 'pino';
 import type { KeyVerifier } from '../auth/key-cache.ts';
 
 import { requestLogger } from '../telemetry/request-record.ts';
-import { logError, permissionDenied, unauthenticated } from '../errors.ts';
-import { matchPath, parseParam, restRoutes, rootFieldIn, typedParams, type MatchedRoute } from './routes.ts';
+import { permissionDenied, unauthenticated } from '../errors.ts';
+import { matchPath, methodsOf, parseParam, restRoutes, rootFieldIn, typedParams, type MatchedRoute, type RestRoute } from './routes.ts';
 import { accessOfField, refusalOf, type FieldAccess } from '../auth/field-access.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { readRestArguments, type ArgumentProblem } from './arguments.ts';
 import { railsFormBody } from './form-body.ts';
-import { malformedJson, malformedPathParameter, restError, restErrorResponse } from './errors.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import {
+  invalidInputBody,
+  malformedJson,
+  malformedPathParameter,
+  methodNotAllowed,
+  noSuchPath,
+  restError,
+  restErrorResponse,
+  unavailableAnswer,
+} from './errors.ts';
 import { restSchema } from './rest-schema.ts';
 import { jsonNestingExceeds, nestingReason } from '../domain/input-limits.ts';
-import { jsonColumnValue } from '../domain/json-columns.ts';
+import { parsedJson } from '../lib/json.ts';
 import { deprecationHeaders } from './deprecation.ts';
-import { requestOver, Response } from '../web/fetch-api.ts';
+import { parsedUrl, requestOver, Response } from '../web/fetch-api.ts';
 import { cutText, headerValue } from '../web/header-value.ts';
 import { REFUSED_KEY_REASON, refusedKeyIn, refusedName } from '../web/refused-keys.ts';
 import { LOGGED_STRING_MAX } from '../logger.ts';
@@ -32,13 +40,7 @@ interface RestDeps {
 type GetEnveloped = Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped'];
 type Enveloped = ReturnType<GetEnveloped>;
 
-async function prepareRequest(
-  deps: RestDeps,
-  request: Request,
-  { route, params }: MatchedRoute,
-  field: GraphQLField<unknown, unknown>,
-  ignored: string[],
-): Promise<Request | Response> {
+async function prepareRequest(keys: KeyVerifier, request: Request, { route, params }: MatchedRoute, { field }: Served, ignored: string[]) {
   const url = new URL(request.url);
   // Copied only when changed: most reads go to Sofa as they came.
   let headers = request.headers;
@@ -61,7 +63,7 @@ async function prepareRequest(
   // Sofa reads the input before any resolver runs: the caller is checked here first, so a refused one learns nothing of it.
   const fieldAccess = accessOfField(field);
   if (fieldAccess.access !== 'public') {
-    const actor = await actorFromRequest(deps.keys, caller);
+    const actor = await actorFromRequest(keys, caller);
     const refused = actor ? permissionRefusal(fieldAccess, actor.permissions) : restErrorResponse([unauthenticated()]);
     if (refused) return refused;
   }
@@ -105,7 +107,7 @@ function refusedQueryParameter(query: URLSearchParams): Response | null {
     if (!/^\s*[[{]/.test(value)) continue;
     if (jsonNestingExceeds(value)) return invalidInput({ field: cutText(name, IGNORED_HEADER_NAME_LENGTH), reason: nestingReason() });
     // Text that is not JSON is text, which no parser reads into an object.
-    const inText = refusedKeyIn(jsonColumnValue(value), name);
+    const inText = refusedKeyIn(parsedJson(value), name);
     if (inText) return refusedKeyError(inText);
   }
   return null;
@@ -115,12 +117,12 @@ function refusedKeyError(place: string): Response {
   return invalidInput({ field: cutText(place, IGNORED_HEADER_NAME_LENGTH), reason: REFUSED_KEY_REASON });
 }
 
-function invalidInput({ field, reason }: ArgumentProblem): Response {
-  return restError(422, { error: 'invalid_input', message: `${field}: ${reason}`, field });
+function invalidInput(problem: ArgumentProblem): Response {
+  return restError(422, invalidInputBody(problem));
 }
 
 /** The body as JSON, or the 400/422 that ends the request: Sofa reads JSON only, legacy clients send forms too. */
-async function readBody(request: Request, route: MatchedRoute['route'], headers: Headers): Promise<unknown> {
+async function readBody(request: Request, route: RestRoute, headers: Headers): Promise<unknown> {
   if (request.method === 'GET' || request.body === null) return undefined;
   const contentType = (headers.get('content-type') ?? '').toLowerCase();
   if (route.body && contentType.startsWith('multipart/form-data')) {
@@ -157,14 +159,7 @@ const IGNORED_HEADER_NAME_LENGTH = 100;
 const IGNORED_LOGGED_NAMES = 20;
 
 /** Sofa answers every result as a JSON body, with no deprecation and silently dropped unknown parameters: its answer, finished. */
-async function finishResponse(
-  deps: RestDeps,
-  request: Request,
-  pathname: string,
-  response: Response,
-  route: MatchedRoute['route'],
-  ignored: readonly string[],
-): Promise<Response> {
+async function finishResponse(deps: RestDeps, request: Request, response: Response, route: RestRoute, ignored: readonly string[]) {
   const redirects = route.successStatus === 302 && response.status === 302;
   if (!redirects && !route.deprecated && ignored.length === 0) return response;
   let body: BodyInit | null = response.body;
@@ -178,8 +173,9 @@ async function finishResponse(
   if (ignored.length > 0) {
     // Rails-era clients are told which parameters were ignored.
     const logged = ignored.slice(0, IGNORED_LOGGED_NAMES).map((name) => cutText(name, LOGGED_STRING_MAX));
+    const path = cutText(parsedUrl(request).pathname, LOGGED_STRING_MAX);
     requestLogger(deps.logger, request).info(
-      { method: request.method, path: cutText(pathname, LOGGED_STRING_MAX), ignored: logged, ignored_count: ignored.length },
+      { method: request.method, path, ignored: logged, ignored_count: ignored.length },
       'ignored parameters the operation does not take',
     );
     const named = ignored
@@ -236,36 +232,24 @@ function openDoor(current: GraphQLSchema, getEnveloped: GetEnveloped): Door {
 }
 
 /** Each route whose root field the schema has, with the handler Sofa built for it. */
-type Door = Map<MatchedRoute['route'], { field: GraphQLField<unknown, unknown>; handler: SofaHandler }>;
+type Served = { field: GraphQLField<unknown, unknown>; handler: SofaHandler };
+type Door = Map<RestRoute, Served>;
 
 /** Sofa's router has no 405 and throws on undecodable path parameters: both are answered here. */
 function routeOrRefusal(matches: readonly MatchedRoute[], method: string): MatchedRoute | Response {
   const malformed = matches.find((candidate) => candidate.malformedParam)?.malformedParam;
   if (malformed) return restError(400, malformedPathParameter(malformed));
-  const match = matches.find((candidate) => candidate.route.method === method);
-  if (!match) {
-    const methods = new Set<string>(matches.map((candidate) => candidate.route.method));
-    // HEAD is answered wherever GET is (useHttpConventions).
-    if (methods.has('GET')) methods.add('HEAD');
-    const allow = [...methods].join(', ');
-    return restError(405, { error: 'method_not_allowed', message: `Use ${allow} for this path.` }, { allow });
-  }
-  return match;
+  return matches.find((candidate) => candidate.route.method === method) ?? methodNotAllowed([...methodsOf(matches)].join(', '));
 }
 
-async function answerRoute(
-  deps: RestDeps,
-  { request, url, serverContext }: { request: Request; url: URL; serverContext: object },
-  match: MatchedRoute,
-  { field, handler }: NonNullable<ReturnType<Door['get']>>,
-): Promise<Response> {
+async function answerRoute(deps: RestDeps, request: Request, serverContext: object, match: MatchedRoute, served: Served) {
   const ignored: string[] = [];
-  const prepared = await prepareRequest(deps, request, match, field, ignored);
-  if (prepared instanceof Response) return finishResponse(deps, request, url.pathname, prepared, match.route, ignored);
+  const prepared = await prepareRequest(deps.keys, request, match, served, ignored);
+  if (prepared instanceof Response) return finishResponse(deps, request, prepared, match.route, ignored);
   // What fets' adapter gave a handler: the path parameters on the request, the server context isolated as whatwg-node does.
   Object.defineProperty(prepared, 'params', { value: match.params, configurable: true });
   const isolated = Object.defineProperties(Object.create(serverContext) as object, Object.getOwnPropertyDescriptors(serverContext));
-  return finishResponse(deps, request, url.pathname, await handler(prepared, isolated), match.route, ignored);
+  return finishResponse(deps, request, await served.handler(prepared, isolated), match.route, ignored);
 }
 
 export function useRestRoutes(deps: RestDeps): Plugin {
@@ -281,31 +265,20 @@ export function useRestRoutes(deps: RestDeps): Plugin {
       schema = changed;
       door = undefined;
     },
-    onRequest(payload) {
-      const { request, url, endResponse } = payload;
+    onRequest({ request, url, serverContext, endResponse }) {
       const matches = matchPath(url.pathname);
       if (matches.length === 0) return undefined;
       const match = routeOrRefusal(matches, request.method);
-      if (match instanceof Response) {
-        endResponse(match);
-        return undefined;
-      }
+      if (match instanceof Response) return endResponse(match);
       if (!schema || !getEnveloped) throw new Error('the REST layer was used before Yoga initialised it');
       door ??= openDoor(schema, getEnveloped);
       const served = door.get(match.route);
       // A documented route whose root field does not exist yet answers like any unknown path.
-      if (!served) {
-        endResponse(restError(404, { error: 'not_found', message: 'No such path.' }));
-        return undefined;
-      }
-      return (async () => {
-        endResponse(await answerRoute(deps, payload, match, served));
-      })().catch((error: unknown) => {
-        // The database failed before Sofa ran (the key check): the same 503 as Sofa's errorHandler gives.
-        if (!isDatabaseUnavailable(error)) throw error;
-        logError(requestLogger(deps.logger, request), error, 'the database did not answer');
-        endResponse(restErrorResponse([error]));
-      });
+      if (!served) return endResponse(restError(404, noSuchPath()));
+      // The database failed before Sofa ran (the key check): the same 503 as Sofa's errorHandler gives.
+      return answerRoute(deps, request, serverContext, match, served)
+        .catch((error: unknown) => unavailableAnswer(error, requestLogger(deps.logger, request)))
+        .then(endResponse);
     },
   };
 }

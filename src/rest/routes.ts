@@ -17,6 +17,7 @@ import { phoneCallReport } from '../domain/phone-calls.ts';
 import { webhookSubscriptionInput } from '../domain/webhooks.ts';
 import { takesIdempotencyKey } from '../schema/idempotent-writes.ts';
 import { escapeRegex } from './input-schemas.ts';
+import { INTEGER_TEXT, SCALAR_REASONS } from './arguments.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** The parameters read from text by parseParam (Sofa coerces query text loosely), by their argument's type; the others stay text. */
@@ -70,7 +71,7 @@ export const restTags = {
   webhooks: "Outbound webhook subscriptions of the key's dealerships: signing secrets, the delivery log, redelivery.",
 } as const;
 
-export type RestTag = keyof typeof restTags;
+type RestTag = keyof typeof restTags;
 
 /** A route of one webhook subscription, `/api/v1/webhook_subscriptions/:id…`. */
 function subscriptionRoute(
@@ -500,6 +501,19 @@ export function matchPath(pathname: string): readonly MatchedRoute[] {
   return matches;
 }
 
+/** The route that answers the request: a HEAD is answered as the GET (useHttpConventions). */
+export function routeFor(method: string, pathname: string): MatchedRoute | undefined {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  return matchPath(pathname).find((match) => match.route.method === wanted);
+}
+
+/** The methods the matched routes answer: HEAD wherever GET is (useHttpConventions answers it as the GET). */
+export function methodsOf(matches: readonly MatchedRoute[]): Set<string> {
+  const methods = new Set<string>(matches.map(({ route }) => route.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return methods;
+}
+
 /** Whether the request presents an API key: the sign-on handoff's ?token= is a sign-on token, so that request is keyless. */
 export function carriesApiKey(headers: Headers, url: URL): boolean {
   if (headers.has('authorization')) return true;
@@ -516,10 +530,10 @@ export function parseParam(type: ParamType, raw: string): { value: string } | { 
     const lower = text.toLowerCase();
     if (TRUE_SPELLINGS.has(lower)) return { value: 'true' };
     if (FALSE_SPELLINGS.has(lower)) return { value: 'false' };
-    return { reason: `must be true or false, got "${raw}"` };
+    return { reason: `${SCALAR_REASONS.Boolean}, got "${raw}"` };
   }
   // Integer parameters are GraphQL Ints: 32-bit signed, so a larger number is refused here, by name.
-  if (!/^[+-]?\d+$/.test(text)) return { reason: `must be a whole number, got "${raw}"` };
+  if (!INTEGER_TEXT.test(text)) return { reason: `${SCALAR_REASONS.Int}, got "${raw}"` };
   const value = Number(text);
   if (value < INT32.min || value > INT32.max) return { reason: INT32_REASON };
   return { value: String(value) };

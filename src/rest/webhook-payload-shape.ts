@@ -1,7 +1,6 @@
 // The fields of a webhook payload's `data`, as the REST door types and names them: declared once so
 // the delivery and the OpenAPI document cannot disagree.
-import { getNamedType, isLeafType, isNonNullType, isObjectType } from 'graphql';
-import type { GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { getNamedType, isLeafType, isNonNullType, isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { NODE_TYPE_OF_SUBJECT, subjectOfEvent, type RecordEventType } from '../domain/record-events.ts';
 import { enumsAsText, restFieldNames } from './rest-schema.ts';
 
@@ -18,10 +17,7 @@ export function payloadSchemaOf(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** The leaf fields the REST door shows of an event's record; graph-only and deprecated ones left out. */
-export function webhookPayloadShape(
-  schema: GraphQLSchema,
-  type: RecordEventType,
-): { recordType: GraphQLObjectType; fields: PayloadField[] } {
+export function webhookPayloadShape(schema: GraphQLSchema, type: RecordEventType) {
   const typeName = NODE_TYPE_OF_SUBJECT[subjectOfEvent(type)];
   const recordType = payloadSchemaOf(schema).getType(typeName);
   if (!isObjectType(recordType)) throw new Error(`${typeName} is not an object type`);
