@@ -73,7 +73,6 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The columns an Actor is read from. */
 export const ACTOR_COLUMNS = {
   id: true,
   revoked_at: true,

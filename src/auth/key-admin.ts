@@ -4,24 +4,9 @@ import { notFound, invalidInput } from '../errors.ts';
 import { isPermission, type Permission } from './permissions.ts';
 import { KEY_PREFIX, parseKey } from './api-keys.ts';
 
-/** `dlr_<lookup id>`, `dlr_<lookup id>_…` or the lookup id alone. */
 const LOOKUP_PREFIX = new RegExp(`^(?:${KEY_PREFIX})?([0-9A-Za-z]{12})(?:_|$)`);
 
-export interface KeySummary {
-  id: number;
-  name: string;
-  permissions: string[];
-  /** Empty: every dealership. */
-  dealership_ids: number[];
-  /** Empty: any document; else only the trusted documents of these applications. */
-  document_apps: string[];
-  status: 'active' | 'expired' | 'revoked';
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  secrets: { lookup_id: string; created_at: string; retires_at: string | null }[];
-}
+export type KeySummary = ReturnType<typeof summarise>;
 
 const summaryInclude = {
   permissions: { select: { permission: true }, orderBy: { permission: 'asc' } },
@@ -32,15 +17,17 @@ const summaryInclude = {
 
 type KeyRow = Prisma.ApiKeyGetPayload<{ include: typeof summaryInclude }>;
 
-function summarise(row: KeyRow, now: Date): KeySummary {
+function summarise(row: KeyRow, now: Date) {
   const status = row.revoked_at && row.revoked_at <= now ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
   return {
     id: row.id,
     name: row.name,
     permissions: row.permissions.map((p) => p.permission),
+    /** Empty: every dealership. */
     dealership_ids: row.dealerships.map((d) => d.dealership_id),
+    /** Empty: any document; else only the trusted documents of these applications. */
     document_apps: row.document_apps.map((a) => a.app),
-    status,
+    status: status as 'active' | 'expired' | 'revoked',
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
@@ -59,10 +46,7 @@ export async function showKey(db: Db, id: number, now: Date): Promise<KeySummary
   return summarise(row, now);
 }
 
-/**
- * The id of the key an operator names: its id (`3`), or the public start of one of its secrets as
- * `keys show` prints it (`dlr_<lookup id>`, with or without what follows), or the lookup id alone.
- */
+/** The key an operator names: its id (`3`), a secret's start as `keys show` prints it (`dlr_<lookup id>`…), or the lookup id alone. */
 export async function findKeyId(db: Db, reference: string): Promise<number> {
   const text = reference.trim();
   if (/^\d+$/.test(text)) {
@@ -103,15 +87,8 @@ async function assertKeyExists(db: Db, id: number): Promise<void> {
 
 export async function grantPermissions(db: Db, id: number, permissions: readonly Permission[]): Promise<void> {
   await assertKeyExists(db, id);
-  await db.$transaction(
-    permissions.map((permission) =>
-      db.apiKeyPermission.upsert({
-        where: { api_key_id_permission: { api_key_id: id, permission } },
-        create: { api_key_id: id, permission },
-        update: {},
-      }),
-    ),
-  );
+  const rows = permissions.map((permission) => ({ api_key_id: id, permission }));
+  await db.$transaction(rows.map((row) => db.apiKeyPermission.upsert({ where: { api_key_id_permission: row }, create: row, update: {} })));
 }
 
 export async function removePermissions(db: Db, id: number, permissions: readonly Permission[]): Promise<void> {
@@ -122,14 +99,9 @@ export async function removePermissions(db: Db, id: number, permissions: readonl
 export async function addDealerships(db: Db, id: number, dealershipIds: readonly number[]): Promise<void> {
   await assertKeyExists(db, id);
   await assertDealershipsExist(db, dealershipIds);
+  const rows = dealershipIds.map((dealership_id) => ({ api_key_id: id, dealership_id }));
   await db.$transaction(
-    dealershipIds.map((dealership_id) =>
-      db.apiKeyDealership.upsert({
-        where: { api_key_id_dealership_id: { api_key_id: id, dealership_id } },
-        create: { api_key_id: id, dealership_id },
-        update: {},
-      }),
-    ),
+    rows.map((row) => db.apiKeyDealership.upsert({ where: { api_key_id_dealership_id: row }, create: row, update: {} })),
   );
 }
 
@@ -151,15 +123,8 @@ export async function removeDealerships(db: Db, id: number, dealershipIds: reado
 /** The key runs only the trusted documents of these applications (and of those it was locked to already). */
 export async function lockToDocumentApps(db: Db, id: number, apps: readonly string[]): Promise<void> {
   await assertKeyExists(db, id);
-  await db.$transaction(
-    apps.map((app) =>
-      db.apiKeyDocumentApp.upsert({
-        where: { api_key_id_app: { api_key_id: id, app } },
-        create: { api_key_id: id, app },
-        update: {},
-      }),
-    ),
-  );
+  const rows = apps.map((app) => ({ api_key_id: id, app }));
+  await db.$transaction(rows.map((row) => db.apiKeyDocumentApp.upsert({ where: { api_key_id_app: row }, create: row, update: {} })));
 }
 
 /** Taking the last application off opens the key to any document again, as `unlock` without --app says. */

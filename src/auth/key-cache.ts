@@ -3,8 +3,7 @@
 // otherwise within the TTL, the stated bound.
 import { hash } from 'node:crypto';
 import { boundedCache, deleteWhere, type CacheBounds } from '../lib/bounded-cache.ts';
-import { lastUseIsStale, lookUpKey, recordKeyUse } from './api-keys.ts';
-import type { Actor } from './api-keys.ts';
+import { lastUseIsStale, lookUpKey, recordKeyUse, type Actor } from './api-keys.ts';
 import type { Db } from '../db/client.ts';
 
 /** Announces key changes to every instance; absent without Redis. */

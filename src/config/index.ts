@@ -21,7 +21,6 @@ export { ANONYMOUS_WINDOW_MS, DEFAULT_GRAPHQL_MAX_COST, OTLP_PROTOCOLS, SETTING_
 export type RateLimitSettings = Config['rateLimits'];
 export type TracingConfig = NonNullable<Config['tracing']>;
 export type S3Settings = NonNullable<Config['s3']>;
-export type FileStorageKind = Config['fileStorage'];
 export type LogLevel = Config['logLevel'];
 export type LogFormat = Config['logFormat'];
 export type OtlpProtocol = TracingConfig['otlpProtocol'];

@@ -613,7 +613,6 @@ export const SETTINGS = {
     defaultInWords: 'none',
     meaning: 'comma-separated origins (`https://shop.example.com`) whose web pages may call the API, or `*` for any',
   }),
-  // Per key, per dealership, per client address.
   RATE_LIMIT_WINDOW_SECONDS: setting({
     field: 'rateLimits.windowMs',
     schema: inMs(positiveWholeNumber, 1_000),

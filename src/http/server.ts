@@ -471,7 +471,6 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
     connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
   };
   const server = createServer(options, requestHandler(app, state, turns));
-  server.keepAliveTimeout = settings.httpKeepAliveTimeoutMs;
   server.maxConnections = settings.httpMaxConnections;
   // HTTP/1.1 frames a request by its length: a client may half-close and still wait for the answer (Node's own, untyped).
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

@@ -76,16 +76,9 @@ export async function purgeOutbox(
   now: Date,
 ): Promise<{ sent: number; failed: number }> {
   const before = new Date(now.getTime() - purge.olderThanDays * 86_400_000);
-  const sentWhere: Prisma.OutboxMessageWhereInput = { status: 'sent', sent_at: { lt: before } };
-  const failedWhere: Prisma.OutboxMessageWhereInput = { status: 'failed', created_at: { lt: before } };
-  if (purge.dryRun) {
-    const [sent, failed] = await Promise.all([
-      db.outboxMessage.count({ where: sentWhere }),
-      purge.failed ? db.outboxMessage.count({ where: failedWhere }) : 0,
-    ]);
-    return { sent, failed };
-  }
-  const sent = (await db.outboxMessage.deleteMany({ where: sentWhere })).count;
-  const failed = purge.failed ? (await db.outboxMessage.deleteMany({ where: failedWhere })).count : 0;
+  const affected = async (where: Prisma.OutboxMessageWhereInput): Promise<number> =>
+    purge.dryRun ? db.outboxMessage.count({ where }) : (await db.outboxMessage.deleteMany({ where })).count;
+  const sent = await affected({ status: 'sent', sent_at: { lt: before } });
+  const failed = purge.failed ? await affected({ status: 'failed', created_at: { lt: before } }) : 0;
   return { sent, failed };
 }

@@ -17,7 +17,7 @@ import { readPermissionOfEvent } from '../domain/webhooks.ts';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookPost } from './webhook-sender.ts';
 import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import { enqueueWebhookDisabledNotice } from './outbox.ts';
-import { claimable, heldBy, retryDelayMs, type DeliveryPolicy } from './worker.ts';
+import { claimable, claimUpdate, heldBy, retryDelayMs, type DeliveryPolicy } from './worker.ts';
 
 export type PayloadRenderer = (actor: Actor, event: RecordEvent) => Promise<unknown>;
 
@@ -71,10 +71,7 @@ async function claimNext(deps: WebhookWorkerDeps, leaseMs: number, subscriptionI
         select: { id: true, attempts: true },
       });
       const head = first ?? candidate;
-      const claimed = await db.webhookDelivery.updateMany({
-        where: { id: head.id, attempts: head.attempts, ...claimable(now) },
-        data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
-      });
+      const claimed = await db.webhookDelivery.updateMany(claimUpdate(head, now, leaseMs));
       if (claimed.count === 1) return { id: head.id, attempts: head.attempts + 1 };
       heldBack.add(candidate.record_key);
     }

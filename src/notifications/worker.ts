@@ -5,9 +5,8 @@
 // same Message-ID: SMTP cannot say whether a message arrived, so exactly-once is impossible.
 import type { Logger } from 'pino';
 import { settingDefaults, type Config, type Engine } from '../config/index.ts';
-import type { Clock } from '../db/clock.ts';
-import { sqlNow } from '../db/clock.ts';
-import type { Db } from '../db/client.ts';
+import { sqlNow, type Clock } from '../db/clock.ts';
+import type { Db, Prisma } from '../db/client.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { currentTraceparent, linksTo, tracer } from '../telemetry/tracing.ts';
@@ -15,24 +14,18 @@ import { outboxMessageId } from './outbox.ts';
 import { startDeliveryTask, type BackgroundTask } from '../db/background-task.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 
-export interface DeliveryPolicy {
-  batchSize: number;
-  /** The sender renews it every third of this while sending, so a slow server never lets it end under a living sender. */
-  leaseMs: number;
-  maxAttempts: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-}
-
 const OUTBOX_SETTINGS = settingDefaults('OUTBOX_LEASE_MS', 'OUTBOX_POLL_INTERVAL_MS');
 
-const defaultDeliveryPolicy: DeliveryPolicy = {
+const defaultDeliveryPolicy = {
   batchSize: 20,
+  /** The sender renews it every third of this while sending, so a slow server never lets it end under a living sender. */
   leaseMs: OUTBOX_SETTINGS.outboxLeaseMs,
   maxAttempts: 6,
   backoffBaseMs: 60_000,
   backoffMaxMs: 60 * 60_000,
 };
+
+export type DeliveryPolicy = typeof defaultDeliveryPolicy;
 
 export interface OutboxDeps {
   db: Db;
@@ -58,16 +51,10 @@ const MAX_ERROR_LENGTH = 1000;
 /** Renewals closer together than this would only load the database. */
 const MIN_RENEWAL_MS = 100;
 
-interface ClaimedMessage {
-  id: number;
-  kind: string;
-  attempts: number;
-  traceparent: string | null;
-  recipient: string;
-  subject: string;
-  body: string;
-  created_at: Date;
-}
+type ClaimedMessage = Pick<
+  Prisma.OutboxMessageModel,
+  'id' | 'kind' | 'attempts' | 'traceparent' | 'recipient' | 'subject' | 'body' | 'created_at'
+>;
 
 /** Every write after a claim requires its `attempts`, so a sender that lost the claim changes nothing. */
 export const heldBy = (claim: { id: number; attempts: number }) => ({ id: claim.id, attempts: claim.attempts, status: 'pending' as const });
@@ -76,6 +63,12 @@ export const claimable = (now: Date) => ({
   status: 'pending' as const,
   due_at: { lte: now },
   OR: [{ locked_until: null }, { locked_until: { lte: now } }],
+});
+
+/** Claims a row as it was read: of several instances claiming it at once, one wins and the others change nothing. */
+export const claimUpdate = (row: { id: number; attempts: number }, now: Date, leaseMs: number) => ({
+  where: { id: row.id, attempts: row.attempts, ...claimable(now) },
+  data: { attempts: { increment: 1 }, locked_until: new Date(now.getTime() + leaseMs) },
 });
 
 async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMessage | null> {
@@ -105,10 +98,7 @@ async function claimNext(deps: OutboxDeps, leaseMs: number): Promise<ClaimedMess
       select: { id: true, kind: true, attempts: true, recipient: true, subject: true, body: true, created_at: true, traceparent: true },
     });
     if (!next) return null;
-    const claimed = await db.outboxMessage.updateMany({
-      where: { id: next.id, attempts: next.attempts, ...claimable(now) },
-      data: { locked_until: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
-    });
+    const claimed = await db.outboxMessage.updateMany(claimUpdate(next, now, leaseMs));
     if (claimed.count === 1) return { ...next, attempts: next.attempts + 1 };
   }
 }

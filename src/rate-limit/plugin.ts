@@ -28,22 +28,12 @@ interface Meter {
   cost?: number;
 }
 
-interface RateLimitPlugins {
-  /** Before the REST door rebuilds requests: it must see the request as sent. */
-  requests: Plugin;
-  /** After the query limits, which compute the cost. */
-  operations: Plugin;
-  costOf(request: Request): number | undefined;
-  /** Spends an answer served without running exactly as if it ran: the refusal to send, or null. */
-  spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null>;
-}
-
 interface OperationStart {
   args: ExecutionArgs;
   setResultAndStopExecution(result: ExecutionResult): void;
 }
 
-export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimitPlugins {
+export function useRateLimits(deps: AppDeps, graphqlEndpoint: string) {
   const limiter = createRateLimiter(deps.config.rateLimits, deps.rateCounters, deps.now);
   const meterOf = (request: Request): Meter | undefined => requestState(sentRequest(request)).rateMeter;
   const refusal = (request: Request, verdict: Verdict): Response => {
@@ -54,6 +44,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
       : jsonResponse(429, { error: 'rate_limited', message: error.message });
   };
 
+  /** Before the REST door rebuilds requests: it must see the request as sent. */
   const requests: Plugin = {
     async onRequest({ request, url, endResponse }) {
       const meter: Meter = { clientAddress: clientAddress(request, deps.config.trustProxyHops) };
@@ -104,6 +95,7 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
     const verdict = await spend(meter, context.actor ?? null, operationCost(context), redeems);
     if (verdict?.refusedBy) setResultAndStopExecution({ errors: [rateLimitedError(verdict, deps.now().getTime())] });
   };
+  /** After the query limits, which compute the cost. */
   const operations: Plugin = {
     onExecute: (payload) => spendOperation(payload),
     // A subscription spends its document's cost once, when it opens.
@@ -112,8 +104,9 @@ export function useRateLimits(deps: AppDeps, graphqlEndpoint: string): RateLimit
   return {
     requests,
     operations,
-    costOf: (request) => meterOf(request)?.cost,
-    async spendServedAnswer(request, actor, cost) {
+    costOf: (request: Request) => meterOf(request)?.cost,
+    /** Spends an answer served without running exactly as if it ran: the refusal to send, or null. */
+    async spendServedAnswer(request: Request, actor: Actor, cost: number | undefined): Promise<Response | null> {
       const meter = meterOf(request);
       if (!meter) return null;
       // Only queries are ever served this way, and the sign-on redemption is a mutation.

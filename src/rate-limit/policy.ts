@@ -65,14 +65,7 @@ function remaining(state: PolicyState): number {
   return Math.max(0, state.limit - state.used);
 }
 
-interface RateLimiter {
-  checkAddress(clientAddress: string): Promise<Verdict | null>;
-  recordAuthFailure(clientAddress: string): Promise<void>;
-  spendAnonymous(clientAddress: string): Promise<Verdict | null>;
-  spendOperation(use: OperationUse): Promise<Verdict | null>;
-}
-
-export function createRateLimiter(settings: RateLimitSettings, counters: CounterStore, now: () => Date): RateLimiter {
+export function createRateLimiter(settings: RateLimitSettings, counters: CounterStore, now: () => Date) {
   const authFailures = (address: string, amount: number): Counted =>
     counted('auth-failures', `auth-failures:${address}`, amount, settings.authFailures, settings.addressWindowMs);
   const spend = (entries: readonly Counted[]): Promise<SpendOutcome> =>
@@ -81,24 +74,24 @@ export function createRateLimiter(settings: RateLimitSettings, counters: Counter
       now().getTime(),
     );
   return {
-    async checkAddress(clientAddress) {
+    async checkAddress(clientAddress: string): Promise<Verdict | null> {
       if (settings.authFailures === 0) return null;
       const entries = [authFailures(clientAddress, 0)];
       const outcome = await spend(entries);
       // Almost every request passes: the verdict's states are built only for a refusal.
       return outcome.allowed ? null : verdictOf(entries, outcome);
     },
-    async recordAuthFailure(clientAddress) {
+    async recordAuthFailure(clientAddress: string): Promise<void> {
       if (settings.authFailures === 0) return;
       // Always added, even past the limit: the address stays refused to the end of its window.
       await counters.spend([{ ...authFailures(clientAddress, 1).spend, limit: Infinity }], now().getTime());
     },
-    async spendAnonymous(clientAddress) {
+    async spendAnonymous(clientAddress: string): Promise<Verdict | null> {
       if (settings.anonymousRequests === 0) return null;
       const entries = [counted('anonymous', `anonymous:${clientAddress}`, 1, settings.anonymousRequests, ANONYMOUS_WINDOW_MS)];
       return verdictOf(entries, await spend(entries));
     },
-    async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }) {
+    async spendOperation({ actor, cost, redeemsSignOnToken, clientAddress }: OperationUse): Promise<Verdict | null> {
       const entries: Counted[] = [];
       if (actor) {
         if (settings.keyRequests > 0) entries.push(counted('key', `key:${actor.apiKeyId}`, 1, settings.keyRequests, settings.windowMs));

@@ -102,22 +102,20 @@ function guardCommands(
   connection.on('error', (error: Error) => {
     lastError = error.message;
   });
-  (connection as unknown as { sendCommand: (command: Command, stream?: unknown) => unknown }).sendCommand = ((
-    send: (command: Command, stream?: unknown) => unknown,
-  ) => {
-    return (command: Command, stream?: unknown) => {
-      if (connection.status === 'ready' && breakerOpen) {
-        if (probing || Date.now() < nextProbeAt) {
-          command.reject(new Error('Redis not asked: it has not answered for a while (circuit breaker open)'));
-          return command.promise;
-        }
-        probing = true;
+  const commands = connection as unknown as { sendCommand: (command: Command, stream?: unknown) => unknown };
+  const send = commands.sendCommand.bind(connection);
+  commands.sendCommand = (command, stream) => {
+    if (connection.status === 'ready' && breakerOpen) {
+      if (probing || Date.now() < nextProbeAt) {
+        command.reject(new Error('Redis not asked: it has not answered for a while (circuit breaker open)'));
+        return command.promise;
       }
-      const sent = send(command, stream);
-      command.promise.then(answered, failed);
-      return sent;
-    };
-  })(connection.sendCommand.bind(connection) as (command: Command, stream?: unknown) => unknown);
+      probing = true;
+    }
+    const sent = send(command, stream);
+    command.promise.then(answered, failed);
+    return sent;
+  };
   return {
     available: () => !down && connected,
     closing: () => {
@@ -176,7 +174,6 @@ export function connectRedis(
   };
 }
 
-/** Key changes announced to every instance through publish/subscribe. */
 export function redisKeyChangeFeed(redis: RedisConnections, logger: Logger): KeyChangeFeed {
   const listeners = new Set<(apiKeyId: number) => void>();
   const channelName = `${redis.prefix}${KEY_CHANGES_CHANNEL}`;

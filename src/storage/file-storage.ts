@@ -3,11 +3,11 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Config, FileStorageKind, S3Settings } from '../config/index.ts';
+import type { Config, S3Settings } from '../config/index.ts';
 import { isUniqueViolation, type Db } from '../db/client.ts';
 
 export interface FileStorage {
-  readonly kind: FileStorageKind;
+  readonly kind: Config['fileStorage'];
   put(key: string, bytes: Uint8Array): Promise<void>;
   get(key: string): Promise<Uint8Array | null>;
   delete(key: string): Promise<void>;
@@ -92,21 +92,6 @@ type S3Sdk = typeof import('@aws-sdk/client-s3');
 // Loaded on first use: the SDK is large, and instances without S3 should not load it at start.
 const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
 
-/** Credentials are not settings of this service: the SDK's standard chain finds them. */
-async function createS3Client(settings: S3Settings): Promise<S3Client> {
-  const { S3Client } = await loadS3Sdk();
-  return new S3Client({
-    region: settings.region,
-    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    forcePathStyle: settings.forcePathStyle,
-    // Checksums only where required: several S3-compatible stores refuse the SDK's newer default.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    // A store that does not answer must not hold a lead request for minutes.
-    maxAttempts: 3,
-  });
-}
-
 function s3Status(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
   return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -114,13 +99,23 @@ function s3Status(error: unknown): number | undefined {
 
 export class S3Storage implements FileStorage {
   readonly kind = 's3';
-  private client: Promise<S3Client> | undefined;
+  private client: S3Client | undefined;
   constructor(private readonly settings: S3Settings) {}
 
+  /** Credentials are not settings of this service: the SDK's standard chain finds them. */
   private async connection(): Promise<{ client: S3Client; sdk: S3Sdk }> {
-    this.client ??= createS3Client(this.settings);
-    const [client, sdk] = await Promise.all([this.client, loadS3Sdk()]);
-    return { client, sdk };
+    const sdk = await loadS3Sdk();
+    this.client ??= new sdk.S3Client({
+      region: this.settings.region,
+      ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}),
+      forcePathStyle: this.settings.forcePathStyle,
+      // Checksums only where required: several S3-compatible stores refuse the SDK's newer default.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      // A store that does not answer must not hold a lead request for minutes.
+      maxAttempts: 3,
+    });
+    return { client: this.client, sdk };
   }
 
   private objectKey(key: string): string {

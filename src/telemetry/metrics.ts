@@ -29,7 +29,6 @@ interface ExecutionSlotCounts {
   waiting(): number;
 }
 
-/** A gauge read at scrape time. */
 function gauge(registry: Registry, name: string, help: string, read: () => number | Promise<number>): void {
   new Gauge({
     name,
