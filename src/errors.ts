@@ -34,8 +34,7 @@ interface ApiErrorExtensions {
 }
 
 export function apiError(code: ErrorCode, error: string, message: string, extra: Record<string, unknown> = {}): GraphQLError {
-  const extensions: ApiErrorExtensions = { code, error, ...extra };
-  return new GraphQLError(message, { extensions });
+  return new GraphQLError(message, { extensions: { code, error, ...extra } satisfies ApiErrorExtensions });
 }
 
 // One body for every reason a key is not accepted, so a caller cannot probe which keys exist.
@@ -47,9 +46,7 @@ export const forbidden = (message = 'This API key does not have the permission t
 
 /** Routes the spec answers "unauthorised" for get 401 with this message, so the caller can tell it from a missing key. */
 export function permissionDenied(status: 401 | 403, permission?: string): GraphQLError {
-  const message = permission
-    ? `This API key does not have the ${permission} permission this operation needs.`
-    : 'This API key does not have the permission this operation needs.';
+  const message = `This API key does not have the ${permission ? `${permission} ` : ''}permission this operation needs.`;
   return status === 401 ? apiError('UNAUTHENTICATED', 'unauthorized', message) : forbidden(message);
 }
 
@@ -104,25 +101,27 @@ export function rebuilt(
   });
 }
 
-/** 503 with Retry-After on both doors; retrying is safe because a write that met it was rolled back. */
+/** A 503 with Retry-After on both doors. */
+const retryAfter503 = (seconds: number) => ({ retry_after: seconds, http: { status: 503, headers: { 'retry-after': String(seconds) } } });
+
+/** Retrying is safe because a write that met it was rolled back. */
 export const databaseUnavailable = (at?: GraphQLError): GraphQLError =>
   rebuilt(at, 'The database is not answering: retry the request in a few seconds.', {
     code: 'UNAVAILABLE',
     error: 'unavailable',
-    retry_after: DATABASE_RETRY_AFTER_SECONDS,
-    http: { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } },
+    ...retryAfter503(DATABASE_RETRY_AFTER_SECONDS),
   } satisfies ApiErrorExtensions);
 
 /** How long a client waits before sending again a request an instance was too busy to take. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
-/** 503 with Retry-After on both doors, before the operation ran: sending it again is always safe. */
+/** Refused before the operation ran: sending it again is always safe. */
 export const instanceBusy = (): GraphQLError =>
   apiError(
     'UNAVAILABLE',
     'unavailable',
     'This instance is executing as many operations as it takes at once: send the request again after Retry-After seconds.',
-    { retry_after: BUSY_RETRY_AFTER_SECONDS, http: { status: 503, headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) } } },
+    retryAfter503(BUSY_RETRY_AFTER_SECONDS),
   );
 
 export function maskUnexpectedError(error: unknown, message: string, isDev?: boolean): Error {
@@ -168,12 +167,7 @@ export function variableInputError(error: unknown): { variable: string; field: s
 export const withExtensions = (error: GraphQLError, extensions: Record<string, unknown>): GraphQLError =>
   rebuilt(error, error.message, extensions, error.originalError);
 
-// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-function escapeControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 const CURSOR_REASON = 'is not a cursor this connection gave (pass pageInfo.endCursor or startCursor of an earlier page)';
 
@@ -201,9 +195,8 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
   let reason: string;
   if (named.length > 0) {
     field = named[0]!;
-    reason = refused.message.replace(/^Arguments? "[^"]+"\s*/, '');
-    if (named.length > 1) reason = `cannot be given with ${named.slice(1).join(', ')}`;
-    else reason = reason || 'is not valid';
+    const own = refused.message.replace(/^Arguments? "[^"]+"\s*/, '') || 'is not valid';
+    reason = named.length > 1 ? `cannot be given with ${named.slice(1).join(', ')}` : own;
   } else if (/cursor/i.test(refused.message)) {
     // The plugins do not say which cursor they could not read; the document does when it gives one.
     field = cursorArgumentUnder(error.nodes) ?? 'after/before';
@@ -211,8 +204,8 @@ export function connectionArgumentError(error: GraphQLError): GraphQLError | nul
   } else {
     return null;
   }
-  const extensions = { ...error.extensions, code: 'BAD_USER_INPUT', error: 'invalid_input', field } satisfies ApiErrorExtensions;
-  return rebuilt(error, `${field}: ${reason}`, extensions, refused);
+  const input = invalidInput(field, reason);
+  return rebuilt(error, input.message, { ...error.extensions, ...input.extensions }, refused);
 }
 
 /** A decodable cursor that the query cannot use is the client's fault, not the service's. */
@@ -221,16 +214,13 @@ function prismaCursorError(error: GraphQLError): GraphQLError | null {
   if (cause?.name !== 'PrismaClientValidationError' || !/\bcursor\b/.test(cause.message)) return null;
   const field = cursorArgumentUnder(error.nodes);
   if (!field) return null;
-  return rebuilt(error, `${field}: ${CURSOR_REASON}`, {
-    code: 'BAD_USER_INPUT',
-    error: 'invalid_input',
-    field,
-  } satisfies ApiErrorExtensions);
+  const input = invalidInput(field, CURSOR_REASON);
+  return rebuilt(error, input.message, input.extensions);
 }
 
 export function finishedError(error: GraphQLError, fallbackCode: string): GraphQLError {
   const coded = connectionArgumentError(error) ?? error;
-  const message = escapeControlCharacters(coded.message);
+  const message = coded.message.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const code = coded.extensions?.code;
   if (message === coded.message && typeof code === 'string') return coded;
   return rebuilt(coded, message, { ...coded.extensions, code: typeof code === 'string' ? code : fallbackCode }, coded.originalError);

@@ -38,19 +38,6 @@ import { startTracing, type Tracing, type TracingOptions } from './telemetry/tra
 /** Time kept at the end of the grace period for closing the database after connections are cut. */
 const CLOSE_RESERVE_MS = 1_000;
 
-interface ShutdownReport {
-  signal: string;
-  cutConnections: number;
-  closedInTime: boolean;
-  ms: number;
-}
-
-interface RunningService {
-  address: AddressInfo;
-  http: GatewayServer;
-  stop(signal: string): Promise<ShutdownReport>;
-}
-
 interface StopParts {
   http: GatewayServer;
   outbox: BackgroundTask;
@@ -79,7 +66,7 @@ function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean
   });
 }
 
-async function stopService(parts: StopParts, signal: string): Promise<ShutdownReport> {
+async function stopService(parts: StopParts, signal: string) {
   const { http, outbox, background = [], keyCalls, documentUses, db, redis, liveEvents, tracing, logger, graceMs } = parts;
   const started = Date.now();
   const deadline = started + graceMs;
@@ -116,7 +103,7 @@ async function stopService(parts: StopParts, signal: string): Promise<ShutdownRe
     const flushed = tracing.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'sending the last spans failed'));
     closedInTime = (await settledBy(flushed, deadline)) && closedInTime;
   }
-  const report: ShutdownReport = { signal, cutConnections, closedInTime, ms: Date.now() - started };
+  const report = { signal, cutConnections, closedInTime, ms: Date.now() - started };
   logger.info({ ...report }, 'stopped');
   return report;
 }
@@ -154,7 +141,7 @@ async function openDatabase(config: Config, logger: Logger, tracing: Tracing | n
 }
 
 /** Rules comparing times across requests and instances read the database's clock: read once, then kept in step. */
-async function startDatabaseClock(config: Config, db: Db, logger: Logger): Promise<ReturnType<typeof createDatabaseClock>> {
+async function startDatabaseClock(config: Config, db: Db, logger: Logger) {
   const clock = createDatabaseClock(db, config.engine);
   try {
     await clock.sync();
@@ -167,22 +154,7 @@ async function startDatabaseClock(config: Config, db: Db, logger: Logger): Promi
   return clock;
 }
 
-function backgroundTasks(
-  config: Config,
-  { db, now, logger, files }: { db: Db; now: () => Date; logger: Logger; files: ReturnType<typeof createFileStorage> },
-  clock: { stop(): void },
-  cacheEpoch: { stop(): void } | null,
-): BackgroundTask[] {
-  return [
-    { stop: async () => clock.stop() } satisfies BackgroundTask,
-    { stop: async () => cacheEpoch?.stop() } satisfies BackgroundTask,
-    startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
-    startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
-    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
-  ];
-}
-
-export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}) {
   const tracing = await startTracing(config.tracing, options.tracing);
   if (tracing)
     logger.info(
@@ -269,12 +241,19 @@ export async function startService(config: Config, logger: Logger, options: Star
     render: createPayloadRenderer(deps, getSchema()),
     intervalMs: config.webhookPollIntervalMs,
   });
-  const background = [webhooks, ...backgroundTasks(config, { db, now, logger, files }, clock, cacheEpoch)];
-  let stopping: Promise<ShutdownReport> | undefined;
+  const background: BackgroundTask[] = [
+    webhooks,
+    { stop: async () => clock.stop() },
+    { stop: async () => cacheEpoch?.stop() },
+    startIdempotencyPurge({ db, engine: config.engine, now, ttlMs: config.idempotencyTtlMs, logger }),
+    startKeyCallPurge({ db, engine: config.engine, now, retentionMs: config.apiKeyCallsRetentionMs, logger }),
+    startFileSweep({ db, files, now, logger, graceMs: config.fileSweepGraceMs, holder: `${hostname()}:${process.pid}:${randomUUID()}` }),
+  ];
+  let stopping: ReturnType<typeof stopService> | undefined;
   return {
     address,
     http,
-    stop(signal) {
+    stop(signal: string) {
       keys.close();
       stopping ??= stopService(
         { http, outbox, background, keyCalls, documentUses, db, redis, liveEvents, tracing, logger, graceMs: config.shutdownGraceMs },

@@ -80,8 +80,7 @@ export function explainStartupFailure(error: unknown, config?: Pick<Config, 'por
   }
   if (error instanceof DatabaseStartupError) return databaseFailure(error);
   const listen = config && error instanceof Error ? listenFailure(error as NodeJS.ErrnoException, config) : null;
-  if (listen) return listen;
-  return { settings: [], message: `cannot start: ${firstLine(error)}` };
+  return listen ?? { settings: [], message: `cannot start: ${firstLine(error)}` };
 }
 
 export function failStartup(error: unknown, logger: Logger = createLogger('info'), config?: Pick<Config, 'port' | 'host'>): never {

@@ -299,10 +299,7 @@ async function fillPages(
   if (page.plan) await completeLevels(page.plan, children, read, batching);
 }
 
-interface CountBatching {
-  chain: readonly unknown[];
-  transaction: unknown;
-}
+type CountBatching = Pick<PendingCounts, 'chain' | 'transaction'>;
 
 async function completeLevels(plan: LevelPlan, result: unknown, read: ReadRows, batching: CountBatching): Promise<void> {
   const levels = new Map<LevelPlan, Args[]>();

@@ -6,15 +6,10 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/sqlite/client.ts';
 import { PrismaClient as PostgresPrismaClient } from '../generated/prisma/postgresql/client.ts';
 import { engineOf, sqlitePath } from '../config/index.ts';
+import { parsedJson } from '../lib/json.ts';
 import { boundedRelations } from './bounded-relations.ts';
 import { serialisedSqliteAdapter } from './sqlite-adapter.ts';
-import {
-  postgresTarget,
-  statementWrappedFactory,
-  tracedAdapterFactory,
-  type AroundStatement,
-  type DatabaseTarget,
-} from './traced-adapter.ts';
+import { postgresTarget, statementWrappedFactory, tracedStatement, type AroundStatement, type DatabaseTarget } from './traced-adapter.ts';
 
 // The PostgreSQL driver is loaded only on PostgreSQL, so a SQLite instance never pays for it at start-up.
 const requirePackage = createRequire(import.meta.url);
@@ -51,15 +46,6 @@ const ERROR_FORMAT = 'minimal' as const;
 // Prisma's own default, stated because it is a memory bound: plans of the code's statement shapes.
 const QUERY_PLAN_CACHE_ENTRIES = 1_000;
 
-function parameterList(params: string): readonly unknown[] {
-  try {
-    const list: unknown = JSON.parse(params);
-    return Array.isArray(list) ? list : [];
-  } catch {
-    return [];
-  }
-}
-
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
   const clientOptions = { log, errorFormat: ERROR_FORMAT, queryPlanCacheMaxSize: QUERY_PLAN_CACHE_ENTRIES };
@@ -67,9 +53,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const { aroundStatement: around, traced } = options;
   // Every statement is counted (and traced, with traces on) on its way to the driver.
   const counted = <F extends object>(factory: F, target: DatabaseTarget): F =>
-    statementWrappedFactory(traced ? tracedAdapterFactory(factory, target) : factory, <T>(sql: string, run: () => Promise<T>) => {
+    statementWrappedFactory(factory, <T>(sql: string, run: () => Promise<T>) => {
       tally.sent += 1;
-      return around ? around(sql, run) : run();
+      const sent = traced ? () => tracedStatement(target, sql, run) : run;
+      return around ? around(sql, sent) : sent();
     });
   let client: Db;
   let pool: pg.Pool | undefined;
@@ -98,9 +85,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   }
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (client as unknown as { $on(event: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (event) =>
-      onQuery(event.query, parameterList(event.params)),
-    );
+    (client as unknown as { $on(event: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (event) => {
+      const params = parsedJson(event.params);
+      onQuery(event.query, Array.isArray(params) ? params : []);
+    });
   }
   // A query-only extension leaves the client's API as it was, so it keeps the base type.
   const db = client.$extends(boundedRelations) as unknown as Db;

@@ -21,12 +21,14 @@ export function readMigrations(engine: Engine, dir = migrationsDir) {
     });
 }
 
-function assertUnchanged(migration: { name: string; checksum: string }, appliedChecksum: string | undefined): boolean {
-  if (appliedChecksum === undefined) return false;
-  if (appliedChecksum !== migration.checksum) {
-    throw new Error(`migration ${migration.name} was changed after it was applied; add a new migration instead`);
-  }
-  return true;
+/** The migrations not applied yet, given each applied one's checksum; one changed after it was applied is refused. */
+function pendingMigrations(engine: Engine, dir: string, applied: ReadonlyMap<string, string>) {
+  return readMigrations(engine, dir).filter(({ name, checksum }) => {
+    const appliedChecksum = applied.get(name);
+    if (appliedChecksum !== undefined && appliedChecksum !== checksum)
+      throw new Error(`migration ${name} was changed after it was applied; add a new migration instead`);
+    return appliedChecksum === undefined;
+  });
 }
 
 /** `whileLocked` runs under the PostgreSQL lock, so one instance alone seeds a fresh database. */
@@ -43,9 +45,7 @@ function appliedSqlite(sqlite: Database.Database): Map<string, string> {
 
 function allAppliedSqlite(sqlite: Database.Database, dir: string): boolean {
   const recorded = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_gateway_migrations'").get();
-  if (!recorded) return false;
-  const done = appliedSqlite(sqlite);
-  return readMigrations('sqlite', dir).every((migration) => assertUnchanged(migration, done.get(migration.name)));
+  return recorded !== undefined && pendingMigrations('sqlite', dir, appliedSqlite(sqlite)).length === 0;
 }
 
 async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () => Promise<void>): Promise<string[]> {
@@ -62,19 +62,17 @@ async function migrateSqlite(databaseUrl: string, dir: string, whileLocked?: () 
     sqlite.pragma('journal_mode = WAL');
     sqlite.exec(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
       name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-    const applied: string[] = [];
     // IMMEDIATE takes the write lock before reading, so two processes cannot both apply a migration.
-    sqlite
+    const applied = sqlite
       .transaction(() => {
-        const done = appliedSqlite(sqlite);
-        for (const migration of readMigrations('sqlite', dir)) {
-          if (assertUnchanged(migration, done.get(migration.name))) continue;
+        const pending = pendingMigrations('sqlite', dir, appliedSqlite(sqlite));
+        for (const migration of pending) {
           sqlite.exec(migration.sql);
           sqlite
             .prepare('INSERT INTO _gateway_migrations (name, checksum, applied_at) VALUES (?, ?, ?)')
             .run(migration.name, migration.checksum, new Date().toISOString());
-          applied.push(migration.name);
         }
+        return pending.map((migration) => migration.name);
       })
       .immediate();
     if (whileLocked) await whileLocked();
@@ -115,15 +113,12 @@ async function migratePostgres(databaseUrl: string, dir: string, whileLocked?: (
       await client.query(`CREATE TABLE IF NOT EXISTS _gateway_migrations (
         name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
       const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _gateway_migrations');
-      const done = new Map(rows.map((row) => [row.name, row.checksum]));
-      const names: string[] = [];
-      for (const migration of readMigrations('postgresql', dir)) {
-        if (assertUnchanged(migration, done.get(migration.name))) continue;
+      const pending = pendingMigrations('postgresql', dir, new Map(rows.map((row) => [row.name, row.checksum])));
+      for (const migration of pending) {
         await client.query(migration.sql);
         await client.query('INSERT INTO _gateway_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-        names.push(migration.name);
       }
-      return names;
+      return pending.map((migration) => migration.name);
     });
     if (whileLocked) await inLockedTransaction(client, whileLocked);
     return applied;

@@ -1,12 +1,11 @@
-// A span per SQL statement (OpenTelemetry's database conventions), only under an active span; the SQL
-// is parameterised, so no values (personal data) reach it. Not @prisma/instrumentation: with driver
-// adapters its span has no operation or table, and it brings a second copy of the instrumentation base.
+// A span per SQL statement (OpenTelemetry's database conventions), only under an active span; the SQL is parameterised and the
+// target names no user or password, so no values or secrets reach it. Not @prisma/instrumentation: with driver adapters its span
+// has no operation or table, and it brings a second copy of the instrumentation base.
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { tracer } from '../telemetry/tracing.ts';
 
 export type DatabaseTarget = Record<string, string | number>;
 
-/** Never the URL's user or password. */
 export function postgresTarget(databaseUrl: string): DatabaseTarget {
   const url = new URL(databaseUrl);
   return {
@@ -17,16 +16,11 @@ export function postgresTarget(databaseUrl: string): DatabaseTarget {
   };
 }
 
-function statementSummary(sql: string): { operation: string; table: string | null } {
+export function tracedStatement<T>(target: DatabaseTarget, sql: string, run: () => Promise<T>): Promise<T> {
+  if (!trace.getSpan(context.active())) return run();
   const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
   // For the span's name (`SELECT cars`); identifiers quoted as Prisma writes them: "public"."cars" (PostgreSQL), `main`.`cars` (SQLite).
   const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:["`]?\w+["`]?\.)?["`]?(\w+)["`]?/i.exec(sql)?.[1] ?? null;
-  return { operation, table };
-}
-
-function traced<T>(target: DatabaseTarget, sql: string, run: () => Promise<T>): Promise<T> {
-  if (!trace.getSpan(context.active())) return run();
-  const { operation, table } = statementSummary(sql);
   return tracer().startActiveSpan(
     table ? `${operation} ${table}` : operation,
     {
@@ -63,8 +57,4 @@ export function statementWrappedFactory<F extends object>(factory: F, around: Ar
       return method.bind(target);
     },
   });
-}
-
-export function tracedAdapterFactory<F extends object>(factory: F, target: DatabaseTarget): F {
-  return statementWrappedFactory(factory, (sql, run) => traced(target, sql, run));
 }

@@ -1,5 +1,6 @@
 // Tells "the database did not answer" (answered 503 `unavailable`) from every other error.
 import { GraphQLError } from 'graphql';
+import { isPlainObject } from '../lib/json.ts';
 
 const PRISMA_CODES = new Set([
   'P1001', // can't reach the database server
@@ -23,10 +24,6 @@ const PG_CLIENT_MESSAGES =
 
 const SQLITE_BUSY = /^SQLITE_BUSY/;
 
-function record(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-}
-
 function isUnavailableItself(error: Record<string, unknown>): boolean {
   const { code, kind, message } = error;
   if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLITE_BUSY.test(code))) return true;
@@ -46,12 +43,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
   const pending: unknown[] = [error];
   while (pending.length > 0 && seen.size < 32) {
-    const next = pending.pop();
-    const value = record(next);
-    if (!value || seen.has(value)) continue;
+    const value = pending.pop();
+    if (!isPlainObject(value) || seen.has(value)) continue;
     seen.add(value);
     if (isUnavailableItself(value)) return true;
-    pending.push(value.cause, record(value.meta)?.driverAdapterError, value instanceof GraphQLError ? value.originalError : undefined);
+    pending.push(value.cause, isPlainObject(value.meta) ? value.meta.driverAdapterError : undefined);
+    if (value instanceof GraphQLError) pending.push(value.originalError);
     if (Array.isArray(value.errors)) pending.push(...(value.errors as unknown[]));
   }
   return false;

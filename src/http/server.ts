@@ -77,18 +77,14 @@ function readBody(req: IncomingMessage, limit: number) {
   return { result, settled: () => settled, stop: () => finish(null) };
 }
 
-interface PlainAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+type PlainAnswer = ReturnType<typeof jsonAnswer>;
 
 function jsonAnswer(
   status: number,
   error: { error: string; message: string; limit?: number },
   requestId: string,
   headers: Record<string, string>,
-): PlainAnswer {
+) {
   const body = JSON.stringify({ ...error, request_id: requestId });
   return {
     status,
@@ -173,47 +169,29 @@ function writePlain(res: ServerResponse, answer: PlainAnswer): void {
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 
-function readToEnd(req: IncomingMessage): Promise<void> {
-  req.resume();
-  return finished(req).catch(() => undefined);
-}
+type ConnectionState = ReturnType<typeof connectionState>;
 
 /** The server's own state, with its settings, log and lifecycle: what every part of it reads. */
-interface ConnectionState {
-  settings: HttpServerSettings;
-  reservedConnections: number;
-  logger: Logger;
-  lifecycle: Lifecycle;
-  unanswered: Map<Socket, number>;
-  acceptedWhileDraining: WeakSet<Socket>;
-  idle: IdleConnections;
-  bodies: ArrivingBodies;
-  acceptedCount: number;
-  listenerClosed: Promise<void>;
-  isListenerClosed: boolean;
-  markListenerClosed: () => void;
-}
-
-function connectionState(settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle): ConnectionState {
+function connectionState(settings: HttpServerSettings, logger: Logger, lifecycle: Lifecycle) {
   const { maxUploads, reservedConnections } = connectionBoundsOf(settings.httpMaxConnections, {
     maxUploads: settings.httpMaxUploads,
     reservedConnections: settings.httpReservedConnections,
   });
   let resolveListenerClosed: () => void = () => undefined;
   const listenerClosed = new Promise<void>((resolve) => (resolveListenerClosed = resolve));
-  const state: ConnectionState = {
+  const state = {
     settings,
     reservedConnections,
     logger,
     lifecycle,
-    unanswered: new Map(),
-    acceptedWhileDraining: new WeakSet(),
+    unanswered: new Map<Socket, number>(),
+    acceptedWhileDraining: new WeakSet<Socket>(),
     idle: new IdleConnections(),
     bodies: new ArrivingBodies(maxUploads),
     acceptedCount: 0,
     listenerClosed,
     isListenerClosed: false,
-    markListenerClosed: () => {
+    markListenerClosed: (): void => {
       state.isListenerClosed = true;
       resolveListenerClosed();
     },
@@ -328,7 +306,8 @@ function countRequest(state: ConnectionState, socket: Socket, res: ServerRespons
 /** Answered once the listening socket is closed: a client told to retry at once would keep the accept queue from emptying. */
 function answerWhileDraining(state: ConnectionState, req: IncomingMessage, res: ServerResponse, requestId: string): void {
   if (hasBody(req)) state.bodies.track({ req, res, requestId, stop: () => undefined });
-  void Promise.all([state.listenerClosed, readToEnd(req)]).then(() => writePlain(res, shuttingDown(requestId)));
+  req.resume();
+  void Promise.all([state.listenerClosed, finished(req).catch(() => undefined)]).then(() => writePlain(res, shuttingDown(requestId)));
 }
 
 /** The check phase follows the turn's reads, so a body sent with its headers has arrived and never counts as an upload. */
