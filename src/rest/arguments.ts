@@ -6,6 +6,7 @@ import {
   isListType,
   isNonNullType,
   isScalarType,
+  isSpecifiedScalarType,
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
@@ -191,7 +192,7 @@ export function readRestArguments(
     const bracketed = [...request.query.keys()].some((key) => key.startsWith(`${arg.name}[`));
     const named = getNamedType(arg.type);
     // One piece of text or a scalar, not an object the query may spell as `name[key]=…`.
-    const single = isEnumType(named) || (isScalarType(named) && ['String', 'ID', 'Int', 'Float', 'Boolean'].includes(named.name));
+    const single = isEnumType(named) || isSpecifiedScalarType(named);
     if (single && (inQuery.length > 1 || bracketed)) return done({ field: arg.name, reason: 'must be given once, as a single value' });
     if (isInputObjectType(named)) {
       const fromQuery = queryObject(request.query, arg.name);

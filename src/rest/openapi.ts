@@ -1,7 +1,6 @@
-// One writer over the zod records and the GraphQL types, not Sofa's OpenAPI(): it writes OpenAPI 3.0 without nullability,
-// errors or headers, and `:id.json` as `{id.json}`, so post-processing it would be a rewrite.
-// The OpenAPI 3.1 document of the REST door, from the route table, the zod records of the routes'
-// arguments and the GraphQL types of the routed root fields (the REST body IS the root field's result).
+// The OpenAPI 3.1 document of the REST door, from the route table, the zod records of the routes' arguments and the GraphQL
+// types of the routed root fields (the REST body IS the root field's result). Not Sofa's OpenAPI(): it writes OpenAPI 3.0
+// without nullability, errors or headers, and `:id.json` as `{id.json}`, so post-processing it would be a rewrite.
 import {
   isEnumType,
   isInputObjectType,
@@ -66,6 +65,10 @@ const EXAMPLE_API_KEY = 'dlr_0a1B2c3D4e5F_6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y
 /** What the examples show for `request_id`: each answer names its own request, so no real one is shown. */
 const EXAMPLE_REQUEST_ID = '0b5a1c2e-7f3d-4e8a-9c61-2d4f6a8b0e13';
 
+const ref = (kind: 'headers' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+/** A media type's schema, with its example when there is one. */
+const mediaType = <Schema>(schema: Schema, example: unknown) => (example !== undefined ? { schema, example } : { schema });
+
 const scalarSchemas: Record<string, JsonSchema> = {
   Int: { type: 'integer' },
   Float: { type: 'number' },
@@ -103,7 +106,7 @@ const errorSamples: Record<string, () => { message: string }> = {
   malformed_json: malformedJson,
   malformed_request: () => malformedPathParameter('id'),
   unauthorized: unauthenticated,
-  forbidden: () => forbidden(),
+  forbidden,
   invalid_dealership: invalidDealership,
   payload_too_large: () => payloadTooLarge(Number(SETTINGS.BODY_LIMIT_BYTES.default)),
   invalid_input: () => invalidInput('id', (parseParam('integer', 'abc') as { reason: string }).reason),
@@ -122,7 +125,7 @@ const errorSamples: Record<string, () => { message: string }> = {
   webhook_secret_rotated_meanwhile: secretRotatedMeanwhile,
   webhook_subscription_disabled: subscriptionDisabled,
   internal_error: internalError,
-  unavailable: () => databaseUnavailable(),
+  unavailable: databaseUnavailable,
 };
 
 const codeList = (names: readonly string[], separator = ', '): string => names.map((name) => `\`${name}\``).join(separator);
@@ -165,12 +168,7 @@ export function errorStatusesOf(route: RestRoute, access: FieldAccess): number[]
   return [...new Set(statuses)].sort();
 }
 
-interface FieldLike {
-  name: string;
-  type: GraphQLType;
-  description?: string | null | undefined;
-  defaultValue?: unknown;
-}
+type FieldLike = { name: string; type: GraphQLType; description?: string | null | undefined; defaultValue?: unknown };
 
 /** The GraphQL types' JSON Schemas, each object or input object a component. */
 class SchemaWriter {
@@ -194,7 +192,7 @@ class SchemaWriter {
       this.components[type.name] = {}; // a placeholder while a recursive type is written
       this.components[type.name] = this.object(type.description, Object.values(type.getFields()));
     }
-    return { $ref: `#/components/schemas/${type.name}` };
+    return ref('schemas', type.name);
   }
 
   /** An object of these fields: those non-null and without a default are required. */
@@ -230,19 +228,13 @@ interface OperationSource {
   example: OperationExample | undefined;
 }
 
-/** An argument's schema: its declaration's, else its GraphQL type's, with the limits on every input. */
-function argumentSchema(source: OperationSource, name: string): JsonSchema {
-  const fromDeclaration = source.declared?.properties[name];
-  if (fromDeclaration) return fromDeclaration;
-  const arg = source.argsByName.get(name);
-  const schema = arg ? source.writer.of(arg.type) : { type: 'string' };
-  return applyInputLimits(schema, name, '', source.inputs);
-}
-
-function isRequired({ declared, argsByName }: OperationSource, name: string): boolean {
-  if (declared && name in declared.properties) return declared.required.includes(name);
+/** An argument's schema and whether it is required: its declaration's, else its GraphQL type's, with the limits on every input. */
+function argumentOf({ declared, argsByName, writer, inputs }: OperationSource, name: string): { schema: JsonSchema; required: boolean } {
+  const fromDeclaration = declared?.properties[name];
+  if (declared && fromDeclaration) return { schema: fromDeclaration, required: declared.required.includes(name) };
   const arg = argsByName.get(name);
-  return arg !== undefined && isNonNullType(arg.type);
+  const schema = applyInputLimits(arg ? writer.of(arg.type) : { type: 'string' }, name, '', inputs);
+  return { schema, required: arg !== undefined && isNonNullType(arg.type) };
 }
 
 // Swagger UI sends every example it is given ("Try it out"), so an optional parameter the demo call
@@ -257,10 +249,11 @@ function parameterExample(source: OperationSource, name: string, schema: JsonSch
 
 function parameterOf(source: OperationSource, name: string, where: 'path' | 'query') {
   // A query string or path carries text, never null.
-  const schema = withoutNull(argumentSchema(source, name));
+  const argument = argumentOf(source, name);
+  const schema = withoutNull(argument.schema);
   const { description: schemaDescription, examples: _examples, ...bare } = schema;
   const description = source.argsByName.get(name)?.description ?? (typeof schemaDescription === 'string' ? schemaDescription : undefined);
-  const required = where === 'path' || isRequired(source, name);
+  const required = where === 'path' || argument.required;
   const example = parameterExample(source, name, schema, required);
   return {
     name,
@@ -315,28 +308,34 @@ function parametersOf(source: OperationSource) {
 }
 
 function requestBodyOf(source: OperationSource, bodyNames: readonly string[]) {
-  const properties = Object.fromEntries(bodyNames.map((name) => [name, argumentSchema(source, name)]));
-  const schema = { type: 'object', properties, required: bodyNames.filter((name) => isRequired(source, name)) };
+  const args = bodyNames.map((name) => ({ name, ...argumentOf(source, name) }));
+  const properties = Object.fromEntries(args.map((arg) => [arg.name, arg.schema]));
+  const schema = { type: 'object', properties, required: args.filter((arg) => arg.required).map((arg) => arg.name) };
   const example = source.example?.request;
-  const withExample = example !== undefined ? { schema, example } : { schema };
+  const json = mediaType(schema, example);
   return {
     required: true,
     content: {
-      'application/json': withExample,
-      ...(source.route.acceptsForm ? { 'application/x-www-form-urlencoded': withExample } : {}),
+      'application/json': json,
+      ...(source.route.acceptsForm ? { 'application/x-www-form-urlencoded': json } : {}),
       // The same body as form fields with Rails-style keys (lead[name], lead[tags][], a file part).
-      'multipart/form-data': {
-        schema: railsFormSchema(schema, source.writer.components),
-        ...(example !== undefined ? { example: railsFormFields(example) } : {}),
-      },
+      'multipart/form-data': mediaType(
+        railsFormSchema(schema, source.writer.components),
+        example === undefined ? undefined : railsFormFields(example),
+      ),
     },
   };
 }
 
-const ref = (kind: 'headers' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const rateLimitHeaders = { 'RateLimit-Policy': ref('headers', 'RateLimit-Policy'), RateLimit: ref('headers', 'RateLimit') };
 const requestIdHeader = { 'Request-Id': ref('headers', 'Request-Id') };
 const retryAfterHeader = { 'Retry-After': ref('headers', 'Retry-After') };
+
+const errorResponse = (description: string, headers: object, example?: object) => ({
+  description,
+  headers,
+  content: { 'application/json': mediaType(ref('schemas', 'Error'), example) },
+});
 
 function responsesOf(source: OperationSource, field: GraphQLField<unknown, unknown>, access: FieldAccess) {
   const { route } = source;
@@ -359,36 +358,20 @@ function responsesOf(source: OperationSource, field: GraphQLField<unknown, unkno
             ...rateLimitHeaders,
             ...answerHeaders,
           },
-          content: {
-            'application/json': { schema: source.writer.of(field.type), ...(response !== undefined ? { example: response } : {}) },
-          },
+          content: { 'application/json': mediaType(source.writer.of(field.type), response) },
         };
   // 429 (the rate limits), 500 and 503 (the database did not answer, the instance was busy) can answer any operation.
-  const errors = [...errorStatusesOf(route, access), 429, 500, 503].map((code) => [
-    String(code),
-    {
-      description: errorDescriptionOf(route, access, code),
-      headers: {
-        ...(code === 429 ? { ...rateLimitHeaders, ...retryAfterHeader } : code === 503 ? retryAfterHeader : {}),
-        ...answerHeaders,
-      },
-      content: { 'application/json': { schema: ref('schemas', 'Error'), example: errorExample(route, code) } },
-    },
-  ]);
+  const errors = [...errorStatusesOf(route, access), 429, 500, 503].map((code) => {
+    const retryHeaders = code === 429 ? { ...rateLimitHeaders, ...retryAfterHeader } : code === 503 ? retryAfterHeader : {};
+    const headers = { ...retryHeaders, ...answerHeaders };
+    return [String(code), errorResponse(errorDescriptionOf(route, access, code), headers, errorExample(route, code))];
+  });
   return {
     [String(status)]: success,
     ...(isConditional(route) ? { '304': { description: 'Not modified: the answer is still the one named by If-None-Match.' } } : {}),
     ...Object.fromEntries(errors),
     // An operation that only redirects answers every other status with the error body.
-    ...(status === 302
-      ? {
-          default: {
-            description: 'Any other status: an error.',
-            headers: requestIdHeader,
-            content: { 'application/json': { schema: ref('schemas', 'Error') } },
-          },
-        }
-      : {}),
+    ...(status === 302 ? { default: errorResponse('Any other status: an error.', requestIdHeader) } : {}),
   };
 }
 

@@ -73,7 +73,7 @@ export const restTags = {
 
 type RestTag = keyof typeof restTags;
 
-/** A route of one webhook subscription, `/api/v1/webhook_subscriptions/:id…`. */
+/** A route of the webhook subscriptions, `/api/v1/webhook_subscriptions…`: one subscription's (`/:id…`) may not be found. */
 function subscriptionRoute(
   method: HttpMethod,
   path: string,
@@ -83,13 +83,13 @@ function subscriptionRoute(
 ): RestRoute {
   return {
     method,
-    path: `/api/v1/webhook_subscriptions/:id${path}`,
+    path: `/api/v1/webhook_subscriptions${path}`,
     field,
     spec: 'webhooks',
     summary,
     tag: 'webhooks',
     ...more,
-    outcomes: { 404: '`webhook_subscription_not_found`.', ...more.outcomes },
+    ...(path.startsWith('/:id') ? { outcomes: { 404: '`webhook_subscription_not_found`.', ...more.outcomes } } : {}),
   };
 }
 
@@ -368,21 +368,8 @@ export const restRoutes: readonly RestRoute[] = [
     query: ['version'],
     input: () => websiteModelsRequest,
   },
-  {
-    method: 'GET',
-    path: '/api/v1/webhook_subscriptions',
-    field: 'Query.webhook_subscriptions',
-    spec: 'webhooks',
-    summary: "List the webhook subscriptions of the key's dealerships",
-    tag: 'webhooks',
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook_subscriptions',
-    field: 'Mutation.create_webhook_subscription',
-    spec: 'webhooks',
-    summary: 'Subscribe a URL to events; answers the signing secret once',
-    tag: 'webhooks',
+  subscriptionRoute('GET', '', 'Query.webhook_subscriptions', "List the webhook subscriptions of the key's dealerships"),
+  subscriptionRoute('POST', '', 'Mutation.create_webhook_subscription', 'Subscribe a URL to events; answers the signing secret once', {
     successStatus: 201,
     body: ['subscription'],
     input: () => z.object({ subscription: webhookSubscriptionInput }),
@@ -391,21 +378,23 @@ export const restRoutes: readonly RestRoute[] = [
       422: '`invalid_input`: `field` names the value at fault (a URL that is not https, or points at a private address; an event type the key cannot read).',
     },
     errors: [400, 401, 403, 409, 422],
-  },
-  subscriptionRoute('GET', '/deliveries', 'Query.webhook_deliveries', "A subscription's delivery log, newest first", { demo: { id: 1 } }),
+  }),
+  subscriptionRoute('GET', '/:id/deliveries', 'Query.webhook_deliveries', "A subscription's delivery log, newest first", {
+    demo: { id: 1 },
+  }),
   subscriptionRoute(
     'POST',
-    '/rotate_secret',
+    '/:id/rotate_secret',
     'Mutation.rotate_webhook_secret',
     'Rotate the signing secret; the old one signs too for a grace period',
     { outcomes: { 409: '`webhook_secret_rotated_meanwhile`.' } },
   ),
-  subscriptionRoute('POST', '/disable', 'Mutation.disable_webhook_subscription', 'Stop deliveries'),
-  subscriptionRoute('POST', '/enable', 'Mutation.enable_webhook_subscription', 'Start deliveries again'),
-  subscriptionRoute('DELETE', '', 'Mutation.delete_webhook_subscription', 'Remove a subscription with its delivery log'),
+  subscriptionRoute('POST', '/:id/disable', 'Mutation.disable_webhook_subscription', 'Stop deliveries'),
+  subscriptionRoute('POST', '/:id/enable', 'Mutation.enable_webhook_subscription', 'Start deliveries again'),
+  subscriptionRoute('DELETE', '/:id', 'Mutation.delete_webhook_subscription', 'Remove a subscription with its delivery log'),
   subscriptionRoute(
     'POST',
-    '/deliveries/:delivery_id/redeliver',
+    '/:id/deliveries/:delivery_id/redeliver',
     'Mutation.redeliver_webhook',
     'Send a delivery again, with the same webhook-id',
     {
