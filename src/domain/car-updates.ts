@@ -73,11 +73,11 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
 
       const locked = new Set(jsonStrings(current.locked_fields));
       const skippedFields = supplied.filter((name) => locked.has(name));
-      const data: Prisma.CarUncheckedUpdateInput = { ...changes };
-      for (const name of skippedFields) delete data[name as keyof Prisma.CarUncheckedUpdateInput];
+      const data: Partial<typeof changes> = { ...changes };
+      for (const name of skippedFields) delete data[name as keyof typeof data];
 
-      const dealershipId = (data.dealership_id as number | undefined) ?? current.dealership_id;
-      const locationId = data.location_id !== undefined ? (data.location_id as number | null) : current.location_id;
+      const dealershipId = data.dealership_id ?? current.dealership_id;
+      const locationId = data.location_id !== undefined ? data.location_id : current.location_id;
       if (locationId !== null && (locationId !== current.location_id || dealershipId !== current.dealership_id)) {
         const location = await tx.location.findFirst({ where: { id: locationId, dealership_id: dealershipId }, select: { id: true } });
         if (!location) {
@@ -85,7 +85,7 @@ export async function updateCar(db: ScopedDb, actor: Actor, input: { id: number;
           throw invalidInput(field, `location ${locationId} is not a location of dealership ${dealershipId}`);
         }
       }
-      const stocknum = (data.stocknum as string | undefined) ?? current.stocknum;
+      const stocknum = data.stocknum ?? current.stocknum;
       if (stocknum !== current.stocknum || dealershipId !== current.dealership_id) {
         const clash = await tx.car.findFirst({
           where: { dealership_id: dealershipId, stocknum, id: { not: current.id } },

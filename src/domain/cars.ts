@@ -1,5 +1,5 @@
 // A car outside the key's dealerships is not found, like one that does not exist, except where the spec gives that its own outcome.
-import { idOrSlug, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
+import { idOrSlug, NAME_COLUMNS, recordNamed, recordNameWhere, type NamedRecord } from './record-names.ts';
 import type { Prisma } from '../db/client.ts';
 import type { DbClients, ScopedDb } from '../db/scoped.ts';
 import { invalidDealership, isApiError, notFound } from '../errors.ts';
@@ -31,7 +31,7 @@ export async function findCar<Select extends Prisma.CarSelect & { id: true }>(
   }
   const name = idOrSlug(identifier);
   // The naming columns are read along, to pick among the cars the text matches.
-  const withNames: Prisma.CarSelect = { ...select, slug: true, custom_slug: true };
+  const withNames: Prisma.CarSelect = { ...select, ...NAME_COLUMNS };
   const candidates = await db.car.findMany({ where: recordNameWhere(name), select: withNames });
   const car = recordNamed(candidates as unknown as (SelectedCar<Select> & NamedRecord)[], name);
   if (!car) throw notFound('car');

@@ -42,16 +42,13 @@ export async function contactWhere(db: ScopedDb, dealershipId: number, contactId
   return { id: contactId, dealership_id };
 }
 
-export async function contactListArgs(
-  db: ScopedDb,
-  input: z.input<typeof contactListRequest>,
-): Promise<{ where: Prisma.ContactWhereInput; orderBy: Prisma.ContactOrderByWithRelationInput; skip: number; take: number }> {
+export async function contactListArgs(db: ScopedDb, input: z.input<typeof contactListRequest>) {
   // Paging is checked before the dealership so a bad parameter is reported without a query.
   const paging = parseRecord(contactListRequest.pick({ page: true, per_page: true, after_id: true }), input, '');
   const take = paging.per_page ?? CONTACT_PAGING.defaultPerPage;
   const dealership_id = await requireDealershipId(db, { id: input.dealership_id });
   const where = paging.after_id == null ? { dealership_id } : { dealership_id, id: { gt: paging.after_id } };
-  return { where, orderBy: { id: 'asc' }, skip: ((paging.page ?? CONTACT_PAGING.defaultPage) - 1) * take, take };
+  return { where, orderBy: { id: 'asc' as const }, skip: ((paging.page ?? CONTACT_PAGING.defaultPage) - 1) * take, take };
 }
 
 export const contactNotFound = (): Error => notFound('contact');

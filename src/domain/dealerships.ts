@@ -99,9 +99,7 @@ const geolocationError = (reason: string): Error =>
 export const unknownPostcode = (postcode: string): Error => geolocationError(`no place is known for ${postcode}`);
 
 /** The trimmed name as a whole word of a lower-cased text; null for a blank name, which names nothing. */
-type BrandWord = RegExp | null;
-
-function brandWord(brand: string): BrandWord {
+function brandWord(brand: string): RegExp | null {
   const word = brand
     .trim()
     .toLowerCase()
@@ -109,13 +107,7 @@ function brandWord(brand: string): BrandWord {
   return word === '' ? null : new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'u');
 }
 
-const namesBrand = (name: string, brand: BrandWord): boolean => brand?.test(name.toLowerCase()) ?? false;
-
-/** A location records no brand: a showroom naming another manufacturer and not this one sells that brand; one naming none sells all. */
-function sellsManufacturer(locationName: string, manufacturer: BrandWord, allManufacturers: readonly BrandWord[]): boolean {
-  if (namesBrand(locationName, manufacturer)) return true;
-  return !allManufacturers.some((brand) => brand !== manufacturer && namesBrand(locationName, brand));
-}
+const namesBrand = (name: string, brand: RegExp | null): boolean => brand?.test(name.toLowerCase()) ?? false;
 
 const LIMIT_RANGE = (issue: { input?: unknown }) =>
   `must be a whole number from 1 to ${POSTCODE_SEARCH_MAX_LIMIT}, got ${String(issue.input)}`;
@@ -170,7 +162,9 @@ export async function rankLocationsByPostcode(
     },
   });
   if (dealerships.length === 0) return [];
-  const sells = (location: { name: string }): boolean => sellsManufacturer(location.name, brand, brands);
+  // A location records no brand: a showroom naming another manufacturer and not this one sells that brand; one naming none sells all.
+  const sells = ({ name }: { name: string }): boolean =>
+    namesBrand(name, brand) || !brands.some((other) => other !== brand && namesBrand(name, other));
 
   const centres = new Map<number, GeoPoint | null>();
   const placedByPostcode: RankedRow[] = [];
@@ -207,13 +201,7 @@ interface RankingSearch {
   dealershipIds: readonly number[];
 }
 
-interface RankedRow extends GeoPoint {
-  id: number;
-  name: string;
-  dealership_id: number;
-  website_id: number | null;
-  distance: number;
-}
+type RankedRow = Pick<Prisma.LocationModel, 'id' | 'name' | 'dealership_id' | 'website_id'> & GeoPoint & { distance: number };
 
 const byDistance = (a: { distance: number; id: number }, b: { distance: number; id: number }): number =>
   a.distance - b.distance || a.id - b.id;

@@ -3,6 +3,7 @@
 import { rowIdFromText } from './input-limits.ts';
 
 export type NamedRecord = { id: number; slug: string; custom_slug: string | null };
+export const NAME_COLUMNS = { id: true, slug: true, custom_slug: true } as const;
 
 type RecordName = { id: number | null; slug: string | null };
 

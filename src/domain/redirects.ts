@@ -15,6 +15,7 @@ export const carRedirectRequest = z.object({
   fbclid: z.string().trim().nullish().describe('Carried through to the target URL.'),
 });
 
+const noAddress = () => notFound('website', 'The website has no http(s) address to redirect to.');
 const CAR_PAGE_PATH = '/cars/';
 const STOCK_LISTING_PATH = '/cars';
 
@@ -27,15 +28,14 @@ function websiteOrigin(url: string): string | null {
 
 /** The stock listing instead when no car has that stock number, or it is sold or hidden from the website. */
 export async function carRedirectLocation(db: Db, input: z.input<typeof carRedirectRequest>): Promise<string> {
-  const { website_id: websiteId, stocknum, fbclid: sentFbclid } = parseRecord(carRedirectRequest, input, '');
-  const fbclid = sentFbclid ?? '';
+  const { website_id: websiteId, stocknum, fbclid } = parseRecord(carRedirectRequest, input, '');
 
   const dealership = await db.dealership.findUnique({ where: { slug: input.dealership_slug.trim() }, select: { id: true } });
   if (!dealership) throw notFound('dealership');
   const website = await findWebsite(db, websiteId, { dealership_id: dealership.id });
   if (!website) throw notFound('website');
   const origin = websiteOrigin(website.url);
-  if (!origin) throw notFound('website', 'The website has no http(s) address to redirect to.');
+  if (!origin) throw noAddress();
 
   const car = await db.car.findUnique({
     where: { dealership_id_stocknum: { dealership_id: dealership.id, stocknum } },
@@ -50,8 +50,8 @@ export async function carRedirectLocation(db: Db, input: z.input<typeof carRedir
     target.pathname = STOCK_LISTING_PATH;
     target.searchParams.set('stocknum', stocknum);
   }
-  if (fbclid !== '') target.searchParams.set('fbclid', fbclid);
+  if (fbclid) target.searchParams.set('fbclid', fbclid);
   // The path and query are built from encoded parts, so this cannot fail; it is the last word anyway.
-  if (target.origin !== origin) throw notFound('website', 'The website has no http(s) address to redirect to.');
+  if (target.origin !== origin) throw noAddress();
   return target.toString();
 }

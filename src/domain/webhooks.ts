@@ -36,15 +36,6 @@ function readableEventTypes(actor: Actor): RecordEventType[] {
   return RECORD_EVENT_TYPES.filter((type) => actor.permissions.has(readPermissionOfEvent(type)));
 }
 
-function refuseUnreadableEvents(actor: Actor, events: readonly RecordEventType[], field: string): void {
-  events.forEach((type, index) => {
-    const permission = readPermissionOfEvent(type);
-    if (!actor.permissions.has(permission)) {
-      throw invalidInput(`${field}[${index}]`, `${type} needs ${permission}, which this API key does not hold`);
-    }
-  });
-}
-
 /** A host label: letters, digits and single hyphens inside (no `--`: an `xn--` label must be valid punycode). */
 const HOST_LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
 /** The last label starts with a letter: a host ending in a number is read as an IPv4 address. */
@@ -131,7 +122,12 @@ export async function createWebhookSubscription(
   const url = checked.url.href;
   // A key is told only of records it may read: refused here for what it cannot read now, and asked
   // again at each delivery (its permissions can change), where a delivery it cannot read is skipped.
-  refuseUnreadableEvents(actor, valid.events, 'subscription.events');
+  for (const [index, type] of valid.events.entries()) {
+    const permission = readPermissionOfEvent(type);
+    if (!actor.permissions.has(permission)) {
+      throw invalidInput(`subscription.events[${index}]`, `${type} needs ${permission}, which this API key does not hold`);
+    }
+  }
   const events = [...new Set(valid.events)];
   const dealershipId = valid.dealership_id ?? (actor.dealershipIds?.length === 1 ? actor.dealershipIds[0] : undefined);
   if (dealershipId === undefined)

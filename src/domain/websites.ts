@@ -1,5 +1,5 @@
 // Website-scoped operations answer another dealership's website with 403 (spec 5.4), unlike dealership-scoped objects (404).
-import { idOrSlug, recordNamed, recordNameWhere } from './record-names.ts';
+import { idOrSlug, NAME_COLUMNS, recordNamed, recordNameWhere } from './record-names.ts';
 import type { Actor } from '../auth/api-keys.ts';
 import { reachesDealership } from '../auth/scope.ts';
 import type { Db, Prisma } from '../db/client.ts';
@@ -12,7 +12,7 @@ export async function findWebsite(db: Db, identifier: string | number, within: P
   const name = idOrSlug(identifier);
   const candidates = await db.website.findMany({
     where: { ...within, ...recordNameWhere(name) },
-    select: { id: true, dealership_id: true, url: true, slug: true, custom_slug: true },
+    select: { ...NAME_COLUMNS, dealership_id: true, url: true },
   });
   return recordNamed(candidates, name);
 }

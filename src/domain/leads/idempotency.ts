@@ -11,6 +11,7 @@ import { isUniqueViolation, type Db } from '../../db/client.ts';
 import type { ScopedDb, ScopedTx } from '../../db/scoped.ts';
 import { apiError, conflict, invalidInput } from '../../errors.ts';
 import { PURGE_BATCH, purgeInBatches, startPurgeTask, type BackgroundTask } from '../../db/background-task.ts';
+import { isPlainObject } from '../../lib/json.ts';
 
 export type { BackgroundTask } from '../../db/background-task.ts';
 
@@ -35,8 +36,8 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   // A parsed Date argument has no own keys: without this, every date would hash alike.
   if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
+  if (isPlainObject(value)) {
+    const entries = Object.entries(value)
       .filter(([, item]) => item !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
@@ -114,12 +115,7 @@ function answerText(answer: unknown): string {
 
 function answerOf<T>(text: string): T {
   return JSON.parse(text, (_key, value: unknown) =>
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as { $date?: unknown }).$date === 'string' &&
-    Object.keys(value).length === 1
-      ? new Date((value as { $date: string }).$date)
-      : value,
+    isPlainObject(value) && typeof value.$date === 'string' && Object.keys(value).length === 1 ? new Date(value.$date) : value,
   ) as T;
 }
 

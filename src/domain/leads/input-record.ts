@@ -18,6 +18,7 @@ import {
   LEAD_FILE_TYPES,
   MAX_LEAD_FILES,
   MAX_NOTIFICATION_DELAY_MINUTES,
+  notListedReason,
   type LeadCategory,
 } from './values.ts';
 
@@ -46,9 +47,7 @@ function count(max?: number) {
   return max === undefined ? atLeastZero : atLeastZero.max(max, { error: (issue) => `must be at most ${max}, got ${String(issue.input)}` });
 }
 
-export const leadCategorySchema = z.enum(LEAD_CATEGORIES, {
-  error: (issue) => `must be one of: ${LEAD_CATEGORIES.join('; ')}. Got "${String(issue.input)}"`,
-});
+export const leadCategorySchema = z.enum(LEAD_CATEGORIES, { error: (issue) => notListedReason(LEAD_CATEGORIES, issue.input) });
 
 const FILE_TYPE_REQUIRED = `is required (one of ${LEAD_FILE_TYPES.join(', ')})`;
 

@@ -4,13 +4,9 @@ import { requireDealershipId } from '../dealerships.ts';
 import { parseRecord } from '../input-records.ts';
 import { leadCategorySchema } from './input-record.ts';
 
-interface LeadListFilter {
-  dealership_id?: number | null;
-  contact_id?: number | null;
-  car_id?: number | null;
-  category?: string | null;
-  lead_state?: string | null;
-}
+type LeadListFilter = {
+  [Column in 'dealership_id' | 'contact_id' | 'car_id' | 'category' | 'lead_state']?: Prisma.LeadModel[Column] | null;
+};
 
 export async function leadListWhere(db: ScopedDb, filter: LeadListFilter): Promise<Prisma.LeadWhereInput> {
   return {

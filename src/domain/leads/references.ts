@@ -3,7 +3,7 @@
 import type { Prisma } from '../../db/client.ts';
 import type { ScopedTx } from '../../db/scoped.ts';
 import { invalidInput } from '../../errors.ts';
-import { nameMatch, recordNamed, recordNameWhere, slugOnly } from '../record-names.ts';
+import { NAME_COLUMNS, nameMatch, recordNamed, recordNameWhere, slugOnly } from '../record-names.ts';
 import type { LeadColumns, ValidLead } from './validation.ts';
 
 type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' | 'colour_id'>;
@@ -11,10 +11,8 @@ type StoredReferences = Pick<Prisma.LeadModel, 'model_id' | 'model_variant_id' |
 const notInDealership = (field: string, thing: string, dealershipId: number) =>
   invalidInput(`lead.${field}`, `is not ${thing} of dealership ${dealershipId}`);
 
-type LeadCar = Pick<Prisma.CarModel, 'id' | 'year' | 'make' | 'model' | 'stocknum'>;
-
 const leadCarFields = { id: true, year: true, make: true, model: true, stocknum: true } as const;
-const websiteNames = { id: true, slug: true, custom_slug: true } as const;
+type LeadCar = Prisma.CarGetPayload<{ select: typeof leadCarFields }>;
 
 /** Completes website_id, car_id and model_id from the names the request gave. */
 export async function resolveLeadReferences(
@@ -31,14 +29,14 @@ export async function resolveLeadReferences(
   }
 
   if (typeof columns.website_id === 'number') {
-    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: websiteNames });
+    const website = await tx.website.findFirst({ where: { id: columns.website_id, dealership_id }, select: NAME_COLUMNS });
     if (!website) throw notInDealership('website_id', 'a website', dealership_id);
     if (columns.website_slug && nameMatch(website, slugOnly(columns.website_slug)) === null) {
       throw invalidInput('lead.website_slug', `is not the slug of website ${columns.website_id}`);
     }
   } else if (columns.website_id === undefined && columns.website_slug) {
     const name = slugOnly(columns.website_slug);
-    const candidates = await tx.website.findMany({ where: { dealership_id, ...recordNameWhere(name) }, select: websiteNames });
+    const candidates = await tx.website.findMany({ where: { dealership_id, ...recordNameWhere(name) }, select: NAME_COLUMNS });
     const website = recordNamed(candidates, name);
     if (!website) throw notInDealership('website_slug', 'a website', dealership_id);
     columns.website_id = website.id;

@@ -21,11 +21,9 @@ function isUpdatable(createdAt: Date, now: Date): boolean {
   return now.getTime() - createdAt.getTime() <= LEAD_UPDATE_WINDOW_MS;
 }
 
-type StoredLead = Prisma.LeadModel & { has_payment: boolean; file_count: number };
-
 /** One query at a time, as in a transaction Prisma would run an include's queries concurrently. */
-async function readStoredLead(db: ScopedTx, where: Prisma.LeadWhereInput): Promise<StoredLead | null> {
-  const lead = await db.lead.findFirst({ where });
+async function readStoredLead(db: ScopedTx, id: number) {
+  const lead = await db.lead.findFirst({ where: { id } });
   if (!lead) return null;
   const payments = await db.leadPayment.count({ where: { lead_id: lead.id } });
   const file_count = await db.leadFile.count({ where: { lead_id: lead.id } });
@@ -34,7 +32,7 @@ async function readStoredLead(db: ScopedTx, where: Prisma.LeadWhereInput): Promi
 
 export async function updateLead(deps: LeadWriteDeps, id: number, input: LeadInputData): Promise<LeadRecord> {
   const { db, now, storage } = deps;
-  const lead = await readStoredLead(db, { id });
+  const lead = await readStoredLead(db, id);
   if (!lead) throw notFound('lead');
   if (!isUpdatable(lead.created_at, now)) throw leadTooOld();
 
@@ -65,7 +63,7 @@ async function writeUpdate(
   // Written first to take the row lock, so concurrent updates of one lead queue and each one's rules hold against the row as it is now.
   const touched = await tx.lead.updateMany({ where: { id }, data: { updated_at: now } });
   if (touched.count === 0) throw notFound('lead');
-  const current = await readStoredLead(tx, { id });
+  const current = await readStoredLead(tx, id);
   if (!current) throw notFound('lead');
   if (!isUpdatable(current.created_at, now)) throw leadTooOld();
   // The files are decoded and written already; only their count is checked again.

@@ -4,7 +4,7 @@
 import type { Prisma } from '../../db/client.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseRecord } from '../input-records.ts';
-import { isPlainObject } from '../../lib/json.ts';
+import { jsonObject } from '../json-columns.ts';
 import { normalizePhone } from '../phone.ts';
 import { decodeLeadFiles, type DecodedLeadFile } from './files.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type LeadInputValues,
   type NeverClearedField,
 } from './input-record.ts';
-import { TEAM_MEMBER_ENQUIRY, listedValue, type LeadSourceLists } from './values.ts';
+import { TEAM_MEMBER_ENQUIRY, listedValue, notListedReason, type LeadSourceLists } from './values.ts';
 
 export type { LeadInputData } from './input-record.ts';
 
@@ -58,7 +58,7 @@ const path = (field: string): string => `lead.${field}`;
 /** Sources are channel names that integrations spell as they like. */
 function oneOfAnyCase(field: string, value: string, allowed: readonly string[]): string {
   const listed = listedValue(value, allowed);
-  if (listed === null) throw invalidInput(path(field), `must be one of: ${allowed.join('; ')}. Got "${value}"`);
+  if (listed === null) throw invalidInput(path(field), notListedReason(allowed, value));
   return listed;
 }
 
@@ -120,15 +120,8 @@ function checkAcrossFields(values: LeadInputValues, columns: LeadColumns, existi
   const fieldsRule = finalCategory === undefined ? undefined : FIELDS_BY_CATEGORY[finalCategory as keyof typeof FIELDS_BY_CATEGORY];
   if (fieldsRule && (creating || columns.category !== undefined || columns.fields !== undefined)) {
     const fields = columns.fields ?? existing?.fields;
-    parseRecord(fieldsRule, isPlainObject(fields) ? fields : {}, path('fields'));
+    parseRecord(fieldsRule, jsonObject(fields), path('fields'));
   }
-}
-
-function paymentOf(payment: NonNullable<LeadInputValues['payment_attributes']>, existing: ExistingLead | undefined): ValidPayment {
-  const { amount, ...rest } = payment;
-  if (amount !== undefined && amount !== null) return { ...rest, amount };
-  if (!existing?.has_payment) throw invalidInput(path('payment_attributes.amount'), 'is required');
-  return rest;
 }
 
 export function validateLead(input: LeadInputData, options: ValidationOptions): ValidLead {
@@ -155,7 +148,12 @@ export function validateLead(input: LeadInputData, options: ValidationOptions): 
   checkAcrossFields(values, columns, existing);
 
   if (payment_attributes === null) valid.payment = null;
-  else if (payment_attributes !== undefined) valid.payment = paymentOf(payment_attributes, existing);
+  else if (payment_attributes) {
+    const { amount, ...rest } = payment_attributes;
+    if (amount != null) valid.payment = { ...rest, amount };
+    else if (existing?.has_payment) valid.payment = rest;
+    else throw invalidInput(path('payment_attributes.amount'), 'is required');
+  }
   if (address_attributes !== undefined) valid.address = address_attributes;
 
   // Files last: decoding is the costly part, and a mistake elsewhere should not pay for it.

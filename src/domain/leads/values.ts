@@ -114,3 +114,6 @@ export function listedValue(value: string, allowed: readonly string[]): string |
   const lower = value.toLowerCase();
   return allowed.find((candidate) => candidate.toLowerCase() === lower) ?? null;
 }
+
+export const notListedReason = (allowed: readonly string[], value: unknown): string =>
+  `must be one of: ${allowed.join('; ')}. Got "${String(value)}"`;
