@@ -18,7 +18,8 @@ const summaryInclude = {
 type KeyRow = Prisma.ApiKeyGetPayload<{ include: typeof summaryInclude }>;
 
 function summarise(row: KeyRow, now: Date) {
-  const status = row.revoked_at && row.revoked_at <= now ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
+  const status: 'active' | 'expired' | 'revoked' =
+    row.revoked_at && row.revoked_at <= now ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
   return {
     id: row.id,
     name: row.name,
@@ -27,7 +28,7 @@ function summarise(row: KeyRow, now: Date) {
     dealership_ids: row.dealerships.map((d) => d.dealership_id),
     /** Empty: any document; else only the trusted documents of these applications. */
     document_apps: row.document_apps.map((a) => a.app),
-    status: status as 'active' | 'expired' | 'revoked',
+    status,
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
