@@ -12,10 +12,7 @@ import { type Args, countSelection, datamodel, relationsOf } from './datamodel.t
 import { isPlainObject } from '../lib/json.ts';
 import { groupBy } from '../lib/group-by.ts';
 
-interface ListRelation {
-  target: string;
-  foreignKey: string;
-}
+type ListRelation = { target: string; foreignKey: string };
 
 interface ModelShape {
   key: string;
@@ -54,12 +51,7 @@ export function listRelations() {
   );
 }
 
-interface PagePlan {
-  target: string;
-  foreignKey: string;
-  args: Args;
-  plan: LevelPlan | null;
-}
+type PagePlan = ListRelation & { args: Args; plan: LevelPlan | null };
 
 interface LevelPlan {
   model: string;
@@ -169,16 +161,6 @@ interface PendingCounts {
 
 let pendingCounts: PendingCounts[] = [];
 
-function sameRead(batch: PendingCounts, request: Pick<PendingCounts, 'chain' | 'transaction' | 'model' | 'shape'>): boolean {
-  return (
-    batch.model === request.model &&
-    batch.shape === request.shape &&
-    batch.transaction === request.transaction &&
-    batch.chain.length === request.chain.length &&
-    batch.chain.every((callback, index) => callback === request.chain[index])
-  );
-}
-
 async function runCounts({ plan, read, ids }: Pick<PendingCounts, 'plan' | 'read' | 'ids'>): Promise<Args[]> {
   const all = [...ids];
   const rows: Args[] = [];
@@ -203,12 +185,18 @@ function readCounts(plan: LevelPlan, ids: unknown[], read: ReadRows, { chain, tr
   }
   // A count whose arguments cannot be compared (or no chain to compare) is read on its own.
   if (!shape || chain.length === 0) return runCounts({ plan, read, ids: new Set(ids) });
-  const request = { chain, transaction, model: plan.model, shape };
-  let batch = pendingCounts.find((pending) => sameRead(pending, request));
+  let batch = pendingCounts.find(
+    (pending) =>
+      pending.model === plan.model &&
+      pending.shape === shape &&
+      pending.transaction === transaction &&
+      pending.chain.length === chain.length &&
+      pending.chain.every((callback, index) => callback === chain[index]),
+  );
   if (!batch) {
     let settle: PendingCounts['settle'] = () => undefined;
     const rows = new Promise<Args[]>((resolve) => (settle = resolve));
-    batch = { ...request, plan, read, ids: new Set(), rows, settle };
+    batch = { chain, transaction, model: plan.model, shape, plan, read, ids: new Set(), rows, settle };
     if (pendingCounts.length === 0) setImmediate(flushCounts);
     pendingCounts.push(batch);
   }
@@ -315,19 +303,9 @@ async function completeLevels(plan: LevelPlan, result: unknown, read: ReadRows, 
   );
 }
 
-export const RETURNS_ROWS: ReadonlySet<string> = new Set([
-  'findUnique',
-  'findUniqueOrThrow',
-  'findFirst',
-  'findFirstOrThrow',
-  'findMany',
-  'create',
-  'createManyAndReturn',
-  'update',
-  'updateManyAndReturn',
-  'upsert',
-  'delete',
-]);
+const FINDS = ['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany'];
+const WRITES_RETURNING_ROWS = ['create', 'createManyAndReturn', 'update', 'updateManyAndReturn', 'upsert', 'delete'];
+export const RETURNS_ROWS: ReadonlySet<string> = new Set([...FINDS, ...WRITES_RETURNING_ROWS]);
 
 /** The request parameters Prisma passes a query extension (not in its public types). */
 interface RequestParameters {

@@ -126,17 +126,12 @@ function inScopeByConstruction(model: string, field: string): boolean {
   );
 }
 
-type Where = Record<string, unknown>;
-
-interface Probe {
-  select: Args;
-  check: (row: Args) => boolean;
-}
+type Probe = { select: Args; check: (row: Args) => boolean };
 
 type ResultPlan = Map<string, { check?: Probe['check']; strip: string[]; plan?: ResultPlan }>;
 
 class Scope {
-  private readonly wheres = new Map<string, Where | null>();
+  private readonly wheres = new Map<string, Args | null>();
   private readonly allowed: ReadonlySet<number>;
 
   constructor(readonly dealershipIds: readonly number[]) {
@@ -147,12 +142,12 @@ class Scope {
     return typeof dealershipId === 'number' && this.allowed.has(dealershipId);
   }
 
-  where(model: string): Where | null {
+  where(model: string): Args | null {
     if (!this.wheres.has(model)) this.wheres.set(model, this.whereOfRule(model, ruleOf(model)));
     return this.wheres.get(model) ?? null;
   }
 
-  private whereOfRule(model: string, rule: ScopeRule): Where | null {
+  private whereOfRule(model: string, rule: ScopeRule): Args | null {
     switch (rule.kind) {
       case 'dealership-itself':
         return { id: { in: [...this.dealershipIds] } };
@@ -163,16 +158,13 @@ class Scope {
       case 'dealership':
         return { [rule.column]: { in: [...this.dealershipIds] } };
       case 'owner':
-        return { [rule.relation]: { is: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
-      case 'links':
-        return { [rule.relation]: { some: this.requiredWhere(relationsOf(model).get(rule.relation)?.target, model) } };
+      case 'links': {
+        const target = relationsOf(model).get(rule.relation)?.target;
+        const where = target ? this.where(target) : null;
+        if (!where) throw new Error(`dealership scope of ${model}: its owner must be a scoped model`);
+        return { [rule.relation]: { [rule.kind === 'owner' ? 'is' : 'some']: where } };
+      }
     }
-  }
-
-  private requiredWhere(target: string | undefined, from: string): Where {
-    const where = target ? this.where(target) : null;
-    if (!where) throw new Error(`dealership scope of ${from}: its owner must be a scoped model`);
-    return where;
   }
 
   private probe(model: string, rule = ruleOf(model)): Probe {
@@ -190,9 +182,8 @@ class Scope {
       }
       case 'links': {
         const link = relationsOf(model).get(rule.relation)?.target ?? '';
-        const linkWhere = this.where(link);
         return {
-          select: { [rule.relation]: { where: linkWhere, select: this.probe(link).select, take: 1 } },
+          select: { [rule.relation]: { where: this.where(link), select: this.probe(link).select, take: 1 } },
           check: (row) => Array.isArray(row[rule.relation]) && (row[rule.relation] as unknown[]).length > 0,
         };
       }
@@ -209,9 +200,9 @@ class Scope {
   }
 
   /** Keeps the unique fields of a unique `where` at the top level. */
-  restrict(model: string, where: unknown): Where | undefined {
+  restrict(model: string, where: unknown): Args | undefined {
     const scope = this.where(model);
-    if (!scope) return where as Where | undefined;
+    if (!scope) return where as Args | undefined;
     if (!isPlainObject(where)) return scope;
     const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
     return { ...where, AND: [...and, scope] };

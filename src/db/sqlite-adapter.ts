@@ -11,7 +11,6 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 
 type Factory = PrismaBetterSqlite3;
 type Adapter = Awaited<ReturnType<Factory['connect']>>;
-type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
 
 class Lock {
   #tail: Promise<void> = Promise.resolve();
@@ -46,20 +45,11 @@ function connectionOf(adapter: Adapter): Connection | undefined {
     : undefined;
 }
 
-// Asked once: the adapter asks on every read, and the SQL text they are kept under fixes them.
-const columnsByStatement = new WeakMap<Statement, ReturnType<Statement['columns']>>();
-function columnsOf(statement: Statement): ReturnType<Statement['columns']> {
-  let columns = columnsByStatement.get(statement);
-  if (!columns) {
-    columns = statement.columns();
-    columnsByStatement.set(statement, columns);
-  }
-  return columns;
-}
-
-// A better-sqlite3 statement can be bound only once, so a kept one takes the arguments on each call.
+// A better-sqlite3 statement can be bound only once, so a kept one takes the arguments on each call. Its
+// columns are asked once: the adapter asks on every read, and the SQL text it is kept under fixes them.
 function reusable(statement: Statement): Statement {
-  const columns = () => columnsOf(statement);
+  let asked: ReturnType<Statement['columns']> | undefined;
+  const columns = () => (asked ??= statement.columns());
   return {
     get reader() {
       return statement.reader;
@@ -86,11 +76,11 @@ export function keepPreparedStatements(connection: Connection, kept = PREPARED_S
     if (statement) {
       statements.delete(sql); // the Map's order is the recency order
     } else {
-      statement = prepare(sql);
+      statement = reusable(prepare(sql));
       if (statements.size >= kept) statements.delete(statements.keys().next().value!);
     }
     statements.set(sql, statement);
-    return reusable(statement);
+    return statement;
   }) as Connection['prepare'];
   return statements;
 }
@@ -127,13 +117,11 @@ function onlyReads(connection: Connection, sql: string): boolean {
 }
 
 async function syncFile(file: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
     throw error;
-  }
+  });
+  if (!handle) return;
   try {
     await handle.sync();
   } finally {
@@ -210,20 +198,11 @@ function serialise(adapter: Adapter, reader?: Adapter, file?: string): Adapter {
     },
     async startTransaction(isolationLevel) {
       const release = await lock.acquire();
-      let transaction: Transaction;
-      try {
-        transaction = await adapter.startTransaction(isolationLevel);
-      } catch (error) {
+      const transaction = await adapter.startTransaction(isolationLevel).catch((error: unknown) => {
         release();
         throw error;
-      }
-      const finish = async (end: () => Promise<void>): Promise<void> => {
-        try {
-          await end();
-        } finally {
-          release();
-        }
-      };
+      });
+      const finish = (end: () => Promise<void>): Promise<void> => end().finally(release);
       return {
         provider: transaction.provider,
         adapterName: transaction.adapterName,

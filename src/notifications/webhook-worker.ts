@@ -182,10 +182,8 @@ async function settle(deps: WebhookWorkerDeps, policy: WebhookPolicy, claim: Cla
     const done = await db.webhookDelivery.updateMany({ where: heldBy(claim), data: { ...common, status: 'failed' } });
     if (done.count === 1) {
       const hours = Math.round(deps.config.webhookRetryMs / 3_600_000);
-      const disabled_reason = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`.slice(
-        0,
-        MAX_ERROR_LENGTH,
-      );
+      const why = `disabled after a delivery failed for ${hours} h (${claim.attempts} attempts; last: ${reason})`;
+      const disabled_reason = why.slice(0, MAX_ERROR_LENGTH);
       // The notice to the dealership's users exists exactly when the subscription is disabled.
       await forDealerships(db, null).$transaction(async (tx) => {
         const disabled = await tx.webhookSubscription.updateManyAndReturn({
