@@ -41,11 +41,6 @@ function codeOf(error: GraphQLErrorLike): string {
   return typeof code === 'string' && code.length <= 64 ? code : 'INTERNAL_SERVER_ERROR';
 }
 
-function errorNameOf(error: GraphQLErrorLike): string {
-  const name = error.extensions?.error;
-  return typeof name === 'string' ? name : codeOf(error);
-}
-
 /** The root field as the schema names it (an alias is the caller's text), validated; combinations of fields are not a small set. */
 function operationDoor(ran: RequestRecord['operation']): string | null {
   const operation = ran && getOperationAST(ran.document, ran.operationName);
@@ -89,7 +84,8 @@ function stampResult<T extends ExecutionResult>(result: T, record: RequestRecord
   return mapErrors(result, (error) => {
     if ((error as GraphQLErrorLike).extensions?.request_id !== undefined) return error;
     metrics.graphqlError(codeOf(error));
-    record.errorCode ??= errorNameOf(error);
+    const name = error.extensions?.error;
+    record.errorCode ??= typeof name === 'string' ? name : codeOf(error);
     const extensions = { ...error.extensions, request_id: record.id };
     return (
       error instanceof GraphQLError ? withExtensions(error, extensions) : { ...(error as GraphQLErrorLike), extensions }

@@ -2,6 +2,7 @@
 // received request, nor a connection the kernel accepted for it.
 // Not http-terminator or stoppable: both close the listening socket at once (the kernel resets the connections
 // in its accept queue) and destroy idle keep-alive connections at once, the resets the documented drain avoids.
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { finished } from 'node:stream/promises';
@@ -264,24 +265,17 @@ function writeResponse(state: ConnectionState, req: IncomingMessage, res: Server
     if (state.lifecycle.draining) res.setHeader('connection', 'close');
     return writeStream(res, response.body);
   }
+  const writeWhole = (body: string | Uint8Array): void => {
+    copyHead(res, response);
+    // Decided when the answer is written: a request received before the shutdown still tells its client to stop here.
+    const closing = state.lifecycle.draining || req.socket.readableEnded;
+    if (closing && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
+    res.end(body);
+  };
   const body = bodyToSend(response);
-  if (body instanceof Promise) return body.then((bytes) => writeWhole(state, req, res, response, bytes));
-  writeWhole(state, req, res, response, body);
+  if (body instanceof Promise) return body.then(writeWhole);
+  writeWhole(body);
   return undefined;
-}
-
-function writeWhole(
-  state: ConnectionState,
-  req: IncomingMessage,
-  res: ServerResponse,
-  response: Response,
-  body: string | Uint8Array,
-): void {
-  copyHead(res, response);
-  // Decided when the answer is written: a request received before the shutdown still tells its client to stop here.
-  const closing = state.lifecycle.draining || req.socket.readableEnded;
-  if (closing && (state.unanswered.get(req.socket) ?? 0) <= 1) res.setHeader('connection', 'close');
-  res.end(body);
 }
 
 function writeInternalError(res: ServerResponse, requestId: string, draining: boolean): void {
@@ -339,10 +333,7 @@ function requestHandler(app: Yoga, state: ConnectionState, turns: TurnBudget) {
         .then((response) => (response === null ? undefined : whenListenerClosed(state, () => writeResponse(state, req, res, response))))
         .catch((error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed outside the app');
-          return whenListenerClosed(state, () => {
-            writeInternalError(res, requestId, lifecycle.draining);
-            return undefined;
-          });
+          return whenListenerClosed(state, () => void writeInternalError(res, requestId, lifecycle.draining));
         });
     });
   };
@@ -355,25 +346,6 @@ function keepReserve(state: ConnectionState): void {
   const closed = state.idle.closeLongestIdle(reserved - free);
   if (closed > 0)
     state.logger.debug({ closed, open: state.unanswered.size, reserved }, 'closed idle keep-alive connections to keep the reserve free');
-}
-
-function trackConnections(server: Server, state: ConnectionState, onClose: () => void): void {
-  const { settings, logger, lifecycle } = state;
-  server.on('connection', (socket: Socket) => {
-    state.acceptedCount += 1;
-    if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
-    state.unanswered.set(socket, 0);
-    socket.once('close', () => {
-      state.unanswered.delete(socket);
-      state.idle.forget(socket);
-      onClose();
-    });
-    keepReserve(state);
-  });
-  server.on('drop', () => {
-    state.acceptedCount += 1;
-    logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached');
-  });
 }
 
 // A client answered just before the drain reconnects a moment later; closing then would reset it.
@@ -458,20 +430,29 @@ export function createHttpServer(app: Yoga, settings: HttpServerSettings, logger
   const settleDrain = (): void => {
     if (listenerDone && unanswered.size === 0) onDrained?.();
   };
-  trackConnections(server, state, settleDrain);
-  server.on('connection', () => turns.noteConnection());
+  server.on('connection', (socket: Socket) => {
+    state.acceptedCount += 1;
+    if (lifecycle.draining) state.acceptedWhileDraining.add(socket);
+    unanswered.set(socket, 0);
+    socket.once('close', () => {
+      unanswered.delete(socket);
+      state.idle.forget(socket);
+      settleDrain();
+    });
+    keepReserve(state);
+    turns.noteConnection();
+  });
+  server.on('drop', () => {
+    state.acceptedCount += 1;
+    logger.warn({ max_connections: settings.httpMaxConnections }, 'connection refused: HTTP_MAX_CONNECTIONS reached');
+  });
 
   let drained: Promise<void> | undefined;
   return {
     server,
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.address() as AddressInfo);
-        });
-      });
+    async listen(port, host) {
+      await once(server.listen(port, host), 'listening');
+      return server.address() as AddressInfo;
     },
     drain(maxIdleLingerMs = settings.httpKeepAliveTimeoutMs) {
       drained ??= new Promise<void>((resolve) => {
