@@ -62,17 +62,20 @@ function hardGuardsBelow(type: GraphQLOutputType, seen = new Set<string>()): Set
   return found;
 }
 
+const accessByField = new WeakMap<GraphQLField<unknown, unknown>, FieldAccess>();
+
 export function accessOfField(field: GraphQLField<unknown, unknown>): FieldAccess {
   // REST asks on every call; walk below each field once.
   let known = accessByField.get(field);
   if (!known) {
-    known = workOutAccess(field);
+    const access = accessIn(field);
+    const guarded = access !== 'public' && access !== 'authenticated';
+    const alsoNeeds = guarded ? [...hardGuardsBelow(field.type)].filter((permission) => permission !== access).sort() : [];
+    known = { access, deniedStatus: deniedStatusOfField(field), alsoNeeds, permissions: guarded ? [access, ...alsoNeeds] : [] };
     accessByField.set(field, known);
   }
   return known;
 }
-
-const accessByField = new WeakMap<GraphQLField<unknown, unknown>, FieldAccess>();
 
 /** The operation's own permission decides first; a missing further one is always 403 and named. */
 export function refusalOf(
@@ -82,14 +85,6 @@ export function refusalOf(
   const [first] = fieldAccess.permissions.filter((permission) => !granted.has(permission));
   if (first === undefined) return null;
   return first === fieldAccess.access ? { status: fieldAccess.deniedStatus } : { status: 403, further: first };
-}
-
-function workOutAccess(field: GraphQLField<unknown, unknown>): FieldAccess {
-  const access = accessIn(field);
-  const deniedStatus = extensionsOf(field).deniedStatus ?? 403;
-  if (access === 'public' || access === 'authenticated') return { access, deniedStatus, alsoNeeds: [], permissions: [] };
-  const alsoNeeds = [...hardGuardsBelow(field.type)].filter((permission) => permission !== access).sort();
-  return { access, deniedStatus, alsoNeeds, permissions: [access, ...alsoNeeds] };
 }
 
 export function deniedStatusOfField(field: GraphQLField<unknown, unknown> | undefined): PermissionDeniedStatus {

@@ -12,13 +12,7 @@ export interface KeyChangeFeed {
   subscribe(listener: (apiKeyId: number) => void): () => void;
 }
 
-export interface KeyVerifier {
-  verify(key: string): Promise<Actor | null>;
-  forget(apiKeyId: number): void;
-  /** Called once the verdict is gone, so a key verified from the listener is looked up afresh. */
-  onChange(listener: (apiKeyId: number) => void): () => void;
-  close(): void;
-}
+export type KeyVerifier = ReturnType<typeof createKeyVerifier>;
 
 interface KeyVerifierOptions {
   db: Db;
@@ -50,7 +44,7 @@ function verdictBytes(verdict: Verdict): number {
   return bytes + (actor.dealershipIds?.length ?? 0) * 8;
 }
 
-export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, changes = null }: KeyVerifierOptions): KeyVerifier {
+export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, changes = null }: KeyVerifierOptions) {
   const verdicts = boundedCache<Verdict>(bounds, verdictBytes);
   // Several requests with one key at the same moment share one lookup.
   const inFlight = new Map<string, Promise<Verdict>>();
@@ -81,7 +75,7 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
   const unsubscribe = changes?.subscribe(changed) ?? (() => undefined);
 
   return {
-    async verify(key) {
+    async verify(key: string): Promise<Actor | null> {
       const at = now();
       const id = digest(key);
       let verdict = verdicts.get(id);
@@ -107,11 +101,12 @@ export function createKeyVerifier({ db, now, ttlMs, bounds = KEY_CACHE_BOUNDS, c
       return verdict.actor;
     },
     forget,
-    onChange(listener) {
+    /** Called once the verdict is gone, so a key verified from the listener is looked up afresh. */
+    onChange(listener: (apiKeyId: number) => void): () => void {
       changeListeners.add(listener);
       return () => changeListeners.delete(listener);
     },
-    close() {
+    close(): void {
       unsubscribe();
       changeListeners.clear();
     },

@@ -4,12 +4,7 @@ import { engineOf, type Engine } from './database.ts';
 import { connectionBoundsOf } from './http.ts';
 import { leadSourceLists, SETTING_NAMES, SETTINGS, type SettingName, type Settings } from './settings.ts';
 
-type AppMode = 'production' | 'development';
-
-interface SettingProblem {
-  setting: string;
-  message: string;
-}
+type SettingProblem = { setting: string; message: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -27,7 +22,7 @@ function readSettings<K extends SettingName>(
   problemsBetween: (settings: Partial<Pick<Settings, K>>) => SettingProblem[] = () => [],
 ) {
   // A bad APP_MODE is reported with the other settings (and means production meanwhile).
-  const mode: AppMode = env.APP_MODE?.trim() === 'development' ? 'development' : 'production';
+  const mode: 'production' | 'development' = env.APP_MODE?.trim() === 'development' ? 'development' : 'production';
   const settings: Partial<Record<SettingName, unknown>> = {};
   const landed: Record<string, unknown> = {};
   const problems: SettingProblem[] = [];

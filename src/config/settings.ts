@@ -40,7 +40,7 @@ const FILE_STORAGE_KINDS = ['local', 'database', 's3'] as const;
 const MIN_FILE_SWEEP_GRACE_MINUTES = 5;
 const MAX_FILE_SWEEP_GRACE_MINUTES = 10_080;
 /** Below this, a lease could end between two of its renewals on a busy machine. */
-const MIN_OUTBOX_LEASE_MS = 1_000;
+const MIN_LEASE_MS = 1_000;
 /** A year: records kept longer only grow the table, retries never come that late. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 8_760;
 /** Ten years of per-minute counts is already far more than an audit needs. */
@@ -48,7 +48,7 @@ const MAX_API_KEY_CALLS_RETENTION_DAYS = 3_650;
 /** A week: a receiver down longer than that is better told by the disabled subscription. */
 const MAX_WEBHOOK_RETRY_HOURS = 168;
 const MAX_SECRET_GRACE_HOURS = 720;
-const SESSION_SIGNING_SECRET_MIN_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 /** A Redis key prefix: printable ASCII without spaces, so it reads the same in every Redis tool. */
 const redisKeyPrefix = text.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces');
 
@@ -154,8 +154,7 @@ export const SETTINGS = {
   LOG_FORMAT: setting({
     schema: z.enum(['json', 'pretty'], 'must be json or pretty'),
     defaultInWords: '`pretty` in development mode on a terminal, else `json`',
-    meaning:
-      '`json`: one JSON object per line (pino), for log shippers; `pretty`: readable coloured lines (pino-pretty); see "Operating it"',
+    meaning: '`json`: one JSON object per line, for log shippers; `pretty`: readable coloured lines (pino-pretty); see "Operating it"',
   }),
   METRICS_TOKEN: setting({
     field: 'metricsToken',
@@ -179,8 +178,7 @@ export const SETTINGS = {
   OTEL_EXPORTER_OTLP_ENDPOINT: setting({
     schema: httpOrigin,
     defaultInWords: 'none',
-    meaning:
-      "the OTLP/HTTP collector's base URL (e.g. `http://otel-collector:4318`); spans are sent to `<it>/v1/traces`. Setting it turns traces on",
+    meaning: "the OTLP/HTTP collector's base URL (`http://otel-collector:4318`); spans go to `<it>/v1/traces`. Setting it turns traces on",
   }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting({
     schema: text.url('must be the full URL spans are posted to, e.g. http://otel-collector:4318/v1/traces'),
@@ -190,8 +188,7 @@ export const SETTINGS = {
   OTEL_EXPORTER_OTLP_HEADERS: setting({
     schema: nameValuePairs('must be name=value pairs separated by commas, e.g. authorization=Bearer%20abc'),
     defaultInWords: 'none',
-    meaning:
-      "headers sent with each export to the collector, as `name=value,name2=value2` (values percent-encoded), e.g. a vendor's API key",
+    meaning: "headers of each export to the collector, as `name=value,name2=value2` (values percent-encoded), e.g. a vendor's API key",
     confidential: true,
   }),
   OTEL_EXPORTER_OTLP_PROTOCOL: setting({
@@ -213,14 +210,12 @@ export const SETTINGS = {
   OTEL_RESOURCE_ATTRIBUTES: setting({
     schema: nameValuePairs('must be key=value pairs separated by commas, e.g. deployment.environment=production').transform(decodedPairs),
     defaultInWords: 'none',
-    meaning:
-      "more attributes of every span's resource, as `key=value,key2=value2` (e.g. `deployment.environment=production,service.instance.id=gw-1`)",
+    meaning: "more attributes of every span's resource, `key=value,…` (e.g. `deployment.environment=production,service.instance.id=gw-1`)",
   }),
   DEPLOYMENT_ENVIRONMENT: setting({
     schema: text.regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. production or staging'),
     defaultInWords: '`production` with `NODE_ENV=production`, else `development`',
-    meaning:
-      'the `deployment.environment.name` of every span (production, staging…), so one tracing system can hold several deployments; see "Traces"',
+    meaning: 'the `deployment.environment.name` of spans (production, staging…), so deployments can share a tracing system; see "Traces"',
   }),
   OTEL_TRACES_SAMPLER: setting({
     schema: z.enum(
@@ -340,8 +335,7 @@ export const SETTINGS = {
     field: 'databaseConnectTimeoutMs',
     schema: positiveWholeNumber,
     default: '2000',
-    meaning:
-      'PostgreSQL: the longest the service waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
+    meaning: 'PostgreSQL: the longest it waits to open a connection, or for a free one of its pool, before answering 503 `unavailable`',
   }),
   PUBLIC_URL: setting({
     schema: httpOrigin,
@@ -358,16 +352,11 @@ export const SETTINGS = {
   }),
   SESSION_SIGNING_SECRET: setting({
     field: 'sessionSigningSecret',
-    schema: z
-      .string()
-      .min(
-        SESSION_SIGNING_SECRET_MIN_LENGTH,
-        `must be at least ${SESSION_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 48)`,
-      ),
-    required: `set it to a random value of ${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
+    schema: z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 48)`),
+    required: `set it to a random value of ${MIN_SECRET_LENGTH}+ characters, shared by all instances (e.g. openssl rand -base64 48)`,
     // Development mode only: public, so the service refuses to use it outside development mode.
     developmentDefault: 'dev-only-session-signing-secret-change-me',
-    defaultInWords: `**required** (${SESSION_SIGNING_SECRET_MIN_LENGTH}+ characters); development: a public value`,
+    defaultInWords: `**required** (${MIN_SECRET_LENGTH}+ characters); development: a public value`,
     meaning: 'signs the handoff session (HS256); the same on every instance',
     confidential: true,
   }),
@@ -495,8 +484,7 @@ export const SETTINGS = {
     field: 'apiKeyCacheTtlMs',
     schema: wholeNumber(),
     default: '5000',
-    meaning:
-      "how long an instance reuses a key's verdict; the bound on a revocation being seen without Redis (`0` asks the database every time)",
+    meaning: "how long an instance reuses a key's verdict: how soon a revocation is seen without Redis (`0` asks the database every time)",
   }),
   EXPLORERS: setting({
     schema: trueOrFalse,
@@ -533,15 +521,13 @@ export const SETTINGS = {
     field: 'subscriptionHeartbeatMs',
     schema: wholeNumberOf('milliseconds', 1, 300_000),
     default: '15000',
-    meaning:
-      'how often an open subscription stream is sent a heartbeat (an SSE comment line), so that proxies and clients see it alive between events',
+    meaning: 'how often an open subscription stream gets a heartbeat (an SSE comment), so proxies and clients see it alive between events',
   }),
   SUBSCRIPTIONS_PER_KEY: setting({
     field: 'subscriptionsPerKey',
     schema: wholeNumberOf('subscriptions', 1, 1_000),
     default: '10',
-    meaning:
-      'how many subscriptions one API key may hold open on one instance; the next is refused (`too_many_subscriptions`) until one closes',
+    meaning: 'how many subscriptions one API key holds open per instance; the next is refused (`too_many_subscriptions`) until one closes',
   }),
   SUBSCRIPTIONS_PER_INSTANCE: setting({
     field: 'subscriptionsPerInstance',
@@ -552,13 +538,9 @@ export const SETTINGS = {
   }),
   OUTBOX_LEASE_MS: setting({
     field: 'outboxLeaseMs',
-    schema: wholeNumberIn(
-      MIN_OUTBOX_LEASE_MS,
-      Number.MAX_SAFE_INTEGER,
-      `must be a whole number of milliseconds, at least ${MIN_OUTBOX_LEASE_MS}`,
-    ),
+    schema: wholeNumberIn(MIN_LEASE_MS, Number.MAX_SAFE_INTEGER, `must be a whole number of milliseconds, at least ${MIN_LEASE_MS}`),
     default: '120000',
-    meaning: `how long a notification's claim lasts unless its sender renews it (it does while sending): how soon another instance retries a message whose sender died; at least ${MIN_OUTBOX_LEASE_MS}`,
+    meaning: `how long a notification's claim lasts unless its sender renews it (it does while sending): how soon another instance retries a message whose sender died; at least ${MIN_LEASE_MS}`,
   }),
   OUTBOX_POLL_INTERVAL_MS: setting({
     field: 'outboxPollIntervalMs',

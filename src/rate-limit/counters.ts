@@ -10,14 +10,9 @@ export interface Spend {
   windowMs: number;
 }
 
-export interface CounterState {
-  used: number;
-  resetAt: number;
-}
-
 export interface SpendOutcome {
   allowed: boolean;
-  counters: CounterState[];
+  counters: { used: number; resetAt: number }[];
 }
 
 export interface CounterStore {
@@ -97,14 +92,13 @@ type SpendCommand = (keys: number, ...args: (string | number)[]) => Promise<numb
 export const RATE_COUNTER_PREFIX = 'rate:';
 
 export function redisCounters(redis: Redis, options: { prefix: string; fallback?: CounterStore }): CounterStore {
-  const { prefix } = options;
   const fallback = options.fallback ?? memoryCounters();
   if (!('dgwRateLimitSpend' in redis)) redis.defineCommand('dgwRateLimitSpend', { lua: SPEND_SCRIPT });
   const command = (redis as unknown as { dgwRateLimitSpend: SpendCommand }).dgwRateLimitSpend.bind(redis);
   return {
     async spend(spends, now) {
       const windows = spends.map((spend) => windowOf(spend, now));
-      const keys = spends.map((spend, index) => `${prefix}${spend.name}:${windows[index]?.index ?? 0}`);
+      const keys = spends.map((spend, index) => `${options.prefix}${spend.name}:${windows[index]?.index ?? 0}`);
       const args = spends.flatMap((spend) => [spend.windowMs, spend.amount, spend.limit === Infinity ? -1 : spend.limit]);
       try {
         const [allowed, ...totals] = await command(keys.length, ...keys, ...args);

@@ -121,11 +121,6 @@ export function redeemsSignOnToken(document: DocumentNode, operationName: string
 
 const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1_000));
 
-function tightest(verdict: Verdict): PolicyState | undefined {
-  if (verdict.refusedBy) return verdict.refusedBy;
-  return [...verdict.states].sort((a, b) => remaining(a) / a.limit - remaining(b) / b.limit)[0];
-}
-
 /** draft-ietf-httpapi-ratelimit-headers, plus RateLimit-Limit/-Remaining/-Reset, which most clients still read. */
 export function rateLimitHeaders(verdict: Verdict, nowMs: number): Record<string, string> {
   if (verdict.states.length === 0) return {};
@@ -133,7 +128,7 @@ export function rateLimitHeaders(verdict: Verdict, nowMs: number): Record<string
     'ratelimit-policy': verdict.states.map((state) => `"${state.policy}";q=${state.limit};w=${seconds(state.windowMs)}`).join(', '),
     ratelimit: verdict.states.map((state) => `"${state.policy}";r=${remaining(state)};t=${seconds(state.resetAt - nowMs)}`).join(', '),
   };
-  const reported = tightest(verdict);
+  const reported = verdict.refusedBy ?? [...verdict.states].sort((a, b) => remaining(a) / a.limit - remaining(b) / b.limit)[0];
   if (reported) {
     headers['ratelimit-limit'] = String(reported.limit);
     headers['ratelimit-remaining'] = String(remaining(reported));

@@ -14,13 +14,12 @@ const DEFAULT_OUTAGE_AFTER_MS = Number(SETTINGS.REDIS_OUTAGE_AFTER_MS.default);
 
 const BREAKER_PROBE_MS = 1_000;
 
-export interface RedisConnections {
-  prefix: string;
-  available(): boolean;
-  client: Redis;
-  subscriber: Redis;
-  ready(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
+export type RedisConnections = ReturnType<typeof connectRedis>;
+
+interface RedisOptions {
+  commandTimeoutMs?: number;
+  outageAfterMs?: number;
+  onAvailability?: (available: boolean) => void;
 }
 
 function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
@@ -35,12 +34,7 @@ function readyWithin(connection: Redis, timeoutMs: number): Promise<void> {
 }
 
 /** Commands sent while the connection is not ready pass untouched: ioredis refuses them at once itself. */
-function guardCommands(
-  connection: Redis,
-  logger: Logger,
-  outageAfterMs: number,
-  onChange: (available: boolean) => void,
-): { available: () => boolean; closing: () => void } {
+function guardCommands(connection: Redis, logger: Logger, { outageAfterMs = DEFAULT_OUTAGE_AFTER_MS, onAvailability }: RedisOptions) {
   let connected = connection.status === 'ready';
   let failingSince: number | null = null;
   let breakerOpen = false;
@@ -61,7 +55,7 @@ function guardCommands(
     } else {
       logger.info('Redis answers again: caches and rate limits are shared through it again');
     }
-    onChange(!down);
+    onAvailability?.(!down);
   };
   const answered = (): void => {
     failingSince = null;
@@ -124,12 +118,7 @@ function guardCommands(
   };
 }
 
-export function connectRedis(
-  url: string,
-  logger: Logger,
-  prefix: string,
-  options: { commandTimeoutMs?: number; outageAfterMs?: number; onAvailability?: (available: boolean) => void } = {},
-): RedisConnections {
+export function connectRedis(url: string, logger: Logger, prefix: string, options: RedisOptions = {}) {
   const open = (role: string): Redis => {
     const connection = new Redis(url, {
       keyPrefix: prefix,
@@ -153,21 +142,16 @@ export function connectRedis(
   };
   const client = open('client');
   const subscriber = open('subscriber');
-  const guard = guardCommands(
-    client,
-    logger,
-    options.outageAfterMs ?? DEFAULT_OUTAGE_AFTER_MS,
-    options.onAvailability ?? (() => undefined),
-  );
+  const guard = guardCommands(client, logger, options);
   return {
     prefix,
     available: guard.available,
     client,
     subscriber,
-    async ready(timeoutMs = 2_000) {
+    async ready(timeoutMs = 2_000): Promise<void> {
       await Promise.all([readyWithin(client, timeoutMs), readyWithin(subscriber, timeoutMs)]);
     },
-    async close() {
+    async close(): Promise<void> {
       guard.closing();
       await Promise.allSettled([client.quit(), subscriber.quit()]);
     },

@@ -88,14 +88,8 @@ export class DatabaseStorage implements FileStorage {
   }
 }
 
-type S3Sdk = typeof import('@aws-sdk/client-s3');
-// Loaded on first use: the SDK is large, and instances without S3 should not load it at start.
-const loadS3Sdk = (): Promise<S3Sdk> => import('@aws-sdk/client-s3');
-
-function s3Status(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
-  return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-}
+const s3Status = (error: unknown): number | undefined =>
+  (error as { $metadata?: { httpStatusCode?: number } } | null | undefined)?.$metadata?.httpStatusCode;
 
 export class S3Storage implements FileStorage {
   readonly kind = 's3';
@@ -103,8 +97,9 @@ export class S3Storage implements FileStorage {
   constructor(private readonly settings: S3Settings) {}
 
   /** Credentials are not settings of this service: the SDK's standard chain finds them. */
-  private async connection(): Promise<{ client: S3Client; sdk: S3Sdk }> {
-    const sdk = await loadS3Sdk();
+  private async connection() {
+    // Loaded on first use: the SDK is large, and instances without S3 should not load it at start.
+    const sdk = await import('@aws-sdk/client-s3');
     this.client ??= new sdk.S3Client({
       region: this.settings.region,
       ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}),
@@ -118,8 +113,8 @@ export class S3Storage implements FileStorage {
     return { client: this.client, sdk };
   }
 
-  private objectKey(key: string): string {
-    return `${this.settings.keyPrefix}${checkedKey(key)}`;
+  private object(key: string) {
+    return { Bucket: this.settings.bucket, Key: `${this.settings.keyPrefix}${checkedKey(key)}` };
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
@@ -127,8 +122,7 @@ export class S3Storage implements FileStorage {
     try {
       await client.send(
         new sdk.PutObjectCommand({
-          Bucket: this.settings.bucket,
-          Key: this.objectKey(key),
+          ...this.object(key),
           Body: bytes,
           ContentLength: bytes.byteLength,
           ContentType: 'application/octet-stream',
@@ -145,7 +139,7 @@ export class S3Storage implements FileStorage {
   async get(key: string): Promise<Uint8Array | null> {
     const { client, sdk } = await this.connection();
     try {
-      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+      const answer = await client.send(new sdk.GetObjectCommand(this.object(key)));
       return answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
     } catch (error) {
       if (s3Status(error) === 404) return null;
@@ -156,7 +150,7 @@ export class S3Storage implements FileStorage {
   async delete(key: string): Promise<void> {
     // S3 answers a delete of a missing object with success: already gone is not an error.
     const { client, sdk } = await this.connection();
-    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+    await client.send(new sdk.DeleteObjectCommand(this.object(key)));
   }
 }
 

@@ -1,7 +1,6 @@
-// OpenTelemetry traces, off unless an `OTEL_*` setting turns them on (docs/operations.md, "Traces"):
-// off, only @opentelemetry/api is loaded and its tracer is a no-op; on, the SDK's NodeTracerProvider
-// is imported once and registered with its AsyncLocalStorage context manager and W3C propagators.
-// The SDK reads its own `OTEL_TRACES_SAMPLER(_ARG)` and `OTEL_BSP_*` variables, which src/config only checks.
+// OpenTelemetry traces, off unless an `OTEL_*` setting turns them on (docs/operations.md, "Traces"): off, only @opentelemetry/api
+// is loaded and its tracer is a no-op; on, the SDK's NodeTracerProvider is imported once and registered with its AsyncLocalStorage
+// context manager and W3C propagators. The SDK reads its own `OTEL_TRACES_SAMPLER(_ARG)` and `OTEL_BSP_*`, which src/config only checks.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -70,14 +69,7 @@ function commonJsExports<T extends object>(loaded: T): T {
   return (loaded as { default?: T }).default ?? loaded;
 }
 
-function serviceVersion(): string {
-  const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version?: unknown };
-  return typeof version === 'string' ? version : 'unknown';
-}
-
-export interface Tracing {
-  shutdown(): Promise<void>;
-}
+export type Tracing = NonNullable<Awaited<ReturnType<typeof startTracing>>>;
 
 export interface TracingOptions {
   /** Instead of the configured exporter, each span as it ends (a test's InMemorySpanExporter). */
@@ -98,14 +90,15 @@ export async function configuredExporter(config: TracingConfig): Promise<SpanExp
 }
 
 /** Null, with no SDK module loaded, unless the settings turn traces on or a test gives an exporter. */
-export async function startTracing(config: TracingConfig | null, options: TracingOptions = {}): Promise<Tracing | null> {
+export async function startTracing(config: TracingConfig | null, options: TracingOptions = {}) {
   if (!config && !options.exporter) return null;
   const [sdk, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-node').then(commonJsExports),
     import('@opentelemetry/resources').then(commonJsExports),
   ]);
   const exporter = options.exporter ?? (await configuredExporter(config!));
-  const version = serviceVersion();
+  const { version: read } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  const version = typeof read === 'string' ? read : 'unknown';
   // OTEL_SERVICE_NAME wins, as the specification says; no host detector: in a container its `host.id` names no machine.
   const resource = resources
     .defaultResource()
@@ -126,7 +119,7 @@ export async function startTracing(config: TracingConfig | null, options: Tracin
   provider.register();
   tracerVersion = version;
   return {
-    async shutdown() {
+    async shutdown(): Promise<void> {
       try {
         await provider.forceFlush();
         await provider.shutdown();
